@@ -1,0 +1,178 @@
+// FedEx Track API v1 (apis.md §3): OAuth client credentials, up to 30 numbers per POST.
+import { bearerRequest, failure, fromError, joinUrl, kindForStatus, limitedRequest, success, tokenError, type AdapterDeps, type CarrierAdapter } from './adapter.ts';
+import { arr, CarrierError, cleanText, isObj, parseJson, str, type HttpResponse } from './http.ts';
+import { expectedFrom, fedexCode, fedexDerivedCode, fedexIsAttemptReason, joinLocation, parseIsoLike, resolveTimes, toUtcMs } from './normalize.ts';
+import { OAuthTokenCache, readExpiresIn } from './oauth.ts';
+import type { NormalizedCheckpoint, TrackResult, TrackingStatus } from './types.ts';
+
+export const FEDEX_PRODUCTION_URL = 'https://apis.fedex.com';
+export const FEDEX_TOKEN_PATH = '/oauth/token';
+export const FEDEX_TRACK_PATH = '/track/v1/trackingnumbers';
+// "At least one occurrence … Maximum limit is 30" (track.json, apis.md §3.3).
+export const FEDEX_MAX_BATCH = 30;
+
+export type FedexConfig = { clientId: string; clientSecret: string };
+
+export function createFedexAdapter(cfg: FedexConfig, deps: AdapterDeps): CarrierAdapter {
+  const oauth = new OAuthTokenCache(async () => {
+    const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: cfg.clientId, client_secret: cfg.clientSecret });
+    const res = await limitedRequest(deps, joinUrl(deps.baseUrl, FEDEX_TOKEN_PATH), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+      body: form.toString(),
+    });
+    if (res.status !== 200) throw tokenError(res, 'FedEx');
+    const body = parseJson(res.text);
+    const token = isObj(body) ? str(body.access_token) : null;
+    if (!token) throw new CarrierError('auth', 'FedEx token response has no access_token.');
+    return { accessToken: token, expiresInSec: readExpiresIn(isObj(body) ? body.expires_in : undefined, 3599) };
+  });
+
+  async function trackBatch(tids: string[]): Promise<TrackResult[]> {
+    try {
+      const res = await bearerRequest(deps, oauth, (token) => ({
+        url: joinUrl(deps.baseUrl, FEDEX_TRACK_PATH),
+        init: {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${token}`,
+            'content-type': 'application/json',
+            accept: 'application/json',
+            'accept-encoding': 'gzip',
+            'x-locale': 'en_US',
+          },
+          body: JSON.stringify({
+            includeDetailedScans: true,
+            trackingInfo: tids.map((trackingNumber) => ({ trackingNumberInfo: { trackingNumber } })),
+          }),
+        },
+      }));
+      return parseFedexResponse(res, tids);
+    } catch (err) {
+      return tids.map((tid) => fromError('fedex', tid, err));
+    }
+  }
+
+  return { courier: 'fedex', maxBatch: FEDEX_MAX_BATCH, trackBatch };
+}
+
+/** One result per requested number, in request order. Exported for unit tests. */
+export function parseFedexResponse(res: Pick<HttpResponse, 'status' | 'text'>, tids: string[]): TrackResult[] {
+  let body: unknown;
+  try {
+    body = parseJson(res.text);
+  } catch (err) {
+    return tids.map((tid) => fromError('fedex', tid, err));
+  }
+  if (res.status !== 200) {
+    // Request-level envelope {transactionId, errors:[{code,message}]} (apis.md §3.5).
+    const e = isObj(body) ? arr(body.errors).find(isObj) : undefined;
+    const code = e ? str(e.code) : null;
+    const msg = cleanText(e?.message) || `FedEx answered HTTP ${res.status}.`;
+    // NOT.FOUND.ERROR is about the resource/endpoint, not a number: the whole call failed, retry later.
+    const kind = code === 'NOT.FOUND.ERROR' ? 'carrier-down' : kindForStatus(res.status);
+    return tids.map((tid) => failure('fedex', tid, kind, msg));
+  }
+  const complete = isObj(body) && isObj(body.output) ? arr(body.output.completeTrackResults).filter(isObj) : null;
+  if (!complete) return tids.map((tid) => failure('fedex', tid, 'malformed', 'FedEx response has no completeTrackResults.'));
+  return tids.map((tid, i) => {
+    try {
+      const entry = complete.find((c) => str(c.trackingNumber) === tid) ?? (complete.length === tids.length ? complete[i] : undefined);
+      if (!entry) return failure('fedex', tid, 'malformed', 'FedEx did not return this number.');
+      return normalizeFedexEntry(entry, tid);
+    } catch (err) {
+      return fromError('fedex', tid, err);
+    }
+  });
+}
+
+function newestScanMs(r: Record<string, unknown>): number {
+  let best = -Infinity;
+  for (const e of arr(r.scanEvents)) {
+    if (!isObj(e)) continue;
+    const t = parseIsoLike(str(e.date));
+    if (t) best = Math.max(best, toUtcMs(t));
+  }
+  return best;
+}
+
+function fedexAddress(a: unknown): string | null {
+  if (!isObj(a)) return null;
+  return joinLocation(a.city, a.stateOrProvinceCode, a.postalCode, a.countryCode);
+}
+
+function normalizeFedexEntry(entry: Record<string, unknown>, tid: string): TrackResult {
+  const results = arr(entry.trackResults).filter(isObj);
+  // A result is tracking data when it has a status or scans; the OpenAPI example carries an `error` object on a
+  // successful result, so `error` alone does not make it an error (apis.md samples note).
+  const withData = results.filter((r) => isObj(r.latestStatusDetail) || arr(r.scanEvents).length > 0);
+  if (withData.length === 0) {
+    const err = results.map((r) => (isObj(r.error) ? r.error : null)).find(Boolean) ?? null;
+    const code = err ? str(err.code) : null;
+    const msg = cleanText(err?.message) || 'FedEx returned no tracking data for this number.';
+    if (!code || code.includes('NOTFOUND') || code.includes('NOT.FOUND')) return failure('fedex', tid, 'not-found', msg);
+    return failure('fedex', tid, 'malformed', msg);
+  }
+  // Duplicates: the result whose newest scan is latest (apis.md §3.8).
+  let chosen = withData[0]!;
+  for (const r of withData) if (newestScanMs(r) > newestScanMs(chosen)) chosen = r;
+
+  const scans = arr(chosen.scanEvents).filter(isObj).slice(0, 500);
+  const iso = resolveTimes(scans.map((e) => parseIsoLike(str(e.date))));
+  const statuses: TrackingStatus[] = new Array(scans.length);
+  let carry: TrackingStatus = 'InTransit';
+  for (let i = scans.length - 1; i >= 0; i--) {
+    const e = scans[i]!;
+    const type = str(e.eventType);
+    let s = fedexCode(type);
+    if (type?.toUpperCase() === 'DE') {
+      s = fedexIsAttemptReason(str(e.exceptionCode), str(e.exceptionDescription)) ? 'FailAttempt' : 'Exception';
+    }
+    // Never derivedStatusCode: an RS scan carries derivedStatusCode DL "Delivered" (apis.md §3.8).
+    carry = s ?? carry;
+    statuses[i] = carry;
+  }
+  const checkpoints: NormalizedCheckpoint[] = [];
+  scans.forEach((e, i) => {
+    if (!iso[i]) return;
+    const desc = cleanText(e.eventDescription);
+    const exc = cleanText(e.exceptionDescription);
+    checkpoints.push({
+      status: statuses[i]!,
+      location: fedexAddress(e.scanLocation),
+      message: exc && exc !== desc ? `${desc}: ${exc}` : desc,
+      time: iso[i]!,
+    });
+  });
+
+  // latestStatusDetail.code decides, DE split by reason; derivedCode only when code is missing/unknown
+  // (apis.md §5.4; the OD/derived IT trap in §3.8).
+  const lsd = isObj(chosen.latestStatusDetail) ? chosen.latestStatusDetail : {};
+  const code = str(lsd.code);
+  let status: TrackingStatus | null = null;
+  if (code?.toUpperCase() === 'DE') {
+    const reasons = arr(lsd.ancillaryDetails).filter(isObj);
+    const attempt =
+      reasons.some((a) => fedexIsAttemptReason(str(a.reason), str(a.reasonDescription))) ||
+      (scans[0] ? fedexIsAttemptReason(str(scans[0].exceptionCode), null) : false);
+    status = attempt ? 'FailAttempt' : 'Exception';
+  } else {
+    status = fedexCode(code) ?? fedexDerivedCode(str(lsd.derivedCode));
+  }
+  if (!status) status = checkpoints.length ? (statuses[0] ?? 'InTransit') : 'Pending';
+
+  // ESTIMATED_DELIVERY, else the estimated window's end. standardTransitTimeWindow is a service standard, not
+  // this parcel's estimate (sandbox captures put it before the ship date), so it is not used.
+  const dates = arr(chosen.dateAndTimes).filter(isObj);
+  const est = dates.find((d) => str(d.type) === 'ESTIMATED_DELIVERY');
+  const win = isObj(chosen.estimatedDeliveryTimeWindow) && isObj(chosen.estimatedDeliveryTimeWindow.window) ? chosen.estimatedDeliveryTimeWindow.window : {};
+  const expected = expectedFrom(parseIsoLike(str(est?.dateTime) ?? str(win.ends)));
+
+  const addrOf = (o: unknown): unknown => (isObj(o) && isObj(o.locationContactAndAddress) ? o.locationContactAndAddress.address : undefined);
+  const origin = fedexAddress(addrOf(chosen.originLocation)) ?? fedexAddress(isObj(chosen.shipperInformation) ? chosen.shipperInformation.address : undefined);
+  const destination =
+    fedexAddress(addrOf(chosen.destinationLocation)) ??
+    fedexAddress(isObj(chosen.recipientInformation) ? chosen.recipientInformation.address : undefined) ??
+    fedexAddress(chosen.lastUpdatedDestinationAddress);
+  return success('fedex', tid, status, checkpoints, expected, origin, destination);
+}

@@ -1,0 +1,171 @@
+// Helpers shared by the four parsers: code tables, time conversion, location text.
+import mapping from './data/status-mapping.json' with { type: 'json' };
+import type { TrackingStatus } from './types.ts';
+
+type Mapped = TrackingStatus | '(informational)';
+
+const M = mapping as unknown as {
+  ups: {
+    status_description_code_to_status: Record<string, Mapped>;
+    attempt_exception_codes: string[];
+    out_for_delivery_activity_codes: string[];
+    activity_type_to_status: Record<string, Mapped>;
+  };
+  fedex: { event_code_to_status: Record<string, Mapped>; derived_code_to_status: Record<string, Mapped>; DE_attempt_reasons: string[] };
+  usps: { status_category_to_status: Record<string, Mapped>; event_code_to_status: Record<string, Mapped> };
+  canadapost: { event_identifier_to_status: Record<string, Mapped>; informational_event_identifiers: number[] };
+};
+
+function asStatus(v: Mapped | undefined): TrackingStatus | null {
+  return v && v !== '(informational)' ? v : null;
+}
+
+// ---- UPS (apis.md §5.3) ----
+/** 3-digit status/description code, compared as an integer ("092" == "92"). */
+export function upsStatusCode(code: string | null): TrackingStatus | null | 'informational' {
+  if (!code || !/^\d{1,3}$/.test(code.trim())) return null;
+  const key = code.trim().padStart(3, '0');
+  const v = M.ups.status_description_code_to_status[key];
+  if (v === '(informational)') return 'informational';
+  return asStatus(v);
+}
+export function upsActivityTypeCode(type: string | null, code: string | null): TrackingStatus | null | 'informational' {
+  const t = (type ?? '').trim().toUpperCase();
+  const c = (code ?? '').trim().toUpperCase();
+  if (t === 'X' && M.ups.attempt_exception_codes.includes(c)) return 'FailAttempt';
+  if (t === 'I' && M.ups.out_for_delivery_activity_codes.includes(c)) return 'OutForDelivery';
+  const v = M.ups.activity_type_to_status[t];
+  if (v === '(informational)') return 'informational';
+  return asStatus(v);
+}
+
+// ---- FedEx (apis.md §5.4) ----
+export function fedexCode(code: string | null): TrackingStatus | null {
+  if (!code) return null;
+  return asStatus(M.fedex.event_code_to_status[code.trim().toUpperCase()]);
+}
+export function fedexDerivedCode(code: string | null): TrackingStatus | null {
+  if (!code) return null;
+  return asStatus(M.fedex.derived_code_to_status[code.trim().toUpperCase()]);
+}
+export function fedexIsAttemptReason(reason: string | null, text: string | null): boolean {
+  if (reason && M.fedex.DE_attempt_reasons.includes(reason.trim().toUpperCase())) return true;
+  return !!text && /not available/i.test(text);
+}
+
+// ---- USPS (apis.md §5.5) ----
+export function uspsCategory(category: string | null): TrackingStatus | null {
+  if (!category) return null;
+  return asStatus(M.usps.status_category_to_status[category.trim().toLowerCase()]);
+}
+export function uspsEventCode(code: string | null): TrackingStatus | null {
+  if (!code) return null;
+  return asStatus(M.usps.event_code_to_status[code.trim().toUpperCase()]);
+}
+const USPS_ATTEMPT_CODES = new Set(['02', '30', '51', '52', '53', '54', '55', '56']);
+export function uspsIsAttemptCode(code: string | null): boolean {
+  return !!code && USPS_ATTEMPT_CODES.has(code.trim().toUpperCase());
+}
+
+// ---- Canada Post (apis.md §5.6) ----
+/** event-identifier as an integer ("0174" == 174; karrio's string compare is the bug to avoid, apis.md §4.7). */
+export function canadaPostEvent(identifier: string | null): TrackingStatus | 'informational' | null {
+  if (!identifier || !/^\d{1,6}$/.test(identifier.trim())) return null;
+  const n = Number(identifier.trim());
+  if (M.canadapost.informational_event_identifiers.includes(n)) return 'informational';
+  // Everything not listed is in-network movement (apis.md §5.6 "everything else InTransit").
+  return asStatus(M.canadapost.event_identifier_to_status[String(n)]) ?? 'InTransit';
+}
+
+// ---- time ----
+
+/** A carrier timestamp broken into a wall-clock reading and, when known, its UTC offset. */
+export type RawTime = { y: number; mo: number; d: number; h: number; mi: number; s: number; offsetMin: number | null; dateOnly: boolean };
+
+const ISO_RE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?)?\s*(Z|[+-]\d{1,2}:?\d{2})?$/i;
+
+export function parseIsoLike(v: string | null): RawTime | null {
+  if (!v) return null;
+  const m = ISO_RE.exec(v.trim());
+  if (!m) return null;
+  return build(m[1], m[2], m[3], m[4], m[5], m[6], parseOffset(m[7] ?? null), m[4] === undefined);
+}
+
+/** UPS `YYYYMMDD` + `HHMMSS` (or `HH:MM:SS`, gmtTime has colons; apis.md §1.7). */
+export function parseCompact(date: string | null, time: string | null, offsetMin: number | null): RawTime | null {
+  const dm = date ? /^(\d{4})(\d{2})(\d{2})$/.exec(date.trim()) : null;
+  if (!dm) return null;
+  const tm = time ? /^(\d{2}):?(\d{2}):?(\d{2})?$/.exec(time.trim()) : null;
+  return build(dm[1], dm[2], dm[3], tm?.[1], tm?.[2], tm?.[3], offsetMin, !tm);
+}
+
+export function parseOffset(v: string | null): number | null {
+  if (!v) return null;
+  const t = v.trim();
+  if (t.toUpperCase() === 'Z') return 0;
+  const m = /^([+-])(\d{1,2}):?(\d{2})$/.exec(t);
+  if (!m) return null;
+  const mins = Number(m[2]) * 60 + Number(m[3]);
+  if (mins > 14 * 60) return null;
+  return (m[1] === '-' ? -1 : 1) * mins;
+}
+
+function build(
+  y?: string,
+  mo?: string,
+  d?: string,
+  h?: string,
+  mi?: string,
+  s?: string,
+  offsetMin: number | null = null,
+  dateOnly = false,
+): RawTime | null {
+  const r = { y: Number(y), mo: Number(mo), d: Number(d), h: Number(h ?? 0), mi: Number(mi ?? 0), s: Number(s ?? 0), offsetMin, dateOnly };
+  if (!(r.y >= 1970 && r.y <= 2200 && r.mo >= 1 && r.mo <= 12 && r.d >= 1 && r.d <= 31 && r.h <= 23 && r.mi <= 59 && r.s <= 60)) return null;
+  return r;
+}
+
+export function toUtcMs(t: RawTime, fallbackOffsetMin = 0): number {
+  const off = t.offsetMin ?? fallbackOffsetMin;
+  return Date.UTC(t.y, t.mo - 1, t.d, t.h, t.mi, t.s) - off * 60_000;
+}
+
+/**
+ * Turn each event's time into a UTC ISO string. Events whose offset is unknown (USPS events without GMT fields,
+ * a FedEx date without offset, UPS events without gmt fields; apis.md §6 "Timestamps") borrow the offset of the
+ * nearest event that has one: consecutive scans are usually in the same region, which beats assuming UTC.
+ * With no offset anywhere the wall clock is read as UTC.
+ */
+export function resolveTimes(times: Array<RawTime | null>): Array<string | null> {
+  const offsets = times.map((t) => t?.offsetMin ?? null);
+  return times.map((t, i) => {
+    if (!t) return null;
+    let off = t.offsetMin;
+    for (let k = 1; off === null && k < times.length; k++) {
+      off = offsets[i - k] ?? offsets[i + k] ?? null;
+    }
+    return new Date(toUtcMs(t, off ?? 0)).toISOString();
+  });
+}
+
+/** Expected delivery: a calendar date when the carrier gives a day (or local midnight), else a UTC instant. */
+export function expectedFrom(t: RawTime | null): string | null {
+  if (!t) return null;
+  if (t.dateOnly || (t.h === 0 && t.mi === 0 && t.s === 0)) {
+    return `${String(t.y).padStart(4, '0')}-${String(t.mo).padStart(2, '0')}-${String(t.d).padStart(2, '0')}`;
+  }
+  return new Date(toUtcMs(t)).toISOString();
+}
+
+// ---- location ----
+
+/** Non-empty parts joined by ", " (the manifest's location_display; apis.md §6). */
+export function joinLocation(...parts: Array<unknown>): string | null {
+  const out: string[] = [];
+  for (const p of parts) {
+    if (typeof p !== 'string') continue;
+    const t = p.replace(/\s+/g, ' ').trim().slice(0, 120);
+    if (t) out.push(t);
+  }
+  return out.length ? out.join(', ') : null;
+}
