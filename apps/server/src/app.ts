@@ -1,0 +1,130 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Fastify, { type FastifyInstance, type FastifyError } from 'fastify';
+import helmet from '@fastify/helmet';
+import rateLimit from '@fastify/rate-limit';
+import fastifyStatic from '@fastify/static';
+import { MSG } from '@shiptrail/contract';
+import type { AppContext } from './context.ts';
+import { AppError } from './lib/errors.ts';
+import { failure, success } from './lib/http.ts';
+import { authPlugin } from './modules/accounts/auth.ts';
+import { accountRoutes } from './modules/accounts/accounts.routes.ts';
+import { devOutboxRoutes } from './modules/mail/dev-outbox.routes.ts';
+import { openapiRoutes } from './modules/openapi/openapi.routes.ts';
+
+export const LOG_REDACT = [
+  'req.headers["sm-api-token"]',
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'res.headers["set-cookie"]',
+];
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const defaultWebDist = path.resolve(here, '../../web/dist');
+
+/** Build the HTTP app; main.ts listens on it and tests call it with app.inject. */
+export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {}): Promise<FastifyInstance> {
+  const webDist = ctx.config.WEB_DIST ? path.resolve(ctx.config.WEB_DIST) : defaultWebDist;
+  const hasWeb = existsSync(path.join(webDist, 'index.html'));
+  const app = Fastify({
+    loggerInstance: opts.logger === false ? undefined : ctx.log,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && /^[\w-]{8,64}$/.test(given) ? given : randomUUID();
+    },
+    trustProxy: ctx.config.TRUST_PROXY,
+    bodyLimit: 2 * 1024 * 1024,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 300 },
+    disableRequestLogging: false,
+  });
+
+  app.addHook('onSend', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+  });
+
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:', 'https:'],
+        connectSrc: ["'self'"],
+        frameSrc: ["'self'", 'https://www.youtube-nocookie.com'],
+        objectSrc: ["'none'"],
+        baseUri: ["'self'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+        upgradeInsecureRequests: null,
+      },
+    },
+    crossOriginEmbedderPolicy: false,
+  });
+  await app.register(rateLimit, {
+    global: false,
+    errorResponseBuilder: (_req, context) =>
+      new AppError(429, MSG.tooManyAttempts, 'rate_limited', null, { 'retry-after': String(Math.ceil(context.ttl / 1000)) }),
+  });
+
+  app.setErrorHandler((err: FastifyError | AppError, req, reply) => {
+    if (err instanceof AppError) {
+      for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
+      return reply.code(err.httpStatus).send(failure(err.httpStatus, err.message, err.payload));
+    }
+    const status = typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
+    if (status === 500) {
+      req.log.error({ err }, 'unhandled error');
+      return reply.code(500).send(failure(500, MSG.internalError));
+    }
+    // Fastify's own 4xx (bad JSON, wrong content type, body too large): say what was wrong, no internals.
+    const message =
+      err.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
+        ? 'The request body is too large'
+        : err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
+          ? 'Unsupported content type: send JSON'
+          : err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err instanceof SyntaxError
+            ? 'The request body is not valid JSON'
+            : err.message;
+    return reply.code(status).send(failure(status, message));
+  });
+
+  app.setNotFoundHandler((req, reply) => {
+    const url = req.url.split('?')[0]!;
+    if (url.startsWith('/v1/') || url === '/v1' || req.method !== 'GET' || !hasWeb) {
+      return reply.code(404).send(failure(404, MSG.notFound));
+    }
+    // The web app's client-side routes: serve index.html, never cached, so a deploy takes effect.
+    reply.header('cache-control', 'no-cache');
+    return reply.sendFile('index.html');
+  });
+
+  app.get('/healthz', async () => {
+    await ctx.database.db.execute('select 1' as never);
+    return { status: 'ok', database: ctx.database.kind };
+  });
+
+  await app.register(authPlugin, { ctx });
+  await app.register(accountRoutes, { ctx });
+  await app.register(openapiRoutes, { ctx });
+  if (ctx.mailer.mode === 'outbox') await app.register(devOutboxRoutes, { ctx });
+
+
+  if (hasWeb) {
+    await app.register(fastifyStatic, {
+      root: webDist,
+      wildcard: false,
+      index: ['index.html'],
+      setHeaders: (res, file) => {
+        // Vite's hashed assets never change; everything else is revalidated.
+        if (file.includes(`${path.sep}assets${path.sep}`)) res.header('cache-control', 'public, max-age=31536000, immutable');
+        else res.header('cache-control', 'no-cache');
+      },
+    });
+  }
+
+  app.get('/v1', async () => success({ name: 'Shiptrail API', docs: '/developers', openapi: '/v1/openapi.json' }));
+  return app;
+}

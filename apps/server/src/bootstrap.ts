@@ -1,0 +1,28 @@
+import pino, { type Logger } from 'pino';
+import type { Config } from './config.ts';
+import type { AppContext } from './context.ts';
+import { openDatabase } from './db/client.ts';
+import { createQueue } from './jobs/queue.ts';
+import { createMailer } from './modules/mail/mailer.ts';
+import { LOG_REDACT } from './app.ts';
+
+export function createLogger(config: Pick<Config, 'LOG_LEVEL'>): Logger {
+  return pino({ level: config.LOG_LEVEL, redact: { paths: LOG_REDACT, censor: '[redacted]' } });
+}
+
+/**
+ * Open the database (migrations applied), the queue and the mailer: everything both roles share.
+ * Features attach their own resources (carrier client, SMS gateway, ...) in `ctx.extras` via `features`.
+ */
+export async function createContext(config: Config, log: Logger = createLogger(config)): Promise<AppContext> {
+  const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR === 'memory://' ? 'memory://' : config.dataDir });
+  const queue = await createQueue(database, { pollSeconds: config.QUEUE_POLL_SECONDS });
+  const mailer = createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, db: database.db, log });
+  return { config, database, db: database.db, queue, mailer, log, now: () => new Date(), extras: {} };
+}
+
+export async function closeContext(ctx: AppContext): Promise<void> {
+  await ctx.queue.stop({ graceful: true, timeout: 5000 }).catch(() => {});
+  ctx.mailer.close();
+  await ctx.database.close();
+}

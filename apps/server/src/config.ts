@@ -1,0 +1,88 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
+  .optional()
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+const optionalUrl = z
+  .string()
+  .trim()
+  .optional()
+  .transform((v) => (v ? v : undefined))
+  .pipe(z.url().optional());
+
+/** Every environment variable the server reads; docs/CONFIGURATION.md lists them with their meaning. */
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default('0.0.0.0'),
+  DATA_DIR: z.string().default('./data'),
+  DATABASE_URL: optionalUrl,
+  PUBLIC_URL: optionalUrl,
+  SMTP_URL: optionalUrl,
+  MAIL_FROM: z.string().default('Shiptrail <no-reply@shiptrail.local>'),
+  SUPPORT_EMAIL: z.string().email().default('support@shiptrail.local'),
+  SESSION_SECRET: z.string().min(32, 'SESSION_SECRET must be at least 32 characters').optional(),
+  SESSION_TTL_DAYS: z.coerce.number().positive().default(30),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  ROLE: z.enum(['all', 'api', 'worker']).default('all'),
+  WEB_DIST: z.string().optional(),
+  TRUST_PROXY: bool,
+  GOOGLE_CLIENT_ID: z.string().optional(),
+  GOOGLE_CLIENT_SECRET: z.string().optional(),
+  GOOGLE_AUTH_URL: z.url().default('https://accounts.google.com/o/oauth2/v2/auth'),
+  GOOGLE_TOKEN_URL: z.url().default('https://oauth2.googleapis.com/token'),
+  GOOGLE_USERINFO_URL: z.url().default('https://openidconnect.googleapis.com/v1/userinfo'),
+  RECAPTCHA_SECRET: z.string().optional(),
+  RECAPTCHA_VERIFY_URL: z.url().default('https://www.google.com/recaptcha/api/siteverify'),
+  RECAPTCHA_SITE_KEY: z.string().optional(),
+  LOGIN_MAX_ATTEMPTS: z.coerce.number().int().positive().default(10),
+  LOGIN_WINDOW_MINUTES: z.coerce.number().positive().default(15),
+  CARRIER_SANDBOX_PACE: z.coerce.number().positive().default(1),
+  CARRIER_SANDBOX_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+  TWILIO_BASE_URL: z.url().default('https://api.twilio.com'),
+  TWILIO_ACCOUNT_SID: z.string().optional(),
+  TWILIO_AUTH_TOKEN: z.string().optional(),
+  TWILIO_FROM: z.string().optional(),
+  WEBHOOK_ALLOW_PRIVATE: bool,
+  QUEUE_POLL_SECONDS: z.coerce.number().positive().default(0.5),
+});
+
+export type Env = z.infer<typeof envSchema>;
+export interface Config extends Env {
+  sessionSecret: string;
+  publicUrl: string;
+  dataDir: string;
+  /** Raw env, for modules that read their own variables (carrier adapters). */
+  raw: NodeJS.ProcessEnv;
+}
+
+export class ConfigError extends Error {}
+
+/**
+ * Parse the environment once at boot. A missing SESSION_SECRET is generated and kept in DATA_DIR so
+ * sessions survive restarts of a local install; a deployment sets it.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  const dataDir = path.resolve(e.DATA_DIR);
+  let sessionSecret = e.SESSION_SECRET;
+  if (!sessionSecret) {
+    const file = path.join(dataDir, 'session-secret');
+    mkdirSync(dataDir, { recursive: true });
+    if (existsSync(file)) sessionSecret = readFileSync(file, 'utf8').trim();
+    else {
+      sessionSecret = randomBytes(32).toString('base64url');
+      writeFileSync(file, sessionSecret + '\n', { mode: 0o600 });
+    }
+  }
+  const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT || 3000}`).replace(/\/$/, '');
+  return { ...e, sessionSecret, publicUrl, dataDir, raw: env };
+}

@@ -1,0 +1,53 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import type { ExtractTablesWithRelations } from 'drizzle-orm';
+import pg from 'pg';
+import * as schema from './schema.ts';
+
+export type Schema = typeof schema;
+/** The same Drizzle API over PGlite (embedded) or node-postgres (a server). */
+export type Db = PgDatabase<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
+export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+/** Anything that can run queries: the database or an open transaction. */
+export type Queryable = Db | Tx;
+
+export interface Database {
+  db: Db;
+  kind: 'pglite' | 'postgres';
+  /** Raw handle for pg-boss: the PGlite instance or the pg pool. */
+  pglite?: PGlite;
+  pool?: pg.Pool;
+  url?: string;
+  close(): Promise<void>;
+}
+
+const migrationsFolder = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../drizzle');
+
+export interface OpenOptions {
+  databaseUrl?: string;
+  /** Directory for PGlite, or 'memory://' for a throwaway database. */
+  dataDir: string;
+  poolSize?: number;
+}
+
+/** Open the database and apply the committed migrations (the same files on PGlite and PostgreSQL). */
+export async function openDatabase(opts: OpenOptions): Promise<Database> {
+  if (opts.databaseUrl) {
+    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10 });
+    const db = drizzlePg(pool, { schema }) as unknown as Db;
+    await migratePg(drizzlePg(pool), { migrationsFolder });
+    return { db, kind: 'postgres', pool, url: opts.databaseUrl, close: () => pool.end() };
+  }
+  const dir = opts.dataDir === 'memory://' ? undefined : path.join(opts.dataDir, 'pglite');
+  const pglite = new PGlite(dir);
+  await pglite.waitReady;
+  const db = drizzlePglite(pglite, { schema }) as unknown as Db;
+  await migratePglite(drizzlePglite(pglite), { migrationsFolder });
+  return { db, kind: 'pglite', pglite, close: () => pglite.close() };
+}

@@ -1,0 +1,325 @@
+import { sql } from 'drizzle-orm';
+import {
+  bigserial,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+const createdAt = () => ts('created_at').notNull().defaultNow();
+
+// ---------------------------------------------------------------- accounts
+export const users = pgTable(
+  'users',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    /** Public id used in /track/{uid}/{tid}; not secret, not guessable in sequence. */
+    uid: text('uid').notNull(),
+    email: text('email').notNull(),
+    passwordHash: text('password_hash'),
+    googleSub: text('google_sub'),
+    userType: text('user_type').notNull().default('person'),
+    role: text('role').notNull().default('owner'),
+    /** For couriers: the company account they belong to. */
+    companyId: uuid('company_id'),
+    firstName: text('first_name').notNull().default(''),
+    lastName: text('last_name').notNull().default(''),
+    phone: text('phone').notNull().default(''),
+    image: text('image').notNull().default(''),
+    company: text('company').notNull().default(''),
+    companyUrl: text('company_url').notNull().default(''),
+    invoiceExtraInfo: text('invoice_extra_info').notNull().default(''),
+    timeZone: text('time_zone').notNull().default('UTC'),
+    emailVerified: boolean('email_verified').notNull().default(false),
+    showWizard: boolean('show_wizard').notNull().default(true),
+    /** SHA-256 of the API key, for lookup; the key itself is kept encrypted so the owner can view it. */
+    apiKeyHash: text('api_key_hash').notNull(),
+    apiKeyEnc: text('api_key_enc').notNull(),
+    settings: jsonb('settings').notNull().default(sql`'{}'::jsonb`),
+    /** Standard Webhooks signing secret (whsec_...), and the previous one during rotation. */
+    webhookSecret: text('webhook_secret').notNull(),
+    webhookSecretPrev: text('webhook_secret_prev'),
+    webhookSecretPrevUntil: ts('webhook_secret_prev_until'),
+    referralCode: text('referral_code').notNull(),
+    referredBy: uuid('referred_by'),
+    promocode: text('promocode'),
+    /** Bumped on every successful save: the web app refetches info when it changes (spec §3 Session). */
+    version: text('version').notNull(),
+    geoLat: text('geo_lat'),
+    geoLng: text('geo_lng'),
+    createdAt: createdAt(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('users_email_uq').on(t.email),
+    uniqueIndex('users_uid_uq').on(t.uid),
+    uniqueIndex('users_api_key_uq').on(t.apiKeyHash),
+    uniqueIndex('users_referral_code_uq').on(t.referralCode),
+    uniqueIndex('users_google_sub_uq').on(t.googleSub),
+    index('users_company_idx').on(t.companyId),
+  ],
+);
+
+export const sessions = pgTable(
+  'sessions',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    /** SHA-256 of the session token; the token is only ever in the client's hands. */
+    tokenHash: text('token_hash').notNull(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: createdAt(),
+    expiresAt: ts('expires_at').notNull(),
+    revokedAt: ts('revoked_at'),
+    userAgent: text('user_agent'),
+    ip: text('ip'),
+  },
+  (t) => [uniqueIndex('sessions_token_uq').on(t.tokenHash), index('sessions_user_idx').on(t.userId)],
+);
+
+/** Single-use keys sent by email: verify (email verification) and reset (password reset). */
+export const emailKeys = pgTable(
+  'email_keys',
+  {
+    keyHash: text('key_hash').primaryKey(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    purpose: text('purpose').notNull(),
+    expiresAt: ts('expires_at').notNull(),
+    usedAt: ts('used_at'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('email_keys_user_idx').on(t.userId, t.purpose)],
+);
+
+/** OAuth state and PKCE verifier of a Google sign-in in progress. */
+export const oauthStates = pgTable('oauth_states', {
+  state: text('state').primaryKey(),
+  codeVerifier: text('code_verifier').notNull(),
+  mode: text('mode').notNull(),
+  redirectUri: text('redirect_uri').notNull(),
+  createdAt: createdAt(),
+});
+
+export const alerts = pgTable(
+  'alerts',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    group: text('grp').notNull(),
+    name: text('name').notNull(),
+    message: text('message').notNull(),
+    level: text('level').notNull().default('info'),
+    /** Same dedupeKey → one alert (e.g. one 'low balance' alert, not one per SMS). */
+    dedupeKey: text('dedupe_key'),
+    dismissedAt: ts('dismissed_at'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('alerts_user_idx').on(t.userId), uniqueIndex('alerts_dedupe_uq').on(t.userId, t.dedupeKey)],
+);
+
+export const referrals = pgTable(
+  'referrals',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    inviterId: uuid('inviter_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    email: text('email').notNull(),
+    invitedUserId: uuid('invited_user_id'),
+    rewardedAt: ts('rewarded_at'),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('referrals_inviter_email_uq').on(t.inviterId, t.email)],
+);
+
+/** Contact-form and support messages: kept, and mailed to the support inbox. */
+export const messages = pgTable('messages', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  kind: text('kind').notNull(),
+  userId: uuid('user_id'),
+  name: text('name'),
+  email: text('email'),
+  phone: text('phone'),
+  message: text('message').notNull(),
+  createdAt: createdAt(),
+});
+
+// ---------------------------------------------------------------- billing
+/**
+ * The balance is the sum of an account's entries (cents, signed). (kind, ref) is unique, so a retried
+ * charge for the same thing (a tracking, an SMS, a payment) can never be booked twice.
+ */
+export const ledgerEntries = pgTable(
+  'ledger_entries',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    amountCents: integer('amount_cents').notNull(),
+    kind: text('kind').notNull(),
+    ref: text('ref').notNull(),
+    description: text('description').notNull().default(''),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('ledger_kind_ref_uq').on(t.userId, t.kind, t.ref), index('ledger_user_idx').on(t.userId, t.createdAt)],
+);
+
+// ---------------------------------------------------------------- mail (dev outbox)
+/** Mail and SMS kept for development when no SMTP_URL / Twilio is configured (never in a deployment). */
+export const devOutbox = pgTable(
+  'dev_outbox',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    channel: text('channel').notNull(),
+    to: text('to_addr').notNull(),
+    subject: text('subject').notNull().default(''),
+    text: text('text').notNull(),
+    html: text('html'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('dev_outbox_created_idx').on(t.createdAt)],
+);
+
+// ---------------------------------------------------------------- trackings
+export const trackings = pgTable(
+  'trackings',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    tid: text('tid').notNull(),
+    courier: text('courier').notNull(),
+    title: text('title').notNull().default(''),
+    orderId: text('order_id').notNull().default(''),
+    customer: text('customer').notNull().default(''),
+    notifyEmail: text('notify_email').notNull().default(''),
+    notifyPhone: text('notify_phone').notNull().default(''),
+    note: text('note').notNull().default(''),
+    origin: text('origin').notNull().default(''),
+    destination: text('destination').notNull().default(''),
+    status: text('status').notNull().default('Pending'),
+    expected: ts('expected'),
+    lastCheckPoint: jsonb('last_checkpoint'),
+    /** Refresh engine state. null nextCheckAt = not refreshed any more (Delivered, Expired, deleted). */
+    nextCheckAt: ts('next_check_at'),
+    lastCheckedAt: ts('last_checked_at'),
+    lastCarrierDataAt: ts('last_carrier_data_at'),
+    failures: integer('failures').notNull().default(0),
+    lastError: text('last_error'),
+    createdAt: createdAt(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('trackings_user_tid_uq').on(t.userId, t.tid),
+    index('trackings_user_status_idx').on(t.userId, t.status),
+    index('trackings_due_idx').on(t.nextCheckAt),
+  ],
+);
+
+export const checkpoints = pgTable(
+  'checkpoints',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    trackingId: uuid('tracking_id')
+      .notNull()
+      .references(() => trackings.id, { onDelete: 'cascade' }),
+    status: text('status').notNull(),
+    location: text('location'),
+    message: text('message').notNull(),
+    time: ts('time').notNull(),
+    /** Hash of (time, status, message, location): a re-fetch never inserts the same checkpoint twice. */
+    fingerprint: text('fingerprint').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('checkpoints_fp_uq').on(t.trackingId, t.fingerprint), index('checkpoints_tracking_time_idx').on(t.trackingId, t.time)],
+);
+
+/** A status change, written in the same transaction as the change; notifications fan out from it. */
+export const trackingEvents = pgTable(
+  'tracking_events',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    trackingId: uuid('tracking_id')
+      .notNull()
+      .references(() => trackings.id, { onDelete: 'cascade' }),
+    userId: uuid('user_id').notNull(),
+    fromStatus: text('from_status'),
+    toStatus: text('to_status').notNull(),
+    checkpoint: jsonb('checkpoint'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('tracking_events_tracking_idx').on(t.trackingId), index('tracking_events_user_idx').on(t.userId, t.createdAt)],
+);
+
+/** Idempotency-Key replay store: a retried request returns the first response. */
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    userId: uuid('user_id').notNull(),
+    key: text('key').notNull(),
+    route: text('route').notNull(),
+    statusCode: integer('status_code').notNull(),
+    body: jsonb('body').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('idempotency_uq').on(t.userId, t.route, t.key)],
+);
+
+// ---------------------------------------------------------------- notifications
+/** One row per (event, channel, recipient); delivery state is recorded before a job is acknowledged. */
+export const notifications = pgTable(
+  'notifications',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    eventId: uuid('event_id')
+      .notNull()
+      .references(() => trackingEvents.id, { onDelete: 'cascade' }),
+    userId: uuid('user_id').notNull(),
+    channel: text('channel').notNull(),
+    audience: text('audience').notNull(),
+    recipient: text('recipient').notNull(),
+    status: text('status').notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    acceptedAt: ts('accepted_at'),
+    providerId: text('provider_id'),
+    lastError: text('last_error'),
+    payload: jsonb('payload'),
+    nextAttemptAt: ts('next_attempt_at'),
+    createdAt: createdAt(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('notifications_event_channel_recipient_uq').on(t.eventId, t.channel, t.recipient),
+    index('notifications_user_idx').on(t.userId, t.createdAt),
+  ],
+);
+
+export const webhookAttempts = pgTable(
+  'webhook_attempts',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    notificationId: uuid('notification_id')
+      .notNull()
+      .references(() => notifications.id, { onDelete: 'cascade' }),
+    httpStatus: integer('http_status'),
+    durationMs: integer('duration_ms').notNull(),
+    error: text('error'),
+    responseBody: text('response_body'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('webhook_attempts_notification_idx').on(t.notificationId)],
+);

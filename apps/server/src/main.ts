@@ -1,0 +1,56 @@
+import { parseArgs } from 'node:util';
+import { loadConfig, ConfigError } from './config.ts';
+import { buildApp } from './app.ts';
+import { createContext, closeContext, createLogger } from './bootstrap.ts';
+import { startWorkers } from './jobs/workers.ts';
+
+/**
+ * Entry point. Roles: `all` (default: API + worker in one process), `api`, or `worker`
+ * (`npm start -- --role worker`, or ROLE=worker). Several api and worker processes can share one
+ * PostgreSQL server (DATABASE_URL); PGlite is embedded and single-process.
+ */
+async function main() {
+  const { values } = parseArgs({ options: { role: { type: 'string' } }, allowPositionals: true, strict: false });
+  let config;
+  try {
+    config = loadConfig({ ...process.env, ...(values.role ? { ROLE: String(values.role) } : {}) });
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const log = createLogger(config);
+  if (config.ROLE !== 'all' && !config.DATABASE_URL) {
+    log.warn('ROLE=%s on the embedded database: PGlite is single-process, so run one process with both roles', config.ROLE);
+  }
+  const ctx = await createContext(config, log);
+  const app = config.ROLE === 'worker' ? null : await buildApp(ctx);
+  if (config.ROLE !== 'api') await startWorkers(ctx);
+  if (app) {
+    await app.listen({ port: config.PORT, host: config.HOST });
+    log.info(`Shiptrail is running at ${config.publicUrl} (database: ${ctx.database.kind}, mail: ${ctx.mailer.mode === 'smtp' ? 'SMTP' : 'dev outbox at /dev/mail'})`);
+  } else {
+    log.info('Shiptrail worker started');
+  }
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 15_000);
+    force.unref();
+    await app?.close();
+    await closeContext(ctx);
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

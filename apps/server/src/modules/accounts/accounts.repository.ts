@@ -1,0 +1,125 @@
+import { and, eq, gt, isNull, sql, desc } from 'drizzle-orm';
+import type { Queryable } from '../../db/client.ts';
+import { alerts, emailKeys, ledgerEntries, oauthStates, sessions, users } from '../../db/schema.ts';
+import { hashToken } from './tokens.ts';
+
+export type UserRow = typeof users.$inferSelect;
+export type NewUser = typeof users.$inferInsert;
+
+export async function findUserByEmail(db: Queryable, email: string): Promise<UserRow | undefined> {
+  const [u] = await db.select().from(users).where(eq(users.email, email.toLowerCase())).limit(1);
+  return u;
+}
+export async function findUserById(db: Queryable, id: string): Promise<UserRow | undefined> {
+  const [u] = await db.select().from(users).where(eq(users.id, id)).limit(1);
+  return u;
+}
+export async function findUserByUid(db: Queryable, uid: string): Promise<UserRow | undefined> {
+  const [u] = await db.select().from(users).where(eq(users.uid, uid)).limit(1);
+  return u;
+}
+export async function findUserByGoogleSub(db: Queryable, sub: string): Promise<UserRow | undefined> {
+  const [u] = await db.select().from(users).where(eq(users.googleSub, sub)).limit(1);
+  return u;
+}
+export async function findUserByReferral(db: Queryable, code: string): Promise<UserRow | undefined> {
+  const [u] = await db
+    .select()
+    .from(users)
+    .where(sql`${users.referralCode} = ${code} or ${users.uid} = ${code}`)
+    .limit(1);
+  return u;
+}
+export async function findUserByApiKey(db: Queryable, key: string): Promise<UserRow | undefined> {
+  const [u] = await db.select().from(users).where(eq(users.apiKeyHash, hashToken(key))).limit(1);
+  return u;
+}
+
+export async function insertUser(db: Queryable, values: NewUser): Promise<UserRow> {
+  const [u] = await db.insert(users).values(values).returning();
+  return u!;
+}
+export async function updateUser(db: Queryable, id: string, values: Partial<NewUser>): Promise<UserRow> {
+  const [u] = await db
+    .update(users)
+    .set({ ...values, updatedAt: new Date() })
+    .where(eq(users.id, id))
+    .returning();
+  return u!;
+}
+
+// ---- sessions
+export async function insertSession(db: Queryable, userId: string, token: string, expiresAt: Date, meta: { ip?: string; userAgent?: string }) {
+  await db.insert(sessions).values({ userId, tokenHash: hashToken(token), expiresAt, ip: meta.ip, userAgent: meta.userAgent?.slice(0, 300) });
+}
+export async function findSession(db: Queryable, token: string, now: Date): Promise<{ user: UserRow; sessionId: string } | null> {
+  const rows = await db
+    .select({ user: users, sessionId: sessions.id })
+    .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .where(and(eq(sessions.tokenHash, hashToken(token)), isNull(sessions.revokedAt), gt(sessions.expiresAt, now)))
+    .limit(1);
+  return rows[0] ?? null;
+}
+export async function revokeSession(db: Queryable, sessionId: string, now: Date) {
+  await db.update(sessions).set({ revokedAt: now }).where(eq(sessions.id, sessionId));
+}
+export async function revokeUserSessions(db: Queryable, userId: string, now: Date) {
+  await db.update(sessions).set({ revokedAt: now }).where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt)));
+}
+
+// ---- single-use email keys
+export async function insertEmailKey(db: Queryable, userId: string, purpose: 'verify' | 'reset', key: string, expiresAt: Date) {
+  await db.insert(emailKeys).values({ keyHash: hashToken(key), userId, purpose, expiresAt });
+}
+/** Marks the key used and returns its user id, atomically: a key works once, and only before it expires. */
+export async function consumeEmailKey(db: Queryable, purpose: 'verify' | 'reset', key: string, now: Date): Promise<string | null> {
+  const [row] = await db
+    .update(emailKeys)
+    .set({ usedAt: now })
+    .where(and(eq(emailKeys.keyHash, hashToken(key)), eq(emailKeys.purpose, purpose), isNull(emailKeys.usedAt), gt(emailKeys.expiresAt, now)))
+    .returning({ userId: emailKeys.userId });
+  return row?.userId ?? null;
+}
+export async function expireEmailKeys(db: Queryable, userId: string, purpose: 'verify' | 'reset', now: Date) {
+  await db
+    .update(emailKeys)
+    .set({ usedAt: now })
+    .where(and(eq(emailKeys.userId, userId), eq(emailKeys.purpose, purpose), isNull(emailKeys.usedAt)));
+}
+
+// ---- oauth
+export async function insertOAuthState(db: Queryable, v: typeof oauthStates.$inferInsert) {
+  await db.insert(oauthStates).values(v);
+}
+export async function takeOAuthState(db: Queryable, state: string) {
+  const [row] = await db.delete(oauthStates).where(eq(oauthStates.state, state)).returning();
+  return row;
+}
+
+// ---- ledger
+export async function balanceCents(db: Queryable, userId: string): Promise<number> {
+  const [r] = await db
+    .select({ sum: sql<string>`coalesce(sum(${ledgerEntries.amountCents}), 0)` })
+    .from(ledgerEntries)
+    .where(eq(ledgerEntries.userId, userId));
+  return Number(r?.sum ?? 0);
+}
+
+// ---- alerts
+export async function listAlerts(db: Queryable, userId: string) {
+  return db
+    .select()
+    .from(alerts)
+    .where(and(eq(alerts.userId, userId), isNull(alerts.dismissedAt)))
+    .orderBy(desc(alerts.createdAt))
+    .limit(100);
+}
+export async function dismissAlert(db: Queryable, userId: string, id: string, now: Date) {
+  const r = await db
+    .update(alerts)
+    .set({ dismissedAt: now })
+    .where(and(eq(alerts.userId, userId), eq(alerts.id, id)))
+    .returning({ id: alerts.id });
+  return r.length > 0;
+}

@@ -1,0 +1,132 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import {
+  MSG,
+  PRICING,
+  AUTO_RECHARGE,
+  centsToDollars,
+  dropEmptyStrings,
+  getInTouchRequest,
+  inviteRequest,
+  loginActionRequest,
+  loginCodeRequest,
+  loginPasswordRequest,
+  passwordResetRequest,
+  passwordUpdateRequest,
+  recoverParams,
+  signupRequest,
+  supportRequest,
+  updateRequest,
+} from '@shiptrail/contract';
+import type { AppContext } from '../../context.ts';
+import { parse, success } from '../../lib/http.ts';
+import { userOf } from './auth.ts';
+import * as svc from './accounts.service.ts';
+import { verifyRecaptcha } from './recaptcha.ts';
+import { googleAuthUrl } from './google.ts';
+
+const meta = (req: FastifyRequest): svc.RequestMeta => ({ ip: req.ip, userAgent: req.headers['user-agent'] });
+/** Costly unauthenticated calls (mail, password hashing) are limited per IP. */
+const perIp = (max: number, minutes = 15) => ({ config: { rateLimit: { max, timeWindow: minutes * 60_000 } } });
+
+export async function accountRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
+  const auth = { preHandler: app.requireAuth };
+
+  app.post('/v1/user/general/signup', perIp(20, 60), async (req, reply) => {
+    const input = parse(signupRequest, req.body);
+    await verifyRecaptcha(ctx.config, input.recaptcha, req.ip);
+    reply.code(201);
+    return success(await svc.signup(ctx, input, meta(req)), MSG.signedUp, 201);
+  });
+
+  app.post('/v1/user/general/login', perIp(60), async (req) => {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    if ('action' in body) {
+      const { action, redirectUri } = parse(loginActionRequest, body);
+      const url = await googleAuthUrl(ctx, action === 'generate-google-auth-url' ? 'login' : 'signup', redirectUri);
+      return success({ 'google-auth-url': url }, 'OK');
+    }
+    if ('code' in body) {
+      const input = parse(loginCodeRequest, body);
+      await verifyRecaptcha(ctx.config, input.recaptcha, req.ip);
+      return success(await svc.googleLogin(ctx, input, meta(req)), MSG.loggedIn);
+    }
+    const input = parse(loginPasswordRequest, body);
+    await verifyRecaptcha(ctx.config, input.recaptcha, req.ip);
+    return success(await svc.login(ctx, input.email, input.password, meta(req)), MSG.loggedIn);
+  });
+
+  app.post('/v1/user/general/logout', auth, async (req) => {
+    await svc.logout(ctx, req.auth!.sessionId);
+    return success(null, MSG.signedOut);
+  });
+
+  // Registered before /verify/:key so that "resend" is never taken for a key.
+  app.get('/v1/user/email/verify/resend', auth, async (req) => {
+    await svc.resendVerification(ctx, userOf(req));
+    return success(null, MSG.verificationResent);
+  });
+  app.get('/v1/user/email/verify/:key', perIp(30), async (req) => {
+    const { key } = req.params as { key: string };
+    return success(await svc.verifyEmail(ctx, key, meta(req)), MSG.emailVerified);
+  });
+
+  app.get('/v1/user/password/recover/:email', perIp(10), async (req) => {
+    const { email } = parse(recoverParams, req.params);
+    await svc.recover(ctx, email);
+    return success(null, MSG.recoverSent);
+  });
+  app.post('/v1/user/general/passwordreset', perIp(20), async (req) => {
+    const input = parse(passwordResetRequest, req.body);
+    await svc.resetPassword(ctx, input.verifycode, input.password);
+    return success(null, MSG.passwordReset);
+  });
+  app.post('/v1/user/general/passwordupdate', auth, async (req) => {
+    const input = parse(passwordUpdateRequest, req.body);
+    await svc.updatePassword(ctx, userOf(req), input.password, input.newpassword);
+    return success(null, MSG.passwordUpdated);
+  });
+
+  app.get('/v1/user/info', auth, async (req) => success(await svc.userInfo(ctx, userOf(req))));
+
+  app.post('/v1/user/general/update', auth, async (req) => {
+    const input = parse(updateRequest, dropEmptyStrings(req.body));
+    return success(await svc.update(ctx, userOf(req), input), MSG.saved);
+  });
+
+  app.post('/v1/user/general/generatenewtoken', auth, async (req) => {
+    const token = await svc.generateNewToken(ctx, userOf(req));
+    return success({ token }, MSG.newToken);
+  });
+
+  app.post('/v1/user/general/getintouch', perIp(10, 60), async (req) => {
+    const input = parse(getInTouchRequest, req.body);
+    await verifyRecaptcha(ctx.config, input.recaptcha, req.ip);
+    await svc.getInTouch(ctx, input);
+    return success(null, MSG.messageSent);
+  });
+  app.post('/v1/user/general/supportrequest', { ...auth, ...perIp(20, 60) }, async (req) => {
+    const input = parse(supportRequest, req.body);
+    await svc.supportRequest(ctx, userOf(req), input.message);
+    return success(null, MSG.supportSent);
+  });
+  app.post('/v1/user/general/invitefriend', { ...auth, ...perIp(30, 60) }, async (req) => {
+    const input = parse(inviteRequest, req.body);
+    await svc.inviteFriend(ctx, userOf(req), input.email);
+    return success(null, MSG.inviteSent);
+  });
+  app.post('/v1/user/alerts/dismiss/:id', auth, async (req) => {
+    await svc.dismissAlert(ctx, userOf(req), (req.params as { id: string }).id);
+    return success(null, 'Dismissed');
+  });
+
+  app.get('/v1/info/pricing', async () =>
+    success({
+      currency: PRICING.currency,
+      signupBonus: centsToDollars(PRICING.signupBonusCents),
+      perTracking: centsToDollars(PRICING.trackingCents),
+      perSms: centsToDollars(PRICING.smsCents),
+      referralReward: centsToDollars(PRICING.referralRewardCents),
+      autoRecharge: { quickAmounts: [...AUTO_RECHARGE.quickAmounts], defaultAmount: AUTO_RECHARGE.defaultAmount, defaultMinimum: AUTO_RECHARGE.defaultMinimum },
+    }),
+  );
+}

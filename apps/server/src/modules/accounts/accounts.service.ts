@@ -1,0 +1,351 @@
+import { and, count, eq } from 'drizzle-orm';
+import {
+  MSG,
+  PRICING,
+  TRACKING_STATUSES,
+  centsToDollars,
+  type Dashboard,
+  type Profile,
+  type SessionPayload,
+  type UserInfo,
+  type Alert,
+  signupRequest,
+  updateRequest,
+} from '@shiptrail/contract';
+import type { z } from 'zod';
+import type { AppContext } from '../../context.ts';
+import type { Queryable } from '../../db/client.ts';
+import { referrals, trackings, messages } from '../../db/schema.ts';
+import { AppError, badRequest, conflict, unauthorized } from '../../lib/errors.ts';
+import { decrypt, encrypt, randomAlnum, randomToken } from '../../lib/crypto.ts';
+import { WindowLimiter } from '../../lib/rate-limit.ts';
+import { credit, spentCents } from '../billing/ledger.ts';
+import * as mail from '../mail/templates.ts';
+import * as repo from './accounts.repository.ts';
+import type { UserRow } from './accounts.repository.ts';
+import { hashPassword, verifyPassword } from './passwords.ts';
+import { mergeSettings, settingsView, type StoredSettings } from './settings.ts';
+import { hashToken, newApiKey, newEmailKey, newSessionToken, newVersion } from './tokens.ts';
+import { googleExchange } from './google.ts';
+
+const VERIFY_TTL_MS = 48 * 3600 * 1000;
+const RESET_TTL_MS = 3600 * 1000;
+
+export interface RequestMeta {
+  ip: string;
+  userAgent?: string;
+}
+
+// ------------------------------------------------------------------ views
+export function profileView(ctx: AppContext, u: UserRow, balance: number): Profile {
+  return {
+    uid: u.uid,
+    token: decrypt(ctx.config.sessionSecret, u.apiKeyEnc),
+    role: u.role as Profile['role'],
+    userType: u.userType as Profile['userType'],
+    firstName: u.firstName,
+    lastName: u.lastName,
+    email: u.email,
+    emailVerified: u.emailVerified,
+    phone: u.phone,
+    image: u.image,
+    balance: centsToDollars(balance),
+    showWizard: u.showWizard,
+    company: u.company,
+    companyUrl: u.companyUrl,
+    InvoiceExtraInfo: u.invoiceExtraInfo,
+    timeZone: u.timeZone,
+    referralCode: u.referralCode,
+    createdAt: u.createdAt.toISOString(),
+  };
+}
+
+async function dashboard(db: Queryable, u: UserRow): Promise<Dashboard> {
+  const rows = await db
+    .select({ status: trackings.status, n: count() })
+    .from(trackings)
+    .where(eq(trackings.userId, u.id))
+    .groupBy(trackings.status);
+  const d = Object.fromEntries(TRACKING_STATUSES.map((s) => [s, 0])) as Record<(typeof TRACKING_STATUSES)[number], number>;
+  let total = 0;
+  for (const r of rows) {
+    if (r.status in d) d[r.status as keyof typeof d] += Number(r.n);
+    total += Number(r.n);
+  }
+  return { Shipments: total, ...d, Cost: centsToDollars(await spentCents(db, u.id)), shmShipments: 0 };
+}
+
+export async function userInfo(ctx: AppContext, u: UserRow): Promise<UserInfo> {
+  const [balance, dash, stored] = [await repo.balanceCents(ctx.db, u.id), await dashboard(ctx.db, u), await repo.listAlerts(ctx.db, u.id)];
+  const general: Alert[] = [];
+  const payment: Alert[] = [];
+  if (!u.emailVerified) {
+    general.push({
+      id: 'emailIsNotVerifed',
+      date: u.createdAt.toISOString(),
+      name: 'emailIsNotVerifed',
+      message: 'Your email address is not verified yet. Check your inbox or resend the activation email.',
+      level: 'warning',
+    });
+  }
+  for (const a of stored) {
+    const view: Alert = { id: a.id, date: a.createdAt.toISOString(), name: a.name, message: a.message, level: a.level as Alert['level'] };
+    (a.group === 'payment' ? payment : general).push(view);
+  }
+  return {
+    profile: profileView(ctx, u, balance),
+    dashboard: dash,
+    settings: settingsView(u.settings as StoredSettings, u.webhookSecret),
+    alerts: { general, payment },
+    version: u.version,
+  };
+}
+
+async function startSession(ctx: AppContext, u: UserRow, meta: RequestMeta): Promise<SessionPayload> {
+  const token = newSessionToken();
+  const expires = new Date(ctx.now().getTime() + ctx.config.SESSION_TTL_DAYS * 86400_000);
+  // A new version on every login (spec §3): the web app refetches user info.
+  const user = await repo.updateUser(ctx.db, u.id, { version: newVersion() });
+  await repo.insertSession(ctx.db, u.id, token, expires, meta);
+  return { profile: profileView(ctx, user, await repo.balanceCents(ctx.db, u.id)), sessionToken: token, version: user.version };
+}
+
+// ------------------------------------------------------------------ sign up
+type SignupInput = z.output<typeof signupRequest>;
+
+async function createAccount(
+  ctx: AppContext,
+  input: { email: string; firstName?: string; lastName?: string; userType: 'person' | 'company'; password: string | null; timeZone?: string; promocode?: string; referrer?: string; googleSub?: string; emailVerified?: boolean; image?: string },
+): Promise<UserRow> {
+  if (await repo.findUserByEmail(ctx.db, input.email)) throw conflict(MSG.emailTaken);
+  const inviter = input.referrer ? await repo.findUserByReferral(ctx.db, input.referrer) : undefined;
+  const apiKey = newApiKey();
+  const passwordHash = input.password ? await hashPassword(input.password) : null;
+  const user = await ctx.db.transaction(async (tx) => {
+    const u = await repo.insertUser(tx, {
+      uid: randomAlnum(12).toLowerCase(),
+      email: input.email,
+      passwordHash,
+      googleSub: input.googleSub ?? null,
+      userType: input.userType,
+      firstName: input.firstName ?? '',
+      lastName: input.lastName ?? '',
+      image: input.image ?? '',
+      timeZone: input.timeZone ?? 'UTC',
+      emailVerified: input.emailVerified ?? false,
+      apiKeyHash: hashToken(apiKey),
+      apiKeyEnc: encrypt(ctx.config.sessionSecret, apiKey),
+      webhookSecret: 'whsec_' + randomToken(24),
+      referralCode: randomAlnum(10),
+      referredBy: inviter?.id ?? null,
+      promocode: input.promocode ?? null,
+      version: newVersion(),
+    });
+    // The sign-up bonus is booked with the account: both exist or neither (spec §9).
+    await credit(tx, u.id, PRICING.signupBonusCents, 'signup_bonus', 'signup', 'Sign-up bonus');
+    if (inviter) {
+      await tx
+        .insert(referrals)
+        .values({ inviterId: inviter.id, email: u.email, invitedUserId: u.id })
+        .onConflictDoUpdate({ target: [referrals.inviterId, referrals.email], set: { invitedUserId: u.id } });
+    }
+    return u;
+  });
+  return user;
+}
+
+export async function signup(ctx: AppContext, input: SignupInput, meta: RequestMeta): Promise<SessionPayload> {
+  const user = await createAccount(ctx, { ...input, password: input.password });
+  await sendVerification(ctx, user);
+  return startSession(ctx, user, meta);
+}
+
+async function sendVerification(ctx: AppContext, user: UserRow) {
+  const key = newEmailKey();
+  await repo.insertEmailKey(ctx.db, user.id, 'verify', key, new Date(ctx.now().getTime() + VERIFY_TTL_MS));
+  const link = `${ctx.config.publicUrl}/verify/${key}`;
+  await ctx.mailer.send({ to: user.email, ...mail.verifyEmail(user.firstName, link) });
+}
+
+// ------------------------------------------------------------------ log in
+const loginLimiters = new WeakMap<AppContext, { account: WindowLimiter; ip: WindowLimiter }>();
+function limiters(ctx: AppContext) {
+  let l = loginLimiters.get(ctx);
+  if (!l) {
+    const windowMs = ctx.config.LOGIN_WINDOW_MINUTES * 60_000;
+    const now = () => ctx.now().getTime();
+    l = { account: new WindowLimiter(ctx.config.LOGIN_MAX_ATTEMPTS, windowMs, now), ip: new WindowLimiter(ctx.config.LOGIN_MAX_ATTEMPTS * 5, windowMs, now) };
+    loginLimiters.set(ctx, l);
+  }
+  return l;
+}
+
+export async function login(ctx: AppContext, email: string, password: string, meta: RequestMeta): Promise<SessionPayload> {
+  const l = limiters(ctx);
+  l.account.check(email, MSG.tooManyAttempts);
+  l.ip.check(meta.ip, MSG.tooManyAttempts);
+  const user = await repo.findUserByEmail(ctx.db, email);
+  const ok = await verifyPassword(user?.passwordHash ?? null, password);
+  if (!user || !ok) {
+    l.account.hit(email);
+    l.ip.hit(meta.ip);
+    throw unauthorized(MSG.invalidCredentials);
+  }
+  l.account.reset(email);
+  return startSession(ctx, user, meta);
+}
+
+export async function googleLogin(
+  ctx: AppContext,
+  input: { code: string; state: string; userType?: 'person' | 'company'; promocode?: string; referrer?: string; timeZone?: string },
+  meta: RequestMeta,
+): Promise<SessionPayload> {
+  const { profile } = await googleExchange(ctx, input.code, input.state);
+  let user = (await repo.findUserByGoogleSub(ctx.db, profile.sub)) ?? (await repo.findUserByEmail(ctx.db, profile.email));
+  if (user) {
+    // Link the Google identity to an existing account only when Google vouches for the address.
+    if (!user.googleSub) {
+      if (!profile.emailVerified) throw badRequest(MSG.googleFailed);
+      user = await repo.updateUser(ctx.db, user.id, { googleSub: profile.sub, emailVerified: true });
+    }
+  } else {
+    // Log in and sign up both work for a new Google user: a first "Log in with Google" creates the account.
+    user = await createAccount(ctx, {
+      email: profile.email,
+      firstName: profile.firstName,
+      lastName: profile.lastName,
+      image: profile.picture,
+      userType: input.userType ?? 'person',
+      password: null,
+      googleSub: profile.sub,
+      emailVerified: profile.emailVerified,
+      timeZone: input.timeZone,
+      promocode: input.promocode,
+      referrer: input.referrer,
+    });
+    if (!user.emailVerified) await sendVerification(ctx, user);
+  }
+  return startSession(ctx, user, meta);
+}
+
+export async function logout(ctx: AppContext, sessionId: string | null) {
+  if (sessionId) await repo.revokeSession(ctx.db, sessionId, ctx.now());
+}
+
+// ------------------------------------------------------------------ email keys
+export async function verifyEmail(ctx: AppContext, key: string, meta: RequestMeta): Promise<SessionPayload> {
+  const userId = await repo.consumeEmailKey(ctx.db, 'verify', key, ctx.now());
+  if (!userId) throw badRequest(MSG.verificationFailed);
+  const user = await repo.updateUser(ctx.db, userId, { emailVerified: true, version: newVersion() });
+  return startSession(ctx, user, meta);
+}
+
+export async function resendVerification(ctx: AppContext, user: UserRow) {
+  if (user.emailVerified) throw badRequest(MSG.alreadyVerified);
+  await repo.expireEmailKeys(ctx.db, user.id, 'verify', ctx.now());
+  await sendVerification(ctx, user);
+}
+
+export async function recover(ctx: AppContext, email: string) {
+  const user = await repo.findUserByEmail(ctx.db, email);
+  // Same answer whether or not the account exists: the call must not reveal who has an account.
+  if (!user) return;
+  await repo.expireEmailKeys(ctx.db, user.id, 'reset', ctx.now());
+  const key = newEmailKey();
+  await repo.insertEmailKey(ctx.db, user.id, 'reset', key, new Date(ctx.now().getTime() + RESET_TTL_MS));
+  await ctx.mailer.send({ to: user.email, ...mail.resetPassword(`${ctx.config.publicUrl}/password/reset/${key}`) });
+}
+
+export async function resetPassword(ctx: AppContext, key: string, password: string) {
+  const userId = await repo.consumeEmailKey(ctx.db, 'reset', key, ctx.now());
+  if (!userId) throw badRequest(MSG.resetLinkInvalid);
+  // A reset proves control of the mailbox: the address counts as verified, and old sessions end.
+  await repo.updateUser(ctx.db, userId, { passwordHash: await hashPassword(password), emailVerified: true, version: newVersion() });
+  await repo.revokeUserSessions(ctx.db, userId, ctx.now());
+}
+
+export async function updatePassword(ctx: AppContext, user: UserRow, current: string, next: string) {
+  if (!(await verifyPassword(user.passwordHash, current))) throw badRequest(MSG.currentPasswordWrong, { password: MSG.currentPasswordWrong });
+  await repo.updateUser(ctx.db, user.id, { passwordHash: await hashPassword(next), version: newVersion() });
+}
+
+// ------------------------------------------------------------------ profile and settings
+export async function update(ctx: AppContext, user: UserRow, input: z.output<typeof updateRequest>): Promise<UserInfo> {
+  const values: Partial<repo.NewUser> = { version: newVersion() };
+  const p = input.profile;
+  if (p) {
+    if (p.email && p.email !== user.email) throw badRequest('The email address cannot be changed here', { email: 'The email address cannot be changed here' });
+    if (p.firstName !== undefined) values.firstName = p.firstName;
+    if (p.lastName !== undefined) values.lastName = p.lastName;
+    if (p.phone !== undefined) values.phone = p.phone;
+    if (p.image !== undefined) values.image = p.image;
+    if (p.timeZone !== undefined) values.timeZone = p.timeZone;
+    if (p.showWizard !== undefined) values.showWizard = p.showWizard;
+    if (p.userType !== undefined && p.userType !== user.userType) {
+      // A user that already has a company cannot change the account type (spec §6); couriers never can.
+      if (user.role === 'courier' || (user.userType === 'company' && user.company)) throw badRequest('The account type cannot be changed');
+      values.userType = p.userType;
+    }
+    const isCompany = (values.userType ?? user.userType) === 'company';
+    if (isCompany) {
+      if (p.company !== undefined) values.company = p.company;
+      if (p.companyUrl !== undefined) values.companyUrl = p.companyUrl;
+      if (p.InvoiceExtraInfo !== undefined) values.invoiceExtraInfo = p.InvoiceExtraInfo;
+    }
+  }
+  if (input.settings) {
+    const s = input.settings;
+    if (s.sendNotification && (values.userType ?? user.userType) !== 'company') {
+      throw badRequest('Only company accounts send notifications to their customers');
+    }
+    values.settings = mergeSettings(user.settings as StoredSettings, {
+      themeid: s.themeid,
+      sendNotification: s.sendNotification as StoredSettings['sendNotification'],
+      receiveNotification: s.receiveNotification as StoredSettings['receiveNotification'],
+    });
+  }
+  const updated = await repo.updateUser(ctx.db, user.id, values);
+  return userInfo(ctx, updated);
+}
+
+export async function generateNewToken(ctx: AppContext, user: UserRow): Promise<string> {
+  const key = newApiKey();
+  await repo.updateUser(ctx.db, user.id, {
+    apiKeyHash: hashToken(key),
+    apiKeyEnc: encrypt(ctx.config.sessionSecret, key),
+    version: newVersion(),
+  });
+  return key;
+}
+
+// ------------------------------------------------------------------ messages
+export async function getInTouch(ctx: AppContext, m: { name: string; email: string; phone?: string; message: string }) {
+  await ctx.db.insert(messages).values({ kind: 'contact', name: m.name, email: m.email, phone: m.phone ?? null, message: m.message });
+  const body = `${m.message}\n\n— ${m.name} <${m.email}>${m.phone ? `, ${m.phone}` : ''}`;
+  await ctx.mailer.send({ to: ctx.config.SUPPORT_EMAIL, ...mail.staffMessage('contact', m.email, body) });
+}
+
+export async function supportRequest(ctx: AppContext, user: UserRow, message: string) {
+  await ctx.db.insert(messages).values({ kind: 'support', userId: user.id, email: user.email, message });
+  await ctx.mailer.send({ to: ctx.config.SUPPORT_EMAIL, ...mail.staffMessage('support', `${user.email} (uid ${user.uid})`, message) });
+  await repo.updateUser(ctx.db, user.id, { version: newVersion() });
+}
+
+export async function inviteFriend(ctx: AppContext, user: UserRow, email: string) {
+  if (email === user.email) throw badRequest('You cannot invite yourself', { email: 'You cannot invite yourself' });
+  if (await repo.findUserByEmail(ctx.db, email)) throw conflict('This person already has a Shiptrail account');
+  const [existing] = await ctx.db
+    .select({ id: referrals.id })
+    .from(referrals)
+    .where(and(eq(referrals.inviterId, user.id), eq(referrals.email, email)))
+    .limit(1);
+  if (!existing) await ctx.db.insert(referrals).values({ inviterId: user.id, email });
+  const name = [user.firstName, user.lastName].filter(Boolean).join(' ') || user.email;
+  await ctx.mailer.send({ to: email, ...mail.invite(name, `${ctx.config.publicUrl}/referrer/${user.referralCode}`) });
+  await repo.updateUser(ctx.db, user.id, { version: newVersion() });
+}
+
+export async function dismissAlert(ctx: AppContext, user: UserRow, id: string) {
+  if (!/^[0-9a-f-]{36}$/i.test(id) || !(await repo.dismissAlert(ctx.db, user.id, id, ctx.now()))) throw new AppError(404, MSG.notFound, 'not_found');
+}
+

@@ -1,0 +1,60 @@
+import { TRIGGER_EVENTS, THEME_IDS, type Settings, type ThemeId } from '@shiptrail/contract';
+
+type Channel = { triggers: Record<string, boolean>; endpoint: string };
+export interface StoredSettings {
+  themeid?: ThemeId;
+  sendNotification?: { email?: Channel; phone?: Channel };
+  receiveNotification?: { email?: Channel; phone?: Channel; webhook?: Channel };
+}
+
+const emptyTriggers = () => Object.fromEntries(TRIGGER_EVENTS.map((t) => [t, false])) as Record<string, boolean>;
+const channel = (c?: Partial<Channel>): Channel => ({
+  triggers: { ...emptyTriggers(), ...(c?.triggers ?? {}) },
+  endpoint: c?.endpoint ?? '',
+});
+
+/** Settings as the API shows them: every channel and trigger present, defaults filled in. */
+export function settingsView(stored: StoredSettings, webhookSecret: string): Settings {
+  return {
+    themeid: stored.themeid && (THEME_IDS as readonly string[]).includes(stored.themeid) ? stored.themeid : 'A',
+    sendNotification: { email: channel(stored.sendNotification?.email), phone: channel(stored.sendNotification?.phone) },
+    receiveNotification: {
+      email: channel(stored.receiveNotification?.email),
+      phone: channel(stored.receiveNotification?.phone),
+      webhook: channel(stored.receiveNotification?.webhook),
+    },
+    emailContent: null,
+    webhookSecret,
+  };
+}
+
+/** Merge an update into the stored settings: channels given replace their stored triggers and endpoint. */
+export function mergeSettings(stored: StoredSettings, update: StoredSettings): StoredSettings {
+  const out: StoredSettings = { ...stored };
+  if (update.themeid) out.themeid = update.themeid;
+  if (update.sendNotification) out.sendNotification = { ...stored.sendNotification, ...mergeChannels(stored.sendNotification, update.sendNotification) };
+  if (update.receiveNotification)
+    out.receiveNotification = { ...stored.receiveNotification, ...mergeChannels(stored.receiveNotification, update.receiveNotification) };
+  return out;
+}
+
+function mergeChannels<T extends Record<string, Channel | undefined>>(stored: T | undefined, update: T): T {
+  const out: Record<string, Channel> = {};
+  for (const [k, v] of Object.entries(update)) {
+    if (!v) continue;
+    out[k] = { triggers: { ...(stored?.[k]?.triggers ?? {}), ...v.triggers }, endpoint: v.endpoint };
+  }
+  return out as T;
+}
+
+/**
+ * Where a channel actually sends: its endpoint, or for email and phone the profile's address when the
+ * endpoint is empty or 'false' (spec §4).
+ */
+export function effectiveEndpoint(kind: 'email' | 'phone' | 'webhook', endpoint: string | undefined, profile: { email: string; phone: string }): string {
+  const e = (endpoint ?? '').trim();
+  if (e && e !== 'false') return e;
+  if (kind === 'email') return profile.email;
+  if (kind === 'phone') return profile.phone;
+  return '';
+}

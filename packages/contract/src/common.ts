@@ -1,0 +1,85 @@
+import { z } from 'zod';
+import { MSG } from './messages.ts';
+
+/** Every /v1 response body (design.md §4): code repeats the HTTP status. */
+export const envelopeSchema = <T extends z.ZodType>(payload: T) =>
+  z.object({
+    code: z.number().int(),
+    status: z.enum(['success', 'fail']),
+    message: z.string(),
+    payload,
+  });
+export type Envelope<T> = { code: number; status: 'success' | 'fail'; message: string; payload: T };
+
+/** Field errors in a failed validation: payload.errors[field] = message. */
+export const validationErrorPayload = z.object({ errors: z.record(z.string(), z.string()) });
+
+const trimmed = z.string().trim();
+
+export const emailField = trimmed
+  .min(1, MSG.emailRequired)
+  .max(254, MSG.emailInvalid)
+  .pipe(z.email({ message: MSG.emailInvalid }))
+  .transform((s) => s.toLowerCase());
+
+export const requiredString = (message: string, max = 200) => trimmed.min(1, message).max(max);
+export const optionalString = (max = 200) => trimmed.max(max).optional();
+
+/**
+ * US phone numbers only (spec §5, §9): a leading +1 or + is stripped, the rest must be a valid NANP
+ * number (area code and exchange start with 2-9). Returned as (AAA) EEE-NNNN; `toE164` gives the SMS form.
+ */
+export function normalizeUsPhone(raw: string): string | null {
+  let s = raw.trim().replace(/^\+1/, '').replace(/^\+/, '');
+  s = s.replace(/[\s().-]/g, '');
+  if (s.length === 11 && s.startsWith('1')) s = s.slice(1);
+  if (!/^[2-9]\d{2}[2-9]\d{6}$/.test(s)) return null;
+  return `(${s.slice(0, 3)}) ${s.slice(3, 6)}-${s.slice(6)}`;
+}
+export function toE164(phone: string): string {
+  return '+1' + phone.replace(/\D/g, '').slice(-10);
+}
+
+export const usPhone = (message: string) =>
+  z
+    .string()
+    .trim()
+    .transform((v, ctx) => {
+      const n = normalizeUsPhone(v);
+      if (n === null) {
+        ctx.addIssue({ code: 'custom', message });
+        return z.NEVER;
+      }
+      return n;
+    });
+
+/** Optional US phone: empty string or missing means none. */
+export const optionalUsPhone = (message: string = MSG.phoneInvalid) =>
+  z
+    .string()
+    .trim()
+    .optional()
+    .nullable()
+    .transform((v, ctx) => {
+      if (v === undefined || v === null || v === '') return undefined;
+      const n = normalizeUsPhone(v);
+      if (n === null) {
+        ctx.addIssue({ code: 'custom', message });
+        return z.NEVER;
+      }
+      return n;
+    });
+
+/** Dollars as the original API shows them: 9.95 for 995 cents. */
+export const centsToDollars = (cents: number) => Math.round(cents) / 100;
+export const dollarsToCents = (dollars: number) => Math.round(dollars * 100);
+
+/** Flatten zod issues into { field: message }, first message per field. */
+export function fieldErrors(error: z.ZodError): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const issue of error.issues) {
+    const key = issue.path.length ? issue.path.join('.') : '_';
+    if (!(key in out)) out[key] = issue.message;
+  }
+  return out;
+}

@@ -1,0 +1,86 @@
+// Business constants of spec §9 and the enums of spec §3-4. Money is integer cents everywhere.
+export const TRACKING_STATUSES = [
+  'InfoReceived',
+  'InTransit',
+  'OutForDelivery',
+  'FailAttempt',
+  'Delivered',
+  'Exception',
+  'Expired',
+  'Pending',
+] as const;
+export type TrackingStatus = (typeof TRACKING_STATUSES)[number];
+
+/** Dashboard order of spec §9. */
+export const DASHBOARD_STATUS_ORDER: readonly TrackingStatus[] = [
+  'Delivered',
+  'Exception',
+  'Expired',
+  'FailAttempt',
+  'InTransit',
+  'InfoReceived',
+  'OutForDelivery',
+  'Pending',
+];
+
+export const STATUS_LABELS: Record<TrackingStatus, string> = {
+  InfoReceived: 'Info Received',
+  InTransit: 'In Transit',
+  OutForDelivery: 'Out For Delivery',
+  FailAttempt: 'Fail Attempt',
+  Delivered: 'Delivered',
+  Exception: 'Exception',
+  Expired: 'Expired',
+  Pending: 'Pending',
+};
+
+/** The notification triggers of spec §3 (FailAttempt and Pending are not triggers). */
+export const TRIGGER_EVENTS = [
+  'Delivered',
+  'Exception',
+  'Expired',
+  'InTransit',
+  'InfoReceived',
+  'OutForDelivery',
+] as const;
+export type TriggerEvent = (typeof TRIGGER_EVENTS)[number];
+
+export const COURIER_SLUGS = ['ups', 'usps', 'fedex', 'canadapost'] as const;
+export type CourierSlug = (typeof COURIER_SLUGS)[number];
+export const COURIER_NAMES: Record<CourierSlug, string> = {
+  ups: 'UPS',
+  usps: 'USPS',
+  fedex: 'FedEx',
+  canadapost: 'Canada Post',
+};
+
+export const USER_TYPES = ['person', 'company'] as const;
+export type UserType = (typeof USER_TYPES)[number];
+export const ROLES = ['owner', 'courier'] as const;
+export type Role = (typeof ROLES)[number];
+
+export const THEME_IDS = ['A', 'B', 'C', 'D', 'E', 'F', 'G', 'H'] as const;
+export type ThemeId = (typeof THEME_IDS)[number];
+
+export const PRICING = {
+  signupBonusCents: 1000,
+  trackingCents: 5,
+  smsCents: 4,
+  referralRewardCents: 1000,
+  currency: 'USD',
+} as const;
+
+export const LIMITS = {
+  trackingsPerPage: 100,
+  maxTrackingsPerPage: 500,
+  signupPasswordMin: 8,
+  loginPasswordMin: 6,
+  versionTokenLength: 30,
+  newRowHighlightMs: 3000,
+  supportRows: 8,
+} as const;
+
+export const AUTO_RECHARGE = { quickAmounts: [5, 10, 20, 50], defaultAmount: 20, defaultMinimum: 5 } as const;
+
+/** Header that carries an API key or a web session token (design.md §4). */
+export const API_TOKEN_HEADER = 'sm-api-token';

@@ -1,0 +1,5 @@
+export * from './constants.ts';
+export * from './messages.ts';
+export * from './common.ts';
+export * from './accounts.ts';
+export * from './endpoints.ts';
