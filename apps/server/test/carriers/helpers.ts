@@ -1,0 +1,33 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createCarrierClient, type CarrierConfig } from '../../src/modules/carriers/carriers.ts';
+import { CREDS } from './fake-carrier.ts';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const repoRoot = path.resolve(here, '..', '..', '..', '..');
+// CI clones the repo with shared/ beside it.
+export const sharedCarriers = path.resolve(repoRoot, '..', 'shared', 'carriers');
+export const fixturesDir = path.join(here, 'fixtures');
+
+export function readShared(rel: string): string {
+  return fs.readFileSync(path.join(sharedCarriers, rel), 'utf8');
+}
+
+export function readFixture(name: string): string {
+  return fs.readFileSync(path.join(fixturesDir, name), 'utf8');
+}
+
+/** A client whose four carriers all point at `url` with real-looking credentials; limits lifted unless given. */
+export function clientFor(url: string, extra: Partial<CarrierConfig> = {}, overrides: { rateLimit?: CarrierConfig['ups']['rateLimit'] } = {}) {
+  const rateLimit = overrides.rateLimit ?? false;
+  const config: CarrierConfig = {
+    ups: { baseUrl: url, clientId: CREDS.id, clientSecret: CREDS.secret, rateLimit },
+    usps: { baseUrl: url, clientId: CREDS.id, clientSecret: CREDS.secret, rateLimit },
+    fedex: { baseUrl: url, clientId: CREDS.id, clientSecret: CREDS.secret, rateLimit },
+    canadapost: { baseUrl: url, username: CREDS.user, password: CREDS.pass, rateLimit },
+    timeoutMs: 5000,
+    ...extra,
+  };
+  return createCarrierClient(config);
+}
