@@ -1,0 +1,152 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
+import { SMTPServer } from 'smtp-server';
+import { simpleParser, type ParsedMail } from 'mailparser';
+import { loadConfig, type Config } from '../src/config.ts';
+import type { AppContext } from '../src/context.ts';
+import { buildApp } from '../src/app.ts';
+import { createContext, closeContext, createLogger } from '../src/bootstrap.ts';
+
+/**
+ * Which database the tests run on: PGlite in memory by default; a PostgreSQL server when
+ * TEST_DATABASE_URL is set (CI runs the suite a second time that way). Each context gets a fresh
+ * database, so test files never see each other's rows.
+ */
+export const onPostgres = !!process.env.TEST_DATABASE_URL;
+
+async function freshDatabaseUrl(): Promise<string | undefined> {
+  const admin = process.env.TEST_DATABASE_URL;
+  if (!admin) return undefined;
+  const name = `st_${randomBytes(6).toString('hex')}`;
+  const client = new pg.Client({ connectionString: admin });
+  await client.connect();
+  await client.query(`create database ${name}`);
+  await client.end();
+  const u = new URL(admin);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+export interface TestEnv {
+  ctx: AppContext;
+  app: FastifyInstance;
+  config: Config;
+  close(): Promise<void>;
+}
+
+/** A whole app on a fresh database; `env` overrides configuration (e.g. SMTP_URL of a loopback server). */
+export async function createTestEnv(env: Record<string, string> = {}): Promise<TestEnv> {
+  const databaseUrl = await freshDatabaseUrl();
+  const config = loadConfig({
+    DATA_DIR: 'memory://',
+    SESSION_SECRET: 'test-secret-test-secret-test-secret-0123',
+    LOG_LEVEL: 'silent',
+    PUBLIC_URL: 'http://shiptrail.test',
+    QUEUE_POLL_SECONDS: '0.5',
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    ...env,
+  } as NodeJS.ProcessEnv);
+  const ctx = await createContext(config, createLogger(config));
+  const app = await buildApp(ctx);
+  await app.ready();
+  return {
+    ctx,
+    app,
+    config,
+    async close() {
+      await app.close();
+      await closeContext(ctx);
+    },
+  };
+}
+
+export interface InjectResult<T = any> {
+  statusCode: number;
+  body: { code: number; status: 'success' | 'fail'; message: string; payload: T };
+  headers: Record<string, unknown>;
+}
+
+/** Call the API through app.inject and parse the envelope. */
+export async function call<T = any>(
+  app: FastifyInstance,
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+  url: string,
+  opts: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<InjectResult<T>> {
+  const res = await app.inject({
+    method,
+    url,
+    headers: { ...(opts.token ? { 'sm-api-token': opts.token } : {}), ...(opts.headers ?? {}) },
+    ...(opts.body !== undefined ? { payload: opts.body as object } : {}),
+  });
+  return { statusCode: res.statusCode, body: res.json(), headers: res.headers };
+}
+
+let counter = 0;
+/** Sign up a fresh account; returns its session token, API key and profile. */
+export async function signUp(app: FastifyInstance, over: Record<string, unknown> = {}) {
+  const email = (over.email as string) ?? `user${Date.now()}${counter++}@example.com`;
+  const res = await call(app, 'POST', '/v1/user/general/signup', {
+    body: { email, password: 'password123', repassword: 'password123', terms: true, firstName: 'Ada', lastName: 'Lovelace', ...over },
+  });
+  if (res.statusCode !== 201) throw new Error(`signup failed: ${JSON.stringify(res.body)}`);
+  return { email, session: res.body.payload.sessionToken as string, apiKey: res.body.payload.profile.token as string, profile: res.body.payload.profile };
+}
+
+export interface SmtpCapture {
+  url: string;
+  mails: ParsedMail[];
+  /** Resolves with the next mail matching `pred` (already received ones count). */
+  waitFor(pred: (m: ParsedMail) => boolean, timeoutMs?: number): Promise<ParsedMail>;
+  close(): Promise<void>;
+}
+
+/** A real SMTP server on loopback that parses what it receives. */
+export async function startSmtp(): Promise<SmtpCapture> {
+  const mails: ParsedMail[] = [];
+  const waiters: Array<() => void> = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    onData(stream, _session, cb) {
+      simpleParser(stream)
+        .then((m) => {
+          mails.push(m);
+          waiters.splice(0).forEach((w) => w());
+          cb();
+        })
+        .catch(cb);
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.server.address() as { port: number }).port;
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    mails,
+    async waitFor(pred, timeoutMs = 10_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const m = mails.find(pred);
+        if (m) return m;
+        if (Date.now() > deadline) throw new Error('timed out waiting for mail');
+        await new Promise<void>((r) => {
+          waiters.push(r);
+          setTimeout(r, 200);
+        });
+      }
+    },
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
+/** Poll until `fn` returns a truthy value. */
+export async function eventually<T>(fn: () => Promise<T | undefined | null | false>, timeoutMs = 15_000, everyMs = 100): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
