@@ -1,0 +1,184 @@
+import {
+  ActionIcon,
+  AppShell,
+  Avatar,
+  Badge,
+  Box,
+  Burger,
+  Group,
+  Indicator,
+  Menu,
+  NavLink as MantineNavLink,
+  ScrollArea,
+  Stack,
+  Text,
+  Tooltip,
+  UnstyledButton,
+} from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import {
+  IconAlertTriangle,
+  IconBell,
+  IconBook,
+  IconChevronDown,
+  IconHelpCircle,
+  IconLogout,
+  IconUserCircle,
+} from '@tabler/icons-react';
+import { Link, NavLink, Outlet, useLocation, useNavigate } from 'react-router';
+import { Logo } from '../../components/logo';
+import { accountNav } from '../../config/account-nav';
+import { useUserInfo } from '../../features/account/api/get-user-info';
+import { logout } from '../../features/account/api/logout';
+import { endSession } from '../../lib/start-session';
+import { money } from '../../lib/format';
+import { toastSuccess } from '../../lib/notify';
+import { MSG } from '@shiptrail/contract';
+
+function initials(first?: string, last?: string, email?: string) {
+  const s = `${first?.[0] ?? ''}${last?.[0] ?? ''}`.trim();
+  return (s || email?.[0] || '?').toUpperCase();
+}
+
+export default function AccountLayout() {
+  const [opened, { toggle, close }] = useDisclosure(false);
+  const { pathname } = useLocation();
+  const navigate = useNavigate();
+  const { data } = useUserInfo();
+  const profile = data?.profile;
+  const alertCount = (data?.alerts.general.length ?? 0) + (data?.alerts.payment.length ?? 0);
+  const name = profile ? [profile.firstName, profile.lastName].filter(Boolean).join(' ') || profile.email : '';
+
+  async function signOut() {
+    await logout();
+    endSession();
+    toastSuccess(MSG.signedOut);
+    navigate('/', { replace: true });
+  }
+
+  return (
+    <AppShell
+      header={{ height: 60 }}
+      navbar={{ width: 260, breakpoint: 'sm', collapsed: { mobile: !opened } }}
+      padding={{ base: 'sm', sm: 'lg' }}
+      styles={{ main: { background: 'var(--mantine-color-gray-0)' } }}
+    >
+      <a href="#account-main" className="skip-link">
+        Skip to content
+      </a>
+      <AppShell.Header>
+        <Group h="100%" px="md" justify="space-between" wrap="nowrap">
+          <Group gap="sm" wrap="nowrap">
+            <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="Toggle navigation" />
+            <UnstyledButton component={Link} to="/account/dashboard" aria-label="Shiptrail dashboard">
+              <Logo size={28} />
+            </UnstyledButton>
+          </Group>
+          <Group gap={4} wrap="nowrap">
+            <Tooltip label="Alerts">
+              <Indicator label={alertCount} size={18} disabled={alertCount === 0} offset={6} color="red">
+                <ActionIcon component={Link} to="/account/alerts" variant="subtle" color="gray" size="lg" aria-label={`Alerts (${alertCount})`} data-testid="alerts-count">
+                  <IconAlertTriangle size={20} />
+                </ActionIcon>
+              </Indicator>
+            </Tooltip>
+            <Tooltip label="Notifications">
+              <ActionIcon component={Link} to="/account/notifications" variant="subtle" color="gray" size="lg" aria-label="Notifications" visibleFrom="xs">
+                <IconBell size={20} />
+              </ActionIcon>
+            </Tooltip>
+            <Tooltip label="Support">
+              <ActionIcon component={Link} to="/account/support" variant="subtle" color="gray" size="lg" aria-label="Support" visibleFrom="xs">
+                <IconHelpCircle size={20} />
+              </ActionIcon>
+            </Tooltip>
+            <Menu position="bottom-end" width={220} withinPortal>
+              <Menu.Target>
+                <UnstyledButton aria-label="Account menu" px={6} py={4} style={{ borderRadius: 8 }}>
+                  <Group gap={6} wrap="nowrap">
+                    <Avatar size={30} radius="xl" color="initials" name={name} src={profile?.image || undefined}>
+                      {initials(profile?.firstName, profile?.lastName, profile?.email)}
+                    </Avatar>
+                    <IconChevronDown size={14} />
+                  </Group>
+                </UnstyledButton>
+              </Menu.Target>
+              <Menu.Dropdown>
+                <Menu.Label>{profile?.email}</Menu.Label>
+                <Menu.Item component={Link} to="/account/profile/settings" leftSection={<IconUserCircle size={16} />}>
+                  My Account
+                </Menu.Item>
+                <Menu.Item component={Link} to="/account/notifications" leftSection={<IconBell size={16} />}>
+                  Notifications
+                </Menu.Item>
+                <Menu.Item component={Link} to="/account/support" leftSection={<IconHelpCircle size={16} />}>
+                  Support
+                </Menu.Item>
+                <Menu.Item component={Link} to="/developers" leftSection={<IconBook size={16} />}>
+                  API documentation
+                </Menu.Item>
+                <Menu.Divider />
+                <Menu.Item color="red" leftSection={<IconLogout size={16} />} onClick={signOut}>
+                  Sign out
+                </Menu.Item>
+              </Menu.Dropdown>
+            </Menu>
+          </Group>
+        </Group>
+      </AppShell.Header>
+
+      <AppShell.Navbar p="md" aria-label="Account navigation">
+        <AppShell.Section>
+          <Group gap="sm" wrap="nowrap" p="xs" mb="md" style={{ borderRadius: 12, background: 'var(--mantine-primary-color-light)' }}>
+            <Avatar size={44} radius="xl" color="initials" name={name} src={profile?.image || undefined}>
+              {initials(profile?.firstName, profile?.lastName, profile?.email)}
+            </Avatar>
+            <Box style={{ minWidth: 0 }}>
+              <Text fw={600} size="sm" truncate data-testid="sidebar-name">
+                {name || ' '}
+              </Text>
+              <Text size="xs" c="dimmed">
+                Balance
+              </Text>
+              <Text fw={700} size="sm" data-testid="sidebar-balance">
+                {money(profile?.balance)}
+              </Text>
+            </Box>
+          </Group>
+        </AppShell.Section>
+        <AppShell.Section grow component={ScrollArea}>
+          <Stack gap={2} component="nav">
+            {accountNav(profile).map((item) => (
+              <MantineNavLink
+                key={item.to}
+                component={NavLink}
+                to={item.to}
+                label={item.label}
+                leftSection={<item.icon size={18} stroke={1.7} />}
+                active={pathname.startsWith(item.to)}
+                onClick={close}
+                style={{ borderRadius: 8 }}
+                rightSection={
+                  item.to === '/account/alerts' && alertCount > 0 ? (
+                    <Badge size="sm" color="red" circle>
+                      {alertCount}
+                    </Badge>
+                  ) : undefined
+                }
+              />
+            ))}
+          </Stack>
+        </AppShell.Section>
+        <AppShell.Section>
+          <MantineNavLink label="Sign out" leftSection={<IconLogout size={18} />} onClick={signOut} style={{ borderRadius: 8 }} color="red" />
+        </AppShell.Section>
+      </AppShell.Navbar>
+
+      <AppShell.Main id="account-main">
+        <Box maw={1400} mx="auto">
+          <Outlet />
+        </Box>
+      </AppShell.Main>
+    </AppShell>
+  );
+}

@@ -1,0 +1,133 @@
+import { Anchor, Box, Burger, Button, Container, Divider, Drawer, Group, SimpleGrid, Stack, Text, UnstyledButton } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import { Link, NavLink, Outlet, useLocation } from 'react-router';
+import { Logo } from '../../components/logo';
+import { useSession } from '../../lib/session';
+import classes from './public-layout.module.css';
+
+const LINKS = [
+  { label: 'Home', to: '/' },
+  { label: 'Features', to: '/#features' },
+  { label: 'Pricing', to: '/#pricing' },
+  { label: 'Get in touch', to: '/get-in-touch' },
+  { label: 'Developers', to: '/developers' },
+];
+
+function isActive(to: string, pathname: string, hash: string) {
+  if (to.includes('#')) return pathname === '/' && hash === to.slice(1);
+  if (to === '/') return pathname === '/' && (hash === '' || hash.startsWith('#tab'));
+  return pathname.startsWith(to);
+}
+
+export function PublicLayout() {
+  const [opened, { toggle, close }] = useDisclosure(false);
+  const { pathname, hash } = useLocation();
+  const session = useSession();
+
+  const links = LINKS.map((l) => (
+    <Anchor
+      key={l.label}
+      component={NavLink}
+      to={l.to}
+      className={classes.link}
+      data-active={isActive(l.to, pathname, hash) || undefined}
+      onClick={close}
+      underline="never"
+    >
+      {l.label}
+    </Anchor>
+  ));
+
+  const actions = session ? (
+    <Button component={Link} to="/account/dashboard" onClick={close}>
+      My dashboard
+    </Button>
+  ) : (
+    <>
+      <Button component={Link} to="/#tab-login" variant="subtle" onClick={close}>
+        LOGIN
+      </Button>
+      <Button component={Link} to="/#tab-register" onClick={close}>
+        START FREE
+      </Button>
+    </>
+  );
+
+  return (
+    <Box className={classes.shell}>
+      <a href="#main" className="skip-link">
+        Skip to content
+      </a>
+      <header className={classes.header}>
+        <Container size="lg" h="100%">
+          <Group h="100%" justify="space-between" wrap="nowrap">
+            <UnstyledButton component={Link} to="/" aria-label="Shiptrail home">
+              <Logo />
+            </UnstyledButton>
+            <Group gap={4} visibleFrom="md" component="nav" aria-label="Main">
+              {links}
+            </Group>
+            <Group gap="xs" visibleFrom="md">
+              {actions}
+            </Group>
+            <Burger opened={opened} onClick={toggle} hiddenFrom="md" aria-label="Toggle navigation" />
+          </Group>
+        </Container>
+      </header>
+      <Drawer opened={opened} onClose={close} size="100%" hiddenFrom="md" title={<Logo />} zIndex={300}>
+        <Stack gap="xs" component="nav" aria-label="Mobile">
+          {links}
+          <Divider my="sm" />
+          <Stack gap="xs">{actions}</Stack>
+        </Stack>
+      </Drawer>
+      <main id="main" className={classes.main}>
+        <Outlet />
+      </main>
+      <footer className={classes.footer}>
+        <Container size="lg" py="xl">
+          <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="xl">
+            <Stack gap="xs">
+              <Logo />
+              <Text size="sm" c="dimmed" maw={280}>
+                Parcel tracking for UPS, USPS, FedEx and Canada Post, with alerts by email, SMS and webhooks.
+              </Text>
+            </Stack>
+            <Stack gap={6}>
+              <Text fw={600} size="sm">
+                Product
+              </Text>
+              <Anchor component={Link} to="/#features" size="sm" c="dimmed">
+                Features
+              </Anchor>
+              <Anchor component={Link} to="/#pricing" size="sm" c="dimmed">
+                Pricing
+              </Anchor>
+              <Anchor component={Link} to="/developers" size="sm" c="dimmed">
+                API documentation
+              </Anchor>
+            </Stack>
+            <Stack gap={6}>
+              <Text fw={600} size="sm">
+                Company
+              </Text>
+              <Anchor component={Link} to="/get-in-touch" size="sm" c="dimmed">
+                Get in touch
+              </Anchor>
+              <Anchor component={Link} to="/terms-of-service" size="sm" c="dimmed">
+                Terms of service
+              </Anchor>
+              <Anchor component={Link} to="/privacy-policy" size="sm" c="dimmed">
+                Privacy policy
+              </Anchor>
+            </Stack>
+          </SimpleGrid>
+          <Divider my="lg" />
+          <Text size="xs" c="dimmed">
+            © 2018 Shiptrail. All rights reserved.
+          </Text>
+        </Container>
+      </footer>
+    </Box>
+  );
+}

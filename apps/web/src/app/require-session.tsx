@@ -1,0 +1,9 @@
+import { Navigate, Outlet } from 'react-router';
+import { useSession } from '../lib/session';
+
+/** Logged-in routes redirect to / without a session token (spec §2). */
+export function RequireSession() {
+  const session = useSession();
+  if (!session) return <Navigate to="/" replace />;
+  return <Outlet />;
+}

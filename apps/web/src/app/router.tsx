@@ -1,0 +1,85 @@
+import { lazy, Suspense, type ComponentType, type LazyExoticComponent } from 'react';
+import { createBrowserRouter, Navigate, RouterProvider } from 'react-router';
+import { PublicLayout } from './layouts/public-layout';
+import { RequireSession } from './require-session';
+import { PageLoader } from '../components/page-loader';
+import { RouteError } from './route-error';
+
+// Every page is its own chunk (React.lazy), so the landing page ships only what it needs.
+const Landing = lazy(() => import('../features/landing/routes/landing-route'));
+const GetInTouch = lazy(() => import('../features/contact/routes/get-in-touch-route'));
+const Developers = lazy(() => import('../features/developers/routes/developers-route'));
+const Terms = lazy(() => import('../features/legal/routes/terms-route'));
+const Privacy = lazy(() => import('../features/legal/routes/privacy-route'));
+const Track = lazy(() => import('../features/public-tracking/routes/track-route'));
+const Verify = lazy(() => import('../features/auth/routes/verify-route'));
+const PasswordReset = lazy(() => import('../features/auth/routes/password-reset-route'));
+const NotFound = lazy(() => import('./not-found'));
+
+const AccountLayout = lazy(() => import('./layouts/account-layout'));
+const Wizard = lazy(() => import('../features/account/routes/wizard-route'));
+const Dashboard = lazy(() => import('../features/account/routes/dashboard-route'));
+const Trackings = lazy(() => import('../features/trackings/routes/trackings-route'));
+const Notifications = lazy(() => import('../features/notifications/routes/notifications-route'));
+const Invite = lazy(() => import('../features/account/routes/invite-route'));
+const Support = lazy(() => import('../features/account/routes/support-route'));
+const Settings = lazy(() => import('../features/account/routes/settings-route'));
+const Alerts = lazy(() => import('../features/account/routes/alerts-route'));
+
+function page(C: LazyExoticComponent<ComponentType>) {
+  return (
+    <Suspense fallback={<PageLoader />}>
+      <C />
+    </Suspense>
+  );
+}
+
+const router = createBrowserRouter([
+  {
+    element: <PublicLayout />,
+    errorElement: <RouteError />,
+    children: [
+      { path: '/', element: page(Landing) },
+      { path: '/promocode/:promocode', element: page(Landing) },
+      { path: '/referrer/:userID', element: page(Landing) },
+      { path: '/get-in-touch', element: page(GetInTouch) },
+      { path: '/developers', element: page(Developers) },
+      { path: '/terms-of-service', element: page(Terms) },
+      { path: '/privacy-policy', element: page(Privacy) },
+      { path: '/track/:uid/:tid', element: page(Track) },
+      { path: '/verify/:key', element: page(Verify) },
+      { path: '/password/reset/:key', element: page(PasswordReset) },
+      { path: '*', element: page(NotFound) },
+    ],
+  },
+  {
+    path: '/account',
+    element: <RequireSession />,
+    errorElement: <RouteError />,
+    children: [
+      {
+        element: (
+          <Suspense fallback={<PageLoader h="100vh" />}>
+            <AccountLayout />
+          </Suspense>
+        ),
+        children: [
+          { index: true, element: <Navigate to="/account/dashboard" replace /> },
+          { path: 'init', element: page(Wizard) },
+          { path: 'dashboard', element: page(Dashboard) },
+          { path: 'trackings', element: page(Trackings) },
+          { path: 'notifications', element: page(Notifications) },
+          { path: 'invite', element: page(Invite) },
+          { path: 'support', element: page(Support) },
+          { path: 'alerts', element: page(Alerts) },
+          { path: 'profile/settings/:tab?/:subTab?', element: page(Settings) },
+          { path: '*', element: page(NotFound) },
+        ],
+      },
+    ],
+  },
+]);
+
+export function AppRouter() {
+  return <RouterProvider router={router} />;
+}

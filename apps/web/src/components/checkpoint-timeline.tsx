@@ -1,0 +1,36 @@
+import { Text, Timeline } from '@mantine/core';
+import { statusColor } from '../config/status';
+import { formatDateTime, statusLabel } from '../lib/format';
+
+export interface Checkpoint {
+  status?: string | null;
+  location?: string | null;
+  message?: string | null;
+  time?: string | null;
+}
+
+/** Checkpoints newest first: status, location, message, time (spec §2). */
+export function CheckpointTimeline({ checkpoints }: { checkpoints: Checkpoint[] | null | undefined }) {
+  const list = [...(checkpoints ?? [])].sort((a, b) => String(b.time ?? '').localeCompare(String(a.time ?? '')));
+  if (!list.length) return <Text c="dimmed" size="sm">No checkpoints yet. We will add them as soon as the carrier reports one.</Text>;
+  return (
+    <Timeline active={0} bulletSize={14} lineWidth={2} aria-label="Checkpoints">
+      {list.map((c, i) => (
+        <Timeline.Item
+          key={`${c.time}-${i}`}
+          color={statusColor(c.status)}
+          title={
+            <Text fw={600} size="sm">
+              {statusLabel(c.status)}
+            </Text>
+          }
+        >
+          {c.message && <Text size="sm">{c.message}</Text>}
+          <Text size="xs" c="dimmed">
+            {[c.location, formatDateTime(c.time)].filter(Boolean).join(' · ')}
+          </Text>
+        </Timeline.Item>
+      ))}
+    </Timeline>
+  );
+}

@@ -1,0 +1,24 @@
+import { Alert } from '@mantine/core';
+import { IconAlertCircle, IconCircleCheck } from '@tabler/icons-react';
+
+export interface FormStatus {
+  status: 'success' | 'fail';
+  message: string;
+}
+
+/** The status-coloured box that landing and contact forms show instead of a toast (spec §8). */
+export function StatusBox({ value }: { value: FormStatus | null }) {
+  if (!value) return null;
+  const ok = value.status === 'success';
+  return (
+    <Alert
+      role={ok ? 'status' : 'alert'}
+      color={ok ? 'teal' : 'red'}
+      variant="light"
+      icon={ok ? <IconCircleCheck size={18} /> : <IconAlertCircle size={18} />}
+      data-testid="status-box"
+    >
+      {value.message}
+    </Alert>
+  );
+}

@@ -1,0 +1,34 @@
+import {
+  IconBell,
+  IconGauge,
+  IconGift,
+  IconHelpCircle,
+  IconListDetails,
+  IconAlertTriangle,
+  IconSettings,
+  type Icon,
+} from '@tabler/icons-react';
+import type { Profile } from '@shiptrail/contract';
+
+export interface NavItem {
+  label: string;
+  to: string;
+  icon: Icon;
+}
+
+/**
+ * Menus by role (spec §6). Couriers see Dashboard and Shipments only; company accounts also get SHM System
+ * and Couriers, which are added here once those features ship.
+ */
+export function accountNav(profile: Pick<Profile, 'role' | 'userType'> | undefined): NavItem[] {
+  if (profile?.role === 'courier') return [{ label: 'Dashboard', to: '/account/dashboard', icon: IconGauge }];
+  return [
+    { label: 'Dashboard', to: '/account/dashboard', icon: IconGauge },
+    { label: 'Trackings', to: '/account/trackings', icon: IconListDetails },
+    { label: 'Notifications', to: '/account/notifications', icon: IconBell },
+    { label: 'Alerts', to: '/account/alerts', icon: IconAlertTriangle },
+    { label: 'Settings', to: '/account/profile/settings', icon: IconSettings },
+    { label: 'Invite a friend', to: '/account/invite', icon: IconGift },
+    { label: 'Support', to: '/account/support', icon: IconHelpCircle },
+  ];
+}

@@ -1,0 +1,11 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { request } from '../../../lib/api-client';
+import { useApiMutation } from '../../../lib/use-api-mutation';
+import { userInfoKey } from './get-user-info';
+
+export const generateToken = () => request<{ token: string }>('/v1/user/general/generatenewtoken', { method: 'POST', body: {} });
+
+export function useGenerateToken() {
+  const qc = useQueryClient();
+  return useApiMutation(generateToken, { onSuccess: () => qc.invalidateQueries({ queryKey: userInfoKey }) });
+}

@@ -1,0 +1,7 @@
+import { request } from '../../../lib/api-client';
+import { useApiMutation } from '../../../lib/use-api-mutation';
+
+export const inviteFriend = (body: { email: string }) =>
+  request<unknown>('/v1/user/general/invitefriend', { body, transportError: 'Error' });
+
+export const useInviteFriend = () => useApiMutation(inviteFriend);

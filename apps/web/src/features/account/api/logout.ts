@@ -1,0 +1,10 @@
+import { request } from '../../../lib/api-client';
+
+/** Best effort: the local session is cleared whatever the server says. */
+export async function logout() {
+  try {
+    await request<unknown>('/v1/user/general/logout', { method: 'POST', body: {} });
+  } catch {
+    /* the session may already be gone */
+  }
+}

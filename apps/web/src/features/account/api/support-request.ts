@@ -1,0 +1,6 @@
+import { request } from '../../../lib/api-client';
+import { useApiMutation } from '../../../lib/use-api-mutation';
+
+export const supportRequest = (body: { message: string }) => request<unknown>('/v1/user/general/supportrequest', { body });
+
+export const useSupportRequest = () => useApiMutation(supportRequest);

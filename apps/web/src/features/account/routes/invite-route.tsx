@@ -1,0 +1,58 @@
+import { Button, Grid, Group, Paper, Stack, Text, TextInput, ThemeIcon, Title } from '@mantine/core';
+import { useForm } from '@mantine/form';
+import { inviteRequest } from '@shiptrail/contract';
+import { IconGift, IconSend } from '@tabler/icons-react';
+import { useInviteFriend } from '../api/invite-friend';
+import { PageHeader } from '../../../components/page-header';
+import { zodResolver } from '../../../lib/zod-resolver';
+import { applyServerErrors } from '../../../lib/notify';
+
+export default function InviteRoute() {
+  const form = useForm({ mode: 'controlled', initialValues: { email: '' }, validate: zodResolver(inviteRequest), validateInputOnBlur: true });
+  const invite = useInviteFriend();
+  return (
+    <>
+      <PageHeader title="Invite a friend" description="Share Shiptrail and earn credit." />
+      <Grid gap="lg">
+        <Grid.Col span={{ base: 12, md: 7 }}>
+          <Paper p="lg">
+            <form
+              noValidate
+              aria-label="Invite a friend"
+              onSubmit={form.onSubmit((v) =>
+                invite.mutate(v, { onSuccess: () => form.reset(), onError: (e) => applyServerErrors(form, e) }),
+              )}
+            >
+              <Stack>
+                <TextInput label="Email" type="email" placeholder="friend@example.com" required {...form.getInputProps('email')} />
+                <Group>
+                  <Button type="submit" leftSection={<IconSend size={16} />} loading={invite.isPending} disabled={!form.isValid() || invite.isPending}>
+                    Send Invite
+                  </Button>
+                </Group>
+              </Stack>
+            </form>
+          </Paper>
+        </Grid.Col>
+        <Grid.Col span={{ base: 12, md: 5 }}>
+          <Paper p="lg" bg="var(--mantine-primary-color-light)">
+            <Group wrap="nowrap" align="flex-start">
+              <ThemeIcon size={44} radius="md">
+                <IconGift size={24} />
+              </ThemeIcon>
+              <div>
+                <Title order={2} fz="lg">
+                  $10 for every friend
+                </Title>
+                <Text size="sm" mt={4}>
+                  Your friend gets $10 of free credit to start. When they make their first payment, we add $10 to your
+                  balance.
+                </Text>
+              </div>
+            </Group>
+          </Paper>
+        </Grid.Col>
+      </Grid>
+    </>
+  );
+}

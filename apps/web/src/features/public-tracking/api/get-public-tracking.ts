@@ -1,0 +1,29 @@
+import { queryOptions, useQuery } from '@tanstack/react-query';
+import { requestPayload } from '../../../lib/api-client';
+import type { Checkpoint } from '../../../components/checkpoint-timeline';
+
+export interface PublicTracking {
+  tid: string;
+  courier?: string | null;
+  status?: string | null;
+  origin?: string | null;
+  destination?: string | null;
+  expected?: string | null;
+  notify?: { email?: string | null; phone?: string | null } | null;
+  checkpoints?: Checkpoint[] | null;
+  updatedAt?: string | null;
+}
+
+/** The payload is a list; the first item is the shipment (spec §2). No token is sent (spec §6). */
+export async function getPublicTracking(uid: string, tid: string): Promise<PublicTracking | null> {
+  const list = await requestPayload<PublicTracking[] | PublicTracking>(
+    `/v1/track/${encodeURIComponent(uid)}_${encodeURIComponent(tid)}`,
+    { auth: false },
+  );
+  return (Array.isArray(list) ? list[0] : list) ?? null;
+}
+
+export const publicTrackingQueryOptions = (uid: string, tid: string) =>
+  queryOptions({ queryKey: ['public-tracking', uid, tid], queryFn: () => getPublicTracking(uid, tid), retry: false });
+
+export const usePublicTracking = (uid: string, tid: string) => useQuery(publicTrackingQueryOptions(uid, tid));

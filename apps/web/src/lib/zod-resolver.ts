@@ -1,0 +1,18 @@
+import type { z } from 'zod';
+
+/**
+ * A @mantine/form validator from a contract zod schema: the same schema and messages the server uses
+ * (design.md §3). Field paths are the issue paths joined with dots, as @mantine/form names nested fields.
+ */
+export function zodResolver<T>(schema: z.ZodType) {
+  return (values: T): Record<string, string> => {
+    const result = schema.safeParse(values);
+    if (result.success) return {};
+    const errors: Record<string, string> = {};
+    for (const issue of result.error.issues) {
+      const key = issue.path.map(String).join('.') || '_form';
+      if (!(key in errors)) errors[key] = issue.message;
+    }
+    return errors;
+  };
+}
