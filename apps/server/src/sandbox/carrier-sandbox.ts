@@ -1,0 +1,212 @@
+// The built-in carrier sandbox: one HTTP server answering the four carriers' paths (they do not collide) with
+// their real response shapes, OAuth endpoints included, and scripted journeys (./journeys.ts).
+// Carriers without credentials are pointed at it (carriers.ts), so a new install shows parcels moving.
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import Fastify from 'fastify';
+import { normalizeTrackingNumber } from '../modules/carriers/detect.ts';
+import { journeyFor, reachedSteps, journeyDurationMs } from './journeys.ts';
+import {
+  canadaPostMessage,
+  fedexNotFound,
+  fedexTrackResult,
+  renderCanadaPost,
+  renderUps,
+  renderUsps,
+  routeFor,
+  upsNotFound,
+  uspsNotFound,
+  type SandboxEvent,
+} from './render.ts';
+
+export { sandboxPollIntervalMs, sandboxPaceFromEnv, describeSandboxJourney } from './journeys.ts';
+
+export type SandboxOptions = { pace?: number; now?: () => number; maxTracked?: number };
+export type SandboxReply = { status: number; headers: Record<string, string>; body: string };
+
+type Courier = 'ups' | 'usps' | 'fedex' | 'canadapost';
+
+const JSON_TYPE = { 'content-type': 'application/json' };
+const CP_TYPE = { 'content-type': 'application/vnd.cpc.track-v2+xml' };
+const TOKEN_PREFIX = 'sbx.';
+
+/**
+ * The sandbox without any HTTP server: `dispatch` maps a request to a reply. Shared by the Fastify server and
+ * the raw node:http handler (used by the bench to measure the sandbox's own capacity).
+ */
+export function createSandboxCore(opts: SandboxOptions = {}) {
+  const pace = opts.pace && opts.pace > 0 ? opts.pace : 1;
+  const now = opts.now ?? Date.now;
+  const maxTracked = opts.maxTracked ?? 200_000;
+  // Anchors: the first time the sandbox was asked about a number (in memory; a restart starts journeys again).
+  const anchors = new Map<string, number>();
+
+  function anchorOf(courier: Courier, tid: string, t: number): number {
+    const key = `${courier}:${tid}`;
+    let a = anchors.get(key);
+    if (a === undefined) {
+      a = t;
+      anchors.set(key, a);
+      // Bounded memory: forget the oldest numbers first.
+      if (anchors.size > maxTracked) anchors.delete(anchors.keys().next().value!);
+    }
+    return a;
+  }
+
+  /** The events reached so far, or null when this number's journey is "not found". */
+  function state(courier: Courier, rawTid: string): { tid: string; events: SandboxEvent[]; route: ReturnType<typeof routeFor>; expectedMs: number | null } | null {
+    const tid = normalizeTrackingNumber(rawTid).slice(0, 64);
+    const j = journeyFor(tid);
+    if (j.name === 'not-found') return null;
+    const t = now();
+    const anchor = anchorOf(courier, tid, t);
+    const events = reachedSteps(j, t - anchor, pace).map((s) => ({ kind: s.kind, time: anchor + s.offsetMs }));
+    const ended = events.some((e) => e.kind === 'delivered' || e.kind === 'exception');
+    const expectedMs = ended || j.name === 'exception' ? null : anchor + journeyDurationMs(tid, pace);
+    return { tid, events, route: routeFor(j.place, courier === 'canadapost'), expectedMs };
+  }
+
+  const json = (status: number, body: unknown): SandboxReply => ({ status, headers: JSON_TYPE, body: JSON.stringify(body) });
+  const token = () => TOKEN_PREFIX + randomBytes(12).toString('hex');
+  const bearer = (h: Record<string, string | string[] | undefined>) => /^Bearer sbx\./.test(String(h.authorization ?? ''));
+
+  function dispatch(method: string, url: string, headers: Record<string, string | string[] | undefined>, body: string): SandboxReply {
+    const q = url.indexOf('?');
+    const path = q === -1 ? url : url.slice(0, q);
+    const query = new URLSearchParams(q === -1 ? '' : url.slice(q + 1));
+
+    // ---- OAuth (apis.md §1.2, §2.2, §3.2). Any client id/secret is accepted; tokens are stateless. ----
+    if (method === 'POST' && path === '/security/v1/oauth/token') {
+      if (!/^Basic /.test(String(headers.authorization ?? ''))) return json(401, { response: { errors: [{ code: '250002', message: 'Invalid Authentication Information.' }] } });
+      return json(200, { token_type: 'Bearer', issued_at: String(now()), client_id: 'sandbox', access_token: token(), scope: '', expires_in: '14399', refresh_count: '0', status: 'approved' });
+    }
+    if (method === 'POST' && path === '/oauth2/v3/token') {
+      return json(200, { access_token: token(), token_type: 'Bearer', issued_at: now(), expires_in: 28799, status: 'approved', scope: 'tracking', issuer: 'sandbox' });
+    }
+    if (method === 'POST' && path === '/oauth/token') {
+      return json(200, { access_token: token(), token_type: 'bearer', expires_in: 3599, scope: 'CXS-TP' });
+    }
+
+    // ---- UPS: GET /api/track/v1/details/{n} ----
+    if (method === 'GET' && path.startsWith('/api/track/v1/details/')) {
+      if (!bearer(headers)) return json(401, { response: { errors: [{ code: '250002', message: 'Invalid Authentication Information.' }] } });
+      const tid = decodeURIComponent(path.slice('/api/track/v1/details/'.length));
+      const s = state('ups', tid);
+      return json(200, s ? renderUps(s.tid, s.events, s.route, s.expectedMs) : upsNotFound(normalizeTrackingNumber(tid)));
+    }
+
+    // ---- USPS v3: GET /tracking/v3/tracking/{n}?expand=DETAIL ----
+    if (method === 'GET' && path.startsWith('/tracking/v3/tracking/')) {
+      if (!bearer(headers)) return json(401, { apiVersion: '/tracking/v3', error: { code: '401', message: 'The client application identifier is invalid.', errors: [] } });
+      const tid = decodeURIComponent(path.slice('/tracking/v3/tracking/'.length));
+      const s = state('usps', tid);
+      if (!s) return json(400, uspsNotFound(false));
+      const detail = renderUsps(s.tid, s.events, s.route, s.expectedMs) as Record<string, unknown>;
+      // SUMMARY (the default) has no event list (apis.md §2.3).
+      if ((query.get('expand') ?? 'SUMMARY').toUpperCase() !== 'DETAIL') delete detail.trackingEvents;
+      return json(200, detail);
+    }
+    // ---- USPS v3r2: POST /tracking/v3r2/tracking, array in/array out ----
+    if (method === 'POST' && path === '/tracking/v3r2/tracking') {
+      if (!bearer(headers)) return json(401, { apiVersion: '/tracking/v3r2', error: { code: '401', message: 'The client application identifier is invalid.', errors: [] } });
+      const list = safeJson(body);
+      if (!Array.isArray(list) || list.length === 0 || list.length > 35) return json(400, { apiVersion: '/tracking/v3r2', error: { code: '400', message: 'Send 1 to 35 tracking numbers.', errors: [] } });
+      return json(
+        200,
+        list.map((x) => {
+          const tid = String((x as { trackingNumber?: unknown })?.trackingNumber ?? '');
+          const s = state('usps', tid);
+          return s ? renderUsps(s.tid, s.events, s.route, s.expectedMs) : { trackingNumber: normalizeTrackingNumber(tid), ...(uspsNotFound(true) as object) };
+        }),
+      );
+    }
+
+    // ---- FedEx: POST /track/v1/trackingnumbers, up to 30 numbers ----
+    if (method === 'POST' && path === '/track/v1/trackingnumbers') {
+      if (!bearer(headers)) return json(401, { transactionId: 'sandbox', errors: [{ code: 'NOT.AUTHORIZED.ERROR', message: 'Access token expired. Please modify your request and try again.' }] });
+      const req = safeJson(body) as { includeDetailedScans?: unknown; trackingInfo?: Array<{ trackingNumberInfo?: { trackingNumber?: unknown } }> } | null;
+      const info = Array.isArray(req?.trackingInfo) ? req.trackingInfo : [];
+      if (info.length < 1 || info.length > 30) return json(400, { transactionId: 'sandbox', errors: [{ code: 'TRACKING.TRACKINGNUMBER.EMPTY', message: 'Please provide tracking number.' }] });
+      const complete = info.map((i) => {
+        const tid = String(i?.trackingNumberInfo?.trackingNumber ?? '');
+        const s = state('fedex', tid);
+        return s ? fedexTrackResult(s.tid, s.events, s.route, s.expectedMs) : fedexNotFound(normalizeTrackingNumber(tid));
+      });
+      return json(200, { transactionId: 'sandbox', output: { alerts: [{ code: 'VIRTUAL.RESPONSE', message: 'This is a Shiptrail sandbox response.' }], completeTrackResults: complete } });
+    }
+
+    // ---- Canada Post: GET /vis/track/{pin|dnc}/{n}/detail (apis.md §4) ----
+    const cp = /^\/vis\/track\/(?:pin|dnc)\/([^/]+)\/detail$/.exec(path);
+    if (method === 'GET' && cp) {
+      if (!/^Basic /.test(String(headers.authorization ?? ''))) return { status: 401, headers: CP_TYPE, body: canadaPostMessage('E002', 'AAA Authentication Failure') };
+      // The real service refuses */* (apis.md §4.2); so does the sandbox, to catch a wrong Accept early.
+      if (!String(headers.accept ?? '').includes('application/vnd.cpc.track')) return { status: 406, headers: CP_TYPE, body: canadaPostMessage('E001', 'Unsupported Accept header') };
+      const s = state('canadapost', decodeURIComponent(cp[1]!));
+      if (!s) return { status: 404, headers: CP_TYPE, body: canadaPostMessage('004', 'No Pin History') };
+      return { status: 200, headers: CP_TYPE, body: renderCanadaPost(s.tid, s.events, s.route, s.expectedMs) };
+    }
+
+    return json(404, { error: 'Not a sandbox route.' });
+  }
+
+  return { dispatch, pace, trackedCount: () => anchors.size };
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+const MAX_REQUEST_BYTES = 256 * 1024;
+
+/**
+ * A plain node:http request handler for the sandbox (no Fastify): `http.createServer(createCarrierSandboxHandler())`.
+ * The bench uses it to measure the sandbox's raw capacity next to the refresh engine's throughput.
+ */
+export function createCarrierSandboxHandler(opts: SandboxOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
+  const core = createSandboxCore(opts);
+  return (req, res) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_REQUEST_BYTES) req.destroy();
+      else chunks.push(c);
+    });
+    req.on('end', () => {
+      const r = core.dispatch(req.method ?? 'GET', req.url ?? '/', req.headers, Buffer.concat(chunks).toString('utf8'));
+      res.writeHead(r.status, { ...r.headers, 'content-length': Buffer.byteLength(r.body) });
+      res.end(r.body);
+    });
+  };
+}
+
+/** Start the sandbox as a Fastify server. Port 0 picks a free port; `url` is what carriers' base URLs point at. */
+export async function startCarrierSandbox(
+  opts: { port?: number; host?: string; pace?: number; now?: () => number } = {},
+): Promise<{ url: string; close(): Promise<void> }> {
+  const core = createSandboxCore({ pace: opts.pace, now: opts.now });
+  const app = Fastify({ logger: false, bodyLimit: MAX_REQUEST_BYTES });
+  // Bodies are handed to the core as text: form-encoded token requests and JSON track requests alike.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+  const handle = async (req: { method: string; url: string; headers: Record<string, string | string[] | undefined>; body?: unknown }, reply: import('fastify').FastifyReply) => {
+    const r = core.dispatch(req.method, req.url, req.headers, typeof req.body === 'string' ? req.body : '');
+    return reply.code(r.status).headers(r.headers).send(r.body);
+  };
+  for (const path of ['/security/v1/oauth/token', '/oauth2/v3/token', '/oauth/token', '/tracking/v3r2/tracking', '/track/v1/trackingnumbers']) app.post(path, handle);
+  for (const path of ['/api/track/v1/details/:n', '/tracking/v3/tracking/:n', '/vis/track/pin/:n/detail', '/vis/track/dnc/:n/detail']) app.get(path, handle);
+  app.setNotFoundHandler(handle);
+  const address = await app.listen({ port: opts.port ?? 0, host: opts.host ?? '127.0.0.1' });
+  const u = new URL(address);
+  if (u.hostname === '0.0.0.0' || u.hostname === '::') u.hostname = '127.0.0.1';
+  return {
+    url: u.origin,
+    close: async () => {
+      await app.close();
+    },
+  };
+}

@@ -1,0 +1,96 @@
+// Scripted, deterministic parcel journeys for the carrier sandbox. A number's journey and its pace come from a
+// hash of the number, so the same number behaves the same on every machine; the clock starts the first time the
+// sandbox is asked about the number (design.md §1: "a new user sees parcels move with nothing configured").
+
+export type StepKind = 'label' | 'pickup' | 'arrive' | 'depart' | 'ofd' | 'attempt' | 'delivered' | 'exception';
+export type JourneyName = 'delivered' | 'fail-attempt' | 'exception' | 'not-found';
+
+/** Seconds after the anchor at pace 1. A whole journey plays out in about 4–5 minutes. */
+const JOURNEYS: Record<JourneyName, Array<{ at: number; kind: StepKind }>> = {
+  delivered: [
+    { at: 0, kind: 'label' },
+    { at: 30, kind: 'pickup' },
+    { at: 70, kind: 'arrive' },
+    { at: 110, kind: 'depart' },
+    { at: 170, kind: 'ofd' },
+    { at: 230, kind: 'delivered' },
+  ],
+  'fail-attempt': [
+    { at: 0, kind: 'label' },
+    { at: 30, kind: 'pickup' },
+    { at: 70, kind: 'arrive' },
+    { at: 120, kind: 'ofd' },
+    { at: 170, kind: 'attempt' },
+    { at: 230, kind: 'ofd' },
+    { at: 290, kind: 'delivered' },
+  ],
+  exception: [
+    { at: 0, kind: 'label' },
+    { at: 30, kind: 'pickup' },
+    { at: 70, kind: 'arrive' },
+    { at: 130, kind: 'exception' },
+  ],
+  // The carrier never finds the number: the tracking stays Pending (and the platform later expires it).
+  'not-found': [],
+};
+
+/** Which journey a hash bucket (hash % 10) plays: 6 in 10 delivered, 2 with a failed attempt, 1 exception, 1 not found. */
+const BUCKETS: JourneyName[] = ['delivered', 'delivered', 'delivered', 'delivered', 'delivered', 'delivered', 'fail-attempt', 'fail-attempt', 'exception', 'not-found'];
+
+/** FNV-1a, 32 bit: stable across runtimes, cheap. */
+export function hashNumber(tid: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < tid.length; i++) {
+    h ^= tid.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h >>> 0;
+}
+
+export type Journey = {
+  name: JourneyName;
+  /** Per-number speed factor, 0.8–1.2, multiplied with the global pace. */
+  factor: number;
+  steps: Array<{ at: number; kind: StepKind }>;
+  /** Index into the sandbox city lists. */
+  place: number;
+};
+
+export function journeyFor(tid: string): Journey {
+  const h = hashNumber(tid);
+  const name = BUCKETS[h % 10]!;
+  return { name, factor: 0.8 + ((h >>> 8) % 41) / 100, steps: JOURNEYS[name], place: (h >>> 16) % 997 };
+}
+
+/** Steps reached `elapsedMs` after the anchor, oldest first, each with its time offset in ms. */
+export function reachedSteps(j: Journey, elapsedMs: number, pace: number): Array<{ kind: StepKind; offsetMs: number }> {
+  const scale = 1000 * pace * j.factor;
+  return j.steps.filter((s) => s.at * scale <= elapsedMs).map((s) => ({ kind: s.kind, offsetMs: Math.round(s.at * scale) }));
+}
+
+/** Total duration of a number's journey at a pace, in ms (0 for not-found). */
+export function journeyDurationMs(tid: string, pace = 1): number {
+  const j = journeyFor(tid);
+  const last = j.steps[j.steps.length - 1];
+  return last ? Math.round(last.at * 1000 * pace * j.factor) : 0;
+}
+
+/**
+ * How often the refresh engine should poll sandbox numbers at a pace: about half the shortest gap between two
+ * steps (30 s × 0.8 at pace 1), so every step is seen; never below 20 ms.
+ */
+export function sandboxPollIntervalMs(pace = 1): number {
+  return Math.max(20, Math.round(12_000 * pace));
+}
+
+/** CARRIER_SANDBOX_PACE: a time multiplier (1 = a few minutes per journey, 0.01 = 100× faster). */
+export function sandboxPaceFromEnv(env: NodeJS.ProcessEnv): number {
+  const v = Number(env.CARRIER_SANDBOX_PACE);
+  return Number.isFinite(v) && v > 0 ? v : 1;
+}
+
+/** For docs and support: what the sandbox will do with a number. */
+export function describeSandboxJourney(tid: string, pace = 1): { journey: JourneyName; durationMs: number; steps: StepKind[] } {
+  const j = journeyFor(tid);
+  return { journey: j.name, durationMs: journeyDurationMs(tid, pace), steps: j.steps.map((s) => s.kind) };
+}
