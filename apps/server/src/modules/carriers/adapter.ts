@@ -1,6 +1,6 @@
 // Plumbing shared by the four adapters: the adapter shape, result builders, the authenticated request with
 // one token refresh on 401, and 429/Retry-After handling.
-import { CarrierError, httpRequest, parseRetryAfter, type HttpOptions, type HttpResponse } from './http.ts';
+import { CarrierError, httpRequest, parseJson, parseRetryAfter, type HttpOptions, type HttpResponse } from './http.ts';
 import type { OAuthTokenCache } from './oauth.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import type { CarrierErrorKind, CourierSlug, NormalizedCheckpoint, TrackResult, TrackingStatus } from './types.ts';
@@ -64,6 +64,19 @@ export function kindForStatus(status: number): CarrierErrorKind {
   if (status >= 500) return 'carrier-down';
   if (status === 400 || status === 422) return 'malformed';
   return 'carrier-down';
+}
+
+/**
+ * Parse a JSON body; for a non-200 answer whose body is not JSON (an HTML error page from a gateway) the HTTP
+ * status decides the kind, so a 502 page is carrier-down rather than malformed.
+ */
+export function jsonBody(res: Pick<HttpResponse, 'status' | 'text'>, carrierName: string): unknown {
+  try {
+    return parseJson(res.text);
+  } catch (err) {
+    if (res.status !== 200) throw new CarrierError(kindForStatus(res.status), `${carrierName} answered HTTP ${res.status}.`);
+    throw err;
+  }
 }
 
 /** Send a request after the rate limiter lets us; a 429 pauses the limiter and becomes a rate-limited error. */

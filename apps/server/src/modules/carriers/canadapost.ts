@@ -81,7 +81,13 @@ function occurrenceTime(o: Record<string, unknown>): RawTime | null {
 
 export function parseCanadaPostResponse(res: Pick<HttpResponse, 'status' | 'text'>, tid: string): TrackResult {
   try {
-    const doc = parseCanadaPostXml(res.text);
+    let doc: Record<string, unknown>;
+    try {
+      doc = parseCanadaPostXml(res.text);
+    } catch (err) {
+      if (res.status !== 200) return failure('canadapost', tid, kindForStatus(res.status), `Canada Post answered HTTP ${res.status}.`);
+      throw err;
+    }
     if (isObj(doc.messages)) {
       // <messages><message><code>004</code><description>No Pin History</description></message></messages> (apis.md §4.4)
       const m = (Array.isArray(doc.messages.message) ? doc.messages.message : []).find(isObj);

@@ -1,5 +1,5 @@
 // FedEx Track API v1 (apis.md §3): OAuth client credentials, up to 30 numbers per POST.
-import { bearerRequest, failure, fromError, joinUrl, kindForStatus, limitedRequest, success, tokenError, type AdapterDeps, type CarrierAdapter } from './adapter.ts';
+import { bearerRequest, jsonBody, failure, fromError, joinUrl, kindForStatus, limitedRequest, success, tokenError, type AdapterDeps, type CarrierAdapter } from './adapter.ts';
 import { arr, CarrierError, cleanText, isObj, parseJson, str, type HttpResponse } from './http.ts';
 import { expectedFrom, fedexCode, fedexDerivedCode, fedexIsAttemptReason, joinLocation, parseIsoLike, resolveTimes, toUtcMs } from './normalize.ts';
 import { OAuthTokenCache, readExpiresIn } from './oauth.ts';
@@ -60,7 +60,7 @@ export function createFedexAdapter(cfg: FedexConfig, deps: AdapterDeps): Carrier
 export function parseFedexResponse(res: Pick<HttpResponse, 'status' | 'text'>, tids: string[]): TrackResult[] {
   let body: unknown;
   try {
-    body = parseJson(res.text);
+    body = jsonBody(res, 'FedEx');
   } catch (err) {
     return tids.map((tid) => fromError('fedex', tid, err));
   }

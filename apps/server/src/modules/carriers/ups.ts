@@ -1,6 +1,6 @@
 // UPS Track API v1 (apis.md §1): OAuth client credentials, one inquiry number per GET.
 import { randomUUID } from 'node:crypto';
-import { bearerRequest, failure, fromError, joinUrl, kindForStatus, limitedRequest, success, tokenError, type AdapterDeps, type CarrierAdapter } from './adapter.ts';
+import { bearerRequest, jsonBody, failure, fromError, joinUrl, kindForStatus, limitedRequest, success, tokenError, type AdapterDeps, type CarrierAdapter } from './adapter.ts';
 import { arr, basicAuth, CarrierError, cleanText, isObj, parseJson, str, type HttpResponse } from './http.ts';
 import { expectedFrom, joinLocation, parseCompact, parseOffset, resolveTimes, upsActivityTypeCode, upsStatusCode } from './normalize.ts';
 import { OAuthTokenCache, readExpiresIn } from './oauth.ts';
@@ -63,7 +63,7 @@ export function createUpsAdapter(cfg: UpsConfig, deps: AdapterDeps): CarrierAdap
 /** Map one UPS HTTP response to a result. Exported for unit tests of hostile bodies. */
 export function parseUpsResponse(res: Pick<HttpResponse, 'status' | 'text'>, tid: string): TrackResult {
   try {
-    const body = parseJson(res.text);
+    const body = jsonBody(res, 'UPS');
     if (res.status !== 200) {
       // Error envelope {"response":{"errors":[{code,message}]}} (apis.md §1.5).
       const e = isObj(body) && isObj(body.response) ? arr(body.response.errors).find(isObj) : undefined;

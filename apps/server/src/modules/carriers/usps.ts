@@ -1,5 +1,5 @@
 // USPS Tracking API 3.x (apis.md §2): OAuth client credentials; v3 GET one number; v3r2 POST an array.
-import { bearerRequest, failure, fromError, joinUrl, kindForStatus, limitedRequest, success, tokenError, type AdapterDeps, type CarrierAdapter } from './adapter.ts';
+import { bearerRequest, jsonBody, failure, fromError, joinUrl, kindForStatus, limitedRequest, success, tokenError, type AdapterDeps, type CarrierAdapter } from './adapter.ts';
 import { arr, CarrierError, cleanText, isObj, parseJson, str, type HttpResponse } from './http.ts';
 import { expectedFrom, joinLocation, parseIsoLike, parseOffset, resolveTimes, uspsCategory, uspsEventCode, uspsIsAttemptCode, type RawTime } from './normalize.ts';
 import { OAuthTokenCache, readExpiresIn } from './oauth.ts';
@@ -93,7 +93,7 @@ function uspsError(status: number, body: unknown, tid: string): TrackResult {
 
 export function parseUspsResponse(res: Pick<HttpResponse, 'status' | 'text'>, tid: string): TrackResult {
   try {
-    const body = parseJson(res.text);
+    const body = jsonBody(res, 'USPS');
     if (res.status !== 200) return uspsError(res.status, body, tid);
     if (!isObj(body)) throw new CarrierError('malformed', 'USPS response is not an object.');
     if (isObj(body.error)) return uspsError(400, body, tid);
@@ -107,7 +107,7 @@ export function parseUspsResponse(res: Pick<HttpResponse, 'status' | 'text'>, ti
 export function parseUspsV3r2Response(res: Pick<HttpResponse, 'status' | 'text'>, tids: string[]): TrackResult[] {
   let body: unknown;
   try {
-    body = parseJson(res.text);
+    body = jsonBody(res, 'USPS');
   } catch (err) {
     return tids.map((tid) => fromError('usps', tid, err));
   }
