@@ -15,6 +15,12 @@ import { accountRoutes } from './modules/accounts/accounts.routes.ts';
 import { devOutboxRoutes } from './modules/mail/dev-outbox.routes.ts';
 import { openapiRoutes } from './modules/openapi/openapi.routes.ts';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    v1Routes: string[];
+  }
+}
+
 export const LOG_REDACT = [
   'req.headers["sm-api-token"]',
   'req.headers.authorization',
@@ -38,7 +44,14 @@ export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {})
     trustProxy: ctx.config.TRUST_PROXY,
     bodyLimit: 2 * 1024 * 1024,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 300 },
-    disableRequestLogging: false,
+  });
+
+  // Every /v1 route, as "METHOD /path": a test checks each is in the contract's endpoint list.
+  const v1Routes: string[] = [];
+  app.decorate('v1Routes', v1Routes);
+  app.addHook('onRoute', (r) => {
+    if (!r.url.startsWith('/v1/') || r.url === '/v1/openapi.json') return;
+    for (const m of [r.method].flat()) if (m !== 'HEAD') v1Routes.push(`${m} ${r.url.replace(/:(\w+)/g, '{$1}')}`);
   });
 
   app.addHook('onSend', async (req, reply) => {
@@ -93,7 +106,7 @@ export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {})
 
   app.setNotFoundHandler((req, reply) => {
     const url = req.url.split('?')[0]!;
-    if (url.startsWith('/v1/') || url === '/v1' || req.method !== 'GET' || !hasWeb) {
+    if (url.startsWith('/v1/') || url === '/v1' || url.startsWith('/dev/') || req.method !== 'GET' || !hasWeb) {
       return reply.code(404).send(failure(404, MSG.notFound));
     }
     // The web app's client-side routes: serve index.html, never cached, so a deploy takes effect.

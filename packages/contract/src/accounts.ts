@@ -44,7 +44,7 @@ export const signupRequest = z
     recaptcha: z.string().optional(),
     referrer: optionalString(64),
   })
-  .refine((v) => v.password === v.repassword, { message: MSG.passwordsMismatch, path: ['repassword'] });
+  .refine((v) => v?.password === v?.repassword, { message: MSG.passwordsMismatch, path: ['repassword'], when: () => true });
 export type SignupRequest = z.input<typeof signupRequest>;
 
 export const recoverParams = z.object({ email: z.string({ error: MSG.emailRequired }).pipe(emailField) });
@@ -56,7 +56,7 @@ export const passwordResetRequest = z.object({
 /** The web form adds a confirmation field; the API takes password and verifycode (spec §7). */
 export const passwordResetForm = z
   .object({ password: password(LIMITS.loginPasswordMin, MSG.passwordMin6), repassword: z.string() })
-  .refine((v) => v.password === v.repassword, { message: MSG.passwordsMismatch, path: ['repassword'] });
+  .refine((v) => v?.password === v?.repassword, { message: MSG.passwordsMismatch, path: ['repassword'], when: () => true });
 
 export const passwordUpdateRequest = z.object({
   password: z.string({ error: MSG.currentPasswordRequired }).min(1, MSG.currentPasswordRequired).min(6, MSG.passwordMin6),
@@ -64,7 +64,7 @@ export const passwordUpdateRequest = z.object({
 });
 export const passwordUpdateForm = passwordUpdateRequest
   .extend({ repassword: z.string() })
-  .refine((v) => v.newpassword === v.repassword, { message: MSG.passwordsMismatch, path: ['repassword'] });
+  .refine((v) => v?.newpassword === v?.repassword, { message: MSG.passwordsMismatch, path: ['repassword'], when: () => true });
 
 export const getInTouchRequest = z.object({
   name: requiredString(MSG.fullNameRequired, 120),

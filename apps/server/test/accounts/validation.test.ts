@@ -1,0 +1,118 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, createTestEnv, signUp, type TestEnv } from '../helpers.ts';
+
+// Every validation message of spec §5 for the account forms, through the API.
+describe('validation messages (spec §5)', () => {
+  let env: TestEnv;
+  let token: string;
+  beforeAll(async () => {
+    env = await createTestEnv();
+    token = (await signUp(env.app)).session;
+  });
+  afterAll(() => env.close());
+
+  const errorsOf = async (method: 'GET' | 'POST', url: string, body?: unknown, auth = false) => {
+    const r = await call(env.app, method, url, { body, token: auth ? token : undefined });
+    expect(r.statusCode).toBe(400);
+    expect(r.body.status).toBe('fail');
+    expect(r.body.code).toBe(400);
+    return r.body.payload.errors as Record<string, string>;
+  };
+
+  it('login', async () => {
+    expect(await errorsOf('POST', '/v1/user/general/login', {})).toMatchObject({ email: 'Email is required', password: 'Password is required' });
+    expect(await errorsOf('POST', '/v1/user/general/login', { email: '', password: '' })).toMatchObject({ email: 'Email is required', password: 'Password is required' });
+    expect(await errorsOf('POST', '/v1/user/general/login', { email: 'nope', password: '12345' })).toMatchObject({
+      email: 'Invalid email address',
+      password: 'Must be 6 characters or greater than',
+    });
+  });
+
+  it('registration', async () => {
+    expect(await errorsOf('POST', '/v1/user/general/signup', { email: 'x@y.co', password: 'longenough', repassword: 'different1', terms: false })).toMatchObject({
+      terms: 'Be sure to agree to the terms of service',
+      repassword: 'Passwords do not match',
+    });
+    expect(await errorsOf('POST', '/v1/user/general/signup', { email: 'x@y.co', password: 'short7!', repassword: 'short7!', terms: true })).toMatchObject({
+      password: 'Must be 8 characters or greater than',
+    });
+    expect(await errorsOf('POST', '/v1/user/general/signup', { password: '', terms: true })).toMatchObject({ email: 'Email is required', password: 'Password is required' });
+  });
+
+  it('registration rejects a taken address with 409 and books no second bonus', async () => {
+    const a = await signUp(env.app);
+    const r = await call(env.app, 'POST', '/v1/user/general/signup', { body: { email: a.email.toUpperCase(), password: 'password123', repassword: 'password123', terms: true } });
+    expect(r.body).toMatchObject({ code: 409, status: 'fail', message: 'An account with this email already exists' });
+  });
+
+  it('recover', async () => {
+    const r = await call(env.app, 'GET', '/v1/user/password/recover/not-an-email');
+    expect(r.body).toMatchObject({ code: 400, payload: { errors: { email: 'Invalid email address' } } });
+  });
+
+  it('contact', async () => {
+    expect(await errorsOf('POST', '/v1/user/general/getintouch', { email: '', name: '', message: '', phone: '123' })).toMatchObject({
+      email: 'Email is required',
+      name: 'Full name is required',
+      message: 'Message is required',
+      phone: 'Invalid phone number',
+    });
+  });
+
+  it('account update: phone is US only, +1 stripped and reformatted; email is read-only', async () => {
+    expect(await errorsOf('POST', '/v1/user/general/update', { profile: { phone: '+44 20 7946 0958' } }, true)).toMatchObject({ 'profile.phone': 'Invalid phone number' });
+    expect(await errorsOf('POST', '/v1/user/general/update', { profile: { email: 'bad' } }, true)).toMatchObject({ 'profile.email': 'Invalid email address' });
+    const ok = await call(env.app, 'POST', '/v1/user/general/update', { token, body: { profile: { phone: '+1 212 555 0199' } } });
+    expect(ok.body.payload.profile.phone).toBe('(212) 555-0199');
+  });
+
+  it('empty strings are dropped: they never overwrite a stored value', async () => {
+    await call(env.app, 'POST', '/v1/user/general/update', { token, body: { profile: { firstName: 'Kept' } } });
+    const r = await call(env.app, 'POST', '/v1/user/general/update', { token, body: { profile: { firstName: '', phone: '' } } });
+    expect(r.body.status).toBe('success');
+    expect(r.body.payload.profile.firstName).toBe('Kept');
+  });
+
+  it('password change and reset', async () => {
+    expect(await errorsOf('POST', '/v1/user/general/passwordupdate', { password: '', newpassword: '' }, true)).toMatchObject({ password: 'Current password is required', newpassword: 'Password is required' });
+    expect(await errorsOf('POST', '/v1/user/general/passwordupdate', { password: '12345', newpassword: 'abc' }, true)).toMatchObject({ password: 'Must be 6 characters or greater than' });
+    expect(await errorsOf('POST', '/v1/user/general/passwordreset', { password: '', verifycode: 'k' })).toMatchObject({ password: 'Password is required' });
+    expect(await errorsOf('POST', '/v1/user/general/passwordreset', { password: '12345', verifycode: 'k' })).toMatchObject({ password: 'Must be 6 characters or greater than' });
+  });
+
+  it('receive-notification endpoints: required when a trigger is ticked, and well-formed', async () => {
+    const upd = (receiveNotification: unknown) => errorsOf('POST', '/v1/user/general/update', { settings: { receiveNotification } }, true);
+    expect(await upd({ webhook: { triggers: { Delivered: true }, endpoint: '' } })).toMatchObject({ 'settings.receiveNotification.webhook.endpoint': 'Url is required' });
+    expect(await upd({ webhook: { triggers: { Delivered: true }, endpoint: 'ftp://x' } })).toMatchObject({ 'settings.receiveNotification.webhook.endpoint': 'Invalid Url' });
+    expect(await upd({ phone: { triggers: { InTransit: true }, endpoint: '+33 1 23 45 67 89' } })).toMatchObject({ 'settings.receiveNotification.phone.endpoint': 'Invalid Phone Number' });
+    expect(await upd({ email: { triggers: { InTransit: true }, endpoint: 'not-mail' } })).toMatchObject({ 'settings.receiveNotification.email.endpoint': 'Invalid email address' });
+    // Email and phone endpoints may stay empty ('false' too): they default to the profile's (spec §4).
+    const ok = await call(env.app, 'POST', '/v1/user/general/update', {
+      token,
+      body: { settings: { receiveNotification: { email: { triggers: { Delivered: true }, endpoint: 'false' }, phone: { triggers: {}, endpoint: '' } } } },
+    });
+    expect(ok.body.status).toBe('success');
+    const ticked = await call(env.app, 'POST', '/v1/user/general/update', { token, body: { settings: { receiveNotification: { phone: { triggers: { Delivered: true }, endpoint: '2025550143' } } } } });
+    expect(ticked.body.payload.settings.receiveNotification.phone.endpoint).toBe('(202) 555-0143');
+  });
+
+  it('theme must be A to H; person accounts have no send-notification settings', async () => {
+    expect(await errorsOf('POST', '/v1/user/general/update', { settings: { themeid: 'Z' } }, true)).toHaveProperty(['settings.themeid']);
+    const r = await call(env.app, 'POST', '/v1/user/general/update', { token, body: { settings: { sendNotification: { email: { triggers: { Delivered: true } } } } } });
+    expect(r.body).toMatchObject({ code: 400, status: 'fail' });
+  });
+
+  it('support and invite', async () => {
+    expect(await errorsOf('POST', '/v1/user/general/supportrequest', { message: '  ' }, true)).toMatchObject({ message: 'Message is required' });
+    expect(await errorsOf('POST', '/v1/user/general/invitefriend', { email: '' }, true)).toMatchObject({ email: 'Email is required' });
+    expect(await errorsOf('POST', '/v1/user/general/invitefriend', { email: 'a@' }, true)).toMatchObject({ email: 'Invalid email address' });
+  });
+
+  it('malformed bodies get a 4xx envelope, never a 500', async () => {
+    const bad = await env.app.inject({ method: 'POST', url: '/v1/user/general/login', headers: { 'content-type': 'application/json' }, payload: '{"email":' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toMatchObject({ code: 400, status: 'fail', message: 'The request body is not valid JSON' });
+    const arr = await call(env.app, 'POST', '/v1/user/general/signup', { body: [1, 2] });
+    expect(arr.body).toMatchObject({ code: 400, status: 'fail' });
+  });
+});
