@@ -37,13 +37,18 @@ const JOURNEYS: Record<JourneyName, Array<{ at: number; kind: StepKind }>> = {
 /** Which journey a hash bucket (hash % 10) plays: 6 in 10 delivered, 2 with a failed attempt, 1 exception, 1 not found. */
 const BUCKETS: JourneyName[] = ['delivered', 'delivered', 'delivered', 'delivered', 'delivered', 'delivered', 'fail-attempt', 'fail-attempt', 'exception', 'not-found'];
 
-/** FNV-1a, 32 bit: stable across runtimes, cheap. */
+/** FNV-1a, 32 bit, then the murmur3 finaliser so numbers that differ in one digit spread over all buckets. */
 export function hashNumber(tid: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < tid.length; i++) {
     h ^= tid.charCodeAt(i);
     h = Math.imul(h, 0x01000193) >>> 0;
   }
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
   return h >>> 0;
 }
 
