@@ -5,6 +5,7 @@ import type { Checkpoint } from '../../../components/checkpoint-timeline';
 export interface PublicTracking {
   tid: string;
   courier?: string | null;
+  courierName?: string;
   status?: string | null;
   origin?: string | null;
   destination?: string | null;

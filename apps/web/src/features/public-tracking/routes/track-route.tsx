@@ -70,7 +70,7 @@ export default function TrackRoute() {
           <StatusBadge status={data.status} size="xl" />
         </Group>
         <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="lg" mb="xl">
-          <Fact icon={IconTruck} label="Courier" value={courierName(data.courier)} />
+          <Fact icon={IconTruck} label="Courier" value={data.courierName ?? courierName(data.courier)} />
           <Fact icon={IconMapPin} label="Origin" value={data.origin ?? ''} />
           <Fact icon={IconMapPin} label="Destination" value={data.destination ?? ''} />
         </SimpleGrid>

@@ -1,3 +1,216 @@
-export default function Stub() {
-  return <div>Coming</div>;
+import { Button, Center, Group, LoadingOverlay, Modal, MultiSelect, Paper, Select, Stack, Text, ThemeIcon, Box } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import { LIMITS, STATUS_LABELS, TRACKING_STATUSES } from '@shiptrail/contract';
+import { IconChevronLeft, IconChevronRight, IconFileImport, IconPackage, IconPlus, IconReload } from '@tabler/icons-react';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { useSearchParams } from 'react-router';
+import { useTrackings } from '../api/get-trackings';
+import { useCouriers } from '../api/get-couriers';
+import { useRefreshTracking } from '../api/refresh-tracking';
+import { useMarkDelivered } from '../api/mark-delivered';
+import { useDeleteTracking } from '../api/delete-tracking';
+import type { Tracking } from '../api/types';
+import { TrackingTable } from '../components/tracking-table';
+import { TrackingPanel } from '../components/tracking-panel';
+import { AddTrackingModal } from '../components/add-tracking-modal';
+import { ImportModal } from '../components/import-modal';
+import { PageHeader } from '../../../components/page-header';
+import { useUserInfo } from '../../account/api/get-user-info';
+
+const PAGE_SIZES = ['10', '25', '50', String(LIMITS.trackingsPerPage)];
+
+export default function TrackingsRoute() {
+  const [search, setSearch] = useSearchParams();
+  const { data: info } = useUserInfo();
+  const isCompany = info?.profile.userType === 'company';
+  const { couriers } = useCouriers();
+  const [status, setStatus] = useState<string[]>([]);
+  const [courier, setCourier] = useState<string[]>([]);
+  const [pageSize, setPageSize] = useState<number>(LIMITS.trackingsPerPage);
+  // Keyset paging (spec §4): a stack of the lastTid values that opened each page.
+  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
+  const lastTid = cursors[cursors.length - 1];
+  const query = useMemo(() => ({ numRecords: pageSize, lastTid, status, courier }), [pageSize, lastTid, status, courier]);
+  const list = useTrackings(query);
+  const trackings = useMemo(() => list.data ?? [], [list.data]);
+
+  const [addOpened, add] = useDisclosure(search.get('add') === '1');
+  const [importOpened, importModal] = useDisclosure(false);
+  const [selectedTid, setSelectedTid] = useState<string | null>(null);
+  const selected = trackings.find((t) => t.tid === selectedTid) ?? null;
+  const [confirmDelete, setConfirmDelete] = useState<string | null>(null);
+  const [highlight, setHighlight] = useState<string | null>(null);
+  const timer = useRef<ReturnType<typeof setTimeout>>(undefined);
+
+  const refresh = useRefreshTracking();
+  const delivered = useMarkDelivered();
+  const remove = useDeleteTracking();
+
+  useEffect(() => () => clearTimeout(timer.current), []);
+  useEffect(() => {
+    if (search.get('add') === '1') {
+      search.delete('add');
+      setSearch(search, { replace: true });
+    }
+  }, [search, setSearch]);
+
+  const resetPaging = () => setCursors([undefined]);
+  const onAdded = (tid: string) => {
+    resetPaging();
+    setHighlight(tid);
+    clearTimeout(timer.current);
+    // The new row is highlighted for 3 seconds (spec §2, §9).
+    timer.current = setTimeout(() => setHighlight(null), LIMITS.newRowHighlightMs);
+  };
+
+  const hasFilters = status.length > 0 || courier.length > 0;
+  const page = cursors.length;
+
+  return (
+    <>
+      <PageHeader
+        title="Trackings"
+        description="Every parcel you follow, refreshed automatically."
+        actions={
+          <>
+            <Button variant="default" leftSection={<IconFileImport size={16} />} onClick={importModal.open}>
+              Import CSV
+            </Button>
+            <Button leftSection={<IconPlus size={16} />} onClick={add.open}>
+              Add tracking
+            </Button>
+          </>
+        }
+      />
+      <Paper p="md" mb="md">
+        <Group align="flex-end" gap="sm">
+          <MultiSelect
+            label="Status"
+            placeholder={status.length ? undefined : 'All statuses'}
+            data={TRACKING_STATUSES.map((s) => ({ value: s, label: STATUS_LABELS[s] }))}
+            value={status}
+            onChange={(v) => {
+              setStatus(v);
+              resetPaging();
+            }}
+            clearable
+            w={{ base: '100%', sm: 300 }}
+          />
+          <MultiSelect
+            label="Courier"
+            placeholder={courier.length ? undefined : 'All couriers'}
+            data={couriers.map((c) => ({ value: c.courier, label: c.name }))}
+            value={courier}
+            onChange={(v) => {
+              setCourier(v);
+              resetPaging();
+            }}
+            clearable
+            w={{ base: '100%', sm: 260 }}
+          />
+          <Select
+            label="Per page"
+            data={PAGE_SIZES}
+            value={String(pageSize)}
+            onChange={(v) => {
+              setPageSize(Number(v ?? LIMITS.trackingsPerPage));
+              resetPaging();
+            }}
+            allowDeselect={false}
+            w={100}
+          />
+          <Button variant="light" leftSection={<IconReload size={16} />} onClick={() => list.refetch()} loading={list.isFetching && !list.isLoading} ml={{ sm: 'auto' }}>
+            Reload
+          </Button>
+        </Group>
+      </Paper>
+      <Paper pos="relative" mih={200}>
+        <LoadingOverlay visible={list.isLoading} overlayProps={{ blur: 1 }} />
+        {!list.isLoading && trackings.length === 0 ? (
+          <Center py={64} px="md">
+            <Stack align="center" gap="xs" ta="center">
+              <ThemeIcon size={56} radius="xl" variant="light">
+                <IconPackage size={30} />
+              </ThemeIcon>
+              <Text fw={600}>{hasFilters ? 'No trackings match these filters' : 'No trackings yet'}</Text>
+              <Text size="sm" c="dimmed" maw={380}>
+                {hasFilters ? 'Clear a filter to see more.' : 'Add your first tracking number and we will follow it for you.'}
+              </Text>
+              {!hasFilters && (
+                <Button mt="xs" leftSection={<IconPlus size={16} />} onClick={add.open}>
+                  Add tracking
+                </Button>
+              )}
+            </Stack>
+          </Center>
+        ) : (
+          <TrackingTable
+            trackings={trackings}
+            highlightTid={highlight}
+            onOpen={(t: Tracking) => setSelectedTid(t.tid)}
+            onRefresh={(tid) => refresh.mutate(tid)}
+            onDelivered={(tid) => delivered.mutate(tid)}
+            onDelete={setConfirmDelete}
+          />
+        )}
+      </Paper>
+      <Group justify="space-between" mt="md">
+        <Text size="sm" c="dimmed" data-testid="page-info">
+          Page {page} · {trackings.length} {trackings.length === 1 ? 'tracking' : 'trackings'}
+        </Text>
+        <Group gap="xs">
+          {page > 1 && (
+            <Button variant="default" leftSection={<IconChevronLeft size={16} />} onClick={() => setCursors((c) => c.slice(0, -1))}>
+              Prev
+            </Button>
+          )}
+          {/* Next shows only when the page is full (spec §4). */}
+          {trackings.length >= pageSize && (
+            <Button variant="default" rightSection={<IconChevronRight size={16} />} onClick={() => setCursors((c) => [...c, trackings[trackings.length - 1]!.tid])}>
+              Next
+            </Button>
+          )}
+        </Group>
+      </Group>
+
+      <AddTrackingModal opened={addOpened} onClose={add.close} onAdded={onAdded} isCompany={isCompany} />
+      <ImportModal opened={importOpened} onClose={importModal.close} />
+      <TrackingPanel
+        tracking={selected}
+        uid={info?.profile.uid}
+        isCompany={isCompany}
+        onClose={() => setSelectedTid(null)}
+        onRefresh={(tid) => refresh.mutate(tid)}
+        onDelivered={(tid) => delivered.mutate(tid)}
+        onDelete={setConfirmDelete}
+        busy={refresh.isPending || delivered.isPending || remove.isPending}
+      />
+      <Modal opened={!!confirmDelete} onClose={() => setConfirmDelete(null)} title="Delete tracking?" size="sm">
+        <Text size="sm" mb="lg">
+          <b>{confirmDelete}</b> and its checkpoints will be removed. This cannot be undone.
+        </Text>
+        <Group justify="flex-end">
+          <Button variant="default" onClick={() => setConfirmDelete(null)}>
+            Cancel
+          </Button>
+          <Button
+            color="red"
+            loading={remove.isPending}
+            onClick={() =>
+              confirmDelete &&
+              remove.mutate(confirmDelete, {
+                onSettled: () => {
+                  if (selectedTid === confirmDelete) setSelectedTid(null);
+                  setConfirmDelete(null);
+                },
+              })
+            }
+          >
+            Delete
+          </Button>
+        </Group>
+      </Modal>
+      <Box />
+    </>
+  );
 }

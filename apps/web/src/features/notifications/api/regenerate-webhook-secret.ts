@@ -1,0 +1,11 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { request } from '../../../lib/api-client';
+import { useApiMutation } from '../../../lib/use-api-mutation';
+
+export const regenerateWebhookSecret = () =>
+  request<{ webhookSecret: string; previousSecretValidUntil: string | null }>('/v1/user/webhook/secret/regenerate', { method: 'POST', body: {} });
+
+export function useRegenerateWebhookSecret() {
+  const qc = useQueryClient();
+  return useApiMutation(regenerateWebhookSecret, { onSuccess: () => qc.invalidateQueries({ queryKey: ['user-info'] }) });
+}

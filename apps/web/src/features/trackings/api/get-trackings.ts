@@ -1,0 +1,29 @@
+import { keepPreviousData, queryOptions, useQuery } from '@tanstack/react-query';
+import { requestPayload } from '../../../lib/api-client';
+import type { Tracking, TrackingFilters } from './types';
+
+export interface TrackingPageQuery extends TrackingFilters {
+  numRecords: number;
+  lastTid?: string;
+}
+
+export const trackingsKey = ['trackings'] as const;
+
+export function getTrackings(q: TrackingPageQuery, signal?: AbortSignal): Promise<Tracking[]> {
+  const params = new URLSearchParams({ numRecords: String(q.numRecords) });
+  if (q.lastTid) params.set('lastTid', q.lastTid);
+  if (q.status.length) params.set('status', q.status.join(','));
+  if (q.courier.length) params.set('courier', q.courier.join(','));
+  return requestPayload<Tracking[]>(`/v1/trackings/get?${params}`, { signal }).then((list) => (Array.isArray(list) ? list : []));
+}
+
+export const trackingsQueryOptions = (q: TrackingPageQuery) =>
+  queryOptions({
+    queryKey: [...trackingsKey, q],
+    queryFn: ({ signal }) => getTrackings(q, signal),
+    placeholderData: keepPreviousData,
+    // Parcels move on their own: poll while the page is open so statuses update without a reload.
+    refetchInterval: 15_000,
+  });
+
+export const useTrackings = (q: TrackingPageQuery) => useQuery(trackingsQueryOptions(q));

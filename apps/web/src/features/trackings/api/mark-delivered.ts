@@ -1,0 +1,16 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { request } from '../../../lib/api-client';
+import { useApiMutation } from '../../../lib/use-api-mutation';
+import { trackingsKey } from './get-trackings';
+
+export const markDelivered = (tid: string) => request<unknown>(`/v1/trackings/delivered/${encodeURIComponent(tid)}`);
+
+export function useMarkDelivered() {
+  const qc = useQueryClient();
+  return useApiMutation(markDelivered, {
+    onSuccess: () => {
+      void qc.invalidateQueries({ queryKey: trackingsKey });
+      void qc.invalidateQueries({ queryKey: ['user-info'] });
+    },
+  });
+}

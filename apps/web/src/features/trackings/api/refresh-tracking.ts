@@ -1,0 +1,18 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { request } from '../../../lib/api-client';
+import { useApiMutation } from '../../../lib/use-api-mutation';
+import { trackingsKey } from './get-trackings';
+import type { Tracking } from './types';
+
+export const refreshTracking = (tid: string) =>
+  request<Tracking>(`/v1/trackings/refresh/${encodeURIComponent(tid)}`, { method: 'POST', body: {} });
+
+export function useRefreshTracking() {
+  const qc = useQueryClient();
+  return useApiMutation(refreshTracking, {
+    onSuccess: () => {
+      void qc.invalidateQueries({ queryKey: trackingsKey });
+      void qc.invalidateQueries({ queryKey: ['user-info'] });
+    },
+  });
+}

@@ -1,0 +1,148 @@
+import { Alert, Badge, Button, Collapse, Group, Loader, Modal, Select, SimpleGrid, Stack, Text, Textarea, TextInput, UnstyledButton } from '@mantine/core';
+import { useForm } from '@mantine/form';
+import { useDebouncedValue } from '@mantine/hooks';
+import { IconChevronDown, IconChevronRight, IconSparkles } from '@tabler/icons-react';
+import { useState } from 'react';
+import { addTrackingForm } from '../api/add-tracking-schema';
+import { useAddTracking } from '../api/add-tracking';
+import { useDetectCourier } from '../api/detect-courier';
+import { useCouriers } from '../api/get-couriers';
+import { zodResolver } from '../../../lib/zod-resolver';
+import { applyServerErrors, toastSuccess } from '../../../lib/notify';
+
+const AUTO = 'auto';
+
+interface Values {
+  tid: string;
+  courier: string;
+  title: string;
+  orderId: string;
+  customer: string;
+  notify: { email: string; phone: string };
+  note: string;
+}
+
+const EMPTY: Values = { tid: '', courier: AUTO, title: '', orderId: '', customer: '', notify: { email: '', phone: '' }, note: '' };
+
+function DetectedCourier({ tid }: { tid: string }) {
+  const [debounced] = useDebouncedValue(tid.trim(), 350);
+  const detect = useDetectCourier(debounced);
+  if (debounced.replace(/\s/g, '').length < 6) return <Text size="xs" c="dimmed">Type the number and we will recognise the carrier.</Text>;
+  if (detect.isFetching) {
+    return (
+      <Group gap={6}>
+        <Loader size={12} />
+        <Text size="xs" c="dimmed">
+          Detecting carrier…
+        </Text>
+      </Group>
+    );
+  }
+  const first = detect.data?.[0];
+  if (!first) return <Text size="xs" c="orange.8" data-testid="detected-courier">We could not recognise this number. Pick the courier from the list.</Text>;
+  return (
+    <Group gap={6} data-testid="detected-courier">
+      <IconSparkles size={14} color="var(--mantine-primary-color-filled)" />
+      <Text size="xs">
+        Detected: <b>{detect.data!.map((d) => d.name).join(' or ')}</b>
+        {first.checkDigitValid === false ? ' (check digit does not match)' : ''}
+      </Text>
+    </Group>
+  );
+}
+
+export function AddTrackingModal({ opened, onClose, onAdded, isCompany }: { opened: boolean; onClose: () => void; onAdded: (tid: string) => void; isCompany: boolean }) {
+  const { couriers } = useCouriers();
+  const [more, setMore] = useState(isCompany);
+  const form = useForm<Values>({ mode: 'controlled', initialValues: EMPTY, validate: zodResolver(addTrackingForm), validateInputOnBlur: true });
+  const add = useAddTracking();
+  const close = () => {
+    form.reset();
+    add.reset();
+    onClose();
+  };
+  const submit = (v: Values) => {
+    const body = {
+      tid: v.tid.trim(),
+      courier: v.courier === AUTO ? null : v.courier,
+      title: v.title.trim() || undefined,
+      orderId: v.orderId.trim() || undefined,
+      customer: v.customer.trim() || undefined,
+      notify: { email: v.notify.email.trim() || undefined, phone: v.notify.phone.trim() || undefined },
+      note: v.note.trim() || undefined,
+    };
+    add.mutate(body, {
+      onSuccess: (env) => {
+        toastSuccess(env.message || 'Tracking added');
+        onAdded(env.payload?.tid ?? body.tid);
+        close();
+      },
+      onError: (e) => applyServerErrors(form, e),
+    });
+  };
+  const courierData = [
+    { value: AUTO, label: 'Detect automatically' },
+    ...couriers.map((c) => ({ value: c.courier, label: c.name, sandbox: c.sandbox })),
+  ];
+  return (
+    <Modal opened={opened} onClose={close} title="Add New Tracking Number" size="lg">
+      <form onSubmit={form.onSubmit(submit)} noValidate aria-label="Add New Tracking Number">
+        <Stack gap="md">
+          {add.isError && <Alert color="red">{add.error.message}</Alert>}
+          <TextInput label="Tracking number" placeholder="1Z999AA10123456784" required data-autofocus autoComplete="off" {...form.getInputProps('tid')} />
+          <div>
+            <Select
+              label="Courier"
+              data={courierData}
+              allowDeselect={false}
+              renderOption={({ option }) => (
+                <Group justify="space-between" w="100%" wrap="nowrap">
+                  <span>{option.label}</span>
+                  {(option as { sandbox?: boolean }).sandbox && (
+                    <Badge size="xs" variant="light" color="gray">
+                      sandbox
+                    </Badge>
+                  )}
+                </Group>
+              )}
+              {...form.getInputProps('courier')}
+            />
+            {form.values.courier === AUTO && (
+              <Stack mt={6}>
+                <DetectedCourier tid={form.values.tid} />
+              </Stack>
+            )}
+          </div>
+          <UnstyledButton onClick={() => setMore((m) => !m)} aria-expanded={more}>
+            <Group gap={4}>
+              {more ? <IconChevronDown size={16} /> : <IconChevronRight size={16} />}
+              <Text size="sm" fw={600}>
+                Details and customer notifications
+              </Text>
+            </Group>
+          </UnstyledButton>
+          <Collapse expanded={more}>
+            <Stack gap="md">
+              <TextInput label="Title" placeholder="Blue running shoes" {...form.getInputProps('title')} />
+              <SimpleGrid cols={{ base: 1, sm: 2 }}>
+                <TextInput label="Order ID" {...form.getInputProps('orderId')} />
+                <TextInput label="Customer" {...form.getInputProps('customer')} />
+                <TextInput label="Notify email" type="email" placeholder="customer@example.com" {...form.getInputProps('notify.email')} />
+                <TextInput label="Notify phone" type="tel" placeholder="(212) 555-0142" description="US numbers only" {...form.getInputProps('notify.phone')} />
+              </SimpleGrid>
+              <Textarea label="Note" autosize minRows={2} {...form.getInputProps('note')} />
+            </Stack>
+          </Collapse>
+          <Group justify="flex-end">
+            <Button variant="default" onClick={close}>
+              Cancel
+            </Button>
+            <Button type="submit" loading={add.isPending} disabled={!form.isValid() || add.isPending}>
+              Add tracking
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Modal>
+  );
+}

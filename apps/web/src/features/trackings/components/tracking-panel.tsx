@@ -1,0 +1,115 @@
+import { Anchor, Button, CopyButton, Drawer, Group, SimpleGrid, Stack, Tabs, Text, Title } from '@mantine/core';
+import { IconCheck, IconCopy, IconExternalLink, IconRefresh, IconTrash, IconTruckDelivery } from '@tabler/icons-react';
+import { Link } from 'react-router';
+import type { Tracking } from '../api/types';
+import { StatusBadge } from '../../../components/status-badge';
+import { CheckpointTimeline } from '../../../components/checkpoint-timeline';
+import { courierName, formatDate, formatDateTime } from '../../../lib/format';
+
+function Field({ label, value }: { label: string; value: string | null | undefined }) {
+  return (
+    <div>
+      <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
+        {label}
+      </Text>
+      <Text size="sm" style={{ wordBreak: 'break-word' }}>
+        {value || '—'}
+      </Text>
+    </div>
+  );
+}
+
+export function TrackingPanel(props: {
+  tracking: Tracking | null;
+  uid?: string;
+  isCompany: boolean;
+  onClose: () => void;
+  onRefresh: (tid: string) => void;
+  onDelivered: (tid: string) => void;
+  onDelete: (tid: string) => void;
+  busy: boolean;
+}) {
+  const t = props.tracking;
+  const uid = t?.uid ?? props.uid;
+  const publicPath = t && uid ? `/track/${uid}/${encodeURIComponent(t.tid)}` : null;
+  return (
+    <Drawer opened={!!t} onClose={props.onClose} position="right" size="lg" title={<Text fw={700}>Tracking details</Text>}>
+      {t && (
+        <Stack gap="md">
+          <Group justify="space-between" align="flex-start" wrap="nowrap">
+            <div style={{ minWidth: 0 }}>
+              <Title order={2} fz="lg" style={{ wordBreak: 'break-all' }}>
+                {t.tid}
+              </Title>
+              <Text size="sm" c="dimmed">
+                {courierName(t.courier)}
+                {t.title ? ` · ${t.title}` : ''}
+              </Text>
+            </div>
+            <StatusBadge status={t.status} size="lg" />
+          </Group>
+          <Group gap="xs">
+            <Button size="xs" variant="light" leftSection={<IconRefresh size={14} />} onClick={() => props.onRefresh(t.tid)} disabled={props.busy}>
+              Refresh now
+            </Button>
+            <Button size="xs" variant="light" color="teal" leftSection={<IconTruckDelivery size={14} />} onClick={() => props.onDelivered(t.tid)} disabled={props.busy || t.status === 'Delivered'}>
+              Mark delivered
+            </Button>
+            <Button size="xs" variant="light" color="red" leftSection={<IconTrash size={14} />} onClick={() => props.onDelete(t.tid)} disabled={props.busy}>
+              Delete
+            </Button>
+          </Group>
+          <Tabs defaultValue="details">
+            <Tabs.List>
+              <Tabs.Tab value="details">Details</Tabs.Tab>
+              <Tabs.Tab value="checkpoints">Checkpoints ({t.checkpoints?.length ?? 0})</Tabs.Tab>
+            </Tabs.List>
+            <Tabs.Panel value="details" pt="md">
+              <SimpleGrid cols={2} spacing="md">
+                <Field label="Origin" value={t.origin} />
+                <Field label="Destination" value={t.destination} />
+                <Field label="Expected" value={formatDate(t.expected)} />
+                <Field label="Last update" value={formatDateTime(t.updatedAt)} />
+                <Field label="Added" value={formatDateTime(t.createdAt)} />
+                <Field label="Courier" value={courierName(t.courier)} />
+                {props.isCompany && (
+                  <>
+                    <Field label="Title" value={t.title} />
+                    <Field label="Order ID" value={t.orderId} />
+                    <Field label="Customer" value={t.customer} />
+                    <Field label="Notify email" value={t.notify?.email} />
+                    <Field label="Notify phone" value={t.notify?.phone} />
+                  </>
+                )}
+              </SimpleGrid>
+              {t.note && (
+                <Stack gap={2} mt="md">
+                  <Field label="Note" value={t.note} />
+                </Stack>
+              )}
+              {publicPath && (
+                <Group gap="xs" mt="lg">
+                  <Anchor component={Link} to={publicPath} target="_blank" size="sm">
+                    <Group gap={4}>
+                      Public tracking page <IconExternalLink size={14} />
+                    </Group>
+                  </Anchor>
+                  <CopyButton value={`${window.location.origin}${publicPath}`}>
+                    {({ copied, copy }) => (
+                      <Button size="compact-xs" variant="subtle" onClick={copy} leftSection={copied ? <IconCheck size={12} /> : <IconCopy size={12} />}>
+                        {copied ? 'Copied' : 'Copy link'}
+                      </Button>
+                    )}
+                  </CopyButton>
+                </Group>
+              )}
+            </Tabs.Panel>
+            <Tabs.Panel value="checkpoints" pt="md">
+              <CheckpointTimeline checkpoints={t.checkpoints} />
+            </Tabs.Panel>
+          </Tabs>
+        </Stack>
+      )}
+    </Drawer>
+  );
+}
