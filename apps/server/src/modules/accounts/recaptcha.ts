@@ -6,7 +6,7 @@ import { badRequest } from '../../lib/errors.ts';
 export async function verifyRecaptcha(config: Config, token: string | undefined, ip: string): Promise<void> {
   if (!config.RECAPTCHA_SECRET) return;
   if (!token) throw badRequest(MSG.recaptchaFailed);
-  let ok = false;
+  let ok: boolean;
   try {
     const res = await fetch(config.RECAPTCHA_VERIFY_URL, {
       method: 'POST',
