@@ -12,6 +12,7 @@ import { AppError } from './lib/errors.ts';
 import { failure, success } from './lib/http.ts';
 import { authPlugin } from './modules/accounts/auth.ts';
 import { accountRoutes } from './modules/accounts/accounts.routes.ts';
+import { trackingRoutes } from './modules/trackings/trackings.routes.ts';
 import { devOutboxRoutes } from './modules/mail/dev-outbox.routes.ts';
 import { openapiRoutes } from './modules/openapi/openapi.routes.ts';
 
@@ -121,6 +122,7 @@ export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {})
 
   await app.register(authPlugin, { ctx });
   await app.register(accountRoutes, { ctx });
+  await app.register(trackingRoutes, { ctx });
   await app.register(openapiRoutes, { ctx });
   if (ctx.mailer.mode === 'outbox') await app.register(devOutboxRoutes, { ctx });
 

@@ -5,6 +5,8 @@ import { openDatabase } from './db/client.ts';
 import { createQueue } from './jobs/queue.ts';
 import { createMailer } from './modules/mail/mailer.ts';
 import { LOG_REDACT } from './app.ts';
+import { closeCarriers, setupCarriers } from './modules/trackings/carriers-runtime.ts';
+import { stopTrackingWorkers } from './modules/trackings/refresh.ts';
 
 export function createLogger(config: Pick<Config, 'LOG_LEVEL'>): Logger {
   return pino({ level: config.LOG_LEVEL, redact: { paths: LOG_REDACT, censor: '[redacted]' } });
@@ -18,11 +20,16 @@ export async function createContext(config: Config, log: Logger = createLogger(c
   const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR === 'memory://' ? 'memory://' : config.dataDir });
   const queue = await createQueue(database, { pollSeconds: config.QUEUE_POLL_SECONDS });
   const mailer = createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, db: database.db, log });
-  return { config, database, db: database.db, queue, mailer, log, now: () => new Date(), extras: {} };
+  const ctx: AppContext = { config, database, db: database.db, queue, mailer, log, now: () => new Date(), extras: {} };
+  // Carrier client, plus the carrier sandbox on loopback for carriers without credentials.
+  await setupCarriers(ctx);
+  return ctx;
 }
 
 export async function closeContext(ctx: AppContext): Promise<void> {
+  await stopTrackingWorkers(ctx);
   await ctx.queue.stop({ graceful: true, timeout: 5000 }).catch(() => {});
   ctx.mailer.close();
+  await closeCarriers(ctx);
   await ctx.database.close();
 }

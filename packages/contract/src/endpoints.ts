@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import * as A from './accounts.ts';
+import * as T from './trackings.ts';
 
 /**
  * The /v1 calls, described once. The server builds its OpenAPI document from this list and a test checks
@@ -38,5 +39,18 @@ export const accountEndpoints: EndpointDef[] = [
   { method: 'GET', path: '/v1/info/pricing', summary: 'Prices and constants', tag: 'Info', auth: false, response: A.pricingSchema },
 ];
 
+export const trackingEndpoints: EndpointDef[] = [
+  { method: 'POST', path: '/v1/trackings/add', summary: 'Add a tracking (detects the courier; charges $0.05; honours an Idempotency-Key header)', tag: 'Trackings', auth: true, body: T.addTrackingRequest, response: T.addTrackingResponse },
+  { method: 'POST', path: '/v1/trackings/import', summary: 'Add trackings from a CSV file (multipart field "file" or a text/csv body); per-row report', tag: 'Trackings', auth: true, response: T.importReportSchema },
+  { method: 'GET', path: '/v1/trackings/get', summary: 'List trackings, newest first; keyset paging with lastTid; filter by status and courier', tag: 'Trackings', auth: true, query: T.listTrackingsQuery, response: T.trackingListSchema },
+  { method: 'PUT', path: '/v1/trackings/update', summary: 'Update a tracking\'s details (title, order, customer, notify, note, courier)', tag: 'Trackings', auth: true, body: T.updateTrackingRequest, response: T.trackingViewSchema },
+  { method: 'GET', path: '/v1/trackings/delivered/{tid}', summary: 'Mark a tracking delivered (stops refreshing)', tag: 'Trackings', auth: true, response: T.trackingViewSchema },
+  { method: 'DELETE', path: '/v1/trackings/delete/{tid}', summary: 'Delete a tracking', tag: 'Trackings', auth: true },
+  { method: 'POST', path: '/v1/trackings/refresh/{tid}', summary: 'Ask the carrier again now (once a minute per tracking)', tag: 'Trackings', auth: true, response: T.trackingViewSchema },
+  { method: 'POST', path: '/v1/couriers/detect', summary: 'Candidate couriers for a tracking number, best first', tag: 'Trackings', auth: false, body: T.detectRequest, response: T.detectResponse },
+  { method: 'GET', path: '/v1/couriers', summary: 'Supported couriers, and whether each is served by the carrier sandbox', tag: 'Trackings', auth: false, response: T.couriersResponse },
+  { method: 'GET', path: '/v1/track/{uidTid}', summary: 'Public tracking page data for {uid}_{tid} (no auth; contacts masked)', tag: 'Trackings', auth: false, response: z.array(T.publicTrackingSchema) },
+];
+
 /** Features append their lists here (trackings, carriers, notifications, ...). */
-export const endpoints: EndpointDef[] = [...accountEndpoints];
+export const endpoints: EndpointDef[] = [...accountEndpoints, ...trackingEndpoints];

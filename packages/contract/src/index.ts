@@ -2,4 +2,5 @@ export * from './constants.ts';
 export * from './messages.ts';
 export * from './common.ts';
 export * from './accounts.ts';
+export * from './trackings.ts';
 export * from './endpoints.ts';

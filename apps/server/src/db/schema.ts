@@ -227,6 +227,8 @@ export const trackings = pgTable(
     uniqueIndex('trackings_user_tid_uq').on(t.userId, t.tid),
     index('trackings_user_status_idx').on(t.userId, t.status),
     index('trackings_due_idx').on(t.nextCheckAt),
+    // Keyset paging of GET /v1/trackings/get: newest first, id breaks ties (read backwards by the planner).
+    index('trackings_user_created_idx').on(t.userId, t.createdAt, t.id),
   ],
 );
 

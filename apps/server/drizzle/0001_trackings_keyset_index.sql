@@ -1,0 +1,1 @@
+CREATE INDEX "trackings_user_created_idx" ON "trackings" USING btree ("user_id","created_at","id");

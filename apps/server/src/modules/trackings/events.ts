@@ -1,0 +1,22 @@
+import type { Checkpoint } from '@shiptrail/contract';
+import type { AppContext } from '../../context.ts';
+import type { Tx } from '../../db/client.ts';
+import { fanOutStatusEvent } from '../notifications/fanout.ts';
+import * as repo from './trackings.repository.ts';
+
+/**
+ * Record a status change in the transaction that makes it, and fan out its notifications in that same
+ * transaction: the change, the event and the queued notifications commit together or not at all.
+ */
+export async function recordStatusChange(
+  tx: Tx,
+  ctx: AppContext,
+  t: { id: string; userId: string; status: string },
+  toStatus: string,
+  checkpoint: Checkpoint | null,
+): Promise<string | null> {
+  if (t.status === toStatus) return null;
+  const eventId = await repo.insertEvent(tx, { trackingId: t.id, userId: t.userId, fromStatus: t.status, toStatus, checkpoint, createdAt: ctx.now() });
+  await fanOutStatusEvent(tx, ctx, eventId);
+  return eventId;
+}

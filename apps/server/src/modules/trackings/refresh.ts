@@ -1,0 +1,218 @@
+import { z } from 'zod';
+import type { TrackingStatus } from '@shiptrail/contract';
+import type { AppContext } from '../../context.ts';
+import { pollSecondsOf } from '../../jobs/queue.ts';
+import { mapConcurrent } from '../carriers/rate-limit.ts';
+import { isCourierSlug, type CourierSlug, type TrackResult } from '../carriers/types.ts';
+import { sandboxPollIntervalMs } from '../../sandbox/journeys.ts';
+import { carriersOf, sandboxPaceOf } from './carriers-runtime.ts';
+import { recordStatusChange } from './events.ts';
+import * as repo from './trackings.repository.ts';
+import { backoffMs, expireAfterMs, isFinal, nextCheckDelayMs, type ScheduleMode } from './schedule.ts';
+import { checkpointJson, fingerprint, parseExpected } from './views.ts';
+
+// The refresh engine (docs/trackings.md). Two ways in, one path:
+//  - the scheduler loop claims due trackings (next_check_at <= now) with a lease, in batches;
+//  - a 'tracking.refresh' job (first refresh after add, "refresh now") leases specific trackings.
+// Both call refreshTrackings: group by carrier, one client.track call per carrier (the client splits into
+// the carrier's batch size and keeps its rate limit), then apply each result in its own transaction so one
+// bad number never holds back the others.
+
+export const REFRESH_JOB = 'tracking.refresh';
+/** Versioned payload: a new shape gets v: 2 and both are handled while old jobs drain. */
+export const refreshJobPayload = z.object({ v: z.literal(1), trackingIds: z.array(z.uuid()).min(1).max(1000) });
+export type RefreshJobPayload = z.infer<typeof refreshJobPayload>;
+
+/** How long a claim holds a tracking; a worker that dies mid-batch loses its claim after this. */
+export const LEASE_MS = 5 * 60_000;
+/** Trackings claimed per scheduler round. */
+export const CLAIM_BATCH = 500;
+/** Results applied at once (each is a small transaction). */
+const APPLY_CONCURRENCY = 8;
+
+export interface RefreshStats {
+  fetched: number;
+  changed: number;
+  failed: number;
+}
+
+export function modeOf(ctx: AppContext, courier: CourierSlug): ScheduleMode {
+  return { sandbox: carriersOf(ctx).isSandbox(courier), pace: sandboxPaceOf(ctx) };
+}
+
+export async function refreshTrackings(ctx: AppContext, due: repo.DueTracking[]): Promise<RefreshStats> {
+  const stats: RefreshStats = { fetched: 0, changed: 0, failed: 0 };
+  const byCourier = new Map<CourierSlug, repo.DueTracking[]>();
+  for (const d of due) {
+    const courier = isCourierSlug(d.courier) ? d.courier : null;
+    if (!courier) continue; // not produced by the API; left leased so it cannot spin
+    const list = byCourier.get(courier) ?? [];
+    list.push(d);
+    byCourier.set(courier, list);
+  }
+  const client = carriersOf(ctx);
+  await Promise.all(
+    [...byCourier].map(async ([courier, items]) => {
+      // The same number may be tracked by several accounts: ask the carrier once.
+      const tids = [...new Set(items.map((i) => i.tid))];
+      let results: TrackResult[];
+      try {
+        results = await client.track(courier, tids);
+      } catch (err) {
+        ctx.log.error({ err, courier }, 'carrier client failed');
+        results = tids.map((tid) => ({ ok: false, tid, courier, error: { kind: 'carrier-down', message: (err as Error).message } }));
+      }
+      const byTid = new Map(results.map((r) => [r.tid, r]));
+      const mode = modeOf(ctx, courier);
+      await mapConcurrent(items, APPLY_CONCURRENCY, async (item) => {
+        const r = byTid.get(item.tid) ?? { ok: false as const, tid: item.tid, courier, error: { kind: 'malformed' as const, message: 'The carrier returned no result for this number' } };
+        try {
+          const changed = await applyResult(ctx, item.id, r, mode);
+          stats.fetched++;
+          if (changed) stats.changed++;
+          if (!r.ok) stats.failed++;
+        } catch (err) {
+          // One tracking failing to apply must not stop the batch; its lease brings it back later.
+          stats.failed++;
+          ctx.log.error({ err, trackingId: item.id }, 'applying a carrier result failed');
+        }
+      });
+    }),
+  );
+  return stats;
+}
+
+/**
+ * Apply one carrier result to one tracking, idempotently: checkpoints merge by fingerprint, and a status
+ * event is written only when the locked row's status differs. Returns whether the status changed.
+ */
+export async function applyResult(ctx: AppContext, trackingId: string, r: TrackResult, mode: ScheduleMode): Promise<boolean> {
+  return ctx.db.transaction(async (tx) => {
+    const t = await repo.lockById(tx, trackingId);
+    // Deleted, marked delivered or expired while the carrier was being asked: nothing to do.
+    if (!t || t.nextCheckAt === null || isFinal(t.status)) return false;
+    const now = ctx.now();
+    const expired = (lastData: Date | null) => now.getTime() - (lastData ?? t.createdAt).getTime() > expireAfterMs(mode);
+
+    if (r.ok) {
+      const added = await repo.insertCheckpoints(
+        tx,
+        r.checkpoints.map((c) => ({ trackingId: t.id, status: c.status, location: c.location, message: c.message, time: new Date(c.time), fingerprint: fingerprint(c) })),
+      );
+      const lastCarrierDataAt = added > 0 ? now : t.lastCarrierDataAt;
+      let status: TrackingStatus = r.status;
+      if (added === 0 && status === t.status && expired(lastCarrierDataAt)) status = 'Expired';
+      const newest = r.checkpoints[0] ? checkpointJson(r.checkpoints[0]) : null;
+      const delay = nextCheckDelayMs(status, mode);
+      const origin = r.origin ?? t.origin;
+      const destination = r.destination ?? t.destination;
+      const expected = status === 'Delivered' ? null : parseExpected(r.expected);
+      const visible = added > 0 || status !== t.status || origin !== t.origin || destination !== t.destination || expected?.getTime() !== t.expected?.getTime();
+      await repo.updateTracking(tx, t.id, {
+        status,
+        origin,
+        destination,
+        expected,
+        ...(newest ? { lastCheckPoint: newest } : {}),
+        lastCheckedAt: now,
+        lastCarrierDataAt,
+        failures: 0,
+        lastError: null,
+        nextCheckAt: delay === null ? null : new Date(now.getTime() + delay),
+        ...(visible ? { updatedAt: now } : {}),
+      });
+      return (await recordStatusChange(tx, ctx, t, status, newest)) !== null;
+    }
+
+    if (r.error.kind === 'not-found') {
+      // Normal for a few hours after a label is printed; only a long silence makes it Expired.
+      if (expired(t.lastCarrierDataAt)) {
+        await repo.updateTracking(tx, t.id, { status: 'Expired', nextCheckAt: null, lastCheckedAt: now, lastError: r.error.message, updatedAt: now });
+        return (await recordStatusChange(tx, ctx, t, 'Expired', null)) !== null;
+      }
+      const delay = nextCheckDelayMs(t.status as TrackingStatus, mode) ?? backoffMs(0, mode);
+      await repo.updateTracking(tx, t.id, { lastCheckedAt: now, lastError: r.error.message, nextCheckAt: new Date(now.getTime() + delay) });
+      return false;
+    }
+
+    // Carrier down, throttled, credentials refused, unreadable reply: back off, keep the status.
+    const failures = t.failures + 1;
+    await repo.updateTracking(tx, t.id, {
+      lastCheckedAt: now,
+      failures,
+      lastError: `${r.error.kind}: ${r.error.message}`.slice(0, 500),
+      nextCheckAt: new Date(now.getTime() + backoffMs(failures, mode, r.error.retryAfterMs)),
+    });
+    return false;
+  });
+}
+
+/** One scheduler round: claim and refresh due trackings until none are due (or the batch ran short). */
+export async function runDueRefreshes(ctx: AppContext, batch = CLAIM_BATCH): Promise<RefreshStats> {
+  const total: RefreshStats = { fetched: 0, changed: 0, failed: 0 };
+  for (;;) {
+    const now = ctx.now();
+    const due = await repo.claimDue(ctx.db, now, new Date(now.getTime() + LEASE_MS), batch);
+    if (due.length === 0) break;
+    const s = await refreshTrackings(ctx, due);
+    total.fetched += s.fetched;
+    total.changed += s.changed;
+    total.failed += s.failed;
+    if (due.length < batch) break;
+  }
+  return total;
+}
+
+interface Workers {
+  stop(): Promise<void>;
+}
+const WORKERS_KEY = 'trackingWorkers';
+
+/**
+ * The worker role's part: the scheduler loop and the 'tracking.refresh' job handler. The loop ticks
+ * faster when a carrier is in sandbox mode so a sandbox parcel visibly moves.
+ */
+export async function startTrackingWorkers(ctx: AppContext, opts: { tickMs?: number } = {}): Promise<void> {
+  if (ctx.extras[WORKERS_KEY]) return;
+  await ctx.queue.createQueue(REFRESH_JOB);
+  const workId = await ctx.queue.work<unknown>(REFRESH_JOB, { batchSize: 20, pollingIntervalSeconds: Math.max(0.5, pollSecondsOf(ctx.queue)) }, async (jobs) => {
+    const ids: string[] = [];
+    for (const job of jobs) {
+      const p = refreshJobPayload.safeParse(job.data);
+      if (p.success) ids.push(...p.data.trackingIds);
+      else ctx.log.warn({ jobId: job.id }, 'dropping a tracking.refresh job with an unknown payload');
+    }
+    const leased = await repo.leaseByIds(ctx.db, [...new Set(ids)], new Date(ctx.now().getTime() + LEASE_MS));
+    if (leased.length) await refreshTrackings(ctx, leased);
+  });
+
+  const anySandbox = (['ups', 'usps', 'fedex', 'canadapost'] as const).some((c) => carriersOf(ctx).isSandbox(c));
+  const tickMs = opts.tickMs ?? (anySandbox ? Math.max(50, Math.min(1000, sandboxPollIntervalMs(sandboxPaceOf(ctx)) / 4)) : 1000);
+  let running: Promise<unknown> | null = null;
+  let stopped = false;
+  const timer = setInterval(() => {
+    if (running || stopped) return;
+    running = runDueRefreshes(ctx)
+      .catch((err) => ctx.log.error({ err }, 'refresh scheduler round failed'))
+      .finally(() => {
+        running = null;
+      });
+  }, tickMs);
+  timer.unref();
+
+  ctx.extras[WORKERS_KEY] = {
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await ctx.queue.offWork(REFRESH_JOB, { id: workId, wait: true }).catch(() => {});
+      await running;
+    },
+  } satisfies Workers;
+}
+
+export async function stopTrackingWorkers(ctx: AppContext): Promise<void> {
+  const w = ctx.extras[WORKERS_KEY] as Workers | undefined;
+  if (!w) return;
+  delete ctx.extras[WORKERS_KEY];
+  await w.stop();
+}

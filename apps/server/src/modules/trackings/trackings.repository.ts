@@ -1,0 +1,177 @@
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import type { Queryable } from '../../db/client.ts';
+import { checkpoints, idempotencyKeys, trackingEvents, trackings, users } from '../../db/schema.ts';
+
+export type TrackingRow = typeof trackings.$inferSelect;
+export type NewTracking = typeof trackings.$inferInsert;
+export type CheckpointRow = typeof checkpoints.$inferSelect;
+export type NewCheckpoint = typeof checkpoints.$inferInsert;
+
+// ------------------------------------------------------------------ single trackings
+export async function findByTid(db: Queryable, userId: string, tid: string): Promise<TrackingRow | undefined> {
+  const [t] = await db.select().from(trackings).where(and(eq(trackings.userId, userId), eq(trackings.tid, tid))).limit(1);
+  return t;
+}
+
+/** The row locked for the rest of the transaction: status changes are decided on the locked row. */
+export async function lockById(db: Queryable, id: string): Promise<TrackingRow | undefined> {
+  const [t] = await db.select().from(trackings).where(eq(trackings.id, id)).for('update').limit(1);
+  return t;
+}
+export async function lockByTid(db: Queryable, userId: string, tid: string): Promise<TrackingRow | undefined> {
+  const [t] = await db.select().from(trackings).where(and(eq(trackings.userId, userId), eq(trackings.tid, tid))).for('update').limit(1);
+  return t;
+}
+
+export async function insertTracking(db: Queryable, values: NewTracking): Promise<TrackingRow> {
+  const [t] = await db.insert(trackings).values(values).returning();
+  return t!;
+}
+
+export async function updateTracking(db: Queryable, id: string, values: Partial<NewTracking>): Promise<TrackingRow> {
+  const [t] = await db.update(trackings).set(values).where(eq(trackings.id, id)).returning();
+  return t!;
+}
+
+export async function deleteTracking(db: Queryable, userId: string, tid: string): Promise<boolean> {
+  const r = await db.delete(trackings).where(and(eq(trackings.userId, userId), eq(trackings.tid, tid))).returning({ id: trackings.id });
+  return r.length > 0;
+}
+
+/**
+ * Claim a manual refresh: succeeds at most once per `minGapMs` per tracking, atomically across
+ * processes (the condition and the write are one statement). Returns the row when claimed.
+ */
+export async function claimManualRefresh(db: Queryable, id: string, now: Date, minGapMs: number, leaseUntil: Date): Promise<TrackingRow | undefined> {
+  const [t] = await db
+    .update(trackings)
+    .set({ lastCheckedAt: now, nextCheckAt: leaseUntil })
+    .where(and(eq(trackings.id, id), sql`(${trackings.lastCheckedAt} is null or ${trackings.lastCheckedAt} <= ${new Date(now.getTime() - minGapMs)})`))
+    .returning();
+  return t;
+}
+
+// ------------------------------------------------------------------ lists
+export interface ListFilter {
+  userId: string;
+  limit: number;
+  statuses: string[];
+  couriers: string[];
+  /** Keyset cursor: the (createdAt, id) of the last row of the previous page. */
+  after?: { createdAt: Date; id: string };
+}
+
+/** Newest first, ties broken by id, so pages never repeat or skip a row (index trackings_user_created_idx). */
+export async function listTrackings(db: Queryable, f: ListFilter): Promise<TrackingRow[]> {
+  const where = [eq(trackings.userId, f.userId)];
+  if (f.statuses.length) where.push(inArray(trackings.status, f.statuses));
+  if (f.couriers.length) where.push(inArray(trackings.courier, f.couriers));
+  if (f.after) where.push(sql`(${trackings.createdAt}, ${trackings.id}) < (${f.after.createdAt}, ${f.after.id})`);
+  return db
+    .select()
+    .from(trackings)
+    .where(and(...where))
+    .orderBy(desc(trackings.createdAt), desc(trackings.id))
+    .limit(f.limit);
+}
+
+export async function checkpointsFor(db: Queryable, trackingIds: string[]): Promise<CheckpointRow[]> {
+  if (trackingIds.length === 0) return [];
+  return db
+    .select()
+    .from(checkpoints)
+    .where(inArray(checkpoints.trackingId, trackingIds))
+    .orderBy(desc(checkpoints.time), desc(checkpoints.id));
+}
+
+/** Insert checkpoints not seen before (fingerprint unique per tracking); returns how many were new. */
+export async function insertCheckpoints(db: Queryable, rows: NewCheckpoint[]): Promise<number> {
+  if (rows.length === 0) return 0;
+  const r = await db.insert(checkpoints).values(rows).onConflictDoNothing().returning({ id: checkpoints.id });
+  return r.length;
+}
+export async function deleteCheckpoints(db: Queryable, trackingId: string): Promise<void> {
+  await db.delete(checkpoints).where(eq(checkpoints.trackingId, trackingId));
+}
+
+export async function insertEvent(db: Queryable, v: typeof trackingEvents.$inferInsert): Promise<string> {
+  const [e] = await db.insert(trackingEvents).values(v).returning({ id: trackingEvents.id });
+  return e!.id;
+}
+
+export async function findUserUid(db: Queryable, userId: string): Promise<string | undefined> {
+  const [u] = await db.select({ uid: users.uid }).from(users).where(eq(users.id, userId)).limit(1);
+  return u?.uid;
+}
+
+// ------------------------------------------------------------------ refresh engine
+export interface DueTracking {
+  id: string;
+  tid: string;
+  courier: string;
+}
+
+/**
+ * Claim up to `limit` due trackings for this worker: the inner SELECT skips rows another worker is
+ * claiming right now, and the UPDATE moves next_check_at to a lease in the future, so no other worker
+ * picks them until the lease ends (a crashed worker's rows come back by themselves).
+ */
+export async function claimDue(db: Queryable, now: Date, leaseUntil: Date, limit: number): Promise<DueTracking[]> {
+  const r = await db.execute<{ id: string; tid: string; courier: string }>(sql`
+    update ${trackings} set next_check_at = ${leaseUntil}
+    where id in (
+      select id from ${trackings}
+      where next_check_at <= ${now}
+      order by next_check_at
+      limit ${limit}
+      for update skip locked
+    )
+    returning id, tid, courier`);
+  return rowsOf(r);
+}
+
+/** Lease specific trackings (a queued refresh job); rows that are final (no next_check_at) are left alone. */
+export async function leaseByIds(db: Queryable, ids: string[], leaseUntil: Date): Promise<DueTracking[]> {
+  if (ids.length === 0) return [];
+  const r = await db
+    .update(trackings)
+    .set({ nextCheckAt: leaseUntil })
+    .where(and(inArray(trackings.id, ids), sql`${trackings.nextCheckAt} is not null`))
+    .returning({ id: trackings.id, tid: trackings.tid, courier: trackings.courier });
+  return r;
+}
+
+function rowsOf<T>(r: unknown): T[] {
+  // node-postgres returns { rows }, PGlite returns { rows } too; guard for either shape.
+  return ((r as { rows?: T[] }).rows ?? (r as T[])) as T[];
+}
+
+// ------------------------------------------------------------------ idempotency keys
+export async function findIdempotent(db: Queryable, userId: string, route: string, key: string) {
+  const [r] = await db
+    .select()
+    .from(idempotencyKeys)
+    .where(and(eq(idempotencyKeys.userId, userId), eq(idempotencyKeys.route, route), eq(idempotencyKeys.key, key)))
+    .limit(1);
+  return r;
+}
+/** Reserve a key inside the request's transaction; false when another request holds (or held) it. */
+export async function reserveIdempotent(db: Queryable, userId: string, route: string, key: string): Promise<boolean> {
+  const r = await db
+    .insert(idempotencyKeys)
+    .values({ userId, route, key, statusCode: 0, body: {} })
+    .onConflictDoNothing()
+    .returning({ key: idempotencyKeys.key });
+  return r.length > 0;
+}
+export async function storeIdempotent(db: Queryable, userId: string, route: string, key: string, statusCode: number, body: unknown) {
+  await db
+    .update(idempotencyKeys)
+    .set({ statusCode, body })
+    .where(and(eq(idempotencyKeys.userId, userId), eq(idempotencyKeys.route, route), eq(idempotencyKeys.key, key)));
+}
+
+export async function findUserIdByUid(db: Queryable, uid: string): Promise<string | undefined> {
+  const [u] = await db.select({ id: users.id }).from(users).where(eq(users.uid, uid)).limit(1);
+  return u?.id;
+}

@@ -1,0 +1,159 @@
+import { z } from 'zod';
+import { MSG } from './messages.ts';
+import { COURIER_SLUGS, LIMITS, TRACKING_STATUSES } from './constants.ts';
+import { optionalString, optionalUsPhone } from './common.ts';
+
+// Trackings (spec §3 Tracking, §7 calls): requests the server validates and the web forms reuse, and
+// the views the server returns.
+
+/** A courier slug; '' or null means "detect it from the number". Names ('UPS', 'Canada Post') are accepted too. */
+export const courierInput = z
+  .union([z.string(), z.null()])
+  .optional()
+  .transform((v) => (v == null ? null : v.trim().toLowerCase().replace(/[\s_-]/g, '')))
+  .transform((v) => (v === '' ? null : v))
+  .pipe(z.enum(COURIER_SLUGS, { error: 'Unknown courier: use ups, usps, fedex or canadapost' }).nullable());
+
+const tidField = z
+  .string({ error: MSG.trackingNumberRequired })
+  .trim()
+  .min(1, MSG.trackingNumberRequired)
+  .max(64, 'A tracking number has at most 64 characters');
+
+/** Optional email: empty or missing means none. */
+const optionalEmail = z
+  .string()
+  .trim()
+  .optional()
+  .nullable()
+  .transform((v, ctx) => {
+    if (v === undefined || v === null || v === '') return undefined;
+    if (v.length > 254 || !z.email().safeParse(v).success) {
+      ctx.addIssue({ code: 'custom', message: MSG.emailInvalid });
+      return z.NEVER;
+    }
+    return v.toLowerCase();
+  });
+
+export const notifyInput = z.object({ email: optionalEmail, phone: optionalUsPhone(MSG.phoneInvalid) });
+
+export const addTrackingRequest = z.object({
+  tid: tidField,
+  courier: courierInput,
+  title: optionalString(200),
+  orderId: optionalString(100),
+  customer: optionalString(200),
+  notify: notifyInput.optional().nullable(),
+  note: optionalString(2000),
+});
+export type AddTrackingRequest = z.input<typeof addTrackingRequest>;
+
+/** Update: the tid picks the tracking; fields left out are kept. */
+export const updateTrackingRequest = z.object({
+  tid: tidField,
+  courier: courierInput,
+  title: optionalString(200),
+  orderId: optionalString(100),
+  customer: optionalString(200),
+  notify: notifyInput.optional().nullable(),
+  note: optionalString(2000),
+});
+export type UpdateTrackingRequest = z.input<typeof updateTrackingRequest>;
+
+/** "a,b" or repeated query values → a list; empty means no filter. */
+const csvList = <T extends readonly [string, ...string[]]>(values: T, message: string) =>
+  z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .transform((v) => (v === undefined ? [] : (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean)))
+    .pipe(z.array(z.enum(values, { error: message })));
+
+export const listTrackingsQuery = z.object({
+  numRecords: z.coerce
+    .number({ error: 'numRecords must be a number' })
+    .int('numRecords must be a whole number')
+    .min(1, 'numRecords must be at least 1')
+    .transform((n) => Math.min(n, LIMITS.maxTrackingsPerPage))
+    .default(LIMITS.trackingsPerPage),
+  lastTid: z.string().trim().max(64).optional().transform((v) => (v ? v : undefined)),
+  status: csvList(TRACKING_STATUSES, `Unknown status: use ${TRACKING_STATUSES.join(', ')}`),
+  courier: csvList(COURIER_SLUGS, `Unknown courier: use ${COURIER_SLUGS.join(', ')}`),
+  /** The version token of spec §7; ignored (the web app sends it to bust caches). */
+  v: z.string().optional(),
+});
+export type ListTrackingsQuery = z.input<typeof listTrackingsQuery>;
+
+export const detectRequest = z.object({ tid: tidField });
+
+export const checkpointSchema = z.object({
+  status: z.enum(TRACKING_STATUSES),
+  location: z.string().nullable(),
+  message: z.string(),
+  time: z.string(),
+});
+export type Checkpoint = z.infer<typeof checkpointSchema>;
+
+export const trackingViewSchema = z.object({
+  tid: z.string(),
+  title: z.string(),
+  courier: z.enum(COURIER_SLUGS),
+  orderId: z.string(),
+  customer: z.string(),
+  notify: z.object({ email: z.string(), phone: z.string() }),
+  note: z.string(),
+  origin: z.string(),
+  destination: z.string(),
+  status: z.enum(TRACKING_STATUSES),
+  /** ISO-8601 UTC; null when the carrier gave no estimate (or once delivered). */
+  expected: z.string().nullable(),
+  lastCheckPoint: checkpointSchema.nullable(),
+  /** Newest first. */
+  checkpoints: z.array(checkpointSchema),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  /** The account's public id: the public page is /track/{uid}_{tid}. */
+  uid: z.string(),
+  /** True when the courier is served by the built-in carrier sandbox (no credentials configured). */
+  sandbox: z.boolean(),
+});
+export type TrackingView = z.infer<typeof trackingViewSchema>;
+
+export const addTrackingResponse = trackingViewSchema.extend({ warning: z.string().optional() });
+export const trackingListSchema = z.array(trackingViewSchema);
+
+/** The public page (no auth): no notes or customer data; notify contacts masked. */
+export const publicTrackingSchema = z.object({
+  tid: z.string(),
+  courier: z.enum(COURIER_SLUGS),
+  courierName: z.string(),
+  status: z.enum(TRACKING_STATUSES),
+  origin: z.string(),
+  destination: z.string(),
+  expected: z.string().nullable(),
+  lastCheckPoint: checkpointSchema.nullable(),
+  checkpoints: z.array(checkpointSchema),
+  notify: z.object({ email: z.string(), phone: z.string() }),
+  updatedAt: z.string(),
+  sandbox: z.boolean(),
+});
+export type PublicTracking = z.infer<typeof publicTrackingSchema>;
+
+export const detectResponse = z.array(z.object({ courier: z.enum(COURIER_SLUGS), name: z.string(), checkDigitValid: z.boolean() }));
+export const couriersResponse = z.array(z.object({ courier: z.enum(COURIER_SLUGS), name: z.string(), sandbox: z.boolean() }));
+
+/** CSV import: one line per row of the file (row = line number in the file, the header being line 1). */
+export const importReportSchema = z.object({
+  created: z.number().int(),
+  failed: z.number().int(),
+  rows: z.array(
+    z.object({
+      row: z.number().int(),
+      tid: z.string(),
+      status: z.enum(['created', 'error']),
+      message: z.string(),
+    }),
+  ),
+});
+export type ImportReport = z.infer<typeof importReportSchema>;
+export const IMPORT_COLUMNS = ['tid', 'courier', 'title', 'orderId', 'customer', 'email', 'phone', 'note'] as const;
+export const MAX_IMPORT_ROWS = 5000;
