@@ -1,3 +1,81 @@
-export default function Stub() {
-  return <div>Coming</div>;
+import { Tabs } from '@mantine/core';
+import { IconBell, IconCreditCard, IconKey, IconReceipt, IconUser } from '@tabler/icons-react';
+import { useNavigate, useParams } from 'react-router';
+import { useUserInfo } from '../api/get-user-info';
+import { ProfileForm } from '../components/settings/profile-form';
+import { PasswordForm } from '../components/settings/password-form';
+import { ThemePicker } from '../components/settings/theme-picker';
+import { ApiKeyPanel } from '../components/settings/api-key-panel';
+import { TriggersPanel } from '../components/settings/triggers-panel';
+import { BillingPlaceholder } from '../components/settings/billing-placeholder';
+import { PageHeader } from '../../../components/page-header';
+import { PageLoader } from '../../../components/page-loader';
+
+const TABS = ['profile', 'apiKey', 'triggers', 'payment', 'paymentHistory'] as const;
+type Tab = (typeof TABS)[number];
+const PROFILE_SUBTABS = ['profile', 'password', 'theme'] as const;
+
+export default function SettingsRoute() {
+  const { tab: rawTab, subTab } = useParams();
+  const navigate = useNavigate();
+  const { data } = useUserInfo();
+  // Default tab is profile (spec §2); the billing tabs of later issues fall back to the placeholder.
+  const tab: Tab = (TABS as readonly string[]).includes(rawTab ?? '') ? (rawTab as Tab) : rawTab === 'balance' ? 'payment' : 'profile';
+  const go = (t: string, s?: string) => navigate(`/account/profile/settings/${t}${s ? `/${s}` : ''}`);
+  if (!data) return <PageLoader />;
+  const profileSub = (PROFILE_SUBTABS as readonly string[]).includes(subTab ?? '') ? subTab! : 'profile';
+  return (
+    <>
+      <PageHeader title="Account settings" description={data.profile.email} />
+      <Tabs value={tab} onChange={(v) => v && go(v)} keepMounted={false}>
+        <Tabs.List mb="lg" style={{ flexWrap: 'nowrap', overflowX: 'auto', overflowY: 'hidden' }}>
+          <Tabs.Tab value="profile" leftSection={<IconUser size={16} />}>
+            My Account
+          </Tabs.Tab>
+          <Tabs.Tab value="apiKey" leftSection={<IconKey size={16} />}>
+            API key
+          </Tabs.Tab>
+          <Tabs.Tab value="triggers" leftSection={<IconBell size={16} />}>
+            Notifications
+          </Tabs.Tab>
+          <Tabs.Tab value="payment" leftSection={<IconCreditCard size={16} />}>
+            Payment Method
+          </Tabs.Tab>
+          <Tabs.Tab value="paymentHistory" leftSection={<IconReceipt size={16} />}>
+            Payment History
+          </Tabs.Tab>
+        </Tabs.List>
+        <Tabs.Panel value="profile">
+          <Tabs value={profileSub} onChange={(v) => v && go('profile', v)} variant="pills" keepMounted={false}>
+            <Tabs.List mb="md">
+              <Tabs.Tab value="profile">Profile Settings</Tabs.Tab>
+              <Tabs.Tab value="password">Password</Tabs.Tab>
+              <Tabs.Tab value="theme">Theme</Tabs.Tab>
+            </Tabs.List>
+            <Tabs.Panel value="profile">
+              <ProfileForm info={data} />
+            </Tabs.Panel>
+            <Tabs.Panel value="password">
+              <PasswordForm />
+            </Tabs.Panel>
+            <Tabs.Panel value="theme">
+              <ThemePicker info={data} />
+            </Tabs.Panel>
+          </Tabs>
+        </Tabs.Panel>
+        <Tabs.Panel value="apiKey">
+          <ApiKeyPanel info={data} />
+        </Tabs.Panel>
+        <Tabs.Panel value="triggers">
+          <TriggersPanel info={data} subTab={subTab} onSubTab={(s) => go('triggers', s)} />
+        </Tabs.Panel>
+        <Tabs.Panel value="payment">
+          <BillingPlaceholder title="Payment method" balance={data.profile.balance} />
+        </Tabs.Panel>
+        <Tabs.Panel value="paymentHistory">
+          <BillingPlaceholder title="Payment history" balance={data.profile.balance} />
+        </Tabs.Panel>
+      </Tabs>
+    </>
+  );
 }

@@ -1,0 +1,74 @@
+import { Button, Group, Paper, Select, SimpleGrid, Stack, Textarea, TextInput } from '@mantine/core';
+import { useForm } from '@mantine/form';
+import { profileUpdateSchema, type UserInfo } from '@shiptrail/contract';
+import { useUpdateUser } from '../../api/update-user';
+import { zodResolver } from '../../../../lib/zod-resolver';
+import { applyServerErrors } from '../../../../lib/notify';
+import { timeZone } from '../../../../lib/format';
+
+export function ProfileForm({ info }: { info: UserInfo }) {
+  const p = info.profile;
+  const update = useUpdateUser();
+  const form = useForm({
+    mode: 'controlled',
+    initialValues: {
+      email: p.email,
+      firstName: p.firstName,
+      lastName: p.lastName,
+      phone: p.phone,
+      userType: p.userType,
+      company: p.company,
+      companyUrl: p.companyUrl,
+      InvoiceExtraInfo: p.InvoiceExtraInfo,
+    },
+    validate: zodResolver(profileUpdateSchema),
+    validateInputOnBlur: true,
+  });
+  const isCompany = form.values.userType === 'company';
+  return (
+    <Paper p="lg">
+      <form
+        noValidate
+        aria-label="Profile settings"
+        onSubmit={form.onSubmit((v) =>
+          update.mutate(
+            { profile: { ...v, timeZone: timeZone() } },
+            { onSuccess: () => form.resetDirty(), onError: (e) => applyServerErrors(form, e) },
+          ),
+        )}
+      >
+        <Stack>
+          <SimpleGrid cols={{ base: 1, sm: 2 }}>
+            <TextInput label="First name" autoComplete="given-name" {...form.getInputProps('firstName')} />
+            <TextInput label="Last name" autoComplete="family-name" {...form.getInputProps('lastName')} />
+            <TextInput label="Email" readOnly description="Contact support to change your login email" {...form.getInputProps('email')} />
+            <TextInput label="Phone" type="tel" description="US numbers only" autoComplete="tel" {...form.getInputProps('phone')} />
+            <Select
+              label="Account type"
+              data={[
+                { value: 'person', label: 'Personal' },
+                { value: 'company', label: 'Business' },
+              ]}
+              allowDeselect={false}
+              // A user that already has a company cannot change the account type (spec §6).
+              disabled={!!p.company}
+              {...form.getInputProps('userType')}
+            />
+          </SimpleGrid>
+          {isCompany && (
+            <SimpleGrid cols={{ base: 1, sm: 2 }}>
+              <TextInput label="Company" autoComplete="organization" {...form.getInputProps('company')} />
+              <TextInput label="Company URL" type="url" placeholder="https://" {...form.getInputProps('companyUrl')} />
+              <Textarea label="Invoice extra info" description="Shown on your receipts (VAT number, address…)" autosize minRows={2} {...form.getInputProps('InvoiceExtraInfo')} style={{ gridColumn: '1 / -1' }} />
+            </SimpleGrid>
+          )}
+          <Group justify="flex-end">
+            <Button type="submit" loading={update.isPending} disabled={!form.isValid() || update.isPending || !form.isDirty()}>
+              Save changes
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Paper>
+  );
+}
