@@ -15,6 +15,7 @@ import { accountRoutes } from './modules/accounts/accounts.routes.ts';
 import { trackingRoutes } from './modules/trackings/trackings.routes.ts';
 import { devOutboxRoutes } from './modules/mail/dev-outbox.routes.ts';
 import { openapiRoutes } from './modules/openapi/openapi.routes.ts';
+import { notificationRoutes } from './modules/notifications/notifications.routes.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -124,6 +125,7 @@ export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {})
   await app.register(accountRoutes, { ctx });
   await app.register(trackingRoutes, { ctx });
   await app.register(openapiRoutes, { ctx });
+  await app.register(notificationRoutes, { ctx });
   if (ctx.mailer.mode === 'outbox') await app.register(devOutboxRoutes, { ctx });
 
 

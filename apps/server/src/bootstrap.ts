@@ -7,6 +7,7 @@ import { createMailer } from './modules/mail/mailer.ts';
 import { LOG_REDACT } from './app.ts';
 import { closeCarriers, setupCarriers } from './modules/trackings/carriers-runtime.ts';
 import { stopTrackingWorkers } from './modules/trackings/refresh.ts';
+import { setupNotifications } from './modules/notifications/workers.ts';
 
 export function createLogger(config: Pick<Config, 'LOG_LEVEL'>): Logger {
   return pino({ level: config.LOG_LEVEL, redact: { paths: LOG_REDACT, censor: '[redacted]' } });
@@ -23,6 +24,7 @@ export async function createContext(config: Config, log: Logger = createLogger(c
   const ctx: AppContext = { config, database, db: database.db, queue, mailer, log, now: () => new Date(), extras: {} };
   // Carrier client, plus the carrier sandbox on loopback for carriers without credentials.
   await setupCarriers(ctx);
+  await setupNotifications(ctx);
   return ctx;
 }
 

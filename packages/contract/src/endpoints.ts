@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import * as A from './accounts.ts';
 import * as T from './trackings.ts';
+import * as N from './notifications.ts';
 
 /**
  * The /v1 calls, described once. The server builds its OpenAPI document from this list and a test checks
@@ -39,6 +40,12 @@ export const accountEndpoints: EndpointDef[] = [
   { method: 'GET', path: '/v1/info/pricing', summary: 'Prices and constants', tag: 'Info', auth: false, response: A.pricingSchema },
 ];
 
+export const notificationEndpoints: EndpointDef[] = [
+  { method: 'GET', path: '/v1/notifications/log', summary: 'Notifications sent for your trackings, newest first, with webhook delivery attempts', tag: 'Notifications', auth: true, query: N.notificationLogQuery, response: N.notificationLogSchema },
+  { method: 'POST', path: '/v1/notifications/resend/{id}', summary: 'Deliver a webhook notification again (same webhook-id)', tag: 'Notifications', auth: true, response: N.resendResponseSchema },
+  { method: 'POST', path: '/v1/user/webhook/secret/regenerate', summary: 'Replace the webhook signing secret (the old one keeps signing for 24 hours)', tag: 'Notifications', auth: true, response: N.webhookSecretSchema },
+];
+
 export const trackingEndpoints: EndpointDef[] = [
   { method: 'POST', path: '/v1/trackings/add', summary: 'Add a tracking (detects the courier; charges $0.05; honours an Idempotency-Key header)', tag: 'Trackings', auth: true, body: T.addTrackingRequest, response: T.addTrackingResponse },
   { method: 'POST', path: '/v1/trackings/import', summary: 'Add trackings from a CSV file (multipart field "file" or a text/csv body); per-row report', tag: 'Trackings', auth: true, response: T.importReportSchema },
@@ -53,4 +60,4 @@ export const trackingEndpoints: EndpointDef[] = [
 ];
 
 /** Features append their lists here (trackings, carriers, notifications, ...). */
-export const endpoints: EndpointDef[] = [...accountEndpoints, ...trackingEndpoints];
+export const endpoints: EndpointDef[] = [...accountEndpoints, ...trackingEndpoints, ...notificationEndpoints];

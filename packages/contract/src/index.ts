@@ -4,3 +4,4 @@ export * from './common.ts';
 export * from './accounts.ts';
 export * from './trackings.ts';
 export * from './endpoints.ts';
+export * from './notifications.ts';

@@ -1,5 +1,6 @@
 import type { AppContext } from '../context.ts';
 import { startTrackingWorkers } from '../modules/trackings/refresh.ts';
+import { startNotificationWorkers } from '../modules/notifications/workers.ts';
 
 /**
  * The worker role: every feature's job handlers. Features add their `start*Workers(ctx)` here.
@@ -7,4 +8,5 @@ import { startTrackingWorkers } from '../modules/trackings/refresh.ts';
  */
 export async function startWorkers(ctx: AppContext): Promise<void> {
   await startTrackingWorkers(ctx);
+  await startNotificationWorkers(ctx);
 }

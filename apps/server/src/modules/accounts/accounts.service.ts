@@ -17,7 +17,7 @@ import type { AppContext } from '../../context.ts';
 import type { Queryable } from '../../db/client.ts';
 import { referrals, trackings, messages } from '../../db/schema.ts';
 import { AppError, badRequest, conflict, unauthorized } from '../../lib/errors.ts';
-import { decrypt, encrypt, randomAlnum, randomToken } from '../../lib/crypto.ts';
+import { decrypt, encrypt, randomAlnum } from '../../lib/crypto.ts';
 import { WindowLimiter } from '../../lib/rate-limit.ts';
 import { credit, spentCents } from '../billing/ledger.ts';
 import * as mail from '../mail/templates.ts';
@@ -27,6 +27,8 @@ import { hashPassword, verifyPassword } from './passwords.ts';
 import { mergeSettings, settingsView, type StoredSettings } from './settings.ts';
 import { hashToken, newApiKey, newEmailKey, newSessionToken, newVersion } from './tokens.ts';
 import { googleExchange } from './google.ts';
+import { newWebhookSecret } from '../notifications/signing.ts';
+import { resolveWebhookTarget } from '../notifications/ssrf.ts';
 
 const VERIFY_TTL_MS = 48 * 3600 * 1000;
 const RESET_TTL_MS = 3600 * 1000;
@@ -135,7 +137,7 @@ async function createAccount(
       emailVerified: input.emailVerified ?? false,
       apiKeyHash: hashToken(apiKey),
       apiKeyEnc: encrypt(ctx.config.sessionSecret, apiKey),
-      webhookSecret: 'whsec_' + randomToken(24),
+      webhookSecret: newWebhookSecret(),
       referralCode: randomAlnum(10),
       referredBy: inviter?.id ?? null,
       promocode: input.promocode ?? null,
@@ -295,6 +297,9 @@ export async function update(ctx: AppContext, user: UserRow, input: z.output<typ
   }
   if (input.settings) {
     const s = input.settings;
+    // SSRF guard at save (design.md §5); delivery checks again after its own DNS lookup.
+    const hook = s.receiveNotification?.webhook?.endpoint;
+    if (hook) await resolveWebhookTarget(hook, { allowPrivate: ctx.config.WEBHOOK_ALLOW_PRIVATE });
     if (s.sendNotification && (values.userType ?? user.userType) !== 'company') {
       throw badRequest('Only company accounts send notifications to their customers');
     }

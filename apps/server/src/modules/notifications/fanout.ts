@@ -1,9 +1,148 @@
+import { TRIGGER_EVENTS, WEBHOOK_EVENT_TYPE, normalizeUsPhone, toE164, type NotificationChannel, type TriggerEvent, type WebhookEvent } from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
 import type { Tx } from '../../db/client.ts';
+import type { trackings, trackingEvents, users } from '../../db/schema.ts';
+import { inTx } from '../../jobs/queue.ts';
+import { effectiveEndpoint, settingsView, type StoredSettings } from '../accounts/settings.ts';
+import * as repo from './notifications.repository.ts';
+import { QUEUES, jobOptions, type NotifyJob } from './queues.ts';
+import { statusEmail, statusSms, type StatusMessageInput } from './templates.ts';
+
+type TrackingRow = typeof trackings.$inferSelect;
+type EventRow = typeof trackingEvents.$inferSelect;
+type UserRow = typeof users.$inferSelect;
+
+interface Planned {
+  channel: NotificationChannel;
+  audience: 'receive' | 'send';
+  recipient: string;
+}
+
+const isTrigger = (s: string): s is TriggerEvent => (TRIGGER_EVENTS as readonly string[]).includes(s);
+const e164 = (phone: string) => {
+  const n = phone ? normalizeUsPhone(phone) : null;
+  return n ? toE164(n) : '';
+};
+
+/**
+ * Who hears about a status change (spec §3-4): the account's own channels (receiveNotification), and
+ * for company accounts the tracking's notify email and phone, i.e. the company's customer
+ * (sendNotification). Email and phone of the account default to the profile's when left empty.
+ */
+export function planRecipients(user: UserRow, tracking: TrackingRow, status: TriggerEvent): Planned[] {
+  const s = settingsView(user.settings as StoredSettings, '');
+  const out: Planned[] = [];
+  const recv = s.receiveNotification;
+  if (recv.email.triggers[status]) {
+    const to = effectiveEndpoint('email', recv.email.endpoint, user).toLowerCase();
+    if (to) out.push({ channel: 'email', audience: 'receive', recipient: to });
+  }
+  if (recv.phone.triggers[status]) {
+    const to = e164(effectiveEndpoint('phone', recv.phone.endpoint, user));
+    if (to) out.push({ channel: 'sms', audience: 'receive', recipient: to });
+  }
+  if (recv.webhook.triggers[status]) {
+    const url = effectiveEndpoint('webhook', recv.webhook.endpoint, user);
+    if (url) out.push({ channel: 'webhook', audience: 'receive', recipient: url });
+  }
+  if (user.userType === 'company') {
+    const send = s.sendNotification;
+    const email = tracking.notifyEmail.trim().toLowerCase();
+    if (send.email.triggers[status] && email) out.push({ channel: 'email', audience: 'send', recipient: email });
+    const phone = e164(tracking.notifyPhone);
+    if (send.phone.triggers[status] && phone) out.push({ channel: 'sms', audience: 'send', recipient: phone });
+  }
+  // The same address twice (a company that is its own customer) gets one message: the unique index
+  // would drop the second row anyway; keep the first, the account's own.
+  const seen = new Set<string>();
+  return out.filter((p) => {
+    const k = `${p.channel} ${p.recipient}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
+type Cp = { status?: string; location?: string | null; message?: string; time?: string | Date } | null | undefined;
+function checkpointView(c: Cp): WebhookEvent['data']['checkpoint'] {
+  if (!c || typeof c !== 'object') return null;
+  return { status: String(c.status ?? ''), location: c.location ?? null, message: String(c.message ?? ''), time: iso(c.time) ?? '' };
+}
+
+export const publicTrackingUrl = (ctx: AppContext, user: Pick<UserRow, 'uid'>, tid: string) =>
+  `${ctx.config.publicUrl}/track/${encodeURIComponent(user.uid)}/${encodeURIComponent(tid)}`;
+
+/** The webhook body: fixed at fan-out, so every retry and resend sends the same bytes under the same id. */
+export function webhookEvent(ctx: AppContext, user: UserRow, tracking: TrackingRow, event: EventRow): WebhookEvent {
+  return {
+    type: WEBHOOK_EVENT_TYPE,
+    timestamp: event.createdAt.toISOString(),
+    data: {
+      tracking: {
+        tid: tracking.tid,
+        courier: tracking.courier,
+        title: tracking.title,
+        orderId: tracking.orderId,
+        customer: tracking.customer,
+        notify: { email: tracking.notifyEmail, phone: tracking.notifyPhone },
+        note: tracking.note,
+        origin: tracking.origin,
+        destination: tracking.destination,
+        status: event.toStatus as WebhookEvent['data']['status'],
+        expected: iso(tracking.expected),
+        lastCheckPoint: checkpointView((tracking.lastCheckPoint as Cp) ?? (event.checkpoint as Cp)),
+        url: publicTrackingUrl(ctx, user, tracking.tid),
+        createdAt: tracking.createdAt.toISOString(),
+        updatedAt: tracking.updatedAt.toISOString(),
+      },
+      checkpoint: checkpointView(event.checkpoint as Cp),
+      previousStatus: (event.fromStatus as WebhookEvent['data']['previousStatus']) ?? null,
+      status: event.toStatus as WebhookEvent['data']['status'],
+    },
+  };
+}
 
 /**
  * Called by the trackings module inside the transaction that records a status event: enqueues each
- * due notification (event, channel, recipient) exactly once, committing with the event.
- * (Filled in by the notifications feature.)
+ * due notification (event, channel, recipient) exactly once, committing with the event. The rows and
+ * their jobs are written through `tx`, so a rolled-back status change notifies nobody, and the unique
+ * index makes a second call for the same event a no-op.
  */
-export async function fanOutStatusEvent(_tx: Tx, _ctx: AppContext, _eventId: string): Promise<void> {}
+export async function fanOutStatusEvent(tx: Tx, ctx: AppContext, eventId: string): Promise<void> {
+  const found = await repo.findEventWithContext(tx, eventId);
+  if (!found) return;
+  const { event, tracking, user } = found;
+  if (!isTrigger(event.toStatus) || event.fromStatus === event.toStatus) return;
+  const planned = planRecipients(user, tracking, event.toStatus);
+  if (planned.length === 0) return;
+
+  const link = publicTrackingUrl(ctx, user, tracking.tid);
+  const cp = checkpointView(event.checkpoint as Cp);
+  const message = (brand: string | null): StatusMessageInput => ({
+    tid: tracking.tid,
+    title: tracking.title,
+    courier: tracking.courier,
+    status: event.toStatus,
+    previousStatus: event.fromStatus,
+    checkpoint: cp,
+    link,
+    brand,
+  });
+  const brandOf = (p: Planned) => (p.audience === 'send' ? user.company || [user.firstName, user.lastName].filter(Boolean).join(' ') || null : null);
+  let webhookBody: string | undefined;
+  const rows: repo.NewNotification[] = planned.map((p) => {
+    let payload: unknown;
+    if (p.channel === 'email') payload = statusEmail(message(brandOf(p)));
+    else if (p.channel === 'sms') payload = { body: statusSms(message(brandOf(p))) };
+    else payload = { body: (webhookBody ??= JSON.stringify(webhookEvent(ctx, user, tracking, event))) };
+    return { eventId, userId: user.id, channel: p.channel, audience: p.audience, recipient: p.recipient, payload };
+  });
+
+  const inserted = await repo.insertNotifications(tx, rows);
+  for (const n of inserted) {
+    const channel = n.channel as NotificationChannel;
+    const data: NotifyJob = { v: 1, notificationId: n.id, attempt: 0 };
+    await ctx.queue.send(QUEUES[channel], data, { ...jobOptions(ctx, channel), ...inTx(tx) });
+  }
+}

@@ -1,0 +1,187 @@
+import { PRICING } from '@shiptrail/contract';
+import type { AppContext } from '../../context.ts';
+import { inTx } from '../../jobs/queue.ts';
+import { raiseAlert } from '../accounts/alerts.ts';
+import { newVersion } from '../accounts/tokens.ts';
+import { InsufficientBalanceError, charge, credit } from '../billing/ledger.ts';
+import { SmsError, smsGateway } from '../sms/sms.ts';
+import * as repo from './notifications.repository.ts';
+import { QUEUES, faults, jobOptions, tuning, type NotifyJob } from './queues.ts';
+import { signatureHeader } from './signing.ts';
+import { UnsafeWebhookUrlError, resolveWebhookTarget } from './ssrf.ts';
+import { postWebhook, type PostResult } from './webhook-client.ts';
+
+/** States after which a job has nothing left to do. */
+const SETTLED = new Set(['sent', 'delivered', 'failed', 'skipped_balance', 'disabled']);
+
+/** Where the job stands in pg-boss's retries: the last try turns a temporary failure into 'failed'. */
+export interface JobInfo {
+  retryCount: number;
+  retryLimit: number;
+}
+
+const errText = (err: unknown) => (err instanceof Error ? err.message : String(err)).slice(0, 500);
+const day = (d: Date) => d.toISOString().slice(0, 10);
+
+/** SMTP 5xx is a final no (no such mailbox, refused); anything else (4xx, network) may pass later. */
+function isPermanentMailError(err: unknown): boolean {
+  const code = (err as { responseCode?: number }).responseCode;
+  return typeof code === 'number' && code >= 500 && code < 600;
+}
+
+/**
+ * Email. Idempotent (design.md §3): acceptance by the SMTP server is recorded (accepted_at,
+ * provider_id) before the job completes, and a run that finds it recorded sends nothing. A worker killed
+ * between the server's acceptance and that record sends again on retry, under the same Message-ID.
+ */
+export async function deliverEmail(ctx: AppContext, notificationId: string, job: JobInfo = { retryCount: 0, retryLimit: 0 }): Promise<void> {
+  const n = await repo.findNotification(ctx.db, notificationId);
+  if (!n || n.acceptedAt || SETTLED.has(n.status)) return;
+  const msg = n.payload as { subject: string; text: string; html: string };
+  await repo.markSending(ctx.db, n.id);
+  await faults(ctx).beforeSend?.(n.id);
+  let info: { id: string };
+  try {
+    info = await ctx.mailer.send({ to: n.recipient, subject: msg.subject, text: msg.text, html: msg.html, messageId: n.id });
+  } catch (err) {
+    const final = isPermanentMailError(err) || job.retryCount >= job.retryLimit;
+    await repo.updateNotification(ctx.db, n.id, { status: final ? 'failed' : 'retrying', lastError: errText(err) });
+    if (final) return;
+    throw err;
+  }
+  await repo.markAccepted(ctx.db, n.id, info.id, ctx.now());
+  await faults(ctx).afterAccept?.(n.id);
+}
+
+/**
+ * SMS. The $0.04 charge (keyed by the notification id, so it is booked once however often this runs)
+ * commits in the same transaction that marks the SMS as being sent; with too little balance nothing is
+ * sent, the notification is 'skipped_balance' and a payment alert says why. An SMS the provider
+ * refuses for good is refunded.
+ */
+export async function deliverSms(ctx: AppContext, notificationId: string, job: JobInfo = { retryCount: 0, retryLimit: 0 }): Promise<void> {
+  const n = await repo.findNotification(ctx.db, notificationId);
+  if (!n || n.acceptedAt || SETTLED.has(n.status)) return;
+  const { body } = n.payload as { body: string };
+  try {
+    await ctx.db.transaction(async (tx) => {
+      await charge(tx, n.userId, PRICING.smsCents, 'sms', n.id, `SMS to ${n.recipient}`);
+      await repo.markSending(tx, n.id);
+    });
+  } catch (err) {
+    if (!(err instanceof InsufficientBalanceError)) throw err;
+    await ctx.db.transaction(async (tx) => {
+      await repo.updateNotification(tx, n.id, { status: 'skipped_balance', lastError: err.message });
+      await raiseAlert(tx, n.userId, {
+        group: 'payment',
+        name: 'smsNotSent',
+        level: 'warning',
+        message: `SMS notifications are not being sent: your balance is too low ($${(PRICING.smsCents / 100).toFixed(2)} per SMS). Add balance to receive them again.`,
+        dedupeKey: `sms-balance:${day(ctx.now())}`,
+      });
+    });
+    return;
+  }
+  await faults(ctx).beforeSend?.(n.id);
+  let info: { id: string };
+  try {
+    info = await smsGateway(ctx).send({ to: n.recipient, body });
+  } catch (err) {
+    const final = (err instanceof SmsError && err.permanent) || job.retryCount >= job.retryLimit;
+    if (!final) {
+      await repo.updateNotification(ctx.db, n.id, { status: 'retrying', lastError: errText(err) });
+      throw err;
+    }
+    await ctx.db.transaction(async (tx) => {
+      await credit(tx, n.userId, PRICING.smsCents, 'refund', n.id, `SMS to ${n.recipient} not sent`);
+      await repo.updateNotification(tx, n.id, { status: 'failed', lastError: errText(err) });
+    });
+    return;
+  }
+  await repo.markAccepted(ctx.db, n.id, info.id, ctx.now());
+  await faults(ctx).afterAccept?.(n.id);
+}
+
+/** Exponential backoff with ±20 % jitter, capped; Retry-After wins when the receiver sent one. */
+export function nextWebhookDelayMs(ctx: AppContext, attempt: number, retryAfterMs: number | null): number {
+  const t = tuning(ctx);
+  if (retryAfterMs !== null) return Math.min(Math.max(retryAfterMs, 1000), 24 * 3600_000);
+  const base = Math.min(t.webhookBaseDelayMs * 2 ** Math.min(attempt, 30), t.webhookMaxDelayMs);
+  return Math.round(base * (0.8 + Math.random() * 0.4));
+}
+
+/**
+ * Webhook (Standard Webhooks). Each job performs attempt `job.attempt`: it posts the body fixed at
+ * fan-out with the notification id as webhook-id, logs the attempt, and settles it only if no other
+ * worker settled that attempt first. Non-2xx answers and network failures are retried on our own
+ * schedule (a new job with startAfter, written in the same transaction as the attempt), for about
+ * three days; 410 Gone turns the endpoint off and raises an alert.
+ */
+export async function deliverWebhook(ctx: AppContext, data: NotifyJob): Promise<void> {
+  const n = await repo.findNotification(ctx.db, data.notificationId);
+  if (!n || SETTLED.has(n.status) || n.attempts !== data.attempt) return;
+  const t = tuning(ctx);
+  const { body } = n.payload as { body: string };
+  const secrets = await repo.findUserSecrets(ctx.db, n.userId);
+  if (!secrets) return;
+
+  let result: PostResult;
+  try {
+    // Checked again at send: DNS may have changed since the URL was saved.
+    const target = await resolveWebhookTarget(n.recipient, { allowPrivate: ctx.config.WEBHOOK_ALLOW_PRIVATE });
+    const now = ctx.now();
+    const ts = Math.floor(now.getTime() / 1000);
+    await faults(ctx).beforeSend?.(n.id);
+    result = await postWebhook(
+      target,
+      body,
+      { 'webhook-id': n.id, 'webhook-timestamp': String(ts), 'webhook-signature': signatureHeader(secrets, n.id, ts, body, now) },
+      t.webhookTimeoutMs,
+    );
+  } catch (err) {
+    if (!(err instanceof UnsafeWebhookUrlError)) throw err;
+    await ctx.db.transaction(async (tx) => {
+      await repo.insertWebhookAttempt(tx, { notificationId: n.id, httpStatus: null, durationMs: 0, error: err.message });
+      await repo.settleWebhookAttempt(tx, n.id, data.attempt, { status: 'failed', lastError: err.message, nextAttemptAt: null });
+    });
+    return;
+  }
+
+  const now = ctx.now();
+  const ok = result.status !== null && result.status >= 200 && result.status < 300;
+  const lastError = ok ? null : (result.error ?? `HTTP ${result.status}`);
+  await ctx.db.transaction(async (tx) => {
+    await repo.insertWebhookAttempt(tx, {
+      notificationId: n.id,
+      httpStatus: result.status,
+      durationMs: result.durationMs,
+      error: result.error,
+      responseBody: result.responseBody,
+    });
+    if (ok) {
+      await repo.settleWebhookAttempt(tx, n.id, data.attempt, { status: 'delivered', acceptedAt: now, providerId: `http-${result.status}`, lastError: null, nextAttemptAt: null });
+      return;
+    }
+    if (result.status === 410) {
+      if (!(await repo.settleWebhookAttempt(tx, n.id, data.attempt, { status: 'disabled', lastError, nextAttemptAt: null }))) return;
+      await repo.disableWebhookEndpoint(tx, n.userId, n.recipient, newVersion());
+      await raiseAlert(tx, n.userId, {
+        group: 'general',
+        name: 'webhookDisabled',
+        level: 'danger',
+        message: `Your webhook endpoint ${n.recipient} answered 410 Gone, so webhook notifications were turned off. Tick the webhook triggers again in the notification settings to turn them back on.`,
+        dedupeKey: `webhook-gone:${n.recipient}:${day(now)}`,
+      });
+      return;
+    }
+    const delay = nextWebhookDelayMs(ctx, data.attempt, result.retryAfterMs);
+    const at = new Date(now.getTime() + delay);
+    if (at.getTime() - n.createdAt.getTime() > t.webhookMaxAgeMs) {
+      await repo.settleWebhookAttempt(tx, n.id, data.attempt, { status: 'failed', lastError, nextAttemptAt: null });
+      return;
+    }
+    if (!(await repo.settleWebhookAttempt(tx, n.id, data.attempt, { status: 'retrying', lastError, nextAttemptAt: at }))) return;
+    const next: NotifyJob = { v: 1, notificationId: n.id, attempt: data.attempt + 1 };
+    await ctx.queue.send(QUEUES.webhook, next, { ...jobOptions(ctx, 'webhook'), startAfter: at, ...inTx(tx) });
+  });
+}

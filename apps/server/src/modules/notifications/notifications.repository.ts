@@ -1,0 +1,128 @@
+import { and, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import type { Queryable } from '../../db/client.ts';
+import { notifications, trackingEvents, trackings, users, webhookAttempts } from '../../db/schema.ts';
+
+export type NotificationRow = typeof notifications.$inferSelect;
+export type NewNotification = typeof notifications.$inferInsert;
+
+/** The event with its tracking and owner, as the fan-out needs them. */
+export async function findEventWithContext(db: Queryable, eventId: string) {
+  const [row] = await db
+    .select({ event: trackingEvents, tracking: trackings, user: users })
+    .from(trackingEvents)
+    .innerJoin(trackings, eq(trackings.id, trackingEvents.trackingId))
+    .innerJoin(users, eq(users.id, trackings.userId))
+    .where(eq(trackingEvents.id, eventId))
+    .limit(1);
+  return row;
+}
+
+/** Insert the rows that are new; (event, channel, recipient) is unique, so a repeat inserts nothing. */
+export async function insertNotifications(db: Queryable, rows: NewNotification[]) {
+  if (rows.length === 0) return [];
+  return db.insert(notifications).values(rows).onConflictDoNothing().returning({ id: notifications.id, channel: notifications.channel });
+}
+
+export async function findNotification(db: Queryable, id: string): Promise<NotificationRow | undefined> {
+  const [n] = await db.select().from(notifications).where(eq(notifications.id, id)).limit(1);
+  return n;
+}
+export async function findUserNotification(db: Queryable, userId: string, id: string): Promise<NotificationRow | undefined> {
+  const [n] = await db
+    .select()
+    .from(notifications)
+    .where(and(eq(notifications.id, id), eq(notifications.userId, userId)))
+    .limit(1);
+  return n;
+}
+
+export async function updateNotification(db: Queryable, id: string, values: Partial<NewNotification>) {
+  await db
+    .update(notifications)
+    .set({ ...values, updatedAt: new Date() })
+    .where(eq(notifications.id, id));
+}
+
+/** Count an attempt as started (email, SMS). */
+export async function markSending(db: Queryable, id: string) {
+  await db
+    .update(notifications)
+    .set({ status: 'sending', attempts: sql`${notifications.attempts} + 1`, updatedAt: new Date() })
+    .where(eq(notifications.id, id));
+}
+
+/** Record that the provider accepted the message; only the first acceptance counts. */
+export async function markAccepted(db: Queryable, id: string, providerId: string, now: Date, status: 'sent' | 'delivered' = 'sent') {
+  await db
+    .update(notifications)
+    .set({ status, acceptedAt: now, providerId, lastError: null, nextAttemptAt: null, updatedAt: now })
+    .where(and(eq(notifications.id, id), isNull(notifications.acceptedAt)));
+}
+
+/**
+ * Settle a webhook attempt, but only if no other worker settled attempt `attempt` first (a resend and
+ * a scheduled retry may race): returns false when the row had moved on.
+ */
+export async function settleWebhookAttempt(db: Queryable, id: string, attempt: number, values: Partial<NewNotification>): Promise<boolean> {
+  const r = await db
+    .update(notifications)
+    .set({ ...values, attempts: attempt + 1, updatedAt: new Date() })
+    .where(and(eq(notifications.id, id), eq(notifications.attempts, attempt)))
+    .returning({ id: notifications.id });
+  return r.length > 0;
+}
+
+export async function insertWebhookAttempt(db: Queryable, v: typeof webhookAttempts.$inferInsert) {
+  await db.insert(webhookAttempts).values(v);
+}
+
+export async function findUserSecrets(db: Queryable, userId: string) {
+  const [u] = await db
+    .select({ webhookSecret: users.webhookSecret, webhookSecretPrev: users.webhookSecretPrev, webhookSecretPrevUntil: users.webhookSecretPrevUntil })
+    .from(users)
+    .where(eq(users.id, userId))
+    .limit(1);
+  return u;
+}
+
+export async function setUserSecrets(db: Queryable, userId: string, values: { webhookSecret: string; webhookSecretPrev: string | null; webhookSecretPrevUntil: Date | null; version: string }) {
+  await db
+    .update(users)
+    .set({ ...values, updatedAt: new Date() })
+    .where(eq(users.id, userId));
+}
+
+/**
+ * Turn off the account's webhook triggers, but only while the endpoint is still the URL that answered
+ * 410 (the user may have saved a new one meanwhile). One statement, so a concurrent settings save is
+ * never overwritten with stale settings. Returns whether it changed anything.
+ */
+export async function disableWebhookEndpoint(db: Queryable, userId: string, url: string, version: string): Promise<boolean> {
+  const r = await db
+    .update(users)
+    .set({
+      settings: sql`jsonb_set(${users.settings}, '{receiveNotification,webhook,triggers}', '{}'::jsonb)`,
+      version,
+      updatedAt: new Date(),
+    })
+    .where(and(eq(users.id, userId), sql`${users.settings} #>> '{receiveNotification,webhook,endpoint}' = ${url}`))
+    .returning({ id: users.id });
+  return r.length > 0;
+}
+
+/** The account's notifications, newest first, with what the log shows beside them. */
+export async function listUserNotifications(db: Queryable, userId: string, limit: number) {
+  return db
+    .select({ n: notifications, tid: trackings.tid, fromStatus: trackingEvents.fromStatus, toStatus: trackingEvents.toStatus })
+    .from(notifications)
+    .innerJoin(trackingEvents, eq(trackingEvents.id, notifications.eventId))
+    .innerJoin(trackings, eq(trackings.id, trackingEvents.trackingId))
+    .where(eq(notifications.userId, userId))
+    .orderBy(desc(notifications.createdAt), desc(notifications.id))
+    .limit(limit);
+}
+
+export async function listAttempts(db: Queryable, notificationIds: string[]) {
+  if (notificationIds.length === 0) return [];
+  return db.select().from(webhookAttempts).where(inArray(webhookAttempts.notificationId, notificationIds)).orderBy(webhookAttempts.id);
+}

@@ -1,0 +1,72 @@
+import { MSG, type NotificationLogItem } from '@shiptrail/contract';
+import type { AppContext } from '../../context.ts';
+import { inTx } from '../../jobs/queue.ts';
+import { badRequest, notFound } from '../../lib/errors.ts';
+import type { UserRow } from '../accounts/accounts.repository.ts';
+import { newVersion } from '../accounts/tokens.ts';
+import * as repo from './notifications.repository.ts';
+import { QUEUES, jobOptions, type NotifyJob } from './queues.ts';
+import { PREVIOUS_SECRET_GRACE_MS, newWebhookSecret } from './signing.ts';
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+/** The account's notifications with their webhook attempts, newest first (the delivery log). */
+export async function notificationLog(ctx: AppContext, user: UserRow, limit: number): Promise<NotificationLogItem[]> {
+  const rows = await repo.listUserNotifications(ctx.db, user.id, limit);
+  const attempts = await repo.listAttempts(
+    ctx.db,
+    rows.filter((r) => r.n.channel === 'webhook').map((r) => r.n.id),
+  );
+  const byId = new Map<string, NotificationLogItem['deliveries']>();
+  for (const a of attempts) {
+    const list = byId.get(a.notificationId) ?? [];
+    list.push({ at: a.createdAt.toISOString(), httpStatus: a.httpStatus, durationMs: a.durationMs, error: a.error, responseBody: a.responseBody });
+    byId.set(a.notificationId, list);
+  }
+  return rows.map(({ n, tid, fromStatus, toStatus }) => ({
+    id: n.id,
+    eventId: n.eventId,
+    tid,
+    previousStatus: fromStatus,
+    status: toStatus,
+    channel: n.channel as NotificationLogItem['channel'],
+    audience: n.audience as NotificationLogItem['audience'],
+    recipient: n.recipient,
+    deliveryStatus: n.status as NotificationLogItem['deliveryStatus'],
+    attempts: n.attempts,
+    acceptedAt: iso(n.acceptedAt),
+    providerId: n.providerId,
+    lastError: n.lastError,
+    nextAttemptAt: iso(n.nextAttemptAt),
+    body: n.channel === 'webhook' ? ((n.payload as { body?: string } | null)?.body ?? null) : null,
+    deliveries: byId.get(n.id) ?? [],
+    createdAt: n.createdAt.toISOString(),
+    updatedAt: n.updatedAt.toISOString(),
+  }));
+}
+
+/**
+ * Deliver a webhook again, at once, with the same webhook-id and body (the receiver deduplicates on
+ * the id). A retry that was already scheduled for the same attempt becomes a no-op: whichever job
+ * settles the attempt first wins.
+ */
+export async function resendWebhook(ctx: AppContext, user: UserRow, id: string) {
+  const n = await repo.findUserNotification(ctx.db, user.id, id);
+  if (!n) throw notFound(MSG.notFound);
+  if (n.channel !== 'webhook') throw badRequest('Only webhook notifications can be resent');
+  await ctx.db.transaction(async (tx) => {
+    await repo.updateNotification(tx, n.id, { status: 'pending', nextAttemptAt: null });
+    const data: NotifyJob = { v: 1, notificationId: n.id, attempt: n.attempts };
+    await ctx.queue.send(QUEUES.webhook, data, { ...jobOptions(ctx, 'webhook'), ...inTx(tx) });
+  });
+  return { id: n.id, deliveryStatus: 'pending' as const };
+}
+
+/** A new signing secret; the old one keeps signing beside it for 24 hours so receivers can switch. */
+export async function regenerateWebhookSecret(ctx: AppContext, user: UserRow) {
+  const now = ctx.now();
+  const until = new Date(now.getTime() + PREVIOUS_SECRET_GRACE_MS);
+  const webhookSecret = newWebhookSecret();
+  await repo.setUserSecrets(ctx.db, user.id, { webhookSecret, webhookSecretPrev: user.webhookSecret, webhookSecretPrevUntil: until, version: newVersion() });
+  return { webhookSecret, previousSecretValidUntil: until.toISOString() };
+}

@@ -1,0 +1,74 @@
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
+import { MSG } from '@shiptrail/contract';
+import { AppError } from '../../lib/errors.ts';
+
+/**
+ * SSRF guard for webhook URLs (design.md §5): a webhook must not reach the server's own network
+ * (loopback, private ranges, link-local and the cloud metadata address 169.254.169.254, unique-local
+ * IPv6, ...). Only addresses ipaddr.js classifies as plain 'unicast' are allowed; IPv4-mapped IPv6
+ * (::ffff:10.0.0.1) is unwrapped first, and the IPv6 forms that embed an IPv4 address (6to4, Teredo,
+ * NAT64) are not 'unicast', so they are refused too. The check runs at save and again at send, after
+ * DNS resolution, and the connection is pinned to the address that was checked (no DNS rebinding).
+ * WEBHOOK_ALLOW_PRIVATE=true turns the address rule off, for development and tests.
+ */
+export class UnsafeWebhookUrlError extends AppError {
+  constructor(reason: string) {
+    super(400, reason, 'unsafe_webhook_url', { errors: { 'receiveNotification.webhook.endpoint': reason } });
+  }
+}
+
+export interface ResolvedTarget {
+  url: URL;
+  /** The checked address the connection must use. */
+  address: string;
+  family: 4 | 6;
+}
+
+/** Whether an IP address (v4 or v6, any textual form) is a public unicast address. */
+export function isPublicAddress(address: string): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  const ip = ipaddr.process(address); // unwraps ::ffff:a.b.c.d to a.b.c.d
+  return ip.range() === 'unicast';
+}
+
+export function parseWebhookUrl(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UnsafeWebhookUrlError(MSG.urlInvalid);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UnsafeWebhookUrlError('The webhook URL must start with http:// or https://');
+  if (!url.hostname) throw new UnsafeWebhookUrlError(MSG.urlInvalid);
+  return url;
+}
+
+export type Resolver = (host: string) => Promise<Array<{ address: string; family: number }>>;
+const systemResolver: Resolver = (host) => lookup(host, { all: true, verbatim: true });
+
+/**
+ * Resolve the URL's host and check every address it resolves to. Refusing when any address is private
+ * (not just the first) means a name with one public and one internal record cannot be used to pivot.
+ */
+export async function resolveWebhookTarget(raw: string, opts: { allowPrivate: boolean; resolve?: Resolver }): Promise<ResolvedTarget> {
+  const url = parseWebhookUrl(raw);
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  let addrs: Array<{ address: string; family: number }>;
+  if (isIP(host)) addrs = [{ address: host, family: isIP(host) }];
+  else {
+    try {
+      addrs = await (opts.resolve ?? systemResolver)(host);
+    } catch {
+      throw new UnsafeWebhookUrlError(`The webhook host ${host} could not be resolved`);
+    }
+    if (addrs.length === 0) throw new UnsafeWebhookUrlError(`The webhook host ${host} could not be resolved`);
+  }
+  if (!opts.allowPrivate) {
+    const bad = addrs.find((a) => !isPublicAddress(a.address));
+    if (bad) throw new UnsafeWebhookUrlError('The webhook URL must point to a public address (not loopback, private, link-local or metadata)');
+  }
+  const first = addrs[0]!;
+  return { url, address: first.address, family: first.family === 6 ? 6 : 4 };
+}

@@ -1,0 +1,69 @@
+import { STATUS_LABELS, type TrackingStatus } from '@shiptrail/contract';
+import { escapeHtml } from '../mail/templates.ts';
+
+/** What every message about a status change says (spec §1: notifications on a status change). */
+export interface StatusMessageInput {
+  tid: string;
+  title: string;
+  courier: string;
+  status: string;
+  previousStatus: string | null;
+  checkpoint: { status?: string; location?: string | null; message?: string; time?: string } | null;
+  link: string;
+  /** A company's name when the message goes to the company's customer (sendNotification). */
+  brand: string | null;
+}
+
+const label = (s: string | null) => (s ? (STATUS_LABELS[s as TrackingStatus] ?? s) : '');
+
+function checkpointLine(c: StatusMessageInput['checkpoint']): string {
+  if (!c) return '';
+  const parts = [c.message, c.location].filter(Boolean).join(', ');
+  const when = c.time ? new Date(c.time).toISOString().replace('T', ' ').slice(0, 16) + ' UTC' : '';
+  return [parts, when].filter(Boolean).join(' · ');
+}
+
+export function statusEmail(m: StatusMessageInput): { subject: string; text: string; html: string } {
+  const name = m.title ? `${m.title} (${m.tid})` : m.tid;
+  const from = m.brand ?? 'Shiptrail';
+  const subject = m.brand ? `${m.brand}: your parcel ${m.tid} is ${label(m.status)}` : `${name}: ${label(m.status)}`;
+  const cp = checkpointLine(m.checkpoint);
+  const intro = m.brand ? `Your parcel from ${m.brand} has a new status.` : `Your parcel ${name} has a new status.`;
+  const text = [
+    intro,
+    '',
+    `Status: ${label(m.status)}${m.previousStatus ? ` (was ${label(m.previousStatus)})` : ''}`,
+    `Tracking number: ${m.tid} (${m.courier.toUpperCase()})`,
+    cp ? `Latest checkpoint: ${cp}` : '',
+    '',
+    `Follow it here: ${m.link}`,
+    '',
+    m.brand ? `Sent by ${m.brand} via Shiptrail.` : 'You get this mail because of your Shiptrail notification settings.',
+  ]
+    .filter((l, i, a) => l !== '' || a[i - 1] !== '')
+    .join('\n');
+  const row = (k: string, v: string) => `<tr><td style="padding:4px 12px 4px 0;color:#6b7280">${escapeHtml(k)}</td><td style="padding:4px 0;font-weight:600">${escapeHtml(v)}</td></tr>`;
+  const body =
+    `<p style="line-height:1.5">${escapeHtml(intro)}</p><table role="presentation" cellpadding="0" cellspacing="0">` +
+    row('Status', label(m.status)) +
+    (m.previousStatus ? row('Previous status', label(m.previousStatus)) : '') +
+    row('Tracking number', `${m.tid} (${m.courier.toUpperCase()})`) +
+    (cp ? row('Latest checkpoint', cp) : '') +
+    `</table><p style="margin:24px 0"><a href="${escapeHtml(m.link)}" style="background:#2563eb;color:#fff;padding:12px 20px;border-radius:8px;text-decoration:none;font-weight:600">Track the parcel</a></p>` +
+    `<p style="font-size:13px;color:#6b7280">Or open this link: ${escapeHtml(m.link)}</p>`;
+  const footer = m.brand ? `Sent by ${m.brand} via Shiptrail` : 'Shiptrail · you get this mail because of your notification settings';
+  const html = `<!doctype html><html><body style="margin:0;background:#f4f6fb;font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;color:#1f2937">
+<table role="presentation" width="100%" cellpadding="0" cellspacing="0"><tr><td align="center" style="padding:32px 12px">
+<table role="presentation" width="560" cellpadding="0" cellspacing="0" style="max-width:560px;background:#fff;border-radius:12px;padding:32px">
+<tr><td><div style="font-weight:700;font-size:20px;color:#2563eb;margin-bottom:16px">${escapeHtml(from)}</div>
+<h1 style="font-size:20px;margin:0 0 12px">${escapeHtml(label(m.status))}: ${escapeHtml(name)}</h1>${body}</td></tr></table>
+<p style="font-size:12px;color:#6b7280;margin-top:16px">${escapeHtml(footer)}</p></td></tr></table></body></html>`;
+  return { subject, text, html };
+}
+
+/** One SMS segment where possible: brand, number, status, where, link. */
+export function statusSms(m: StatusMessageInput): string {
+  const from = m.brand ?? 'Shiptrail';
+  const where = m.checkpoint?.location ? ` (${m.checkpoint.location})` : '';
+  return `${from}: parcel ${m.tid} is ${label(m.status)}${where}. ${m.link}`;
+}

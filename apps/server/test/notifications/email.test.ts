@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { notifications } from '../../src/db/schema.ts';
+import { startNotificationWorkers } from '../../src/modules/notifications/workers.ts';
+import { fanOutStatusEvent } from '../../src/modules/notifications/fanout.ts';
+import { call, createTestEnv, eventually, signUp, startSmtp, type SmtpCapture, type TestEnv } from '../helpers.ts';
+import { allTriggers, mailTo, changeStatus, fastTuning, insertTracking, saveSettings, sleep, userRow } from './fixtures.ts';
+
+/** Notification mails carry the notification id as Message-ID (account mails do not). */
+const isNotification = (m: { messageId?: string }) => /@shiptrail>$/.test(m.messageId ?? '');
+
+describe('email notifications over a real SMTP server', () => {
+  let smtp: SmtpCapture;
+  let env: TestEnv;
+  beforeAll(async () => {
+    smtp = await startSmtp();
+    env = await createTestEnv({ SMTP_URL: smtp.url });
+    fastTuning(env.ctx);
+    await startNotificationWorkers(env.ctx);
+  });
+  afterAll(async () => {
+    await env.close();
+    await smtp.close();
+  });
+
+  it('mails the profile address on a ticked trigger, with status, checkpoint and the public link, once', async () => {
+    const a = await signUp(env.app);
+    await saveSettings(env, a.session, { receiveNotification: { email: { triggers: { InTransit: true, Delivered: true }, endpoint: 'false' } } });
+    const u = await userRow(env.ctx, a.email);
+    const t = await insertTracking(env.ctx, u.id, { tid: '1Z999AA10123456784' });
+    await changeStatus(env.ctx, t.id, 'InTransit', { status: 'InTransit', location: 'Memphis, TN', message: 'Departed facility', time: '2026-03-01T10:00:00Z' });
+    const m = await smtp.waitFor((m) => mailTo(m).includes(a.email) && m.subject?.includes('In Transit') === true);
+    const link = `http://shiptrail.test/track/${u.uid}/1Z999AA10123456784`;
+    expect(m.subject).toBe('Blue sofa (1Z999AA10123456784): In Transit');
+    expect(m.text).toContain('Status: In Transit (was Pending)');
+    expect(m.text).toContain('Departed facility, Memphis, TN');
+    expect(m.text).toContain(link);
+    expect(m.html).toContain(link);
+    expect(m.html).toContain('Departed facility, Memphis, TN');
+    expect(m.messageId).toMatch(/@shiptrail>$/);
+
+    const [n] = await env.ctx.db.select().from(notifications).where(eq(notifications.userId, u.id));
+    await eventually(async () => (await env.ctx.db.select().from(notifications).where(eq(notifications.id, n!.id)))[0]?.status === 'sent');
+    const [row] = await env.ctx.db.select().from(notifications).where(eq(notifications.id, n!.id));
+    expect(row!.acceptedAt).not.toBeNull();
+    expect(row!.providerId).toContain(n!.id);
+    expect(m.messageId).toBe(`<${n!.id}@shiptrail>`);
+
+    // Not a ticked trigger: nothing. Then Delivered: a second mail. Exactly two in all.
+    await changeStatus(env.ctx, t.id, 'OutForDelivery');
+    await changeStatus(env.ctx, t.id, 'Delivered');
+    await smtp.waitFor((m) => mailTo(m).includes(a.email) && m.subject?.includes('Delivered') === true);
+    await sleep(1500);
+    expect(smtp.mails.filter((m) => mailTo(m).includes(a.email) && isNotification(m))).toHaveLength(2);
+  });
+
+  it('enqueues once per (event, channel, recipient) even when fan-out runs twice; a rolled back change sends nothing', async () => {
+    const a = await signUp(env.app);
+    await saveSettings(env, a.session, { receiveNotification: { email: { triggers: allTriggers, endpoint: 'alerts@example.org' } } });
+    const u = await userRow(env.ctx, a.email);
+    const t = await insertTracking(env.ctx, u.id);
+    await changeStatus(env.ctx, t.id, 'InfoReceived', null, { rollback: true });
+    const eventId = await changeStatus(env.ctx, t.id, 'InTransit');
+    await env.ctx.db.transaction((tx) => fanOutStatusEvent(tx, env.ctx, eventId));
+    await smtp.waitFor((m) => mailTo(m).includes('alerts@example.org'));
+    await sleep(1500);
+    const mine = smtp.mails.filter((m) => mailTo(m).includes('alerts@example.org'));
+    expect(mine).toHaveLength(1);
+    expect(mine[0]!.subject).toContain('In Transit');
+    const rows = await env.ctx.db.select().from(notifications).where(eq(notifications.userId, u.id));
+    expect(rows).toHaveLength(1);
+  });
+
+  it("company accounts mail the tracking's customer, branded with the company name", async () => {
+    const c = await signUp(env.app, { userType: 'company' });
+    const r = await call(env.app, 'POST', '/v1/user/general/update', { token: c.session, body: { profile: { company: 'Acme Furniture' } } });
+    expect(r.statusCode).toBe(200);
+    await saveSettings(env, c.session, { sendNotification: { email: { triggers: { OutForDelivery: true } } } });
+    const u = await userRow(env.ctx, c.email);
+    const t = await insertTracking(env.ctx, u.id, { tid: '9400111899223197428490', courier: 'usps', notifyEmail: 'customer@example.net' });
+    await changeStatus(env.ctx, t.id, 'OutForDelivery');
+    const m = await smtp.waitFor((m) => mailTo(m).includes('customer@example.net'));
+    expect(m.subject).toBe('Acme Furniture: your parcel 9400111899223197428490 is Out For Delivery');
+    expect(m.text).toContain('Sent by Acme Furniture via Shiptrail');
+    expect(m.html).toContain('Acme Furniture');
+    // The company itself did not tick receive triggers: only the customer got mail.
+    await sleep(1000);
+    expect(smtp.mails.filter((m) => mailTo(m).includes(c.email) && isNotification(m))).toHaveLength(0);
+    const rows = await env.ctx.db.select().from(notifications).where(eq(notifications.userId, u.id));
+    expect(rows.map((x) => [x.channel, x.audience, x.recipient])).toEqual([['email', 'send', 'customer@example.net']]);
+  });
+
+  it('a person account never sends to the customer', async () => {
+    const p = await signUp(env.app);
+    const u = await userRow(env.ctx, p.email);
+    // Stored directly: the API refuses sendNotification for a person.
+    await env.ctx.db.update((await import('../../src/db/schema.ts')).users).set({ settings: { sendNotification: { email: { triggers: allTriggers, endpoint: '' } } } }).where(eq((await import('../../src/db/schema.ts')).users.id, u.id));
+    const t = await insertTracking(env.ctx, u.id, { notifyEmail: 'someone@example.net' });
+    await changeStatus(env.ctx, t.id, 'Delivered');
+    const rows = await env.ctx.db.select().from(notifications).where(eq(notifications.userId, u.id));
+    expect(rows).toHaveLength(0);
+  });
+});

@@ -1,0 +1,163 @@
+import http from 'node:http';
+import { eq } from 'drizzle-orm';
+import { Webhook } from 'standardwebhooks';
+import type { AppContext } from '../../src/context.ts';
+import { trackingEvents, trackings, users } from '../../src/db/schema.ts';
+import { fanOutStatusEvent } from '../../src/modules/notifications/fanout.ts';
+import { TUNING_KEY, type Tuning } from '../../src/modules/notifications/queues.ts';
+import { call, type TestEnv } from '../helpers.ts';
+
+/** Short webhook and retry timings so recovery tests run in seconds. */
+export function fastTuning(ctx: AppContext, over: Partial<Tuning> = {}) {
+  ctx.extras[TUNING_KEY] = { webhookBaseDelayMs: 300, webhookMaxDelayMs: 1000, providerRetryDelaySeconds: 1, providerRetryDelayMaxSeconds: 1, providerRetryLimit: 3, webhookTimeoutMs: 3000, ...over } satisfies Partial<Tuning>;
+}
+
+export async function userRow(ctx: AppContext, email: string) {
+  const [u] = await ctx.db.select().from(users).where(eq(users.email, email));
+  return u!;
+}
+
+/** A tracking row inserted directly (as the trackings module would). */
+export async function insertTracking(ctx: AppContext, userId: string, over: Partial<typeof trackings.$inferInsert> = {}) {
+  const [t] = await ctx.db
+    .insert(trackings)
+    .values({ userId, tid: `1Z${Math.random().toString().slice(2, 14)}`, courier: 'ups', title: 'Blue sofa', status: 'Pending', ...over })
+    .returning();
+  return t!;
+}
+
+/** A status change as the trackings module records it: event row + status update + fan-out, one transaction. */
+export async function changeStatus(ctx: AppContext, trackingId: string, to: string, checkpoint: Record<string, unknown> | null = null, opts: { rollback?: boolean } = {}) {
+  let eventId = '';
+  const run = ctx.db.transaction(async (tx) => {
+    const [t] = await tx.select().from(trackings).where(eq(trackings.id, trackingId));
+    const cp = checkpoint ?? { status: to, location: 'Louisville, KY', message: `Now ${to}`, time: new Date().toISOString() };
+    const [e] = await tx
+      .insert(trackingEvents)
+      .values({ trackingId, userId: t!.userId, fromStatus: t!.status, toStatus: to, checkpoint: cp })
+      .returning({ id: trackingEvents.id });
+    eventId = e!.id;
+    await tx.update(trackings).set({ status: to, lastCheckPoint: cp }).where(eq(trackings.id, trackingId));
+    await fanOutStatusEvent(tx, ctx, eventId);
+    if (opts.rollback) throw new Error('rollback');
+  });
+  if (opts.rollback) await run.catch(() => {});
+  else await run;
+  return eventId;
+}
+
+const allTriggers = { Delivered: true, Exception: true, Expired: true, InTransit: true, InfoReceived: true, OutForDelivery: true };
+export { allTriggers };
+
+/** Save notification settings through the API. */
+export async function saveSettings(env: TestEnv, token: string, settings: Record<string, unknown>) {
+  const r = await call(env.app, 'POST', '/v1/user/general/update', { token, body: { settings } });
+  if (r.statusCode !== 200) throw new Error(`settings save failed: ${JSON.stringify(r.body)}`);
+  return r.body.payload;
+}
+
+export interface Received {
+  id: string;
+  timestamp: string;
+  signature: string;
+  body: string;
+  json: any;
+  /** Which of the receiver's secrets verified it (standardwebhooks), or null. */
+  verifiedWith: string | null;
+  at: number;
+}
+
+/**
+ * A webhook receiver on loopback that verifies every request with the independent `standardwebhooks`
+ * package. `respond` decides the answer (default 200).
+ */
+export async function startReceiver(secrets: () => string[]) {
+  const received: Received[] = [];
+  let respond: (r: Received) => { status: number; headers?: Record<string, string> } = () => ({ status: 200 });
+  let down = false;
+  const server = http.createServer((req, res) => {
+    if (down) {
+      req.socket.destroy();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const headers = { 'webhook-id': String(req.headers['webhook-id']), 'webhook-timestamp': String(req.headers['webhook-timestamp']), 'webhook-signature': String(req.headers['webhook-signature']) };
+      let verifiedWith: string | null = null;
+      for (const s of secrets()) {
+        try {
+          new Webhook(s).verify(body, headers);
+          verifiedWith = s;
+          break;
+        } catch {
+          /* try the next secret */
+        }
+      }
+      const r: Received = { id: headers['webhook-id'], timestamp: headers['webhook-timestamp'], signature: headers['webhook-signature'], body, json: JSON.parse(body), verifiedWith, at: Date.now() };
+      received.push(r);
+      const a = respond(r);
+      res.writeHead(a.status, { 'content-type': 'text/plain', ...(a.headers ?? {}) });
+      res.end(`answer ${a.status}`);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as { port: number }).port;
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    received,
+    setRespond(fn: typeof respond) {
+      respond = fn;
+    },
+    setDown(v: boolean) {
+      down = v;
+    },
+    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+  };
+}
+
+export interface TwilioRequest {
+  to: string;
+  from: string;
+  body: string;
+  auth: string;
+  path: string;
+}
+
+/** A fake Twilio Messages API on loopback. */
+export async function startFakeTwilio() {
+  const requests: TwilioRequest[] = [];
+  let respond: (r: TwilioRequest) => { status: number; json: unknown } = (r) => ({ status: 201, json: { sid: `SM${requests.length.toString().padStart(32, '0')}`, to: r.to, status: 'queued' } });
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const form = new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+      const r: TwilioRequest = { to: form.get('To') ?? '', from: form.get('From') ?? '', body: form.get('Body') ?? '', auth: String(req.headers.authorization), path: req.url ?? '' };
+      requests.push(r);
+      const a = respond(r);
+      res.writeHead(a.status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(a.json));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as { port: number }).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    setRespond(fn: typeof respond) {
+      respond = fn;
+    },
+    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+  };
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Who a parsed mail was addressed to, as text. */
+export function mailTo(m: { to?: unknown }): string {
+  const to = m.to as { text?: string } | Array<{ text?: string }> | undefined;
+  if (!to) return '';
+  return Array.isArray(to) ? to.map((t) => t.text ?? '').join(', ') : (to.text ?? '');
+}

@@ -1,0 +1,109 @@
+import { z } from 'zod';
+import { TRACKING_STATUSES } from './constants.ts';
+
+// --- Notifications (spec §1, §3, §4; design.md §5) ------------------------------------------------------
+
+export const NOTIFICATION_CHANNELS = ['email', 'sms', 'webhook'] as const;
+export type NotificationChannel = (typeof NOTIFICATION_CHANNELS)[number];
+
+/** receive: the account's own endpoints; send: a company's customer (the tracking's notify email/phone). */
+export const NOTIFICATION_AUDIENCES = ['receive', 'send'] as const;
+export type NotificationAudience = (typeof NOTIFICATION_AUDIENCES)[number];
+
+/**
+ * pending → sending → sent (email, SMS: the provider accepted it) or delivered (webhook: a 2xx);
+ * retrying between attempts; failed when retries are exhausted or the provider refused for good;
+ * skipped_balance (SMS with too little balance); disabled (the webhook endpoint answered 410 Gone).
+ */
+export const NOTIFICATION_STATUSES = ['pending', 'sending', 'retrying', 'sent', 'delivered', 'failed', 'skipped_balance', 'disabled'] as const;
+export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
+
+export const WEBHOOK_EVENT_TYPE = 'tracking.status_changed';
+
+const status = z.enum(TRACKING_STATUSES);
+export const webhookCheckpointSchema = z.object({
+  status: z.string(),
+  location: z.string().nullable().optional(),
+  message: z.string(),
+  time: z.string(),
+});
+
+/** The tracking as a webhook shows it (spec §3 Tracking, without checkpoints history). */
+export const webhookTrackingSchema = z.object({
+  tid: z.string(),
+  courier: z.string(),
+  title: z.string(),
+  orderId: z.string(),
+  customer: z.string(),
+  notify: z.object({ email: z.string(), phone: z.string() }),
+  note: z.string(),
+  origin: z.string(),
+  destination: z.string(),
+  status,
+  expected: z.string().nullable(),
+  lastCheckPoint: webhookCheckpointSchema.nullable(),
+  url: z.string(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+/**
+ * The JSON body of every webhook (Standard Webhooks: type, timestamp, data). The headers webhook-id,
+ * webhook-timestamp and webhook-signature carry the id and the signature; docs/notifications.md shows
+ * how to verify them.
+ */
+export const webhookEventSchema = z.object({
+  type: z.literal(WEBHOOK_EVENT_TYPE),
+  timestamp: z.string(),
+  data: z.object({
+    tracking: webhookTrackingSchema,
+    checkpoint: webhookCheckpointSchema.nullable(),
+    previousStatus: status.nullable(),
+    status,
+  }),
+});
+export type WebhookEvent = z.infer<typeof webhookEventSchema>;
+
+export const notificationLogQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+});
+
+export const deliveryAttemptSchema = z.object({
+  at: z.string(),
+  httpStatus: z.number().nullable(),
+  durationMs: z.number(),
+  error: z.string().nullable(),
+  responseBody: z.string().nullable(),
+});
+
+export const notificationLogItemSchema = z.object({
+  id: z.string(),
+  eventId: z.string(),
+  tid: z.string(),
+  previousStatus: z.string().nullable(),
+  status: z.string(),
+  channel: z.enum(NOTIFICATION_CHANNELS),
+  audience: z.enum(NOTIFICATION_AUDIENCES),
+  recipient: z.string(),
+  deliveryStatus: z.enum(NOTIFICATION_STATUSES),
+  attempts: z.number(),
+  acceptedAt: z.string().nullable(),
+  providerId: z.string().nullable(),
+  lastError: z.string().nullable(),
+  nextAttemptAt: z.string().nullable(),
+  /** Webhooks: the exact JSON body that was (or will be) sent. */
+  body: z.string().nullable(),
+  deliveries: z.array(deliveryAttemptSchema),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type NotificationLogItem = z.infer<typeof notificationLogItemSchema>;
+export const notificationLogSchema = z.array(notificationLogItemSchema);
+
+export const resendParams = z.object({ id: z.uuid({ message: 'Not found' }) });
+export const resendResponseSchema = z.object({ id: z.string(), deliveryStatus: z.enum(NOTIFICATION_STATUSES) });
+export const webhookSecretSchema = z.object({
+  webhookSecret: z.string(),
+  /** Until then, deliveries are also signed with the previous secret. */
+  previousSecretValidUntil: z.string().nullable(),
+});
