@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isPublicAddress, resolveWebhookTarget, UnsafeWebhookUrlError } from '../../src/modules/notifications/ssrf.ts';
+import { call, createTestEnv, signUp, type TestEnv } from '../helpers.ts';
+
+const refused = [
+  '127.0.0.1',
+  '127.8.9.10',
+  '0.0.0.0',
+  '10.0.0.1',
+  '10.255.255.255',
+  '172.16.0.1',
+  '172.31.255.254',
+  '192.168.1.1',
+  '169.254.169.254', // cloud metadata
+  '169.254.1.1',
+  '100.100.100.200', // carrier-grade NAT (Alibaba metadata)
+  '::1',
+  '::',
+  'fc00::1',
+  'fd12:3456:789a::1',
+  'fe80::1',
+  '::ffff:127.0.0.1', // IPv4-mapped IPv6
+  '::ffff:10.0.0.1',
+  '::ffff:169.254.169.254',
+  '::ffff:a9fe:a9fe', // the same, in hex
+  '64:ff9b::a00:1', // NAT64 of 10.0.0.1
+  '2002:0a00:0001::1', // 6to4 of 10.0.0.1
+  '224.0.0.1',
+  '255.255.255.255',
+];
+const allowed = ['93.184.216.34', '8.8.8.8', '172.32.0.1', '192.169.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'];
+
+describe('SSRF guard: address classification', () => {
+  it.each(refused)('refuses %s', (ip) => {
+    expect(isPublicAddress(ip)).toBe(false);
+  });
+  it.each(allowed)('allows %s', (ip) => {
+    expect(isPublicAddress(ip)).toBe(true);
+  });
+  it('refuses garbage', () => {
+    expect(isPublicAddress('not-an-ip')).toBe(false);
+  });
+});
+
+describe('SSRF guard: URLs', () => {
+  const resolveTo = (...addrs: string[]) => async () => addrs.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+
+  it('refuses IP-literal URLs in private ranges, including bracketed IPv6 and mapped forms', async () => {
+    for (const u of ['http://127.0.0.1/x', 'http://10.1.2.3/', 'https://172.16.5.4/', 'http://192.168.0.10:8080/', 'http://169.254.169.254/latest/meta-data/', 'http://[::1]/', 'http://[fc00::1]/', 'http://[::ffff:127.0.0.1]/', 'http://[::ffff:7f00:1]/']) {
+      await expect(resolveWebhookTarget(u, { allowPrivate: false }), u).rejects.toBeInstanceOf(UnsafeWebhookUrlError);
+    }
+  });
+
+  it('checks every address a name resolves to, and pins the connection to the checked one', async () => {
+    await expect(resolveWebhookTarget('https://hooks.example.com/a', { allowPrivate: false, resolve: resolveTo('10.0.0.5') })).rejects.toThrow(/public address/);
+    await expect(resolveWebhookTarget('https://hooks.example.com/a', { allowPrivate: false, resolve: resolveTo('93.184.216.34', '127.0.0.1') })).rejects.toThrow(/public address/);
+    const ok = await resolveWebhookTarget('https://hooks.example.com/a', { allowPrivate: false, resolve: resolveTo('93.184.216.34') });
+    expect(ok).toMatchObject({ address: '93.184.216.34', family: 4 });
+    expect(ok.url.hostname).toBe('hooks.example.com');
+  });
+
+  it('localhost resolves to loopback and is refused', async () => {
+    await expect(resolveWebhookTarget('http://localhost:9/', { allowPrivate: false })).rejects.toBeInstanceOf(UnsafeWebhookUrlError);
+  });
+
+  it('only http and https', async () => {
+    for (const u of ['ftp://93.184.216.34/', 'file:///etc/passwd', 'gopher://93.184.216.34/', 'not a url']) {
+      await expect(resolveWebhookTarget(u, { allowPrivate: true }), u).rejects.toBeInstanceOf(UnsafeWebhookUrlError);
+    }
+  });
+
+  it('WEBHOOK_ALLOW_PRIVATE lets private targets through (development and tests)', async () => {
+    await expect(resolveWebhookTarget('http://127.0.0.1:1234/x', { allowPrivate: true })).resolves.toMatchObject({ address: '127.0.0.1' });
+    await expect(resolveWebhookTarget('http://[::1]:1234/x', { allowPrivate: true })).resolves.toMatchObject({ address: '::1', family: 6 });
+  });
+});
+
+describe('SSRF guard at save (settings update)', () => {
+  let strict: TestEnv;
+  let dev: TestEnv;
+  beforeAll(async () => {
+    strict = await createTestEnv();
+    dev = await createTestEnv({ WEBHOOK_ALLOW_PRIVATE: 'true' });
+  });
+  afterAll(async () => {
+    await strict.close();
+    await dev.close();
+  });
+  const save = (env: TestEnv, token: string, endpoint: string) =>
+    call(env.app, 'POST', '/v1/user/general/update', { token, body: { settings: { receiveNotification: { webhook: { triggers: { Delivered: true }, endpoint } } } } });
+
+  it('refuses a private webhook URL with a field error, and stores nothing', async () => {
+    const a = await signUp(strict.app);
+    for (const url of ['http://127.0.0.1:8080/hook', 'http://169.254.169.254/latest', 'http://[::1]/h', 'http://localhost/h', 'http://10.0.0.8/h']) {
+      const r = await save(strict, a.session, url);
+      expect(r.statusCode, url).toBe(400);
+      expect(r.body.payload.errors['receiveNotification.webhook.endpoint']).toMatch(/public address/);
+    }
+    const info = await call(strict.app, 'GET', '/v1/user/info', { token: a.session });
+    expect(info.body.payload.settings.receiveNotification.webhook.endpoint).toBe('');
+  });
+
+  it('accepts a public IP literal', async () => {
+    const a = await signUp(strict.app);
+    const r = await save(strict, a.session, 'https://93.184.216.34/hook');
+    expect(r.statusCode).toBe(200);
+    expect(r.body.payload.settings.receiveNotification.webhook.endpoint).toBe('https://93.184.216.34/hook');
+  });
+
+  it('accepts loopback with WEBHOOK_ALLOW_PRIVATE=true', async () => {
+    const a = await signUp(dev.app);
+    const r = await save(dev, a.session, 'http://127.0.0.1:8080/hook');
+    expect(r.statusCode).toBe(200);
+  });
+});

@@ -1,0 +1,241 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { webhookEventSchema } from '@shiptrail/contract';
+import { alerts, notifications, webhookAttempts } from '../../src/db/schema.ts';
+import { startNotificationWorkers } from '../../src/modules/notifications/workers.ts';
+import { call, createTestEnv, eventually, signUp, type TestEnv } from '../helpers.ts';
+import { allTriggers, changeStatus, fastTuning, insertTracking, saveSettings, sleep, startReceiver, userRow } from './fixtures.ts';
+
+describe('webhooks (Standard Webhooks) to a local receiver', () => {
+  let env: TestEnv;
+  beforeAll(async () => {
+    env = await createTestEnv({ WEBHOOK_ALLOW_PRIVATE: 'true' });
+    fastTuning(env.ctx);
+    await startNotificationWorkers(env.ctx);
+  });
+  afterAll(async () => {
+    await env.close();
+  });
+
+  async function account() {
+    const a = await signUp(env.app);
+    const info = await call(env.app, 'GET', '/v1/user/info', { token: a.session });
+    const secret = info.body.payload.settings.webhookSecret as string;
+    return { ...a, secret, user: await userRow(env.ctx, a.email) };
+  }
+  const rowsOf = (userId: string) => env.ctx.db.select().from(notifications).where(eq(notifications.userId, userId));
+
+  it('delivers a signed event that standardwebhooks verifies, once per status change, with the notification id', async () => {
+    const a = await account();
+    expect(a.secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
+    const rx = await startReceiver(() => [a.secret]);
+    try {
+      await saveSettings(env, a.session, { receiveNotification: { webhook: { triggers: allTriggers, endpoint: rx.url } } });
+      const t = await insertTracking(env.ctx, a.user.id, { tid: '1ZWEBHOOK0001', notifyEmail: 'c@example.net' });
+      await changeStatus(env.ctx, t.id, 'InfoReceived', { status: 'InfoReceived', location: null, message: 'Label created', time: '2026-03-01T09:00:00Z' });
+      await changeStatus(env.ctx, t.id, 'InTransit', { status: 'InTransit', location: 'Memphis, TN', message: 'Departed', time: '2026-03-01T12:00:00Z' });
+      await eventually(async () => rx.received.length >= 2);
+      await sleep(1000);
+      expect(rx.received).toHaveLength(2);
+      for (const r of rx.received) expect(r.verifiedWith).toBe(a.secret);
+      const [first, second] = rx.received;
+      const event = webhookEventSchema.parse(second!.json);
+      expect(event.type).toBe('tracking.status_changed');
+      expect(event.data).toMatchObject({ previousStatus: 'InfoReceived', status: 'InTransit', checkpoint: { location: 'Memphis, TN', message: 'Departed', time: '2026-03-01T12:00:00.000Z' } });
+      expect(event.data.tracking).toMatchObject({ tid: '1ZWEBHOOK0001', status: 'InTransit', notify: { email: 'c@example.net', phone: '' } });
+      expect(event.data.tracking.url).toBe(`http://shiptrail.test/track/${a.user.uid}/1ZWEBHOOK0001`);
+      const rows = await rowsOf(a.user.id);
+      expect(new Set(rows.map((r) => r.id))).toEqual(new Set([first!.id, second!.id]));
+      expect(rows.every((r) => r.status === 'delivered' && r.acceptedAt)).toBe(true);
+      expect(Math.abs(Number(first!.timestamp) - Date.now() / 1000)).toBeLessThan(30);
+
+      // The log shows both, newest first, with the attempt and the body; another account sees none.
+      const log = await call(env.app, 'GET', '/v1/notifications/log?limit=10', { token: a.session });
+      expect(log.statusCode).toBe(200);
+      expect(log.body.payload.map((i: { id: string }) => i.id)).toEqual([second!.id, first!.id]);
+      expect(log.body.payload[0]).toMatchObject({ channel: 'webhook', deliveryStatus: 'delivered', attempts: 1, status: 'InTransit', previousStatus: 'InfoReceived', tid: '1ZWEBHOOK0001' });
+      expect(log.body.payload[0].deliveries).toEqual([expect.objectContaining({ httpStatus: 200, error: null, responseBody: 'answer 200' })]);
+      expect(log.body.payload[0].body).toBe(second!.body);
+      const other = await signUp(env.app);
+      const otherLog = await call(env.app, 'GET', '/v1/notifications/log', { token: other.session });
+      expect(otherLog.body.payload).toEqual([]);
+      const otherResend = await call(env.app, 'POST', `/v1/notifications/resend/${first!.id}`, { token: other.session });
+      expect(otherResend.statusCode).toBe(404);
+
+      // Resend: same id, same body, a fresh signature that verifies.
+      const re = await call(env.app, 'POST', `/v1/notifications/resend/${first!.id}`, { token: a.session });
+      expect(re.statusCode).toBe(200);
+      await eventually(async () => rx.received.length === 3);
+      expect(rx.received[2]!.id).toBe(first!.id);
+      expect(rx.received[2]!.body).toBe(first!.body);
+      expect(rx.received[2]!.verifiedWith).toBe(a.secret);
+      await sleep(800);
+      expect(rx.received).toHaveLength(3);
+    } finally {
+      await rx.close();
+    }
+  });
+
+  it('signs with both secrets for 24 h after a rotation, so receivers holding either verify', async () => {
+    const a = await account();
+    let known = [a.secret];
+    const rx = await startReceiver(() => known);
+    try {
+      await saveSettings(env, a.session, { receiveNotification: { webhook: { triggers: allTriggers, endpoint: rx.url } } });
+      const rot = await call(env.app, 'POST', '/v1/user/webhook/secret/regenerate', { token: a.session });
+      expect(rot.statusCode).toBe(200);
+      const fresh = rot.body.payload.webhookSecret as string;
+      expect(fresh).not.toBe(a.secret);
+      expect(new Date(rot.body.payload.previousSecretValidUntil).getTime() - Date.now()).toBeGreaterThan(23.9 * 3600_000);
+      const info = await call(env.app, 'GET', '/v1/user/info', { token: a.session });
+      expect(info.body.payload.settings.webhookSecret).toBe(fresh);
+
+      const t = await insertTracking(env.ctx, a.user.id);
+      await changeStatus(env.ctx, t.id, 'InTransit');
+      await eventually(async () => rx.received.length === 1);
+      expect(rx.received[0]!.signature.split(' ')).toHaveLength(2);
+      expect(rx.received[0]!.verifiedWith).toBe(a.secret); // a receiver that still holds the old secret
+      known = [fresh];
+      await changeStatus(env.ctx, t.id, 'Delivered');
+      await eventually(async () => rx.received.length === 2);
+      expect(rx.received[1]!.verifiedWith).toBe(fresh); // and one that switched
+
+      // After the 24 hours only the new secret signs (the grace period is moved into the past).
+      const { users } = await import('../../src/db/schema.ts');
+      await env.ctx.db.update(users).set({ webhookSecretPrevUntil: new Date(Date.now() - 1000) }).where(eq(users.id, a.user.id));
+      known = [a.secret];
+      const t2 = await insertTracking(env.ctx, a.user.id);
+      await changeStatus(env.ctx, t2.id, 'InTransit');
+      await eventually(async () => rx.received.length === 3);
+      expect(rx.received[2]!.signature.split(' ')).toHaveLength(1);
+      expect(rx.received[2]!.verifiedWith).toBeNull();
+      known = [fresh];
+      await changeStatus(env.ctx, t2.id, 'Delivered');
+      await eventually(async () => rx.received.length === 4);
+      expect(rx.received[3]!.verifiedWith).toBe(fresh);
+    } finally {
+      await rx.close();
+    }
+  });
+
+  it('retries while the receiver is down and delivers after it is back', async () => {
+    const a = await account();
+    const rx = await startReceiver(() => [a.secret]);
+    try {
+      await saveSettings(env, a.session, { receiveNotification: { webhook: { triggers: allTriggers, endpoint: rx.url } } });
+      let fails = 3;
+      rx.setRespond(() => (fails-- > 0 ? { status: 503 } : { status: 204 }));
+      const t = await insertTracking(env.ctx, a.user.id);
+      await changeStatus(env.ctx, t.id, 'Exception');
+      await eventually(async () => (await rowsOf(a.user.id))[0]?.status === 'delivered', 20_000);
+      const [n] = await rowsOf(a.user.id);
+      const attempts = await env.ctx.db.select().from(webhookAttempts).where(eq(webhookAttempts.notificationId, n!.id)).orderBy(webhookAttempts.id);
+      expect(attempts.map((x) => x.httpStatus)).toEqual([503, 503, 503, 204]);
+      expect(n!.attempts).toBe(4);
+      expect(new Set(rx.received.map((r) => r.id))).toEqual(new Set([n!.id]));
+      expect(rx.received.every((r) => r.verifiedWith === a.secret)).toBe(true);
+      // Backoff: gaps grow (300 ms base, doubled, ±20 % jitter).
+      const gaps = rx.received.slice(1).map((r, i) => r.at - rx.received[i]!.at);
+      expect(gaps[0]!).toBeGreaterThanOrEqual(200);
+      expect(gaps[2]!).toBeGreaterThan(gaps[0]!);
+    } finally {
+      await rx.close();
+    }
+  });
+
+  it('keeps retrying through connection failures (receiver not listening), then delivers', async () => {
+    const a = await account();
+    const rx = await startReceiver(() => [a.secret]);
+    try {
+      await saveSettings(env, a.session, { receiveNotification: { webhook: { triggers: allTriggers, endpoint: rx.url } } });
+      rx.setDown(true);
+      const t = await insertTracking(env.ctx, a.user.id);
+      await changeStatus(env.ctx, t.id, 'InTransit');
+      await eventually(async () => ((await rowsOf(a.user.id))[0]?.attempts ?? 0) >= 2, 15_000);
+      const [mid] = await rowsOf(a.user.id);
+      expect(mid!.status).toBe('retrying');
+      expect(mid!.lastError).toBeTruthy();
+      expect(mid!.nextAttemptAt).not.toBeNull();
+      rx.setDown(false);
+      await eventually(async () => (await rowsOf(a.user.id))[0]?.status === 'delivered', 20_000);
+      expect(rx.received).toHaveLength(1);
+      expect(rx.received[0]!.verifiedWith).toBe(a.secret);
+    } finally {
+      await rx.close();
+    }
+  });
+
+  it('honours Retry-After', async () => {
+    const a = await account();
+    const rx = await startReceiver(() => [a.secret]);
+    try {
+      await saveSettings(env, a.session, { receiveNotification: { webhook: { triggers: allTriggers, endpoint: rx.url } } });
+      let first = true;
+      rx.setRespond(() => {
+        if (!first) return { status: 200 };
+        first = false;
+        return { status: 429, headers: { 'retry-after': '3' } };
+      });
+      const t = await insertTracking(env.ctx, a.user.id);
+      await changeStatus(env.ctx, t.id, 'InTransit');
+      await eventually(async () => rx.received.length === 2, 20_000);
+      // Without Retry-After the second try would come after ~300 ms.
+      expect(rx.received[1]!.at - rx.received[0]!.at).toBeGreaterThanOrEqual(2900);
+    } finally {
+      await rx.close();
+    }
+  });
+
+  it('410 Gone turns the webhook off and raises an alert; no further deliveries', async () => {
+    const a = await account();
+    const rx = await startReceiver(() => [a.secret]);
+    try {
+      await saveSettings(env, a.session, { receiveNotification: { webhook: { triggers: allTriggers, endpoint: rx.url } } });
+      rx.setRespond(() => ({ status: 410 }));
+      const t = await insertTracking(env.ctx, a.user.id);
+      await changeStatus(env.ctx, t.id, 'InTransit');
+      await eventually(async () => (await rowsOf(a.user.id))[0]?.status === 'disabled');
+      const info = await call(env.app, 'GET', '/v1/user/info', { token: a.session });
+      const hook = info.body.payload.settings.receiveNotification.webhook;
+      expect(Object.values(hook.triggers).some(Boolean)).toBe(false);
+      expect(hook.endpoint).toBe(rx.url);
+      expect(info.body.payload.alerts.general.map((x: { name: string }) => x.name)).toContain('webhookDisabled');
+      const stored = await env.ctx.db.select().from(alerts).where(eq(alerts.userId, a.user.id));
+      expect(stored.find((x) => x.name === 'webhookDisabled')!.message).toContain('410');
+      await changeStatus(env.ctx, t.id, 'Delivered');
+      await sleep(1500);
+      expect(rx.received).toHaveLength(1);
+      expect(await rowsOf(a.user.id)).toHaveLength(1);
+    } finally {
+      await rx.close();
+    }
+  });
+});
+
+describe('webhook SSRF guard at send', () => {
+  it('refuses a loopback receiver when WEBHOOK_ALLOW_PRIVATE is off, and logs why', async () => {
+    const env = await createTestEnv();
+    try {
+      fastTuning(env.ctx);
+      await startNotificationWorkers(env.ctx);
+      const a = await signUp(env.app);
+      const rx = await startReceiver(() => []);
+      try {
+        const u = await userRow(env.ctx, a.email);
+        // Saved directly, as if DNS had pointed the name elsewhere when it was saved.
+        const { users } = await import('../../src/db/schema.ts');
+        await env.ctx.db.update(users).set({ settings: { receiveNotification: { webhook: { triggers: allTriggers, endpoint: rx.url } } } }).where(eq(users.id, u.id));
+        const t = await insertTracking(env.ctx, u.id);
+        await changeStatus(env.ctx, t.id, 'InTransit');
+        await eventually(async () => (await env.ctx.db.select().from(notifications).where(eq(notifications.userId, u.id)))[0]?.status === 'failed');
+        const log = await call(env.app, 'GET', '/v1/notifications/log', { token: a.session });
+        expect(log.body.payload[0].deliveries[0].error).toMatch(/public address/);
+        expect(rx.received).toHaveLength(0);
+      } finally {
+        await rx.close();
+      }
+    } finally {
+      await env.close();
+    }
+  });
+});
