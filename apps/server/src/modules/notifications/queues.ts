@@ -49,7 +49,7 @@ export const tuning = (ctx: AppContext): Tuning => ({ ...DEFAULT_TUNING, ...((ct
 /** pg-boss options of a channel's jobs. Webhook jobs retry only on unexpected errors (their schedule is ours). */
 export function jobOptions(ctx: AppContext, channel: NotificationChannel) {
   const t = tuning(ctx);
-  if (channel === 'webhook') return { retryLimit: 3, retryDelay: 30, retryBackoff: true, expireInSeconds: 120 };
+  if (channel === 'webhook') return { retryLimit: 3, retryDelay: t.providerRetryDelaySeconds, retryBackoff: true, expireInSeconds: 120 };
   return { retryLimit: t.providerRetryLimit, retryDelay: t.providerRetryDelaySeconds, retryBackoff: true, retryDelayMax: t.providerRetryDelayMaxSeconds, expireInSeconds: 120 };
 }
 

@@ -1,0 +1,130 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { and, eq, sql } from 'drizzle-orm';
+import { ledgerEntries, notifications } from '../../src/db/schema.ts';
+import { deliverEmail, deliverSms } from '../../src/modules/notifications/delivery.ts';
+import { FAULTS_KEY, type Faults } from '../../src/modules/notifications/queues.ts';
+import { startNotificationWorkers } from '../../src/modules/notifications/workers.ts';
+import { call, createTestEnv, eventually, signUp, startSmtp, type SmtpCapture, type TestEnv } from '../helpers.ts';
+import { allTriggers, changeStatus, fastTuning, insertTracking, mailTo, saveSettings, sleep, startFakeTwilio, startReceiver, userRow } from './fixtures.ts';
+
+/** A fault that fires once, for one notification: the worker "dies" at that point. */
+function crashOnce(ctx: TestEnv['ctx'], where: keyof Faults) {
+  let fired = false;
+  ctx.extras[FAULTS_KEY] = {
+    [where]: () => {
+      if (fired) return;
+      fired = true;
+      throw new Error(`simulated crash ${where}`);
+    },
+  } satisfies Faults;
+  return () => fired;
+}
+
+describe('a worker killed mid-delivery loses nothing and sends nothing twice', () => {
+  let smtp: SmtpCapture;
+  let twilio: Awaited<ReturnType<typeof startFakeTwilio>>;
+  let env: TestEnv;
+  beforeAll(async () => {
+    smtp = await startSmtp();
+    twilio = await startFakeTwilio();
+    env = await createTestEnv({ SMTP_URL: smtp.url, TWILIO_BASE_URL: twilio.url, TWILIO_ACCOUNT_SID: 'ACfault', TWILIO_AUTH_TOKEN: 't', TWILIO_FROM: '+15005550006', WEBHOOK_ALLOW_PRIVATE: 'true' });
+    fastTuning(env.ctx);
+  });
+  afterAll(async () => {
+    await env.close();
+    await smtp.close();
+    await twilio.close();
+  });
+
+  async function setup(settings: Record<string, unknown>, tid: string) {
+    const a = await signUp(env.app);
+    await call(env.app, 'POST', '/v1/user/general/update', { token: a.session, body: { profile: { phone: '2025550143' } } });
+    await saveSettings(env, a.session, settings);
+    const u = await userRow(env.ctx, a.email);
+    const t = await insertTracking(env.ctx, u.id, { tid });
+    await changeStatus(env.ctx, t.id, 'InTransit');
+    const [n] = await env.ctx.db.select().from(notifications).where(eq(notifications.userId, u.id));
+    return { a, u, n: n! };
+  }
+  const mailsTo = (addr: string) => smtp.mails.filter((m) => mailTo(m).includes(addr) && /@shiptrail>$/.test(m.messageId ?? ''));
+
+  it('email, handler run by hand: crash after the SMTP server accepted, re-run sends nothing', async () => {
+    const { a, n } = await setup({ receiveNotification: { email: { triggers: allTriggers } } }, '1ZFAULTE0001');
+    crashOnce(env.ctx, 'afterAccept');
+    await expect(deliverEmail(env.ctx, n.id)).rejects.toThrow(/simulated crash/);
+    await smtp.waitFor((m) => mailTo(m).includes(a.email) && /@shiptrail>$/.test(m.messageId ?? ''));
+    const [mid] = await env.ctx.db.select().from(notifications).where(eq(notifications.id, n.id));
+    expect(mid!.acceptedAt).not.toBeNull();
+    await deliverEmail(env.ctx, n.id); // the job's retry
+    await deliverEmail(env.ctx, n.id);
+    await sleep(500);
+    expect(mailsTo(a.email)).toHaveLength(1);
+  });
+
+  it('email, handler run by hand: crash before the send, the retry sends exactly once', async () => {
+    const { a, n } = await setup({ receiveNotification: { email: { triggers: allTriggers } } }, '1ZFAULTE0002');
+    crashOnce(env.ctx, 'beforeSend');
+    await expect(deliverEmail(env.ctx, n.id)).rejects.toThrow(/simulated crash/);
+    await sleep(300);
+    expect(mailsTo(a.email)).toHaveLength(0);
+    await deliverEmail(env.ctx, n.id);
+    await smtp.waitFor((m) => mailTo(m).includes(a.email) && /@shiptrail>$/.test(m.messageId ?? ''));
+    await deliverEmail(env.ctx, n.id);
+    await sleep(500);
+    expect(mailsTo(a.email)).toHaveLength(1);
+  });
+
+  it('SMS, handler run by hand: crash after Twilio accepted → no second SMS and one charge; crash before → sent once, charged once', async () => {
+    const first = await setup({ receiveNotification: { phone: { triggers: allTriggers } } }, '1ZFAULTS0001');
+    crashOnce(env.ctx, 'afterAccept');
+    await expect(deliverSms(env.ctx, first.n.id)).rejects.toThrow(/simulated crash/);
+    await deliverSms(env.ctx, first.n.id);
+    expect(twilio.requests.filter((r) => r.body.includes('1ZFAULTS0001'))).toHaveLength(1);
+
+    const second = await setup({ receiveNotification: { phone: { triggers: allTriggers } } }, '1ZFAULTS0002');
+    crashOnce(env.ctx, 'beforeSend');
+    await expect(deliverSms(env.ctx, second.n.id)).rejects.toThrow(/simulated crash/);
+    expect(twilio.requests.filter((r) => r.body.includes('1ZFAULTS0002'))).toHaveLength(0);
+    await deliverSms(env.ctx, second.n.id);
+    await deliverSms(env.ctx, second.n.id);
+    expect(twilio.requests.filter((r) => r.body.includes('1ZFAULTS0002'))).toHaveLength(1);
+    for (const { u } of [first, second]) {
+      const charges = await env.ctx.db.select().from(ledgerEntries).where(and(eq(ledgerEntries.userId, u.id), eq(ledgerEntries.kind, 'sms')));
+      expect(charges).toHaveLength(1);
+    }
+  });
+
+  it('through pg-boss: a job that dies after acceptance is retried by the queue and sends nothing more', async () => {
+    await startNotificationWorkers(env.ctx);
+    const fired = crashOnce(env.ctx, 'afterAccept');
+    const { a, n } = await setup({ receiveNotification: { email: { triggers: allTriggers } } }, '1ZFAULTQ0001');
+    await eventually(async () => {
+      const r = (await env.ctx.db.execute(sql`select state, retry_count from pgboss.job where data->>'notificationId' = ${n.id}`)) as unknown as { rows: Array<{ state: string; retry_count: number }> };
+      return r.rows[0]?.state === 'completed' && r.rows[0].retry_count >= 1;
+    }, 20_000);
+    expect(fired()).toBe(true);
+    expect(mailsTo(a.email)).toHaveLength(1);
+    const [row] = await env.ctx.db.select().from(notifications).where(eq(notifications.id, n.id));
+    expect(row!.status).toBe('sent');
+  });
+
+  it('through pg-boss: a webhook job that dies before sending is retried and delivered once', async () => {
+    const a0 = await signUp(env.app);
+    const info = await call(env.app, 'GET', '/v1/user/info', { token: a0.session });
+    const rx = await startReceiver(() => [info.body.payload.settings.webhookSecret]);
+    try {
+      const fired = crashOnce(env.ctx, 'beforeSend');
+      await saveSettings(env, a0.session, { receiveNotification: { webhook: { triggers: allTriggers, endpoint: rx.url } } });
+      const u = await userRow(env.ctx, a0.email);
+      const t = await insertTracking(env.ctx, u.id);
+      await changeStatus(env.ctx, t.id, 'InTransit');
+      await eventually(async () => (await env.ctx.db.select().from(notifications).where(eq(notifications.userId, u.id)))[0]?.status === 'delivered', 20_000);
+      expect(fired()).toBe(true);
+      await sleep(800);
+      expect(rx.received).toHaveLength(1);
+      expect(rx.received[0]!.verifiedWith).not.toBeNull();
+    } finally {
+      await rx.close();
+    }
+  });
+});
