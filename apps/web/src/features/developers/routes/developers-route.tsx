@@ -46,7 +46,7 @@ function Endpoint({ item, doc }: { item: Op; doc: OpenApiDoc }) {
     <Accordion.Item value={`${item.method} ${item.path}`}>
       <Accordion.Control>
         <Group gap="sm" wrap="nowrap">
-          <Badge color={METHOD_COLORS[item.method]} variant="filled" w={68} radius="sm">
+          <Badge color={METHOD_COLORS[item.method]} variant="filled" w={78} radius="sm" styles={{ label: { overflow: "visible" } }}>
             {item.method.toUpperCase()}
           </Badge>
           <Box style={{ minWidth: 0 }}>

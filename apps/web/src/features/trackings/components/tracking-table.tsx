@@ -19,7 +19,7 @@ export function TrackingTable(props: {
       <Table highlightOnHover verticalSpacing="sm" aria-label="Trackings" data-testid="trackings-table">
         <Table.Thead>
           <Table.Tr>
-            <Table.Th>Status</Table.Th>
+            <Table.Th w={150}>Status</Table.Th>
             <Table.Th>Tracking Number and Title</Table.Th>
             <Table.Th>Courier</Table.Th>
             <Table.Th>Origin</Table.Th>
@@ -42,7 +42,7 @@ export function TrackingTable(props: {
               style={{ cursor: 'pointer' }}
               onClick={() => props.onOpen(t)}
             >
-              <Table.Td>
+              <Table.Td style={{ whiteSpace: 'nowrap' }}>
                 <StatusBadge status={t.status} />
               </Table.Td>
               <Table.Td>
