@@ -109,7 +109,7 @@ test('watch the tracking move through the sandbox', async () => {
   const panel = page.getByRole('dialog', { name: 'Tracking details' });
   await expect(panel.getByRole('tab', { name: /Checkpoints/ })).toBeVisible();
   await panel.getByRole('tab', { name: /Checkpoints/ }).click();
-  await expect(panel.getByLabel('Checkpoints')).toBeVisible();
+  await expect(panel.getByLabel('Checkpoints', { exact: true })).toBeVisible();
   await page.keyboard.press('Escape');
 });
 
@@ -119,13 +119,13 @@ test('import a CSV, then filter and page', async () => {
   lines.push('9400111899223397623910,usps,A USPS parcel');
   await page.getByRole('button', { name: 'Import CSV' }).click();
   const dialog = page.getByRole('dialog', { name: 'Import trackings from CSV' });
-  await dialog.getByLabel('CSV file').setInputFiles({ name: 'trackings.csv', mimeType: 'text/csv', buffer: Buffer.from(lines.join('\n')) });
+  await dialog.locator('input[type="file"]').setInputFiles({ name: 'trackings.csv', mimeType: 'text/csv', buffer: Buffer.from(lines.join('\n')) });
   await dialog.getByRole('button', { name: 'Import' }).click();
   await expect(dialog.getByTestId('import-result')).toContainText('12 of 12 rows imported');
   await dialog.getByRole('button', { name: 'Done' }).click();
 
   // 13 trackings: with 10 per page, Next appears, and page 2 holds the rest.
-  await page.getByRole('textbox', { name: 'Per page' }).click();
+  await page.getByRole('combobox', { name: 'Per page' }).click();
   await page.getByRole('option', { name: '10', exact: true }).click();
   await expect(page.locator('[data-testid="trackings-table"] tbody tr')).toHaveCount(10);
   await page.getByRole('button', { name: 'Next' }).click();
@@ -135,7 +135,7 @@ test('import a CSV, then filter and page', async () => {
   await expect(page.getByTestId('page-info')).toContainText('Page 1 · 10 trackings');
 
   // Courier filter: USPS only.
-  await page.getByRole('textbox', { name: 'Courier' }).click();
+  await page.getByRole('combobox', { name: 'Courier' }).click();
   await page.getByRole('option', { name: 'USPS' }).click();
   await page.keyboard.press('Escape');
   await expect(page.locator('[data-testid="trackings-table"] tbody tr')).toHaveCount(1);
