@@ -60,14 +60,14 @@ export function NotificationChannels<T extends ChannelValues>({
 }) {
   return (
     <>
-      <Table.ScrollContainer minWidth={360}>
+      <Table.ScrollContainer minWidth={300}>
         <Table verticalSpacing={8} withRowBorders aria-label={caption ?? 'Alert triggers'}>
           {caption && <Table.Caption>{caption}</Table.Caption>}
           <Table.Thead>
             <Table.Tr>
               <Table.Th>Event</Table.Th>
               {channels.map((c) => (
-                <Table.Th key={c} ta="center" w={96}>
+                <Table.Th key={c} ta="center" w={84} px={4}>
                   {CHANNEL_LABELS[c]}
                 </Table.Th>
               ))}
@@ -80,7 +80,7 @@ export function NotificationChannels<T extends ChannelValues>({
                   <Text size="sm">{STATUS_LABELS[t]}</Text>
                 </Table.Td>
                 {channels.map((c) => (
-                  <Table.Td key={c} ta="center">
+                  <Table.Td key={c} ta="center" px={4}>
                     <Checkbox
                       aria-label={`${CHANNEL_LABELS[c]} on ${STATUS_LABELS[t]}`}
                       style={{ display: 'inline-block' }}

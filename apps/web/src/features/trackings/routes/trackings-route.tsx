@@ -2,7 +2,7 @@ import { Button, Center, Group, LoadingOverlay, Modal, MultiSelect, Paper, Selec
 import { useDisclosure } from '@mantine/hooks';
 import { LIMITS, STATUS_LABELS, TRACKING_STATUSES } from '@shiptrail/contract';
 import { IconChevronLeft, IconChevronRight, IconFileImport, IconPackage, IconPlus, IconReload } from '@tabler/icons-react';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { lazy, Suspense, useEffect, useMemo, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { useTrackings } from '../api/get-trackings';
 import { useCouriers } from '../api/get-couriers';
@@ -12,10 +12,12 @@ import { useDeleteTracking } from '../api/delete-tracking';
 import type { Tracking } from '../api/types';
 import { TrackingTable } from '../components/tracking-table';
 import { TrackingPanel } from '../components/tracking-panel';
-import { AddTrackingModal } from '../components/add-tracking-modal';
-import { ImportModal } from '../components/import-modal';
 import { PageHeader } from '../../../components/page-header';
 import { useUserInfo } from '../../account/api/get-user-info';
+
+// The forms (and the contract's zod schemas) load when a modal first opens, keeping the list page light.
+const AddTrackingModal = lazy(() => import('../components/add-tracking-modal').then((m) => ({ default: m.AddTrackingModal })));
+const ImportModal = lazy(() => import('../components/import-modal').then((m) => ({ default: m.ImportModal })));
 
 const PAGE_SIZES = ['10', '25', '50', String(LIMITS.trackingsPerPage)];
 
@@ -173,8 +175,10 @@ export default function TrackingsRoute() {
         </Group>
       </Group>
 
-      <AddTrackingModal opened={addOpened} onClose={add.close} onAdded={onAdded} isCompany={isCompany} />
-      <ImportModal opened={importOpened} onClose={importModal.close} />
+      <Suspense>
+        {addOpened && <AddTrackingModal opened={addOpened} onClose={add.close} onAdded={onAdded} isCompany={isCompany} />}
+        {importOpened && <ImportModal opened={importOpened} onClose={importModal.close} />}
+      </Suspense>
       <TrackingPanel
         tracking={selected}
         uid={info?.profile.uid}

@@ -25,12 +25,12 @@ export function ApiKeyPanel({ info }: { info: UserInfo }) {
           </Anchor>
           .
         </Text>
-        <Group gap="xs" align="flex-end" wrap="nowrap">
+        <Group gap="xs" align="flex-end">
           <TextInput
             label="API key"
             readOnly
             value={shown ? key : masked}
-            style={{ flex: 1 }}
+            style={{ flex: '1 1 260px' }}
             styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
             data-testid="api-key"
             rightSection={

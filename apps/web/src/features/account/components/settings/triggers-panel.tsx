@@ -87,12 +87,12 @@ function WebhookSecret({ info }: { info: UserInfo }) {
         Every webhook carries webhook-id, webhook-timestamp and webhook-signature headers (Standard Webhooks, HMAC-SHA256).
         Verify the signature with this secret.
       </Text>
-      <Group gap="xs" align="flex-end" wrap="nowrap">
+      <Group gap="xs" align="flex-end">
         <TextInput
           aria-label="Webhook secret"
           readOnly
           value={shown ? secret : secret ? `${secret.slice(0, 6)}${'•'.repeat(20)}` : 'Not generated yet'}
-          style={{ flex: 1 }}
+          style={{ flex: '1 1 260px' }}
           styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
           rightSection={
             <ActionIcon variant="subtle" color="gray" onClick={() => setShown((s) => !s)} aria-label={shown ? 'Hide secret' : 'Show secret'}>
