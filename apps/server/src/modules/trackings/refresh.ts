@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { TrackingStatus } from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
@@ -163,6 +164,16 @@ export async function runDueRefreshes(ctx: AppContext, batch = CLAIM_BATCH): Pro
   return total;
 }
 
+/**
+ * Create the queue and warm pg-boss's queue cache. On PGlite a cache miss inside a transaction (send with
+ * inTx) would query through the boss's own connection, which waits for that transaction: a deadlock.
+ * createQueue evicts the cache entry, so the warm-up always follows it.
+ */
+export async function ensureRefreshQueue(ctx: AppContext): Promise<void> {
+  await ctx.queue.createQueue(REFRESH_JOB);
+  await ctx.queue.getJobById(REFRESH_JOB, randomUUID());
+}
+
 interface Workers {
   stop(): Promise<void>;
 }
@@ -174,7 +185,7 @@ const WORKERS_KEY = 'trackingWorkers';
  */
 export async function startTrackingWorkers(ctx: AppContext, opts: { tickMs?: number } = {}): Promise<void> {
   if (ctx.extras[WORKERS_KEY]) return;
-  await ctx.queue.createQueue(REFRESH_JOB);
+  await ensureRefreshQueue(ctx);
   const workId = await ctx.queue.work<unknown>(REFRESH_JOB, { batchSize: 20, pollingIntervalSeconds: Math.max(0.5, pollSecondsOf(ctx.queue)) }, async (jobs) => {
     const ids: string[] = [];
     for (const job of jobs) {

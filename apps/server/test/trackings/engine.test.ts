@@ -1,0 +1,162 @@
+// The refresh engine end to end: the real carrier sandbox on loopback at a fast pace, the real carrier
+// client, pg-boss jobs and the scheduler loop. Sandbox numbers must reach their final status through the
+// list and the public page; re-fetches must not duplicate checkpoints or status events.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { asc, eq, inArray } from 'drizzle-orm';
+import { createTestEnv, call, eventually, signUp, type TestEnv } from '../helpers.ts';
+import { checkpoints, trackingEvents, trackings } from '../../src/db/schema.ts';
+import { startTrackingWorkers, applyResult, modeOf, LEASE_MS } from '../../src/modules/trackings/refresh.ts';
+import { carriersOf } from '../../src/modules/trackings/carriers-runtime.ts';
+import { claimDue } from '../../src/modules/trackings/trackings.repository.ts';
+import type { CarrierClient } from '../../src/modules/carriers/carriers.ts';
+import { EX, add, list } from './fixtures.ts';
+
+const BAD = 'BADNUMBER1';
+let env: TestEnv;
+let user: Awaited<ReturnType<typeof signUp>>;
+let trackCalls: string[][] = [];
+
+beforeAll(async () => {
+  // Pace 0.01: a whole sandbox journey takes 2-4 s; the scheduler polls every ~120 ms.
+  env = await createTestEnv({ CARRIER_SANDBOX_PACE: '0.01' });
+  // Wrap the real client: record each call, and make one number fail as a carrier outage would.
+  const rt = env.ctx.extras.carriers as { client: CarrierClient };
+  const real = rt.client;
+  rt.client = {
+    ...real,
+    async track(courier, tids) {
+      trackCalls.push(tids);
+      const good = await real.track(courier, tids.filter((t) => t !== BAD));
+      return tids.includes(BAD) ? [...good, { ok: false, tid: BAD, courier, error: { kind: 'carrier-down', message: 'HTTP 503' } }] : good;
+    },
+  };
+  user = await signUp(env.app);
+});
+afterAll(async () => {
+  await env?.close();
+});
+
+async function row(tid: string) {
+  const [t] = await env.ctx.db.select().from(trackings).where(eq(trackings.tid, tid));
+  return t!;
+}
+
+describe('refresh engine against the carrier sandbox', () => {
+  it('sandbox numbers move to their final status; checkpoints and events are recorded once', async () => {
+    for (const body of [{ tid: EX.ups.delivered }, { tid: EX.fedex.delivered }, { tid: EX.canadapost.delivered }, { tid: EX.ups.exception }, { tid: EX.usps.notFound }, { tid: BAD, courier: 'ups' }]) {
+      expect((await add(env, user.apiKey, body)).statusCode).toBe(201);
+    }
+    await startTrackingWorkers(env.ctx);
+
+    const final = await eventually(
+      async () => {
+        const r = await list(env, user.apiKey);
+        const by = Object.fromEntries(r.body.payload.map((t: { tid: string; status: string }) => [t.tid, t]));
+        const done = by[EX.ups.delivered].status === 'Delivered' && by[EX.fedex.delivered].status === 'Delivered' && by[EX.canadapost.delivered].status === 'Delivered' && by[EX.ups.exception].status === 'Exception';
+        return done ? by : null;
+      },
+      25_000,
+      200,
+    );
+    const ups = final[EX.ups.delivered];
+    expect(ups.checkpoints.length).toBeGreaterThanOrEqual(4);
+    expect(ups.checkpoints[0].status).toBe('Delivered');
+    expect(ups.lastCheckPoint).toEqual(ups.checkpoints[0]);
+    expect(ups.origin).not.toBe('');
+    expect(ups.destination).not.toBe('');
+    // Newest first.
+    const times = ups.checkpoints.map((c: { time: string }) => Date.parse(c.time));
+    expect([...times].sort((a, b) => b - a)).toEqual(times);
+
+    // The public page shows the same journey.
+    const pub = await call(env.app, 'GET', `/v1/track/${ups.uid}_${EX.ups.delivered}`);
+    expect(pub.body.payload[0].status).toBe('Delivered');
+    expect(pub.body.payload[0].checkpoints).toEqual(ups.checkpoints);
+
+    // Delivered stops refreshing.
+    const t = await row(EX.ups.delivered);
+    expect(t.nextCheckAt).toBeNull();
+
+    // Status events: a chain Pending → ... → Delivered, one row per change, none repeated.
+    const events = await env.ctx.db.select().from(trackingEvents).where(eq(trackingEvents.trackingId, t.id)).orderBy(asc(trackingEvents.createdAt));
+    expect(events[0]!.fromStatus).toBe('Pending');
+    expect(events.at(-1)!.toStatus).toBe('Delivered');
+    for (let i = 0; i < events.length; i++) {
+      expect(events[i]!.fromStatus).not.toBe(events[i]!.toStatus);
+      if (i > 0) expect(events[i]!.fromStatus).toBe(events[i - 1]!.toStatus);
+    }
+    expect(events.map((e) => e.toStatus)).toEqual(expect.arrayContaining(['InfoReceived', 'InTransit', 'OutForDelivery', 'Delivered']));
+
+    // A carrier number is asked once per call even when batched with others (FedEx batches, UPS one by one).
+    expect(trackCalls.every((c) => new Set(c).size === c.length)).toBe(true);
+  });
+
+  it('a re-fetch of the same data adds no checkpoint and no event', async () => {
+    const t = await row(EX.fedex.delivered);
+    const before = await env.ctx.db.select().from(checkpoints).where(eq(checkpoints.trackingId, t.id));
+    const eventsBefore = await env.ctx.db.select().from(trackingEvents).where(eq(trackingEvents.trackingId, t.id));
+    const [again] = await carriersOf(env.ctx).track('fedex', [EX.fedex.delivered]);
+    expect(again!.ok).toBe(true);
+    // Re-open the tracking as if a delayed job ran again, then apply the same result twice.
+    await env.ctx.db.update(trackings).set({ nextCheckAt: new Date(), status: 'Delivered' }).where(eq(trackings.id, t.id));
+    await env.ctx.db.update(trackings).set({ status: 'OutForDelivery' }).where(eq(trackings.id, t.id));
+    expect(await applyResult(env.ctx, t.id, again!, modeOf(env.ctx, 'fedex'))).toBe(true);
+    expect(await applyResult(env.ctx, t.id, again!, modeOf(env.ctx, 'fedex'))).toBe(false);
+    const after = await env.ctx.db.select().from(checkpoints).where(eq(checkpoints.trackingId, t.id));
+    expect(after.length).toBe(before.length);
+    const eventsAfter = await env.ctx.db.select().from(trackingEvents).where(eq(trackingEvents.trackingId, t.id));
+    expect(eventsAfter.length).toBe(eventsBefore.length + 1); // only the OutForDelivery → Delivered we staged
+  });
+
+  it('one failing number backs off without holding back the batch', async () => {
+    const bad = await eventually(async () => {
+      const t = await row(BAD);
+      return t.failures >= 1 ? t : null;
+    });
+    expect(bad.status).toBe('Pending');
+    expect(bad.lastError).toMatch(/carrier-down: HTTP 503/);
+    expect(bad.nextCheckAt!.getTime()).toBeGreaterThan(Date.now());
+    // The exception journey in the same UPS calls finished regardless.
+    expect((await row(EX.ups.exception)).status).toBe('Exception');
+  });
+
+  it('a number the carrier never finds stays Pending, then expires after the silence limit', async () => {
+    const nf = await row(EX.usps.notFound);
+    expect(nf.status).toBe('Pending');
+    expect(nf.lastCheckedAt).not.toBeNull();
+    const real = env.ctx.now;
+    // Sandbox carriers expire after 20 min × pace (12 s here); move the clock an hour on.
+    env.ctx.now = () => new Date(Date.now() + 3600_000);
+    try {
+      await env.ctx.db.update(trackings).set({ nextCheckAt: new Date() }).where(eq(trackings.id, nf.id));
+      const expired = await eventually(async () => {
+        const t = await row(EX.usps.notFound);
+        return t.status === 'Expired' ? t : null;
+      });
+      expect(expired.nextCheckAt).toBeNull();
+      const events = await env.ctx.db.select().from(trackingEvents).where(eq(trackingEvents.trackingId, nf.id));
+      expect(events.map((e) => [e.fromStatus, e.toStatus])).toEqual([['Pending', 'Expired']]);
+    } finally {
+      env.ctx.now = real;
+    }
+  });
+
+  it('claims are disjoint: two schedulers never take the same tracking', async () => {
+    const ids: string[] = [];
+    const uid = (await row(EX.ups.delivered)).userId;
+    const now = new Date();
+    const rows = await env.ctx.db
+      .insert(trackings)
+      .values(Array.from({ length: 40 }, (_, i) => ({ userId: uid, tid: `CLAIM${i}`, courier: 'ups', nextCheckAt: new Date(now.getTime() + 3600_000) })))
+      .returning({ id: trackings.id });
+    ids.push(...rows.map((r) => r.id));
+    // Make them due for a claim at a moment the running loop cannot reach (a clock one day ahead).
+    const later = new Date(now.getTime() + 2 * 3600_000);
+    const lease = new Date(later.getTime() + LEASE_MS);
+    const [a, b] = await Promise.all([claimDue(env.ctx.db, later, lease, 25), claimDue(env.ctx.db, later, lease, 25)]);
+    const claimed = [...a, ...b].map((d) => d.id).filter((id) => ids.includes(id));
+    expect(claimed.length).toBe(40);
+    expect(new Set(claimed).size).toBe(40);
+    await env.ctx.db.delete(trackings).where(inArray(trackings.id, ids));
+  });
+});
