@@ -22,9 +22,6 @@ export function AuthSection(props: {
   useEffect(() => onReady?.(), [onReady]);
   return (
     <Box component="section" aria-labelledby="auth-title" py={{ base: 56, md: 96 }} pos="relative">
-      {/* The hash targets of spec §2 (#tab-login, #tab-register) both land on this section. */}
-      <span id="tab-login" style={{ position: 'absolute', top: 0 }} />
-      <span id="tab-register" style={{ position: 'absolute', top: 0 }} />
       <Container size="lg">
         <Grid gap={{ base: 32, md: 64 }} align="center">
           <Grid.Col span={{ base: 12, md: 5 }}>
@@ -40,7 +37,10 @@ export function AuthSection(props: {
               </List>
             </Stack>
           </Grid.Col>
-          <Grid.Col span={{ base: 12, md: 7 }}>
+          <Grid.Col span={{ base: 12, md: 7 }} pos="relative">
+            {/* The hash targets of spec §2 (#tab-login, #tab-register) land on the form itself, also on phones. */}
+            <span id="tab-login" style={{ position: 'absolute', top: 0 }} />
+            <span id="tab-register" style={{ position: 'absolute', top: 0 }} />
             <Paper p={{ base: 'md', sm: 'xl' }} shadow="lg" radius="xl">
               <Tabs value={tab} onChange={(v) => v && onTab(v as AuthTab)} keepMounted={false}>
                 <Tabs.List grow mb="lg">
