@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Job } from 'pg-boss';
 import type { AppContext } from '../../context.ts';
 import { pollSecondsOf } from '../../jobs/queue.ts';
@@ -15,7 +16,7 @@ export async function setupNotifications(ctx: AppContext): Promise<void> {
   for (const [channel, name] of Object.entries(QUEUES) as Array<[keyof typeof QUEUES, string]>) {
     const o = jobOptions(ctx, channel);
     await ctx.queue.createQueue(name, { retryLimit: o.retryLimit, retryDelay: o.retryDelay, retryBackoff: o.retryBackoff, expireInSeconds: o.expireInSeconds });
-    await ctx.queue.insert(name, []); // warms the queue cache
+    await ctx.queue.getJobById(name, randomUUID()); // warms the queue cache (the lookup goes through it)
   }
 }
 
