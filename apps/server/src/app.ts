@@ -108,7 +108,7 @@ export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {})
 
   app.setNotFoundHandler((req, reply) => {
     const url = req.url.split('?')[0]!;
-    if (url.startsWith('/v1/') || url === '/v1' || url.startsWith('/dev/') || req.method !== 'GET' || !hasWeb) {
+    if (url.startsWith('/v1/') || url === '/v1' || url.startsWith('/dev/') || url.startsWith('/assets/') || req.method !== 'GET' || !hasWeb) {
       return reply.code(404).send(failure(404, MSG.notFound));
     }
     // The web app's client-side routes: serve index.html, never cached, so a deploy takes effect.
@@ -132,7 +132,8 @@ export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {})
   if (hasWeb) {
     await app.register(fastifyStatic, {
       root: webDist,
-      wildcard: false,
+      // Files are looked up per request, so a rebuilt web app is served without a restart.
+      wildcard: true,
       index: ['index.html'],
       setHeaders: (res, file) => {
         // Vite's hashed assets never change; everything else is revalidated.

@@ -73,3 +73,26 @@ describe('configuration', () => {
     expect(a.publicUrl).toBe('http://localhost:3000');
   });
 });
+
+describe('the web app', () => {
+  it('serves index.html for client routes, and 404 for missing assets', async () => {
+    const { mkdtempSync, writeFileSync, mkdirSync } = await import('node:fs');
+    const dist = mkdtempSync('/tmp/st-web-');
+    writeFileSync(`${dist}/index.html`, '<!doctype html><title>Shiptrail</title>');
+    const env = await createTestEnv({ WEB_DIST: dist });
+    try {
+      const page = await env.app.inject({ method: 'GET', url: '/account/dashboard' });
+      expect(page.statusCode).toBe(200);
+      expect(page.body).toContain('<title>Shiptrail</title>');
+      expect((await env.app.inject({ method: 'GET', url: '/assets/missing.js' })).statusCode).toBe(404);
+      // A file added after start (a rebuild) is served without a restart.
+      mkdirSync(`${dist}/assets`);
+      writeFileSync(`${dist}/assets/new.js`, 'console.log(1)');
+      const asset = await env.app.inject({ method: 'GET', url: '/assets/new.js' });
+      expect(asset.statusCode).toBe(200);
+      expect(asset.headers['cache-control']).toContain('immutable');
+    } finally {
+      await env.close();
+    }
+  });
+});
