@@ -45,4 +45,18 @@ describe('tenant isolation and authentication', () => {
     expect(blocked.body).toMatchObject({ code: 429, status: 'fail', message: 'Too many attempts. Please wait a few minutes and try again.' });
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
   });
+
+  it('a changed SESSION_SECRET hides stored API keys but never breaks the account', async () => {
+    const a = await signUp(env.app);
+    const saved = env.config.sessionSecret;
+    env.ctx.config.sessionSecret = 'another-secret-another-secret-0123456789';
+    try {
+      const info = await call(env.app, 'GET', '/v1/user/info', { token: a.apiKey });
+      expect(info.statusCode).toBe(200);
+      expect(info.body.payload.profile.token).toBe('');
+    } finally {
+      env.ctx.config.sessionSecret = saved;
+    }
+    expect((await call(env.app, 'GET', '/v1/user/info', { token: a.session })).body.payload.profile.token).toBe(a.apiKey);
+  });
 });

@@ -39,10 +39,23 @@ export interface RequestMeta {
 }
 
 // ------------------------------------------------------------------ views
+/**
+ * The stored API key, decrypted for its owner. If SESSION_SECRET changed since the key was made it can no
+ * longer be shown (it still works); the profile then shows '' and the user regenerates it.
+ */
+function readApiKey(ctx: AppContext, u: UserRow): string {
+  try {
+    return decrypt(ctx.config.sessionSecret, u.apiKeyEnc);
+  } catch {
+    ctx.log.warn({ uid: u.uid }, 'API key cannot be decrypted (SESSION_SECRET changed?)');
+    return '';
+  }
+}
+
 export function profileView(ctx: AppContext, u: UserRow, balance: number): Profile {
   return {
     uid: u.uid,
-    token: decrypt(ctx.config.sessionSecret, u.apiKeyEnc),
+    token: readApiKey(ctx, u),
     role: u.role as Profile['role'],
     userType: u.userType as Profile['userType'],
     firstName: u.firstName,
