@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Job } from 'pg-boss';
+import type { JobResult, JobWithMetadata } from 'pg-boss';
 import type { AppContext } from '../../context.ts';
 import { pollSecondsOf } from '../../jobs/queue.ts';
 import { createSmsGateway, setSmsGateway } from '../sms/sms.ts';
@@ -20,17 +20,34 @@ export async function setupNotifications(ctx: AppContext): Promise<void> {
   }
 }
 
-/** The worker role's notification handlers; one job per call so a failure retries only its own job. */
+/**
+ * Run a batch concurrently and settle each job on its own (perJobResults): one failing delivery is
+ * retried alone, the others complete. Batches keep a busy queue from waiting a poll interval per job.
+ */
+async function settleEach(jobs: Array<JobWithMetadata<unknown>>, run: (job: JobWithMetadata<unknown>) => Promise<void>): Promise<JobResult[]> {
+  return Promise.all(
+    jobs.map(async (job): Promise<JobResult> => {
+      try {
+        await run(job);
+        return { id: job.id, status: 'completed' };
+      } catch (err) {
+        return { id: job.id, status: 'failed', output: { message: err instanceof Error ? err.message : String(err) } };
+      }
+    }),
+  );
+}
+
+/** The worker role's notification handlers. */
 export async function startNotificationWorkers(ctx: AppContext): Promise<void> {
-  const poll = { pollingIntervalSeconds: pollSecondsOf(ctx.queue), batchSize: 1, includeMetadata: true as const };
+  const opts = {
+    pollingIntervalSeconds: pollSecondsOf(ctx.queue),
+    batchSize: 16,
+    burstWhenBatchFull: true,
+    includeMetadata: true as const,
+    perJobResults: true as const,
+  };
   const info = (job: { retryCount: number; retryLimit: number }) => ({ retryCount: job.retryCount, retryLimit: job.retryLimit });
-  await ctx.queue.work(QUEUES.email, { ...poll, localConcurrency: 4 }, async (jobs) => {
-    for (const job of jobs) await deliverEmail(ctx, notifyJobSchema.parse(job.data).notificationId, info(job));
-  });
-  await ctx.queue.work(QUEUES.sms, { ...poll, localConcurrency: 4 }, async (jobs) => {
-    for (const job of jobs) await deliverSms(ctx, notifyJobSchema.parse(job.data).notificationId, info(job));
-  });
-  await ctx.queue.work(QUEUES.webhook, { ...poll, localConcurrency: 8 }, async (jobs: Job<unknown>[]) => {
-    for (const job of jobs) await deliverWebhook(ctx, notifyJobSchema.parse(job.data));
-  });
+  await ctx.queue.work(QUEUES.email, opts, (jobs) => settleEach(jobs, (job) => deliverEmail(ctx, notifyJobSchema.parse(job.data).notificationId, info(job))));
+  await ctx.queue.work(QUEUES.sms, opts, (jobs) => settleEach(jobs, (job) => deliverSms(ctx, notifyJobSchema.parse(job.data).notificationId, info(job))));
+  await ctx.queue.work(QUEUES.webhook, { ...opts, localConcurrency: 2 }, (jobs) => settleEach(jobs, (job) => deliverWebhook(ctx, notifyJobSchema.parse(job.data))));
 }
