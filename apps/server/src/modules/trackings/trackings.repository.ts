@@ -84,6 +84,22 @@ export async function checkpointsFor(db: Queryable, trackingIds: string[]): Prom
     .orderBy(desc(checkpoints.time), desc(checkpoints.id));
 }
 
+/**
+ * Checkpoints of many trackings, newest first, aggregated in the database: one JSON text per tracking is
+ * far cheaper to move out of PGlite (and over the wire from PostgreSQL) than hundreds of rows.
+ */
+export async function checkpointsJsonFor(db: Queryable, trackingIds: string[]): Promise<Map<string, Array<{ status: string; location: string | null; message: string; time: string }>>> {
+  const out = new Map<string, Array<{ status: string; location: string | null; message: string; time: string }>>();
+  if (trackingIds.length === 0) return out;
+  const r = await db.execute<{ tracking_id: string; j: string }>(sql`
+    select tracking_id, json_agg(json_build_object('status', status, 'location', location, 'message', message, 'time', time) order by time desc, id desc)::text as j
+    from ${checkpoints}
+    where tracking_id in (${sql.join(trackingIds.map((id) => sql`${id}::uuid`), sql`, `)})
+    group by tracking_id`);
+  for (const row of rowsOf<{ tracking_id: string; j: string }>(r)) out.set(row.tracking_id, JSON.parse(row.j));
+  return out;
+}
+
 /** Insert checkpoints not seen before (fingerprint unique per tracking); returns how many were new. */
 export async function insertCheckpoints(db: Queryable, rows: NewCheckpoint[]): Promise<number> {
   if (rows.length === 0) return 0;

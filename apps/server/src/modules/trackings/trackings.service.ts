@@ -30,7 +30,7 @@ import { recordStatusChange } from './events.ts';
 import { LEASE_MS, REFRESH_JOB, type RefreshJobPayload } from './refresh.ts';
 import { isFinal } from './schedule.ts';
 import * as repo from './trackings.repository.ts';
-import { checkpointJson, fingerprint, publicView, trackingView } from './views.ts';
+import { checkpointFromJson, checkpointJson, fingerprint, publicView, trackingView } from './views.ts';
 
 type AddInput = z.output<typeof AddSchema>;
 type UpdateInput = z.output<typeof updateTrackingRequest>;
@@ -228,15 +228,9 @@ export async function listTrackings(ctx: AppContext, user: UserRow, q: ListInput
     after = { createdAt: last.createdAt, id: last.id };
   }
   const rows = await repo.listTrackings(ctx.db, { userId: user.id, limit: q.numRecords, statuses: q.status, couriers: q.courier, after });
-  const cps = await repo.checkpointsFor(ctx.db, rows.map((r) => r.id));
-  const byTracking = new Map<string, repo.CheckpointRow[]>();
-  for (const c of cps) {
-    const list = byTracking.get(c.trackingId) ?? [];
-    list.push(c);
-    byTracking.set(c.trackingId, list);
-  }
+  const byTracking = await repo.checkpointsJsonFor(ctx.db, rows.map((r) => r.id));
   const client = carriersOf(ctx);
-  return rows.map((r) => trackingView(r, byTracking.get(r.id) ?? [], user.uid, client.isSandbox(r.courier as never)));
+  return rows.map((r) => trackingView(r, (byTracking.get(r.id) ?? []).map(checkpointFromJson), user.uid, client.isSandbox(r.courier as never)));
 }
 
 // ------------------------------------------------------------------ update, delivered, delete

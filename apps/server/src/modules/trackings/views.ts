@@ -16,7 +16,12 @@ function storedCheckpoint(v: unknown): Checkpoint | null {
   return { status: c.status as TrackingStatus, location: (c.location as string | null) ?? null, message: String(c.message ?? ''), time: String(c.time ?? '') };
 }
 
-export function trackingView(t: TrackingRow, cps: CheckpointRow[], uid: string, sandbox: boolean): TrackingView {
+/** Checkpoints as aggregated JSON (times in the database's text form): normalised to ISO-8601 UTC. */
+export function checkpointFromJson(c: { status: string; location: string | null; message: string; time: string }): Checkpoint {
+  return { status: c.status as TrackingStatus, location: c.location ?? null, message: c.message, time: new Date(c.time).toISOString() };
+}
+
+export function trackingView(t: TrackingRow, cps: CheckpointRow[] | Checkpoint[], uid: string, sandbox: boolean): TrackingView {
   return {
     tid: t.tid,
     title: t.title,
@@ -30,7 +35,7 @@ export function trackingView(t: TrackingRow, cps: CheckpointRow[], uid: string, 
     status: t.status as TrackingStatus,
     expected: t.expected?.toISOString() ?? null,
     lastCheckPoint: storedCheckpoint(t.lastCheckPoint),
-    checkpoints: cps.map(checkpointView),
+    checkpoints: cps.map((c) => (typeof c.time === 'string' ? (c as Checkpoint) : checkpointView(c as CheckpointRow))),
     createdAt: t.createdAt.toISOString(),
     updatedAt: t.updatedAt.toISOString(),
     uid,

@@ -1,0 +1,255 @@
+// Trackings: the API (list 100, add one) beside a bare Fastify route, on PGlite and PostgreSQL, with 1k
+// and 1M trackings stored; and the refresh engine against the carrier sandbox beside the sandbox's raw
+// capacity. Ratios matter more than absolutes (design.md §6): every figure has its baseline from the same run.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import Fastify from 'fastify';
+import pg from 'pg';
+import { sql } from 'drizzle-orm';
+import { loadConfig } from '../apps/server/src/config.ts';
+import { closeContext, createContext, createLogger } from '../apps/server/src/bootstrap.ts';
+import { buildApp } from '../apps/server/src/app.ts';
+import type { AppContext } from '../apps/server/src/context.ts';
+import { runDueRefreshes } from '../apps/server/src/modules/trackings/refresh.ts';
+import { carriersOf } from '../apps/server/src/modules/trackings/carriers-runtime.ts';
+import type { CourierSlug } from '../apps/server/src/modules/carriers/types.ts';
+import { startPostgres, type PrivatePostgres } from './lib/postgres.ts';
+import type { BenchResult } from './lib/types.ts';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const BIG = Number(process.env.BENCH_BIG ?? 1_000_000);
+/** 1M rows into PGlite takes minutes; set BENCH_PGLITE_BIG=1 to include it. */
+const PGLITE_BIG = process.env.BENCH_PGLITE_BIG === '1';
+const REFRESH_N = Number(process.env.BENCH_REFRESH_N ?? 2000);
+
+const log = (...a: unknown[]) => console.error('[trackings.bench]', ...a);
+
+interface Load {
+  rps: number;
+  p99: number;
+  non2xx: number;
+}
+
+async function load(opts: Record<string, unknown>): Promise<Load> {
+  const r = await autocannon({ connections: CONNECTIONS, duration: SECONDS, ...opts });
+  return { rps: Math.round(r.requests.average), p99: r.latency.p99, non2xx: r.non2xx + r.errors };
+}
+
+async function bareFastify(): Promise<{ url: string; close: () => Promise<void> }> {
+  const app = Fastify({ logger: false });
+  app.get('/bare', async () => ({ code: 200, status: 'success', message: 'OK', payload: { hello: 'world' } }));
+  const url = await app.listen({ port: 0, host: '127.0.0.1' });
+  return { url, close: () => app.close() };
+}
+
+let dbSeq = 0;
+/** A fresh database per app on the PostgreSQL server, so rounds never see each other's rows. */
+async function freshDatabase(adminUrl: string): Promise<string> {
+  const name = `bench_${process.pid}_${dbSeq++}`;
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  await client.query(`create database ${name}`);
+  await client.end();
+  const u = new URL(adminUrl);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+async function openApp(adminUrl: string | undefined, extraEnv: Record<string, string> = {}) {
+  const databaseUrl = adminUrl ? await freshDatabase(adminUrl) : undefined;
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'shiptrail-bench-'));
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    SESSION_SECRET: 'bench-secret-bench-secret-bench-secret-00',
+    LOG_LEVEL: 'silent',
+    QUEUE_POLL_SECONDS: '0.5',
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    ...extraEnv,
+  } as NodeJS.ProcessEnv);
+  const ctx = await createContext(config, createLogger(config));
+  const app = await buildApp(ctx, { logger: false });
+  const url = await app.listen({ port: 0, host: '127.0.0.1' });
+  const email = `bench${Date.now()}@example.com`;
+  const signup = await app.inject({
+    method: 'POST',
+    url: '/v1/user/general/signup',
+    payload: { email, password: 'password123', repassword: 'password123', terms: true },
+  });
+  const body = signup.json();
+  const session = body.payload.sessionToken as string;
+  const [u] = await rows<{ id: string }>(ctx, sql`select id from users where email = ${email}`);
+  const userId = u!.id;
+  // Enough balance for every add the bench makes.
+  await ctx.db.execute(sql`insert into ledger_entries (user_id, amount_cents, kind, ref) values (${userId}, 1000000000, 'topup', 'bench')`);
+  return {
+    ctx,
+    url,
+    session,
+    userId,
+    async close() {
+      await app.close();
+      await closeContext(ctx);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function rows<T>(ctx: AppContext, q: ReturnType<typeof sql>): Promise<T[]> {
+  const r = (await ctx.db.execute(q)) as unknown as { rows?: T[] };
+  return r.rows ?? (r as unknown as T[]);
+}
+
+/** Trackings straight into the database (generate_series), plus 4 checkpoints for each of the newest 1000. */
+async function seed(ctx: AppContext, userId: string, from: number, to: number) {
+  const t0 = performance.now();
+  await ctx.db.execute(sql`
+    insert into trackings (user_id, tid, courier, status, origin, destination, created_at, updated_at, next_check_at)
+    select ${userId}::uuid, 'SEED' || g, (array['ups','usps','fedex','canadapost'])[1 + g % 4],
+           (array['InTransit','Delivered','Pending','InfoReceived'])[1 + g % 4], 'Memphis, TN', 'Austin, TX',
+           now() - interval '1 day' - (g || ' seconds')::interval, now() - (g || ' seconds')::interval, null
+    from generate_series(${from}::int, ${to}::int) g`);
+  await ctx.db.execute(sql`delete from checkpoints`);
+  await ctx.db.execute(sql`
+    insert into checkpoints (tracking_id, status, location, message, time, fingerprint)
+    select t.id, 'InTransit', 'Memphis, TN', 'Departed FedEx hub', t.created_at + (k || ' hours')::interval, md5(t.id::text || k)
+    from (select id, created_at from trackings where user_id = ${userId}::uuid order by created_at desc, id desc limit 1000) t, generate_series(1, 4) k`);
+  await ctx.db.execute(sql`analyze`);
+  return (performance.now() - t0) / 1000;
+}
+
+async function apiRound(label: string, app: Awaited<ReturnType<typeof openApp>>, bare: { url: string }, out: BenchResult[], prefix: string) {
+  const headers = { 'sm-api-token': app.session, 'content-type': 'application/json' };
+  // Warm-up: JIT, connection pool, plan cache.
+  await load({ url: `${app.url}/v1/trackings/get?numRecords=100`, headers, duration: 1 });
+  const b = await load({ url: `${bare.url}/bare` });
+  const list = await load({ url: `${app.url}/v1/trackings/get?numRecords=100`, headers });
+  let n = 0;
+  const add = await load({
+    url: app.url,
+    requests: [
+      {
+        method: 'POST',
+        path: '/v1/trackings/add',
+        headers,
+        setupRequest: (req: Record<string, unknown>) => ({ ...req, body: JSON.stringify({ tid: `${prefix}${n++}`, courier: 'ups' }) }),
+      },
+    ],
+  });
+  for (const [name, r] of [
+    ['list 100 trackings (session)', list],
+    ['add a tracking (charge + job, one transaction)', add],
+  ] as const) {
+    out.push({
+      name,
+      setup: label,
+      metrics: { 'req/s': r.rps, 'p99 ms': r.p99, 'bare Fastify req/s': b.rps, 'bare p99 ms': b.p99, 'share of bare': `${((100 * r.rps) / b.rps).toFixed(1)}%`, errors: r.non2xx },
+    });
+  }
+  log(label, `list ${list.rps}/s p99 ${list.p99}ms, add ${add.rps}/s p99 ${add.p99}ms, bare ${b.rps}/s`);
+}
+
+async function apiBench(kind: 'PGlite' | string, databaseUrl: string | undefined, out: BenchResult[], withBig: boolean) {
+  const bare = await bareFastify();
+  const app = await openApp(databaseUrl);
+  try {
+    const s1 = await seed(app.ctx, app.userId, 1, 1000);
+    await apiRound(`${kind}, 1k trackings (seeded in ${s1.toFixed(1)} s)`, app, bare, out, 'BENCHA');
+    if (withBig) {
+      const s2 = await seed(app.ctx, app.userId, 1001, BIG);
+      await apiRound(`${kind}, ${BIG >= 1e6 ? `${BIG / 1e6}M` : BIG} trackings (seeded in ${s2.toFixed(0)} s)`, app, bare, out, 'BENCHB');
+    } else {
+      out.push({ name: 'list/add with 1M trackings', setup: kind, metrics: {}, note: 'skipped on PGlite (generating 1M rows in embedded PGlite takes minutes; set BENCH_PGLITE_BIG=1); measured on PostgreSQL instead' });
+    }
+  } finally {
+    await app.close();
+    await bare.close();
+  }
+}
+
+function numbersFor(courier: CourierSlug, i: number): string {
+  const d = (len: number) => String(100000 + i).padStart(len, '7');
+  switch (courier) {
+    case 'ups':
+      return `1ZBENCH${d(11)}`;
+    case 'usps':
+      return `94001${d(17)}`;
+    case 'fedex':
+      return `7${d(11)}`;
+    case 'canadapost':
+      return `00739${d(11)}`;
+  }
+}
+
+async function refreshBench(kind: string, databaseUrl: string | undefined, out: BenchResult[]) {
+  const app = await openApp(databaseUrl, { UPS_RATE_LIMIT: 'off', USPS_RATE_LIMIT: 'off', FEDEX_RATE_LIMIT: 'off', CANADAPOST_RATE_LIMIT: 'off' });
+  try {
+    const couriers: CourierSlug[] = ['ups', 'usps', 'fedex', 'canadapost'];
+    const per = Math.ceil(REFRESH_N / couriers.length);
+    const byCourier = Object.fromEntries(couriers.map((c) => [c, Array.from({ length: per }, (_, i) => numbersFor(c, i))])) as Record<CourierSlug, string[]>;
+    const client = carriersOf(app.ctx);
+
+    // Raw: the carrier client against the sandbox, no database.
+    await Promise.all(couriers.map((c) => client.track(c, byCourier[c].slice(0, 50))));
+    const r0 = performance.now();
+    const raw = await Promise.all(couriers.map((c) => client.track(c, byCourier[c])));
+    const rawS = (performance.now() - r0) / 1000;
+    const rawN = raw.flat().length;
+
+    // Engine: the same numbers as due trackings, claimed, fetched, merged and scheduled.
+    for (const c of couriers) {
+      const values = byCourier[c].map((tid) => sql`(${app.userId}, ${tid}, ${c}, now() - interval '1 second')`);
+      for (let i = 0; i < values.length; i += 500) {
+        await app.ctx.db.execute(sql`insert into trackings (user_id, tid, courier, next_check_at) values ${sql.join(values.slice(i, i + 500), sql`, `)}`);
+      }
+    }
+    const t0 = performance.now();
+    let fetched = 0;
+    let changed = 0;
+    while (fetched < rawN) {
+      const s = await runDueRefreshes(app.ctx);
+      if (s.fetched === 0) break;
+      fetched += s.fetched;
+      changed += s.changed;
+    }
+    const engS = (performance.now() - t0) / 1000;
+    const [cp] = await rows<{ n: string }>(app.ctx, sql`select count(*) as n from checkpoints`);
+    const engine = Math.round(fetched / engS);
+    const rawRate = Math.round(rawN / rawS);
+    out.push({
+      name: 'refresh engine vs carrier sandbox (rate limits lifted)',
+      setup: `${kind}, ${fetched} trackings over 4 carriers`,
+      metrics: {
+        'engine trackings/s': engine,
+        'sandbox raw trackings/s': rawRate,
+        'share of raw': `${((100 * engine) / rawRate).toFixed(1)}%`,
+        'status changes': changed,
+        'checkpoints stored': Number(cp?.n ?? 0),
+      },
+      note: 'raw = the carrier client against the sandbox, no database; engine = claim + fetch + merge checkpoints + status event + schedule, one transaction per tracking',
+    });
+    log(kind, `refresh engine ${engine}/s, sandbox raw ${rawRate}/s`);
+  } finally {
+    await app.close();
+  }
+}
+
+export default async function trackingsBench(): Promise<BenchResult[]> {
+  const out: BenchResult[] = [];
+  await apiBench('PGlite', undefined, out, PGLITE_BIG);
+  await refreshBench('PGlite', undefined, out);
+  const pg: PrivatePostgres | { skipped: string } = await startPostgres().catch((err: Error) => ({ skipped: `could not start PostgreSQL: ${err.message}` }));
+  if ('skipped' in pg) {
+    out.push({ name: 'PostgreSQL half', metrics: {}, note: `skipped: ${pg.skipped}` });
+    return out;
+  }
+  try {
+    await apiBench(pg.version, pg.url, out, true);
+    await refreshBench(pg.version, pg.url, out);
+  } finally {
+    pg.stop();
+  }
+  return out;
+}
