@@ -70,6 +70,22 @@ export const optionalUsPhone = (message: string = MSG.phoneInvalid) =>
       return n;
     });
 
+/** Optional email: empty or missing means none. */
+export const optionalEmailField = (message: string = MSG.emailInvalid) =>
+  z
+    .string()
+    .trim()
+    .optional()
+    .nullable()
+    .transform((v, ctx) => {
+      if (v === undefined || v === null || v === '') return undefined;
+      if (v.length > 254 || !z.email().safeParse(v).success) {
+        ctx.addIssue({ code: 'custom', message });
+        return z.NEVER;
+      }
+      return v.toLowerCase();
+    });
+
 /** Dollars as the original API shows them: 9.95 for 995 cents. */
 export const centsToDollars = (cents: number) => Math.round(cents) / 100;
 export const dollarsToCents = (dollars: number) => Math.round(dollars * 100);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MSG } from './messages.ts';
 import { COURIER_SLUGS, LIMITS, TRACKING_STATUSES } from './constants.ts';
-import { optionalString, optionalUsPhone } from './common.ts';
+import { optionalEmailField, optionalString, optionalUsPhone } from './common.ts';
 
 // Trackings (spec §3 Tracking, §7 calls): requests the server validates and the web forms reuse, and
 // the views the server returns.
@@ -20,22 +20,7 @@ const tidField = z
   .min(1, MSG.trackingNumberRequired)
   .max(64, 'A tracking number has at most 64 characters');
 
-/** Optional email: empty or missing means none. */
-const optionalEmail = z
-  .string()
-  .trim()
-  .optional()
-  .nullable()
-  .transform((v, ctx) => {
-    if (v === undefined || v === null || v === '') return undefined;
-    if (v.length > 254 || !z.email().safeParse(v).success) {
-      ctx.addIssue({ code: 'custom', message: MSG.emailInvalid });
-      return z.NEVER;
-    }
-    return v.toLowerCase();
-  });
-
-export const notifyInput = z.object({ email: optionalEmail, phone: optionalUsPhone(MSG.phoneInvalid) });
+export const notifyInput = z.object({ email: optionalEmailField(MSG.emailInvalid), phone: optionalUsPhone(MSG.phoneInvalid) });
 
 export const addTrackingRequest = z.object({
   tid: tidField,
@@ -48,16 +33,8 @@ export const addTrackingRequest = z.object({
 });
 export type AddTrackingRequest = z.input<typeof addTrackingRequest>;
 
-/** Update: the tid picks the tracking; fields left out are kept. */
-export const updateTrackingRequest = z.object({
-  tid: tidField,
-  courier: courierInput,
-  title: optionalString(200),
-  orderId: optionalString(100),
-  customer: optionalString(200),
-  notify: notifyInput.optional().nullable(),
-  note: optionalString(2000),
-});
+/** Update: the tid picks the tracking; fields left out are kept (same fields as add). */
+export const updateTrackingRequest = addTrackingRequest;
 export type UpdateTrackingRequest = z.input<typeof updateTrackingRequest>;
 
 /** "a,b" or repeated query values → a list; empty means no filter. */

@@ -38,7 +38,10 @@ describe('webhooks (Standard Webhooks) to a local receiver', () => {
       await sleep(1000);
       expect(rx.received).toHaveLength(2);
       for (const r of rx.received) expect(r.verifiedWith).toBe(a.secret);
-      const [first, second] = rx.received;
+      // Deliveries run concurrently, so arrival order is not event order (receivers order by the event's
+      // timestamp); pick each event by its status.
+      const byStatus = (st: string) => rx.received.find((r) => r.json.data.status === st);
+      const [first, second] = [byStatus('InfoReceived'), byStatus('InTransit')];
       const event = webhookEventSchema.parse(second!.json);
       expect(event.type).toBe('tracking.status_changed');
       expect(event.data).toMatchObject({ previousStatus: 'InfoReceived', status: 'InTransit', checkpoint: { location: 'Memphis, TN', message: 'Departed', time: '2026-03-01T12:00:00.000Z' } });

@@ -1,44 +1,18 @@
 // Shared types of the carrier layer. The rest of the server (tracking refresh engine, add-tracking service)
 // depends only on these names; keep them stable.
 
-export type CourierSlug = 'ups' | 'usps' | 'fedex' | 'canadapost';
+import { COURIER_NAMES, COURIER_SLUGS, TRACKING_STATUSES, type CourierSlug, type TrackingStatus } from '@shiptrail/contract/constants';
 
-export const COURIER_SLUGS: readonly CourierSlug[] = ['ups', 'usps', 'fedex', 'canadapost'];
+// Slugs, names and the eight normalized statuses come from the contract (one definition for server and
+// web). `Expired` is computed by the platform and never produced by an adapter (apis.md §5.1).
+export { COURIER_SLUGS, type CourierSlug, type TrackingStatus };
+export const TRACKING_STATUS_LIST: readonly TrackingStatus[] = TRACKING_STATUSES;
 
-export const COURIERS: Record<CourierSlug, { name: string }> = {
-  ups: { name: 'UPS' },
-  usps: { name: 'USPS' },
-  fedex: { name: 'FedEx' },
-  canadapost: { name: 'Canada Post' },
-};
+export const COURIERS = Object.fromEntries(COURIER_SLUGS.map((c) => [c, { name: COURIER_NAMES[c] }])) as Record<CourierSlug, { name: string }>;
 
 export function isCourierSlug(value: unknown): value is CourierSlug {
   return typeof value === 'string' && (COURIER_SLUGS as readonly string[]).includes(value);
 }
-
-// The eight normalized statuses (product spec "Statuses for trackings and shipments"; carriers/apis.md §5.1).
-// packages/contract will own TRACKING_STATUSES; until it exists this union is the source of truth here.
-// `Expired` is computed by the platform and never produced by an adapter (apis.md §5.1).
-export type TrackingStatus =
-  | 'InfoReceived'
-  | 'InTransit'
-  | 'OutForDelivery'
-  | 'FailAttempt'
-  | 'Delivered'
-  | 'Exception'
-  | 'Expired'
-  | 'Pending';
-
-export const TRACKING_STATUS_LIST: readonly TrackingStatus[] = [
-  'InfoReceived',
-  'InTransit',
-  'OutForDelivery',
-  'FailAttempt',
-  'Delivered',
-  'Exception',
-  'Expired',
-  'Pending',
-];
 
 export type NormalizedCheckpoint = {
   status: TrackingStatus;
