@@ -2,7 +2,7 @@
 // A bench module exports `default async function (): Promise<BenchResult[]>` (bench/lib/types.ts); modules
 // that export named `bench*` functions returning { name, ...numbers } are accepted too.
 // `npm run bench -- trackings` runs only the modules whose file name contains "trackings".
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -44,6 +44,17 @@ for (const file of files) {
   }
 }
 
+// A filtered run (`npm run bench -- web`) replaces only the benches it ran; the others keep their last results.
+type FileReport = (typeof report)[number] & { when?: string };
+const outFile = path.join(here, 'results', 'latest.json');
+if (only.length && existsSync(outFile)) {
+  const previous = JSON.parse(readFileSync(outFile, 'utf8')) as { when: string; benches: FileReport[] };
+  const ran = new Set(report.map((r) => r.file));
+  for (const b of previous.benches) if (!ran.has(b.file)) report.push({ ...b, when: b.when ?? previous.when });
+  report.sort((a, b) => a.file.localeCompare(b.file));
+}
+for (const r of report as FileReport[]) r.when ??= new Date(started).toISOString();
+
 const machine = { node: process.version, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? '', memoryGb: Math.round(os.totalmem() / 2 ** 30), platform: `${os.platform()} ${os.release()}` };
 const outDir = path.join(here, 'results');
 mkdirSync(outDir, { recursive: true });
@@ -58,7 +69,7 @@ const md: string[] = [
   '',
 ];
 for (const r of report) {
-  md.push(`## ${r.file} (${r.seconds} s)`, '');
+  md.push(`## ${r.file} (${r.seconds} s, run ${(r as FileReport).when})`, '');
   if (r.error) md.push('Failed:', '', '```', r.error.split('\n').slice(0, 6).join('\n'), '```', '');
   const groups = new Map<string, BenchResult[]>();
   for (const x of r.results) groups.set(x.name, [...(groups.get(x.name) ?? []), x]);
