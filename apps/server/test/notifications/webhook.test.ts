@@ -189,6 +189,29 @@ describe('webhooks (Standard Webhooks) to a local receiver', () => {
     }
   });
 
+  it('gives up after the retry window, marks the delivery failed and raises one alert', async () => {
+    // A retry window of 1.5 s stands in for the three days.
+    fastTuning(env.ctx, { webhookMaxAgeMs: 1500 });
+    const a = await account();
+    const rx = await startReceiver(() => [a.secret]);
+    try {
+      await saveSettings(env, a.session, { receiveNotification: { webhook: { triggers: allTriggers, endpoint: rx.url } } });
+      rx.setRespond(() => ({ status: 500 }));
+      const t = await insertTracking(env.ctx, a.user.id);
+      await changeStatus(env.ctx, t.id, 'InTransit');
+      await eventually(async () => (await rowsOf(a.user.id))[0]?.status === 'failed');
+      expect(rx.received.length).toBeGreaterThanOrEqual(2);
+      const stored = await env.ctx.db.select().from(alerts).where(eq(alerts.userId, a.user.id));
+      const failed = stored.filter((x) => x.name === 'webhookFailed');
+      expect(failed).toHaveLength(1);
+      expect(failed[0]!.message).toContain(rx.url);
+      expect(failed[0]!.message).toContain('HTTP 500');
+    } finally {
+      fastTuning(env.ctx);
+      await rx.close();
+    }
+  });
+
   it('410 Gone turns the webhook off and raises an alert; no further deliveries', async () => {
     const a = await account();
     const rx = await startReceiver(() => [a.secret]);

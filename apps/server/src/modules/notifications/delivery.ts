@@ -177,7 +177,15 @@ export async function deliverWebhook(ctx: AppContext, data: NotifyJob): Promise<
     const delay = nextWebhookDelayMs(ctx, data.attempt, result.retryAfterMs);
     const at = new Date(now.getTime() + delay);
     if (at.getTime() - n.createdAt.getTime() > t.webhookMaxAgeMs) {
-      await repo.settleWebhookAttempt(tx, n.id, data.attempt, { status: 'failed', lastError, nextAttemptAt: null });
+      if (!(await repo.settleWebhookAttempt(tx, n.id, data.attempt, { status: 'failed', lastError, nextAttemptAt: null }))) return;
+      // After about three days of failures the event is given up: tell the user, once a day per endpoint.
+      await raiseAlert(tx, n.userId, {
+        group: 'general',
+        name: 'webhookFailed',
+        level: 'warning',
+        message: `We could not deliver a webhook to ${n.recipient} after retrying for ${Math.round(t.webhookMaxAgeMs / 3600_000)} hours (last error: ${lastError}). You can resend it from the delivery log in the notification settings.`,
+        dedupeKey: `webhook-failed:${n.recipient}:${day(now)}`,
+      });
       return;
     }
     if (!(await repo.settleWebhookAttempt(tx, n.id, data.attempt, { status: 'retrying', lastError, nextAttemptAt: at }))) return;
