@@ -14,7 +14,7 @@ import { EX, add, list } from './fixtures.ts';
 const BAD = 'BADNUMBER1';
 let env: TestEnv;
 let user: Awaited<ReturnType<typeof signUp>>;
-let trackCalls: string[][] = [];
+const trackCalls: string[][] = [];
 
 beforeAll(async () => {
   // Pace 0.01: a whole sandbox journey takes 2-4 s; the scheduler polls every ~120 ms.

@@ -44,7 +44,7 @@ export async function request<T>(path: string, opts: RequestOptions = {}): Promi
     if ((e as Error).name === 'AbortError') throw e;
     throw new ApiError(opts.transportError ?? 'Error', 0, null);
   }
-  let env: Envelope<T> | null = null;
+  let env: Envelope<T> | null;
   try {
     env = (await res.json()) as Envelope<T>;
   } catch {

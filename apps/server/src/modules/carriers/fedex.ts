@@ -149,7 +149,7 @@ function normalizeFedexEntry(entry: Record<string, unknown>, tid: string): Track
   // (apis.md §5.4; the OD/derived IT trap in §3.8).
   const lsd = isObj(chosen.latestStatusDetail) ? chosen.latestStatusDetail : {};
   const code = str(lsd.code);
-  let status: TrackingStatus | null = null;
+  let status: TrackingStatus | null;
   if (code?.toUpperCase() === 'DE') {
     const reasons = arr(lsd.ancillaryDetails).filter(isObj);
     const attempt =

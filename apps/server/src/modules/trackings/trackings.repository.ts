@@ -115,11 +115,6 @@ export async function insertEvent(db: Queryable, v: typeof trackingEvents.$infer
   return e!.id;
 }
 
-export async function findUserUid(db: Queryable, userId: string): Promise<string | undefined> {
-  const [u] = await db.select({ uid: users.uid }).from(users).where(eq(users.id, userId)).limit(1);
-  return u?.uid;
-}
-
 // ------------------------------------------------------------------ refresh engine
 export interface DueTracking {
   id: string;
