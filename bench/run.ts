@@ -27,7 +27,7 @@ const files = readdirSync(here)
   .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))
   .sort();
 
-const report: Array<{ file: string; seconds: number; results: BenchResult[]; error?: string }> = [];
+const report: Array<{ file: string; seconds: number; results: BenchResult[]; error?: string; when?: string }> = [];
 const started = Date.now();
 for (const file of files) {
   const t0 = performance.now();
@@ -45,7 +45,7 @@ for (const file of files) {
 }
 
 // A filtered run (`npm run bench -- web`) replaces only the benches it ran; the others keep their last results.
-type FileReport = (typeof report)[number] & { when?: string };
+type FileReport = (typeof report)[number];
 const outFile = path.join(here, 'results', 'latest.json');
 if (only.length && existsSync(outFile)) {
   const previous = JSON.parse(readFileSync(outFile, 'utf8')) as { when: string; benches: FileReport[] };
@@ -53,7 +53,7 @@ if (only.length && existsSync(outFile)) {
   for (const b of previous.benches) if (!ran.has(b.file)) report.push({ ...b, when: b.when ?? previous.when });
   report.sort((a, b) => a.file.localeCompare(b.file));
 }
-for (const r of report as FileReport[]) r.when ??= new Date(started).toISOString();
+for (const r of report) r.when ??= new Date(started).toISOString();
 
 const machine = { node: process.version, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? '', memoryGb: Math.round(os.totalmem() / 2 ** 30), platform: `${os.platform()} ${os.release()}` };
 const outDir = path.join(here, 'results');
@@ -69,7 +69,7 @@ const md: string[] = [
   '',
 ];
 for (const r of report) {
-  md.push(`## ${r.file} (${r.seconds} s, run ${(r as FileReport).when})`, '');
+  md.push(`## ${r.file} (${r.seconds} s, run ${r.when})`, '');
   if (r.error) md.push('Failed:', '', '```', r.error.split('\n').slice(0, 6).join('\n'), '```', '');
   const groups = new Map<string, BenchResult[]>();
   for (const x of r.results) groups.set(x.name, [...(groups.get(x.name) ?? []), x]);

@@ -33,7 +33,7 @@ interface Load {
   non2xx: number;
 }
 
-async function load(opts: Record<string, unknown>): Promise<Load> {
+async function load(opts: Partial<autocannon.Options> & { url: string }): Promise<Load> {
   const r = await autocannon({ connections: CONNECTIONS, duration: SECONDS, ...opts });
   return { rps: Math.round(r.requests.average), p99: r.latency.p99, non2xx: r.non2xx + r.errors };
 }
@@ -134,7 +134,7 @@ async function apiRound(label: string, app: Awaited<ReturnType<typeof openApp>>,
         method: 'POST',
         path: '/v1/trackings/add',
         headers,
-        setupRequest: (req: Record<string, unknown>) => ({ ...req, body: JSON.stringify({ tid: `${prefix}${n++}`, courier: 'ups' }) }),
+        setupRequest: (req: autocannon.Request) => ({ ...req, body: JSON.stringify({ tid: `${prefix}${n++}`, courier: 'ups' }) }),
       },
     ],
   });
