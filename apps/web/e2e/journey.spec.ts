@@ -113,6 +113,47 @@ test('watch the tracking move through the sandbox', async () => {
   await page.keyboard.press('Escape');
 });
 
+test('edit the tracking: title and note, from the row menu and the side panel', async () => {
+  const row = page.locator('tr[data-tid="1Z12345E0205271688"]');
+  await row.getByRole('button', { name: 'Actions for 1Z12345E0205271688' }).click();
+  await page.getByRole('menuitem', { name: 'Edit' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Edit tracking' });
+  // Prefilled; the number is shown but cannot be changed.
+  const number = dialog.getByRole('textbox', { name: 'Tracking number' });
+  await expect(number).toHaveValue('1Z12345E0205271688');
+  await expect(number).toHaveAttribute('readonly', '');
+  await expect(dialog.getByLabel('Title')).toHaveValue('Camera lens');
+  // Picking another courier warns that the history is reloaded; picking the old one back removes the warning.
+  await dialog.getByRole('combobox', { name: 'Courier' }).click();
+  await page.getByRole('option', { name: 'FedEx' }).click();
+  await expect(dialog.getByTestId('courier-change-warning')).toContainText('history will be reloaded from FedEx');
+  await dialog.getByRole('combobox', { name: 'Courier' }).click();
+  await page.getByRole('option', { name: 'UPS' }).click();
+  await expect(dialog.getByTestId('courier-change-warning')).toHaveCount(0);
+  // An invalid contact blocks saving.
+  await dialog.getByLabel('Notify email').fill('not-an-email');
+  await dialog.getByLabel('Notify email').blur();
+  await expect(dialog.getByRole('button', { name: 'Save changes' })).toBeDisabled();
+  await dialog.getByLabel('Notify email').fill('');
+  await dialog.getByLabel('Title').fill('Camera lens 50mm');
+  await dialog.getByLabel('Note').fill('Leave with the neighbour');
+  await dialog.getByRole('button', { name: 'Save changes' }).click();
+  await expect(dialog).toBeHidden();
+  await expect(page.getByText('Saved', { exact: true })).toBeVisible();
+  await expect(row).toContainText('Camera lens 50mm');
+  // The side panel shows the note and opens the same form, prefilled with the saved values.
+  await row.click();
+  const panel = page.getByRole('dialog', { name: 'Tracking details' });
+  await expect(panel).toContainText('Leave with the neighbour');
+  await panel.getByRole('button', { name: 'Edit' }).click();
+  await expect(dialog.getByLabel('Title')).toHaveValue('Camera lens 50mm');
+  await expect(dialog.getByLabel('Note')).toHaveValue('Leave with the neighbour');
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await expect(dialog).toBeHidden();
+  await page.keyboard.press('Escape');
+  await expect(panel).toBeHidden();
+});
+
 test('import a CSV, then filter and page', async () => {
   const lines = ['tid,courier,title'];
   for (let i = 0; i < 11; i++) lines.push(`1Z999AA1${String(1000000000 + i)},ups,Imported ${i}`);

@@ -1,4 +1,4 @@
-import { Alert, Badge, Button, Collapse, Group, Loader, Modal, Select, SimpleGrid, Stack, Text, Textarea, TextInput, UnstyledButton } from '@mantine/core';
+import { Alert, Badge, Button, Collapse, Group, Loader, Modal, Select, Stack, Text, TextInput, UnstyledButton } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useDebouncedValue } from '@mantine/hooks';
 import { IconChevronDown, IconChevronRight, IconSparkles } from '@tabler/icons-react';
@@ -7,6 +7,7 @@ import { addTrackingForm } from '../api/add-tracking-schema';
 import { useAddTracking } from '../api/add-tracking';
 import { useDetectCourier } from '../api/detect-courier';
 import { useCouriers } from '../api/get-couriers';
+import { TrackingDetailsFields } from './tracking-details-fields';
 import { zodResolver } from '../../../lib/zod-resolver';
 import { applyServerErrors, toastSuccess } from '../../../lib/notify';
 
@@ -122,16 +123,7 @@ export function AddTrackingModal({ opened, onClose, onAdded, isCompany }: { open
             </Group>
           </UnstyledButton>
           <Collapse expanded={more}>
-            <Stack gap="md">
-              <TextInput label="Title" placeholder="Blue running shoes" {...form.getInputProps('title')} />
-              <SimpleGrid cols={{ base: 1, sm: 2 }}>
-                <TextInput label="Order ID" {...form.getInputProps('orderId')} />
-                <TextInput label="Customer" {...form.getInputProps('customer')} />
-                <TextInput label="Notify email" type="email" placeholder="customer@example.com" {...form.getInputProps('notify.email')} />
-                <TextInput label="Notify phone" type="tel" placeholder="(212) 555-0142" description="US numbers only" {...form.getInputProps('notify.phone')} />
-              </SimpleGrid>
-              <Textarea label="Note" autosize minRows={2} {...form.getInputProps('note')} />
-            </Stack>
+            <TrackingDetailsFields form={form} />
           </Collapse>
           <Group justify="flex-end">
             <Button variant="default" onClick={close}>

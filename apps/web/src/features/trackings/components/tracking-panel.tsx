@@ -1,5 +1,5 @@
 import { Anchor, Button, CopyButton, Drawer, Group, SimpleGrid, Stack, Tabs, Text, Title } from '@mantine/core';
-import { IconCheck, IconCopy, IconExternalLink, IconRefresh, IconTrash, IconTruckDelivery } from '@tabler/icons-react';
+import { IconCheck, IconCopy, IconEdit, IconExternalLink, IconRefresh, IconTrash, IconTruckDelivery } from '@tabler/icons-react';
 import { Link } from 'react-router';
 import type { Tracking } from '../api/types';
 import { StatusBadge } from '../../../components/status-badge';
@@ -24,6 +24,7 @@ export function TrackingPanel(props: {
   uid?: string;
   isCompany: boolean;
   onClose: () => void;
+  onEdit: (t: Tracking) => void;
   onRefresh: (tid: string) => void;
   onDelivered: (tid: string) => void;
   onDelete: (tid: string) => void;
@@ -49,6 +50,9 @@ export function TrackingPanel(props: {
             <StatusBadge status={t.status} size="lg" />
           </Group>
           <Group gap="xs">
+            <Button size="xs" variant="light" leftSection={<IconEdit size={14} />} onClick={() => props.onEdit(t)} disabled={props.busy}>
+              Edit
+            </Button>
             <Button size="xs" variant="light" leftSection={<IconRefresh size={14} />} onClick={() => props.onRefresh(t.tid)} disabled={props.busy}>
               Refresh now
             </Button>

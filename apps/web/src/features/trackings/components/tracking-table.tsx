@@ -1,5 +1,5 @@
 import { ActionIcon, Box, Menu, Table, Text } from '@mantine/core';
-import { IconDots, IconRefresh, IconTrash, IconTruckDelivery } from '@tabler/icons-react';
+import { IconDots, IconEdit, IconRefresh, IconTrash, IconTruckDelivery } from '@tabler/icons-react';
 import { lastCheckPointText, type Tracking } from '../api/types';
 import { StatusBadge } from '../../../components/status-badge';
 import { courierName, formatDateTime } from '../../../lib/format';
@@ -10,6 +10,7 @@ export function TrackingTable(props: {
   trackings: Tracking[];
   highlightTid: string | null;
   onOpen: (t: Tracking) => void;
+  onEdit: (t: Tracking) => void;
   onRefresh: (tid: string) => void;
   onDelivered: (tid: string) => void;
   onDelete: (tid: string) => void;
@@ -94,6 +95,9 @@ export function TrackingTable(props: {
                     </ActionIcon>
                   </Menu.Target>
                   <Menu.Dropdown>
+                    <Menu.Item leftSection={<IconEdit size={16} />} onClick={() => props.onEdit(t)}>
+                      Edit
+                    </Menu.Item>
                     <Menu.Item leftSection={<IconRefresh size={16} />} onClick={() => props.onRefresh(t.tid)}>
                       Refresh now
                     </Menu.Item>

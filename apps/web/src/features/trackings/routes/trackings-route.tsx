@@ -17,6 +17,7 @@ import { useUserInfo } from '../../account/api/get-user-info';
 
 // The forms (and the contract's zod schemas) load when a modal first opens, keeping the list page light.
 const AddTrackingModal = lazy(() => import('../components/add-tracking-modal').then((m) => ({ default: m.AddTrackingModal })));
+const EditTrackingModal = lazy(() => import('../components/edit-tracking-modal').then((m) => ({ default: m.EditTrackingModal })));
 const ImportModal = lazy(() => import('../components/import-modal').then((m) => ({ default: m.ImportModal })));
 
 const PAGE_SIZES = ['10', '25', '50', String(LIMITS.trackingsPerPage)];
@@ -40,6 +41,8 @@ export default function TrackingsRoute() {
   const [importOpened, importModal] = useDisclosure(false);
   const [selectedTid, setSelectedTid] = useState<string | null>(null);
   const selected = trackings.find((t) => t.tid === selectedTid) ?? null;
+  // The tracking being edited, as it was when the form opened (the form is prefilled from it).
+  const [editing, setEditing] = useState<Tracking | null>(null);
   const [confirmDelete, setConfirmDelete] = useState<string | null>(null);
   const [highlight, setHighlight] = useState<string | null>(null);
   const timer = useRef<ReturnType<typeof setTimeout>>(undefined);
@@ -150,6 +153,7 @@ export default function TrackingsRoute() {
             trackings={trackings}
             highlightTid={highlight}
             onOpen={(t: Tracking) => setSelectedTid(t.tid)}
+            onEdit={setEditing}
             onRefresh={(tid) => refresh.mutate(tid)}
             onDelivered={(tid) => delivered.mutate(tid)}
             onDelete={setConfirmDelete}
@@ -177,6 +181,7 @@ export default function TrackingsRoute() {
 
       <Suspense>
         {addOpened && <AddTrackingModal opened={addOpened} onClose={add.close} onAdded={onAdded} isCompany={isCompany} />}
+        {editing && <EditTrackingModal key={editing.tid} tracking={editing} onClose={() => setEditing(null)} />}
         {importOpened && <ImportModal opened={importOpened} onClose={importModal.close} />}
       </Suspense>
       <TrackingPanel
@@ -184,6 +189,7 @@ export default function TrackingsRoute() {
         uid={info?.profile.uid}
         isCompany={isCompany}
         onClose={() => setSelectedTid(null)}
+        onEdit={setEditing}
         onRefresh={(tid) => refresh.mutate(tid)}
         onDelivered={(tid) => delivered.mutate(tid)}
         onDelete={setConfirmDelete}
