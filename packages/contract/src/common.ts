@@ -40,21 +40,8 @@ export function toE164(phone: string): string {
   return '+1' + phone.replace(/\D/g, '').slice(-10);
 }
 
-export const usPhone = (message: string) =>
-  z
-    .string()
-    .trim()
-    .transform((v, ctx) => {
-      const n = normalizeUsPhone(v);
-      if (n === null) {
-        ctx.addIssue({ code: 'custom', message });
-        return z.NEVER;
-      }
-      return n;
-    });
-
-/** Optional US phone: empty string or missing means none. */
-export const optionalUsPhone = (message: string = MSG.phoneInvalid) =>
+/** An optional field: empty or missing means none; otherwise `normalize` must accept it (null = invalid). */
+const optionalNormalized = (normalize: (v: string) => string | null, message: string) =>
   z
     .string()
     .trim()
@@ -62,7 +49,7 @@ export const optionalUsPhone = (message: string = MSG.phoneInvalid) =>
     .nullable()
     .transform((v, ctx) => {
       if (v === undefined || v === null || v === '') return undefined;
-      const n = normalizeUsPhone(v);
+      const n = normalize(v);
       if (n === null) {
         ctx.addIssue({ code: 'custom', message });
         return z.NEVER;
@@ -70,21 +57,12 @@ export const optionalUsPhone = (message: string = MSG.phoneInvalid) =>
       return n;
     });
 
-/** Optional email: empty or missing means none. */
+/** Optional US phone, normalised to (AAA) EEE-NNNN. */
+export const optionalUsPhone = (message: string = MSG.phoneInvalid) => optionalNormalized(normalizeUsPhone, message);
+
+/** Optional email, lower-cased. */
 export const optionalEmailField = (message: string = MSG.emailInvalid) =>
-  z
-    .string()
-    .trim()
-    .optional()
-    .nullable()
-    .transform((v, ctx) => {
-      if (v === undefined || v === null || v === '') return undefined;
-      if (v.length > 254 || !z.email().safeParse(v).success) {
-        ctx.addIssue({ code: 'custom', message });
-        return z.NEVER;
-      }
-      return v.toLowerCase();
-    });
+  optionalNormalized((v) => (v.length <= 254 && z.email().safeParse(v).success ? v.toLowerCase() : null), message);
 
 /** Dollars as the original API shows them: 9.95 for 995 cents. */
 export const centsToDollars = (cents: number) => Math.round(cents) / 100;
