@@ -17,6 +17,25 @@ import { PageLoader } from '../../../components/page-loader';
 import { money, timeZone } from '../../../lib/format';
 
 type Phase = 'form' | 'saving' | 'done';
+type UpdateBody = Parameters<ReturnType<typeof useUpdateUser>['mutate']>[0];
+
+/** Both wizards save the same way: a loading view, then the success view, or back to the form with the error. */
+function useWizardSave() {
+  const update = useUpdateUser({ toast: false });
+  const [phase, setPhase] = useState<Phase>('form');
+  const [saveError, setSaveError] = useState<string | null>(null);
+  const run = (body: UpdateBody) => {
+    setPhase('saving');
+    update.mutate(body, {
+      onSuccess: () => setTimeout(() => setPhase('done'), 700),
+      onError: (e) => {
+        setPhase('form');
+        setSaveError(e.message);
+      },
+    });
+  };
+  return { update, phase, saveError, setSaveError, run };
+}
 
 function Congratulations({ balance }: { balance: number }) {
   return (
@@ -32,8 +51,7 @@ function Congratulations({ balance }: { balance: number }) {
           Your account is ready and your balance was credited: you have <b>{money(balance)}</b> to start tracking.
         </Text>
         <Text c="dimmed" size="sm" maw={460}>
-          Add a payment method now so your alerts never stop when the balance runs out and your service is not
-          interrupted.
+          Add a payment method now so your alerts never stop when the balance runs out and your service is not interrupted.
         </Text>
         <Group mt="sm">
           <Button component={Link} to="/account/profile/settings/payment/add" leftSection={<IconCreditCard size={18} />}>
@@ -49,10 +67,8 @@ function Congratulations({ balance }: { balance: number }) {
 }
 
 function PersonWizard({ info }: { info: UserInfo }) {
-  const update = useUpdateUser({ toast: false });
+  const { update, phase, saveError, setSaveError, run } = useWizardSave();
   const [step, setStep] = useState(0);
-  const [phase, setPhase] = useState<Phase>('form');
-  const [saveError, setSaveError] = useState<string | null>(null);
   const contact = useForm({
     mode: 'controlled',
     initialValues: { email: info.profile.email, phone: info.profile.phone ?? '' },
@@ -61,7 +77,10 @@ function PersonWizard({ info }: { info: UserInfo }) {
   });
   const alerts = useForm<ChannelValues>({
     mode: 'controlled',
-    initialValues: toChannelValues(info.settings.receiveNotification, ['email', 'phone'], { email: info.profile.email, phone: info.profile.phone }),
+    initialValues: toChannelValues(info.settings.receiveNotification, ['email', 'phone'], {
+      email: info.profile.email,
+      phone: info.profile.phone,
+    }),
   });
 
   const save = () => {
@@ -83,20 +102,10 @@ function PersonWizard({ info }: { info: UserInfo }) {
       setSaveError(Object.values(errors)[0]!);
       return;
     }
-    setPhase('saving');
-    update.mutate(
-      {
-        profile: { phone: phone || undefined, showWizard: false, timeZone: timeZone(), token: info.profile.token },
-        settings: { receiveNotification: receive, emailContent: null },
-      },
-      {
-        onSuccess: () => setTimeout(() => setPhase('done'), 700),
-        onError: (e) => {
-          setPhase('form');
-          setSaveError(e.message);
-        },
-      },
-    );
+    run({
+      profile: { phone: phone || undefined, showWizard: false, timeZone: timeZone(), token: info.profile.token },
+      settings: { receiveNotification: receive, emailContent: null },
+    });
   };
 
   if (phase === 'saving') return <SavingView />;
@@ -118,7 +127,13 @@ function PersonWizard({ info }: { info: UserInfo }) {
             This is where we send your alerts. You can change it later in your settings.
           </Text>
           <TextInput label="Email" readOnly {...contact.getInputProps('email')} description="Your login email" />
-          <TextInput label="Phone" type="tel" placeholder="(212) 555-0142" description="US numbers only. Needed for SMS alerts." {...contact.getInputProps('phone')} />
+          <TextInput
+            label="Phone"
+            type="tel"
+            placeholder="(212) 555-0142"
+            description="US numbers only. Needed for SMS alerts."
+            {...contact.getInputProps('phone')}
+          />
         </Stack>
       ) : (
         <Stack>
@@ -133,10 +148,8 @@ function PersonWizard({ info }: { info: UserInfo }) {
 }
 
 function CompanyWizard({ info }: { info: UserInfo }) {
-  const update = useUpdateUser({ toast: false });
+  const { update, phase, saveError, setSaveError, run } = useWizardSave();
   const [step, setStep] = useState(0);
-  const [phase, setPhase] = useState<Phase>('form');
-  const [saveError, setSaveError] = useState<string | null>(null);
   const send = useForm<ChannelValues>({
     mode: 'controlled',
     initialValues: toChannelValues(info.settings.sendNotification, ['email', 'phone']),
@@ -144,31 +157,24 @@ function CompanyWizard({ info }: { info: UserInfo }) {
   });
   const receive = useForm<ChannelValues>({
     mode: 'controlled',
-    initialValues: toChannelValues(info.settings.receiveNotification, ['email', 'phone', 'webhook'], { email: info.profile.email, phone: info.profile.phone }),
+    initialValues: toChannelValues(info.settings.receiveNotification, ['email', 'phone', 'webhook'], {
+      email: info.profile.email,
+      phone: info.profile.phone,
+    }),
     validate: validateReceive,
     validateInputOnBlur: true,
   });
   const save = () => {
     setSaveError(null);
     if (receive.validate().hasErrors) return;
-    setPhase('saving');
-    update.mutate(
-      {
-        profile: { showWizard: false, timeZone: timeZone(), token: info.profile.token },
-        settings: {
-          sendNotification: { email: { triggers: send.values.email!.triggers }, phone: { triggers: send.values.phone!.triggers } },
-          receiveNotification: receive.values,
-          emailContent: null,
-        },
+    run({
+      profile: { showWizard: false, timeZone: timeZone(), token: info.profile.token },
+      settings: {
+        sendNotification: { email: { triggers: send.values.email!.triggers }, phone: { triggers: send.values.phone!.triggers } },
+        receiveNotification: receive.values,
+        emailContent: null,
       },
-      {
-        onSuccess: () => setTimeout(() => setPhase('done'), 700),
-        onError: (e) => {
-          setPhase('form');
-          setSaveError(e.message);
-        },
-      },
-    );
+    });
   };
   if (phase === 'saving') return <SavingView />;
   if (phase === 'done') return <Congratulations balance={update.data?.payload?.profile?.balance ?? info.profile.balance} />;
@@ -188,7 +194,12 @@ function CompanyWizard({ info }: { info: UserInfo }) {
           <Text c="dimmed" size="sm">
             Which updates should your customers get? We send them to the email and phone you add on each tracking.
           </Text>
-          <NotificationChannels form={send} channels={['email', 'phone']} withEndpoints={false} caption="Notifications sent to your customers" />
+          <NotificationChannels
+            form={send}
+            channels={['email', 'phone']}
+            withEndpoints={false}
+            caption="Notifications sent to your customers"
+          />
         </Stack>
       ) : (
         <Stack>

@@ -1,4 +1,4 @@
-import { Alert, Badge, Button, Collapse, Group, Loader, Modal, Select, Stack, Text, TextInput, UnstyledButton } from '@mantine/core';
+import { Alert, Button, Collapse, Group, Loader, Modal, Stack, Text, TextInput, UnstyledButton } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useDebouncedValue } from '@mantine/hooks';
 import { IconChevronDown, IconChevronRight, IconSparkles } from '@tabler/icons-react';
@@ -8,6 +8,7 @@ import { useAddTracking } from '../api/add-tracking';
 import { useDetectCourier } from '../api/detect-courier';
 import { useCouriers } from '../api/get-couriers';
 import { TrackingDetailsFields } from './tracking-details-fields';
+import { CourierSelect } from './courier-select';
 import { zodResolver } from '../../../lib/zod-resolver';
 import { applyServerErrors, toastSuccess } from '../../../lib/notify';
 
@@ -92,22 +93,7 @@ export function AddTrackingModal({ opened, onClose, onAdded, isCompany }: { open
           {add.isError && <Alert color="red">{add.error.message}</Alert>}
           <TextInput label="Tracking number" placeholder="1Z999AA10123456784" required data-autofocus autoComplete="off" {...form.getInputProps('tid')} />
           <div>
-            <Select
-              label="Courier"
-              data={courierData}
-              allowDeselect={false}
-              renderOption={({ option }) => (
-                <Group justify="space-between" w="100%" wrap="nowrap">
-                  <span>{option.label}</span>
-                  {(option as { sandbox?: boolean }).sandbox && (
-                    <Badge size="xs" variant="light" color="gray">
-                      sandbox
-                    </Badge>
-                  )}
-                </Group>
-              )}
-              {...form.getInputProps('courier')}
-            />
+            <CourierSelect data={courierData} {...form.getInputProps('courier')} />
             {form.values.courier === AUTO && (
               <Stack mt={6}>
                 <DetectedCourier tid={form.values.tid} />

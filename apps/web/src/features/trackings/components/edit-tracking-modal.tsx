@@ -1,4 +1,4 @@
-import { Alert, Badge, Button, Group, Modal, Select, Stack, TextInput } from '@mantine/core';
+import { Alert, Button, Group, Modal, Stack, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { IconAlertTriangle } from '@tabler/icons-react';
 import { updateTrackingForm } from '../api/update-tracking-schema';
@@ -6,6 +6,7 @@ import { editValuesOf, updateBodyOf, useUpdateTracking, type EditTrackingValues 
 import { useCouriers } from '../api/get-couriers';
 import type { Tracking } from '../api/types';
 import { TrackingDetailsFields } from './tracking-details-fields';
+import { CourierSelect } from './courier-select';
 import { zodResolver } from '../../../lib/zod-resolver';
 import { applyServerErrors, toastSuccess } from '../../../lib/notify';
 import { courierName } from '../../../lib/format';
@@ -42,23 +43,7 @@ export function EditTrackingModal({ tracking, onClose }: { tracking: Tracking; o
           {update.isError && <Alert color="red">{update.error.message}</Alert>}
           <TextInput label="Tracking number" value={tracking.tid} readOnly variant="filled" ff="monospace" description="The number cannot be changed" />
           <div>
-            <Select
-              label="Courier"
-              placeholder="Not detected yet"
-              data={courierData}
-              allowDeselect={false}
-              renderOption={({ option }) => (
-                <Group justify="space-between" w="100%" wrap="nowrap">
-                  <span>{option.label}</span>
-                  {(option as { sandbox?: boolean }).sandbox && (
-                    <Badge size="xs" variant="light" color="gray">
-                      sandbox
-                    </Badge>
-                  )}
-                </Group>
-              )}
-              {...form.getInputProps('courier')}
-            />
+            <CourierSelect placeholder="Not detected yet" data={courierData} {...form.getInputProps('courier')} />
             {courierChanged && (
               <Alert mt={6} color="yellow" variant="light" icon={<IconAlertTriangle size={16} />} data-testid="courier-change-warning">
                 The history will be reloaded from {courierName(form.values.courier)}: the current checkpoints are dropped and the status goes back to Pending.
