@@ -18,8 +18,8 @@ export function createLogger(config: Pick<Config, 'LOG_LEVEL'>): Logger {
  * Features attach their own resources (carrier client, SMS gateway, ...) in `ctx.extras` via `features`.
  */
 export async function createContext(config: Config, log: Logger = createLogger(config)): Promise<AppContext> {
-  const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR === 'memory://' ? 'memory://' : config.dataDir });
-  const queue = await createQueue(database, { pollSeconds: config.QUEUE_POLL_SECONDS });
+  const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.dataDir });
+  const queue = await createQueue(database);
   const mailer = createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, db: database.db, log });
   const ctx: AppContext = { config, database, db: database.db, queue, mailer, log, now: () => new Date(), extras: {} };
   // Carrier client, plus the carrier sandbox on loopback for carriers without credentials.

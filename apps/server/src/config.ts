@@ -72,8 +72,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
-  const dataDir = path.resolve(e.DATA_DIR);
+  // 'memory://' is a throwaway embedded database (tests): nothing is written to disk for it.
+  const inMemory = e.DATA_DIR === 'memory://';
+  const dataDir = inMemory ? e.DATA_DIR : path.resolve(e.DATA_DIR);
   let sessionSecret = e.SESSION_SECRET;
+  if (!sessionSecret && inMemory) sessionSecret = randomBytes(32).toString('base64url');
   if (!sessionSecret) {
     const file = path.join(dataDir, 'session-secret');
     mkdirSync(dataDir, { recursive: true });

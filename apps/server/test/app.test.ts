@@ -72,6 +72,13 @@ describe('configuration', () => {
     expect(b.sessionSecret).toBe(a.sessionSecret);
     expect(a.publicUrl).toBe('http://localhost:3000');
   });
+  it('writes nothing to disk for the in-memory database', async () => {
+    const { existsSync } = await import('node:fs');
+    const c = loadConfig({ DATA_DIR: 'memory://' });
+    expect(c.dataDir).toBe('memory://');
+    expect(c.sessionSecret.length).toBeGreaterThanOrEqual(32);
+    expect(existsSync('memory:')).toBe(false);
+  });
 });
 
 describe('the web app', () => {

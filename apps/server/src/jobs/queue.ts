@@ -9,18 +9,15 @@ export type Queue = PgBoss;
  * Jobs are rows in the same database, so a job enqueued inside a transaction exists iff the
  * transaction commits (see `inTx`).
  */
-export async function createQueue(database: Database, opts: { pollSeconds: number }): Promise<Queue> {
+export async function createQueue(database: Database): Promise<Queue> {
   const boss =
     database.kind === 'pglite'
       ? new PgBoss({ db: fromPglite(database.pglite!), backend: 'pglite', schedule: false, superviseIntervalSeconds: 60 })
       : new PgBoss({ connectionString: database.url!, max: 4, schedule: false, superviseIntervalSeconds: 60 });
   boss.on('error', (err) => console.error('[queue]', err));
   await boss.start();
-  (boss as unknown as { pollSeconds: number }).pollSeconds = opts.pollSeconds;
   return boss;
 }
 
 /** Options that make `boss.send` write its job row inside the given Drizzle transaction. */
 export const inTx = (tx: Tx) => ({ db: fromDrizzle(tx as never, sql as never) });
-
-export const pollSecondsOf = (boss: Queue) => (boss as unknown as { pollSeconds?: number }).pollSeconds ?? 0.5;

@@ -24,6 +24,16 @@ import * as svc from './accounts.service.ts';
 import { verifyRecaptcha } from './recaptcha.ts';
 import { googleAuthUrl } from './google.ts';
 
+/** Prices as the API shows them (dollars), built once. */
+const PRICING_VIEW = {
+  currency: PRICING.currency,
+  signupBonus: centsToDollars(PRICING.signupBonusCents),
+  perTracking: centsToDollars(PRICING.trackingCents),
+  perSms: centsToDollars(PRICING.smsCents),
+  referralReward: centsToDollars(PRICING.referralRewardCents),
+  autoRecharge: { quickAmounts: [...AUTO_RECHARGE.quickAmounts], defaultAmount: AUTO_RECHARGE.defaultAmount, defaultMinimum: AUTO_RECHARGE.defaultMinimum },
+};
+
 const meta = (req: FastifyRequest): svc.RequestMeta => ({ ip: req.ip, userAgent: req.headers['user-agent'] });
 /** Costly unauthenticated calls (mail, password hashing) are limited per IP. */
 const perIp = (max: number, minutes = 15) => ({ config: { rateLimit: { max, timeWindow: minutes * 60_000 } } });
@@ -119,14 +129,5 @@ export async function accountRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
     return success(null, 'Dismissed');
   });
 
-  app.get('/v1/info/pricing', async () =>
-    success({
-      currency: PRICING.currency,
-      signupBonus: centsToDollars(PRICING.signupBonusCents),
-      perTracking: centsToDollars(PRICING.trackingCents),
-      perSms: centsToDollars(PRICING.smsCents),
-      referralReward: centsToDollars(PRICING.referralRewardCents),
-      autoRecharge: { quickAmounts: [...AUTO_RECHARGE.quickAmounts], defaultAmount: AUTO_RECHARGE.defaultAmount, defaultMinimum: AUTO_RECHARGE.defaultMinimum },
-    }),
-  );
+  app.get('/v1/info/pricing', async () => success(PRICING_VIEW));
 }

@@ -91,7 +91,7 @@ async function dashboard(db: Queryable, u: UserRow): Promise<Dashboard> {
 }
 
 export async function userInfo(ctx: AppContext, u: UserRow): Promise<UserInfo> {
-  const [balance, dash, stored] = [await repo.balanceCents(ctx.db, u.id), await dashboard(ctx.db, u), await repo.listAlerts(ctx.db, u.id)];
+  const [balance, dash, stored] = await Promise.all([repo.balanceCents(ctx.db, u.id), dashboard(ctx.db, u), repo.listAlerts(ctx.db, u.id)]);
   const general: Alert[] = [];
   const payment: Alert[] = [];
   if (!u.emailVerified) {

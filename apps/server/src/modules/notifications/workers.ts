@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { JobResult, JobWithMetadata } from 'pg-boss';
 import type { AppContext } from '../../context.ts';
-import { pollSecondsOf } from '../../jobs/queue.ts';
 import { createSmsGateway, setSmsGateway } from '../sms/sms.ts';
 import { deliverEmail, deliverSms, deliverWebhook } from './delivery.ts';
 import { QUEUES, jobOptions, notifyJobSchema } from './queues.ts';
@@ -40,7 +39,7 @@ async function settleEach(jobs: Array<JobWithMetadata<unknown>>, run: (job: JobW
 /** The worker role's notification handlers. */
 export async function startNotificationWorkers(ctx: AppContext): Promise<void> {
   const opts = {
-    pollingIntervalSeconds: pollSecondsOf(ctx.queue),
+    pollingIntervalSeconds: ctx.config.QUEUE_POLL_SECONDS,
     batchSize: 16,
     burstWhenBatchFull: true,
     includeMetadata: true as const,

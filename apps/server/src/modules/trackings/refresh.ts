@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { TrackingStatus } from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
-import { pollSecondsOf } from '../../jobs/queue.ts';
 import { mapConcurrent } from '../carriers/rate-limit.ts';
 import { isCourierSlug, type CourierSlug, type TrackResult } from '../carriers/types.ts';
 import { sandboxPollIntervalMs } from '../../sandbox/journeys.ts';
@@ -186,7 +185,7 @@ const WORKERS_KEY = 'trackingWorkers';
 export async function startTrackingWorkers(ctx: AppContext, opts: { tickMs?: number } = {}): Promise<void> {
   if (ctx.extras[WORKERS_KEY]) return;
   await ensureRefreshQueue(ctx);
-  const workId = await ctx.queue.work<unknown>(REFRESH_JOB, { batchSize: 20, pollingIntervalSeconds: Math.max(0.5, pollSecondsOf(ctx.queue)) }, async (jobs) => {
+  const workId = await ctx.queue.work<unknown>(REFRESH_JOB, { batchSize: 20, pollingIntervalSeconds: Math.max(0.5, ctx.config.QUEUE_POLL_SECONDS) }, async (jobs) => {
     const ids: string[] = [];
     for (const job of jobs) {
       const p = refreshJobPayload.safeParse(job.data);
