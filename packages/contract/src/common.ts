@@ -22,8 +22,33 @@ export const emailField = trimmed
   .pipe(z.email({ message: MSG.emailInvalid }))
   .transform((s) => s.toLowerCase());
 
-export const requiredString = (message: string, max = 200) => trimmed.min(1, message).max(max);
+/** Required text: missing, null and blank all get `message` (null is "not given", see parseRequest). */
+export const requiredString = (message: string, max = 200) => z.string({ error: message }).trim().min(1, message).max(max);
 export const optionalString = (max = 200) => trimmed.max(max).optional();
+
+/**
+ * `null` means "not given" in every /v1 request body, at any depth. Clients of the original API (its Node SDK
+ * among them) send null for each optional field they leave out, so a null property is dropped before the
+ * schema sees it: an optional field then takes its default and a required one fails with its "required"
+ * message. Array items are kept (a null item is a value, not a left-out field) but objects inside are cleaned.
+ */
+export function nullAsAbsent(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(nullAsAbsent);
+  if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) if (v !== null) out[k] = nullAsAbsent(v);
+    return out;
+  }
+  return value;
+}
+
+/**
+ * The one way a /v1 request (body, query or path parameters) is checked against its contract schema: the
+ * null rule above, then the schema. A missing body counts as an empty object.
+ */
+export function parseRequest<S extends z.ZodType>(schema: S, data: unknown): z.ZodSafeParseResult<z.output<S>> {
+  return schema.safeParse(nullAsAbsent(data ?? {}));
+}
 
 /**
  * US phone numbers only (spec §5, §9): a leading +1 or + is stripped, the rest must be a valid NANP

@@ -84,3 +84,10 @@ export const AUTO_RECHARGE = { quickAmounts: [5, 10, 20, 50], defaultAmount: 20,
 
 /** Header that carries an API key or a web session token (design.md §4). */
 export const API_TOKEN_HEADER = 'sm-api-token';
+/**
+ * Every /v1 reply is an envelope with HTTP status 200, the real result in its `code` (as the original API
+ * answered, and as its SDK expects). A client that wants real HTTP status codes sends this header with the
+ * value `real`.
+ */
+export const HTTP_STATUS_HEADER = 'sm-http-status';
+export const HTTP_STATUS_REAL = 'real';

@@ -2,6 +2,15 @@ import { z } from 'zod';
 import * as A from './accounts.ts';
 import * as T from './trackings.ts';
 import * as N from './notifications.ts';
+import { API_TOKEN_HEADER, HTTP_STATUS_HEADER, HTTP_STATUS_REAL } from './constants.ts';
+
+/** The API-wide rules, shown at the top of the OpenAPI document (and so on the /developers page). */
+export const API_DESCRIPTION =
+  `Track UPS, USPS, FedEx and Canada Post parcels. Authorise every call with your API key in the \`${API_TOKEN_HEADER}\` header. ` +
+  'Every response is an envelope {code, status, message, payload} sent with HTTP status 200: the result is in `code` ' +
+  '(200 or 201 on success; 400 validation, 401 authorisation, 402 balance, 404 not found, 409 conflict, 429 rate limit, 500 ...) ' +
+  `and \`status\` ("success" or "fail"). Send the header \`${HTTP_STATUS_HEADER}: ${HTTP_STATUS_REAL}\` to get the real HTTP status code as well. ` +
+  'In request bodies `null` means "not given" for every optional field. Paths work with and without a trailing slash.';
 
 /**
  * The /v1 calls, described once. The server builds its OpenAPI document from this list and a test checks

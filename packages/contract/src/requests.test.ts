@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { MSG } from './messages.ts';
+import { fieldErrors, parseRequest } from './common.ts';
+import { addTrackingRequest, updateTrackingRequest } from './trackings.ts';
+import { getInTouchRequest, passwordResetRequest, signupRequest, updateRequest } from './accounts.ts';
+
+// null means "not given" in every request body, at any depth; required fields sent as null still fail
+// with their "required" message.
+describe('parseRequest: null is "not given"', () => {
+  it('accepts the original SDK README add-tracking body (null for every left-out field)', () => {
+    const r = parseRequest(addTrackingRequest, {
+      tid: '1Z5R89390350075608',
+      title: null,
+      courier: null,
+      orderId: null,
+      customer: null,
+      notify: { email: null, phone: null },
+      note: null,
+    });
+    expect(r.success).toBe(true);
+    expect(r.data).toEqual({ tid: '1Z5R89390350075608', courier: null, notify: {} });
+  });
+
+  it('drops null at any depth, also for update and account bodies', () => {
+    expect(parseRequest(updateTrackingRequest, { tid: 'X1', notify: null, note: null }).data).toEqual({ tid: 'X1', courier: null });
+    const u = parseRequest(updateRequest, { profile: { firstName: null, phone: null, company: 'ACME' }, settings: { themeid: null, emailContent: null, receiveNotification: { email: { triggers: { Delivered: null }, endpoint: null } } } });
+    expect(u.success).toBe(true);
+    expect(u.data?.profile).toEqual({ company: 'ACME' });
+    expect(u.data?.settings?.receiveNotification?.email).toEqual({ triggers: {}, endpoint: '' });
+  });
+
+  it('a required field sent as null fails with its "required" message', () => {
+    const tid = parseRequest(addTrackingRequest, { tid: null, title: null });
+    expect(tid.success).toBe(false);
+    expect(fieldErrors(tid.error!)).toEqual({ tid: MSG.trackingNumberRequired });
+    const contact = parseRequest(getInTouchRequest, { name: null, email: null, phone: null, message: null });
+    expect(fieldErrors(contact.error!)).toEqual({ name: MSG.fullNameRequired, email: MSG.emailRequired, message: MSG.messageRequired });
+    const signup = parseRequest(signupRequest, { email: 'a@example.com', password: null, repassword: null, terms: null });
+    expect(fieldErrors(signup.error!)).toMatchObject({ password: MSG.passwordRequired, terms: MSG.termsRequired });
+    expect(fieldErrors(parseRequest(passwordResetRequest, { password: 'secret12', verifycode: null }).error!)).toEqual({ verifycode: MSG.resetLinkInvalid });
+  });
+
+  it('a missing or null body is an empty object', () => {
+    expect(fieldErrors(parseRequest(addTrackingRequest, undefined).error!)).toEqual({ tid: MSG.trackingNumberRequired });
+    expect(parseRequest(addTrackingRequest, null).success).toBe(false);
+  });
+});
