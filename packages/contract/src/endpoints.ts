@@ -57,7 +57,7 @@ export const notificationEndpoints: EndpointDef[] = [
 
 export const trackingEndpoints: EndpointDef[] = [
   { method: 'POST', path: '/v1/trackings/add', summary: 'Add a tracking (detects the courier; charges $0.05; honours an Idempotency-Key header)', tag: 'Trackings', auth: true, body: T.addTrackingRequest, response: T.addTrackingResponse },
-  { method: 'POST', path: '/v1/trackings/import', summary: 'Add trackings from a CSV file (multipart field "file" or a text/csv body); per-row report', tag: 'Trackings', auth: true, response: T.importReportSchema },
+  { method: 'POST', path: '/v1/trackings/import', summary: 'Add trackings from a CSV file (multipart field "file" or a text/csv body); per-row report; honours an Idempotency-Key header', tag: 'Trackings', auth: true, response: T.importReportSchema },
   { method: 'GET', path: '/v1/trackings/get', summary: 'List trackings, newest first; keyset paging with lastTid; filter by status and courier', tag: 'Trackings', auth: true, query: T.listTrackingsQuery, response: T.trackingListSchema },
   { method: 'PUT', path: '/v1/trackings/update', summary: 'Update a tracking\'s details (title, order, customer, notify, note, courier)', tag: 'Trackings', auth: true, body: T.updateTrackingRequest, response: T.trackingViewSchema },
   { method: 'GET', path: '/v1/trackings/delivered/{tid}', summary: 'Mark a tracking delivered (stops refreshing)', tag: 'Trackings', auth: true, response: T.trackingViewSchema },

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MSG } from './messages.ts';
+import { TRACKING_NUMBER_MAX } from './constants.ts';
 import { fieldErrors, parseRequest } from './common.ts';
 import { addTrackingRequest, updateTrackingRequest } from './trackings.ts';
 import { getInTouchRequest, passwordResetRequest, signupRequest, updateRequest } from './accounts.ts';
@@ -43,5 +44,21 @@ describe('parseRequest: null is "not given"', () => {
   it('a missing or null body is an empty object', () => {
     expect(fieldErrors(parseRequest(addTrackingRequest, undefined).error!)).toEqual({ tid: MSG.trackingNumberRequired });
     expect(parseRequest(addTrackingRequest, null).success).toBe(false);
+  });
+});
+
+describe('tracking number length: one limit, one message', () => {
+  const impb42 = '420123459212345678901234567890123456789013';
+  it(`accepts ${TRACKING_NUMBER_MAX} letters and digits, counted without spaces and dashes`, () => {
+    expect(impb42.length).toBe(TRACKING_NUMBER_MAX);
+    expect(parseRequest(addTrackingRequest, { tid: impb42 }).success).toBe(true);
+    expect(parseRequest(addTrackingRequest, { tid: impb42.replace(/(\d{4})/g, '$1 - ') }).success).toBe(true);
+  });
+  it('refuses one more with MSG.trackingNumberTooLong', () => {
+    for (const tid of [impb42 + '7', 'A'.repeat(500)]) {
+      const r = parseRequest(addTrackingRequest, { tid });
+      expect(fieldErrors(r.error!)).toEqual({ tid: MSG.trackingNumberTooLong });
+    }
+    expect(MSG.trackingNumberTooLong).toBe(`A tracking number has at most ${TRACKING_NUMBER_MAX} letters and digits`);
   });
 });
