@@ -29,17 +29,25 @@ export const optionalString = (max = 200) => trimmed.max(max).optional();
 /**
  * `null` means "not given" in every /v1 request body, at any depth. Clients of the original API (its Node SDK
  * among them) send null for each optional field they leave out, so a null property is dropped before the
- * schema sees it: an optional field then takes its default and a required one fails with its "required"
- * message. Array items are kept (a null item is a value, not a left-out field) but objects inside are cleaned.
+ * schema sees it: an optional field then takes its default (an update keeps the stored value) and a required
+ * one fails with its "required" message. An object whose properties were all null is itself not given
+ * (`notify: {email: null, phone: null}` leaves the contacts alone, as leaving `notify` out does). Array items
+ * are kept (a null item is a value, not a left-out field); objects inside them are cleaned.
  */
 export function nullAsAbsent(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(nullAsAbsent);
-  if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) if (v !== null) out[k] = nullAsAbsent(v);
-    return out;
+  const cleaned = clean(value);
+  return cleaned === undefined && value !== undefined && value !== null ? {} : cleaned;
+}
+function clean(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map((v) => (v === null ? v : (clean(v) ?? {})));
+  if (value === null || typeof value !== 'object' || Object.getPrototypeOf(value) !== Object.prototype) return value ?? undefined;
+  const entries = Object.entries(value);
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of entries) {
+    const c = clean(v);
+    if (c !== undefined) out[k] = c;
   }
-  return value;
+  return entries.length > 0 && Object.keys(out).length === 0 ? undefined : out;
 }
 
 /**

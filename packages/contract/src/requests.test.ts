@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MSG } from './messages.ts';
 import { TRACKING_NUMBER_MAX } from './constants.ts';
-import { fieldErrors, parseRequest } from './common.ts';
+import { fieldErrors, nullAsAbsent, parseRequest } from './common.ts';
 import { addTrackingRequest, updateTrackingRequest } from './trackings.ts';
 import { getInTouchRequest, passwordResetRequest, signupRequest, updateRequest } from './accounts.ts';
 
@@ -19,15 +19,18 @@ describe('parseRequest: null is "not given"', () => {
       note: null,
     });
     expect(r.success).toBe(true);
-    expect(r.data).toEqual({ tid: '1Z5R89390350075608', courier: null, notify: {} });
+    // notify with only nulls is not given at all.
+    expect(r.data).toEqual({ tid: '1Z5R89390350075608', courier: null });
   });
 
   it('drops null at any depth, also for update and account bodies', () => {
     expect(parseRequest(updateTrackingRequest, { tid: 'X1', notify: null, note: null }).data).toEqual({ tid: 'X1', courier: null });
-    const u = parseRequest(updateRequest, { profile: { firstName: null, phone: null, company: 'ACME' }, settings: { themeid: null, emailContent: null, receiveNotification: { email: { triggers: { Delivered: null }, endpoint: null } } } });
+    expect(parseRequest(updateTrackingRequest, { tid: 'X1', notify: { email: 'a@example.com', phone: null } }).data?.notify).toEqual({ email: 'a@example.com' });
+    const u = parseRequest(updateRequest, { profile: { firstName: null, phone: null, company: 'ACME' }, settings: { themeid: null, emailContent: null, receiveNotification: { email: { triggers: { Delivered: true, Exception: null }, endpoint: null }, webhook: { triggers: { Delivered: null }, endpoint: null } } } });
     expect(u.success).toBe(true);
     expect(u.data?.profile).toEqual({ company: 'ACME' });
-    expect(u.data?.settings?.receiveNotification?.email).toEqual({ triggers: {}, endpoint: '' });
+    expect(u.data?.settings?.receiveNotification).toEqual({ email: { triggers: { Delivered: true }, endpoint: '' } });
+    expect(parseRequest(updateRequest, { profile: { firstName: null }, settings: null }).data).toEqual({});
   });
 
   it('a required field sent as null fails with its "required" message', () => {
@@ -44,6 +47,11 @@ describe('parseRequest: null is "not given"', () => {
   it('a missing or null body is an empty object', () => {
     expect(fieldErrors(parseRequest(addTrackingRequest, undefined).error!)).toEqual({ tid: MSG.trackingNumberRequired });
     expect(parseRequest(addTrackingRequest, null).success).toBe(false);
+    expect(fieldErrors(parseRequest(addTrackingRequest, { tid: null }).error!)).toEqual({ tid: MSG.trackingNumberRequired });
+  });
+
+  it('array items are kept; objects inside them are cleaned', () => {
+    expect(nullAsAbsent({ list: [null, 1, { a: null, b: 2 }, { c: null }] })).toEqual({ list: [null, 1, { b: 2 }, {}] });
   });
 });
 
