@@ -2,6 +2,7 @@
 // `code` (the original API's rule, which its SDK relies on); `sm-http-status: real` restores real statuses.
 // These tests call app.inject directly (not test/helpers call(), which opts in).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'drizzle-orm';
 import { MSG } from '@shiptrail/contract';
 import { createTestEnv, signUp, type TestEnv } from '../helpers.ts';
 import { EX } from '../trackings/fixtures.ts';
@@ -99,5 +100,19 @@ describe('opt-in: sm-http-status: real', () => {
     expect([unauth.status, unauth.body.code]).toEqual([401, 401]);
     const missing = await raw('GET', '/v1/nothing', { real: true, headers: { 'sm-http-status': 'REAL' } });
     expect([missing.status, missing.body.code]).toEqual([404, 404]);
+  });
+});
+
+describe('server errors', () => {
+  // Last in the file: it breaks the database on purpose.
+  it('a 500 is an envelope with code 500 and HTTP 200 by default (500 on request)', async () => {
+    await env.ctx.db.execute(sql`drop table idempotency_keys`);
+    const call500 = (real: boolean) =>
+      raw('POST', '/v1/trackings/add', { token: user.apiKey, body: { tid: EX.usps.delivered }, real, headers: { 'idempotency-key': `k-${real}` } });
+    const byDefault = await call500(false);
+    expect(byDefault.status).toBe(200);
+    expect(byDefault.body).toMatchObject({ code: 500, status: 'fail' });
+    const real = await call500(true);
+    expect([real.status, real.body.code]).toEqual([500, 500]);
   });
 });
