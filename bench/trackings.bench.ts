@@ -121,7 +121,8 @@ async function seed(ctx: AppContext, userId: string, from: number, to: number) {
 }
 
 async function apiRound(label: string, app: Awaited<ReturnType<typeof openApp>>, bare: { url: string }, out: BenchResult[], prefix: string) {
-  const headers = { 'sm-api-token': app.session, 'content-type': 'application/json' };
+  // Real HTTP statuses, so autocannon counts failures as non-2xx (by default /v1 answers 200 with the code inside).
+  const headers = { 'sm-api-token': app.session, 'content-type': 'application/json', 'sm-http-status': 'real' };
   // Warm-up: JIT, connection pool, plan cache.
   await load({ url: `${app.url}/v1/trackings/get?numRecords=100`, headers, duration: 1 });
   const b = await load({ url: `${bare.url}/bare` });

@@ -86,7 +86,7 @@ export default async function bench(): Promise<Result[]> {
     const signup = await app.inject({ method: 'POST', url: '/v1/user/general/signup', payload: { email: 'bench@example.com', password: 'password123', repassword: 'password123', terms: true } });
     const token = signup.json().payload.sessionToken as string;
     const triggers = { InTransit: true, Delivered: true, Exception: true, Expired: true, InfoReceived: true, OutForDelivery: true };
-    const saved = await app.inject({ method: 'POST', url: '/v1/user/general/update', headers: { 'sm-api-token': token }, payload: { settings: { receiveNotification: { webhook: { triggers, endpoint: rx.url } } } } });
+    const saved = await app.inject({ method: 'POST', url: '/v1/user/general/update', headers: { 'sm-api-token': token, 'sm-http-status': 'real' }, payload: { settings: { receiveNotification: { webhook: { triggers, endpoint: rx.url } } } } });
     if (saved.statusCode !== 200) throw new Error(saved.body);
     const [u] = await ctx.db.select().from(users).where(eq(users.email, 'bench@example.com'));
     const ts = await ctx.db

@@ -10,7 +10,7 @@ import fastifyStatic from '@fastify/static';
 import { MSG } from '@shiptrail/contract';
 import type { AppContext } from './context.ts';
 import { AppError } from './lib/errors.ts';
-import { failure, success } from './lib/http.ts';
+import { applyStatusContract, failure, success } from './lib/http.ts';
 import { authPlugin } from './modules/accounts/auth.ts';
 import { accountRoutes } from './modules/accounts/accounts.routes.ts';
 import { trackingRoutes } from './modules/trackings/trackings.routes.ts';
@@ -59,6 +59,11 @@ export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {})
 
   app.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id);
+  });
+  // HTTP 200 for every /v1 envelope unless the client opts in to real status codes.
+  app.addHook('onSend', async (req, reply, payload) => {
+    applyStatusContract(req, reply);
+    return payload;
   });
 
   await app.register(helmet, {

@@ -67,7 +67,10 @@ export interface InjectResult<T = any> {
   headers: Record<string, unknown>;
 }
 
-/** Call the API through app.inject and parse the envelope. */
+/**
+ * Call the API through app.inject and parse the envelope. Sends `sm-http-status: real`, so statusCode is the
+ * real HTTP status (the default contract answers 200 with the result in body.code; test/compat covers it).
+ */
 export async function call<T = any>(
   app: FastifyInstance,
   method: 'GET' | 'POST' | 'PUT' | 'DELETE',
@@ -77,7 +80,7 @@ export async function call<T = any>(
   const res = await app.inject({
     method,
     url,
-    headers: { ...(opts.token ? { 'sm-api-token': opts.token } : {}), ...(opts.headers ?? {}) },
+    headers: { 'sm-http-status': 'real', ...(opts.token ? { 'sm-api-token': opts.token } : {}), ...(opts.headers ?? {}) },
     ...(opts.body !== undefined ? { payload: opts.body as object } : {}),
   });
   return { statusCode: res.statusCode, body: res.json(), headers: res.headers };

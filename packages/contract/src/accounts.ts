@@ -51,7 +51,7 @@ export const recoverParams = z.object({ email: z.string({ error: MSG.emailRequir
 
 export const passwordResetRequest = z.object({
   password: password(LIMITS.loginPasswordMin, MSG.passwordMin6),
-  verifycode: z.string().min(1, MSG.resetLinkInvalid).max(200),
+  verifycode: z.string({ error: MSG.resetLinkInvalid }).min(1, MSG.resetLinkInvalid).max(200),
 });
 /** The web form adds a confirmation field; the API takes password and verifycode (spec §7). */
 export const passwordResetForm = z

@@ -22,8 +22,41 @@ export const emailField = trimmed
   .pipe(z.email({ message: MSG.emailInvalid }))
   .transform((s) => s.toLowerCase());
 
-export const requiredString = (message: string, max = 200) => trimmed.min(1, message).max(max);
+/** Required text: missing, null and blank all get `message` (null is "not given", see parseRequest). */
+export const requiredString = (message: string, max = 200) => z.string({ error: message }).trim().min(1, message).max(max);
 export const optionalString = (max = 200) => trimmed.max(max).optional();
+
+/**
+ * `null` means "not given" in every /v1 request body, at any depth. Clients of the original API (its Node SDK
+ * among them) send null for each optional field they leave out, so a null property is dropped before the
+ * schema sees it: an optional field then takes its default (an update keeps the stored value) and a required
+ * one fails with its "required" message. An object whose properties were all null is itself not given
+ * (`notify: {email: null, phone: null}` leaves the contacts alone, as leaving `notify` out does). Array items
+ * are kept (a null item is a value, not a left-out field); objects inside them are cleaned.
+ */
+export function nullAsAbsent(value: unknown): unknown {
+  const cleaned = clean(value);
+  return cleaned === undefined && value !== undefined && value !== null ? {} : cleaned;
+}
+function clean(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map((v) => (v === null ? v : (clean(v) ?? {})));
+  if (value === null || typeof value !== 'object' || Object.getPrototypeOf(value) !== Object.prototype) return value ?? undefined;
+  const entries = Object.entries(value);
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of entries) {
+    const c = clean(v);
+    if (c !== undefined) out[k] = c;
+  }
+  return entries.length > 0 && Object.keys(out).length === 0 ? undefined : out;
+}
+
+/**
+ * The one way a /v1 request (body, query or path parameters) is checked against its contract schema: the
+ * null rule above, then the schema. A missing body counts as an empty object.
+ */
+export function parseRequest<S extends z.ZodType>(schema: S, data: unknown): z.ZodSafeParseResult<z.output<S>> {
+  return schema.safeParse(nullAsAbsent(data ?? {}));
+}
 
 /**
  * US phone numbers only (spec §5, §9): a leading +1 or + is stripped, the rest must be a valid NANP

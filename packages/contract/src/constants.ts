@@ -80,7 +80,21 @@ export const LIMITS = {
   supportRows: 8,
 } as const;
 
+/**
+ * The longest tracking number accepted, counted without spaces and dashes: the longest barcode form the
+ * carrier detection knows, a USPS IMpb scan with its routing prefix (420 + ZIP + up to 34 digits, 42 in all).
+ * FedEx barcodes have 34 digits, UPS numbers 18, Canada Post PINs 16.
+ */
+export const TRACKING_NUMBER_MAX = 42;
+
 export const AUTO_RECHARGE = { quickAmounts: [5, 10, 20, 50], defaultAmount: 20, defaultMinimum: 5 } as const;
 
 /** Header that carries an API key or a web session token (design.md §4). */
 export const API_TOKEN_HEADER = 'sm-api-token';
+/**
+ * Every /v1 reply is an envelope with HTTP status 200, the real result in its `code` (as the original API
+ * answered, and as its SDK expects). A client that wants real HTTP status codes sends this header with the
+ * value `real`.
+ */
+export const HTTP_STATUS_HEADER = 'sm-http-status';
+export const HTTP_STATUS_REAL = 'real';

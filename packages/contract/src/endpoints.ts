@@ -2,6 +2,15 @@ import { z } from 'zod';
 import * as A from './accounts.ts';
 import * as T from './trackings.ts';
 import * as N from './notifications.ts';
+import { API_TOKEN_HEADER, HTTP_STATUS_HEADER, HTTP_STATUS_REAL } from './constants.ts';
+
+/** The API-wide rules, shown at the top of the OpenAPI document (and so on the /developers page). */
+export const API_DESCRIPTION =
+  `Track UPS, USPS, FedEx and Canada Post parcels. Authorise every call with your API key in the \`${API_TOKEN_HEADER}\` header. ` +
+  'Every response is an envelope {code, status, message, payload} sent with HTTP status 200: the result is in `code` ' +
+  '(200 or 201 on success; 400 validation, 401 authorisation, 402 balance, 404 not found, 409 conflict, 429 rate limit, 500 ...) ' +
+  `and \`status\` ("success" or "fail"). Send the header \`${HTTP_STATUS_HEADER}: ${HTTP_STATUS_REAL}\` to get the real HTTP status code as well. ` +
+  'In request bodies `null` means "not given" for every optional field. Paths work with and without a trailing slash.';
 
 /**
  * The /v1 calls, described once. The server builds its OpenAPI document from this list and a test checks
@@ -48,7 +57,7 @@ export const notificationEndpoints: EndpointDef[] = [
 
 export const trackingEndpoints: EndpointDef[] = [
   { method: 'POST', path: '/v1/trackings/add', summary: 'Add a tracking (detects the courier; charges $0.05; honours an Idempotency-Key header)', tag: 'Trackings', auth: true, body: T.addTrackingRequest, response: T.addTrackingResponse },
-  { method: 'POST', path: '/v1/trackings/import', summary: 'Add trackings from a CSV file (multipart field "file" or a text/csv body); per-row report', tag: 'Trackings', auth: true, response: T.importReportSchema },
+  { method: 'POST', path: '/v1/trackings/import', summary: 'Add trackings from a CSV file (multipart field "file" or a text/csv body); per-row report; honours an Idempotency-Key header', tag: 'Trackings', auth: true, response: T.importReportSchema },
   { method: 'GET', path: '/v1/trackings/get', summary: 'List trackings, newest first; keyset paging with lastTid; filter by status and courier', tag: 'Trackings', auth: true, query: T.listTrackingsQuery, response: T.trackingListSchema },
   { method: 'PUT', path: '/v1/trackings/update', summary: 'Update a tracking\'s details (title, order, customer, notify, note, courier)', tag: 'Trackings', auth: true, body: T.updateTrackingRequest, response: T.trackingViewSchema },
   { method: 'GET', path: '/v1/trackings/delivered/{tid}', summary: 'Mark a tracking delivered (stops refreshing)', tag: 'Trackings', auth: true, response: T.trackingViewSchema },

@@ -1,3 +1,5 @@
+import { TRACKING_NUMBER_MAX } from './constants.ts';
+
 // Validation and outcome messages of spec §5 and §8, written once and shared by server and web.
 export const MSG = {
   emailRequired: 'Email is required',
@@ -19,6 +21,7 @@ export const MSG = {
   amountRequired: 'Amount is required',
   amountNumber: 'Please enter a number',
   trackingNumberRequired: 'Tracking Number is required',
+  trackingNumberTooLong: `A tracking number has at most ${TRACKING_NUMBER_MAX} letters and digits`,
   firstNameRequired: 'First Name is required',
   lastNameRequired: 'Last Name is required',
   roleRequired: 'Role is required',
@@ -53,4 +56,6 @@ export const MSG = {
   notFound: 'Not found',
   internalError: 'Something went wrong on our side. Please try again.',
   validationFailed: 'Please check the highlighted fields',
+  idempotencyKeyReused: 'This Idempotency-Key was already used with a different request',
+  idempotencyKeyInProgress: 'A request with this Idempotency-Key is still in progress; retry shortly',
 } as const;

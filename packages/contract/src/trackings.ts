@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MSG } from './messages.ts';
-import { COURIER_SLUGS, LIMITS, TRACKING_STATUSES } from './constants.ts';
+import { COURIER_SLUGS, LIMITS, TRACKING_NUMBER_MAX, TRACKING_STATUSES } from './constants.ts';
 import { optionalEmailField, optionalString, optionalUsPhone } from './common.ts';
 
 // Trackings (spec §3 Tracking, §7 calls): requests the server validates and the web forms reuse, and
@@ -14,11 +14,20 @@ export const courierInput = z
   .transform((v) => (v === '' ? null : v))
   .pipe(z.enum(COURIER_SLUGS, { error: 'Unknown courier: use ups, usps, fedex or canadapost' }).nullable());
 
+const TRACKING_NUMBER_SEPARATORS = /[\s\-\u2010-\u2015_.]+/g;
+
+/** Upper case, without spaces, dashes, dots and underscores: how a tracking number is stored and compared. */
+export function normalizeTrackingNumber(raw: string): string {
+  return String(raw ?? '').replace(TRACKING_NUMBER_SEPARATORS, '').toUpperCase();
+}
+
+/** Required; at most TRACKING_NUMBER_MAX letters and digits once spaces and dashes are left out. */
 const tidField = z
   .string({ error: MSG.trackingNumberRequired })
   .trim()
   .min(1, MSG.trackingNumberRequired)
-  .max(64, 'A tracking number has at most 64 characters');
+  .max(TRACKING_NUMBER_MAX * 3, MSG.trackingNumberTooLong)
+  .refine((v) => normalizeTrackingNumber(v).length <= TRACKING_NUMBER_MAX, MSG.trackingNumberTooLong);
 
 export const notifyInput = z.object({ email: optionalEmailField(MSG.emailInvalid), phone: optionalUsPhone(MSG.phoneInvalid) });
 

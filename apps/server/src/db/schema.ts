@@ -267,7 +267,11 @@ export const trackingEvents = pgTable(
   (t) => [index('tracking_events_tracking_idx').on(t.trackingId), index('tracking_events_user_idx').on(t.userId, t.createdAt)],
 );
 
-/** Idempotency-Key replay store: a retried request returns the first response. */
+/**
+ * Idempotency-Key replay store: a retried request returns the first response, byte for byte (the reply text
+ * as sent, not JSON that would come back in another key order); a reuse of the key for another request is
+ * refused (the hash of the canonical request differs).
+ */
 export const idempotencyKeys = pgTable(
   'idempotency_keys',
   {
@@ -275,7 +279,9 @@ export const idempotencyKeys = pgTable(
     key: text('key').notNull(),
     route: text('route').notNull(),
     statusCode: integer('status_code').notNull(),
-    body: jsonb('body').notNull(),
+    body: text('body').notNull(),
+    /** SHA-256 of the canonical request; '' for keys stored before it was recorded (not compared). */
+    requestHash: text('request_hash').notNull().default(''),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex('idempotency_uq').on(t.userId, t.route, t.key)],

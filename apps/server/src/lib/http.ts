@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import { fieldErrors, type Envelope } from '@shiptrail/contract';
+import { fieldErrors, HTTP_STATUS_HEADER, HTTP_STATUS_REAL, parseRequest, type Envelope } from '@shiptrail/contract';
 import { AppError } from './errors.ts';
 
-/** The success envelope (design.md §4); code repeats the HTTP status. */
+/** The success envelope; `code` holds the real result (the HTTP status too, for clients that opt in). */
 export function success<T>(payload: T, message = 'OK', code = 200): Envelope<T> {
   return { code, status: 'success', message, payload };
 }
@@ -13,7 +13,7 @@ export function failure(code: number, message: string, payload: unknown = null):
 
 /** Validate input against a contract schema; failures name each field with the spec's message. */
 export function parse<S extends z.ZodType>(schema: S, data: unknown): z.output<S> {
-  const r = schema.safeParse(data ?? {});
+  const r = parseRequest(schema, data);
   if (r.success) return r.data;
   const errors = fieldErrors(r.error);
   const first = Object.values(errors)[0] ?? 'Invalid request';
@@ -27,3 +27,25 @@ export function created<T>(reply: FastifyReply, payload: T, message: string) {
 }
 
 export const clientIp = (req: FastifyRequest) => req.ip;
+
+/** True when the request opted in to real HTTP status codes (header sm-http-status: real). */
+export function wantsRealStatus(req: FastifyRequest): boolean {
+  const v = req.headers[HTTP_STATUS_HEADER];
+  return typeof v === 'string' && v.trim().toLowerCase() === HTTP_STATUS_REAL;
+}
+
+/**
+ * The /v1 status contract, applied to every reply just before it is sent: an envelope (any JSON reply under
+ * /v1: successes, validation and auth failures, 404, 429, Fastify's own errors, 500) goes out with HTTP 200
+ * and its real result in `code`, because the original API did so and its SDK reads a non-200 reply as a
+ * transport failure. Headers (retry-after, ...) are kept. Clients that send `sm-http-status: real` get the
+ * real status. Non-JSON replies (the web app, assets, /healthz) and redirects are left alone.
+ */
+export function applyStatusContract(req: FastifyRequest, reply: FastifyReply): void {
+  if (reply.statusCode === 200 || reply.statusCode < 200 || (reply.statusCode >= 300 && reply.statusCode < 400)) return;
+  const path = req.url.split('?')[0]!;
+  if (path !== '/v1' && !path.startsWith('/v1/')) return;
+  if (!/^application\/json\b/i.test(String(reply.getHeader('content-type') ?? ''))) return;
+  if (wantsRealStatus(req)) return;
+  reply.code(200);
+}

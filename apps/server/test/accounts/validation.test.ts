@@ -109,7 +109,7 @@ describe('validation messages (spec §5)', () => {
   });
 
   it('malformed bodies get a 4xx envelope, never a 500', async () => {
-    const bad = await env.app.inject({ method: 'POST', url: '/v1/user/general/login', headers: { 'content-type': 'application/json' }, payload: '{"email":' });
+    const bad = await env.app.inject({ method: 'POST', url: '/v1/user/general/login', headers: { 'content-type': 'application/json', 'sm-http-status': 'real' }, payload: '{"email":' });
     expect(bad.statusCode).toBe(400);
     expect(bad.json()).toMatchObject({ code: 400, status: 'fail', message: 'The request body is not valid JSON' });
     const arr = await call(env.app, 'POST', '/v1/user/general/signup', { body: [1, 2] });

@@ -55,7 +55,7 @@ export async function request<T>(path: string, opts: RequestOptions = {}): Promi
   }
   if (env.status !== 'success') {
     // A session the server no longer knows: drop it so the guard sends the user to the landing page.
-    if (res.status === 401 && session) setSession(null);
+    if ((env.code ?? res.status) === 401 && session) setSession(null);
     throw new ApiError(env.message || opts.transportError || 'Error', env.code ?? res.status, env as Envelope<unknown>);
   }
   return env;

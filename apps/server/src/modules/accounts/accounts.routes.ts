@@ -50,12 +50,12 @@ export async function accountRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
 
   app.post('/v1/user/general/login', perIp(60), async (req) => {
     const body = (req.body ?? {}) as Record<string, unknown>;
-    if ('action' in body) {
+    if (body.action != null) {
       const { action, redirectUri } = parse(loginActionRequest, body);
       const url = await googleAuthUrl(ctx, action === 'generate-google-auth-url' ? 'login' : 'signup', redirectUri);
       return success({ 'google-auth-url': url }, 'OK');
     }
-    if ('code' in body) {
+    if (body.code != null) {
       const input = parse(loginCodeRequest, body);
       await verifyRecaptcha(ctx.config, input.recaptcha, req.ip);
       return success(await svc.googleLogin(ctx, input, meta(req)), MSG.loggedIn);

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { MSG, TRACKING_NUMBER_MAX } from '@shiptrail/contract';
 import { CarrierDetectError, detectCarriers, explainDetection, normalizeTrackingNumber, resolveCourier } from './detect.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -115,5 +116,13 @@ describe('resolveCourier', () => {
   it('empty or absurd input is INVALID_NUMBER even with a courier', () => {
     expect(() => resolveCourier('  - ', 'ups')).toThrow(CarrierDetectError);
     expect(() => resolveCourier('<script>', 'ups')).toThrow(/letters and digits/);
+  });
+
+  it('takes numbers up to the contract limit (a 42-digit USPS IMpb scan with 420+ZIP); longer ones get the contract message', () => {
+    const impb42 = '420123459212345678901234567890123456789013';
+    expect(impb42.length).toBe(TRACKING_NUMBER_MAX);
+    expect(resolveCourier(impb42, null)).toEqual({ tid: '9212345678901234567890123456789013', courier: 'usps' });
+    expect(detectCarriers(impb42).map((c) => c.courier)).toEqual(['usps']);
+    expect(() => resolveCourier(impb42 + '1', 'usps')).toThrow(MSG.trackingNumberTooLong);
   });
 });

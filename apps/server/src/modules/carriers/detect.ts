@@ -9,6 +9,7 @@ import canadapostData from './data/canadapost.json' with { type: 'json' };
 import s10Data from './data/s10.json' with { type: 'json' };
 import fedexLegacyData from './data/fedex_v1.9.0.json' with { type: 'json' };
 import localData from './data/local.json' with { type: 'json' };
+import { MSG, normalizeTrackingNumber, TRACKING_NUMBER_MAX } from '@shiptrail/contract';
 import { COURIERS, type CourierSlug } from './types.ts';
 
 export type DetectedCarrier = { courier: CourierSlug; name: string; checkDigitValid: boolean; service?: string };
@@ -207,16 +208,12 @@ const FORMATS: CompiledFormat[] = [
 
 // --- public API ---------------------------------------------------------------------------------------------
 
-const STRIP = /[\s\-\u2010-\u2015_.]+/g;
-
-/** Upper-case and drop spaces and dashes (numbers.md step 1; design.md §4 "stored normalized"). */
-export function normalizeTrackingNumber(raw: string): string {
-  return String(raw ?? '').replace(STRIP, '').toUpperCase();
-}
+// Upper-case and drop spaces and dashes: defined once in the contract, with the length limit.
+export { normalizeTrackingNumber };
 
 type Candidate = DetectedCarrier & { formatId: string; hasChecksum: boolean; rank: number; tid: string };
 
-const MAX_LEN = 40;
+const MAX_LEN = TRACKING_NUMBER_MAX;
 const SHAPE = /^[A-Z0-9]+$/;
 
 function matchFormats(tid: string): Candidate[] {
@@ -302,10 +299,9 @@ function mismatchWarning(courier: CourierSlug): string {
  */
 export function resolveCourier(raw: string, courier: CourierSlug | null): { tid: string; courier: CourierSlug; warning?: string } {
   const normalized = normalizeTrackingNumber(raw);
-  if (normalized.length === 0) throw new CarrierDetectError('INVALID_NUMBER', 'Tracking Number is required');
-  if (normalized.length > MAX_LEN || !SHAPE.test(normalized)) {
-    throw new CarrierDetectError('INVALID_NUMBER', `A tracking number has up to ${MAX_LEN} letters and digits.`);
-  }
+  if (normalized.length === 0) throw new CarrierDetectError('INVALID_NUMBER', MSG.trackingNumberRequired);
+  if (normalized.length > MAX_LEN) throw new CarrierDetectError('INVALID_NUMBER', MSG.trackingNumberTooLong);
+  if (!SHAPE.test(normalized)) throw new CarrierDetectError('INVALID_NUMBER', 'A tracking number has only letters and digits');
   const cands = matchFormats(normalized);
   if (courier) {
     const mine = cands.filter((c) => c.courier === courier);

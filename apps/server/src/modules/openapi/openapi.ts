@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { API_TOKEN_HEADER, endpoints, type EndpointDef } from '@shiptrail/contract';
+import { API_DESCRIPTION, API_TOKEN_HEADER, HTTP_STATUS_HEADER, endpoints, type EndpointDef } from '@shiptrail/contract';
 
 const toSchema = (s: z.ZodType, io: 'input' | 'output') =>
   z.toJSONSchema(s, { target: 'openapi-3.0', io, unrepresentable: 'any' }) as Record<string, unknown>;
@@ -8,7 +8,7 @@ const envelope = (payload: Record<string, unknown>) => ({
   type: 'object',
   required: ['code', 'status', 'message', 'payload'],
   properties: {
-    code: { type: 'integer', description: 'Repeats the HTTP status' },
+    code: { type: 'integer', description: `The result (200, 201, 400, 401, ...); the HTTP status is 200 unless the request sends ${HTTP_STATUS_HEADER}: real` },
     status: { type: 'string', enum: ['success', 'fail'] },
     message: { type: 'string' },
     payload,
@@ -32,7 +32,7 @@ function operation(e: EndpointDef) {
         description: 'Success',
         content: { 'application/json': { schema: envelope(e.response ? toSchema(e.response, 'output') : { nullable: true }) } },
       },
-      default: { description: 'Failure: the envelope with status "fail", a message, and for validation errors payload.errors by field', content: { 'application/json': { schema: envelope({ nullable: true }) } } },
+      default: { description: 'Failure: the envelope with status "fail", the result in code, a message, and for validation errors payload.errors by field (HTTP 200 unless the request asks for real statuses)', content: { 'application/json': { schema: envelope({ nullable: true }) } } },
     },
   };
 }
@@ -46,7 +46,7 @@ export function buildOpenApi(serverUrl: string) {
     info: {
       title: 'Shiptrail API',
       version: '1.0.0',
-      description: `Track UPS, USPS, FedEx and Canada Post parcels. Authorise every call with your API key in the \`${API_TOKEN_HEADER}\` header. Every response is an envelope {code, status, message, payload}; paths work with and without a trailing slash.`,
+      description: API_DESCRIPTION,
     },
     servers: [{ url: serverUrl }],
     components: { securitySchemes: { apiToken: { type: 'apiKey', in: 'header', name: API_TOKEN_HEADER } } },

@@ -95,9 +95,13 @@ export async function applyResult(ctx: AppContext, trackingId: string, r: TrackR
     const expired = (lastData: Date | null) => now.getTime() - (lastData ?? t.createdAt).getTime() > expireAfterMs(mode);
 
     if (r.ok) {
+      // Carriers list newest first, and events of the same second keep that order (a Canada Post delivery and
+      // its signature scan share one). Inserted oldest first, ids grow with the carrier's order, so reading
+      // "time desc, id desc" shows a same-second pair as the carrier did; events first seen on a later fetch
+      // are newer and get higher ids too.
       const added = await repo.insertCheckpoints(
         tx,
-        r.checkpoints.map((c) => ({ trackingId: t.id, status: c.status, location: c.location, message: c.message, time: new Date(c.time), fingerprint: fingerprint(c) })),
+        [...r.checkpoints].reverse().map((c) => ({ trackingId: t.id, status: c.status, location: c.location, message: c.message, time: new Date(c.time), fingerprint: fingerprint(c) })),
       );
       const lastCarrierDataAt = added > 0 ? now : t.lastCarrierDataAt;
       let status: TrackingStatus = r.status;

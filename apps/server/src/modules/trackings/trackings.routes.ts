@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
 import { addTrackingRequest, detectRequest, listTrackingsQuery, updateTrackingRequest } from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
@@ -19,15 +19,20 @@ export async function trackingRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
   app.addContentTypeParser(['text/csv', 'text/plain'], { parseAs: 'string', bodyLimit: MAX_CSV_BYTES }, (_req, body, done) => done(null, body));
 
   const tidParam = (req: FastifyRequest) => (req.params as { tid: string }).tid;
+  const idempotencyKey = (req: FastifyRequest) => {
+    const key = req.headers['idempotency-key'];
+    return typeof key === 'string' && key ? key : undefined;
+  };
+  // The reply text as the service produced it (and, under an Idempotency-Key, stored it): never re-serialised.
+  const sendExact = (reply: FastifyReply, out: svc.ExactReply) => reply.code(out.statusCode).type('application/json; charset=utf-8').send(out.text);
 
   app.post('/v1/trackings/add', auth, async (req, reply) => {
     const input = parse(addTrackingRequest, req.body);
-    const key = req.headers['idempotency-key'];
-    const out = await svc.addTracking(ctx, userOf(req), input, typeof key === 'string' && key ? key : undefined);
-    return reply.code(out.statusCode).send(out.body);
+    const out = await svc.addTracking(ctx, userOf(req), input, idempotencyKey(req));
+    return sendExact(reply, out);
   });
 
-  app.post('/v1/trackings/import', auth, async (req) => {
+  app.post('/v1/trackings/import', auth, async (req, reply) => {
     let text: string;
     if (req.isMultipart()) {
       const file = await req.file();
@@ -41,8 +46,7 @@ export async function trackingRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
     } else {
       throw badRequest('Send the CSV as multipart/form-data (field "file") or as a text/csv body', { file: 'A CSV file is required' });
     }
-    const report = await svc.importCsv(ctx, userOf(req), text);
-    return success(report, `${report.created} added, ${report.failed} failed`);
+    return sendExact(reply, await svc.importCsv(ctx, userOf(req), text, idempotencyKey(req)));
   });
 
   app.get('/v1/trackings/get', auth, async (req) => success(await svc.listTrackings(ctx, userOf(req), parse(listTrackingsQuery, req.query))));

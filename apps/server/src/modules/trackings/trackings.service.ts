@@ -21,6 +21,7 @@ import type { AppContext } from '../../context.ts';
 import type { Tx } from '../../db/client.ts';
 import { inTx } from '../../jobs/queue.ts';
 import { AppError, badRequest, conflict, notFound, tooMany } from '../../lib/errors.ts';
+import { sha256 } from '../../lib/crypto.ts';
 import { success } from '../../lib/http.ts';
 import type { UserRow } from '../accounts/accounts.repository.ts';
 import { charge } from '../billing/ledger.ts';
@@ -98,7 +99,8 @@ async function addInTx(ctx: AppContext, tx: Tx, user: UserRow, input: AddInput, 
 async function addOne(ctx: AppContext, user: UserRow, input: AddInput, tx?: Tx) {
   const resolved = resolve(input);
   try {
-    const row = tx ? await addInTx(ctx, tx, user, input, resolved) : await ctx.db.transaction((t) => addInTx(ctx, t, user, input, resolved));
+    // Inside a caller's transaction each add is a savepoint: a row that fails rolls back alone.
+    const row = tx ? await tx.transaction((sp) => addInTx(ctx, sp, user, input, resolved)) : await ctx.db.transaction((t) => addInTx(ctx, t, user, input, resolved));
     return { row, warning: resolved.warning };
   } catch (err) {
     // Two adds of one number raced past the duplicate check: the unique index decides.
@@ -109,42 +111,87 @@ async function addOne(ctx: AppContext, user: UserRow, input: AddInput, tx?: Tx) 
 
 type AddPayload = TrackingView & { warning?: string };
 
+/** A reply as it goes on the wire: the status and the exact JSON text of the envelope. */
+export interface ExactReply {
+  statusCode: number;
+  text: string;
+}
+const exact = (statusCode: number, body: Envelope<unknown>): ExactReply => ({ statusCode, text: JSON.stringify(body) });
+
+/** JSON with object keys sorted at every depth: two requests that mean the same hash the same. */
+function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (v && typeof v === 'object') {
+    const entries = Object.entries(v as Record<string, unknown>).filter(([, x]) => x !== undefined);
+    return `{${entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, x]) => `${JSON.stringify(k)}:${canonicalJson(x)}`).join(',')}}`;
+  }
+  return JSON.stringify(v ?? null);
+}
+export const requestHash = (canonical: unknown) => sha256(canonicalJson(canonical));
+
 /**
- * POST /v1/trackings/add. With an Idempotency-Key the key is reserved in the same transaction as the
- * tracking and the charge and holds the response: a retry (even a concurrent one, which waits on the
- * key's unique index) gets the first response and is not charged again. Failures are not stored, so a
- * retry after topping up the balance can succeed.
+ * Run `work` once per (account, route, Idempotency-Key). The key is reserved in the same transaction as the
+ * work and holds the exact reply text: a retry (even a concurrent one, which waits on the key's unique index)
+ * gets the first reply byte for byte and nothing is done or charged again. The hash of the canonical request
+ * is stored with the key, so reusing a key for a different request is refused (422) instead of silently
+ * answering with another request's result. Failures are not stored, so a retry after topping up can succeed.
  */
-export async function addTracking(ctx: AppContext, user: UserRow, input: AddInput, idempotencyKey?: string): Promise<{ statusCode: number; body: Envelope<AddPayload> }> {
+async function idempotent(
+  ctx: AppContext,
+  user: UserRow,
+  route: string,
+  rawKey: string,
+  hash: string,
+  work: (tx: Tx) => Promise<ExactReply>,
+  onUniqueViolation: () => AppError,
+): Promise<ExactReply> {
+  const key = rawKey.slice(0, 200);
+  const replay = (row: Awaited<ReturnType<typeof repo.findIdempotent>>): ExactReply | undefined => {
+    if (!row) return undefined;
+    if (row.requestHash && row.requestHash !== hash) throw new AppError(422, MSG.idempotencyKeyReused, 'idempotency_key_reused');
+    return row.statusCode > 0 ? { statusCode: row.statusCode, text: row.body } : undefined;
+  };
+  const first = replay(await repo.findIdempotent(ctx.db, user.id, route, key));
+  if (first) return first;
+  try {
+    return await ctx.db.transaction(async (tx) => {
+      if (!(await repo.reserveIdempotent(tx, user.id, route, key, hash))) throw new ReplayFirst();
+      const out = await work(tx);
+      await repo.storeIdempotent(tx, user.id, route, key, out.statusCode, out.text);
+      return out;
+    });
+  } catch (err) {
+    if (err instanceof ReplayFirst || isUniqueViolation(err)) {
+      const stored = replay(await repo.findIdempotent(ctx.db, user.id, route, key));
+      if (stored) return stored;
+      if (isUniqueViolation(err)) throw onUniqueViolation();
+      throw conflict(MSG.idempotencyKeyInProgress);
+    }
+    throw err;
+  }
+}
+
+/** POST /v1/trackings/add, optionally under an Idempotency-Key (see `idempotent`). */
+export async function addTracking(ctx: AppContext, user: UserRow, input: AddInput, idempotencyKey?: string): Promise<ExactReply> {
   const respond = (row: repo.TrackingRow, warning?: string) => {
     const view: AddPayload = { ...trackingView(row, [], user.uid, carriersOf(ctx).isSandbox(row.courier as never)), ...(warning ? { warning } : {}) };
-    return { statusCode: 201, body: success(view, warning ? `Tracking added. ${warning}` : 'Tracking added', 201) };
+    return exact(201, success(view, warning ? `Tracking added. ${warning}` : 'Tracking added', 201));
   };
   if (!idempotencyKey) {
     const { row, warning } = await addOne(ctx, user, input);
     return respond(row, warning);
   }
-  const key = idempotencyKey.slice(0, 200);
-  const stored = await repo.findIdempotent(ctx.db, user.id, ADD_ROUTE, key);
-  if (stored && stored.statusCode > 0) return { statusCode: stored.statusCode, body: stored.body as Envelope<AddPayload> };
   const resolved = resolve(input);
-  try {
-    return await ctx.db.transaction(async (tx) => {
-      if (!(await repo.reserveIdempotent(tx, user.id, ADD_ROUTE, key))) throw new ReplayFirst();
-      const row = await addInTx(ctx, tx, user, input, resolved);
-      const out = respond(row, resolved.warning);
-      await repo.storeIdempotent(tx, user.id, ADD_ROUTE, key, out.statusCode, out.body);
-      return out;
-    });
-  } catch (err) {
-    if (err instanceof ReplayFirst || isUniqueViolation(err)) {
-      const first = await repo.findIdempotent(ctx.db, user.id, ADD_ROUTE, key);
-      if (first && first.statusCode > 0) return { statusCode: first.statusCode, body: first.body as Envelope<AddPayload> };
-      if (isUniqueViolation(err)) throw conflict(`You are already tracking ${resolved.tid}`);
-      throw conflict('A request with this Idempotency-Key is still in progress; retry shortly');
-    }
-    throw err;
-  }
+  const hash = requestHash({ ...input, tid: normalizeTrackingNumber(input.tid) });
+  return idempotent(
+    ctx,
+    user,
+    ADD_ROUTE,
+    idempotencyKey,
+    hash,
+    async (tx) => respond(await addInTx(ctx, tx, user, input, resolved), resolved.warning),
+    () => conflict(`You are already tracking ${resolved.tid}`),
+  );
 }
 class ReplayFirst extends Error {}
 
@@ -167,9 +214,26 @@ const HEADER_ALIASES: Record<string, string> = {
   notes: 'note',
 };
 
-/** Each row is added in its own transaction and charged on its own; a bad row never blocks the others. */
-export async function importCsv(ctx: AppContext, user: UserRow, text: string): Promise<ImportReport> {
-  let records: Array<{ record: Record<string, string>; info: { lines: number } }>;
+const IMPORT_ROUTE = 'POST /v1/trackings/import';
+
+/**
+ * Each row is added and charged on its own; a bad row never blocks the others. Without an Idempotency-Key
+ * each row is its own transaction; with one, the whole import is one transaction (a savepoint per row), so
+ * the key, its stored report and every row commit together and a retry after a crash redoes nothing twice.
+ */
+export async function importCsv(ctx: AppContext, user: UserRow, text: string, idempotencyKey?: string): Promise<ExactReply> {
+  const records = readCsv(text);
+  const respond = (report: ImportReport) => exact(200, success(report, `${report.created} added, ${report.failed} failed`));
+  if (!idempotencyKey) return respond(await importRows(ctx, user, records));
+  return idempotent(ctx, user, IMPORT_ROUTE, idempotencyKey, requestHash({ csv: text }), async (tx) => respond(await importRows(ctx, user, records, tx)), () =>
+    conflict(MSG.idempotencyKeyInProgress),
+  );
+}
+
+type CsvRecord = { record: Record<string, string>; info: { lines: number } };
+
+function readCsv(text: string): CsvRecord[] {
+  let records: CsvRecord[];
   try {
     records = parseCsv(text, {
       columns: (header: string[]) => header.map((h) => HEADER_ALIASES[h.trim().toLowerCase().replace(/[\s_-]/g, '')] ?? h.trim()),
@@ -186,7 +250,10 @@ export async function importCsv(ctx: AppContext, user: UserRow, text: string): P
   if (records.length === 0) throw badRequest('The CSV file has no rows: the first line is the header (tid, courier, title, orderId, customer, email, phone, note)');
   if (!('tid' in records[0]!.record)) throw badRequest('The CSV header must have a tid column (tid, courier, title, orderId, customer, email, phone, note)');
   if (records.length > MAX_IMPORT_ROWS) throw badRequest(`A CSV import takes at most ${MAX_IMPORT_ROWS} rows; split the file`);
+  return records;
+}
 
+async function importRows(ctx: AppContext, user: UserRow, records: CsvRecord[], tx?: Tx): Promise<ImportReport> {
   const report: ImportReport = { created: 0, failed: 0, rows: [] };
   for (const { record, info } of records) {
     const row = info.lines;
@@ -207,7 +274,7 @@ export async function importCsv(ctx: AppContext, user: UserRow, text: string): P
       continue;
     }
     try {
-      const { row: t, warning } = await addOne(ctx, user, parsed.data);
+      const { row: t, warning } = await addOne(ctx, user, parsed.data, tx);
       report.created++;
       report.rows.push({ row, tid: t.tid, status: 'created', message: warning ?? 'Tracking added' });
     } catch (err) {

@@ -1,5 +1,5 @@
 import { Accordion, Alert, Anchor, Badge, Box, Code, Container, Grid, Group, Loader, Paper, Stack, Text, Title } from '@mantine/core';
-import { API_TOKEN_HEADER } from '@shiptrail/contract';
+import { API_TOKEN_HEADER, HTTP_STATUS_HEADER, HTTP_STATUS_REAL } from '@shiptrail/contract';
 import { IconKey } from '@tabler/icons-react';
 import { useMemo } from 'react';
 import { Link } from 'react-router';
@@ -110,7 +110,7 @@ export default function DevelopersRoute() {
   -H "${API_TOKEN_HEADER}: YOUR_API_KEY" \\
   -H "content-type: application/json" \\
   -d '${JSON.stringify(EXAMPLE_BODY, null, 2)}'`;
-  const reply = JSON.stringify({ code: 200, status: 'success', message: 'Tracking added', payload: { tid: EXAMPLE_BODY.tid } }, null, 2);
+  const reply = JSON.stringify({ code: 201, status: 'success', message: 'Tracking added', payload: { tid: EXAMPLE_BODY.tid } }, null, 2);
 
   return (
     <Container size="lg" py={{ base: 40, md: 72 }}>
@@ -144,8 +144,11 @@ export default function DevelopersRoute() {
               , where you can copy it or regenerate it. Regenerating invalidates the old key immediately.
             </Text>
             <Text size="sm" c="dimmed">
-              A request without a valid key gets <Code>401</Code> with <Code>status: "fail"</Code>. Validation errors
-              return <Code>400</Code> with <Code>payload.errors</Code> listing each field and its message.
+              Every reply comes with HTTP status <Code>200</Code>; the result is in the envelope&apos;s <Code>code</Code>{' '}
+              and <Code>status</Code>. A request without a valid key gets <Code>code: 401</Code> with{' '}
+              <Code>status: "fail"</Code>; validation errors get <Code>code: 400</Code> with <Code>payload.errors</Code>{' '}
+              listing each field and its message. Send <Code>{`${HTTP_STATUS_HEADER}: ${HTTP_STATUS_REAL}`}</Code> to get the
+              real HTTP status code too. In request bodies <Code>null</Code> means &quot;not given&quot;.
             </Text>
           </Paper>
         </Grid.Col>
