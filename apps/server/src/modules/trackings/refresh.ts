@@ -92,9 +92,23 @@ export async function applyResult(ctx: AppContext, trackingId: string, r: TrackR
     // Deleted, marked delivered or expired while the carrier was being asked: nothing to do.
     if (!t || t.nextCheckAt === null || isFinal(t.status)) return false;
     const now = ctx.now();
-    const expired = (lastData: Date | null) => now.getTime() - (lastData ?? t.createdAt).getTime() > expireAfterMs(mode);
+    const expired = (lastData: Date | null) => now.getTime() - (lastData ?? t.createdAt).getTime() > expireAfterMs();
 
     if (r.ok) {
+      // An older picture than the one stored (a carrier replica or cache behind the one read before, or a sandbox
+      // that lost its clock): it adds nothing and moves no status, so a parcel never goes back a step and nobody
+      // is told "In Transit" twice. Only the next check is scheduled.
+      const storedNewest = storedCheckpointTime(t.lastCheckPoint);
+      const responseNewest = r.checkpoints.reduce<number | null>((m, c) => Math.max(m ?? -Infinity, Date.parse(c.time)), null);
+      if (storedNewest !== null && (responseNewest === null || responseNewest < storedNewest)) {
+        if (expired(t.lastCarrierDataAt)) {
+          await repo.updateTracking(tx, t.id, { status: 'Expired', nextCheckAt: null, lastCheckedAt: now, failures: 0, lastError: null, updatedAt: now });
+          return (await recordStatusChange(tx, ctx, t, 'Expired', null)) !== null;
+        }
+        const delay = nextCheckDelayMs(t.status as TrackingStatus, mode) ?? backoffMs(0, mode);
+        await repo.updateTracking(tx, t.id, { lastCheckedAt: now, failures: 0, lastError: null, nextCheckAt: new Date(now.getTime() + delay) });
+        return false;
+      }
       const added = await repo.insertCheckpoints(
         tx,
         r.checkpoints.map((c) => ({ trackingId: t.id, status: c.status, location: c.location, message: c.message, time: new Date(c.time), fingerprint: fingerprint(c) })),
@@ -145,6 +159,13 @@ export async function applyResult(ctx: AppContext, trackingId: string, r: TrackR
     });
     return false;
   });
+}
+
+/** The time of the stored newest checkpoint (lastCheckPoint JSON), or null when there is none. */
+function storedCheckpointTime(stored: unknown): number | null {
+  const time = (stored as { time?: unknown } | null)?.time;
+  const ms = typeof time === 'string' ? Date.parse(time) : NaN;
+  return Number.isFinite(ms) ? ms : null;
 }
 
 /** One scheduler round: claim and refresh due trackings until none are due (or the batch ran short). */
