@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { and, eq, inArray } from 'drizzle-orm';
 import { z } from 'zod';
 import type { TrackingStatus } from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
+import { trackings } from '../../db/schema.ts';
 import { mapConcurrent } from '../carriers/rate-limit.ts';
 import { isCourierSlug, type CourierSlug, type TrackResult } from '../carriers/types.ts';
 import { sandboxPollIntervalMs } from '../../sandbox/journeys.ts';
@@ -23,8 +25,13 @@ export const REFRESH_JOB = 'tracking.refresh';
 export const refreshJobPayload = z.object({ v: z.literal(1), trackingIds: z.array(z.uuid()).min(1).max(1000) });
 export type RefreshJobPayload = z.infer<typeof refreshJobPayload>;
 
-/** How long a claim holds a tracking; a worker that dies mid-batch loses its claim after this. */
-export const LEASE_MS = 5 * 60_000;
+/**
+ * How long a claim holds a tracking. Short, so the trackings of a worker that dies mid-batch (kill -9, OOM) are
+ * refreshed again within a minute by whichever worker runs next; renewed every LEASE_RENEW_MS while the batch is
+ * in progress, so a slow carrier or a rate limit never lets a live worker's claim lapse.
+ */
+export const LEASE_MS = 20_000;
+export const LEASE_RENEW_MS = LEASE_MS / 4;
 /** Trackings claimed per scheduler round. */
 export const CLAIM_BATCH = 500;
 /** Results applied at once (each is a small transaction). */
@@ -40,7 +47,53 @@ export function modeOf(ctx: AppContext, courier: CourierSlug): ScheduleMode {
   return { sandbox: carriersOf(ctx).isSandbox(courier), pace: sandboxPaceOf(ctx) };
 }
 
-export async function refreshTrackings(ctx: AppContext, due: repo.DueTracking[]): Promise<RefreshStats> {
+/**
+ * Refresh leased trackings. `leaseUntil` is the lease they were claimed with: it is renewed for the trackings not
+ * applied yet until the batch is done.
+ */
+export async function refreshTrackings(ctx: AppContext, due: repo.DueTracking[], leaseUntil?: Date): Promise<RefreshStats> {
+  const lease = leaseUntil ? keepLeased(ctx, due, leaseUntil) : null;
+  try {
+    return await refreshLeased(ctx, due, (id) => lease?.done(id));
+  } finally {
+    await lease?.stop();
+  }
+}
+
+/**
+ * Renew the claim on the trackings of a batch that are not applied yet. Only rows still holding this batch's
+ * lease are renewed: a row already applied has its real next check, and one another worker took over is left alone.
+ */
+function keepLeased(ctx: AppContext, items: repo.DueTracking[], leaseUntil: Date) {
+  const pending = new Set(items.map((i) => i.id));
+  let current = leaseUntil;
+  let renewing: Promise<void> | null = null;
+  const timer = setInterval(() => {
+    if (renewing || pending.size === 0) return;
+    const next = new Date(ctx.now().getTime() + LEASE_MS);
+    renewing = ctx.db
+      .update(trackings)
+      .set({ nextCheckAt: next })
+      .where(and(inArray(trackings.id, [...pending]), eq(trackings.nextCheckAt, current)))
+      .then(() => {
+        current = next;
+      })
+      .catch((err: unknown) => ctx.log.warn({ err }, 'renewing a refresh lease failed'))
+      .finally(() => {
+        renewing = null;
+      });
+  }, LEASE_RENEW_MS);
+  timer.unref();
+  return {
+    done: (id: string) => pending.delete(id),
+    async stop() {
+      clearInterval(timer);
+      await renewing;
+    },
+  };
+}
+
+async function refreshLeased(ctx: AppContext, due: repo.DueTracking[], done: (id: string) => void): Promise<RefreshStats> {
   const stats: RefreshStats = { fetched: 0, changed: 0, failed: 0 };
   const byCourier = new Map<CourierSlug, repo.DueTracking[]>();
   for (const d of due) {
@@ -75,6 +128,8 @@ export async function refreshTrackings(ctx: AppContext, due: repo.DueTracking[])
           // One tracking failing to apply must not stop the batch; its lease brings it back later.
           stats.failed++;
           ctx.log.error({ err, trackingId: item.id }, 'applying a carrier result failed');
+        } finally {
+          done(item.id);
         }
       });
     }),
@@ -173,9 +228,10 @@ export async function runDueRefreshes(ctx: AppContext, batch = CLAIM_BATCH): Pro
   const total: RefreshStats = { fetched: 0, changed: 0, failed: 0 };
   for (;;) {
     const now = ctx.now();
-    const due = await repo.claimDue(ctx.db, now, new Date(now.getTime() + LEASE_MS), batch);
+    const leaseUntil = new Date(now.getTime() + LEASE_MS);
+    const due = await repo.claimDue(ctx.db, now, leaseUntil, batch);
     if (due.length === 0) break;
-    const s = await refreshTrackings(ctx, due);
+    const s = await refreshTrackings(ctx, due, leaseUntil);
     total.fetched += s.fetched;
     total.changed += s.changed;
     total.failed += s.failed;
@@ -213,8 +269,9 @@ export async function startTrackingWorkers(ctx: AppContext, opts: { tickMs?: num
       if (p.success) ids.push(...p.data.trackingIds);
       else ctx.log.warn({ jobId: job.id }, 'dropping a tracking.refresh job with an unknown payload');
     }
-    const leased = await repo.leaseByIds(ctx.db, [...new Set(ids)], new Date(ctx.now().getTime() + LEASE_MS));
-    if (leased.length) await refreshTrackings(ctx, leased);
+    const leaseUntil = new Date(ctx.now().getTime() + LEASE_MS);
+    const leased = await repo.leaseByIds(ctx.db, [...new Set(ids)], leaseUntil);
+    if (leased.length) await refreshTrackings(ctx, leased, leaseUntil);
   });
 
   const anySandbox = (['ups', 'usps', 'fedex', 'canadapost'] as const).some((c) => carriersOf(ctx).isSandbox(c));
