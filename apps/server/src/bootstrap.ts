@@ -1,4 +1,5 @@
 import pino, { type Logger } from 'pino';
+import pretty from 'pino-pretty';
 import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
 import { openDatabase } from './db/client.ts';
@@ -9,8 +10,23 @@ import { closeCarriers, setupCarriers } from './modules/trackings/carriers-runti
 import { stopTrackingWorkers } from './modules/trackings/refresh.ts';
 import { setupNotifications } from './modules/notifications/workers.ts';
 
-export function createLogger(config: Pick<Config, 'LOG_LEVEL'>): Logger {
-  return pino({ level: config.LOG_LEVEL, redact: { paths: LOG_REDACT, censor: '[redacted]' } });
+/**
+ * Readable lines for a person at a terminal; JSON (one object a line) for everything else: files, pipes, log
+ * collectors, or whenever LOG_FORMAT=json. LOG_FORMAT=pretty forces readable lines.
+ */
+export function logFormat(config: Pick<Config, 'LOG_FORMAT'>, isTTY = process.stdout.isTTY === true): 'json' | 'pretty' {
+  return config.LOG_FORMAT ?? (isTTY ? 'pretty' : 'json');
+}
+
+export function createLogger(
+  config: Pick<Config, 'LOG_LEVEL'> & Partial<Pick<Config, 'LOG_FORMAT'>>,
+  out: { isTTY?: boolean; destination?: NodeJS.WritableStream } = {},
+): Logger {
+  const opts = { level: config.LOG_LEVEL, redact: { paths: LOG_REDACT, censor: '[redacted]' } };
+  const isTTY = out.isTTY ?? process.stdout.isTTY === true;
+  if (logFormat(config, isTTY) === 'json') return out.destination ? pino(opts, out.destination) : pino(opts);
+  // A synchronous stream rather than a transport thread: nothing is lost when the process exits right after a line.
+  return pino(opts, pretty({ colorize: isTTY, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname', sync: true, ...(out.destination ? { destination: out.destination } : {}) }));
 }
 
 /**

@@ -1,3 +1,4 @@
+import './node-version.ts';
 import { parseArgs } from 'node:util';
 import { loadConfig, ConfigError } from './config.ts';
 import { buildApp } from './app.ts';

@@ -21,10 +21,16 @@ import {
 
 export { sandboxPollIntervalMs, sandboxPaceFromEnv, describeSandboxJourney } from './journeys.ts';
 
-export type SandboxOptions = { pace?: number; now?: () => number; maxTracked?: number };
+/**
+ * Where a number's journey started, for the numbers that have a durable start (the app reads it back from the
+ * stored label scan, so a restart continues every journey). Numbers it does not return start the first time the
+ * sandbox is asked about them, in memory.
+ */
+export type JourneyStartLookup = (courier: Courier, tids: string[]) => Promise<Map<string, number>>;
+export type SandboxOptions = { pace?: number; now?: () => number; maxTracked?: number; journeyStart?: JourneyStartLookup };
 export type SandboxReply = { status: number; headers: Record<string, string>; body: string };
 
-type Courier = 'ups' | 'usps' | 'fedex' | 'canadapost';
+export type Courier = 'ups' | 'usps' | 'fedex' | 'canadapost';
 
 const JSON_TYPE = { 'content-type': 'application/json' };
 const CP_TYPE = { 'content-type': 'application/vnd.cpc.track-v2+xml' };
@@ -38,29 +44,40 @@ export function createSandboxCore(opts: SandboxOptions = {}) {
   const pace = opts.pace && opts.pace > 0 ? opts.pace : 1;
   const now = opts.now ?? Date.now;
   const maxTracked = opts.maxTracked ?? 200_000;
-  // Anchors: the first time the sandbox was asked about a number (in memory; a restart starts journeys again).
+  // Anchors: when each number's journey started. From the durable lookup when there is one; otherwise the first
+  // time the sandbox was asked (in memory, so a standalone sandbox starts its journeys again after a restart).
   const anchors = new Map<string, number>();
+  const journeyStart = opts.journeyStart;
 
-  function anchorOf(courier: Courier, tid: string, t: number): number {
-    const key = `${courier}:${tid}`;
-    let a = anchors.get(key);
-    if (a === undefined) {
-      a = t;
-      anchors.set(key, a);
-      // Bounded memory: forget the oldest numbers first.
-      if (anchors.size > maxTracked) anchors.delete(anchors.keys().next().value!);
-    }
-    return a;
+  function remember(key: string, a: number): void {
+    anchors.set(key, a);
+    // Bounded memory: forget the oldest numbers first.
+    if (anchors.size > maxTracked) anchors.delete(anchors.keys().next().value!);
   }
 
-  /** The events reached so far, or null when this number's journey is "not found". */
+  /** Resolve the anchors of the numbers one request asks about (one lookup per request, not per number). */
+  async function resolveAnchors(courier: Courier, rawTids: string[], t: number): Promise<void> {
+    const missing = [
+      ...new Set(rawTids.map((raw) => normalizeTrackingNumber(raw).slice(0, 64)).filter((tid) => journeyFor(tid).name !== 'not-found' && !anchors.has(`${courier}:${tid}`))),
+    ];
+    if (missing.length === 0) return;
+    const durable = journeyStart ? await journeyStart(courier, missing) : new Map<string, number>();
+    for (const tid of missing) remember(`${courier}:${tid}`, durable.get(tid) ?? wholeSecond(t));
+  }
+
+  /** The events reached so far, or null when this number's journey is "not found". Anchors resolved first. */
   function state(courier: Courier, rawTid: string): { tid: string; events: SandboxEvent[]; route: ReturnType<typeof routeFor>; expectedMs: number | null } | null {
     const tid = normalizeTrackingNumber(rawTid).slice(0, 64);
     const j = journeyFor(tid);
     if (j.name === 'not-found') return null;
     const t = now();
-    const anchor = anchorOf(courier, tid, t);
-    const events = reachedSteps(j, t - anchor, pace).map((s) => ({ kind: s.kind, time: anchor + s.offsetMs }));
+    const key = `${courier}:${tid}`;
+    let anchor = anchors.get(key);
+    if (anchor === undefined) {
+      anchor = wholeSecond(t);
+      remember(key, anchor);
+    }
+    const events = reachedSteps(j, Math.max(0, t - anchor), pace).map((s) => ({ kind: s.kind, time: anchor + s.offsetMs }));
     const ended = events.some((e) => e.kind === 'delivered' || e.kind === 'exception');
     const expectedMs = ended || j.name === 'exception' ? null : anchor + journeyDurationMs(tid, pace);
     return { tid, events, route: routeFor(j.place, courier === 'canadapost'), expectedMs };
@@ -70,7 +87,7 @@ export function createSandboxCore(opts: SandboxOptions = {}) {
   const token = () => TOKEN_PREFIX + randomBytes(12).toString('hex');
   const bearer = (h: Record<string, string | string[] | undefined>) => /^Bearer sbx\./.test(String(h.authorization ?? ''));
 
-  function dispatch(method: string, url: string, headers: Record<string, string | string[] | undefined>, body: string): SandboxReply {
+  async function dispatch(method: string, url: string, headers: Record<string, string | string[] | undefined>, body: string): Promise<SandboxReply> {
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
     const query = new URLSearchParams(q === -1 ? '' : url.slice(q + 1));
@@ -91,6 +108,7 @@ export function createSandboxCore(opts: SandboxOptions = {}) {
     if (method === 'GET' && path.startsWith('/api/track/v1/details/')) {
       if (!bearer(headers)) return json(401, { response: { errors: [{ code: '250002', message: 'Invalid Authentication Information.' }] } });
       const tid = decodeURIComponent(path.slice('/api/track/v1/details/'.length));
+      await resolveAnchors('ups', [tid], now());
       const s = state('ups', tid);
       return json(200, s ? renderUps(s.tid, s.events, s.route, s.expectedMs) : upsNotFound(normalizeTrackingNumber(tid)));
     }
@@ -99,6 +117,7 @@ export function createSandboxCore(opts: SandboxOptions = {}) {
     if (method === 'GET' && path.startsWith('/tracking/v3/tracking/')) {
       if (!bearer(headers)) return json(401, { apiVersion: '/tracking/v3', error: { code: '401', message: 'The client application identifier is invalid.', errors: [] } });
       const tid = decodeURIComponent(path.slice('/tracking/v3/tracking/'.length));
+      await resolveAnchors('usps', [tid], now());
       const s = state('usps', tid);
       if (!s) return json(400, uspsNotFound(false));
       const detail = renderUsps(s.tid, s.events, s.route, s.expectedMs) as Record<string, unknown>;
@@ -111,10 +130,12 @@ export function createSandboxCore(opts: SandboxOptions = {}) {
       if (!bearer(headers)) return json(401, { apiVersion: '/tracking/v3r2', error: { code: '401', message: 'The client application identifier is invalid.', errors: [] } });
       const list = safeJson(body);
       if (!Array.isArray(list) || list.length === 0 || list.length > 35) return json(400, { apiVersion: '/tracking/v3r2', error: { code: '400', message: 'Send 1 to 35 tracking numbers.', errors: [] } });
+      const tidOf = (x: unknown) => String((x as { trackingNumber?: unknown })?.trackingNumber ?? '');
+      await resolveAnchors('usps', list.map(tidOf), now());
       return json(
         200,
         list.map((x) => {
-          const tid = String((x as { trackingNumber?: unknown })?.trackingNumber ?? '');
+          const tid = tidOf(x);
           const s = state('usps', tid);
           return s ? renderUsps(s.tid, s.events, s.route, s.expectedMs) : { trackingNumber: normalizeTrackingNumber(tid), ...(uspsNotFound(true) as object) };
         }),
@@ -127,8 +148,10 @@ export function createSandboxCore(opts: SandboxOptions = {}) {
       const req = safeJson(body) as { includeDetailedScans?: unknown; trackingInfo?: Array<{ trackingNumberInfo?: { trackingNumber?: unknown } }> } | null;
       const info = Array.isArray(req?.trackingInfo) ? req.trackingInfo : [];
       if (info.length < 1 || info.length > 30) return json(400, { transactionId: 'sandbox', errors: [{ code: 'TRACKING.TRACKINGNUMBER.EMPTY', message: 'Please provide tracking number.' }] });
+      const tidOf = (i: (typeof info)[number]) => String(i?.trackingNumberInfo?.trackingNumber ?? '');
+      await resolveAnchors('fedex', info.map(tidOf), now());
       const complete = info.map((i) => {
-        const tid = String(i?.trackingNumberInfo?.trackingNumber ?? '');
+        const tid = tidOf(i);
         const s = state('fedex', tid);
         return s ? fedexTrackResult(s.tid, s.events, s.route, s.expectedMs) : fedexNotFound(normalizeTrackingNumber(tid));
       });
@@ -141,7 +164,9 @@ export function createSandboxCore(opts: SandboxOptions = {}) {
       if (!/^Basic /.test(String(headers.authorization ?? ''))) return { status: 401, headers: CP_TYPE, body: canadaPostMessage('E002', 'AAA Authentication Failure') };
       // The real service refuses */* (apis.md §4.2); so does the sandbox, to catch a wrong Accept early.
       if (!String(headers.accept ?? '').includes('application/vnd.cpc.track')) return { status: 406, headers: CP_TYPE, body: canadaPostMessage('E001', 'Unsupported Accept header') };
-      const s = state('canadapost', decodeURIComponent(cp[1]!));
+      const pin = decodeURIComponent(cp[1]!);
+      await resolveAnchors('canadapost', [pin], now());
+      const s = state('canadapost', pin);
       if (!s) return { status: 404, headers: CP_TYPE, body: canadaPostMessage('004', 'No Pin History') };
       return { status: 200, headers: CP_TYPE, body: renderCanadaPost(s.tid, s.events, s.route, s.expectedMs) };
     }
@@ -151,6 +176,11 @@ export function createSandboxCore(opts: SandboxOptions = {}) {
 
   return { dispatch, pace, trackedCount: () => anchors.size };
 }
+
+// Scans are rendered to the second; a journey starting on a whole second makes its label scan time exactly the
+// start, which is how the durable lookup finds it again. Rounded up, so no step is skipped at a fast pace (the
+// label is then dated up to a second ahead).
+const wholeSecond = (ms: number) => Math.ceil(ms / 1000) * 1000;
 
 function safeJson(text: string): unknown {
   try {
@@ -177,24 +207,31 @@ export function createCarrierSandboxHandler(opts: SandboxOptions = {}): (req: In
       else chunks.push(c);
     });
     req.on('end', () => {
-      const r = core.dispatch(req.method ?? 'GET', req.url ?? '/', req.headers, Buffer.concat(chunks).toString('utf8'));
-      res.writeHead(r.status, { ...r.headers, 'content-length': Buffer.byteLength(r.body) });
-      res.end(r.body);
+      core.dispatch(req.method ?? 'GET', req.url ?? '/', req.headers, Buffer.concat(chunks).toString('utf8')).then(
+        (r) => {
+          res.writeHead(r.status, { ...r.headers, 'content-length': Buffer.byteLength(r.body) });
+          res.end(r.body);
+        },
+        () => {
+          res.writeHead(500, JSON_TYPE);
+          res.end(JSON.stringify({ error: 'Sandbox failure.' }));
+        },
+      );
     });
   };
 }
 
 /** Start the sandbox as a Fastify server. Port 0 picks a free port; `url` is what carriers' base URLs point at. */
 export async function startCarrierSandbox(
-  opts: { port?: number; host?: string; pace?: number; now?: () => number } = {},
+  opts: { port?: number; host?: string; pace?: number; now?: () => number; journeyStart?: JourneyStartLookup } = {},
 ): Promise<{ url: string; close(): Promise<void> }> {
-  const core = createSandboxCore({ pace: opts.pace, now: opts.now });
+  const core = createSandboxCore({ pace: opts.pace, now: opts.now, journeyStart: opts.journeyStart });
   const app = Fastify({ logger: false, bodyLimit: MAX_REQUEST_BYTES });
   // Bodies are handed to the core as text: form-encoded token requests and JSON track requests alike.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
   const handle = async (req: { method: string; url: string; headers: Record<string, string | string[] | undefined>; body?: unknown }, reply: import('fastify').FastifyReply) => {
-    const r = core.dispatch(req.method, req.url, req.headers, typeof req.body === 'string' ? req.body : '');
+    const r = await core.dispatch(req.method, req.url, req.headers, typeof req.body === 'string' ? req.body : '');
     return reply.code(r.status).headers(r.headers).send(r.body);
   };
   for (const path of ['/security/v1/oauth/token', '/oauth2/v3/token', '/oauth/token', '/tracking/v3r2/tracking', '/track/v1/trackingnumbers']) app.post(path, handle);

@@ -1,6 +1,7 @@
 // Scripted, deterministic parcel journeys for the carrier sandbox. A number's journey and its pace come from a
-// hash of the number, so the same number behaves the same on every machine; the clock starts the first time the
-// sandbox is asked about the number (design.md §1: "a new user sees parcels move with nothing configured").
+// hash of the number, so the same number behaves the same on every machine. The clock starts the first time the
+// sandbox is asked about the number; in the app that start is read back from the stored label scan after a
+// restart, so journeys continue. A new user sees parcels move with nothing configured.
 
 export type StepKind = 'label' | 'pickup' | 'arrive' | 'depart' | 'ofd' | 'attempt' | 'delivered' | 'exception';
 export type JourneyName = 'delivered' | 'fail-attempt' | 'exception' | 'not-found';

@@ -4,7 +4,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { carrierConfigFromEnv, createCarrierClient } from '../../src/modules/carriers/carriers.ts';
 import { startFakeCarrier, type FakeCarrier } from './fake-carrier.ts';
-import { clientFor, readFixture, readShared } from './helpers.ts';
+import { clientFor, readFixture, readSample } from './helpers.ts';
 
 let fake: FakeCarrier;
 beforeAll(async () => {
@@ -63,9 +63,9 @@ describe('constructed fixtures (cases without a recorded sample)', () => {
   });
 
   it('FedEx batch mixing found and not-found numbers, in request order', async () => {
-    fake.script('fedex', '122816215025810', { status: 200, body: readShared('samples/fedex/fedex_track_sandbox_delivered.json') });
-    fake.script('fedex', '647719948679', { status: 200, body: readShared('samples/fedex/fedex_track_sandbox_not_found.json') });
-    fake.script('fedex', '449044304137821', { status: 200, body: readShared('samples/fedex/fedex_track_sandbox_label_created.json') });
+    fake.script('fedex', '122816215025810', { status: 200, body: readSample('samples/fedex/fedex_track_sandbox_delivered.json') });
+    fake.script('fedex', '647719948679', { status: 200, body: readSample('samples/fedex/fedex_track_sandbox_not_found.json') });
+    fake.script('fedex', '449044304137821', { status: 200, body: readSample('samples/fedex/fedex_track_sandbox_label_created.json') });
     const rs = await clientFor(fake.url).track('fedex', ['647719948679', '122816215025810', '449044304137821']);
     expect(rs.map((r) => (r.ok ? r.status : r.error.kind))).toEqual(['not-found', 'Delivered', 'InfoReceived']);
     expect(fake.fedexBatchSizes).toEqual([3]);
@@ -86,7 +86,7 @@ describe('OAuth', () => {
   });
 
   it('refreshes once on 401 and retries', async () => {
-    fake.script('fedex', '122816215025810', { status: 200, body: readShared('samples/fedex/fedex_track_sandbox_delivered.json') });
+    fake.script('fedex', '122816215025810', { status: 200, body: readSample('samples/fedex/fedex_track_sandbox_delivered.json') });
     const client = clientFor(fake.url);
     await client.track('fedex', ['122816215025810']);
     fake.revokeTokens();
@@ -194,7 +194,7 @@ describe('untrusted bodies never crash', () => {
   }
 
   it('a gzip-encoded FedEx body is decoded', async () => {
-    fake.script('fedex', '122816215025810', { status: 200, body: readShared('samples/fedex/fedex_track_sandbox_delivered.json'), gzip: true });
+    fake.script('fedex', '122816215025810', { status: 200, body: readSample('samples/fedex/fedex_track_sandbox_delivered.json'), gzip: true });
     const [r] = await clientFor(fake.url).track('fedex', ['122816215025810']);
     expect(r?.ok && r.status).toBe('Delivered');
     expect(gzipSync).toBeTypeOf('function');

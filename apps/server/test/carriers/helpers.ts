@@ -6,12 +6,11 @@ import { CREDS } from './fake-carrier.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const repoRoot = path.resolve(here, '..', '..', '..', '..');
-// CI clones the repo with shared/ beside it.
-export const sharedCarriers = path.resolve(repoRoot, '..', 'shared', 'carriers');
 export const fixturesDir = path.join(here, 'fixtures');
 
-export function readShared(rel: string): string {
-  return fs.readFileSync(path.join(sharedCarriers, rel), 'utf8');
+/** A recorded carrier response, by its MANIFEST.json path (`samples/<carrier>/<file>`); see samples/README.md. */
+export function readSample(rel: string): string {
+  return fs.readFileSync(path.join(here, rel), 'utf8');
 }
 
 export function readFixture(name: string): string {

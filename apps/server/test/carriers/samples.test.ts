@@ -1,11 +1,11 @@
-// Every recorded sample in shared/carriers/samples gives the result MANIFEST.json expects, served by a fake
+// Every recorded sample in samples/ (MANIFEST.json) gives the result MANIFEST.json expects, served by a fake
 // carrier on loopback and read through the real client (OAuth, rate limiter, HTTP, parser).
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CarrierClient } from '../../src/modules/carriers/carriers.ts';
 import { cleanText } from '../../src/modules/carriers/http.ts';
 import type { CourierSlug, TrackResult } from '../../src/modules/carriers/types.ts';
 import { startFakeCarrier, type FakeCarrier } from './fake-carrier.ts';
-import { clientFor, readShared } from './helpers.ts';
+import { clientFor, readSample } from './helpers.ts';
 
 type Expected = {
   result: 'tracking' | 'not_found' | 'error';
@@ -20,7 +20,7 @@ type Expected = {
 };
 type Sample = { file: string; carrier: CourierSlug; http_status: number | null; expected: Expected | Expected[] };
 
-const manifest = JSON.parse(readShared('samples/MANIFEST.json')) as { samples: Sample[] };
+const manifest = JSON.parse(readSample('samples/MANIFEST.json')) as { samples: Sample[] };
 
 // Numbers for samples that carry none (error bodies) or a placeholder.
 const STAND_IN: Record<CourierSlug, string> = {
@@ -93,7 +93,7 @@ function checkTracking(r: TrackResult, e: Expected, label: string): void {
   expect(r.expected, label).toBe(r.status === 'Delivered' || raw === null ? null : raw.slice(0, 10));
 }
 
-describe('recorded samples (shared/carriers/samples/MANIFEST.json)', () => {
+describe('recorded samples (samples/MANIFEST.json)', () => {
   it('lists the 38 samples', () => {
     expect(manifest.samples.length).toBe(38);
   });
@@ -101,7 +101,7 @@ describe('recorded samples (shared/carriers/samples/MANIFEST.json)', () => {
   for (const s of manifest.samples) {
     const name = s.file.split('/').pop()!;
     it(name, async () => {
-      const body = readShared(s.file);
+      const body = readSample(s.file);
       const expectations = Array.isArray(s.expected) ? s.expected : [s.expected];
       const tids = expectations.map((e) => tidOf(s, e));
       const status = statusFor(s);
@@ -138,7 +138,7 @@ describe('recorded samples (shared/carriers/samples/MANIFEST.json)', () => {
 
 describe('sample details the manifest does not spell out', () => {
   it('UPS: UTC from gmtDate/gmtTime, origin and destination from packageAddress', async () => {
-    fake.script('ups', '1Z1202R66698804005', { status: 200, body: readShared('samples/ups/ups_v1_customs_clearance_in_progress_real.json') });
+    fake.script('ups', '1Z1202R66698804005', { status: 200, body: readSample('samples/ups/ups_v1_customs_clearance_in_progress_real.json') });
     const [r] = await client.track('ups', ['1Z1202R66698804005']);
     if (!r?.ok) throw new Error('expected ok');
     expect(r.checkpoints[0]!.time).toBe('2024-03-20T11:08:38.000Z');
@@ -151,7 +151,7 @@ describe('sample details the manifest does not spell out', () => {
   });
 
   it('USPS: local time + GMTOffset wins over an inconsistent GMTTimestamp; expected date kept while in transit', async () => {
-    fake.script('usps', '9202290317456200135409', { status: 200, body: readShared('samples/usps/usps_v3_moving_through_network_real.json') });
+    fake.script('usps', '9202290317456200135409', { status: 200, body: readSample('samples/usps/usps_v3_moving_through_network_real.json') });
     const [r] = await client.track('usps', ['9202290317456200135409']);
     if (!r?.ok) throw new Error('expected ok');
     expect(r.checkpoints.map((c) => c.time)).toEqual([
@@ -168,8 +168,8 @@ describe('sample details the manifest does not spell out', () => {
   });
 
   it('FedEx: trusts latestStatusDetail.code over derived fields (OD with derivedCode IT; RS scan derived DL)', async () => {
-    fake.script('fedex', '231300687629630', { status: 200, body: readShared('samples/fedex/fedex_track_sandbox_out_for_delivery.json') });
-    fake.script('fedex', '076288115212522', { status: 200, body: readShared('samples/fedex/fedex_track_sandbox_returning_to_shipper.json') });
+    fake.script('fedex', '231300687629630', { status: 200, body: readSample('samples/fedex/fedex_track_sandbox_out_for_delivery.json') });
+    fake.script('fedex', '076288115212522', { status: 200, body: readSample('samples/fedex/fedex_track_sandbox_returning_to_shipper.json') });
     const [ofd, rts] = await client.track('fedex', ['231300687629630', '076288115212522']);
     expect(ofd?.ok && ofd.status).toBe('OutForDelivery');
     expect(rts?.ok && rts.status).toBe('Exception');
@@ -180,7 +180,7 @@ describe('sample details the manifest does not spell out', () => {
   });
 
   it('Canada Post: EST converted to UTC, French text decoded, destination postal code', async () => {
-    fake.script('canadapost', '1371134583769923', { status: 200, body: readShared('samples/canadapost/canadapost_delivered_docs_example_fr.xml') });
+    fake.script('canadapost', '1371134583769923', { status: 200, body: readSample('samples/canadapost/canadapost_delivered_docs_example_fr.xml') });
     const [r] = await client.track('canadapost', ['1371134583769923']);
     if (!r?.ok) throw new Error('expected ok');
     expect(r.checkpoints[0]!.message).toBe('Article livré avec succès');

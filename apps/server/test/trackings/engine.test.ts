@@ -125,8 +125,8 @@ describe('refresh engine against the carrier sandbox', () => {
     expect(nf.status).toBe('Pending');
     expect(nf.lastCheckedAt).not.toBeNull();
     const real = env.ctx.now;
-    // Sandbox carriers expire after 20 min × pace (12 s here); move the clock an hour on.
-    env.ctx.now = () => new Date(Date.now() + 3600_000);
+    // 30 days without carrier data, whatever the sandbox pace; move the clock 31 days on.
+    env.ctx.now = () => new Date(Date.now() + 31 * 24 * 3600_000);
     try {
       await env.ctx.db.update(trackings).set({ nextCheckAt: new Date() }).where(eq(trackings.id, nf.id));
       const expired = await eventually(async () => {

@@ -2,6 +2,7 @@ import type { AppContext } from '../../context.ts';
 import { carrierConfigFromEnv, createCarrierClient, type CarrierClient } from '../carriers/carriers.ts';
 import { COURIER_SLUGS, type CourierSlug } from '../carriers/types.ts';
 import { startCarrierSandbox } from '../../sandbox/carrier-sandbox.ts';
+import { journeyStartFromCheckpoints } from '../../sandbox/journey-start.ts';
 
 // The carrier client (and the built-in sandbox when a carrier has no credentials) live on ctx.extras so
 // the API role (detect, "sandbox" flags) and the worker role (refresh engine) share one instance.
@@ -25,7 +26,7 @@ export async function setupCarriers(ctx: AppContext): Promise<void> {
   const env = ctx.config.raw;
   const needSandbox = COURIER_SLUGS.some((c) => !hasCredentials(env, c));
   const sandbox = needSandbox
-    ? await startCarrierSandbox({ port: ctx.config.CARRIER_SANDBOX_PORT, host: '127.0.0.1', pace: ctx.config.CARRIER_SANDBOX_PACE, now: () => ctx.now().getTime() })
+    ? await startCarrierSandbox({ port: ctx.config.CARRIER_SANDBOX_PORT, host: '127.0.0.1', pace: ctx.config.CARRIER_SANDBOX_PACE, now: () => ctx.now().getTime(), journeyStart: journeyStartFromCheckpoints(ctx.db) })
     : null;
   const client = createCarrierClient(carrierConfigFromEnv(env, sandbox?.url));
   ctx.extras[KEY] = { client, sandbox, pace: ctx.config.CARRIER_SANDBOX_PACE } satisfies CarrierRuntime;

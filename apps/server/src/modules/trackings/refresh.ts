@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { and, eq, inArray } from 'drizzle-orm';
 import { z } from 'zod';
 import type { TrackingStatus } from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
+import { trackings } from '../../db/schema.ts';
 import { mapConcurrent } from '../carriers/rate-limit.ts';
 import { isCourierSlug, type CourierSlug, type TrackResult } from '../carriers/types.ts';
 import { sandboxPollIntervalMs } from '../../sandbox/journeys.ts';
@@ -23,8 +25,13 @@ export const REFRESH_JOB = 'tracking.refresh';
 export const refreshJobPayload = z.object({ v: z.literal(1), trackingIds: z.array(z.uuid()).min(1).max(1000) });
 export type RefreshJobPayload = z.infer<typeof refreshJobPayload>;
 
-/** How long a claim holds a tracking; a worker that dies mid-batch loses its claim after this. */
-export const LEASE_MS = 5 * 60_000;
+/**
+ * How long a claim holds a tracking. Short, so the trackings of a worker that dies mid-batch (kill -9, OOM) are
+ * refreshed again within a minute by whichever worker runs next; renewed every LEASE_RENEW_MS while the batch is
+ * in progress, so a slow carrier or a rate limit never lets a live worker's claim lapse.
+ */
+export const LEASE_MS = 20_000;
+export const LEASE_RENEW_MS = LEASE_MS / 4;
 /** Trackings claimed per scheduler round. */
 export const CLAIM_BATCH = 500;
 /** Results applied at once (each is a small transaction). */
@@ -40,7 +47,53 @@ export function modeOf(ctx: AppContext, courier: CourierSlug): ScheduleMode {
   return { sandbox: carriersOf(ctx).isSandbox(courier), pace: sandboxPaceOf(ctx) };
 }
 
-export async function refreshTrackings(ctx: AppContext, due: repo.DueTracking[]): Promise<RefreshStats> {
+/**
+ * Refresh leased trackings. `leaseUntil` is the lease they were claimed with: it is renewed for the trackings not
+ * applied yet until the batch is done.
+ */
+export async function refreshTrackings(ctx: AppContext, due: repo.DueTracking[], leaseUntil?: Date): Promise<RefreshStats> {
+  const lease = leaseUntil ? keepLeased(ctx, due, leaseUntil) : null;
+  try {
+    return await refreshLeased(ctx, due, (id) => lease?.done(id));
+  } finally {
+    await lease?.stop();
+  }
+}
+
+/**
+ * Renew the claim on the trackings of a batch that are not applied yet. Only rows still holding this batch's
+ * lease are renewed: a row already applied has its real next check, and one another worker took over is left alone.
+ */
+function keepLeased(ctx: AppContext, items: repo.DueTracking[], leaseUntil: Date) {
+  const pending = new Set(items.map((i) => i.id));
+  let current = leaseUntil;
+  let renewing: Promise<void> | null = null;
+  const timer = setInterval(() => {
+    if (renewing || pending.size === 0) return;
+    const next = new Date(ctx.now().getTime() + LEASE_MS);
+    renewing = ctx.db
+      .update(trackings)
+      .set({ nextCheckAt: next })
+      .where(and(inArray(trackings.id, [...pending]), eq(trackings.nextCheckAt, current)))
+      .then(() => {
+        current = next;
+      })
+      .catch((err: unknown) => ctx.log.warn({ err }, 'renewing a refresh lease failed'))
+      .finally(() => {
+        renewing = null;
+      });
+  }, LEASE_RENEW_MS);
+  timer.unref();
+  return {
+    done: (id: string) => pending.delete(id),
+    async stop() {
+      clearInterval(timer);
+      await renewing;
+    },
+  };
+}
+
+async function refreshLeased(ctx: AppContext, due: repo.DueTracking[], done: (id: string) => void): Promise<RefreshStats> {
   const stats: RefreshStats = { fetched: 0, changed: 0, failed: 0 };
   const byCourier = new Map<CourierSlug, repo.DueTracking[]>();
   for (const d of due) {
@@ -75,6 +128,8 @@ export async function refreshTrackings(ctx: AppContext, due: repo.DueTracking[])
           // One tracking failing to apply must not stop the batch; its lease brings it back later.
           stats.failed++;
           ctx.log.error({ err, trackingId: item.id }, 'applying a carrier result failed');
+        } finally {
+          done(item.id);
         }
       });
     }),
@@ -92,9 +147,23 @@ export async function applyResult(ctx: AppContext, trackingId: string, r: TrackR
     // Deleted, marked delivered or expired while the carrier was being asked: nothing to do.
     if (!t || t.nextCheckAt === null || isFinal(t.status)) return false;
     const now = ctx.now();
-    const expired = (lastData: Date | null) => now.getTime() - (lastData ?? t.createdAt).getTime() > expireAfterMs(mode);
+    const expired = (lastData: Date | null) => now.getTime() - (lastData ?? t.createdAt).getTime() > expireAfterMs();
 
     if (r.ok) {
+      // An older picture than the one stored (a carrier replica or cache behind the one read before, or a sandbox
+      // that lost its clock): it adds nothing and moves no status, so a parcel never goes back a step and nobody
+      // is told "In Transit" twice. Only the next check is scheduled.
+      const storedNewest = storedCheckpointTime(t.lastCheckPoint);
+      const responseNewest = r.checkpoints.reduce<number | null>((m, c) => Math.max(m ?? -Infinity, Date.parse(c.time)), null);
+      if (storedNewest !== null && (responseNewest === null || responseNewest < storedNewest)) {
+        if (expired(t.lastCarrierDataAt)) {
+          await repo.updateTracking(tx, t.id, { status: 'Expired', nextCheckAt: null, lastCheckedAt: now, failures: 0, lastError: null, updatedAt: now });
+          return (await recordStatusChange(tx, ctx, t, 'Expired', null)) !== null;
+        }
+        const delay = nextCheckDelayMs(t.status as TrackingStatus, mode) ?? backoffMs(0, mode);
+        await repo.updateTracking(tx, t.id, { lastCheckedAt: now, failures: 0, lastError: null, nextCheckAt: new Date(now.getTime() + delay) });
+        return false;
+      }
       // Carriers list newest first, and events of the same second keep that order (a Canada Post delivery and
       // its signature scan share one). Inserted oldest first, ids grow with the carrier's order, so reading
       // "time desc, id desc" shows a same-second pair as the carrier did; events first seen on a later fetch
@@ -151,14 +220,22 @@ export async function applyResult(ctx: AppContext, trackingId: string, r: TrackR
   });
 }
 
+/** The time of the stored newest checkpoint (lastCheckPoint JSON), or null when there is none. */
+function storedCheckpointTime(stored: unknown): number | null {
+  const time = (stored as { time?: unknown } | null)?.time;
+  const ms = typeof time === 'string' ? Date.parse(time) : NaN;
+  return Number.isFinite(ms) ? ms : null;
+}
+
 /** One scheduler round: claim and refresh due trackings until none are due (or the batch ran short). */
 export async function runDueRefreshes(ctx: AppContext, batch = CLAIM_BATCH): Promise<RefreshStats> {
   const total: RefreshStats = { fetched: 0, changed: 0, failed: 0 };
   for (;;) {
     const now = ctx.now();
-    const due = await repo.claimDue(ctx.db, now, new Date(now.getTime() + LEASE_MS), batch);
+    const leaseUntil = new Date(now.getTime() + LEASE_MS);
+    const due = await repo.claimDue(ctx.db, now, leaseUntil, batch);
     if (due.length === 0) break;
-    const s = await refreshTrackings(ctx, due);
+    const s = await refreshTrackings(ctx, due, leaseUntil);
     total.fetched += s.fetched;
     total.changed += s.changed;
     total.failed += s.failed;
@@ -196,8 +273,9 @@ export async function startTrackingWorkers(ctx: AppContext, opts: { tickMs?: num
       if (p.success) ids.push(...p.data.trackingIds);
       else ctx.log.warn({ jobId: job.id }, 'dropping a tracking.refresh job with an unknown payload');
     }
-    const leased = await repo.leaseByIds(ctx.db, [...new Set(ids)], new Date(ctx.now().getTime() + LEASE_MS));
-    if (leased.length) await refreshTrackings(ctx, leased);
+    const leaseUntil = new Date(ctx.now().getTime() + LEASE_MS);
+    const leased = await repo.leaseByIds(ctx.db, [...new Set(ids)], leaseUntil);
+    if (leased.length) await refreshTrackings(ctx, leased, leaseUntil);
   });
 
   const anySandbox = (['ups', 'usps', 'fedex', 'canadapost'] as const).some((c) => carriersOf(ctx).isSandbox(c));

@@ -32,10 +32,12 @@ const SANDBOX_FACTOR: Record<TrackingStatus, number | null> = {
   Expired: null,
 };
 
-/** No carrier data for this long: the tracking becomes Expired (final). */
+/**
+ * No carrier data for this long: the tracking becomes Expired (final). The same for sandbox carriers whatever
+ * their pace: the pace speeds up journeys, not the user's patience, and an Exception or a number never found
+ * must stay in front of the user (and in "Need attention") until something really changes.
+ */
 export const EXPIRE_AFTER_MS = 30 * DAY;
-/** The sandbox compresses days into seconds; a not-found sandbox number expires after 20 minutes × pace. */
-export const sandboxExpireAfterMs = (pace: number) => Math.round(20 * MIN * pace);
 
 export interface ScheduleMode {
   sandbox: boolean;
@@ -65,8 +67,8 @@ export function backoffMs(failures: number, mode: ScheduleMode, retryAfterMs?: n
   return Math.max(retryAfterMs ?? 0, jitter(ms, 0.2, rand));
 }
 
-export function expireAfterMs(mode: ScheduleMode): number {
-  return mode.sandbox ? sandboxExpireAfterMs(mode.pace) : EXPIRE_AFTER_MS;
+export function expireAfterMs(): number {
+  return EXPIRE_AFTER_MS;
 }
 
 export const isFinal = (status: string) => status === 'Delivered' || status === 'Expired';

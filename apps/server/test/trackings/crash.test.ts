@@ -1,0 +1,145 @@
+// A real crash: the server (src/main.ts, as `npm start` runs it) is killed with SIGKILL while it is asking a
+// carrier about a tracking, then started again on the same data directory. The interrupted refresh must resume
+// within a minute, not sit frozen behind a long lease.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { startFakeCarrier, CREDS, type FakeCarrier } from '../carriers/fake-carrier.ts';
+import { createTestEnv, eventually, signUp, type TestEnv } from '../helpers.ts';
+import { trackings } from '../../src/db/schema.ts';
+import { LEASE_MS, LEASE_RENEW_MS, runDueRefreshes } from '../../src/modules/trackings/refresh.ts';
+import { EX, add } from './fixtures.ts';
+
+const serverDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const children: ChildProcess[] = [];
+const dirs: string[] = [];
+let fake: FakeCarrier | undefined;
+let env: TestEnv | undefined;
+
+afterAll(async () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  await fake?.close();
+  await env?.close();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+async function freePort(): Promise<number> {
+  const s = net.createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as net.AddressInfo).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+/** Start src/main.ts as `npm start` does (tsx), and wait until it answers. */
+async function startServer(extraEnv: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: serverDir,
+    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', LOG_FORMAT: 'json', WEB_DIST: path.join(serverDir, 'no-web'), ...extraEnv },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-4000)));
+  children.push(child);
+  const url = `http://127.0.0.1:${port}`;
+  await eventually(
+    async () => {
+      if (child.exitCode !== null) throw new Error(`server exited ${child.exitCode}: ${stderr}`);
+      return (await fetch(`${url}/healthz`).catch(() => null))?.ok ? true : null;
+    },
+    120_000,
+    200,
+  );
+  return { child, url };
+}
+
+async function api(url: string, method: string, p: string, token?: string, body?: unknown) {
+  const res = await fetch(url + p, {
+    method,
+    headers: { ...(token ? { 'sm-api-token': token } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return (await res.json()) as { code: number; payload: any };
+}
+
+describe('refresh after a crash', () => {
+  it('trackings whose refresh was interrupted by kill -9 are refreshed again within a minute of the restart', async () => {
+    fake = await startFakeCarrier();
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'shiptrail-crash-'));
+    dirs.push(dataDir);
+    const common = { DATA_DIR: dataDir, SESSION_SECRET: 'crash-test-secret-crash-test-secret-0123', CARRIER_SANDBOX_PACE: '0.05' };
+    const tids = [EX.ups.delivered, EX.ups.failAttempt];
+    // UPS answers the track calls of the first server never: the kill lands while they are in flight.
+    for (const tid of tids) fake.script('ups', tid, { status: 200, body: '{}', delayMs: 600_000 });
+
+    const first = await startServer({ ...common, UPS_BASE_URL: fake.url, UPS_CLIENT_ID: CREDS.id, UPS_CLIENT_SECRET: CREDS.secret });
+    const signup = await api(first.url, 'POST', '/v1/user/general/signup', undefined, { email: 'crash@example.com', password: 'password123', repassword: 'password123', terms: true });
+    expect(signup.code).toBe(201);
+    const key = signup.payload.profile.token as string;
+    for (const tid of tids) expect((await api(first.url, 'POST', '/v1/trackings/add', key, { tid, courier: 'ups' })).code).toBe(201);
+    await eventually(async () => (fake!.trackRequests.ups >= 1 ? true : null), 30_000, 50);
+    first.child.kill('SIGKILL');
+    await new Promise((r) => first.child.once('exit', r));
+    const killedAt = Date.now();
+
+    // The same data directory, UPS now served by the built-in sandbox (no credentials).
+    const second = await startServer(common);
+    const readyAt = Date.now();
+    const resumedAt = await eventually(
+      async () => {
+        const r = await api(second.url, 'GET', '/v1/trackings/get?numRecords=10', key);
+        const rows = r.payload as Array<{ tid: string; status: string }>;
+        return rows.length === tids.length && rows.every((t) => t.status !== 'Pending') ? Date.now() : null;
+      },
+      75_000,
+      250,
+    );
+    // At most a lease (LEASE_MS after the last renewal) plus a scheduler tick after the kill; the restart's own
+    // start-up time overlaps with it, so the bound that matters is the wait once the new server is up.
+    console.info(
+      `interrupted refreshes resumed ${((resumedAt - killedAt) / 1000).toFixed(1)} s after the kill, ${((resumedAt - readyAt) / 1000).toFixed(1)} s after the restarted server was up (lease ${LEASE_MS / 1000} s)`,
+    );
+    expect(resumedAt - readyAt).toBeLessThan(60_000);
+    expect(resumedAt - killedAt).toBeLessThan(Math.max(60_000, readyAt - killedAt + 30_000));
+    second.child.kill('SIGTERM');
+    await new Promise((r) => second.child.once('exit', r));
+  }, 360_000);
+
+  it('a live worker keeps its claim while a slow carrier answers: the lease is renewed, nobody else takes the tracking', async () => {
+    fake ??= await startFakeCarrier();
+    env = await createTestEnv({ UPS_BASE_URL: fake.url, UPS_CLIENT_ID: CREDS.id, UPS_CLIENT_SECRET: CREDS.secret });
+    const user = await signUp(env.app);
+    const tid = '1Z5R89390350075813';
+    expect((await add(env, user.apiKey, { tid, courier: 'ups' })).body.code).toBe(201);
+    const [t] = await env.ctx.db.select().from(trackings).where(eq(trackings.tid, tid));
+    // Due now; the carrier takes longer than a renewal period to answer.
+    await env.ctx.db.update(trackings).set({ nextCheckAt: new Date(Date.now() - 1000) }).where(eq(trackings.id, t!.id));
+    fake.script('ups', tid, { status: 200, body: '{}', delayMs: LEASE_RENEW_MS + 2500 });
+    const started = Date.now();
+    const round = runDueRefreshes(env.ctx);
+    await eventually(async () => (fake!.trackRequests.ups >= 1 ? true : null), 10_000, 50);
+    const [leased] = await env.ctx.db.select().from(trackings).where(eq(trackings.id, t!.id));
+    const firstLease = leased!.nextCheckAt!.getTime();
+    expect(firstLease).toBeLessThanOrEqual(started + LEASE_MS + 1000);
+    const renewed = await eventually(
+      async () => {
+        const [r] = await env!.ctx.db.select().from(trackings).where(eq(trackings.id, t!.id));
+        return r!.nextCheckAt!.getTime() > firstLease ? r!.nextCheckAt!.getTime() : null;
+      },
+      LEASE_RENEW_MS + 2000,
+      100,
+    );
+    expect(renewed).toBeGreaterThan(firstLease);
+    const stats = await round;
+    expect(stats.fetched).toBe(1);
+    // After the answer the row carries its real next check (an error backoff here), no lease.
+    const [after] = await env.ctx.db.select().from(trackings).where(eq(trackings.id, t!.id));
+    expect(after!.lastCheckedAt).not.toBeNull();
+  }, 180_000);
+});
