@@ -5,7 +5,7 @@ import { openDatabase } from './db/client.ts';
 import { createQueue } from './jobs/queue.ts';
 import { createMailer } from './modules/mail/mailer.ts';
 import { LOG_REDACT } from './app.ts';
-import { closeCarriers, setupCarriers } from './modules/trackings/carriers-runtime.ts';
+import { closeCarriers, setupCarriers } from './modules/carriers/carriers.service.ts';
 import { stopTrackingWorkers } from './modules/trackings/refresh.ts';
 import { setupNotifications } from './modules/notifications/workers.ts';
 

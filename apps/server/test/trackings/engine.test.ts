@@ -6,7 +6,7 @@ import { asc, eq, inArray } from 'drizzle-orm';
 import { createTestEnv, call, eventually, signUp, type TestEnv } from '../helpers.ts';
 import { checkpoints, trackingEvents, trackings } from '../../src/db/schema.ts';
 import { startTrackingWorkers, applyResult, modeOf, LEASE_MS } from '../../src/modules/trackings/refresh.ts';
-import { carriersOf } from '../../src/modules/trackings/carriers-runtime.ts';
+import { carriersOf } from '../../src/modules/carriers/carriers.service.ts';
 import { claimDue } from '../../src/modules/trackings/trackings.repository.ts';
 import type { CarrierClient } from '../../src/modules/carriers/carriers.ts';
 import { EX, add, list } from './fixtures.ts';

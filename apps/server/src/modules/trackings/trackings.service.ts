@@ -24,8 +24,8 @@ import { AppError, badRequest, conflict, notFound, tooMany } from '../../lib/err
 import { success } from '../../lib/http.ts';
 import type { UserRow } from '../accounts/accounts.repository.ts';
 import { charge } from '../billing/ledger.ts';
-import { CarrierDetectError, detectCarriers, normalizeTrackingNumber, resolveCourier, UNKNOWN_FORMAT_MESSAGE } from '../carriers/detect.ts';
-import { carriersOf } from './carriers-runtime.ts';
+import { CarrierDetectError, detectCarriers, normalizeTrackingNumber, resolveCourier, UNKNOWN_FORMAT_MESSAGE } from '../carriers/carriers.service.ts';
+import { carriersOf } from '../carriers/carriers.service.ts';
 import { recordStatusChange } from './events.ts';
 import { LEASE_MS, REFRESH_JOB, type RefreshJobPayload } from './refresh.ts';
 import { isFinal } from './schedule.ts';

@@ -1,10 +1,17 @@
 import type { AppContext } from '../../context.ts';
-import { carrierConfigFromEnv, createCarrierClient, type CarrierClient } from '../carriers/carriers.ts';
-import { COURIER_SLUGS, type CourierSlug } from '../carriers/types.ts';
-import { startCarrierSandbox } from '../../sandbox/carrier-sandbox.ts';
+import { carrierConfig, createCarrierClient, hasCredentials, type CarrierClient } from './carriers.ts';
+import { COURIER_SLUGS } from './types.ts';
+import { startCarrierSandbox } from './sandbox/carrier-sandbox.ts';
 
-// The carrier client (and the built-in sandbox when a carrier has no credentials) live on ctx.extras so
-// the API role (detect, "sandbox" flags) and the worker role (refresh engine) share one instance.
+// The carrier wing's public face: other modules reach carriers only through this file (the boundary lint
+// rule holds it). The carrier client (and the built-in sandbox when a carrier has no credentials) live on
+// ctx.extras so the API role (detect, "sandbox" flags) and the worker role (refresh engine) share one instance.
+
+export { CarrierDetectError, detectCarriers, normalizeTrackingNumber, resolveCourier, UNKNOWN_FORMAT_MESSAGE } from './detect.ts';
+export { COURIER_SLUGS, isCourierSlug } from './types.ts';
+export type { CourierSlug, TrackResult, TrackSuccess, TrackFailure, NormalizedCheckpoint, CarrierErrorKind } from './types.ts';
+export type { CarrierClient } from './carriers.ts';
+export { sandboxPollIntervalMs } from './sandbox/journeys.ts';
 
 interface CarrierRuntime {
   client: CarrierClient;
@@ -14,20 +21,14 @@ interface CarrierRuntime {
 
 const KEY = 'carriers';
 
-function hasCredentials(env: NodeJS.ProcessEnv, courier: CourierSlug): boolean {
-  const c = courier.toUpperCase();
-  if (courier === 'canadapost') return !!(env.CANADAPOST_USERNAME?.trim() && env.CANADAPOST_PASSWORD?.trim());
-  return !!(env[`${c}_CLIENT_ID`]?.trim() && env[`${c}_CLIENT_SECRET`]?.trim());
-}
-
 /** Start the carrier sandbox if any carrier lacks credentials, create the client, keep both on ctx.extras. */
 export async function setupCarriers(ctx: AppContext): Promise<void> {
-  const env = ctx.config.raw;
-  const needSandbox = COURIER_SLUGS.some((c) => !hasCredentials(env, c));
+  const own = carrierConfig(ctx.config);
+  const needSandbox = COURIER_SLUGS.some((c) => !hasCredentials(own, c));
   const sandbox = needSandbox
     ? await startCarrierSandbox({ port: ctx.config.CARRIER_SANDBOX_PORT, host: '127.0.0.1', pace: ctx.config.CARRIER_SANDBOX_PACE, now: () => ctx.now().getTime() })
     : null;
-  const client = createCarrierClient(carrierConfigFromEnv(env, sandbox?.url));
+  const client = createCarrierClient(sandbox ? { ...own, sandboxUrl: sandbox.url } : own);
   ctx.extras[KEY] = { client, sandbox, pace: ctx.config.CARRIER_SANDBOX_PACE } satisfies CarrierRuntime;
 }
 
