@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
 import { devOutbox, ledgerEntries, notifications } from '../../src/db/schema.ts';
 import { startNotificationWorkers } from '../../src/modules/notifications/workers.ts';
-import { balanceCents } from '../../src/modules/accounts/accounts.repository.ts';
+import { balanceCents } from '../../src/modules/billing/billing.service.ts';
 import { call, createTestEnv, eventually, signUp, type TestEnv } from '../helpers.ts';
 import { allTriggers, changeStatus, fastTuning, insertTracking, saveSettings, sleep, startFakeTwilio, userRow } from './fixtures.ts';
 

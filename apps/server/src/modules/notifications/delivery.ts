@@ -1,10 +1,9 @@
 import { PRICING } from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
 import { inTx } from '../../jobs/queue.ts';
-import { raiseAlert } from '../accounts/alerts.ts';
-import { newVersion } from '../accounts/tokens.ts';
-import { InsufficientBalanceError, charge, credit } from '../billing/ledger.ts';
-import { SmsError, smsGateway } from '../sms/sms.ts';
+import { newVersion, raiseAlert } from '../accounts/accounts.service.ts';
+import { InsufficientBalanceError, charge, credit } from '../billing/billing.service.ts';
+import { SmsError, smsGateway } from '../sms/sms.service.ts';
 import * as repo from './notifications.repository.ts';
 import { QUEUES, faults, jobOptions, tuning, type NotifyJob } from './queues.ts';
 import { signatureHeader } from './signing.ts';

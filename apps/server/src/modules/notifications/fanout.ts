@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.ts';
 import type { Tx } from '../../db/client.ts';
 import type { trackings, trackingEvents, users } from '../../db/schema.ts';
 import { inTx } from '../../jobs/queue.ts';
-import { effectiveEndpoint, settingsView, type StoredSettings } from '../accounts/settings.ts';
+import { effectiveEndpoint, settingsView, type StoredSettings } from '../accounts/accounts.service.ts';
 import * as repo from './notifications.repository.ts';
 import { QUEUES, jobOptions, type NotifyJob } from './queues.ts';
 import { statusEmail, statusSms, type StatusMessageInput } from './templates.ts';

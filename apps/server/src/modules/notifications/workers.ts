@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { JobResult, JobWithMetadata } from 'pg-boss';
 import type { AppContext } from '../../context.ts';
-import { createSmsGateway, setSmsGateway } from '../sms/sms.ts';
+import { createSmsGateway, setSmsGateway } from '../sms/sms.service.ts';
 import { deliverEmail, deliverSms, deliverWebhook } from './delivery.ts';
 import { QUEUES, jobOptions, notifyJobSchema } from './queues.ts';
 

@@ -4,7 +4,7 @@ import { addTrackingRequest, detectRequest, listTrackingsQuery, updateTrackingRe
 import type { AppContext } from '../../context.ts';
 import { badRequest } from '../../lib/errors.ts';
 import { parse, success } from '../../lib/http.ts';
-import { userOf } from '../accounts/auth.ts';
+import { userOf } from '../accounts/auth.plugin.ts';
 import { ensureRefreshQueue } from './refresh.ts';
 import * as svc from './trackings.service.ts';
 

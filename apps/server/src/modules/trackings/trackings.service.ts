@@ -23,7 +23,7 @@ import { inTx } from '../../jobs/queue.ts';
 import { AppError, badRequest, conflict, notFound, tooMany } from '../../lib/errors.ts';
 import { success } from '../../lib/http.ts';
 import type { UserRow } from '../accounts/accounts.repository.ts';
-import { charge } from '../billing/ledger.ts';
+import { charge } from '../billing/billing.service.ts';
 import { CarrierDetectError, detectCarriers, normalizeTrackingNumber, resolveCourier, UNKNOWN_FORMAT_MESSAGE } from '../carriers/carriers.service.ts';
 import { carriersOf } from '../carriers/carriers.service.ts';
 import { recordStatusChange } from './events.ts';
