@@ -17,7 +17,7 @@ const boundariesConfig = {
       { type: 'server-module', pattern: 'apps/server/src/modules/*', capture: ['module'] },
       { type: 'server-infra', pattern: 'apps/server/src/{lib,db}' },
       // The rest of apps/server/src: the composition root (main, app, bootstrap, the job registry), plus
-      // config.ts, context.ts and jobs/queue.ts, which every module may use.
+      // config.ts, context.ts, jobs/queue.ts and jobs/define.ts, which every module may use.
       { type: 'server-root', pattern: 'apps/server/src' },
     ],
   },
@@ -47,7 +47,7 @@ const boundariesConfig = {
             message: 'Modules talk through services: import {{ to.captured.module }}/{{ to.captured.module }}.service.ts instead of {{ to.fileInternalPath }}.',
           },
           // Modules and infrastructure never import the composition root (it imports them).
-          { from: { element: { types: { anyOf: ['server-module', 'server-infra'] } } }, disallow: { to: { element: { type: 'server-root', fileInternalPath: '!{config.ts,context.ts,jobs/queue.ts}' } } } },
+          { from: { element: { types: { anyOf: ['server-module', 'server-infra'] } } }, disallow: { to: { element: { type: 'server-root', fileInternalPath: '!{config.ts,context.ts,jobs/queue.ts,jobs/define.ts}' } } } },
           { from: { element: { type: 'server-infra' } }, disallow: { dependency: { kind: 'value' }, to: { element: { type: 'server-module' } } } },
         ],
       },

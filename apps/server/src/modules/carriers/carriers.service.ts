@@ -5,7 +5,7 @@ import { startCarrierSandbox } from './sandbox/carrier-sandbox.ts';
 
 // The carrier wing's public face: other modules reach carriers only through this file (the boundary lint
 // rule holds it). The carrier client (and the built-in sandbox when a carrier has no credentials) live on
-// ctx.extras so the API role (detect, "sandbox" flags) and the worker role (refresh engine) share one instance.
+// the context so the API role (detect, "sandbox" flags) and the worker role (refresh engine) share one instance.
 
 export { CarrierDetectError, detectCarriers, normalizeTrackingNumber, resolveCourier, UNKNOWN_FORMAT_MESSAGE } from './detect.ts';
 export { COURIER_SLUGS, isCourierSlug } from './types.ts';
@@ -13,15 +13,13 @@ export type { CourierSlug, TrackResult, TrackSuccess, TrackFailure, NormalizedCh
 export type { CarrierClient } from './carriers.ts';
 export { sandboxPollIntervalMs } from './sandbox/journeys.ts';
 
-interface CarrierRuntime {
+export interface CarrierRuntime {
   client: CarrierClient;
   sandbox: { url: string; close(): Promise<void> } | null;
   pace: number;
 }
 
-const KEY = 'carriers';
-
-/** Start the carrier sandbox if any carrier lacks credentials, create the client, keep both on ctx.extras. */
+/** Start the carrier sandbox if any carrier lacks credentials, create the client, keep both on the context. */
 export async function setupCarriers(ctx: AppContext): Promise<void> {
   const own = carrierConfig(ctx.config);
   const needSandbox = COURIER_SLUGS.some((c) => !hasCredentials(own, c));
@@ -29,19 +27,19 @@ export async function setupCarriers(ctx: AppContext): Promise<void> {
     ? await startCarrierSandbox({ port: ctx.config.CARRIER_SANDBOX_PORT, host: '127.0.0.1', pace: ctx.config.CARRIER_SANDBOX_PACE, now: () => ctx.now().getTime() })
     : null;
   const client = createCarrierClient(sandbox ? { ...own, sandboxUrl: sandbox.url } : own);
-  ctx.extras[KEY] = { client, sandbox, pace: ctx.config.CARRIER_SANDBOX_PACE } satisfies CarrierRuntime;
+  ctx.resources.carriers = { client, sandbox, pace: ctx.config.CARRIER_SANDBOX_PACE };
 }
 
 export async function closeCarriers(ctx: AppContext): Promise<void> {
-  const rt = ctx.extras[KEY] as CarrierRuntime | undefined;
+  const rt = ctx.resources.carriers;
   if (!rt) return;
-  delete ctx.extras[KEY];
+  delete ctx.resources.carriers;
   rt.client.close?.();
   await rt.sandbox?.close();
 }
 
 function runtimeOf(ctx: AppContext): CarrierRuntime {
-  const rt = ctx.extras[KEY] as CarrierRuntime | undefined;
+  const rt = ctx.resources.carriers;
   if (!rt) throw new Error('carrier client not set up: bootstrap calls setupCarriers(ctx)');
   return rt;
 }

@@ -1,11 +1,11 @@
 import { MSG, type NotificationLogItem } from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
-import { inTx } from '../../jobs/queue.ts';
 import { badRequest, notFound } from '../../lib/errors.ts';
 import type { UserRow } from '../accounts/accounts.repository.ts';
 import { newVersion } from '../accounts/accounts.service.ts';
 import * as repo from './notifications.repository.ts';
-import { QUEUES, jobOptions, type NotifyJob } from './queues.ts';
+import { webhookJob, type NotifyJob } from './notifications.jobs.ts';
+import { enqueue } from '../../jobs/define.ts';
 import { PREVIOUS_SECRET_GRACE_MS, newWebhookSecret } from './signing.ts';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
@@ -63,7 +63,7 @@ export async function resendWebhook(ctx: AppContext, user: UserRow, id: string) 
   await ctx.db.transaction(async (tx) => {
     await repo.updateNotification(tx, n.id, { status: 'pending', nextAttemptAt: null });
     const data: NotifyJob = { v: 1, notificationId: n.id, attempt: n.attempts };
-    await ctx.queue.send(QUEUES.webhook, data, { ...jobOptions(ctx, 'webhook'), ...inTx(tx) });
+    await enqueue(ctx, webhookJob, data, { tx });
   });
   return { id: n.id, deliveryStatus: 'pending' as const };
 }
