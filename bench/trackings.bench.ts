@@ -13,7 +13,7 @@ import { closeContext, createContext, createLogger } from '../apps/server/src/bo
 import { buildApp } from '../apps/server/src/app.ts';
 import type { AppContext } from '../apps/server/src/context.ts';
 import { runDueRefreshes } from '../apps/server/src/modules/trackings/refresh.ts';
-import { carriersOf } from '../apps/server/src/modules/trackings/carriers-runtime.ts';
+import { carriersOf } from '../apps/server/src/modules/carriers/carriers.service.ts';
 import type { CourierSlug } from '../apps/server/src/modules/carriers/types.ts';
 import { startPostgres, type PrivatePostgres } from './lib/postgres.ts';
 import type { BenchResult } from './lib/types.ts';

@@ -9,7 +9,8 @@ import { createContext, closeContext, createLogger } from '../apps/server/src/bo
 import { buildApp } from '../apps/server/src/app.ts';
 import { notifications, trackingEvents, trackings, users } from '../apps/server/src/db/schema.ts';
 import { fanOutStatusEvent } from '../apps/server/src/modules/notifications/fanout.ts';
-import { startNotificationWorkers } from '../apps/server/src/modules/notifications/workers.ts';
+import { startJobWorkers } from '../apps/server/src/jobs/registry.ts';
+import { notifyJobs } from '../apps/server/src/modules/notifications/notifications.jobs.ts';
 
 type Result = { name: string; value: number; unit: string; note?: string };
 
@@ -82,7 +83,7 @@ export default async function bench(): Promise<Result[]> {
   const ctx = await createContext(config, createLogger(config));
   const app = await buildApp(ctx, { logger: false });
   try {
-    await startNotificationWorkers(ctx);
+    await startJobWorkers(ctx, Object.values(notifyJobs));
     const signup = await app.inject({ method: 'POST', url: '/v1/user/general/signup', payload: { email: 'bench@example.com', password: 'password123', repassword: 'password123', terms: true } });
     const token = signup.json().payload.sessionToken as string;
     const triggers = { InTransit: true, Delivered: true, Exception: true, Expired: true, InfoReceived: true, OutForDelivery: true };

@@ -11,7 +11,7 @@ import { MSG } from '@shiptrail/contract';
 import type { AppContext } from './context.ts';
 import { AppError } from './lib/errors.ts';
 import { applyStatusContract, failure, success } from './lib/http.ts';
-import { authPlugin } from './modules/accounts/auth.ts';
+import { authPlugin } from './modules/accounts/auth.plugin.ts';
 import { accountRoutes } from './modules/accounts/accounts.routes.ts';
 import { trackingRoutes } from './modules/trackings/trackings.routes.ts';
 import { devOutboxRoutes } from './modules/mail/dev-outbox.routes.ts';

@@ -6,9 +6,10 @@ import { openDatabase } from './db/client.ts';
 import { createQueue } from './jobs/queue.ts';
 import { createMailer } from './modules/mail/mailer.ts';
 import { LOG_REDACT } from './app.ts';
-import { closeCarriers, setupCarriers } from './modules/trackings/carriers-runtime.ts';
-import { stopTrackingWorkers } from './modules/trackings/refresh.ts';
-import { setupNotifications } from './modules/notifications/workers.ts';
+import { closeCarriers, setupCarriers } from './modules/carriers/carriers.service.ts';
+import { stopRefreshScheduler } from './modules/trackings/refresh.ts';
+import { setupSms } from './modules/sms/sms.service.ts';
+import { setupQueues } from './jobs/registry.ts';
 
 /**
  * Readable lines for a person at a terminal; JSON (one object a line) for everything else: files, pipes, log
@@ -31,21 +32,22 @@ export function createLogger(
 
 /**
  * Open the database (migrations applied), the queue and the mailer: everything both roles share.
- * Features attach their own resources (carrier client, SMS gateway, ...) in `ctx.extras` via `features`.
+ * Features attach their own resources (carrier client, SMS gateway, ...) in `ctx.resources`.
  */
 export async function createContext(config: Config, log: Logger = createLogger(config)): Promise<AppContext> {
   const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.dataDir });
   const queue = await createQueue(database);
   const mailer = createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, db: database.db, log });
-  const ctx: AppContext = { config, database, db: database.db, queue, mailer, log, now: () => new Date(), extras: {} };
+  const ctx: AppContext = { config, database, db: database.db, queue, mailer, log, now: () => new Date(), resources: {} };
   // Carrier client, plus the carrier sandbox on loopback for carriers without credentials.
   await setupCarriers(ctx);
-  await setupNotifications(ctx);
+  setupSms(ctx);
+  await setupQueues(ctx);
   return ctx;
 }
 
 export async function closeContext(ctx: AppContext): Promise<void> {
-  await stopTrackingWorkers(ctx);
+  await stopRefreshScheduler(ctx);
   await ctx.queue.stop({ graceful: true, timeout: 5000 }).catch(() => {});
   ctx.mailer.close();
   await closeCarriers(ctx);

@@ -14,8 +14,56 @@ const optionalUrl = z
   .transform((v) => (v ? v : undefined))
   .pipe(z.url().optional());
 
-/** Every environment variable the server reads; docs/CONFIGURATION.md lists them with their meaning. */
-const envSchema = z.object({
+const optionalText = z
+  .string()
+  .optional()
+  .transform((v) => (v?.trim() ? v.trim() : undefined));
+
+/** "60/3600" = 60 requests per 3600 s; "off" lifts the limit (undefined: the carrier's default). */
+const rateLimitSetting = z
+  .string()
+  .optional()
+  .transform((v, ctx): { limit: number; intervalMs: number } | false | undefined => {
+    const t = v?.trim().toLowerCase();
+    if (!t) return undefined;
+    if (t === 'off' || t === 'false' || t === 'none') return false;
+    const m = /^(\d+)\s*\/\s*(\d+(?:\.\d+)?)$/.exec(t);
+    if (!m) {
+      ctx.addIssue({ code: 'custom', message: `use "<requests>/<seconds>" or "off", not "${v}"` });
+      return z.NEVER;
+    }
+    return { limit: Number(m[1]), intervalMs: Number(m[2]) * 1000 };
+  });
+
+/**
+ * Carrier credentials, base URLs and limits (docs/carriers.md). A carrier without credentials is served by
+ * the built-in carrier sandbox. Exported so tests can build a carrier client from a plain env object.
+ */
+export const carrierEnvSchema = z.object({
+  CARRIER_TIMEOUT_MS: z.coerce.number().int().positive().optional(),
+  UPS_BASE_URL: optionalUrl,
+  UPS_CLIENT_ID: optionalText,
+  UPS_CLIENT_SECRET: optionalText,
+  UPS_RATE_LIMIT: rateLimitSetting,
+  USPS_BASE_URL: optionalUrl,
+  USPS_CLIENT_ID: optionalText,
+  USPS_CLIENT_SECRET: optionalText,
+  USPS_RATE_LIMIT: rateLimitSetting,
+  USPS_API: z.enum(['v3', 'v3r2']).default('v3'),
+  FEDEX_BASE_URL: optionalUrl,
+  FEDEX_CLIENT_ID: optionalText,
+  FEDEX_CLIENT_SECRET: optionalText,
+  FEDEX_RATE_LIMIT: rateLimitSetting,
+  CANADAPOST_BASE_URL: optionalUrl,
+  CANADAPOST_USERNAME: optionalText,
+  CANADAPOST_PASSWORD: optionalText,
+  CANADAPOST_RATE_LIMIT: rateLimitSetting,
+  CANADAPOST_LANGUAGE: z.enum(['en-CA', 'fr-CA']).default('en-CA'),
+});
+export type CarrierEnv = z.infer<typeof carrierEnvSchema>;
+
+/** Every environment variable the server reads; docs/configuration.md lists them with their meaning. */
+const envSchema = carrierEnvSchema.extend({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
   DATA_DIR: z.string().default('./data'),
@@ -56,8 +104,6 @@ export interface Config extends Env {
   sessionSecret: string;
   publicUrl: string;
   dataDir: string;
-  /** Raw env, for modules that read their own variables (carrier adapters). */
-  raw: NodeJS.ProcessEnv;
 }
 
 export class ConfigError extends Error {}
@@ -88,5 +134,5 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }
   }
   const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT || 3000}`).replace(/\/$/, '');
-  return { ...e, sessionSecret, publicUrl, dataDir, raw: env };
+  return { ...e, sessionSecret, publicUrl, dataDir };
 }

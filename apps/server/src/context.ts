@@ -3,6 +3,9 @@ import type { Config } from './config.ts';
 import type { Database, Db } from './db/client.ts';
 import type { Queue } from './jobs/queue.ts';
 import type { Mailer } from './modules/mail/mailer.ts';
+import type { CarrierRuntime } from './modules/carriers/carriers.service.ts';
+import type { SmsGateway } from './modules/sms/sms.service.ts';
+import type { Faults, Tuning } from './modules/notifications/tuning.ts';
 
 /**
  * What modules get: the parsed config and the shared resources. Built once in main.ts (or by a test)
@@ -17,6 +20,18 @@ export interface AppContext {
   log: FastifyBaseLogger;
   /** Clock for rules that depend on time (expiry, refresh schedule); tests may move it. */
   now: () => Date;
-  /** Extra per-feature resources, registered by features at start-up. */
-  extras: Record<string, unknown>;
+  /** Per-feature resources, set up at start-up; each feature declares its slot here. */
+  resources: FeatureResources;
+}
+
+export interface FeatureResources {
+  /** The carrier client and, for carriers without credentials, the built-in sandbox. */
+  carriers?: CarrierRuntime;
+  sms?: SmsGateway;
+  /** The worker role's refresh scheduler loop. */
+  refreshScheduler?: { stop(): Promise<void> };
+  /** Shorter delivery timings (tests). */
+  notificationTuning?: Partial<Tuning>;
+  /** Fault injection around provider calls (tests). */
+  notificationFaults?: Faults;
 }

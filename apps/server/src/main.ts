@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig, ConfigError } from './config.ts';
 import { buildApp } from './app.ts';
 import { createContext, closeContext, createLogger } from './bootstrap.ts';
-import { startWorkers } from './jobs/workers.ts';
+import { startWorkers } from './jobs/registry.ts';
 
 /**
  * Entry point. Roles: `all` (default: API + worker in one process), `api`, or `worker`

@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { carrierConfigFromEnv, createCarrierClient, type CarrierClient } from '../../src/modules/carriers/carriers.ts';
 import type { CourierSlug, TrackResult } from '../../src/modules/carriers/types.ts';
-import { createCarrierSandboxHandler, describeSandboxJourney, sandboxPaceFromEnv, sandboxPollIntervalMs, startCarrierSandbox } from '../../src/sandbox/carrier-sandbox.ts';
-import { journeyDurationMs } from '../../src/sandbox/journeys.ts';
+import { createCarrierSandboxHandler, describeSandboxJourney, sandboxPaceFromEnv, sandboxPollIntervalMs, startCarrierSandbox } from '../../src/modules/carriers/sandbox/carrier-sandbox.ts';
+import { journeyDurationMs } from '../../src/modules/carriers/sandbox/journeys.ts';
 import { detectCarriers } from '../../src/modules/carriers/detect.ts';
 
 // Example numbers (valid check digits) per journey, as listed in docs/carriers.md.

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { notifications } from '../../src/db/schema.ts';
-import { startNotificationWorkers } from '../../src/modules/notifications/workers.ts';
+import { startJobWorkers } from '../../src/jobs/registry.ts';
+import { notifyJobs } from '../../src/modules/notifications/notifications.jobs.ts';
 import { fanOutStatusEvent } from '../../src/modules/notifications/fanout.ts';
 import { call, createTestEnv, eventually, signUp, startSmtp, type SmtpCapture, type TestEnv } from '../helpers.ts';
 import { allTriggers, mailTo, changeStatus, fastTuning, insertTracking, saveSettings, sleep, userRow } from './fixtures.ts';
@@ -16,7 +17,7 @@ describe('email notifications over a real SMTP server', () => {
     smtp = await startSmtp();
     env = await createTestEnv({ SMTP_URL: smtp.url });
     fastTuning(env.ctx);
-    await startNotificationWorkers(env.ctx);
+    await startJobWorkers(env.ctx, Object.values(notifyJobs));
   });
   afterAll(async () => {
     await env.close();

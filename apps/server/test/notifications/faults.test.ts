@@ -2,15 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq, sql } from 'drizzle-orm';
 import { ledgerEntries, notifications } from '../../src/db/schema.ts';
 import { deliverEmail, deliverSms } from '../../src/modules/notifications/delivery.ts';
-import { FAULTS_KEY, type Faults } from '../../src/modules/notifications/queues.ts';
-import { startNotificationWorkers } from '../../src/modules/notifications/workers.ts';
+import type { Faults } from '../../src/modules/notifications/tuning.ts';
+import { startJobWorkers } from '../../src/jobs/registry.ts';
+import { notifyJobs } from '../../src/modules/notifications/notifications.jobs.ts';
 import { call, createTestEnv, eventually, signUp, startSmtp, type SmtpCapture, type TestEnv } from '../helpers.ts';
 import { allTriggers, changeStatus, fastTuning, insertTracking, mailTo, saveSettings, sleep, startFakeTwilio, startReceiver, userRow } from './fixtures.ts';
 
 /** A fault that fires once, for one notification: the worker "dies" at that point. */
 function crashOnce(ctx: TestEnv['ctx'], where: keyof Faults) {
   let fired = false;
-  ctx.extras[FAULTS_KEY] = {
+  ctx.resources.notificationFaults = {
     [where]: () => {
       if (fired) return;
       fired = true;
@@ -95,7 +96,7 @@ describe('a worker killed mid-delivery loses nothing and sends nothing twice', (
   });
 
   it('through pg-boss: a job that dies after acceptance is retried by the queue and sends nothing more', async () => {
-    await startNotificationWorkers(env.ctx);
+    await startJobWorkers(env.ctx, Object.values(notifyJobs));
     const fired = crashOnce(env.ctx, 'afterAccept');
     const { a, n } = await setup({ receiveNotification: { email: { triggers: allTriggers } } }, '1ZFAULTQ0001');
     await eventually(async () => {

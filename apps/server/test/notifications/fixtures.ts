@@ -4,12 +4,12 @@ import { Webhook } from 'standardwebhooks';
 import type { AppContext } from '../../src/context.ts';
 import { trackingEvents, trackings, users } from '../../src/db/schema.ts';
 import { fanOutStatusEvent } from '../../src/modules/notifications/fanout.ts';
-import { TUNING_KEY, type Tuning } from '../../src/modules/notifications/queues.ts';
+import type { Tuning } from '../../src/modules/notifications/tuning.ts';
 import { call, type TestEnv } from '../helpers.ts';
 
 /** Short webhook and retry timings so recovery tests run in seconds. */
 export function fastTuning(ctx: AppContext, over: Partial<Tuning> = {}) {
-  ctx.extras[TUNING_KEY] = { webhookBaseDelayMs: 300, webhookMaxDelayMs: 1000, providerRetryDelaySeconds: 1, providerRetryDelayMaxSeconds: 1, providerRetryLimit: 3, webhookTimeoutMs: 3000, ...over } satisfies Partial<Tuning>;
+  ctx.resources.notificationTuning = { webhookBaseDelayMs: 300, webhookMaxDelayMs: 1000, providerRetryDelaySeconds: 1, providerRetryDelayMaxSeconds: 1, providerRetryLimit: 3, webhookTimeoutMs: 3000, ...over } satisfies Partial<Tuning>;
 }
 
 export async function userRow(ctx: AppContext, email: string) {

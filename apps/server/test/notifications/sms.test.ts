@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
 import { devOutbox, ledgerEntries, notifications } from '../../src/db/schema.ts';
-import { startNotificationWorkers } from '../../src/modules/notifications/workers.ts';
-import { balanceCents } from '../../src/modules/accounts/accounts.repository.ts';
+import { startJobWorkers } from '../../src/jobs/registry.ts';
+import { notifyJobs } from '../../src/modules/notifications/notifications.jobs.ts';
+import { balanceCents } from '../../src/modules/billing/billing.service.ts';
 import { call, createTestEnv, eventually, signUp, type TestEnv } from '../helpers.ts';
 import { allTriggers, changeStatus, fastTuning, insertTracking, saveSettings, sleep, startFakeTwilio, userRow } from './fixtures.ts';
 
@@ -13,7 +14,7 @@ describe('SMS through a fake Twilio on loopback', () => {
     twilio = await startFakeTwilio();
     env = await createTestEnv({ TWILIO_BASE_URL: twilio.url, TWILIO_ACCOUNT_SID: 'AC0123456789abcdef', TWILIO_AUTH_TOKEN: 'tok-secret', TWILIO_FROM: '+15005550006' });
     fastTuning(env.ctx);
-    await startNotificationWorkers(env.ctx);
+    await startJobWorkers(env.ctx, Object.values(notifyJobs));
   });
   afterAll(async () => {
     await env.close();
@@ -114,7 +115,7 @@ describe('SMS without Twilio settings', () => {
     const env = await createTestEnv();
     try {
       fastTuning(env.ctx);
-      await startNotificationWorkers(env.ctx);
+      await startJobWorkers(env.ctx, Object.values(notifyJobs));
       const a = await signUp(env.app);
       await call(env.app, 'POST', '/v1/user/general/update', { token: a.session, body: { profile: { phone: '2025550143' } } });
       await saveSettings(env, a.session, { receiveNotification: { phone: { triggers: allTriggers } } });

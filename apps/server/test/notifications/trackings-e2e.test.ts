@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startNotificationWorkers } from '../../src/modules/notifications/workers.ts';
+import { startJobWorkers } from '../../src/jobs/registry.ts';
+import { notifyJobs } from '../../src/modules/notifications/notifications.jobs.ts';
 import { call, createTestEnv, eventually, signUp, startSmtp, type SmtpCapture, type TestEnv } from '../helpers.ts';
 import { mailTo, saveSettings, sleep, startReceiver } from './fixtures.ts';
 
@@ -9,7 +10,7 @@ describe('end to end through the trackings module', () => {
   beforeAll(async () => {
     smtp = await startSmtp();
     env = await createTestEnv({ SMTP_URL: smtp.url, WEBHOOK_ALLOW_PRIVATE: 'true' });
-    await startNotificationWorkers(env.ctx);
+    await startJobWorkers(env.ctx, Object.values(notifyJobs));
   });
   afterAll(async () => {
     await env.close();

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { webhookEventSchema } from '@shiptrail/contract';
 import { alerts, notifications, webhookAttempts } from '../../src/db/schema.ts';
-import { startNotificationWorkers } from '../../src/modules/notifications/workers.ts';
+import { startJobWorkers } from '../../src/jobs/registry.ts';
+import { notifyJobs } from '../../src/modules/notifications/notifications.jobs.ts';
 import { call, createTestEnv, eventually, signUp, type TestEnv } from '../helpers.ts';
 import { allTriggers, changeStatus, fastTuning, insertTracking, saveSettings, sleep, startReceiver, userRow } from './fixtures.ts';
 
@@ -11,7 +12,7 @@ describe('webhooks (Standard Webhooks) to a local receiver', () => {
   beforeAll(async () => {
     env = await createTestEnv({ WEBHOOK_ALLOW_PRIVATE: 'true' });
     fastTuning(env.ctx);
-    await startNotificationWorkers(env.ctx);
+    await startJobWorkers(env.ctx, Object.values(notifyJobs));
   });
   afterAll(async () => {
     await env.close();
@@ -243,7 +244,7 @@ describe('webhook SSRF guard at send', () => {
     const env = await createTestEnv();
     try {
       fastTuning(env.ctx);
-      await startNotificationWorkers(env.ctx);
+      await startJobWorkers(env.ctx, Object.values(notifyJobs));
       const a = await signUp(env.app);
       const rx = await startReceiver(() => []);
       try {

@@ -37,7 +37,7 @@ describe('add', () => {
     const [entry] = await env.ctx.db.select().from(ledgerEntries).where(eq(ledgerEntries.kind, 'tracking'));
     expect(entry).toBeTruthy();
     // The first refresh is queued with the tracking.
-    const jobs = await env.ctx.queue.findJobs('tracking.refresh', { data: { v: 1, trackingIds: [] } } as never).catch(() => null);
+    const jobs = await env.ctx.queue.findJobs('tracking-refresh', { data: { v: 1, trackingIds: [] } } as never).catch(() => null);
     expect(jobs === null || Array.isArray(jobs)).toBe(true);
   });
 

@@ -5,10 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asc, eq, inArray } from 'drizzle-orm';
 import { createTestEnv, call, eventually, signUp, type TestEnv } from '../helpers.ts';
 import { checkpoints, trackingEvents, trackings } from '../../src/db/schema.ts';
-import { startTrackingWorkers, applyResult, modeOf, LEASE_MS } from '../../src/modules/trackings/refresh.ts';
-import { carriersOf } from '../../src/modules/trackings/carriers-runtime.ts';
+import { startJobWorkers } from '../../src/jobs/registry.ts';
+import { refreshJob } from '../../src/modules/trackings/trackings.jobs.ts';
+import { startRefreshScheduler, applyResult, modeOf, LEASE_MS } from '../../src/modules/trackings/refresh.ts';
+import { carriersOf } from '../../src/modules/carriers/carriers.service.ts';
 import { claimDue } from '../../src/modules/trackings/trackings.repository.ts';
-import type { CarrierClient } from '../../src/modules/carriers/carriers.ts';
+
 import { EX, add, list } from './fixtures.ts';
 
 const BAD = 'BADNUMBER1';
@@ -20,7 +22,7 @@ beforeAll(async () => {
   // Pace 0.01: a whole sandbox journey takes 2-4 s; the scheduler polls every ~120 ms.
   env = await createTestEnv({ CARRIER_SANDBOX_PACE: '0.01' });
   // Wrap the real client: record each call, and make one number fail as a carrier outage would.
-  const rt = env.ctx.extras.carriers as { client: CarrierClient };
+  const rt = env.ctx.resources.carriers!;
   const real = rt.client;
   rt.client = {
     ...real,
@@ -46,7 +48,8 @@ describe('refresh engine against the carrier sandbox', () => {
     for (const body of [{ tid: EX.ups.delivered }, { tid: EX.fedex.delivered }, { tid: EX.canadapost.delivered }, { tid: EX.ups.exception }, { tid: EX.usps.notFound }, { tid: BAD, courier: 'ups' }]) {
       expect((await add(env, user.apiKey, body)).statusCode).toBe(201);
     }
-    await startTrackingWorkers(env.ctx);
+    await startJobWorkers(env.ctx, [refreshJob]);
+    await startRefreshScheduler(env.ctx);
 
     const final = await eventually(
       async () => {

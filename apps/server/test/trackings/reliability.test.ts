@@ -6,7 +6,7 @@ import { eq } from 'drizzle-orm';
 import { createTestEnv, signUp, type TestEnv } from '../helpers.ts';
 import { checkpoints, trackingEvents, trackings } from '../../src/db/schema.ts';
 import { applyResult, modeOf, refreshTrackings } from '../../src/modules/trackings/refresh.ts';
-import { carriersOf, closeCarriers, setupCarriers } from '../../src/modules/trackings/carriers-runtime.ts';
+import { carriersOf, closeCarriers, setupCarriers } from '../../src/modules/carriers/carriers.service.ts';
 import type { TrackResult, TrackSuccess } from '../../src/modules/carriers/types.ts';
 import { EX, add } from './fixtures.ts';
 

@@ -4,7 +4,7 @@ import { Notifications } from '@mantine/notifications';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { queryClient } from '../lib/query-client';
 import { buildTheme, rememberTheme, rememberedTheme, themeDef } from '../config/themes';
-import { useUserInfo } from '../features/account/api/get-user-info';
+import { useUserInfo } from '../lib/user-info';
 
 /** Applies the signed-in user's theme (settings.themeid), remembered locally so reloads do not flash. */
 function ThemedApp({ children }: { children: ReactNode }) {

@@ -6,7 +6,7 @@ import { PageLoader } from '../components/page-loader';
 import { RouteError } from './route-error';
 
 // Every page is its own chunk (React.lazy), so the landing page ships only what it needs.
-const Landing = lazy(() => import('../features/landing/routes/landing-route'));
+const Landing = lazy(() => import('./routes/landing-route'));
 const GetInTouch = lazy(() => import('../features/contact/routes/get-in-touch-route'));
 const Developers = lazy(() => import('../features/developers/routes/developers-route'));
 const Terms = lazy(() => import('../features/legal/routes/terms-route'));
@@ -23,7 +23,7 @@ const Trackings = lazy(() => import('../features/trackings/routes/trackings-rout
 const Notifications = lazy(() => import('../features/notifications/routes/notifications-route'));
 const Invite = lazy(() => import('../features/account/routes/invite-route'));
 const Support = lazy(() => import('../features/account/routes/support-route'));
-const Settings = lazy(() => import('../features/account/routes/settings-route'));
+const Settings = lazy(() => import('./routes/settings-route'));
 const Alerts = lazy(() => import('../features/account/routes/alerts-route'));
 
 function page(C: LazyExoticComponent<ComponentType>) {

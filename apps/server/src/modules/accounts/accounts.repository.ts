@@ -1,6 +1,6 @@
 import { and, eq, gt, isNull, sql, desc } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.ts';
-import { alerts, emailKeys, ledgerEntries, oauthStates, sessions, users } from '../../db/schema.ts';
+import { alerts, emailKeys, oauthStates, sessions, users } from '../../db/schema.ts';
 import { hashToken } from './tokens.ts';
 
 export type UserRow = typeof users.$inferSelect;
@@ -98,14 +98,6 @@ export async function takeOAuthState(db: Queryable, state: string) {
 }
 
 // ---- ledger
-export async function balanceCents(db: Queryable, userId: string): Promise<number> {
-  const [r] = await db
-    .select({ sum: sql<string>`coalesce(sum(${ledgerEntries.amountCents}), 0)` })
-    .from(ledgerEntries)
-    .where(eq(ledgerEntries.userId, userId));
-  return Number(r?.sum ?? 0);
-}
-
 // ---- alerts
 export async function listAlerts(db: Queryable, userId: string) {
   return db

@@ -19,7 +19,7 @@ import {
 } from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
 import { parse, success } from '../../lib/http.ts';
-import { userOf } from './auth.ts';
+import { userOf } from './auth.plugin.ts';
 import * as svc from './accounts.service.ts';
 import { verifyRecaptcha } from './recaptcha.ts';
 import { googleAuthUrl } from './google.ts';

@@ -19,19 +19,24 @@ import { referrals, trackings, messages } from '../../db/schema.ts';
 import { AppError, badRequest, conflict, unauthorized } from '../../lib/errors.ts';
 import { decrypt, encrypt, randomAlnum } from '../../lib/crypto.ts';
 import { WindowLimiter } from '../../lib/rate-limit.ts';
-import { credit, spentCents } from '../billing/ledger.ts';
-import * as mail from '../mail/templates.ts';
+import { balanceCents, credit, spentCents } from '../billing/billing.service.ts';
+import * as mail from './mails.ts';
 import * as repo from './accounts.repository.ts';
 import type { UserRow } from './accounts.repository.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 import { mergeSettings, settingsView, type StoredSettings } from './settings.ts';
 import { hashToken, newApiKey, newEmailKey, newSessionToken, newVersion } from './tokens.ts';
 import { googleExchange } from './google.ts';
-import { newWebhookSecret } from '../notifications/signing.ts';
-import { resolveWebhookTarget } from '../notifications/ssrf.ts';
+import { newWebhookSecret, resolveWebhookTarget } from '../notifications/notifications.service.ts';
 
 const VERIFY_TTL_MS = 48 * 3600 * 1000;
 const RESET_TTL_MS = 3600 * 1000;
+
+// What other modules may use of accounts (the boundary lint rule allows only this file and auth.plugin.ts).
+export { raiseAlert, type NewAlert } from './alerts.ts';
+export { effectiveEndpoint, settingsView, type StoredSettings } from './settings.ts';
+export { newVersion } from './tokens.ts';
+export type { UserRow } from './accounts.repository.ts';
 
 export interface RequestMeta {
   ip: string;
@@ -91,7 +96,7 @@ async function dashboard(db: Queryable, u: UserRow): Promise<Dashboard> {
 }
 
 export async function userInfo(ctx: AppContext, u: UserRow): Promise<UserInfo> {
-  const [balance, dash, stored] = await Promise.all([repo.balanceCents(ctx.db, u.id), dashboard(ctx.db, u), repo.listAlerts(ctx.db, u.id)]);
+  const [balance, dash, stored] = await Promise.all([balanceCents(ctx.db, u.id), dashboard(ctx.db, u), repo.listAlerts(ctx.db, u.id)]);
   const general: Alert[] = [];
   const payment: Alert[] = [];
   if (!u.emailVerified) {
@@ -122,7 +127,7 @@ async function startSession(ctx: AppContext, u: UserRow, meta: RequestMeta): Pro
   // A new version on every login (spec §3): the web app refetches user info.
   const user = await repo.updateUser(ctx.db, u.id, { version: newVersion() });
   await repo.insertSession(ctx.db, u.id, token, expires, meta);
-  return { profile: profileView(ctx, user, await repo.balanceCents(ctx.db, u.id)), sessionToken: token, version: user.version };
+  return { profile: profileView(ctx, user, await balanceCents(ctx.db, u.id)), sessionToken: token, version: user.version };
 }
 
 // ------------------------------------------------------------------ sign up

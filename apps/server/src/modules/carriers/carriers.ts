@@ -1,10 +1,12 @@
 // The carrier client: one small interface ("track these numbers, get normalized results") over four adapters.
+import { carrierEnvSchema, type CarrierEnv } from '../../config.ts';
 import type { AdapterDeps, CarrierAdapter } from './adapter.ts';
 import { failure } from './adapter.ts';
 import { CANADAPOST_PRODUCTION_URL, createCanadaPostAdapter } from './canadapost.ts';
 import { createFedexAdapter, FEDEX_PRODUCTION_URL } from './fedex.ts';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_TIMEOUT_MS } from './http.ts';
-import { createRateLimiter, mapConcurrent, type RateLimitSetting } from './rate-limit.ts';
+import { mapConcurrent } from '../../lib/concurrency.ts';
+import { createRateLimiter, type RateLimitSetting } from './rate-limit.ts';
 import { COURIERS, type CourierSlug, type TrackResult } from './types.ts';
 import { createUpsAdapter, UPS_PRODUCTION_URL } from './ups.ts';
 import { createUspsAdapter, USPS_PRODUCTION_URL } from './usps.ts';
@@ -57,60 +59,46 @@ export const SANDBOX_RATE_LIMIT: Exclude<RateLimitSetting, false> = { limit: 200
 
 const DEFAULT_CONCURRENCY: Record<CourierSlug, number> = { ups: 8, usps: 4, fedex: 4, canadapost: 4 };
 
-/** "60/3600" = 60 requests per 3600 s; "off" lifts the limit. */
-function parseRateLimit(v: string | undefined): RateLimitSetting | undefined {
-  if (!v) return undefined;
-  const t = v.trim().toLowerCase();
-  if (t === 'off' || t === 'false' || t === 'none') return false;
-  const m = /^(\d+)\s*\/\s*(\d+(?:\.\d+)?)$/.exec(t);
-  if (!m) throw new Error(`Invalid carrier rate limit "${v}": use "<requests>/<seconds>" or "off".`);
-  return { limit: Number(m[1]), intervalMs: Number(m[2]) * 1000 };
-}
-
-function nonEmpty(v: string | undefined): string | undefined {
-  const t = v?.trim();
-  return t ? t : undefined;
-}
-
-/** Reads UPS_*, USPS_*, FEDEX_*, CANADAPOST_* (docs/carriers.md lists them). */
-export function carrierConfigFromEnv(env: NodeJS.ProcessEnv, sandboxUrl?: string): CarrierConfig {
-  const timeout = nonEmpty(env.CARRIER_TIMEOUT_MS);
-  const usApi = nonEmpty(env.USPS_API);
-  const lang = nonEmpty(env.CANADAPOST_LANGUAGE);
+/** The carrier part of the parsed configuration, as the client wants it; `sandboxUrl` serves carriers without credentials. */
+export function carrierConfig(env: CarrierEnv, sandboxUrl?: string): CarrierConfig {
   const cfg: CarrierConfig = {
     ups: {
-      baseUrl: nonEmpty(env.UPS_BASE_URL) ?? UPS_PRODUCTION_URL,
-      clientId: nonEmpty(env.UPS_CLIENT_ID),
-      clientSecret: nonEmpty(env.UPS_CLIENT_SECRET),
-      rateLimit: parseRateLimit(env.UPS_RATE_LIMIT),
+      baseUrl: env.UPS_BASE_URL ?? UPS_PRODUCTION_URL,
+      clientId: env.UPS_CLIENT_ID,
+      clientSecret: env.UPS_CLIENT_SECRET,
+      rateLimit: env.UPS_RATE_LIMIT,
     },
     usps: {
-      baseUrl: nonEmpty(env.USPS_BASE_URL) ?? USPS_PRODUCTION_URL,
-      clientId: nonEmpty(env.USPS_CLIENT_ID),
-      clientSecret: nonEmpty(env.USPS_CLIENT_SECRET),
-      rateLimit: parseRateLimit(env.USPS_RATE_LIMIT),
-      api: usApi === 'v3r2' ? 'v3r2' : 'v3',
+      baseUrl: env.USPS_BASE_URL ?? USPS_PRODUCTION_URL,
+      clientId: env.USPS_CLIENT_ID,
+      clientSecret: env.USPS_CLIENT_SECRET,
+      rateLimit: env.USPS_RATE_LIMIT,
+      api: env.USPS_API,
     },
     fedex: {
-      baseUrl: nonEmpty(env.FEDEX_BASE_URL) ?? FEDEX_PRODUCTION_URL,
-      clientId: nonEmpty(env.FEDEX_CLIENT_ID),
-      clientSecret: nonEmpty(env.FEDEX_CLIENT_SECRET),
-      rateLimit: parseRateLimit(env.FEDEX_RATE_LIMIT),
+      baseUrl: env.FEDEX_BASE_URL ?? FEDEX_PRODUCTION_URL,
+      clientId: env.FEDEX_CLIENT_ID,
+      clientSecret: env.FEDEX_CLIENT_SECRET,
+      rateLimit: env.FEDEX_RATE_LIMIT,
     },
     canadapost: {
-      baseUrl: nonEmpty(env.CANADAPOST_BASE_URL) ?? CANADAPOST_PRODUCTION_URL,
-      username: nonEmpty(env.CANADAPOST_USERNAME),
-      password: nonEmpty(env.CANADAPOST_PASSWORD),
-      rateLimit: parseRateLimit(env.CANADAPOST_RATE_LIMIT),
-      language: lang === 'fr-CA' ? 'fr-CA' : 'en-CA',
+      baseUrl: env.CANADAPOST_BASE_URL ?? CANADAPOST_PRODUCTION_URL,
+      username: env.CANADAPOST_USERNAME,
+      password: env.CANADAPOST_PASSWORD,
+      rateLimit: env.CANADAPOST_RATE_LIMIT,
+      language: env.CANADAPOST_LANGUAGE,
     },
   };
   if (sandboxUrl) cfg.sandboxUrl = sandboxUrl;
-  if (timeout) cfg.timeoutMs = Number(timeout);
+  if (env.CARRIER_TIMEOUT_MS) cfg.timeoutMs = env.CARRIER_TIMEOUT_MS;
   return cfg;
 }
 
-function hasCredentials(config: CarrierConfig, courier: CourierSlug): boolean {
+/** The same from a plain environment (UPS_*, USPS_*, FEDEX_*, CANADAPOST_*), checked like the server's config. */
+export const carrierConfigFromEnv = (env: NodeJS.ProcessEnv, sandboxUrl?: string): CarrierConfig => carrierConfig(carrierEnvSchema.parse(env), sandboxUrl);
+
+/** Whether a carrier has credentials of its own (otherwise the sandbox serves it). */
+export function hasCredentials(config: CarrierConfig, courier: CourierSlug): boolean {
   if (courier === 'canadapost') return !!(config.canadapost.username && config.canadapost.password);
   const c = config[courier];
   return !!(c.clientId && c.clientSecret);

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { desc, eq } from 'drizzle-orm';
 import type { AppContext } from '../../context.ts';
 import { devOutbox } from '../../db/schema.ts';
-import { escapeHtml } from './templates.ts';
+import { escapeHtml } from '../../lib/mail-layout.ts';
 
 /**
  * The development outbox: mail (and SMS) that would have been sent, for a local install without

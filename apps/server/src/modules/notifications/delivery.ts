@@ -1,12 +1,12 @@
 import { PRICING } from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
-import { inTx } from '../../jobs/queue.ts';
-import { raiseAlert } from '../accounts/alerts.ts';
-import { newVersion } from '../accounts/tokens.ts';
-import { InsufficientBalanceError, charge, credit } from '../billing/ledger.ts';
-import { SmsError, smsGateway } from '../sms/sms.ts';
+import { newVersion, raiseAlert } from '../accounts/accounts.service.ts';
+import { InsufficientBalanceError, charge, credit } from '../billing/billing.service.ts';
+import { SmsError, smsGateway } from '../sms/sms.service.ts';
 import * as repo from './notifications.repository.ts';
-import { QUEUES, faults, jobOptions, tuning, type NotifyJob } from './queues.ts';
+import { faults, tuning } from './tuning.ts';
+import { webhookJob, type NotifyJob } from './notifications.jobs.ts';
+import { enqueue } from '../../jobs/define.ts';
 import { signatureHeader } from './signing.ts';
 import { UnsafeWebhookUrlError, resolveWebhookTarget } from './ssrf.ts';
 import { postWebhook, type PostResult } from './webhook-client.ts';
@@ -190,6 +190,6 @@ export async function deliverWebhook(ctx: AppContext, data: NotifyJob): Promise<
     }
     if (!(await repo.settleWebhookAttempt(tx, n.id, data.attempt, { status: 'retrying', lastError, nextAttemptAt: at }))) return;
     const next: NotifyJob = { v: 1, notificationId: n.id, attempt: data.attempt + 1 };
-    await ctx.queue.send(QUEUES.webhook, next, { ...jobOptions(ctx, 'webhook'), startAfter: at, ...inTx(tx) });
+    await enqueue(ctx, webhookJob, next, { tx, startAfter: at });
   });
 }

@@ -2,10 +2,10 @@ import { TRIGGER_EVENTS, WEBHOOK_EVENT_TYPE, normalizeUsPhone, toE164, type Noti
 import type { AppContext } from '../../context.ts';
 import type { Tx } from '../../db/client.ts';
 import type { trackings, trackingEvents, users } from '../../db/schema.ts';
-import { inTx } from '../../jobs/queue.ts';
-import { effectiveEndpoint, settingsView, type StoredSettings } from '../accounts/settings.ts';
+import { effectiveEndpoint, settingsView, type StoredSettings } from '../accounts/accounts.service.ts';
 import * as repo from './notifications.repository.ts';
-import { QUEUES, jobOptions, type NotifyJob } from './queues.ts';
+import { notifyJobs } from './notifications.jobs.ts';
+import { enqueue } from '../../jobs/define.ts';
 import { statusEmail, statusSms, type StatusMessageInput } from './templates.ts';
 
 type TrackingRow = typeof trackings.$inferSelect;
@@ -142,7 +142,6 @@ export async function fanOutStatusEvent(tx: Tx, ctx: AppContext, eventId: string
   const inserted = await repo.insertNotifications(tx, rows);
   for (const n of inserted) {
     const channel = n.channel as NotificationChannel;
-    const data: NotifyJob = { v: 1, notificationId: n.id, attempt: 0 };
-    await ctx.queue.send(QUEUES[channel], data, { ...jobOptions(ctx, channel), ...inTx(tx) });
+    await enqueue(ctx, notifyJobs[channel], { v: 1, notificationId: n.id, attempt: 0 }, { tx });
   }
 }

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { notificationLogQuery, resendParams } from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
 import { parse, success } from '../../lib/http.ts';
-import { userOf } from '../accounts/auth.ts';
+import { userOf } from '../accounts/auth.plugin.ts';
 import * as svc from './notifications.service.ts';
 
 export async function notificationRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {

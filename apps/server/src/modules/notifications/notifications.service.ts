@@ -1,16 +1,22 @@
 import { MSG, type NotificationLogItem } from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
-import { inTx } from '../../jobs/queue.ts';
 import { badRequest, notFound } from '../../lib/errors.ts';
 import type { UserRow } from '../accounts/accounts.repository.ts';
-import { newVersion } from '../accounts/tokens.ts';
+import { newVersion } from '../accounts/accounts.service.ts';
 import * as repo from './notifications.repository.ts';
-import { QUEUES, jobOptions, type NotifyJob } from './queues.ts';
+import { webhookJob, type NotifyJob } from './notifications.jobs.ts';
+import { enqueue } from '../../jobs/define.ts';
 import { PREVIOUS_SECRET_GRACE_MS, newWebhookSecret } from './signing.ts';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 /** The account's notifications with their webhook attempts, newest first (the delivery log). */
+// What other modules may use of notifications: fan-out of a status event (in the caller's transaction),
+// webhook secrets, and the SSRF check of a webhook URL at save.
+export { fanOutStatusEvent } from './fanout.ts';
+export { newWebhookSecret } from './signing.ts';
+export { resolveWebhookTarget } from './ssrf.ts';
+
 export async function notificationLog(ctx: AppContext, user: UserRow, limit: number): Promise<NotificationLogItem[]> {
   const rows = await repo.listUserNotifications(ctx.db, user.id, limit);
   const attempts = await repo.listAttempts(
@@ -57,7 +63,7 @@ export async function resendWebhook(ctx: AppContext, user: UserRow, id: string) 
   await ctx.db.transaction(async (tx) => {
     await repo.updateNotification(tx, n.id, { status: 'pending', nextAttemptAt: null });
     const data: NotifyJob = { v: 1, notificationId: n.id, attempt: n.attempts };
-    await ctx.queue.send(QUEUES.webhook, data, { ...jobOptions(ctx, 'webhook'), ...inTx(tx) });
+    await enqueue(ctx, webhookJob, data, { tx });
   });
   return { id: n.id, deliveryStatus: 'pending' as const };
 }

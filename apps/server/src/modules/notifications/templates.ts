@@ -1,5 +1,5 @@
 import { STATUS_LABELS, type TrackingStatus } from '@shiptrail/contract';
-import { escapeHtml } from '../mail/templates.ts';
+import { escapeHtml } from '../../lib/mail-layout.ts';
 
 /** What every message about a status change says (spec §1: notifications on a status change). */
 export interface StatusMessageInput {

@@ -1,7 +1,7 @@
 import type { Checkpoint } from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
 import type { Tx } from '../../db/client.ts';
-import { fanOutStatusEvent } from '../notifications/fanout.ts';
+import { fanOutStatusEvent } from '../notifications/notifications.service.ts';
 import * as repo from './trackings.repository.ts';
 
 /**

@@ -1,13 +1,8 @@
-import { randomUUID } from 'node:crypto';
-import { and, eq, inArray } from 'drizzle-orm';
-import { z } from 'zod';
 import type { TrackingStatus } from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
-import { trackings } from '../../db/schema.ts';
-import { mapConcurrent } from '../carriers/rate-limit.ts';
-import { isCourierSlug, type CourierSlug, type TrackResult } from '../carriers/types.ts';
-import { sandboxPollIntervalMs } from '../../sandbox/journeys.ts';
-import { carriersOf, sandboxPaceOf } from './carriers-runtime.ts';
+import { mapConcurrent } from '../../lib/concurrency.ts';
+import { isCourierSlug, type CourierSlug, type TrackResult } from '../carriers/carriers.service.ts';
+import { carriersOf, sandboxPaceOf, sandboxPollIntervalMs } from '../carriers/carriers.service.ts';
 import { recordStatusChange } from './events.ts';
 import * as repo from './trackings.repository.ts';
 import { backoffMs, expireAfterMs, isFinal, nextCheckDelayMs, type ScheduleMode } from './schedule.ts';
@@ -15,15 +10,10 @@ import { checkpointJson, fingerprint, parseExpected } from './views.ts';
 
 // The refresh engine (docs/trackings.md). Two ways in, one path:
 //  - the scheduler loop claims due trackings (next_check_at <= now) with a lease, in batches;
-//  - a 'tracking.refresh' job (first refresh after add, "refresh now") leases specific trackings.
+//  - a refresh job (trackings.jobs.ts: first refresh after add, "refresh now") leases specific trackings.
 // Both call refreshTrackings: group by carrier, one client.track call per carrier (the client splits into
 // the carrier's batch size and keeps its rate limit), then apply each result in its own transaction so one
 // bad number never holds back the others.
-
-export const REFRESH_JOB = 'tracking.refresh';
-/** Versioned payload: a new shape gets v: 2 and both are handled while old jobs drain. */
-export const refreshJobPayload = z.object({ v: z.literal(1), trackingIds: z.array(z.uuid()).min(1).max(1000) });
-export type RefreshJobPayload = z.infer<typeof refreshJobPayload>;
 
 /**
  * How long a claim holds a tracking. Short, so the trackings of a worker that dies mid-batch (kill -9, OOM) are
@@ -71,10 +61,8 @@ function keepLeased(ctx: AppContext, items: repo.DueTracking[], leaseUntil: Date
   const timer = setInterval(() => {
     if (renewing || pending.size === 0) return;
     const next = new Date(ctx.now().getTime() + LEASE_MS);
-    renewing = ctx.db
-      .update(trackings)
-      .set({ nextCheckAt: next })
-      .where(and(inArray(trackings.id, [...pending]), eq(trackings.nextCheckAt, current)))
+    renewing = repo
+      .renewLease(ctx.db, [...pending], current, next)
       .then(() => {
         current = next;
       })
@@ -245,38 +233,11 @@ export async function runDueRefreshes(ctx: AppContext, batch = CLAIM_BATCH): Pro
 }
 
 /**
- * Create the queue and warm pg-boss's queue cache. On PGlite a cache miss inside a transaction (send with
- * inTx) would query through the boss's own connection, which waits for that transaction: a deadlock.
- * createQueue evicts the cache entry, so the warm-up always follows it.
+ * The worker role's scheduler loop (the refresh job's handler is registered with every other job by the
+ * job registry). The loop ticks faster when a carrier is in sandbox mode so a sandbox parcel visibly moves.
  */
-export async function ensureRefreshQueue(ctx: AppContext): Promise<void> {
-  await ctx.queue.createQueue(REFRESH_JOB);
-  await ctx.queue.getJobById(REFRESH_JOB, randomUUID());
-}
-
-interface Workers {
-  stop(): Promise<void>;
-}
-const WORKERS_KEY = 'trackingWorkers';
-
-/**
- * The worker role's part: the scheduler loop and the 'tracking.refresh' job handler. The loop ticks
- * faster when a carrier is in sandbox mode so a sandbox parcel visibly moves.
- */
-export async function startTrackingWorkers(ctx: AppContext, opts: { tickMs?: number } = {}): Promise<void> {
-  if (ctx.extras[WORKERS_KEY]) return;
-  await ensureRefreshQueue(ctx);
-  const workId = await ctx.queue.work<unknown>(REFRESH_JOB, { batchSize: 20, pollingIntervalSeconds: Math.max(0.5, ctx.config.QUEUE_POLL_SECONDS) }, async (jobs) => {
-    const ids: string[] = [];
-    for (const job of jobs) {
-      const p = refreshJobPayload.safeParse(job.data);
-      if (p.success) ids.push(...p.data.trackingIds);
-      else ctx.log.warn({ jobId: job.id }, 'dropping a tracking.refresh job with an unknown payload');
-    }
-    const leaseUntil = new Date(ctx.now().getTime() + LEASE_MS);
-    const leased = await repo.leaseByIds(ctx.db, [...new Set(ids)], leaseUntil);
-    if (leased.length) await refreshTrackings(ctx, leased, leaseUntil);
-  });
+export async function startRefreshScheduler(ctx: AppContext, opts: { tickMs?: number } = {}): Promise<void> {
+  if (ctx.resources.refreshScheduler) return;
 
   const anySandbox = (['ups', 'usps', 'fedex', 'canadapost'] as const).some((c) => carriersOf(ctx).isSandbox(c));
   const tickMs = opts.tickMs ?? (anySandbox ? Math.max(50, Math.min(1000, sandboxPollIntervalMs(sandboxPaceOf(ctx)) / 4)) : 1000);
@@ -292,19 +253,18 @@ export async function startTrackingWorkers(ctx: AppContext, opts: { tickMs?: num
   }, tickMs);
   timer.unref();
 
-  ctx.extras[WORKERS_KEY] = {
+  ctx.resources.refreshScheduler = {
     async stop() {
       stopped = true;
       clearInterval(timer);
-      await ctx.queue.offWork(REFRESH_JOB, { id: workId, wait: true }).catch(() => {});
       await running;
     },
-  } satisfies Workers;
+  };
 }
 
-export async function stopTrackingWorkers(ctx: AppContext): Promise<void> {
-  const w = ctx.extras[WORKERS_KEY] as Workers | undefined;
+export async function stopRefreshScheduler(ctx: AppContext): Promise<void> {
+  const w = ctx.resources.refreshScheduler;
   if (!w) return;
-  delete ctx.extras[WORKERS_KEY];
+  delete ctx.resources.refreshScheduler;
   await w.stop();
 }

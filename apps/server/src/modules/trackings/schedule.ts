@@ -1,5 +1,5 @@
 import type { TrackingStatus } from '@shiptrail/contract';
-import { sandboxPollIntervalMs } from '../../sandbox/journeys.ts';
+import { sandboxPollIntervalMs } from '../carriers/carriers.service.ts';
 
 // When to ask the carrier again (docs/trackings.md "Refresh schedule"). Real carriers: parcels near the
 // door change fast, labels that were just printed change slowly, and quotas are small (USPS 60/hour).

@@ -187,3 +187,9 @@ export async function findUserIdByUid(db: Queryable, uid: string): Promise<strin
   const [u] = await db.select({ id: users.id }).from(users).where(eq(users.uid, uid)).limit(1);
   return u?.id;
 }
+
+/** Extend a batch's claim: only rows still holding the lease `current` (not applied yet, not taken over). */
+export async function renewLease(db: Queryable, ids: string[], current: Date, next: Date): Promise<void> {
+  if (ids.length === 0) return;
+  await db.update(trackings).set({ nextCheckAt: next }).where(and(inArray(trackings.id, ids), eq(trackings.nextCheckAt, current)));
+}

@@ -4,8 +4,7 @@ import { addTrackingRequest, detectRequest, listTrackingsQuery, updateTrackingRe
 import type { AppContext } from '../../context.ts';
 import { badRequest } from '../../lib/errors.ts';
 import { parse, success } from '../../lib/http.ts';
-import { userOf } from '../accounts/auth.ts';
-import { ensureRefreshQueue } from './refresh.ts';
+import { userOf } from '../accounts/auth.plugin.ts';
 import * as svc from './trackings.service.ts';
 
 const MAX_CSV_BYTES = 2 * 1024 * 1024;
@@ -13,8 +12,6 @@ const MAX_CSV_BYTES = 2 * 1024 * 1024;
 /** Registered inside this plugin only: multipart and text/csv bodies are accepted by the trackings routes, nowhere else. */
 export async function trackingRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   const auth = { preHandler: app.requireAuth };
-  // The API role enqueues refresh jobs; pg-boss needs the queue to exist before the first send.
-  await ensureRefreshQueue(ctx);
   await app.register(multipart, { limits: { fileSize: MAX_CSV_BYTES, files: 1, fields: 10 } });
   app.addContentTypeParser(['text/csv', 'text/plain'], { parseAs: 'string', bodyLimit: MAX_CSV_BYTES }, (_req, body, done) => done(null, body));
 

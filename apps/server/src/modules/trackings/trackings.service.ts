@@ -19,16 +19,17 @@ import {
 } from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
 import type { Tx } from '../../db/client.ts';
-import { inTx } from '../../jobs/queue.ts';
 import { AppError, badRequest, conflict, notFound, tooMany } from '../../lib/errors.ts';
 import { sha256 } from '../../lib/crypto.ts';
 import { success } from '../../lib/http.ts';
 import type { UserRow } from '../accounts/accounts.repository.ts';
-import { charge } from '../billing/ledger.ts';
-import { CarrierDetectError, detectCarriers, normalizeTrackingNumber, resolveCourier, UNKNOWN_FORMAT_MESSAGE } from '../carriers/detect.ts';
-import { carriersOf } from './carriers-runtime.ts';
+import { charge } from '../billing/billing.service.ts';
+import { CarrierDetectError, detectCarriers, normalizeTrackingNumber, resolveCourier, UNKNOWN_FORMAT_MESSAGE } from '../carriers/carriers.service.ts';
+import { carriersOf } from '../carriers/carriers.service.ts';
 import { recordStatusChange } from './events.ts';
-import { LEASE_MS, REFRESH_JOB, type RefreshJobPayload } from './refresh.ts';
+import { LEASE_MS } from './refresh.ts';
+import { refreshJob } from './trackings.jobs.ts';
+import { enqueue } from '../../jobs/define.ts';
 import { isFinal } from './schedule.ts';
 import * as repo from './trackings.repository.ts';
 import { checkpointFromJson, checkpointJson, fingerprint, publicView, trackingView } from './views.ts';
@@ -92,7 +93,7 @@ async function addInTx(ctx: AppContext, tx: Tx, user: UserRow, input: AddInput, 
     createdAt: now,
     updatedAt: now,
   });
-  await ctx.queue.send(REFRESH_JOB, { v: 1, trackingIds: [id] } satisfies RefreshJobPayload, { ...inTx(tx), retryLimit: 3 } as never);
+  await enqueue(ctx, refreshJob, { v: 1, trackingIds: [id] }, { tx });
   return row;
 }
 
@@ -366,7 +367,7 @@ export async function refreshNow(ctx: AppContext, user: UserRow, rawTid: string)
   const now = ctx.now();
   const claimed = await ctx.db.transaction(async (tx) => {
     const row = await repo.claimManualRefresh(tx, t.id, now, MANUAL_REFRESH_GAP_MS, new Date(now.getTime() + LEASE_MS));
-    if (row) await ctx.queue.send(REFRESH_JOB, { v: 1, trackingIds: [t.id] } satisfies RefreshJobPayload, { ...inTx(tx), retryLimit: 3 } as never);
+    if (row) await enqueue(ctx, refreshJob, { v: 1, trackingIds: [t.id] }, { tx });
     return row;
   });
   if (!claimed) {

@@ -28,8 +28,8 @@ import {
 import { Link, NavLink, Outlet, useLocation, useNavigate } from 'react-router';
 import { Logo } from '../../components/logo';
 import { accountNav } from '../../config/account-nav';
-import { useUserInfo } from '../../features/account/api/get-user-info';
-import { logout } from '../../features/account/api/logout';
+import { useUserInfo } from '../../lib/user-info';
+import { logout } from '../../lib/logout';
 import { endSession } from '../../lib/start-session';
 import { money } from '../../lib/format';
 import { toastSuccess } from '../../lib/notify';

@@ -1,7 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { request } from '../../../lib/api-client';
 import { useApiMutation } from '../../../lib/use-api-mutation';
-import { userInfoKey } from './get-user-info';
+import { userInfoKey } from '../../../lib/user-info';
 
 export const dismissAlert = (id: string) =>
   request<unknown>(`/v1/user/alerts/dismiss/${encodeURIComponent(id)}`, { method: 'POST', body: {} });

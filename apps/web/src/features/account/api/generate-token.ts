@@ -1,7 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { request } from '../../../lib/api-client';
 import { useApiMutation } from '../../../lib/use-api-mutation';
-import { userInfoKey } from './get-user-info';
+import { userInfoKey } from '../../../lib/user-info';
 
 export const generateToken = () => request<{ token: string }>('/v1/user/general/generatenewtoken', { method: 'POST', body: {} });
 

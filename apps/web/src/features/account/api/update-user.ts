@@ -2,7 +2,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { dropEmptyStrings, type UpdateRequest, type UserInfo } from '@shiptrail/contract';
 import { request } from '../../../lib/api-client';
 import { useApiMutation } from '../../../lib/use-api-mutation';
-import { storeUserInfo } from './get-user-info';
+import { storeUserInfo } from '../../../lib/user-info';
 
 // Empty strings are dropped from settings before saving (spec §5).
 export const updateUser = (body: UpdateRequest) =>

@@ -1,7 +1,7 @@
 import { ActionIcon, Alert as MAlert, Badge, Group, Paper, Stack, Tabs, Text, Tooltip } from '@mantine/core';
 import type { Alert } from '@shiptrail/contract';
 import { IconCircleCheck, IconX } from '@tabler/icons-react';
-import { useUserInfo } from '../api/get-user-info';
+import { useUserInfo } from '../../../lib/user-info';
 import { useDismissAlert } from '../api/dismiss-alert';
 import { PageHeader } from '../../../components/page-header';
 import { formatDateTime } from '../../../lib/format';

@@ -2,7 +2,7 @@ import { Anchor, Button, Card, ColorSwatch, Grid, Group, Paper, SimpleGrid, Skel
 import { DASHBOARD_STATUS_ORDER, STATUS_LABELS } from '@shiptrail/contract';
 import { IconArrowRight, IconChartBar, IconCoin, IconPlus, IconWallet } from '@tabler/icons-react';
 import { Link } from 'react-router';
-import { useUserInfo } from '../api/get-user-info';
+import { useUserInfo } from '../../../lib/user-info';
 import { StatusDoughnut } from '../components/status-doughnut';
 import { VerifyEmailBanner } from '../components/verify-email-banner';
 import { PageHeader } from '../../../components/page-header';

@@ -4,7 +4,7 @@ import { MSG, normalizeUsPhone, type UserInfo } from '@shiptrail/contract';
 import { IconCreditCard, IconConfetti } from '@tabler/icons-react';
 import { useState } from 'react';
 import { Link } from 'react-router';
-import { useUserInfo } from '../api/get-user-info';
+import { useUserInfo } from '../../../lib/user-info';
 import { useUpdateUser } from '../api/update-user';
 import {
   NotificationChannels,

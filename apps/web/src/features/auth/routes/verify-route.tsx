@@ -3,7 +3,7 @@ import { IconCircleCheck, IconCircleX } from '@tabler/icons-react';
 import { useEffect, useRef, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { verifyEmail } from '../api/verify-email';
-import { logout } from '../../account/api/logout';
+import { logout } from '../../../lib/logout';
 import { endSession, startSession } from '../../../lib/start-session';
 import { getSession } from '../../../lib/session';
 

@@ -13,7 +13,7 @@ import type { Tracking } from '../api/types';
 import { TrackingTable } from '../components/tracking-table';
 import { TrackingPanel } from '../components/tracking-panel';
 import { PageHeader } from '../../../components/page-header';
-import { useUserInfo } from '../../account/api/get-user-info';
+import { useUserInfo } from '../../../lib/user-info';
 
 // The forms (and the contract's zod schemas) load when a modal first opens, keeping the list page light.
 const AddTrackingModal = lazy(() => import('../components/add-tracking-modal').then((m) => ({ default: m.AddTrackingModal })));

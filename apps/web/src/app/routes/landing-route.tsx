@@ -2,24 +2,24 @@ import { Box, Container } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
 import { Navigate, useLocation, useNavigate, useParams } from 'react-router';
-import { HeroSection } from '../components/hero-section';
-import { FeaturesSection } from '../components/features-section';
-import { PricingSection } from '../components/pricing-section';
-import type { AuthTab } from '../components/auth-section';
-import { usePricing } from '../api/get-pricing';
-import type { GoogleCodeBody } from '../../auth/api/google-login';
-import { useSession } from '../../../lib/session';
-import { useUserInfo } from '../../account/api/get-user-info';
-import { PageLoader } from '../../../components/page-loader';
-import { timeZone } from '../../../lib/format';
+import { HeroSection } from '../../features/landing/components/hero-section';
+import { FeaturesSection } from '../../features/landing/components/features-section';
+import { PricingSection } from '../../features/landing/components/pricing-section';
+import type { AuthTab } from '../../features/auth/components/auth-section';
+import { usePricing } from '../../features/landing/api/get-pricing';
+import type { GoogleCodeBody } from '../../features/auth/api/google-login';
+import { useSession } from '../../lib/session';
+import { useUserInfo } from '../../lib/user-info';
+import { PageLoader } from '../../components/page-loader';
+import { timeZone } from '../../lib/format';
 
 // Below the fold or behind a click: the forms (with the contract's zod schemas) and the modals load after
 // the first paint, which keeps the landing page's initial JavaScript small.
-const AuthSection = lazy(() => import('../components/auth-section').then((m) => ({ default: m.AuthSection })));
-const VideoModal = lazy(() => import('../components/video-modal').then((m) => ({ default: m.VideoModal })));
-const TermsModal = lazy(() => import('../components/terms-modal').then((m) => ({ default: m.TermsModal })));
+const AuthSection = lazy(() => import('../../features/auth/components/auth-section').then((m) => ({ default: m.AuthSection })));
+const VideoModal = lazy(() => import('../../features/landing/components/video-modal').then((m) => ({ default: m.VideoModal })));
+const TermsModal = lazy(() => import('../../features/landing/components/terms-modal').then((m) => ({ default: m.TermsModal })));
 const GoogleReturnPanel = lazy(() =>
-  import('../../auth/components/google-return-panel').then((m) => ({ default: m.GoogleReturnPanel })),
+  import('../../features/auth/components/google-return-panel').then((m) => ({ default: m.GoogleReturnPanel })),
 );
 
 const SECTION_HASHES = ['#tab-login', '#tab-register', '#features', '#pricing'];

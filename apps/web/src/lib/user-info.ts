@@ -1,7 +1,7 @@
 import { queryOptions, useQuery, type QueryClient } from '@tanstack/react-query';
 import type { UserInfo } from '@shiptrail/contract';
-import { requestPayload } from '../../../lib/api-client';
-import { getSession, setVersion, useSession } from '../../../lib/session';
+import { requestPayload } from './api-client';
+import { getSession, setVersion, useSession } from './session';
 
 export const userInfoKey = ['user-info'] as const;
 

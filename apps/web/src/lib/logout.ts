@@ -1,4 +1,4 @@
-import { request } from '../../../lib/api-client';
+import { request } from './api-client';
 
 /** Best effort: the local session is cleared whatever the server says. */
 export async function logout() {

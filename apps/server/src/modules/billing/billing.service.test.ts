@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, signUp, type TestEnv } from '../../../test/helpers.ts';
-import { balanceCents } from '../accounts/accounts.repository.ts';
-import { charge, credit, InsufficientBalanceError } from './ledger.ts';
+import { balanceCents, charge, credit, InsufficientBalanceError } from './billing.service.ts';
 
 describe('ledger', () => {
   let env: TestEnv;

@@ -1,6 +1,6 @@
 import { and, eq, inArray, min } from 'drizzle-orm';
-import type { Queryable } from '../db/client.ts';
-import { checkpoints, trackings } from '../db/schema.ts';
+import type { Queryable } from '../../../db/client.ts';
+import { checkpoints, trackings } from '../../../db/schema.ts';
 import type { JourneyStartLookup } from './carrier-sandbox.ts';
 
 /**

@@ -85,16 +85,14 @@ export function createSmsGateway(config: Config, db: Db, log: FastifyBaseLogger)
   return outboxGateway(db, log);
 }
 
-const KEY = 'sms';
-/** The gateway bootstrap put on ctx.extras (created on first use if a caller built ctx by hand). */
+/** The gateway bootstrap put on the context (created on first use if a caller built the context by hand). */
 export function smsGateway(ctx: AppContext): SmsGateway {
-  let g = ctx.extras[KEY] as SmsGateway | undefined;
-  if (!g) {
-    g = createSmsGateway(ctx.config, ctx.db, ctx.log);
-    ctx.extras[KEY] = g;
-  }
-  return g;
+  return (ctx.resources.sms ??= createSmsGateway(ctx.config, ctx.db, ctx.log));
+}
+/** At start-up, in every role: Twilio when configured, otherwise the dev outbox. */
+export function setupSms(ctx: AppContext): void {
+  ctx.resources.sms = createSmsGateway(ctx.config, ctx.db, ctx.log);
 }
 export function setSmsGateway(ctx: AppContext, g: SmsGateway) {
-  ctx.extras[KEY] = g;
+  ctx.resources.sms = g;
 }

@@ -1,9 +1,8 @@
-import { and, eq, sql } from 'drizzle-orm';
-
 import type { Queryable, Tx } from '../../db/client.ts';
-import { ledgerEntries, users } from '../../db/schema.ts';
 import { AppError } from '../../lib/errors.ts';
-import { balanceCents } from '../accounts/accounts.repository.ts';
+import * as repo from './billing.repository.ts';
+
+export { balanceCents, spentCents } from './billing.repository.ts';
 
 export type LedgerKind = 'signup_bonus' | 'tracking' | 'sms' | 'topup' | 'referral_reward' | 'promo' | 'refund';
 
@@ -19,12 +18,7 @@ export class InsufficientBalanceError extends AppError {
  */
 export async function credit(db: Queryable, userId: string, cents: number, kind: LedgerKind, ref: string, description = ''): Promise<boolean> {
   if (cents <= 0) throw new Error('credit must be positive');
-  const r = await db
-    .insert(ledgerEntries)
-    .values({ userId, amountCents: cents, kind, ref, description })
-    .onConflictDoNothing()
-    .returning({ id: ledgerEntries.id });
-  return r.length > 0;
+  return repo.insertEntryOnce(db, { userId, amountCents: cents, kind, ref, description });
 }
 
 /**
@@ -34,25 +28,9 @@ export async function credit(db: Queryable, userId: string, cents: number, kind:
  */
 export async function charge(tx: Tx, userId: string, cents: number, kind: LedgerKind, ref: string, description = ''): Promise<boolean> {
   if (cents <= 0) throw new Error('charge must be positive');
-  await tx.execute(sql`select 1 from ${users} where ${users.id} = ${userId} for update`);
-  const [dup] = await tx
-    .select({ id: ledgerEntries.id })
-    .from(ledgerEntries)
-    .where(and(eq(ledgerEntries.userId, userId), eq(ledgerEntries.kind, kind), eq(ledgerEntries.ref, ref)))
-    .limit(1);
-  if (dup) return false;
-  const balance = await balanceCents(tx, userId);
+  await repo.lockAccount(tx, userId);
+  if (await repo.entryExists(tx, userId, kind, ref)) return false;
+  const balance = await repo.balanceCents(tx, userId);
   if (balance < cents) throw new InsufficientBalanceError(balance, cents);
-  await tx.insert(ledgerEntries).values({ userId, amountCents: -cents, kind, ref, description });
-  return true;
+  return repo.insertEntryOnce(tx, { userId, amountCents: -cents, kind, ref, description });
 }
-
-/** What the account has spent on the service (tracking and SMS charges, net of refunds), in cents. */
-export async function spentCents(db: Queryable, userId: string): Promise<number> {
-  const [r] = await db
-    .select({ sum: sql<string>`coalesce(-sum(${ledgerEntries.amountCents}) filter (where ${ledgerEntries.kind} in ('tracking','sms','refund')), 0)` })
-    .from(ledgerEntries)
-    .where(eq(ledgerEntries.userId, userId));
-  return Number(r?.sum ?? 0);
-}
-

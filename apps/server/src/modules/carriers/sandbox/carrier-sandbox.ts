@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import Fastify from 'fastify';
-import { normalizeTrackingNumber } from '../modules/carriers/detect.ts';
+import { normalizeTrackingNumber } from '../detect.ts';
 import { journeyFor, reachedSteps, journeyDurationMs } from './journeys.ts';
 import {
   canadaPostMessage,

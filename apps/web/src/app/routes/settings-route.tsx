@@ -1,15 +1,16 @@
 import { Tabs } from '@mantine/core';
 import { IconBell, IconCreditCard, IconKey, IconReceipt, IconUser } from '@tabler/icons-react';
 import { useNavigate, useParams } from 'react-router';
-import { useUserInfo } from '../api/get-user-info';
-import { ProfileForm } from '../components/settings/profile-form';
-import { PasswordForm } from '../components/settings/password-form';
-import { ThemePicker } from '../components/settings/theme-picker';
-import { ApiKeyPanel } from '../components/settings/api-key-panel';
-import { TriggersPanel } from '../components/settings/triggers-panel';
-import { BillingPlaceholder } from '../components/settings/billing-placeholder';
-import { PageHeader } from '../../../components/page-header';
-import { PageLoader } from '../../../components/page-loader';
+import { useUserInfo } from '../../lib/user-info';
+import { ProfileForm } from '../../features/account/components/settings/profile-form';
+import { PasswordForm } from '../../features/account/components/settings/password-form';
+import { ThemePicker } from '../../features/account/components/settings/theme-picker';
+import { ApiKeyPanel } from '../../features/account/components/settings/api-key-panel';
+import { TriggersPanel } from '../../features/account/components/settings/triggers-panel';
+import { WebhookPanel } from '../../features/notifications/components/webhook-panel';
+import { BillingPlaceholder } from '../../features/account/components/settings/billing-placeholder';
+import { PageHeader } from '../../components/page-header';
+import { PageLoader } from '../../components/page-loader';
 
 const TABS = ['profile', 'apiKey', 'triggers', 'payment', 'paymentHistory'] as const;
 type Tab = (typeof TABS)[number];
@@ -67,7 +68,7 @@ export default function SettingsRoute() {
           <ApiKeyPanel info={data} />
         </Tabs.Panel>
         <Tabs.Panel value="triggers">
-          <TriggersPanel info={data} subTab={subTab} onSubTab={(s) => go('triggers', s)} />
+          <TriggersPanel info={data} subTab={subTab} onSubTab={(s) => go('triggers', s)} webhooks={<WebhookPanel info={data} />} />
         </Tabs.Panel>
         <Tabs.Panel value="payment">
           <BillingPlaceholder title="Payment method" balance={data.profile.balance} />

@@ -1,9 +1,9 @@
 import { Box, Container, Grid, List, Paper, Stack, Tabs, Text, ThemeIcon, Title } from '@mantine/core';
 import { IconCheck } from '@tabler/icons-react';
 import { useEffect } from 'react';
-import { LoginForm } from '../../auth/components/login-form';
-import { RegisterForm } from '../../auth/components/register-form';
-import { RecoverForm } from '../../auth/components/recover-form';
+import { LoginForm } from './login-form';
+import { RegisterForm } from './register-form';
+import { RecoverForm } from './recover-form';
 import { money } from '../../../lib/format';
 
 export type AuthTab = 'login' | 'register' | 'recover';

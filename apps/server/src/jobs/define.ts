@@ -1,0 +1,59 @@
+import { randomUUID } from 'node:crypto';
+import type { z } from 'zod';
+import type { Job, JobOptions, QueueOptions, WorkOptions } from 'pg-boss';
+import type { AppContext } from '../context.ts';
+import type { Tx } from '../db/client.ts';
+import { inTx } from './queue.ts';
+
+/**
+ * One kind of job, declared in its feature's `<feature>.jobs.ts`: the queue's name, a versioned payload
+ * schema, the queue's policy and the batch handler the worker role runs. Handlers are idempotent: a job may
+ * run again after a crash or a retry (ARCHITECTURE §3).
+ */
+export interface JobDefinition<P extends { v: number } = { v: number }> {
+  /** The queue: `<feature>-<action>`, kebab-case. */
+  readonly name: string;
+  /** Every payload carries `v`: a new shape gets a new version and both are handled while old jobs drain. */
+  readonly payload: z.ZodType<P>;
+  /** Retries, backoff and expiry of the queue and of each job sent to it. */
+  options(ctx: AppContext): QueueOptions & JobOptions;
+  /** How the worker role takes jobs of this queue. */
+  workOptions(ctx: AppContext): WorkOptions;
+  /** Handle a batch; what it returns settles the jobs as pg-boss's work() documents. */
+  handle(ctx: AppContext, jobs: Array<Job<unknown>>): Promise<unknown>;
+}
+
+export const defineJob = <P extends { v: number }>(def: JobDefinition<P>): JobDefinition<P> => def;
+
+/**
+ * Create the queue and warm pg-boss's queue cache. On PGlite a cache miss inside a transaction (enqueue with
+ * `tx`) would query through the queue's own connection, which waits for that transaction: a deadlock. So every
+ * queue is created and looked up once at start-up, in every role.
+ */
+export async function ensureQueue(ctx: AppContext, def: JobDefinition<any>): Promise<void> {
+  const o = def.options(ctx);
+  const policy = { retryLimit: o.retryLimit, retryDelay: o.retryDelay, retryBackoff: o.retryBackoff, retryDelayMax: o.retryDelayMax, expireInSeconds: o.expireInSeconds };
+  // pg-boss refuses a key that is present but undefined.
+  await ctx.queue.createQueue(def.name, Object.fromEntries(Object.entries(policy).filter(([, v]) => v !== undefined)));
+  await ctx.queue.getJobById(def.name, randomUUID());
+}
+
+/** Enqueue a job; with `tx` the job row is written in that transaction, so it exists iff the transaction commits. */
+export async function enqueue<P extends { v: number }>(
+  ctx: AppContext,
+  def: JobDefinition<P>,
+  payload: P,
+  opts: { tx?: Tx; startAfter?: Date } = {},
+): Promise<string | null> {
+  return ctx.queue.send(def.name, def.payload.parse(payload) as object, {
+    ...def.options(ctx),
+    ...(opts.startAfter ? { startAfter: opts.startAfter } : {}),
+    ...(opts.tx ? inTx(opts.tx) : {}),
+  });
+}
+
+/** Start taking jobs of this kind (the worker role). */
+export async function work(ctx: AppContext, def: JobDefinition<any>): Promise<string> {
+  // pg-boss types work() per option set (metadata, per-job results); the definition owns that pairing.
+  return ctx.queue.work(def.name, def.workOptions(ctx) as never, ((jobs: Array<Job<unknown>>) => def.handle(ctx, jobs)) as never);
+}

@@ -1,0 +1,27 @@
+import type { AppContext } from '../context.ts';
+import { emailJob, smsJob, webhookJob } from '../modules/notifications/notifications.jobs.ts';
+import { startRefreshScheduler } from '../modules/trackings/refresh.ts';
+import { refreshJob } from '../modules/trackings/trackings.jobs.ts';
+import { ensureQueue, work, type JobDefinition } from './define.ts';
+
+/**
+ * Every kind of job, above the modules that define them (each in its `<feature>.jobs.ts`). Queue names are
+ * `<feature>-<action>`. A new feature adds its definitions here.
+ */
+export const JOBS: ReadonlyArray<JobDefinition<any>> = [refreshJob, emailJob, smsJob, webhookJob];
+
+/** Every role: the queues exist (and are in pg-boss's cache) before anything enqueues inside a transaction. */
+export async function setupQueues(ctx: AppContext): Promise<void> {
+  for (const job of JOBS) await ensureQueue(ctx, job);
+}
+
+/** Take jobs of the given kinds (all by default). */
+export async function startJobWorkers(ctx: AppContext, jobs: ReadonlyArray<JobDefinition<any>> = JOBS): Promise<void> {
+  for (const job of jobs) await work(ctx, job);
+}
+
+/** The worker role: every job handler, and the refresh scheduler loop. */
+export async function startWorkers(ctx: AppContext): Promise<void> {
+  await startJobWorkers(ctx);
+  await startRefreshScheduler(ctx);
+}

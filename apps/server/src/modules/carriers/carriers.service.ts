@@ -1,0 +1,50 @@
+import type { AppContext } from '../../context.ts';
+import { carrierConfig, createCarrierClient, hasCredentials, type CarrierClient } from './carriers.ts';
+import { COURIER_SLUGS } from './types.ts';
+import { startCarrierSandbox } from './sandbox/carrier-sandbox.ts';
+import { journeyStartFromCheckpoints } from './sandbox/journey-start.ts';
+
+// The carrier wing's public face: other modules reach carriers only through this file (the boundary lint
+// rule holds it). The carrier client (and the built-in sandbox when a carrier has no credentials) live on
+// the context so the API role (detect, "sandbox" flags) and the worker role (refresh engine) share one instance.
+
+export { CarrierDetectError, detectCarriers, normalizeTrackingNumber, resolveCourier, UNKNOWN_FORMAT_MESSAGE } from './detect.ts';
+export { COURIER_SLUGS, isCourierSlug } from './types.ts';
+export type { CourierSlug, TrackResult, TrackSuccess, TrackFailure, NormalizedCheckpoint, CarrierErrorKind } from './types.ts';
+export type { CarrierClient } from './carriers.ts';
+export { sandboxPollIntervalMs } from './sandbox/journeys.ts';
+
+export interface CarrierRuntime {
+  client: CarrierClient;
+  sandbox: { url: string; close(): Promise<void> } | null;
+  pace: number;
+}
+
+/** Start the carrier sandbox if any carrier lacks credentials, create the client, keep both on the context. */
+export async function setupCarriers(ctx: AppContext): Promise<void> {
+  const own = carrierConfig(ctx.config);
+  const needSandbox = COURIER_SLUGS.some((c) => !hasCredentials(own, c));
+  const sandbox = needSandbox
+    ? await startCarrierSandbox({ port: ctx.config.CARRIER_SANDBOX_PORT, host: '127.0.0.1', pace: ctx.config.CARRIER_SANDBOX_PACE, now: () => ctx.now().getTime(), journeyStart: journeyStartFromCheckpoints(ctx.db) })
+    : null;
+  const client = createCarrierClient(sandbox ? { ...own, sandboxUrl: sandbox.url } : own);
+  ctx.resources.carriers = { client, sandbox, pace: ctx.config.CARRIER_SANDBOX_PACE };
+}
+
+export async function closeCarriers(ctx: AppContext): Promise<void> {
+  const rt = ctx.resources.carriers;
+  if (!rt) return;
+  delete ctx.resources.carriers;
+  rt.client.close?.();
+  await rt.sandbox?.close();
+}
+
+function runtimeOf(ctx: AppContext): CarrierRuntime {
+  const rt = ctx.resources.carriers;
+  if (!rt) throw new Error('carrier client not set up: bootstrap calls setupCarriers(ctx)');
+  return rt;
+}
+
+export const carriersOf = (ctx: AppContext): CarrierClient => runtimeOf(ctx).client;
+export const sandboxUrlOf = (ctx: AppContext): string | null => runtimeOf(ctx).sandbox?.url ?? null;
+export const sandboxPaceOf = (ctx: AppContext): number => runtimeOf(ctx).pace;

@@ -1,0 +1,72 @@
+import { z } from 'zod';
+import type { JobResult, JobWithMetadata } from 'pg-boss';
+import type { NotificationChannel } from '@shiptrail/contract';
+import type { AppContext } from '../../context.ts';
+import { defineJob, type JobDefinition } from '../../jobs/define.ts';
+import { deliverEmail, deliverSms, deliverWebhook } from './delivery.ts';
+import { tuning } from './tuning.ts';
+
+/**
+ * One queue per channel, each with its own retry policy and concurrency. `attempt` is the webhook attempt a
+ * job performs: a job whose attempt is behind the notification's count is a stale duplicate and does nothing.
+ */
+const notifyPayload = z.object({ v: z.literal(1), notificationId: z.uuid(), attempt: z.number().int().min(0).default(0) });
+export type NotifyJob = z.infer<typeof notifyPayload>;
+
+/**
+ * Run a batch concurrently and settle each job on its own (perJobResults): one failing delivery is
+ * retried alone, the others complete. Batches keep a busy queue from waiting a poll interval per job.
+ */
+async function settleEach(jobs: Array<JobWithMetadata<unknown>>, run: (job: JobWithMetadata<unknown>) => Promise<void>): Promise<JobResult[]> {
+  return Promise.all(
+    jobs.map(async (job): Promise<JobResult> => {
+      try {
+        await run(job);
+        return { id: job.id, status: 'completed' };
+      } catch (err) {
+        return { id: job.id, status: 'failed', output: { message: err instanceof Error ? err.message : String(err) } };
+      }
+    }),
+  );
+}
+
+const workOptions = (ctx: AppContext) => ({
+  pollingIntervalSeconds: ctx.config.QUEUE_POLL_SECONDS,
+  batchSize: 16,
+  burstWhenBatchFull: true,
+  includeMetadata: true as const,
+  perJobResults: true as const,
+});
+const info = (job: { retryCount: number; retryLimit: number }) => ({ retryCount: job.retryCount, retryLimit: job.retryLimit });
+/** Email and SMS: pg-boss retries temporary provider failures with exponential backoff. */
+const providerOptions = (ctx: AppContext) => {
+  const t = tuning(ctx);
+  return { retryLimit: t.providerRetryLimit, retryDelay: t.providerRetryDelaySeconds, retryBackoff: true, retryDelayMax: t.providerRetryDelayMaxSeconds, expireInSeconds: 120 };
+};
+
+export const emailJob = defineJob({
+  name: 'notify-email',
+  payload: notifyPayload,
+  options: providerOptions,
+  workOptions,
+  handle: (ctx, jobs) => settleEach(jobs as Array<JobWithMetadata<unknown>>, (job) => deliverEmail(ctx, notifyPayload.parse(job.data).notificationId, info(job))),
+});
+
+export const smsJob = defineJob({
+  name: 'notify-sms',
+  payload: notifyPayload,
+  options: providerOptions,
+  workOptions,
+  handle: (ctx, jobs) => settleEach(jobs as Array<JobWithMetadata<unknown>>, (job) => deliverSms(ctx, notifyPayload.parse(job.data).notificationId, info(job))),
+});
+
+/** Webhooks follow our own retry schedule (delivery.ts, so Retry-After is honoured); pg-boss retries only unexpected errors. */
+export const webhookJob = defineJob({
+  name: 'notify-webhook',
+  payload: notifyPayload,
+  options: (ctx) => ({ retryLimit: 3, retryDelay: tuning(ctx).providerRetryDelaySeconds, retryBackoff: true, expireInSeconds: 120 }),
+  workOptions: (ctx) => ({ ...workOptions(ctx), localConcurrency: 2 }),
+  handle: (ctx, jobs) => settleEach(jobs as Array<JobWithMetadata<unknown>>, (job) => deliverWebhook(ctx, notifyPayload.parse(job.data))),
+});
+
+export const notifyJobs: Record<NotificationChannel, JobDefinition<NotifyJob>> = { email: emailJob, sms: smsJob, webhook: webhookJob };
