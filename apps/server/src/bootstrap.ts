@@ -1,7 +1,7 @@
 import pino, { type Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
-import { openDatabase } from './db/client.ts';
+import { openDatabase, type OpenOptions } from './db/client.ts';
 import { createQueue } from './jobs/queue.ts';
 import { createMailer } from './modules/mail/mailer.ts';
 import { LOG_REDACT } from './app.ts';
@@ -17,8 +17,8 @@ export function createLogger(config: Pick<Config, 'LOG_LEVEL'>): Logger {
  * Open the database (migrations applied), the queue and the mailer: everything both roles share.
  * Features attach their own resources (carrier client, SMS gateway, ...) in `ctx.extras` via `features`.
  */
-export async function createContext(config: Config, log: Logger = createLogger(config)): Promise<AppContext> {
-  const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.dataDir });
+export async function createContext(config: Config, log: Logger = createLogger(config), opts: Pick<OpenOptions, 'pglite'> = {}): Promise<AppContext> {
+  const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.dataDir, pglite: opts.pglite });
   const queue = await createQueue(database);
   const mailer = createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, db: database.db, log });
   const ctx: AppContext = { config, database, db: database.db, queue, mailer, log, now: () => new Date(), extras: {} };
