@@ -2,7 +2,7 @@ import pino, { type Logger } from 'pino';
 import pretty from 'pino-pretty';
 import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
-import { openDatabase } from './db/client.ts';
+import { openDatabase, type OpenOptions } from './db/client.ts';
 import { createQueue } from './jobs/queue.ts';
 import { createMailer } from './modules/mail/mailer.ts';
 import { LOG_REDACT } from './app.ts';
@@ -34,8 +34,8 @@ export function createLogger(
  * Open the database (migrations applied), the queue and the mailer: everything both roles share.
  * Features attach their own resources (carrier client, SMS gateway, ...) in `ctx.resources`.
  */
-export async function createContext(config: Config, log: Logger = createLogger(config)): Promise<AppContext> {
-  const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.dataDir });
+export async function createContext(config: Config, log: Logger = createLogger(config), opts: Pick<OpenOptions, 'pglite'> = {}): Promise<AppContext> {
+  const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.dataDir, pglite: opts.pglite });
   const queue = await createQueue(database);
   const mailer = createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, db: database.db, log });
   const ctx: AppContext = { config, database, db: database.db, queue, mailer, log, now: () => new Date(), resources: {} };

@@ -1,4 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type { PGliteOptions } from '@electric-sql/pglite';
+import { inject } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { SMTPServer } from 'smtp-server';
@@ -15,17 +20,47 @@ import { createContext, closeContext, createLogger } from '../src/bootstrap.ts';
  */
 export const onPostgres = !!process.env.TEST_DATABASE_URL;
 
+/**
+ * The migrated template that test/global-setup.ts made for this run ('' when it did not run, e.g. a
+ * helper imported outside Vitest): copying it is much cheaper than migrating a new database.
+ */
+function template(key: 'pgliteTemplate' | 'pgTemplate'): string {
+  try {
+    return inject(key) ?? '';
+  } catch {
+    return '';
+  }
+}
+
 async function freshDatabaseUrl(): Promise<string | undefined> {
   const admin = process.env.TEST_DATABASE_URL;
   if (!admin) return undefined;
   const name = `st_${randomBytes(6).toString('hex')}`;
+  const from = template('pgTemplate');
   const client = new pg.Client({ connectionString: admin });
   await client.connect();
-  await client.query(`create database ${name}`);
+  await client.query(`create database ${name}${from ? ` template ${from}` : ''}`);
   await client.end();
   const u = new URL(admin);
   u.pathname = `/${name}`;
   return u.toString();
+}
+
+// The lib settings do not declare the WebAssembly global; Node has it.
+const wasmApi = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<WebAssembly.Module> } }).WebAssembly;
+
+// Read and compiled once per worker process; every PGlite of the process starts from the same bytes.
+let pgliteStart: Promise<PGliteOptions | undefined> | undefined;
+function pgliteOptions(): Promise<PGliteOptions | undefined> {
+  const file = template('pgliteTemplate');
+  pgliteStart ??= file
+    ? (async () => {
+        const dist = path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
+        const [dump, wasm, data] = await Promise.all([readFile(file), readFile(path.join(dist, 'pglite.wasm')), readFile(path.join(dist, 'pglite.data'))]);
+        return { loadDataDir: new Blob([dump]), pgliteWasmModule: await wasmApi.compile(wasm), fsBundle: new Blob([data]) };
+      })()
+    : Promise.resolve(undefined);
+  return pgliteStart;
 }
 
 export interface TestEnv {
@@ -47,9 +82,10 @@ export async function createTestEnv(env: Record<string, string> = {}): Promise<T
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...env,
   } as NodeJS.ProcessEnv);
-  const ctx = await createContext(config, createLogger(config));
+  const ctx = await createContext(config, createLogger(config), { pglite: databaseUrl ? undefined : await pgliteOptions() });
   const app = await buildApp(ctx);
   await app.ready();
+  giveSignUpsTheirOwnAddress(app);
   return {
     ctx,
     app,
@@ -86,13 +122,40 @@ export async function call<T = any>(
   return { statusCode: res.statusCode, body: res.json(), headers: res.headers };
 }
 
+/**
+ * Sign-up is limited per client address (20 an hour). Each `signUp` comes from an address of its own, so a
+ * test file may sign up as many accounts as it needs; other requests keep app.inject's default address,
+ * so the other per-address limits still apply to them as they would to one client.
+ */
+let signUpAddress: string | undefined;
+let addresses = 0;
+export function nextClientAddress(): string {
+  addresses++;
+  // 198.18.0.0/15 is reserved for benchmarks: it never belongs to a real client.
+  return `198.${18 + ((addresses >> 16) & 1)}.${(addresses >> 8) & 255}.${addresses & 255}`;
+}
+
+function giveSignUpsTheirOwnAddress(app: FastifyInstance) {
+  const original = app.inject.bind(app);
+  app.inject = ((opts?: unknown, cb?: unknown) => {
+    if (signUpAddress && opts && typeof opts === 'object' && !(opts as { remoteAddress?: string }).remoteAddress) {
+      opts = { ...(opts as object), remoteAddress: signUpAddress };
+    }
+    return (original as (o?: unknown, c?: unknown) => unknown)(opts, cb);
+  }) as FastifyInstance['inject'];
+}
+
 let counter = 0;
 /** Sign up a fresh account; returns its session token, API key and profile. */
 export async function signUp(app: FastifyInstance, over: Record<string, unknown> = {}) {
   const email = (over.email as string) ?? `user${Date.now()}${counter++}@example.com`;
-  const res = await call(app, 'POST', '/v1/user/general/signup', {
+  // call() hands its options to app.inject before its first await, so the address applies to this call only.
+  signUpAddress = nextClientAddress();
+  const pending = call(app, 'POST', '/v1/user/general/signup', {
     body: { email, password: 'password123', repassword: 'password123', terms: true, firstName: 'Ada', lastName: 'Lovelace', ...over },
   });
+  signUpAddress = undefined;
+  const res = await pending;
   if (res.statusCode !== 201) throw new Error(`signup failed: ${JSON.stringify(res.body)}`);
   return { email, session: res.body.payload.sessionToken as string, apiKey: res.body.payload.profile.token as string, profile: res.body.payload.profile };
 }

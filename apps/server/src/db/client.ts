@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
@@ -34,6 +34,11 @@ export interface OpenOptions {
   /** Directory for PGlite, or 'memory://' for a throwaway database. */
   dataDir: string;
   poolSize?: number;
+  /**
+   * Extra PGlite options. Tests pass a dump of an already migrated database (`loadDataDir`) and the
+   * compiled WebAssembly module, so each test file skips initdb, the migrations and the compile.
+   */
+  pglite?: PGliteOptions;
 }
 
 /** Open the database and apply the committed migrations (the same files on PGlite and PostgreSQL). */
@@ -45,7 +50,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     return { db, kind: 'postgres', pool, url: opts.databaseUrl, close: () => pool.end() };
   }
   const dir = opts.dataDir === 'memory://' ? undefined : path.join(opts.dataDir, 'pglite');
-  const pglite = new PGlite(dir);
+  const pglite = opts.pglite ? new PGlite(dir, opts.pglite) : new PGlite(dir);
   await pglite.waitReady;
   const db = drizzlePglite(pglite, { schema }) as unknown as Db;
   await migratePglite(drizzlePglite(pglite), { migrationsFolder });

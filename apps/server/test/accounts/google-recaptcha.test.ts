@@ -1,6 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { users } from '../../src/db/schema.ts';
 import { call, createTestEnv, type TestEnv } from '../helpers.ts';
 
 /**
@@ -113,7 +115,13 @@ describe('Google sign-in (authorization code + PKCE) against a local fake provid
     await call(env.app, 'POST', '/v1/user/general/signup', { body: { email: 'owner@example.com', password: 'password1', repassword: 'password1', terms: true, recaptcha: 'human' } });
     const c = await consent('generate-google-auth-url', { sub: 'g-evil', email: 'owner@example.com', email_verified: false });
     const r = await call(env.app, 'POST', '/v1/user/general/login', { body: { code: c.code, state: c.state, recaptcha: 'human' } });
-    expect(r.body.status).toBe('fail');
+    expect(r.body).toMatchObject({ code: 400, status: 'fail', message: 'Google sign-in failed. Please try again.' });
+    expect(r.body.payload?.sessionToken).toBeUndefined();
+    // The password account is untouched: no Google identity on it, and no second account for the address.
+    const rows = await env.ctx.db.select().from(users).where(eq(users.email, 'owner@example.com'));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.googleSub).toBeNull();
+    expect(await env.ctx.db.select().from(users).where(eq(users.googleSub, 'g-evil'))).toEqual([]);
   });
 
   it('verifies reCAPTCHA server-side when RECAPTCHA_SECRET is set', async () => {

@@ -16,6 +16,10 @@ describe('tenant isolation and authentication', () => {
     // Bob cannot change Alice's email by naming it, nor dismiss her alerts.
     const sneaky = await call(env.app, 'POST', '/v1/user/general/update', { token: b.session, body: { profile: { email: a.email, firstName: 'X' } } });
     expect(sneaky.body.status).toBe('fail');
+    // Nothing changed on either side: Alice keeps her address and name, Bob his address.
+    const afterA = (await call(env.app, 'GET', '/v1/user/info', { token: a.session })).body.payload.profile;
+    expect(afterA).toMatchObject({ email: a.email, firstName: 'Alice' });
+    expect((await call(env.app, 'GET', '/v1/user/info', { token: b.session })).body.payload.profile.email).toBe(b.email);
     const { alerts } = await import('../../src/db/schema.ts');
     const userA = (await env.ctx.db.query.users.findFirst({ where: (u, { eq }) => eq(u.email, a.email) }))!;
     const [alert] = await env.ctx.db.insert(alerts).values({ userId: userA.id, group: 'general', name: 'hello', message: 'for Alice' }).returning();

@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { and, count, eq, sql } from 'drizzle-orm';
+import { MSG } from '@shiptrail/contract';
+import { ledgerEntries, users } from '../../src/db/schema.ts';
 import { call, createTestEnv, signUp, type TestEnv } from '../helpers.ts';
 
 // Every validation message of spec §5 for the account forms, through the API.
@@ -43,6 +46,32 @@ describe('validation messages (spec §5)', () => {
     const a = await signUp(env.app);
     const r = await call(env.app, 'POST', '/v1/user/general/signup', { body: { email: a.email.toUpperCase(), password: 'password123', repassword: 'password123', terms: true } });
     expect(r.body).toMatchObject({ code: 409, status: 'fail', message: 'An account with this email already exists' });
+    // One account for the address, holding the one bonus of the first sign-up.
+    const accounts = await env.ctx.db.select({ id: users.id }).from(users).where(sql`lower(${users.email}) = ${a.email.toLowerCase()}`);
+    expect(accounts).toHaveLength(1);
+    const bonuses = await env.ctx.db.select().from(ledgerEntries).where(and(eq(ledgerEntries.userId, accounts[0]!.id), eq(ledgerEntries.kind, 'signup_bonus')));
+    expect(bonuses).toHaveLength(1);
+    const [all] = await env.ctx.db.select({ n: count() }).from(ledgerEntries).where(eq(ledgerEntries.kind, 'signup_bonus'));
+    const [people] = await env.ctx.db.select({ n: count() }).from(users);
+    expect(Number(all!.n)).toBe(Number(people!.n));
+  });
+
+  it('limits sign-ups to 20 an hour from one client address, with the 429 envelope', async () => {
+    const limited = await createTestEnv();
+    try {
+      const from = (remoteAddress: string, i: number) =>
+        limited.app.inject({ method: 'POST', url: '/v1/user/general/signup', remoteAddress, payload: { email: `limit${i}-${remoteAddress}@example.com`, password: 'password123', repassword: 'password123', terms: true } });
+      for (let i = 0; i < 20; i++) expect((await from('203.0.113.7', i)).json().code).toBe(201);
+      const over = await from('203.0.113.7', 20);
+      expect(over.json()).toMatchObject({ code: 429, status: 'fail', message: MSG.tooManyAttempts });
+      expect(Number(over.headers['retry-after'])).toBeGreaterThan(0);
+      const [n] = await limited.ctx.db.select({ n: count() }).from(users).where(sql`${users.email} like ${'limit%-203.0.113.7@example.com'}`);
+      expect(Number(n!.n)).toBe(20);
+      // The limit is per address: another client still signs up.
+      expect((await from('203.0.113.8', 0)).json().code).toBe(201);
+    } finally {
+      await limited.close();
+    }
   });
 
   it('recover', async () => {

@@ -4,8 +4,9 @@ import { notifications } from '../../src/db/schema.ts';
 import { startJobWorkers } from '../../src/jobs/registry.ts';
 import { notifyJobs } from '../../src/modules/notifications/notifications.jobs.ts';
 import { fanOutStatusEvent } from '../../src/modules/notifications/fanout.ts';
+import { QUIET_MS, queuesIdle, quietWindow, waitFor } from '../wait.ts';
 import { call, createTestEnv, eventually, signUp, startSmtp, type SmtpCapture, type TestEnv } from '../helpers.ts';
-import { allTriggers, mailTo, changeStatus, fastTuning, insertTracking, saveSettings, sleep, userRow } from './fixtures.ts';
+import { allTriggers, mailTo, changeStatus, fastTuning, insertTracking, saveSettings, userRow } from './fixtures.ts';
 
 /** Notification mails carry the notification id as Message-ID (account mails do not). */
 const isNotification = (m: { messageId?: string }) => /@shiptrail>$/.test(m.messageId ?? '');
@@ -23,6 +24,7 @@ describe('email notifications over a real SMTP server', () => {
     await env.close();
     await smtp.close();
   });
+  const rowsOf = (userId: string) => env.ctx.db.select().from(notifications).where(eq(notifications.userId, userId));
 
   it('mails the profile address on a ticked trigger, with status, checkpoint and the public link, once', async () => {
     const a = await signUp(env.app);
@@ -51,8 +53,8 @@ describe('email notifications over a real SMTP server', () => {
     await changeStatus(env.ctx, t.id, 'OutForDelivery');
     await changeStatus(env.ctx, t.id, 'Delivered');
     await smtp.waitFor((m) => mailTo(m).includes(a.email) && m.subject?.includes('Delivered') === true);
-    await sleep(1500);
-    expect(smtp.mails.filter((m) => mailTo(m).includes(a.email) && isNotification(m))).toHaveLength(2);
+    await waitFor(async () => (await rowsOf(u.id)).every((r) => r.status === 'sent') && queuesIdle(env.ctx, [notifyJobs.email.name]), { message: 'mails not all sent' });
+    expect(await quietWindow(QUIET_MS, () => smtp.mails.filter((m) => mailTo(m).includes(a.email) && isNotification(m)).length)).toBe(2);
   });
 
   it('enqueues once per (event, channel, recipient) even when fan-out runs twice; a rolled back change sends nothing', async () => {
@@ -64,9 +66,9 @@ describe('email notifications over a real SMTP server', () => {
     const eventId = await changeStatus(env.ctx, t.id, 'InTransit');
     await env.ctx.db.transaction((tx) => fanOutStatusEvent(tx, env.ctx, eventId));
     await smtp.waitFor((m) => mailTo(m).includes('alerts@example.org'));
-    await sleep(1500);
+    await waitFor(() => queuesIdle(env.ctx, [notifyJobs.email.name]), { message: 'email queue still busy' });
+    expect(await quietWindow(QUIET_MS, () => smtp.mails.filter((m) => mailTo(m).includes('alerts@example.org')).length)).toBe(1);
     const mine = smtp.mails.filter((m) => mailTo(m).includes('alerts@example.org'));
-    expect(mine).toHaveLength(1);
     expect(mine[0]!.subject).toContain('In Transit');
     const rows = await env.ctx.db.select().from(notifications).where(eq(notifications.userId, u.id));
     expect(rows).toHaveLength(1);
@@ -85,8 +87,8 @@ describe('email notifications over a real SMTP server', () => {
     expect(m.text).toContain('Sent by Acme Furniture via Shiptrail');
     expect(m.html).toContain('Acme Furniture');
     // The company itself did not tick receive triggers: only the customer got mail.
-    await sleep(1000);
-    expect(smtp.mails.filter((m) => mailTo(m).includes(c.email) && isNotification(m))).toHaveLength(0);
+    await waitFor(async () => (await rowsOf(u.id)).every((r) => r.status === 'sent') && queuesIdle(env.ctx, [notifyJobs.email.name]), { message: 'customer mail not sent' });
+    expect(await quietWindow(QUIET_MS, () => smtp.mails.filter((m) => mailTo(m).includes(c.email) && isNotification(m)).length)).toBe(0);
     const rows = await env.ctx.db.select().from(notifications).where(eq(notifications.userId, u.id));
     expect(rows.map((x) => [x.channel, x.audience, x.recipient])).toEqual([['email', 'send', 'customer@example.net']]);
   });

@@ -5,8 +5,9 @@ import { deliverEmail, deliverSms } from '../../src/modules/notifications/delive
 import type { Faults } from '../../src/modules/notifications/tuning.ts';
 import { startJobWorkers } from '../../src/jobs/registry.ts';
 import { notifyJobs } from '../../src/modules/notifications/notifications.jobs.ts';
+import { QUIET_MS, queuesIdle, quietWindow, waitFor } from '../wait.ts';
 import { call, createTestEnv, eventually, signUp, startSmtp, type SmtpCapture, type TestEnv } from '../helpers.ts';
-import { allTriggers, changeStatus, fastTuning, insertTracking, mailTo, saveSettings, sleep, startFakeTwilio, startReceiver, userRow } from './fixtures.ts';
+import { allTriggers, changeStatus, fastTuning, insertTracking, mailTo, saveSettings, startFakeTwilio, startReceiver, userRow } from './fixtures.ts';
 
 /** A fault that fires once, for one notification: the worker "dies" at that point. */
 function crashOnce(ctx: TestEnv['ctx'], where: keyof Faults) {
@@ -58,21 +59,18 @@ describe('a worker killed mid-delivery loses nothing and sends nothing twice', (
     expect(mid!.acceptedAt).not.toBeNull();
     await deliverEmail(env.ctx, n.id); // the job's retry
     await deliverEmail(env.ctx, n.id);
-    await sleep(500);
-    expect(mailsTo(a.email)).toHaveLength(1);
+    expect(await quietWindow(QUIET_MS, () => mailsTo(a.email).length)).toBe(1);
   });
 
   it('email, handler run by hand: crash before the send, the retry sends exactly once', async () => {
     const { a, n } = await setup({ receiveNotification: { email: { triggers: allTriggers } } }, '1ZFAULTE0002');
     crashOnce(env.ctx, 'beforeSend');
     await expect(deliverEmail(env.ctx, n.id)).rejects.toThrow(/simulated crash/);
-    await sleep(300);
-    expect(mailsTo(a.email)).toHaveLength(0);
+    expect(await quietWindow(QUIET_MS, () => mailsTo(a.email).length)).toBe(0);
     await deliverEmail(env.ctx, n.id);
     await smtp.waitFor((m) => mailTo(m).includes(a.email) && /@shiptrail>$/.test(m.messageId ?? ''));
     await deliverEmail(env.ctx, n.id);
-    await sleep(500);
-    expect(mailsTo(a.email)).toHaveLength(1);
+    expect(await quietWindow(QUIET_MS, () => mailsTo(a.email).length)).toBe(1);
   });
 
   it('SMS, handler run by hand: crash after Twilio accepted → no second SMS and one charge; crash before → sent once, charged once', async () => {
@@ -121,8 +119,8 @@ describe('a worker killed mid-delivery loses nothing and sends nothing twice', (
       await changeStatus(env.ctx, t.id, 'InTransit');
       await eventually(async () => (await env.ctx.db.select().from(notifications).where(eq(notifications.userId, u.id)))[0]?.status === 'delivered', 20_000);
       expect(fired()).toBe(true);
-      await sleep(800);
-      expect(rx.received).toHaveLength(1);
+      await waitFor(() => queuesIdle(env.ctx, [notifyJobs.webhook.name]), { message: 'webhook queue still busy' });
+      expect(await quietWindow(QUIET_MS, () => rx.received.length)).toBe(1);
       expect(rx.received[0]!.verifiedWith).not.toBeNull();
     } finally {
       await rx.close();

@@ -3,9 +3,10 @@ import { and, eq } from 'drizzle-orm';
 import { devOutbox, ledgerEntries, notifications } from '../../src/db/schema.ts';
 import { startJobWorkers } from '../../src/jobs/registry.ts';
 import { notifyJobs } from '../../src/modules/notifications/notifications.jobs.ts';
+import { QUIET_MS, queuesIdle, quietWindow, waitFor } from '../wait.ts';
 import { balanceCents } from '../../src/modules/billing/billing.service.ts';
 import { call, createTestEnv, eventually, signUp, type TestEnv } from '../helpers.ts';
-import { allTriggers, changeStatus, fastTuning, insertTracking, saveSettings, sleep, startFakeTwilio, userRow } from './fixtures.ts';
+import { allTriggers, changeStatus, fastTuning, insertTracking, saveSettings, startFakeTwilio, userRow } from './fixtures.ts';
 
 describe('SMS through a fake Twilio on loopback', () => {
   let env: TestEnv;
@@ -48,9 +49,9 @@ describe('SMS through a fake Twilio on loopback', () => {
     expect(charges).toEqual([expect.objectContaining({ amountCents: -4, ref: n!.id })]);
     // A status that is not ticked costs and sends nothing.
     await changeStatus(env.ctx, t.id, 'Exception');
-    await sleep(1200);
-    expect(twilio.requests.filter((r) => r.body.includes('1ZSMS000001'))).toHaveLength(1);
-    expect(before - (await balanceCents(env.ctx.db, a.user.id))).toBe(4);
+    await waitFor(() => queuesIdle(env.ctx, [notifyJobs.sms.name]), { message: 'sms queue still busy' });
+    const spent = async () => [twilio.requests.filter((r) => r.body.includes('1ZSMS000001')).length, before - (await balanceCents(env.ctx.db, a.user.id))];
+    expect(await quietWindow(QUIET_MS, spent)).toEqual([1, 4]);
   });
 
   it('with too little balance: not sent, skipped_balance, and a payment alert says why', async () => {

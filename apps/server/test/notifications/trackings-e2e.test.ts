@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startJobWorkers } from '../../src/jobs/registry.ts';
 import { notifyJobs } from '../../src/modules/notifications/notifications.jobs.ts';
+import { QUIET_MS, queuesIdle, quietWindow, waitFor } from '../wait.ts';
 import { call, createTestEnv, eventually, signUp, startSmtp, type SmtpCapture, type TestEnv } from '../helpers.ts';
-import { mailTo, saveSettings, sleep, startReceiver } from './fixtures.ts';
+import { mailTo, saveSettings, startReceiver } from './fixtures.ts';
 
 describe('end to end through the trackings module', () => {
   let smtp: SmtpCapture;
@@ -35,10 +36,11 @@ describe('end to end through the trackings module', () => {
       expect(rx.received[0]!.verifiedWith).not.toBeNull();
       expect(rx.received[0]!.json.data).toMatchObject({ status: 'Delivered', tracking: { tid: '1Z5R89390357567127', title: 'Lamp' } });
       // Marking it delivered again is no status change: nothing more.
-      await call(env.app, 'GET', '/v1/trackings/delivered/1Z5R89390357567127', { token: a.session });
-      await sleep(1500);
-      expect(rx.received.filter((r) => r.json.data.status === 'Delivered')).toHaveLength(1);
-      expect(smtp.mails.filter((x) => mailTo(x).includes(a.email) && /Delivered/.test(x.subject ?? ''))).toHaveLength(1);
+      const again = await call(env.app, 'GET', '/v1/trackings/delivered/1Z5R89390357567127', { token: a.session });
+      expect(again.body.code).toBe(200);
+      await waitFor(() => queuesIdle(env.ctx, Object.values(notifyJobs).map((j) => j.name)), { message: 'notification queues still busy' });
+      const sent = () => [rx.received.filter((r) => r.json.data.status === 'Delivered').length, smtp.mails.filter((x) => mailTo(x).includes(a.email) && /Delivered/.test(x.subject ?? '')).length];
+      expect(await quietWindow(QUIET_MS, sent)).toEqual([1, 1]);
     } finally {
       await rx.close();
     }

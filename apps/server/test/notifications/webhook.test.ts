@@ -4,8 +4,9 @@ import { webhookEventSchema } from '@shiptrail/contract';
 import { alerts, notifications, webhookAttempts } from '../../src/db/schema.ts';
 import { startJobWorkers } from '../../src/jobs/registry.ts';
 import { notifyJobs } from '../../src/modules/notifications/notifications.jobs.ts';
+import { QUIET_MS, queuesIdle, quietWindow, waitFor } from '../wait.ts';
 import { call, createTestEnv, eventually, signUp, type TestEnv } from '../helpers.ts';
-import { allTriggers, changeStatus, fastTuning, insertTracking, saveSettings, sleep, startReceiver, userRow } from './fixtures.ts';
+import { allTriggers, changeStatus, fastTuning, insertTracking, saveSettings, startReceiver, userRow } from './fixtures.ts';
 
 describe('webhooks (Standard Webhooks) to a local receiver', () => {
   let env: TestEnv;
@@ -36,8 +37,8 @@ describe('webhooks (Standard Webhooks) to a local receiver', () => {
       await changeStatus(env.ctx, t.id, 'InfoReceived', { status: 'InfoReceived', location: null, message: 'Label created', time: '2026-03-01T09:00:00Z' });
       await changeStatus(env.ctx, t.id, 'InTransit', { status: 'InTransit', location: 'Memphis, TN', message: 'Departed', time: '2026-03-01T12:00:00Z' });
       await eventually(async () => rx.received.length >= 2);
-      await sleep(1000);
-      expect(rx.received).toHaveLength(2);
+      await waitFor(async () => (await rowsOf(a.user.id)).every((r) => r.status === 'delivered') && queuesIdle(env.ctx, [notifyJobs.webhook.name]), { message: 'webhooks not all delivered' });
+      expect(await quietWindow(QUIET_MS, () => rx.received.length)).toBe(2);
       for (const r of rx.received) expect(r.verifiedWith).toBe(a.secret);
       // Deliveries run concurrently, so arrival order is not event order (receivers order by the event's
       // timestamp); pick each event by its status.
@@ -73,8 +74,8 @@ describe('webhooks (Standard Webhooks) to a local receiver', () => {
       expect(rx.received[2]!.id).toBe(first!.id);
       expect(rx.received[2]!.body).toBe(first!.body);
       expect(rx.received[2]!.verifiedWith).toBe(a.secret);
-      await sleep(800);
-      expect(rx.received).toHaveLength(3);
+      await waitFor(() => queuesIdle(env.ctx, [notifyJobs.webhook.name]), { message: 'webhook queue still busy' });
+      expect(await quietWindow(QUIET_MS, () => rx.received.length)).toBe(3);
     } finally {
       await rx.close();
     }
@@ -230,9 +231,8 @@ describe('webhooks (Standard Webhooks) to a local receiver', () => {
       const stored = await env.ctx.db.select().from(alerts).where(eq(alerts.userId, a.user.id));
       expect(stored.find((x) => x.name === 'webhookDisabled')!.message).toContain('410');
       await changeStatus(env.ctx, t.id, 'Delivered');
-      await sleep(1500);
-      expect(rx.received).toHaveLength(1);
-      expect(await rowsOf(a.user.id)).toHaveLength(1);
+      await waitFor(() => queuesIdle(env.ctx, [notifyJobs.webhook.name]), { message: 'webhook queue still busy' });
+      expect(await quietWindow(QUIET_MS, async () => [rx.received.length, (await rowsOf(a.user.id)).length])).toEqual([1, 1]);
     } finally {
       await rx.close();
     }

@@ -1,7 +1,8 @@
 // The trackings API through app.inject: add (detect, duplicate, balance, idempotency), list paging and
 // filters, update/delivered/delete, the public page, isolation between accounts, CSV import.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { count, eq } from 'drizzle-orm';
+import { and, count, eq, sql } from 'drizzle-orm';
+import { refreshJob } from '../../src/modules/trackings/trackings.jobs.ts';
 import { createTestEnv, call, signUp, type TestEnv } from '../helpers.ts';
 import { checkpoints, ledgerEntries, trackingEvents, trackings } from '../../src/db/schema.ts';
 import { EX, add, balanceCents, list, setBalance, userIdOf } from './fixtures.ts';
@@ -34,11 +35,13 @@ describe('add', () => {
     expect(p.notify).toEqual({ email: 'ada@example.com', phone: '(212) 555-1234' });
     expect(p.warning).toBeUndefined();
     expect(await balanceCents(env, id)).toBe(before - 5);
-    const [entry] = await env.ctx.db.select().from(ledgerEntries).where(eq(ledgerEntries.kind, 'tracking'));
-    expect(entry).toBeTruthy();
-    // The first refresh is queued with the tracking.
-    const jobs = await env.ctx.queue.findJobs('tracking-refresh', { data: { v: 1, trackingIds: [] } } as never).catch(() => null);
-    expect(jobs === null || Array.isArray(jobs)).toBe(true);
+    const charges = await env.ctx.db.select().from(ledgerEntries).where(and(eq(ledgerEntries.userId, id), eq(ledgerEntries.kind, 'tracking')));
+    expect(charges.map((c) => c.amountCents)).toEqual([-5]);
+    // The first refresh is queued with the tracking: one refresh job naming it (whatever state the
+    // worker has moved it to since).
+    const [row] = await env.ctx.db.select({ id: trackings.id }).from(trackings).where(eq(trackings.userId, id));
+    const jobs = (await env.ctx.db.execute(sql`select data from pgboss.job where name = ${refreshJob.name} and data->'trackingIds' ? ${row!.id}`)) as unknown as { rows: Array<{ data: unknown }> };
+    expect(jobs.rows.map((j) => j.data)).toEqual([{ v: 1, trackingIds: [row!.id] }]);
   });
 
   it('accepts the trailing-slash path, an explicit courier and warns on a number that does not fit it', async () => {

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { MSG } from './messages.ts';
+import { LIMITS } from './constants.ts';
+import { fieldErrors } from './common.ts';
+import { addTrackingRequest, courierInput, listTrackingsQuery } from './trackings.ts';
+
+const errors = (r: { success: boolean; error?: unknown }) => (r.success ? {} : fieldErrors(r.error as never));
+
+describe('add a tracking', () => {
+  it('trims the number, reads courier names, normalises notify contacts', () => {
+    const r = addTrackingRequest.parse({ tid: ' 1Z999AA10123456784 ', courier: 'Canada Post', title: ' Shoes ', notify: { email: 'Ada@Example.com', phone: '+1 212 555 1234' } });
+    expect(r).toMatchObject({ tid: '1Z999AA10123456784', courier: 'canadapost', title: 'Shoes', notify: { email: 'ada@example.com', phone: '(212) 555-1234' } });
+  });
+  it('an empty or missing courier means "detect it"', () => {
+    expect(addTrackingRequest.parse({ tid: 'X1', courier: '' }).courier).toBeNull();
+    expect(addTrackingRequest.parse({ tid: 'X1' }).courier).toBeNull();
+    expect(courierInput.parse('UPS')).toBe('ups');
+    expect(courierInput.parse('fed-ex')).toBe('fedex');
+  });
+  it('gives the form messages for each bad field', () => {
+    expect(errors(addTrackingRequest.safeParse({}))).toEqual({ tid: MSG.trackingNumberRequired });
+    expect(errors(addTrackingRequest.safeParse({ tid: '   ' }))).toEqual({ tid: MSG.trackingNumberRequired });
+    expect(errors(addTrackingRequest.safeParse({ tid: 'x'.repeat(65) })).tid).toBe('A tracking number has at most 64 characters');
+    expect(errors(addTrackingRequest.safeParse({ tid: 'X1', courier: 'dhl' })).courier).toBe('Unknown courier: use ups, usps, fedex or canadapost');
+    expect(errors(addTrackingRequest.safeParse({ tid: 'X1', notify: { email: 'nope', phone: '123' } }))).toEqual({ 'notify.email': MSG.emailInvalid, 'notify.phone': MSG.phoneInvalid });
+    expect(errors(addTrackingRequest.safeParse({ tid: 'X1', note: 'n'.repeat(2001) }))).toHaveProperty('note');
+  });
+});
+
+describe('list query', () => {
+  it('defaults and caps numRecords', () => {
+    expect(listTrackingsQuery.parse({}).numRecords).toBe(LIMITS.trackingsPerPage);
+    expect(listTrackingsQuery.parse({ numRecords: '100000' }).numRecords).toBe(LIMITS.maxTrackingsPerPage);
+    expect(errors(listTrackingsQuery.safeParse({ numRecords: '0' })).numRecords).toBe('numRecords must be at least 1');
+    expect(errors(listTrackingsQuery.safeParse({ numRecords: 'ten' })).numRecords).toBe('numRecords must be a number');
+  });
+  it('reads status and courier filters as comma lists or repeated values, and refuses unknown ones', () => {
+    expect(listTrackingsQuery.parse({ status: 'Delivered, InTransit', courier: ['ups', 'fedex'] })).toMatchObject({ status: ['Delivered', 'InTransit'], courier: ['ups', 'fedex'] });
+    expect(listTrackingsQuery.parse({ status: '' }).status).toEqual([]);
+    expect(listTrackingsQuery.safeParse({ status: 'Lost' }).success).toBe(false);
+    expect(listTrackingsQuery.safeParse({ courier: 'dhl' }).success).toBe(false);
+  });
+});

@@ -1,0 +1,34 @@
+// Loaded before every test file of every project: a console.error or console.warn that a test did not
+// expect fails it, so a swallowed error that only got logged does not pass unseen. A test that expects one
+// says so with allowConsole(/pattern/) (for that test only).
+import { format } from 'node:util';
+import { afterAll, afterEach } from 'vitest';
+
+const allowed: RegExp[] = [];
+const unexpected: string[] = [];
+
+/** Let console.error/warn lines matching `pattern` through, until the end of the current test. */
+export function allowConsole(pattern: RegExp): void {
+  allowed.push(pattern);
+}
+
+for (const level of ['error', 'warn'] as const) {
+  const original = console[level].bind(console);
+  console[level] = (...args: unknown[]) => {
+    const text = format(...args);
+    if (!allowed.some((p) => p.test(text))) unexpected.push(`console.${level}: ${text}`);
+    original(...args);
+  };
+}
+
+function check(when: string) {
+  const lines = unexpected.splice(0);
+  if (lines.length) throw new Error(`unexpected console output ${when}:\n${lines.join('\n')}`);
+}
+
+afterEach(() => {
+  allowed.length = 0;
+  check('during this test');
+});
+// Output from hooks and from work still running after the last test.
+afterAll(() => check('in this file outside its tests'));
