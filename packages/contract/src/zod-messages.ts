@@ -1,4 +1,6 @@
-import { z } from 'zod';
+// The core's config only, not the whole `z` namespace: the web app's pages that need just a constant from the
+// contract should not pull every zod schema type in with this file.
+import { config, type $ZodRawIssue } from 'zod/v4/core';
 
 /**
  * zod's built-in messages are written for developers ("Too big: expected string to have <=100 characters").
@@ -7,7 +9,7 @@ import { z } from 'zod';
  * this map when nothing more specific answered.
  */
 
-type Issue = z.core.$ZodRawIssue;
+type Issue = $ZodRawIssue;
 
 const UNITS: Record<string, [string, string]> = {
   string: ['character', 'characters'],
@@ -87,4 +89,4 @@ export function humanMessage(issue: Issue): string | undefined {
   }
 }
 
-z.config({ customError: humanMessage });
+config({ customError: humanMessage });
