@@ -18,7 +18,7 @@ export default function SupportRoute() {
   const over = length > MAX;
   // Send is disabled while the message is too long, so say why at once rather than on blur.
   const messageInput = form.getInputProps('message');
-  const error = messageInput.error ?? (over ? `Must be at most ${MAX.toLocaleString('en-US')} characters: remove ${(length - MAX).toLocaleString('en-US')}` : undefined);
+  const error = over ? `Must be at most ${MAX.toLocaleString('en-US')} characters: remove ${(length - MAX).toLocaleString('en-US')}` : messageInput.error;
   return (
     <>
       <PageHeader title="Support" description="We usually reply within a few hours on business days." />
