@@ -39,6 +39,7 @@ test.describe('messages', () => {
     await page.goto('/account/trackings');
     await page.getByRole('button', { name: 'Add tracking' }).first().click();
     const form = page.getByRole('form', { name: 'Add New Tracking Number' });
+    await expect(form).toBeVisible({ timeout: 30_000 });
     await form.getByLabel('Order ID').fill('x'.repeat(101));
     await form.getByLabel('Order ID').blur();
     await expect(form.getByText('Must be at most 100 characters')).toBeVisible();
@@ -80,6 +81,7 @@ test.describe('messages', () => {
     await signedIn(page, request);
     await page.goto('/account/profile/settings/profile/password');
     const form = page.getByRole('form', { name: 'Change password' });
+    await expect(form).toBeVisible({ timeout: 30_000 });
     await form.getByLabel('Current password').fill('wrongpass1');
     await form.getByLabel(/^New password/).fill('newpassword1');
     await form.getByLabel(/^Confirm new password/).fill('newpassword1');
@@ -184,14 +186,14 @@ test.describe('names', () => {
     await page.goto('/account/dashboard');
     const nav = page.getByRole('navigation', { name: 'Account navigation' });
     await nav.getByRole('link', { name: 'Notification log' }).click();
-    await expect(page.getByRole('heading', { name: 'Notification log', level: 1 })).toBeVisible();
+    await expect(page.getByRole('heading', { name: 'Notification log', level: 1 })).toBeVisible({ timeout: 30_000 });
     await page.getByRole('button', { name: 'Account menu' }).click();
     await expect(page.getByRole('menuitem', { name: 'Notification log' })).toBeVisible();
     await page.keyboard.press('Escape');
     await page.goto('/account/profile/settings/triggers/receiveNotification');
-    await expect(page.getByRole('tab', { name: 'Notification settings' })).toBeVisible();
+    await expect(page.getByRole('tab', { name: 'Notification settings' })).toBeVisible({ timeout: 30_000 });
     await expect(page.getByRole('tab', { name: 'Notifications', exact: true })).toHaveCount(0);
-    await expect(page.getByText('No webhook deliveries yet')).toBeVisible();
+    await expect(page.getByText('No webhook deliveries yet')).toBeVisible({ timeout: 30_000 });
     await expect(page.getByText('No notifications yet')).toHaveCount(0);
     await expect(page.locator('caption')).toHaveCount(0);
     await expect(page.getByRole('table', { name: 'Notifications you receive' })).toBeVisible();

@@ -1,4 +1,4 @@
-import { ActionIcon, Badge, Box, Center, Code, Collapse, Group, Loader, Paper, Stack, Table, Text, Tooltip } from '@mantine/core';
+import { ActionIcon, Badge, Box, Center, Code, Collapse, Group, Loader, Stack, Table, Text, Tooltip } from '@mantine/core';
 import type { NotificationLogItem } from '@shiptrail/contract';
 import { IconChevronDown, IconChevronRight, IconMail, IconMessage, IconSend, IconWebhook } from '@tabler/icons-react';
 import { Fragment, useState } from 'react';
@@ -81,7 +81,7 @@ function Card({ item }: { item: NotificationLogItem }) {
   const resend = useResendNotification();
   const detail = item.deliveries.length > 0 || item.body || item.lastError;
   return (
-    <Paper component="li" radius={0} py="sm" data-testid="delivery-row" style={{ borderBottom: '1px solid var(--mantine-color-default-border)' }}>
+    <Box component="li" py="sm" data-testid="delivery-row" style={{ borderBottom: '1px solid var(--mantine-color-default-border)' }}>
       <Group justify="space-between" wrap="nowrap" gap="xs">
         <Channel item={item} />
         <Group gap={4} wrap="nowrap">
@@ -117,7 +117,7 @@ function Card({ item }: { item: NotificationLogItem }) {
           <Detail item={item} />
         </Collapse>
       )}
-    </Paper>
+    </Box>
   );
 }
 

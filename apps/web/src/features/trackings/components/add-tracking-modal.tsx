@@ -64,7 +64,9 @@ export function AddTrackingModal({ opened, onClose, onAdded, isCompany }: { open
   const resetAdd = add.reset;
   // A server answer is about the number that was sent ("You are already tracking …"): once the number or
   // courier changes it no longer applies, so it goes.
-  useEffect(() => resetAdd(), [form.values.tid, form.values.courier, resetAdd]);
+  useEffect(() => {
+    resetAdd();
+  }, [form.values.tid, form.values.courier, resetAdd]);
   // Field errors are shown under their fields; only an answer not tied to a field needs the box.
   const formError = add.isError && !errorsBelongTo(add.error, FIELDS) ? add.error.message : null;
   const close = () => {

@@ -1,4 +1,4 @@
-import { ActionIcon, Box, Group, Menu, Paper, Stack, Table, Text, UnstyledButton } from '@mantine/core';
+import { ActionIcon, Box, Group, Menu, Stack, Table, Text, UnstyledButton } from '@mantine/core';
 import { IconDots, IconEdit, IconRefresh, IconTrash, IconTruckDelivery } from '@tabler/icons-react';
 import { lastCheckPointText, type Tracking } from '../api/types';
 import { StatusBadge } from '../../../components/status-badge';
@@ -53,10 +53,9 @@ function TrackingCards(props: Props) {
       {props.trackings.map((t) => {
         const last = lastCheckPointText(t);
         return (
-          <Paper
+          <Box
             component="li"
             key={t.tid}
-            radius={0}
             px="md"
             py="sm"
             className={isNew(props, t) ? 'row-new' : undefined}
@@ -88,7 +87,7 @@ function TrackingCards(props: Props) {
                 {formatDateTime(t.updatedAt)}
               </Text>
             </UnstyledButton>
-          </Paper>
+          </Box>
         );
       })}
     </Stack>
