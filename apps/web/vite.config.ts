@@ -14,7 +14,8 @@ export default defineConfig({
       // The contract builds zod schemas at module top level; nothing in it has side effects, so a page that
       // only needs constants (the session header, labels) must not pull every schema and zod with it.
       treeshake: {
-        moduleSideEffects: (id: string) => !/packages[\\/]contract[\\/]src/.test(id),
+        // The exception is zod-messages, which installs the human validation messages (zod-resolver imports it).
+        moduleSideEffects: (id: string) => !/packages[\\/]contract[\\/]src/.test(id) || /contract[\\/]src[\\/]zod-messages\.ts$/.test(id),
       },
       output: {
         // Keep the framework in long-cached chunks; features stay in their own lazy route chunks.

@@ -42,6 +42,8 @@ const publicPages = [
   ['verify-bad', '/verify/not-a-key'],
   ['reset', '/password/reset/some-key'],
   ['not-found', '/nope'],
+  // The return from Google with no state: the panel must explain the failure in words.
+  ['google-return', '/?code=abc'],
 ];
 const accountPages = [
   ['wizard', '/account/init'],
@@ -58,6 +60,15 @@ const accountPages = [
   ['settings-payment', '/account/profile/settings/payment/add'],
 ];
 
+/** Waits until the page shows content rather than a loader (fixed sleeps are too short on a busy machine). */
+async function settle(page) {
+  await page.waitForLoadState('networkidle');
+  await page
+    .waitForFunction(() => !document.querySelector('[role="status"][aria-label="Loading"], .mantine-Loader-root'), null, { timeout: 20_000 })
+    .catch(() => {});
+  await page.waitForTimeout(400);
+}
+
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
   args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
@@ -70,23 +81,31 @@ for (const [vp, size] of [['desktop', { width: 1366, height: 900 }], ['phone', {
   for (const [name, path] of publicPages) {
     if (filter && !name.includes(filter)) continue;
     await page.goto(BASE + path);
-    await page.waitForLoadState('networkidle');
-    await page.waitForTimeout(600);
-    await page.screenshot({ path: `${OUT}/${vp}-${name}.png`, fullPage: name !== 'landing-register' && name !== 'pricing' });
+    await settle(page);
+    await page.screenshot({ path: `${OUT}/${vp}-${name}.png`, fullPage: !['landing-register', 'pricing', 'google-return'].includes(name) });
   }
   await page.goto(BASE + '/');
   await page.evaluate((s) => localStorage.setItem('shiptrail.session', JSON.stringify(s)), { token, version: session.version });
   for (const [name, path] of accountPages) {
     if (filter && !name.includes(filter)) continue;
     await page.goto(BASE + path);
-    await page.waitForLoadState('networkidle');
-    await page.waitForTimeout(700);
+    await settle(page);
     await page.screenshot({ path: `${OUT}/${vp}-${name}.png`, fullPage: true });
+  }
+  if (!filter || 'support-too-long'.includes(filter)) {
+    // A validation error: a support message over the limit.
+    await page.goto(BASE + '/account/support');
+    await settle(page);
+    await page.getByLabel('Message').fill('x'.repeat(5020));
+    await page.getByLabel('Message').blur();
+    await page.waitForTimeout(300);
+    await page.screenshot({ path: `${OUT}/${vp}-support-too-long.png` });
   }
   if (!filter || 'trackings-panel'.includes(filter)) {
     await page.goto(BASE + '/account/trackings');
-    await page.waitForLoadState('networkidle');
-    await page.locator('[data-testid="trackings-table"] tbody tr').first().click();
+    await settle(page);
+    // Phones get one card per tracking instead of the table.
+    await page.locator('[data-testid="trackings-table"] tbody tr, [data-testid="trackings-cards"] li button[aria-label^="Open"]').first().click();
     await page.waitForTimeout(600);
     await page.screenshot({ path: `${OUT}/${vp}-trackings-panel.png` });
     await page.keyboard.press('Escape');

@@ -1,3 +1,4 @@
+import './zod-messages.ts';
 export * from './constants.ts';
 export * from './messages.ts';
 export * from './common.ts';

@@ -62,7 +62,6 @@ export function NotificationChannels<T extends ChannelValues>({
     <>
       <Table.ScrollContainer minWidth={300}>
         <Table verticalSpacing={8} withRowBorders aria-label={caption ?? 'Alert triggers'}>
-          {caption && <Table.Caption>{caption}</Table.Caption>}
           <Table.Thead>
             <Table.Tr>
               <Table.Th>Event</Table.Th>

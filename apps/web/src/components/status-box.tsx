@@ -6,8 +6,11 @@ export interface FormStatus {
   message: string;
 }
 
-/** The status-coloured box that landing and contact forms show instead of a toast (spec §8). */
-export function StatusBox({ value }: { value: FormStatus | null }) {
+/**
+ * The status-coloured box that landing and contact forms show instead of a toast (spec §8). `titles` name the
+ * outcome for a person ("Signed in", "Could not sign in"); the server's message is the text below.
+ */
+export function StatusBox({ value, titles }: { value: FormStatus | null; titles?: { success?: string; fail?: string } }) {
   if (!value) return null;
   const ok = value.status === 'success';
   return (
@@ -17,6 +20,7 @@ export function StatusBox({ value }: { value: FormStatus | null }) {
       variant="light"
       icon={ok ? <IconCircleCheck size={18} /> : <IconAlertCircle size={18} />}
       data-testid="status-box"
+      title={ok ? titles?.success : titles?.fail}
     >
       {value.message}
     </Alert>

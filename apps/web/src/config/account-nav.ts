@@ -25,7 +25,7 @@ export function accountNav(profile: Pick<Profile, 'role' | 'userType'> | undefin
   return [
     { label: 'Dashboard', to: '/account/dashboard', icon: IconGauge },
     { label: 'Trackings', to: '/account/trackings', icon: IconListDetails },
-    { label: 'Notifications', to: '/account/notifications', icon: IconBell },
+    { label: 'Notification log', to: '/account/notifications', icon: IconBell },
     { label: 'Alerts', to: '/account/alerts', icon: IconAlertTriangle },
     { label: 'Settings', to: '/account/profile/settings', icon: IconSettings },
     { label: 'Invite a friend', to: '/account/invite', icon: IconGift },

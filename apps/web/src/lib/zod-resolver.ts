@@ -1,4 +1,7 @@
 import type { z } from 'zod';
+// The contract's index installs the human validation messages, but the build drops the index's side effects
+// (it keeps only the schemas a page uses), so every form that validates installs them here.
+import '@shiptrail/contract/zod-messages';
 
 /**
  * A @mantine/form validator from a contract zod schema: the same schema and messages the server uses

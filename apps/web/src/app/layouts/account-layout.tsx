@@ -82,8 +82,8 @@ export default function AccountLayout() {
                 </ActionIcon>
               </Indicator>
             </Tooltip>
-            <Tooltip label="Notifications">
-              <ActionIcon component={Link} to="/account/notifications" variant="subtle" color="gray" size="lg" aria-label="Notifications" visibleFrom="xs">
+            <Tooltip label="Notification log">
+              <ActionIcon component={Link} to="/account/notifications" variant="subtle" color="gray" size="lg" aria-label="Notification log" visibleFrom="xs">
                 <IconBell size={20} />
               </ActionIcon>
             </Tooltip>
@@ -109,7 +109,7 @@ export default function AccountLayout() {
                   My Account
                 </Menu.Item>
                 <Menu.Item component={Link} to="/account/notifications" leftSection={<IconBell size={16} />}>
-                  Notifications
+                  Notification log
                 </Menu.Item>
                 <Menu.Item component={Link} to="/account/support" leftSection={<IconHelpCircle size={16} />}>
                   Support

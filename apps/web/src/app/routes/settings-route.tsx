@@ -37,7 +37,7 @@ export default function SettingsRoute() {
             API key
           </Tabs.Tab>
           <Tabs.Tab value="triggers" leftSection={<IconBell size={16} />}>
-            Notifications
+            Notification settings
           </Tabs.Tab>
           <Tabs.Tab value="payment" leftSection={<IconCreditCard size={16} />}>
             Payment Method

@@ -8,9 +8,17 @@ import { PageHeader } from '../../../components/page-header';
 import { zodResolver } from '../../../lib/zod-resolver';
 import { applyServerErrors } from '../../../lib/notify';
 
+// The contract's own limit, so the counter and the server agree.
+const MAX = supportRequest.shape.message.maxLength ?? 5000;
+
 export default function SupportRoute() {
   const form = useForm({ mode: 'controlled', initialValues: { message: '' }, validate: zodResolver(supportRequest), validateInputOnBlur: true });
   const send = useSupportRequest();
+  const length = form.values.message.trim().length;
+  const over = length > MAX;
+  // Send is disabled while the message is too long, so say why at once rather than on blur.
+  const messageInput = form.getInputProps('message');
+  const error = over ? `Must be at most ${MAX.toLocaleString('en-US')} characters: remove ${(length - MAX).toLocaleString('en-US')}` : messageInput.error;
   return (
     <>
       <PageHeader title="Support" description="We usually reply within a few hours on business days." />
@@ -23,7 +31,20 @@ export default function SupportRoute() {
               onSubmit={form.onSubmit((v) => send.mutate(v, { onSuccess: () => form.reset(), onError: (e) => applyServerErrors(form, e) }))}
             >
               <Stack>
-                <Textarea label="Message" placeholder="Tell us what you need help with. Tracking numbers help us answer faster." rows={LIMITS.supportRows} required {...form.getInputProps('message')} />
+                <Textarea
+                  label="Message"
+                  placeholder="Tell us what you need help with. Tracking numbers help us answer faster."
+                  rows={LIMITS.supportRows}
+                  required
+                  {...messageInput}
+                  error={error}
+                  description={
+                    <span data-testid="support-counter">
+                      {length.toLocaleString('en-US')} / {MAX.toLocaleString('en-US')} characters
+                    </span>
+                  }
+                  inputWrapperOrder={['label', 'input', 'description', 'error']}
+                />
                 <Group>
                   <Button type="submit" leftSection={<IconSend size={16} />} loading={send.isPending} disabled={!form.isValid() || send.isPending}>
                     Send message

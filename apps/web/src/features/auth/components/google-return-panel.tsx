@@ -5,6 +5,17 @@ import { useEffect, useRef } from 'react';
 import { useNavigate } from 'react-router';
 import { googleLogin, type GoogleCodeBody } from '../api/google-login';
 import { startSession } from '../../../lib/start-session';
+import { ApiError } from '../../../lib/api-client';
+import { MSG } from '@shiptrail/contract/messages';
+
+/**
+ * What went wrong, for a person. A reply with field errors means the address Google sent the browser back to
+ * was incomplete (no code or state): the field names mean nothing to the user, so say sign-in failed instead.
+ */
+function failureMessage(error: Error | null) {
+  if (error instanceof ApiError && Object.keys(error.errors).length) return MSG.googleFailed;
+  return error?.message || MSG.googleFailed;
+}
 
 /**
  * The return from Google (spec §2): the code is used to log in when the address has login=1, otherwise to
@@ -37,8 +48,13 @@ export function GoogleReturnPanel({ body, isLogin, onDone }: { body: GoogleCodeB
             <Text c="dimmed">Verifying your Google account…</Text>
           </Group>
         ) : (
-          <Alert w="100%" color={mutation.isSuccess ? 'teal' : 'red'} title={mutation.isSuccess ? 'success' : 'fail'}>
-            {mutation.isSuccess ? mutation.data.message : mutation.error?.message}
+          <Alert
+            w="100%"
+            role={mutation.isSuccess ? 'status' : 'alert'}
+            color={mutation.isSuccess ? 'teal' : 'red'}
+            title={mutation.isSuccess ? (isLogin ? 'Signed in' : 'Account created') : isLogin ? 'Could not sign in with Google' : 'Could not sign up with Google'}
+          >
+            {mutation.isSuccess ? mutation.data.message : failureMessage(mutation.error)}
           </Alert>
         )}
         {mutation.isError && (

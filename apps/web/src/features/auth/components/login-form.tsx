@@ -34,7 +34,7 @@ export function LoginForm({ onRecover }: { onRecover: () => void }) {
   return (
     <form onSubmit={form.onSubmit((v) => mutation.mutate(v))} noValidate aria-label="Log in">
       <Stack gap="md">
-        <StatusBox value={status} />
+        <StatusBox value={status} titles={{ success: 'Signed in', fail: 'Could not sign in' }} />
         <TextInput label="Email" type="email" autoComplete="email" required {...form.getInputProps('email')} />
         <PasswordInput label="Password" autoComplete="current-password" required {...form.getInputProps('password')} />
         <Group justify="flex-end" mt={-8}>

@@ -21,7 +21,7 @@ export function RecoverForm({ onBack }: { onBack: () => void }) {
         <Text size="sm" c="dimmed">
           Enter the email you signed up with and we will send you a link to choose a new password.
         </Text>
-        <StatusBox value={status} />
+        <StatusBox value={status} titles={{ success: 'Check your email', fail: 'Could not send the link' }} />
         <TextInput label="Email" type="email" autoComplete="email" required {...form.getInputProps('email')} />
         <Button type="submit" size="md" loading={mutation.isPending} disabled={!form.isValid() || mutation.isPending}>
           Send reset link

@@ -49,7 +49,7 @@ export function RegisterForm({ promocode, referrer, onShowTerms }: { promocode?:
   return (
     <form onSubmit={form.onSubmit((v) => mutation.mutate(v))} noValidate aria-label="Create an account">
       <Stack gap="md">
-        <StatusBox value={status} />
+        <StatusBox value={status} titles={{ success: 'Account created', fail: 'Could not create the account' }} />
         <SegmentedControl
           fullWidth
           aria-label="Account type"

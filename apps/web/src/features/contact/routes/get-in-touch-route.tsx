@@ -64,7 +64,7 @@ export default function GetInTouchRoute() {
           <Paper p={{ base: 'md', sm: 'xl' }} shadow="md" radius="xl">
             <form onSubmit={form.onSubmit((v) => mutation.mutate(v))} noValidate aria-label="Contact form">
               <Stack gap="md">
-                <StatusBox value={status} />
+                <StatusBox value={status} titles={{ success: 'Sent', fail: 'Could not send your message' }} />
                 <TextInput label="Full name" autoComplete="name" required {...form.getInputProps('name')} />
                 <Grid>
                   <Grid.Col span={{ base: 12, sm: 6 }}>

@@ -7,5 +7,5 @@ export const regenerateWebhookSecret = () =>
 
 export function useRegenerateWebhookSecret() {
   const qc = useQueryClient();
-  return useApiMutation(regenerateWebhookSecret, { onSuccess: () => qc.invalidateQueries({ queryKey: ['user-info'] }) });
+  return useApiMutation(regenerateWebhookSecret, { titles: { success: 'New signing secret', error: 'Could not create a new secret' }, onSuccess: () => qc.invalidateQueries({ queryKey: ['user-info'] }) });
 }

@@ -10,7 +10,7 @@ export default function NotificationsRoute() {
   return (
     <>
       <PageHeader
-        title="Notifications"
+        title="Notification log"
         description={
           <>
             Every email, SMS and webhook we sent for your trackings. Choose what triggers them in{' '}

@@ -9,6 +9,7 @@ export const deleteTracking = (tid: string) =>
 export function useDeleteTracking() {
   const qc = useQueryClient();
   return useApiMutation(deleteTracking, {
+    titles: { error: 'Could not delete' },
     onSuccess: () => {
       void qc.invalidateQueries({ queryKey: trackingsKey });
       void qc.invalidateQueries({ queryKey: ['user-info'] });

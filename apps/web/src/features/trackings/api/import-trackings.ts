@@ -16,6 +16,7 @@ export function importTrackings(file: File) {
 export function useImportTrackings() {
   const qc = useQueryClient();
   return useApiMutation(importTrackings, {
+    titles: { success: 'Imported', error: 'Could not import' },
     onSuccess: () => {
       void qc.invalidateQueries({ queryKey: trackingsKey });
       void qc.invalidateQueries({ queryKey: ['user-info'] });

@@ -8,6 +8,7 @@ export const markDelivered = (tid: string) => request<unknown>(`/v1/trackings/de
 export function useMarkDelivered() {
   const qc = useQueryClient();
   return useApiMutation(markDelivered, {
+    titles: { error: 'Could not mark as delivered' },
     onSuccess: () => {
       void qc.invalidateQueries({ queryKey: trackingsKey });
       void qc.invalidateQueries({ queryKey: ['user-info'] });

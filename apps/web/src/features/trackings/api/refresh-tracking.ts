@@ -10,6 +10,7 @@ export const refreshTracking = (tid: string) =>
 export function useRefreshTracking() {
   const qc = useQueryClient();
   return useApiMutation(refreshTracking, {
+    titles: { error: 'Could not refresh' },
     onSuccess: () => {
       void qc.invalidateQueries({ queryKey: trackingsKey });
       void qc.invalidateQueries({ queryKey: ['user-info'] });

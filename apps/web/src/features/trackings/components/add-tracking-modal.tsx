@@ -2,7 +2,7 @@ import { Alert, Button, Collapse, Group, Loader, Modal, Stack, Text, TextInput, 
 import { useForm } from '@mantine/form';
 import { useDebouncedValue } from '@mantine/hooks';
 import { IconChevronDown, IconChevronRight, IconSparkles } from '@tabler/icons-react';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { addTrackingForm } from '../api/add-tracking-schema';
 import { useAddTracking } from '../api/add-tracking';
 import { useDetectCourier } from '../api/detect-courier';
@@ -10,7 +10,7 @@ import { useCouriers } from '../api/get-couriers';
 import { TrackingDetailsFields } from './tracking-details-fields';
 import { CourierSelect } from './courier-select';
 import { zodResolver } from '../../../lib/zod-resolver';
-import { applyServerErrors, toastSuccess } from '../../../lib/notify';
+import { applyServerErrors, errorsBelongTo, toastSuccess } from '../../../lib/notify';
 
 const AUTO = 'auto';
 
@@ -23,6 +23,9 @@ interface Values {
   notify: { email: string; phone: string };
   note: string;
 }
+
+/** The form's fields as the server names them in payload.errors. */
+const FIELDS = ['tid', 'courier', 'title', 'orderId', 'customer', 'notify.email', 'notify.phone', 'note'] as const;
 
 const EMPTY: Values = { tid: '', courier: AUTO, title: '', orderId: '', customer: '', notify: { email: '', phone: '' }, note: '' };
 
@@ -58,6 +61,14 @@ export function AddTrackingModal({ opened, onClose, onAdded, isCompany }: { open
   const [more, setMore] = useState(isCompany);
   const form = useForm<Values>({ mode: 'controlled', initialValues: EMPTY, validate: zodResolver(addTrackingForm), validateInputOnBlur: true });
   const add = useAddTracking();
+  const resetAdd = add.reset;
+  // A server answer is about the number that was sent ("You are already tracking …"): once the number or
+  // courier changes it no longer applies, so it goes.
+  useEffect(() => {
+    resetAdd();
+  }, [form.values.tid, form.values.courier, resetAdd]);
+  // Field errors are shown under their fields; only an answer not tied to a field needs the box.
+  const formError = add.isError && !errorsBelongTo(add.error, FIELDS) ? add.error.message : null;
   const close = () => {
     form.reset();
     add.reset();
@@ -90,7 +101,11 @@ export function AddTrackingModal({ opened, onClose, onAdded, isCompany }: { open
     <Modal opened={opened} onClose={close} title="Add New Tracking Number" size="lg">
       <form onSubmit={form.onSubmit(submit)} noValidate aria-label="Add New Tracking Number">
         <Stack gap="md">
-          {add.isError && <Alert color="red">{add.error.message}</Alert>}
+          {formError && (
+            <Alert color="red" title="Could not add this tracking" data-testid="add-tracking-error">
+              {formError}
+            </Alert>
+          )}
           <TextInput label="Tracking number" placeholder="1Z999AA10123456784" required data-autofocus autoComplete="off" {...form.getInputProps('tid')} />
           <div>
             <CourierSelect data={courierData} {...form.getInputProps('courier')} />

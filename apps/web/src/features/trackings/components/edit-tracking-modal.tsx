@@ -8,10 +8,13 @@ import type { Tracking } from '../api/types';
 import { TrackingDetailsFields } from './tracking-details-fields';
 import { CourierSelect } from './courier-select';
 import { zodResolver } from '../../../lib/zod-resolver';
-import { applyServerErrors, toastSuccess } from '../../../lib/notify';
+import { applyServerErrors, errorsBelongTo, toastSuccess } from '../../../lib/notify';
 import { courierName } from '../../../lib/format';
 
 /** Edits a tracking's courier and details; the tracking number itself is fixed (shown read-only). */
+/** The form's fields as the server names them in payload.errors: those errors show under their fields only. */
+const EDIT_FIELDS = ['courier', 'title', 'orderId', 'customer', 'notify.email', 'notify.phone', 'note'] as const;
+
 export function EditTrackingModal({ tracking, onClose }: { tracking: Tracking; onClose: () => void }) {
   const { couriers } = useCouriers();
   const form = useForm<EditTrackingValues>({
@@ -40,7 +43,11 @@ export function EditTrackingModal({ tracking, onClose }: { tracking: Tracking; o
     <Modal opened onClose={close} title="Edit tracking" size="lg">
       <form onSubmit={form.onSubmit(submit)} noValidate aria-label="Edit tracking">
         <Stack gap="md">
-          {update.isError && <Alert color="red">{update.error.message}</Alert>}
+          {update.isError && !errorsBelongTo(update.error, EDIT_FIELDS) && (
+            <Alert color="red" title="Could not save">
+              {update.error.message}
+            </Alert>
+          )}
           <TextInput label="Tracking number" value={tracking.tid} readOnly variant="filled" ff="monospace" description="The number cannot be changed" />
           <div>
             <CourierSelect placeholder="Not detected yet" data={courierData} {...form.getInputProps('courier')} />

@@ -1,12 +1,13 @@
-import { ActionIcon, Box, Menu, Table, Text } from '@mantine/core';
+import { ActionIcon, Box, Group, Menu, Stack, Table, Text, UnstyledButton } from '@mantine/core';
 import { IconDots, IconEdit, IconRefresh, IconTrash, IconTruckDelivery } from '@tabler/icons-react';
 import { lastCheckPointText, type Tracking } from '../api/types';
 import { StatusBadge } from '../../../components/status-badge';
+import { useCardLayout } from '../../../components/card-layout';
 import { courierName, formatDateTime } from '../../../lib/format';
 
 const norm = (s: string) => s.replace(/\s/g, '').toUpperCase();
 
-export function TrackingTable(props: {
+type Props = {
   trackings: Tracking[];
   highlightTid: string | null;
   onOpen: (t: Tracking) => void;
@@ -14,18 +15,99 @@ export function TrackingTable(props: {
   onRefresh: (tid: string) => void;
   onDelivered: (tid: string) => void;
   onDelete: (tid: string) => void;
-}) {
+};
+
+const isNew = (props: Props, t: Tracking) => !!props.highlightTid && norm(props.highlightTid) === norm(t.tid);
+
+function RowActions({ t, ...props }: Props & { t: Tracking }) {
   return (
-    <Table.ScrollContainer minWidth={960}>
-      <Table highlightOnHover verticalSpacing="sm" aria-label="Trackings" data-testid="trackings-table">
+    <Menu position="bottom-end" withinPortal>
+      <Menu.Target>
+        <ActionIcon variant="subtle" color="gray" aria-label={`Actions for ${t.tid}`}>
+          <IconDots size={18} />
+        </ActionIcon>
+      </Menu.Target>
+      <Menu.Dropdown>
+        <Menu.Item leftSection={<IconEdit size={16} />} onClick={() => props.onEdit(t)}>
+          Edit
+        </Menu.Item>
+        <Menu.Item leftSection={<IconRefresh size={16} />} onClick={() => props.onRefresh(t.tid)}>
+          Refresh now
+        </Menu.Item>
+        <Menu.Item leftSection={<IconTruckDelivery size={16} />} onClick={() => props.onDelivered(t.tid)} disabled={t.status === 'Delivered'}>
+          Mark delivered
+        </Menu.Item>
+        <Menu.Divider />
+        <Menu.Item color="red" leftSection={<IconTrash size={16} />} onClick={() => props.onDelete(t.tid)}>
+          Delete
+        </Menu.Item>
+      </Menu.Dropdown>
+    </Menu>
+  );
+}
+
+/** One card per tracking for narrow screens: status, number and title, courier, last checkpoint. */
+function TrackingCards(props: Props) {
+  return (
+    <Stack component="ul" gap={0} m={0} p={0} aria-label="Trackings" data-testid="trackings-cards" style={{ listStyle: 'none' }}>
+      {props.trackings.map((t) => {
+        const last = lastCheckPointText(t);
+        return (
+          <Box
+            component="li"
+            key={t.tid}
+            px="md"
+            py="sm"
+            className={isNew(props, t) ? 'row-new' : undefined}
+            data-tid={t.tid}
+            data-status={t.status ?? ''}
+            style={{ borderBottom: '1px solid var(--mantine-color-default-border)' }}
+          >
+            <Group justify="space-between" wrap="nowrap" gap="xs" mb={6}>
+              <StatusBadge status={t.status} />
+              <RowActions t={t} {...props} />
+            </Group>
+            <UnstyledButton onClick={() => props.onOpen(t)} aria-label={`Open ${t.tid}`} display="block" w="100%">
+              <Text fw={600} size="sm" ff="monospace" style={{ overflowWrap: 'anywhere' }}>
+                {t.tid}
+              </Text>
+              {t.title && (
+                <Text size="sm" c="dimmed">
+                  {t.title}
+                </Text>
+              )}
+              <Text size="sm" mt={4}>
+                <b>{courierName(t.courier)}</b>
+                {t.origin || t.destination ? ` · ${t.origin || '—'} → ${t.destination || '—'}` : ''}
+              </Text>
+              <Text size="sm" mt={2}>
+                {last || 'No checkpoints yet'}
+              </Text>
+              <Text size="xs" c="dimmed">
+                {formatDateTime(t.updatedAt)}
+              </Text>
+            </UnstyledButton>
+          </Box>
+        );
+      })}
+    </Stack>
+  );
+}
+
+export function TrackingTable(props: Props) {
+  const cards = useCardLayout();
+  if (cards) return <TrackingCards {...props} />;
+  return (
+    <Table.ScrollContainer minWidth={760}>
+      <Table highlightOnHover verticalSpacing="sm" aria-label="Trackings" data-testid="trackings-table" layout="fixed">
         <Table.Thead>
           <Table.Tr>
-            <Table.Th w={150}>Status</Table.Th>
-            <Table.Th>Tracking Number and Title</Table.Th>
-            <Table.Th>Courier</Table.Th>
+            <Table.Th w={128}>Status</Table.Th>
+            <Table.Th w="22%">Tracking Number and Title</Table.Th>
+            <Table.Th w={96}>Courier</Table.Th>
             <Table.Th>Origin</Table.Th>
             <Table.Th>Destination</Table.Th>
-            <Table.Th>Last Check Point</Table.Th>
+            <Table.Th w="26%">Last Check Point</Table.Th>
             <Table.Th w={48}>
               <span className="sr-only" style={{ position: 'absolute', width: 1, height: 1, overflow: 'hidden', clip: 'rect(0 0 0 0)' }}>
                 Actions
@@ -37,7 +119,7 @@ export function TrackingTable(props: {
           {props.trackings.map((t) => (
             <Table.Tr
               key={t.tid}
-              className={props.highlightTid && norm(props.highlightTid) === norm(t.tid) ? 'row-new' : undefined}
+              className={isNew(props, t) ? 'row-new' : undefined}
               data-tid={t.tid}
               data-status={t.status ?? ''}
               style={{ cursor: 'pointer' }}
@@ -56,11 +138,11 @@ export function TrackingTable(props: {
                   style={{ all: 'unset', cursor: 'pointer', display: 'block' }}
                   aria-label={`Open ${t.tid}`}
                 >
-                  <Text fw={600} size="sm" ff="monospace">
+                  <Text fw={600} size="sm" ff="monospace" style={{ overflowWrap: 'anywhere' }}>
                     {t.tid}
                   </Text>
                   {t.title && (
-                    <Text size="xs" c="dimmed" lineClamp={1}>
+                    <Text size="xs" c="dimmed" lineClamp={2}>
                       {t.title}
                     </Text>
                   )}
@@ -70,17 +152,13 @@ export function TrackingTable(props: {
                 <Text size="sm">{courierName(t.courier)}</Text>
               </Table.Td>
               <Table.Td>
-                <Text size="sm" lineClamp={1}>
-                  {t.origin || '—'}
-                </Text>
+                <Text size="sm">{t.origin || '—'}</Text>
               </Table.Td>
               <Table.Td>
-                <Text size="sm" lineClamp={1}>
-                  {t.destination || '—'}
-                </Text>
+                <Text size="sm">{t.destination || '—'}</Text>
               </Table.Td>
-              <Table.Td maw={280}>
-                <Text size="sm" lineClamp={1}>
+              <Table.Td>
+                <Text size="sm">
                   {lastCheckPointText(t) || '—'}
                 </Text>
                 <Text size="xs" c="dimmed">
@@ -88,28 +166,7 @@ export function TrackingTable(props: {
                 </Text>
               </Table.Td>
               <Table.Td onClick={(e) => e.stopPropagation()}>
-                <Menu position="bottom-end" withinPortal>
-                  <Menu.Target>
-                    <ActionIcon variant="subtle" color="gray" aria-label={`Actions for ${t.tid}`}>
-                      <IconDots size={18} />
-                    </ActionIcon>
-                  </Menu.Target>
-                  <Menu.Dropdown>
-                    <Menu.Item leftSection={<IconEdit size={16} />} onClick={() => props.onEdit(t)}>
-                      Edit
-                    </Menu.Item>
-                    <Menu.Item leftSection={<IconRefresh size={16} />} onClick={() => props.onRefresh(t.tid)}>
-                      Refresh now
-                    </Menu.Item>
-                    <Menu.Item leftSection={<IconTruckDelivery size={16} />} onClick={() => props.onDelivered(t.tid)} disabled={t.status === 'Delivered'}>
-                      Mark delivered
-                    </Menu.Item>
-                    <Menu.Divider />
-                    <Menu.Item color="red" leftSection={<IconTrash size={16} />} onClick={() => props.onDelete(t.tid)}>
-                      Delete
-                    </Menu.Item>
-                  </Menu.Dropdown>
-                </Menu>
+                <RowActions t={t} {...props} />
               </Table.Td>
             </Table.Tr>
           ))}
