@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import Fastify, { type FastifyInstance, type FastifyError } from 'fastify';
+import compress from '@fastify/compress';
 import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import fastifyStatic from '@fastify/static';
@@ -122,6 +124,12 @@ export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {})
     return { status: 'ok', database: ctx.database.kind };
   });
 
+  // JSON replies above about 1 KB are compressed on the fly when the client asks. Static files come
+  // precompressed from the build (.br, .gz), and the plugin leaves a reply alone once it has a
+  // content-encoding, so nothing is compressed twice.
+  // Registered before the routes: it hooks each route as it is added.
+  await app.register(compress, { threshold: 1024, encodings: ['br', 'gzip'], brotliOptions: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } } });
+
   await app.register(authPlugin, { ctx });
   await app.register(accountRoutes, { ctx });
   await app.register(trackingRoutes, { ctx });
@@ -133,6 +141,9 @@ export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {})
   if (hasWeb) {
     await app.register(fastifyStatic, {
       root: webDist,
+      // Serve the build's .br / .gz siblings by Accept-Encoding (br, then gzip, then the file itself),
+      // with Vary: Accept-Encoding.
+      preCompressed: true,
       // Files are looked up per request, so a rebuilt web app is served without a restart.
       wildcard: true,
       index: ['index.html'],
