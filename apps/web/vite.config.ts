@@ -43,6 +43,7 @@ export default defineConfig({
       '/v1': apiTarget,
       '/dev': apiTarget,
       '/healthz': apiTarget,
+      '/web-config.json': apiTarget,
     },
   },
 });

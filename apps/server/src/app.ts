@@ -63,15 +63,18 @@ export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {})
     reply.header('x-request-id', req.id);
   });
 
+  // Google's reCAPTCHA script loads the rest of itself from gstatic and shows its challenge in a frame, so
+  // those origins are allowed, and only when the web app is told to run it (a site key is set).
+  const recaptchaOrigins = recaptchaCspOrigins(ctx.config);
   await app.register(helmet, {
     contentSecurityPolicy: {
       directives: {
         defaultSrc: ["'self'"],
-        scriptSrc: ["'self'"],
+        scriptSrc: ["'self'", ...recaptchaOrigins],
         styleSrc: ["'self'", "'unsafe-inline'"],
         imgSrc: ["'self'", 'data:', 'https:'],
         connectSrc: ["'self'"],
-        frameSrc: ["'self'", 'https://www.youtube-nocookie.com'],
+        frameSrc: ["'self'", 'https://www.youtube-nocookie.com', ...recaptchaOrigins],
         objectSrc: ["'none'"],
         baseUri: ["'self'"],
         formAction: ["'self'"],
@@ -138,6 +141,14 @@ export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {})
   if (ctx.mailer.mode === 'outbox') await app.register(devOutboxRoutes, { ctx });
 
 
+  // What the web app needs to know at run time, read once per page load (never cached, so a config change
+  // takes effect without a rebuild): the reCAPTCHA site key and script, or null to load nothing.
+  app.get('/web-config.json', async (_req, reply) => {
+    reply.header('cache-control', 'no-cache');
+    const { RECAPTCHA_SITE_KEY: siteKey, RECAPTCHA_SCRIPT_URL: scriptUrl } = ctx.config;
+    return { recaptcha: siteKey ? { siteKey, scriptUrl } : null };
+  });
+
   if (hasWeb) {
     await app.register(fastifyStatic, {
       root: webDist,
@@ -157,4 +168,10 @@ export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {})
 
   app.get('/v1', async () => success({ name: 'Shiptrail API', docs: '/developers', openapi: '/v1/openapi.json' }));
   return app;
+}
+
+function recaptchaCspOrigins(config: AppContext['config']): string[] {
+  if (!config.RECAPTCHA_SITE_KEY) return [];
+  const origin = new URL(config.RECAPTCHA_SCRIPT_URL).origin;
+  return /^https:\/\/www\.(google\.com|recaptcha\.net)$/.test(origin) ? [origin, 'https://www.gstatic.com'] : [origin];
 }

@@ -101,3 +101,36 @@ describe('static web assets', () => {
     expect(small.json()).toMatchObject({ status: 'ok' });
   });
 });
+
+describe('reCAPTCHA in the web app', () => {
+  it('tells the web app nothing and allows no third-party script when no site key is set', async () => {
+    const env = await createTestEnv();
+    try {
+      const res = await env.app.inject({ method: 'GET', url: '/web-config.json' });
+      expect(res.json()).toEqual({ recaptcha: null });
+      expect(res.headers['cache-control']).toBe('no-cache');
+      expect(String(res.headers['content-security-policy'])).toMatch(/script-src 'self';/);
+    } finally {
+      await env.close();
+    }
+  }, 120_000);
+
+  it('gives the web app the site key and script, and lets that script origin run and frame', async () => {
+    const env = await createTestEnv({ RECAPTCHA_SITE_KEY: 'site-key-1', RECAPTCHA_SCRIPT_URL: 'http://127.0.0.1:4555/recaptcha/api.js' });
+    const google = await createTestEnv({ RECAPTCHA_SITE_KEY: 'site-key-2' });
+    try {
+      const res = await env.app.inject({ method: 'GET', url: '/web-config.json' });
+      expect(res.json()).toEqual({ recaptcha: { siteKey: 'site-key-1', scriptUrl: 'http://127.0.0.1:4555/recaptcha/api.js' } });
+      const csp = String(res.headers['content-security-policy']);
+      expect(csp).toContain("script-src 'self' http://127.0.0.1:4555;");
+      expect(csp).toMatch(/frame-src [^;]*http:\/\/127\.0\.0\.1:4555/);
+
+      const g = await google.app.inject({ method: 'GET', url: '/web-config.json' });
+      expect(g.json()).toEqual({ recaptcha: { siteKey: 'site-key-2', scriptUrl: 'https://www.google.com/recaptcha/api.js' } });
+      expect(String(g.headers['content-security-policy'])).toContain("script-src 'self' https://www.google.com https://www.gstatic.com;");
+    } finally {
+      await env.close();
+      await google.close();
+    }
+  }, 120_000);
+});

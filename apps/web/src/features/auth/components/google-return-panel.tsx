@@ -5,6 +5,7 @@ import { useEffect, useRef } from 'react';
 import { useNavigate } from 'react-router';
 import { googleLogin, type GoogleCodeBody } from '../api/google-login';
 import { startSession } from '../../../lib/start-session';
+import { recaptchaToken } from '../../../lib/recaptcha';
 
 /**
  * The return from Google (spec §2): the code is used to log in when the address has login=1, otherwise to
@@ -14,7 +15,7 @@ export function GoogleReturnPanel({ body, isLogin, onDone }: { body: GoogleCodeB
   const navigate = useNavigate();
   const started = useRef(false);
   const mutation = useMutation({
-    mutationFn: googleLogin,
+    mutationFn: async (b: GoogleCodeBody) => googleLogin({ ...b, recaptcha: await recaptchaToken() }),
     onSuccess: (env) => {
       const to = startSession(env.payload);
       setTimeout(() => navigate(to), 900);
