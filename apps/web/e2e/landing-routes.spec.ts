@@ -18,7 +18,8 @@ async function submitSignup(page: Page, email: string) {
 test('/{promocode}/{userID} opens registration with the promo code and sends both', async ({ page }) => {
   await page.goto('/SPRING10/4242');
   const form = page.getByRole('form', { name: 'Create an account' });
-  await expect(form.getByRole('textbox', { name: 'Promo code' })).toHaveValue('SPRING10');
+  // The form loads after the first paint, in a chain of lazy chunks: allow for a busy CI machine.
+  await expect(form.getByRole('textbox', { name: 'Promo code' })).toHaveValue('SPRING10', { timeout: 30_000 });
   const body = await submitSignup(page, uniqueEmail('promo-ref'));
   expect(body).toMatchObject({ promocode: 'SPRING10', referrer: '4242' });
   await expect(page).toHaveURL(/\/account\/init$/);
@@ -26,12 +27,12 @@ test('/{promocode}/{userID} opens registration with the promo code and sends bot
 
 test('/{promocode} alone and /referrer/{userID} prefill registration too', async ({ page, browser }) => {
   await page.goto('/WELCOME5');
-  await expect(page.getByRole('form', { name: 'Create an account' }).getByRole('textbox', { name: 'Promo code' })).toHaveValue('WELCOME5');
+  await expect(page.getByRole('form', { name: 'Create an account' }).getByRole('textbox', { name: 'Promo code' })).toHaveValue('WELCOME5', { timeout: 30_000 });
 
   const ctx = await browser.newContext();
   const other = await ctx.newPage();
   await other.goto('/referrer/777');
-  await expect(other.getByRole('form', { name: 'Create an account' }).getByRole('textbox', { name: 'Promo code' })).toHaveValue('');
+  await expect(other.getByRole('form', { name: 'Create an account' }).getByRole('textbox', { name: 'Promo code' })).toHaveValue('', { timeout: 30_000 });
   const body = await submitSignup(other, uniqueEmail('referrer'));
   expect(body.referrer).toBe('777');
   expect(body.promocode).toBeUndefined();

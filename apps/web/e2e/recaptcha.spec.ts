@@ -149,7 +149,7 @@ test('without a site key the page loads no reCAPTCHA script at all', async ({ pa
     if (!r.url().startsWith(baseURL!)) foreign.push(r.url());
   });
   await page.goto('/#tab-register');
-  await expect(page.getByRole('form', { name: 'Create an account' })).toBeVisible();
+  await expect(page.getByRole('form', { name: 'Create an account' })).toBeVisible({ timeout: 30_000 });
   await page.waitForLoadState('networkidle');
   expect(foreign).toEqual([]);
   expect(await page.evaluate(() => 'grecaptcha' in window)).toBe(false);
