@@ -35,7 +35,8 @@ async function scriptTransfer(ctx: BrowserContext, page: Page) {
   const scripts = new Map<string, { url: string; encoding: string; body: number }>();
   const done = new Map<string, number>();
   cdp.on('Network.responseReceived', (e) => {
-    if (e.type !== 'Script') return;
+    // By content, not by resource type: a chunk fetched through <link rel="modulepreload"> is not typed Script.
+    if (!/javascript/.test(e.response.mimeType) && !/\.m?js(\?|$)/.test(e.response.url)) return;
     const h = Object.fromEntries(Object.entries(e.response.headers).map(([k, v]) => [k.toLowerCase(), String(v)]));
     scripts.set(e.requestId, { url: e.response.url, encoding: h['content-encoding'] ?? 'identity', body: Number(h['content-length'] ?? 0) });
   });
@@ -109,8 +110,10 @@ export default async function webBench(): Promise<BenchResult[]> {
       let jsFiles = 0;
       let encodings = '';
       for (let i = 0; i < RUNS; i++) {
-        // A fresh context each run: cold cache, like a first visit.
-        const ctx = await browser.newContext();
+        // A fresh context each run: cold cache, like a first visit. The service worker is blocked: once it
+        // controls the page, the page's own network events no longer carry the bytes (the worker fetches
+        // them), and its precache on a first visit is served from the HTTP cache the page just filled.
+        const ctx = await browser.newContext({ serviceWorkers: 'block' });
         const page = await ctx.newPage();
         const transfer = await scriptTransfer(ctx, page);
         let t = performance.now();
