@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import Fastify, { type FastifyInstance, type FastifyError } from 'fastify';
+import compress from '@fastify/compress';
 import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import fastifyStatic from '@fastify/static';
@@ -66,15 +68,18 @@ export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {})
     return payload;
   });
 
+  // Google's reCAPTCHA script loads the rest of itself from gstatic and shows its challenge in a frame, so
+  // those origins are allowed, and only when the web app is told to run it (a site key is set).
+  const recaptchaOrigins = recaptchaCspOrigins(ctx.config);
   await app.register(helmet, {
     contentSecurityPolicy: {
       directives: {
         defaultSrc: ["'self'"],
-        scriptSrc: ["'self'"],
+        scriptSrc: ["'self'", ...recaptchaOrigins],
         styleSrc: ["'self'", "'unsafe-inline'"],
         imgSrc: ["'self'", 'data:', 'https:'],
         connectSrc: ["'self'"],
-        frameSrc: ["'self'", 'https://www.youtube-nocookie.com'],
+        frameSrc: ["'self'", 'https://www.youtube-nocookie.com', ...recaptchaOrigins],
         objectSrc: ["'none'"],
         baseUri: ["'self'"],
         formAction: ["'self'"],
@@ -127,6 +132,12 @@ export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {})
     return { status: 'ok', database: ctx.database.kind };
   });
 
+  // JSON replies above about 1 KB are compressed on the fly when the client asks. Static files come
+  // precompressed from the build (.br, .gz), and the plugin leaves a reply alone once it has a
+  // content-encoding, so nothing is compressed twice.
+  // Registered before the routes: it hooks each route as it is added.
+  await app.register(compress, { threshold: 1024, encodings: ['br', 'gzip'], brotliOptions: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } } });
+
   await app.register(authPlugin, { ctx });
   await app.register(accountRoutes, { ctx });
   await app.register(trackingRoutes, { ctx });
@@ -135,9 +146,20 @@ export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {})
   if (ctx.mailer.mode === 'outbox') await app.register(devOutboxRoutes, { ctx });
 
 
+  // What the web app needs to know at run time, read once per page load (never cached, so a config change
+  // takes effect without a rebuild): the reCAPTCHA site key and script, or null to load nothing.
+  app.get('/web-config.json', async (_req, reply) => {
+    reply.header('cache-control', 'no-cache');
+    const { RECAPTCHA_SITE_KEY: siteKey, RECAPTCHA_SCRIPT_URL: scriptUrl } = ctx.config;
+    return { recaptcha: siteKey ? { siteKey, scriptUrl } : null };
+  });
+
   if (hasWeb) {
     await app.register(fastifyStatic, {
       root: webDist,
+      // Serve the build's .br / .gz siblings by Accept-Encoding (br, then gzip, then the file itself),
+      // with Vary: Accept-Encoding.
+      preCompressed: true,
       // Files are looked up per request, so a rebuilt web app is served without a restart.
       wildcard: true,
       index: ['index.html'],
@@ -151,4 +173,10 @@ export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {})
 
   app.get('/v1', async () => success({ name: 'Shiptrail API', docs: '/developers', openapi: '/v1/openapi.json' }));
   return app;
+}
+
+function recaptchaCspOrigins(config: AppContext['config']): string[] {
+  if (!config.RECAPTCHA_SITE_KEY) return [];
+  const origin = new URL(config.RECAPTCHA_SCRIPT_URL).origin;
+  return /^https:\/\/www\.(google\.com|recaptcha\.net)$/.test(origin) ? [origin, 'https://www.gstatic.com'] : [origin];
 }

@@ -87,6 +87,8 @@ const envSchema = carrierEnvSchema.extend({
   RECAPTCHA_SECRET: z.string().optional(),
   RECAPTCHA_VERIFY_URL: z.url().default('https://www.google.com/recaptcha/api/siteverify'),
   RECAPTCHA_SITE_KEY: z.string().optional(),
+  // The invisible reCAPTCHA script the web app loads when a site key is set; overridable for tests.
+  RECAPTCHA_SCRIPT_URL: z.url().default('https://www.google.com/recaptcha/api.js'),
   LOGIN_MAX_ATTEMPTS: z.coerce.number().int().positive().default(10),
   LOGIN_WINDOW_MINUTES: z.coerce.number().positive().default(15),
   CARRIER_SANDBOX_PACE: z.coerce.number().positive().default(1),

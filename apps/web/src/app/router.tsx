@@ -1,5 +1,5 @@
 import { lazy, Suspense, type ComponentType, type LazyExoticComponent } from 'react';
-import { createBrowserRouter, Navigate, RouterProvider } from 'react-router';
+import { createBrowserRouter, Navigate, RouterProvider, useParams } from 'react-router';
 import { PublicLayout } from './layouts/public-layout';
 import { RequireSession } from './require-session';
 import { PageLoader } from '../components/page-loader';
@@ -34,6 +34,15 @@ function page(C: LazyExoticComponent<ComponentType>) {
   );
 }
 
+// First segments of real pages: a promo link never takes one of these (/verify without its key, /track/x,
+// /account...), and nor does a name with a dot (a missing file such as /robots.txt).
+const RESERVED = new Set(['account', 'assets', 'dev', 'developers', 'get-in-touch', 'healthz', 'password', 'privacy-policy', 'promocode', 'referrer', 'terms-of-service', 'track', 'v1', 'verify']);
+
+function PromoLanding() {
+  const { promocode = '' } = useParams();
+  return RESERVED.has(promocode.toLowerCase()) || promocode.includes('.') ? page(NotFound) : page(Landing);
+}
+
 const router = createBrowserRouter([
   {
     element: <PublicLayout />,
@@ -46,6 +55,9 @@ const router = createBrowserRouter([
       { path: '/developers', element: page(Developers) },
       { path: '/terms-of-service', element: page(Terms) },
       { path: '/privacy-policy', element: page(Privacy) },
+      // Promo and invite links: /{promocode} and /{promocode}/{userID}. Static paths rank above these
+      // dynamic ones, and the landing page shows "not found" for a first segment that names a real page.
+      { path: '/:promocode/:userID?', element: <PromoLanding /> },
       { path: '/track/:uid/:tid', element: page(Track) },
       { path: '/verify/:key', element: page(Verify) },
       { path: '/password/reset/:key', element: page(PasswordReset) },

@@ -8,6 +8,7 @@ export interface GoogleCodeBody {
   promocode?: string;
   referrer?: string;
   timeZone?: string;
+  recaptcha?: string;
 }
 
 /** The return from Google: the server checks the state it issued and logs in or registers. */

@@ -5,6 +5,7 @@ import { useEffect, useRef } from 'react';
 import { useNavigate } from 'react-router';
 import { googleLogin, type GoogleCodeBody } from '../api/google-login';
 import { startSession } from '../../../lib/start-session';
+import { recaptchaToken } from '../../../lib/recaptcha';
 import { ApiError } from '../../../lib/api-client';
 import { MSG } from '@shiptrail/contract/messages';
 
@@ -25,7 +26,7 @@ export function GoogleReturnPanel({ body, isLogin, onDone }: { body: GoogleCodeB
   const navigate = useNavigate();
   const started = useRef(false);
   const mutation = useMutation({
-    mutationFn: googleLogin,
+    mutationFn: async (b: GoogleCodeBody) => googleLogin({ ...b, recaptcha: await recaptchaToken() }),
     onSuccess: (env) => {
       const to = startSession(env.payload);
       setTimeout(() => navigate(to), 900);

@@ -10,10 +10,12 @@ import { StatusBox, type FormStatus } from '../../../components/status-box';
 import { zodResolver } from '../../../lib/zod-resolver';
 import { applyServerErrors } from '../../../lib/notify';
 import { startSession } from '../../../lib/start-session';
+import { recaptchaToken, usePreloadRecaptcha } from '../../../lib/recaptcha';
 
 export function LoginForm({ onRecover }: { onRecover: () => void }) {
   const navigate = useNavigate();
   const [status, setStatus] = useState<FormStatus | null>(null);
+  usePreloadRecaptcha();
   const form = useForm({
     mode: 'controlled',
     initialValues: { email: '', password: '' },
@@ -21,7 +23,7 @@ export function LoginForm({ onRecover }: { onRecover: () => void }) {
     validateInputOnBlur: true,
   });
   const mutation = useMutation({
-    mutationFn: login,
+    mutationFn: async (v: { email: string; password: string }) => login({ ...v, recaptcha: await recaptchaToken() }),
     onSuccess: (env) => {
       setStatus({ status: 'success', message: env.message });
       navigate(startSession(env.payload));

@@ -11,6 +11,7 @@ import { zodResolver } from '../../../lib/zod-resolver';
 import { applyServerErrors } from '../../../lib/notify';
 import { startSession } from '../../../lib/start-session';
 import { timeZone } from '../../../lib/format';
+import { recaptchaToken, usePreloadRecaptcha } from '../../../lib/recaptcha';
 
 interface Values {
   firstName: string;
@@ -26,6 +27,7 @@ interface Values {
 export function RegisterForm({ promocode, referrer, onShowTerms }: { promocode?: string; referrer?: string; onShowTerms: () => void }) {
   const navigate = useNavigate();
   const [status, setStatus] = useState<FormStatus | null>(null);
+  usePreloadRecaptcha();
   const form = useForm<Values>({
     mode: 'controlled',
     initialValues: { firstName: '', lastName: '', email: '', userType: 'person', password: '', repassword: '', promocode: promocode ?? '', terms: false },
@@ -33,8 +35,8 @@ export function RegisterForm({ promocode, referrer, onShowTerms }: { promocode?:
     validateInputOnBlur: true,
   });
   const mutation = useMutation({
-    mutationFn: (v: Values) => {
-      const body: SignupRequest = { ...v, terms: v.terms as true, timeZone: timeZone(), recaptcha: '', referrer: referrer || undefined, promocode: v.promocode || undefined };
+    mutationFn: async (v: Values) => {
+      const body: SignupRequest = { ...v, terms: v.terms as true, timeZone: timeZone(), recaptcha: await recaptchaToken(), referrer: referrer || undefined, promocode: v.promocode || undefined };
       return signup(body);
     },
     onSuccess: (env) => {

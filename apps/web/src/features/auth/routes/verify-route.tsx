@@ -5,32 +5,41 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { verifyEmail } from '../api/verify-email';
 import { logout } from '../../../lib/logout';
 import { endSession, startSession } from '../../../lib/start-session';
-import { getSession } from '../../../lib/session';
+import { getSession, useSession } from '../../../lib/session';
+import { useResendVerification } from '../../account/api/resend-verification';
 
 type State = { step: 'waiting' } | { step: 'success'; message: string } | { step: 'fail'; message: string };
 
-/** Email verification (spec §2, §4): log out, verify, then log in with the returned session. */
+/**
+ * Email verification: verify, then replace any session with the one the server returns. A link that fails
+ * leaves the session alone, so a signed-in user can ask for a new link right here; the resend call needs
+ * the account's token, so a signed-out user is sent to log in first (the dashboard offers the resend).
+ */
 export default function VerifyRoute() {
   const { key = '' } = useParams();
   const navigate = useNavigate();
+  const session = useSession();
+  const resend = useResendVerification();
   const [state, setState] = useState<State>({ step: 'waiting' });
   const ran = useRef(false);
   useEffect(() => {
     if (ran.current) return;
     ran.current = true;
     void (async () => {
-      if (getSession()) {
-        await logout();
-        endSession();
-      }
+      let env: Awaited<ReturnType<typeof verifyEmail>>;
       try {
-        const env = await verifyEmail(key);
-        setState({ step: 'success', message: env.message });
-        startSession(env.payload);
-        setTimeout(() => navigate('/account/dashboard', { replace: true }), 1200);
+        env = await verifyEmail(key);
       } catch (e) {
         setState({ step: 'fail', message: (e as Error).message || 'Verification Error' });
+        return;
       }
+      if (getSession()) {
+        await logout().catch(() => undefined);
+        endSession();
+      }
+      setState({ step: 'success', message: env.message });
+      startSession(env.payload);
+      setTimeout(() => navigate('/account/dashboard', { replace: true }), 1200);
     })();
   }, [key, navigate]);
 
@@ -74,9 +83,27 @@ export default function VerifyRoute() {
               <Text c="dimmed" data-testid="verify-message">
                 {state.message}
               </Text>
-              <Button component={Link} to="/#tab-login">
-                Go to log in
-              </Button>
+              {session ? (
+                <>
+                  <Button onClick={() => resend.mutate(undefined)} loading={resend.isPending} disabled={resend.isPending || resend.isSuccess}>
+                    Resend activation email
+                  </Button>
+                  {(resend.isSuccess || resend.isError) && (
+                    <Text size="sm" c={resend.isSuccess ? 'teal' : 'red'} data-testid="resend-result">
+                      {resend.isSuccess ? resend.data.message : resend.error.message}
+                    </Text>
+                  )}
+                </>
+              ) : (
+                <>
+                  <Text size="sm" c="dimmed">
+                    To get a new activation link, log in: your dashboard offers to resend it.
+                  </Text>
+                  <Button component={Link} to="/#tab-login">
+                    Go to log in
+                  </Button>
+                </>
+              )}
             </>
           )}
         </Stack>

@@ -8,6 +8,7 @@ import { getInTouch, type ContactBody } from '../api/get-in-touch';
 import { StatusBox, type FormStatus } from '../../../components/status-box';
 import { zodResolver } from '../../../lib/zod-resolver';
 import { applyServerErrors } from '../../../lib/notify';
+import { recaptchaToken, usePreloadRecaptcha } from '../../../lib/recaptcha';
 
 const POINTS = [
   { icon: IconClock, title: 'Quick replies', text: 'We answer within one business day, usually much sooner.' },
@@ -17,6 +18,7 @@ const POINTS = [
 
 export default function GetInTouchRoute() {
   const [status, setStatus] = useState<FormStatus | null>(null);
+  usePreloadRecaptcha();
   const form = useForm({
     mode: 'controlled',
     initialValues: { name: '', email: '', phone: '', message: '' },
@@ -24,7 +26,7 @@ export default function GetInTouchRoute() {
     validateInputOnBlur: true,
   });
   const mutation = useMutation({
-    mutationFn: (v: ContactBody) => getInTouch({ ...v, phone: v.phone || undefined, recaptcha: '' }),
+    mutationFn: async (v: ContactBody) => getInTouch({ ...v, phone: v.phone || undefined, recaptcha: await recaptchaToken() }),
     onSuccess: (env) => {
       setStatus({ status: 'success', message: env.message });
       form.reset();
