@@ -1,6 +1,6 @@
 import { Alert, Button, Group, Text } from '@mantine/core';
 import { IconMailExclamation } from '@tabler/icons-react';
-import { useResendVerification } from '../api/resend-verification';
+import { useResendVerification } from '../../../lib/resend-verification';
 
 export function VerifyEmailBanner({ email }: { email: string }) {
   const resend = useResendVerification();

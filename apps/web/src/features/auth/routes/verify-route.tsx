@@ -6,7 +6,7 @@ import { verifyEmail } from '../api/verify-email';
 import { logout } from '../../../lib/logout';
 import { endSession, startSession } from '../../../lib/start-session';
 import { getSession, useSession } from '../../../lib/session';
-import { useResendVerification } from '../../account/api/resend-verification';
+import { useResendVerification } from '../../../lib/resend-verification';
 
 type State = { step: 'waiting' } | { step: 'success'; message: string } | { step: 'fail'; message: string };
 

@@ -1,5 +1,5 @@
-import { request } from '../../../lib/api-client';
-import { useApiMutation } from '../../../lib/use-api-mutation';
+import { request } from './api-client';
+import { useApiMutation } from './use-api-mutation';
 
 export const resendVerification = () => request<unknown>('/v1/user/email/verify/resend');
 
