@@ -1,6 +1,6 @@
 // Trackings: the API (list 100, add one) beside a bare Fastify route, on PGlite and PostgreSQL, with 1k
 // and 1M trackings stored; and the refresh engine against the carrier sandbox beside the sandbox's raw
-// capacity. Ratios matter more than absolutes (design.md §6): every figure has its baseline from the same run.
+// capacity. Ratios matter more than absolutes (ARCHITECTURE §6): every figure has its baseline from the same run.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

@@ -1,4 +1,4 @@
-// Webhook delivery (design.md §6): status change → signed delivery at a local receiver, p50/p99, and
+// Webhook delivery (ARCHITECTURE §6): status change → signed delivery at a local receiver, p50/p99, and
 // deliveries per second; beside it, a plain keep-alive HTTP POST loop to the same receiver in the same run
 // (the ceiling the receiver and loopback allow). Run: `npx tsx bench/webhooks.bench.ts` (prints JSON).
 // Latency includes the queue's polling interval (QUEUE_POLL_SECONDS, 0.5 s here): pg-boss workers poll.

@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 
-// Validation messages of spec §5, shown from the same contract schemas the server uses.
+// Validation messages of product rules §5, shown from the same contract schemas the server uses.
 
 test('login form shows the spec messages and stays disabled while invalid', async ({ page }) => {
   await page.goto('/#tab-login');

@@ -6,7 +6,7 @@ import { emailField, optionalString, optionalUsPhone, requiredString } from './c
 const password = (min: number, minMessage: string) =>
   z.string({ error: MSG.passwordRequired }).min(1, MSG.passwordRequired).min(min, minMessage).max(200);
 
-// --- Log in (spec §7: email+password; or code; or an action) -------------------------------------
+// --- Log in (product rules §7: email+password; or code; or an action) -------------------------------------
 export const loginPasswordRequest = z.object({
   email: z.string({ error: MSG.emailRequired }).pipe(emailField),
   password: password(LIMITS.loginPasswordMin, MSG.passwordMin6),
@@ -53,7 +53,7 @@ export const passwordResetRequest = z.object({
   password: password(LIMITS.loginPasswordMin, MSG.passwordMin6),
   verifycode: z.string({ error: MSG.resetLinkInvalid }).min(1, MSG.resetLinkInvalid).max(200),
 });
-/** The web form adds a confirmation field; the API takes password and verifycode (spec §7). */
+/** The web form adds a confirmation field; the API takes password and verifycode (product rules §7). */
 export const passwordResetForm = z
   .object({ password: password(LIMITS.loginPasswordMin, MSG.passwordMin6), repassword: z.string() })
   .refine((v) => v?.password === v?.repassword, { message: MSG.passwordsMismatch, path: ['repassword'], when: () => true });
@@ -76,7 +76,7 @@ export const getInTouchRequest = z.object({
 export const supportRequest = z.object({ message: requiredString(MSG.messageRequired, 5000) });
 export const inviteRequest = z.object({ email: z.string({ error: MSG.emailRequired }).pipe(emailField) });
 
-// --- Settings (spec §3, §5) ---------------------------------------------------------------------------
+// --- Settings (product rules §3, §5) ---------------------------------------------------------------------------
 export const triggersSchema = z
   .object(Object.fromEntries(TRIGGER_EVENTS.map((t) => [t, z.boolean().optional()])) as Record<
     (typeof TRIGGER_EVENTS)[number],
@@ -90,7 +90,7 @@ const isFalseLike = (v: unknown) => v === undefined || v === null || v === '' ||
 
 const URL_PATTERN = /^https?:\/\/[^\s/$.?#][^\s]*$/i;
 
-/** A channel: triggers and an endpoint. Endpoint rules apply only when a trigger is ticked (spec §5). */
+/** A channel: triggers and an endpoint. Endpoint rules apply only when a trigger is ticked (product rules §5). */
 const channel = (check: (endpoint: string, ctx: z.RefinementCtx) => string | undefined, required: string) =>
   z
     .object({ triggers: triggersSchema.default({}), endpoint: z.union([z.string(), z.boolean(), z.null()]).optional() })
@@ -126,7 +126,7 @@ const webhookChannel = channel((e, ctx) => {
 
 /**
  * Email and phone endpoints may be left empty: they then default to the profile's email and phone
- * (spec §4), so an empty endpoint with a ticked trigger is valid for them. The web form still asks.
+ * (product rules §4), so an empty endpoint with a ticked trigger is valid for them. The web form still asks.
  */
 export const receiveNotificationSchema = z.object({
   email: emailChannel('').optional(),
@@ -148,7 +148,7 @@ export const settingsUpdateSchema = z.object({
 });
 
 export const profileUpdateSchema = z.object({
-  // The email is read-only in the form (spec §5); when sent it must be valid and equal the account's.
+  // The email is read-only in the form (product rules §5); when sent it must be valid and equal the account's.
   email: z.string().pipe(emailField).optional(),
   firstName: optionalString(100),
   lastName: optionalString(100),
@@ -163,7 +163,7 @@ export const profileUpdateSchema = z.object({
   token: z.string().optional(),
 });
 
-/** Empty strings are dropped before validation (spec §5), so '' never overwrites a stored value. */
+/** Empty strings are dropped before validation (product rules §5), so '' never overwrites a stored value. */
 export function dropEmptyStrings<T>(value: T): T {
   if (Array.isArray(value)) return value.map(dropEmptyStrings) as T;
   if (value && typeof value === 'object') {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MSG } from './messages.ts';
 
-/** Every /v1 response body (design.md §4): code repeats the HTTP status. */
+/** Every /v1 response body (ARCHITECTURE §4): code repeats the HTTP status. */
 export const envelopeSchema = <T extends z.ZodType>(payload: T) =>
   z.object({
     code: z.number().int(),
@@ -59,7 +59,7 @@ export function parseRequest<S extends z.ZodType>(schema: S, data: unknown): z.Z
 }
 
 /**
- * US phone numbers only (spec §5, §9): a leading +1 or + is stripped, the rest must be a valid NANP
+ * US phone numbers only (product rules §5, §9): a leading +1 or + is stripped, the rest must be a valid NANP
  * number (area code and exchange start with 2-9). Returned as (AAA) EEE-NNNN; `toE164` gives the SMS form.
  */
 export function normalizeUsPhone(raw: string): string | null {

@@ -1,4 +1,4 @@
-// Business constants of spec §9 and the enums of spec §3-4. Money is integer cents everywhere.
+// Business constants of product rules §9 and the enums of product rules §3-4. Money is integer cents everywhere.
 export const TRACKING_STATUSES = [
   'InfoReceived',
   'InTransit',
@@ -11,7 +11,7 @@ export const TRACKING_STATUSES = [
 ] as const;
 export type TrackingStatus = (typeof TRACKING_STATUSES)[number];
 
-/** Dashboard order of spec §9. */
+/** Dashboard order of product rules §9. */
 export const DASHBOARD_STATUS_ORDER: readonly TrackingStatus[] = [
   'Delivered',
   'Exception',
@@ -34,7 +34,7 @@ export const STATUS_LABELS: Record<TrackingStatus, string> = {
   Pending: 'Pending',
 };
 
-/** The notification triggers of spec §3 (FailAttempt and Pending are not triggers). */
+/** The notification triggers of product rules §3 (FailAttempt and Pending are not triggers). */
 export const TRIGGER_EVENTS = [
   'Delivered',
   'Exception',
@@ -89,7 +89,7 @@ export const TRACKING_NUMBER_MAX = 42;
 
 export const AUTO_RECHARGE = { quickAmounts: [5, 10, 20, 50], defaultAmount: 20, defaultMinimum: 5 } as const;
 
-/** Header that carries an API key or a web session token (design.md §4). */
+/** Header that carries an API key or a web session token (ARCHITECTURE §4). */
 export const API_TOKEN_HEADER = 'sm-api-token';
 /**
  * Every /v1 reply is an envelope with HTTP status 200, the real result in its `code` (as the original API

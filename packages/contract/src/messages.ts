@@ -1,6 +1,6 @@
 import { TRACKING_NUMBER_MAX } from './constants.ts';
 
-// Validation and outcome messages of spec §5 and §8, written once and shared by server and web.
+// Validation and outcome messages of product rules §5 and §8, written once and shared by server and web.
 export const MSG = {
   emailRequired: 'Email is required',
   emailInvalid: 'Invalid email address',
@@ -28,7 +28,7 @@ export const MSG = {
   currentPasswordRequired: 'Current password is required',
   apiKeyCopied: 'API key copied to clipboard',
   shipmentNotFound: 'Shipment not found',
-  // Outcomes (server messages shown as toasts, spec §8).
+  // Outcomes (server messages shown as toasts, product rules §8).
   signedUp: 'Your account is ready. We sent you an email to verify your address.',
   loggedIn: 'Welcome back',
   invalidCredentials: 'Invalid email or password',

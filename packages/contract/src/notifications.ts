@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { TRACKING_STATUSES } from './constants.ts';
 
-// --- Notifications (spec §1, §3, §4; design.md §5) ------------------------------------------------------
+// --- Notifications (product rules §1, §3, §4; ARCHITECTURE §5) ------------------------------------------------------
 
 export const NOTIFICATION_CHANNELS = ['email', 'sms', 'webhook'] as const;
 export type NotificationChannel = (typeof NOTIFICATION_CHANNELS)[number];
@@ -28,7 +28,7 @@ export const webhookCheckpointSchema = z.object({
   time: z.string(),
 });
 
-/** The tracking as a webhook shows it (spec §3 Tracking, without checkpoints history). */
+/** The tracking as a webhook shows it (product rules §3 Tracking, without checkpoints history). */
 export const webhookTrackingSchema = z.object({
   tid: z.string(),
   courier: z.string(),

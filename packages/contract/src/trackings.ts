@@ -3,7 +3,7 @@ import { MSG } from './messages.ts';
 import { COURIER_SLUGS, LIMITS, TRACKING_NUMBER_MAX, TRACKING_STATUSES } from './constants.ts';
 import { optionalEmailField, optionalString, optionalUsPhone } from './common.ts';
 
-// Trackings (spec §3 Tracking, §7 calls): requests the server validates and the web forms reuse, and
+// Trackings (product rules §3 Tracking, §7 calls): requests the server validates and the web forms reuse, and
 // the views the server returns.
 
 /** A courier slug; '' or null means "detect it from the number". Names ('UPS', 'Canada Post') are accepted too. */
@@ -64,7 +64,7 @@ export const listTrackingsQuery = z.object({
   lastTid: z.string().trim().max(64).optional().transform((v) => (v ? v : undefined)),
   status: csvList(TRACKING_STATUSES, `Unknown status: use ${TRACKING_STATUSES.join(', ')}`),
   courier: csvList(COURIER_SLUGS, `Unknown courier: use ${COURIER_SLUGS.join(', ')}`),
-  /** The version token of spec §7; ignored (the web app sends it to bust caches). */
+  /** The version token of product rules §7; ignored (the web app sends it to bust caches). */
   v: z.string().optional(),
 });
 export type ListTrackingsQuery = z.input<typeof listTrackingsQuery>;

@@ -50,7 +50,7 @@ export const users = pgTable(
     referralCode: text('referral_code').notNull(),
     referredBy: uuid('referred_by'),
     promocode: text('promocode'),
-    /** Bumped on every successful save: the web app refetches info when it changes (spec §3 Session). */
+    /** Bumped on every successful save: the web app refetches info when it changes (product rules §3 Session). */
     version: text('version').notNull(),
     geoLat: text('geo_lat'),
     geoLng: text('geo_lng'),

@@ -2,7 +2,7 @@ import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, 
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
-/** Uniformly random alphanumeric string (the 30-character version token of spec §3, API keys, ...). */
+/** Uniformly random alphanumeric string (the 30-character version token of product rules §3, API keys, ...). */
 export function randomAlnum(length: number): string {
   let s = '';
   for (let i = 0; i < length; i++) s += ALNUM[randomInt(ALNUM.length)];

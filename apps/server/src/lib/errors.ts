@@ -1,4 +1,4 @@
-/** The one error type services throw; the error handler turns it into the /v1 envelope (design.md §3). */
+/** The one error type services throw; the error handler turns it into the /v1 envelope (ARCHITECTURE §3). */
 export class AppError extends Error {
   constructor(
     readonly httpStatus: number,

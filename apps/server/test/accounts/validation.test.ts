@@ -4,8 +4,8 @@ import { MSG } from '@shiptrail/contract';
 import { ledgerEntries, users } from '../../src/db/schema.ts';
 import { call, createTestEnv, signUp, type TestEnv } from '../helpers.ts';
 
-// Every validation message of spec §5 for the account forms, through the API.
-describe('validation messages (spec §5)', () => {
+// Every validation message of product rules §5 for the account forms, through the API.
+describe('validation messages (product rules §5)', () => {
   let env: TestEnv;
   let token: string;
   beforeAll(async () => {
@@ -115,7 +115,7 @@ describe('validation messages (spec §5)', () => {
     expect(await upd({ webhook: { triggers: { Delivered: true }, endpoint: 'ftp://x' } })).toMatchObject({ 'settings.receiveNotification.webhook.endpoint': 'Invalid Url' });
     expect(await upd({ phone: { triggers: { InTransit: true }, endpoint: '+33 1 23 45 67 89' } })).toMatchObject({ 'settings.receiveNotification.phone.endpoint': 'Invalid Phone Number' });
     expect(await upd({ email: { triggers: { InTransit: true }, endpoint: 'not-mail' } })).toMatchObject({ 'settings.receiveNotification.email.endpoint': 'Invalid email address' });
-    // Email and phone endpoints may stay empty ('false' too): they default to the profile's (spec §4).
+    // Email and phone endpoints may stay empty ('false' too): they default to the profile's (product rules §4).
     const ok = await call(env.app, 'POST', '/v1/user/general/update', {
       token,
       body: { settings: { receiveNotification: { email: { triggers: { Delivered: true }, endpoint: 'false' }, phone: { triggers: {}, endpoint: '' } } } },

@@ -79,7 +79,7 @@ describe('OAuth', () => {
     await client.track('ups', ['1Z5R89390357567127']);
     expect(fake.tokenRequests.ups).toBe(1);
     expect(fake.trackRequests.ups).toBe(13);
-    // UPS requires transId and transactionSrc (apis.md §1.3)
+    // UPS requires transId and transactionSrc (carrier notes §1.3)
     expect(fake.lastHeaders.ups?.transid).toBeTruthy();
     expect(fake.lastHeaders.ups?.transactionsrc).toBe('shiptrail');
   });

@@ -1,5 +1,5 @@
 // A fake of the four carriers' HTTP APIs on loopback, for exercising the adapters through the real HTTP path
-// (OAuth included). Responses are scripted per tracking number; request checks follow apis.md §7.
+// (OAuth included). Responses are scripted per tracking number; request checks follow carrier notes §7.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';

@@ -32,7 +32,7 @@ const STAND_IN: Record<CourierSlug, string> = {
 };
 
 // HTTP status for fixtures recorded without one (MANIFEST http_status null): Canada Post answers 200 with
-// data and 4xx with <messages> (apis.md §4.4); the UPS fixtures are an auth error and an invalid request (§1.5).
+// data and 4xx with <messages> (carrier notes §4.4); the UPS fixtures are an auth error and an invalid request (§1.5).
 function statusFor(s: Sample): number {
   if (s.http_status) return s.http_status;
   if (s.file.endsWith('ups_v1_error_auth_250003.json')) return 401;
@@ -95,7 +95,7 @@ function checkTracking(r: TrackResult, e: Expected, label: string): void {
     expect(c.time, label).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
   }
   // Expected delivery: the manifest records the carrier's raw estimate (all of them day-level); we clear it once
-  // delivered (apis.md §6).
+  // delivered (carrier notes §6).
   const raw = e.estimated_delivery_raw ?? null;
   expect(r.expected, label).toBe(r.status === 'Delivered' || raw === null ? null : raw.slice(0, 10));
 }

@@ -9,7 +9,7 @@ export interface Checkpoint {
   time?: string | null;
 }
 
-/** Checkpoints newest first: status, location, message, time (spec §2). */
+/** Checkpoints newest first: status, location, message, time (product rules §2). */
 export function CheckpointTimeline({ checkpoints }: { checkpoints: Checkpoint[] | null | undefined }) {
   const list = [...(checkpoints ?? [])].sort((a, b) => String(b.time ?? '').localeCompare(String(a.time ?? '')));
   if (!list.length) return <Text c="dimmed" size="sm">No checkpoints yet. We will add them as soon as the carrier reports one.</Text>;

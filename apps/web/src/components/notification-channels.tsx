@@ -16,7 +16,7 @@ const ENDPOINT_PLACEHOLDERS: Record<ChannelKey, string> = { email: 'alerts@examp
 
 const emptyTriggers = () => Object.fromEntries(TRIGGER_EVENTS.map((t) => [t, false])) as Record<TriggerEvent, boolean>;
 
-/** Server settings → form values; email and phone endpoints default to the profile's (spec §4). */
+/** Server settings → form values; email and phone endpoints default to the profile's (product rules §4). */
 export function toChannelValues(
   source: Partial<Record<ChannelKey, { triggers: Record<string, boolean>; endpoint: string }>> | undefined,
   channels: ChannelKey[],
@@ -34,7 +34,7 @@ export function toChannelValues(
 const anyOn = (v: ChannelValue | undefined) => !!v && Object.values(v.triggers).some(Boolean);
 
 /**
- * Validation of spec §5 for receive settings: the contract's rules, and in the form an endpoint is asked for
+ * Validation of product rules §5 for receive settings: the contract's rules, and in the form an endpoint is asked for
  * every channel with a ticked trigger ('Email is required', 'Phone Number is required', 'Url is required').
  */
 export function validateReceive(values: ChannelValues): Record<string, string> {

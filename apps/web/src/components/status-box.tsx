@@ -7,7 +7,7 @@ export interface FormStatus {
 }
 
 /**
- * The status-coloured box that landing and contact forms show instead of a toast (spec §8). `titles` name the
+ * The status-coloured box that landing and contact forms show instead of a toast (product rules §8). `titles` name the
  * outcome for a person ("Signed in", "Could not sign in"); the server's message is the text below.
  */
 export function StatusBox({ value, titles }: { value: FormStatus | null; titles?: { success?: string; fail?: string } }) {

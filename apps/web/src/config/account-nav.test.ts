@@ -3,7 +3,7 @@ import { THEME_IDS } from '@shiptrail/contract';
 import { accountNav } from './account-nav';
 import { THEMES, themeDef } from './themes';
 
-describe('account menu by role (spec §6)', () => {
+describe('account menu by role (product rules §6)', () => {
   it('gives couriers the dashboard only (shipments come later)', () => {
     expect(accountNav({ role: 'courier', userType: 'company' }).map((i) => i.label)).toEqual(['Dashboard']);
   });

@@ -17,7 +17,7 @@ export interface NavItem {
 }
 
 /**
- * Menus by role (spec §6). Couriers see Dashboard and Shipments only; company accounts also get SHM System
+ * Menus by role (product rules §6). Couriers see Dashboard and Shipments only; company accounts also get SHM System
  * and Couriers, which are added here once those features ship.
  */
 export function accountNav(profile: Pick<Profile, 'role' | 'userType'> | undefined): NavItem[] {

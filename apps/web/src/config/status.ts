@@ -1,7 +1,7 @@
 import type { MantineColor } from '@mantine/core';
 import type { TrackingStatus } from '@shiptrail/contract';
 
-// Colours of the dashboard status order (spec §9), reused by badges and the doughnut.
+// Colours of the dashboard status order (product rules §9), reused by badges and the doughnut.
 export const STATUS_COLORS: Record<TrackingStatus, MantineColor> = {
   Delivered: 'green',
   Exception: 'red',

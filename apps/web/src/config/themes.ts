@@ -1,7 +1,7 @@
 import { createTheme, type MantineColor, type MantineThemeOverride } from '@mantine/core';
 import type { ThemeId } from '@shiptrail/contract';
 
-// Colour themes A to H (spec §1, §9). Each has a primary colour and an accent used in gradients and highlights.
+// Colour themes A to H (product rules §1, §9). Each has a primary colour and an accent used in gradients and highlights.
 export interface ThemeDef {
   id: ThemeId;
   name: string;

@@ -19,10 +19,10 @@ export class ApiError extends Error {
 export interface RequestOptions {
   method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
   body?: unknown;
-  /** Send the session token (default true). Verify, reset and public tracking go without (spec §6). */
+  /** Send the session token (default true). Verify, reset and public tracking go without (product rules §6). */
   auth?: boolean;
   signal?: AbortSignal;
-  /** Message used when the request never reaches the server (spec §8: 'Error', 'Send error!', ...). */
+  /** Message used when the request never reaches the server (product rules §8: 'Error', 'Send error!', ...). */
   transportError?: string;
 }
 

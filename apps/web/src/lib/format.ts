@@ -3,7 +3,7 @@ import { COURIER_NAMES, STATUS_LABELS, type CourierSlug, type TrackingStatus } f
 export const money = (dollars: number | undefined | null) =>
   new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format(Number(dollars ?? 0));
 
-/** Dates display as day / month / year (spec §9). */
+/** Dates display as day / month / year (product rules §9). */
 export function formatDate(iso: string | null | undefined): string {
   if (!iso) return '';
   const d = new Date(iso);
@@ -28,7 +28,7 @@ export const statusLabel = (s: string | null | undefined) =>
 export const courierName = (c: string | null | undefined) =>
   (c && COURIER_NAMES[c as CourierSlug]) || (c ? c.toUpperCase() : 'Unknown');
 
-/** Rounded percent of total, 0 when there is nothing (spec §2 dashboard). */
+/** Rounded percent of total, 0 when there is nothing (product rules §2 dashboard). */
 export const percentOf = (count: number, total: number) => (total > 0 ? Math.round((count / total) * 100) : 0);
 
 /** Masks an address for the public tracking page: j***@example.com, (***) ***-1234. */

@@ -1,7 +1,7 @@
 import { notifications } from '@mantine/notifications';
 import { ApiError } from './api-client';
 
-// Toasts of spec §8: a 'success' reply shows the server message as a success toast; anything else an error toast.
+// Toasts of product rules §8: a 'success' reply shows the server message as a success toast; anything else an error toast.
 // Each toast gets a title that says what happened ("Saved", "Could not send the invitation"); when the server's
 // message says the same thing, it is shown once.
 const same = (a: string | undefined, b: string) => !!a && a.trim().toLowerCase() === b.trim().toLowerCase();

@@ -1,6 +1,6 @@
 import { useSyncExternalStore } from 'react';
 
-// The web session (spec §3 "Session"): the session token and the version value, persisted in
+// The web session (product rules §3 "Session"): the session token and the version value, persisted in
 // localStorage and cleared on logout.
 export interface Session {
   token: string;

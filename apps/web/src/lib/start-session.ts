@@ -2,14 +2,14 @@ import type { SessionPayload } from '@shiptrail/contract';
 import { queryClient } from './query-client';
 import { setSession } from './session';
 
-/** Stores a new session (login, sign-up, Google, email verification) and says where to go next (spec §4). */
+/** Stores a new session (login, sign-up, Google, email verification) and says where to go next (product rules §4). */
 export function startSession(payload: SessionPayload): string {
   queryClient.clear();
   setSession({ token: payload.sessionToken, version: payload.version });
   return payload.profile.showWizard ? '/account/init' : '/account/dashboard';
 }
 
-/** Sign out clears the session and everything loaded for it, trackings included (spec §2). */
+/** Sign out clears the session and everything loaded for it, trackings included (product rules §2). */
 export function endSession() {
   setSession(null);
   queryClient.clear();

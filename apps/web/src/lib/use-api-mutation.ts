@@ -3,7 +3,7 @@ import type { Envelope } from '@shiptrail/contract';
 import { errorsBelongTo, toastError, toastSuccess } from './notify';
 
 type Opts<TVars, TPayload> = Omit<UseMutationOptions<Envelope<TPayload>, Error, TVars>, 'mutationFn'> & {
-  /** Show the server message as a toast (spec §8). Landing and contact forms use a status box instead. */
+  /** Show the server message as a toast (product rules §8). Landing and contact forms use a status box instead. */
   toast?: boolean;
   /** Toast titles that say what happened, e.g. { success: 'Saved', error: 'Could not save' }. */
   titles?: { success?: string; error?: string };

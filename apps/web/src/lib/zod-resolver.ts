@@ -5,7 +5,7 @@ import '@shiptrail/contract/zod-messages';
 
 /**
  * A @mantine/form validator from a contract zod schema: the same schema and messages the server uses
- * (design.md §3). Field paths are the issue paths joined with dots, as @mantine/form names nested fields.
+ * (ARCHITECTURE §3). Field paths are the issue paths joined with dots, as @mantine/form names nested fields.
  */
 export function zodResolver<T>(schema: z.ZodType) {
   return (values: T): Record<string, string> => {

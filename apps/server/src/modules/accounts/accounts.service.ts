@@ -124,7 +124,7 @@ export async function userInfo(ctx: AppContext, u: UserRow): Promise<UserInfo> {
 async function startSession(ctx: AppContext, u: UserRow, meta: RequestMeta): Promise<SessionPayload> {
   const token = newSessionToken();
   const expires = new Date(ctx.now().getTime() + ctx.config.SESSION_TTL_DAYS * 86400_000);
-  // A new version on every login (spec §3): the web app refetches user info.
+  // A new version on every login (product rules §3): the web app refetches user info.
   const user = await repo.updateUser(ctx.db, u.id, { version: newVersion() });
   await repo.insertSession(ctx.db, u.id, token, expires, meta);
   return { profile: profileView(ctx, user, await balanceCents(ctx.db, u.id)), sessionToken: token, version: user.version };
@@ -161,7 +161,7 @@ async function createAccount(
       promocode: input.promocode ?? null,
       version: newVersion(),
     });
-    // The sign-up bonus is booked with the account: both exist or neither (spec §9).
+    // The sign-up bonus is booked with the account: both exist or neither (product rules §9).
     await credit(tx, u.id, PRICING.signupBonusCents, 'signup_bonus', 'signup', 'Sign-up bonus');
     if (inviter) {
       await tx
@@ -302,7 +302,7 @@ export async function update(ctx: AppContext, user: UserRow, input: z.output<typ
     if (p.timeZone !== undefined) values.timeZone = p.timeZone;
     if (p.showWizard !== undefined) values.showWizard = p.showWizard;
     if (p.userType !== undefined && p.userType !== user.userType) {
-      // A user that already has a company cannot change the account type (spec §6); couriers never can.
+      // A user that already has a company cannot change the account type (product rules §6); couriers never can.
       if (user.role === 'courier' || (user.userType === 'company' && user.company)) throw badRequest('The account type cannot be changed');
       values.userType = p.userType;
     }
@@ -315,7 +315,7 @@ export async function update(ctx: AppContext, user: UserRow, input: z.output<typ
   }
   if (input.settings) {
     const s = input.settings;
-    // SSRF guard at save (design.md §5); delivery checks again after its own DNS lookup.
+    // SSRF guard at save (ARCHITECTURE §5); delivery checks again after its own DNS lookup.
     const hook = s.receiveNotification?.webhook?.endpoint;
     if (hook) await resolveWebhookTarget(hook, { allowPrivate: ctx.config.WEBHOOK_ALLOW_PRIVATE });
     if (s.sendNotification && (values.userType ?? user.userType) !== 'company') {

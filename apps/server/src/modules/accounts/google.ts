@@ -22,7 +22,7 @@ function requireGoogle(ctx: AppContext) {
   return { clientId: GOOGLE_CLIENT_ID, clientSecret: GOOGLE_CLIENT_SECRET };
 }
 
-/** The return address: our landing page; login=1 tells the page to log in rather than register (spec §2). */
+/** The return address: our landing page; login=1 tells the page to log in rather than register (product rules §2). */
 function returnUri(ctx: AppContext, mode: 'login' | 'signup', requested?: string): string {
   const base = ctx.config.publicUrl;
   if (requested) {

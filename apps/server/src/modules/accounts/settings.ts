@@ -49,7 +49,7 @@ function mergeChannels<T extends Record<string, Channel | undefined>>(stored: T 
 
 /**
  * Where a channel actually sends: its endpoint, or for email and phone the profile's address when the
- * endpoint is empty or 'false' (spec §4).
+ * endpoint is empty or 'false' (product rules §4).
  */
 export function effectiveEndpoint(kind: 'email' | 'phone' | 'webhook', endpoint: string | undefined, profile: { email: string; phone: string }): string {
   const e = (endpoint ?? '').trim();

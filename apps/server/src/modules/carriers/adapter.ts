@@ -7,7 +7,7 @@ import type { CarrierErrorKind, CourierSlug, NormalizedCheckpoint, TrackResult, 
 
 export interface CarrierAdapter {
   readonly courier: CourierSlug;
-  /** Numbers per carrier request (FedEx 30, the others 1; apis.md §0). */
+  /** Numbers per carrier request (FedEx 30, the others 1; carrier notes §0). */
   readonly maxBatch: number;
   /** One result per tid, in order. Never throws for carrier problems. */
   trackBatch(tids: string[]): Promise<TrackResult[]>;
@@ -50,7 +50,7 @@ export function success(
     courier,
     status,
     checkpoints,
-    // Clear the estimate once delivered (apis.md §6 "Estimated delivery").
+    // Clear the estimate once delivered (carrier notes §6 "Estimated delivery").
     expected: status === 'Delivered' ? null : expected,
     origin,
     destination,
@@ -88,7 +88,7 @@ export async function limitedRequest(
   await deps.limiter.acquire();
   const res = await httpRequest(url, init, deps.http);
   if (res.status === 429) {
-    // Retry-After is documented for USPS and seen elsewhere (apis.md §2.5); without it back off a minute.
+    // Retry-After is documented for USPS and seen elsewhere (carrier notes §2.5); without it back off a minute.
     const wait = parseRetryAfter(res.headers.get('retry-after')) ?? 60_000;
     deps.limiter.pauseFor(wait);
     throw new CarrierError('rate-limited', 'The carrier is rate limiting our requests.', wait);

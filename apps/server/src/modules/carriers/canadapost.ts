@@ -1,4 +1,4 @@
-// Canada Post tracking web service (apis.md §4): REST + XML, HTTP Basic on every call, one PIN per call.
+// Canada Post tracking web service (carrier notes §4): REST + XML, HTTP Basic on every call, one PIN per call.
 import { XMLParser } from 'fast-xml-parser';
 import { failure, fromError, joinUrl, kindForStatus, limitedRequest, success, type AdapterDeps, type CarrierAdapter } from './adapter.ts';
 import { basicAuth, CarrierError, cleanText, isObj, str, type HttpResponse } from './http.ts';
@@ -6,13 +6,13 @@ import { canadaPostEvent, expectedFrom, joinLocation, parseIsoLike, resolveTimes
 import type { NormalizedCheckpoint, TrackResult, TrackingStatus } from './types.ts';
 
 export const CANADAPOST_PRODUCTION_URL = 'https://soa-gw.canadapost.ca';
-// "`*/*` in place of the header value will return an error" (apis.md §4.2).
+// "`*/*` in place of the header value will return an error" (carrier notes §4.2).
 export const CANADAPOST_ACCEPT = 'application/vnd.cpc.track-v2+xml';
 
 export type CanadaPostConfig = { username: string; password: string; language?: 'en-CA' | 'fr-CA' };
 
 export function canadaPostDetailPath(tid: string): string {
-  // 15-digit delivery-notice-card numbers have their own resource (apis.md §4.1).
+  // 15-digit delivery-notice-card numbers have their own resource (carrier notes §4.1).
   const kind = /^\d{15}$/.test(tid) ? 'dnc' : 'pin';
   return `/vis/track/${kind}/${encodeURIComponent(tid)}/detail`;
 }
@@ -38,7 +38,7 @@ export function createCanadaPostAdapter(cfg: CanadaPostConfig, deps: AdapterDeps
 
 const parser = new XMLParser({
   ignoreAttributes: true,
-  // Namespaces differ between track (v1) and track-v2 media types (apis.md §4.2, §6 "XML"); strip them.
+  // Namespaces differ between track (v1) and track-v2 media types (carrier notes §4.2, §6 "XML"); strip them.
   removeNSPrefix: true,
   // Keep "0174" as a string; we compare identifiers as integers ourselves.
   parseTagValue: false,
@@ -64,7 +64,7 @@ export function parseCanadaPostXml(text: string): Record<string, unknown> {
   return doc;
 }
 
-// Event time zones are names, not offsets (apis.md §6). Unknown names (international legs) borrow a neighbour's offset.
+// Event time zones are names, not offsets (carrier notes §6). Unknown names (international legs) borrow a neighbour's offset.
 const ZONES: Record<string, number> = {
   NST: -210, NDT: -150, AST: -240, ADT: -180, EST: -300, EDT: -240, CST: -360, CDT: -300, MST: -420, MDT: -360, PST: -480, PDT: -420,
   UTC: 0, GMT: 0,
@@ -89,7 +89,7 @@ export function parseCanadaPostResponse(res: Pick<HttpResponse, 'status' | 'text
       throw err;
     }
     if (isObj(doc.messages)) {
-      // <messages><message><code>004</code><description>No Pin History</description></message></messages> (apis.md §4.4)
+      // <messages><message><code>004</code><description>No Pin History</description></message></messages> (carrier notes §4.4)
       const m = (Array.isArray(doc.messages.message) ? doc.messages.message : []).find(isObj);
       const code = (str(m?.code) ?? '').trim();
       const desc = cleanText(m?.description) || `Canada Post answered HTTP ${res.status}.`;
@@ -129,7 +129,7 @@ function normalizeDetail(detail: Record<string, unknown>, tid: string): TrackRes
       time: iso[i]!,
     });
   });
-  // First non-informational occurrence decides (apis.md §5.6).
+  // First non-informational occurrence decides (carrier notes §5.6).
   let status: TrackingStatus | null = null;
   for (const m of mapped) {
     if (m && m !== 'informational') {

@@ -47,7 +47,7 @@ export const PRODUCTION_URLS: Record<CourierSlug, string> = {
   canadapost: CANADAPOST_PRODUCTION_URL,
 };
 
-// Published figures where they exist (apis.md §0, §2.6, §3.6, §4.5); UPS publishes none, so a conservative guess.
+// Published figures where they exist (carrier notes §0, §2.6, §3.6, §4.5); UPS publishes none, so a conservative guess.
 export const DEFAULT_RATE_LIMITS: Record<CourierSlug, Exclude<RateLimitSetting, false>> = {
   ups: { limit: 5, intervalMs: 1000 },
   usps: { limit: 60, intervalMs: 3_600_000 },

@@ -54,7 +54,7 @@ describe('detectCarriers', () => {
     expect(detectCarriers('9261290289104185136058').map((c) => c.courier)).toEqual(['usps', 'fedex']);
     // bare 20-digit 6129…: FedEx SmartPost (v1.9 rule) before USPS
     expect(detectCarriers('61292701078443410536')[0]).toMatchObject({ courier: 'fedex', checkDigitValid: true });
-    // 34-digit 420…: USPS routing + IMpb before FedEx 34 (numbers.md ambiguities)
+    // 34-digit 420…: USPS routing + IMpb before FedEx 34 (carrier numbers §8)
     expect(detectCarriers('4201028200009261290113185417468510')[0]?.courier).toBe('usps');
     const c = detectCarriers('1Z5R89390357567127');
     expect(c).toEqual([{ courier: 'ups', name: 'UPS', checkDigitValid: true, service: 'UPS United States Ground' }]);

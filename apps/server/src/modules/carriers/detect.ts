@@ -1,5 +1,5 @@
 // Tracking-number detection and validation, driven by the jkeen/tracking_number_data definitions in ./data
-// (MIT, see data/LICENSE and data/README.md). How the data is applied follows shared/carriers/numbers.md
+// (MIT, see data/LICENSE and data/README.md). How the data is applied follows docs/carrier-carrier numbers
 // "How jkeen's data is meant to be applied": normalise, anchor the regex, take SerialNumber/CheckDigit,
 // apply serial_number_format.prepend_if, run the named checksum, check `additional.exists` lookups (S10).
 import upsData from './data/ups.json' with { type: 'json' };
@@ -52,7 +52,7 @@ type CourierFile = { tracking_numbers: FormatDef[] };
 
 // Lower rank = more specific shape, listed first among equally valid candidates. The pure-digit formats with
 // weak checks (12-digit FedEx, 16-digit Canada Post, 15-digit Ground: ~1 in 10 random strings pass) come last
-// (numbers.md "Ambiguities to handle in detection"); length-only formats come after everything else.
+// (carrier numbers §8); length-only formats come after everything else.
 const RANK: Record<string, number> = {
   ups: 1,
   s10: 1,
@@ -62,7 +62,7 @@ const RANK: Record<string, number> = {
   fedex_ground_96: 2,
   fedex_ground_gsn: 2,
   fedex_astra_32: 2,
-  // A 34-digit number starting 420 matches both usps_impb_c and fedex_34: USPS first (numbers.md).
+  // A 34-digit number starting 420 matches both usps_impb_c and fedex_34: USPS first (carrier numbers §8).
   fedex_34: 3,
   fedex_smartpost: 3,
   ups_waybill: 3,
@@ -77,8 +77,8 @@ const RANK: Record<string, number> = {
 };
 
 // FedEx barcodes carry the trackable number inside them; the Track API wants that number
-// (numbers.md "FedEx": last 15 digits of the 22-digit 96 barcode, last 12 of the 34-digit ones,
-// positions 17-28 of ASTRA). USPS routing prefixes 420+ZIP are not part of the number (numbers.md "USPS").
+// (carrier numbers §4: last 15 digits of the 22-digit 96 barcode, last 12 of the 34-digit ones,
+// positions 17-28 of ASTRA). USPS routing prefixes 420+ZIP are not part of the number (carrier numbers §3).
 function trackablePart(formatId: string, courier: CourierSlug, tid: string, groups: Record<string, string | undefined>): string {
   switch (formatId) {
     case 'fedex_ground_96':
@@ -229,7 +229,7 @@ function matchFormats(tid: string): Candidate[] {
       const v = groups[e.group] ?? '';
       if (!e.values.has(v)) existsOk = false;
     }
-    if (!existsOk) continue; // e.g. S10 with country XX is not a format match at all (numbers.md "S10")
+    if (!existsOk) continue; // e.g. S10 with country XX is not a format match at all (carrier numbers §6)
     if (courier === null) {
       courier = S10_COUNTRY_TO_COURIER[groups.CountryCode ?? ''] ?? null;
       if (courier === null) continue;
@@ -292,7 +292,7 @@ function mismatchWarning(courier: CourierSlug): string {
 
 /**
  * Decide which courier and which number to track.
- * - courier given: always accepted (numbers.md: never hard-reject a number the user assigned to a carrier);
+ * - courier given: always accepted (carrier numbers §7: never hard-reject a number the user assigned to a carrier);
  *   a warning when no format of that courier matches with a valid check digit.
  * - no courier: the best check-digit-valid candidate; if every check digit fails but all candidates belong to
  *   one courier (e.g. a mistyped 1Z number), that courier with a warning; otherwise UNKNOWN_FORMAT.

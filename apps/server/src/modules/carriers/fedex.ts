@@ -1,4 +1,4 @@
-// FedEx Track API v1 (apis.md §3): OAuth client credentials, up to 30 numbers per POST.
+// FedEx Track API v1 (carrier notes §3): OAuth client credentials, up to 30 numbers per POST.
 import { bearerRequest, jsonBody, failure, fromError, joinUrl, kindForStatus, limitedRequest, success, tokenError, type AdapterDeps, type CarrierAdapter } from './adapter.ts';
 import { arr, CarrierError, cleanText, isObj, parseJson, str, type HttpResponse } from './http.ts';
 import { expectedFrom, fedexCode, fedexDerivedCode, fedexIsAttemptReason, joinLocation, parseIsoLike, resolveTimes, toUtcMs } from './normalize.ts';
@@ -8,7 +8,7 @@ import type { NormalizedCheckpoint, TrackResult, TrackingStatus } from './types.
 export const FEDEX_PRODUCTION_URL = 'https://apis.fedex.com';
 export const FEDEX_TOKEN_PATH = '/oauth/token';
 export const FEDEX_TRACK_PATH = '/track/v1/trackingnumbers';
-// "At least one occurrence … Maximum limit is 30" (track.json, apis.md §3.3).
+// "At least one occurrence … Maximum limit is 30" (track.json, carrier notes §3.3).
 export const FEDEX_MAX_BATCH = 30;
 
 export type FedexConfig = { clientId: string; clientSecret: string };
@@ -65,7 +65,7 @@ export function parseFedexResponse(res: Pick<HttpResponse, 'status' | 'text'>, t
     return tids.map((tid) => fromError('fedex', tid, err));
   }
   if (res.status !== 200) {
-    // Request-level envelope {transactionId, errors:[{code,message}]} (apis.md §3.5).
+    // Request-level envelope {transactionId, errors:[{code,message}]} (carrier notes §3.5).
     const e = isObj(body) ? arr(body.errors).find(isObj) : undefined;
     const code = e ? str(e.code) : null;
     const msg = cleanText(e?.message) || `FedEx answered HTTP ${res.status}.`;
@@ -104,7 +104,7 @@ function fedexAddress(a: unknown): string | null {
 function normalizeFedexEntry(entry: Record<string, unknown>, tid: string): TrackResult {
   const results = arr(entry.trackResults).filter(isObj);
   // A result is tracking data when it has a status or scans; the OpenAPI example carries an `error` object on a
-  // successful result, so `error` alone does not make it an error (apis.md samples note).
+  // successful result, so `error` alone does not make it an error (carrier notes §3.5, samples note).
   const withData = results.filter((r) => isObj(r.latestStatusDetail) || arr(r.scanEvents).length > 0);
   if (withData.length === 0) {
     const err = results.map((r) => (isObj(r.error) ? r.error : null)).find(Boolean) ?? null;
@@ -113,7 +113,7 @@ function normalizeFedexEntry(entry: Record<string, unknown>, tid: string): Track
     if (!code || code.includes('NOTFOUND') || code.includes('NOT.FOUND')) return failure('fedex', tid, 'not-found', msg);
     return failure('fedex', tid, 'malformed', msg);
   }
-  // Duplicates: the result whose newest scan is latest (apis.md §3.8).
+  // Duplicates: the result whose newest scan is latest (carrier notes §3.8).
   let chosen = withData[0]!;
   for (const r of withData) if (newestScanMs(r) > newestScanMs(chosen)) chosen = r;
 
@@ -128,7 +128,7 @@ function normalizeFedexEntry(entry: Record<string, unknown>, tid: string): Track
     if (type?.toUpperCase() === 'DE') {
       s = fedexIsAttemptReason(str(e.exceptionCode), str(e.exceptionDescription)) ? 'FailAttempt' : 'Exception';
     }
-    // Never derivedStatusCode: an RS scan carries derivedStatusCode DL "Delivered" (apis.md §3.8).
+    // Never derivedStatusCode: an RS scan carries derivedStatusCode DL "Delivered" (carrier notes §3.8).
     carry = s ?? carry;
     statuses[i] = carry;
   }
@@ -146,7 +146,7 @@ function normalizeFedexEntry(entry: Record<string, unknown>, tid: string): Track
   });
 
   // latestStatusDetail.code decides, DE split by reason; derivedCode only when code is missing/unknown
-  // (apis.md §5.4; the OD/derived IT trap in §3.8).
+  // (carrier notes §5.4; the OD/derived IT trap in §3.8).
   const lsd = isObj(chosen.latestStatusDetail) ? chosen.latestStatusDetail : {};
   const code = str(lsd.code);
   let status: TrackingStatus | null;

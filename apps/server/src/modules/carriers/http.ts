@@ -1,5 +1,5 @@
-// One guarded HTTP call to a carrier. Carrier responses are untrusted (shared/carriers/README.md): the body is
-// read with a byte cap (after transfer decoding, so a gzip bomb is capped too: FedEx may gzip, apis.md §3.3),
+// One guarded HTTP call to a carrier. Carrier responses are untrusted (carrier notes): the body is
+// read with a byte cap (after transfer decoding, so a gzip bomb is capped too: FedEx may gzip, carrier notes §3.3),
 // every call has a timeout, and transport failures become a classified CarrierError instead of a throw.
 import type { CarrierErrorKind } from './types.ts';
 
@@ -123,7 +123,7 @@ export function arr(v: unknown): unknown[] {
   return Array.isArray(v) ? v : [];
 }
 
-/** Trim, collapse whitespace, drop HTML tags and entities (USPS <SUP>&#174;</SUP>, apis.md §6 "Text hygiene"). */
+/** Trim, collapse whitespace, drop HTML tags and entities (USPS <SUP>&#174;</SUP>, carrier notes §6 "Text hygiene"). */
 export function cleanText(v: unknown, maxLen = 500): string {
   const s = str(v);
   if (!s) return '';

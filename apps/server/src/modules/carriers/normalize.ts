@@ -20,7 +20,7 @@ function asStatus(v: Mapped | undefined): TrackingStatus | null {
   return v && v !== '(informational)' ? v : null;
 }
 
-// ---- UPS (apis.md §5.3) ----
+// ---- UPS (carrier notes §5.3) ----
 /** 3-digit status/description code, compared as an integer ("092" == "92"). */
 export function upsStatusCode(code: string | null): TrackingStatus | null | 'informational' {
   if (!code || !/^\d{1,3}$/.test(code.trim())) return null;
@@ -39,7 +39,7 @@ export function upsActivityTypeCode(type: string | null, code: string | null): T
   return asStatus(v);
 }
 
-// ---- FedEx (apis.md §5.4) ----
+// ---- FedEx (carrier notes §5.4) ----
 export function fedexCode(code: string | null): TrackingStatus | null {
   if (!code) return null;
   return asStatus(M.fedex.event_code_to_status[code.trim().toUpperCase()]);
@@ -53,7 +53,7 @@ export function fedexIsAttemptReason(reason: string | null, text: string | null)
   return !!text && /not available/i.test(text);
 }
 
-// ---- USPS (apis.md §5.5) ----
+// ---- USPS (carrier notes §5.5) ----
 export function uspsCategory(category: string | null): TrackingStatus | null {
   if (!category) return null;
   return asStatus(M.usps.status_category_to_status[category.trim().toLowerCase()]);
@@ -67,13 +67,13 @@ export function uspsIsAttemptCode(code: string | null): boolean {
   return !!code && USPS_ATTEMPT_CODES.has(code.trim().toUpperCase());
 }
 
-// ---- Canada Post (apis.md §5.6) ----
-/** event-identifier as an integer ("0174" == 174; karrio's string compare is the bug to avoid, apis.md §4.7). */
+// ---- Canada Post (carrier notes §5.6) ----
+/** event-identifier as an integer ("0174" == 174; karrio's string compare is the bug to avoid, carrier notes §4.7). */
 export function canadaPostEvent(identifier: string | null): TrackingStatus | 'informational' | null {
   if (!identifier || !/^\d{1,6}$/.test(identifier.trim())) return null;
   const n = Number(identifier.trim());
   if (M.canadapost.informational_event_identifiers.includes(n)) return 'informational';
-  // Everything not listed is in-network movement (apis.md §5.6 "everything else InTransit").
+  // Everything not listed is in-network movement (carrier notes §5.6 "everything else InTransit").
   return asStatus(M.canadapost.event_identifier_to_status[String(n)]) ?? 'InTransit';
 }
 
@@ -91,7 +91,7 @@ export function parseIsoLike(v: string | null): RawTime | null {
   return build(m[1], m[2], m[3], m[4], m[5], m[6], parseOffset(m[7] ?? null), m[4] === undefined);
 }
 
-/** UPS `YYYYMMDD` + `HHMMSS` (or `HH:MM:SS`, gmtTime has colons; apis.md §1.7). */
+/** UPS `YYYYMMDD` + `HHMMSS` (or `HH:MM:SS`, gmtTime has colons; carrier notes §1.7). */
 export function parseCompact(date: string | null, time: string | null, offsetMin: number | null): RawTime | null {
   const dm = date ? /^(\d{4})(\d{2})(\d{2})$/.exec(date.trim()) : null;
   if (!dm) return null;
@@ -132,7 +132,7 @@ export function toUtcMs(t: RawTime, fallbackOffsetMin = 0): number {
 
 /**
  * Turn each event's time into a UTC ISO string. Events whose offset is unknown (USPS events without GMT fields,
- * a FedEx date without offset, UPS events without gmt fields; apis.md §6 "Timestamps") borrow the offset of the
+ * a FedEx date without offset, UPS events without gmt fields; carrier notes §6 "Timestamps") borrow the offset of the
  * nearest event that has one: consecutive scans are usually in the same region, which beats assuming UTC.
  * With no offset anywhere the wall clock is read as UTC.
  */
@@ -159,7 +159,7 @@ export function expectedFrom(t: RawTime | null): string | null {
 
 // ---- location ----
 
-/** Non-empty parts joined by ", " (the manifest's location_display; apis.md §6). */
+/** Non-empty parts joined by ", " (the manifest's location_display; carrier notes §6). */
 export function joinLocation(...parts: Array<unknown>): string | null {
   const out: string[] = [];
   for (const p of parts) {

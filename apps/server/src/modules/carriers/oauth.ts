@@ -1,9 +1,9 @@
 // OAuth 2.0 client-credentials token cache shared by the UPS, USPS and FedEx adapters.
 // - One token per carrier and client, reused until shortly before it expires: UPS asked a 429 reporter whether
-//   they fetched "a new access token per call" (apis.md §1.2, UPS-API issue #123), and USPS counts token
-//   requests against its ~60/hour quota (apis.md §2.6).
+//   they fetched "a new access token per call" (carrier notes §1.2, UPS-API issue #123), and USPS counts token
+//   requests against its ~60/hour quota (carrier notes §2.6).
 // - Single flight: concurrent callers share one in-flight token request.
-// - invalidate(token) after a 401 on a track call, so the next get() fetches a fresh token (apis.md §3.2).
+// - invalidate(token) after a 401 on a track call, so the next get() fetches a fresh token (carrier notes §3.2).
 
 export type FetchedToken = { accessToken: string; expiresInSec: number };
 
@@ -48,12 +48,12 @@ export class OAuthTokenCache {
 }
 
 // Refresh a little early: 10% of the lifetime, at most 5 minutes, at least 1 s (UPS ~4 h, USPS ~8 h,
-// FedEx ~1 h tokens; apis.md §0).
+// FedEx ~1 h tokens; carrier notes §0).
 function refreshMargin(ttlMs: number): number {
   return Math.min(5 * 60_000, Math.max(1000, ttlMs * 0.1));
 }
 
-/** `expires_in` arrives as a string from UPS and a number from USPS/FedEx (apis.md §6 "numbers as strings"). */
+/** `expires_in` arrives as a string from UPS and a number from USPS/FedEx (carrier notes §6 "numbers as strings"). */
 export function readExpiresIn(v: unknown, fallbackSec = 3600): number {
   const n = typeof v === 'number' ? v : typeof v === 'string' ? Number(v) : NaN;
   if (!Number.isFinite(n) || n <= 0) return fallbackSec;

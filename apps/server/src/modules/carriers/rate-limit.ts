@@ -1,6 +1,6 @@
 // Per-carrier request limiter: a sliding-window log (at most `limit` grants in any `intervalMs` window).
 // A sliding window rather than a token bucket because Canada Post counts a rolling 60-second window per key
-// (apis.md §4.5) and FedEx blocks for "the rest of the window" once 1,400/10 s is exceeded (apis.md §3.6):
+// (carrier notes §4.5) and FedEx blocks for "the rest of the window" once 1,400/10 s is exceeded (carrier notes §3.6):
 // a bucket refilled continuously could exceed either. A carrier 429 with Retry-After pauses the limiter.
 import { CarrierError } from './http.ts';
 

@@ -4,7 +4,7 @@
 import { COURIER_NAMES, COURIER_SLUGS, TRACKING_STATUSES, type CourierSlug, type TrackingStatus } from '@shiptrail/contract/constants';
 
 // Slugs, names and the eight normalized statuses come from the contract (one definition for server and
-// web). `Expired` is computed by the platform and never produced by an adapter (apis.md §5.1).
+// web). `Expired` is computed by the platform and never produced by an adapter (carrier notes §5.1).
 export { COURIER_SLUGS, type CourierSlug, type TrackingStatus };
 export const TRACKING_STATUS_LIST: readonly TrackingStatus[] = TRACKING_STATUSES;
 

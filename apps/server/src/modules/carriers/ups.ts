@@ -1,4 +1,4 @@
-// UPS Track API v1 (apis.md §1): OAuth client credentials, one inquiry number per GET.
+// UPS Track API v1 (carrier notes §1): OAuth client credentials, one inquiry number per GET.
 import { randomUUID } from 'node:crypto';
 import { bearerRequest, jsonBody, failure, fromError, joinUrl, kindForStatus, limitedRequest, success, tokenError, type AdapterDeps, type CarrierAdapter } from './adapter.ts';
 import { arr, basicAuth, CarrierError, cleanText, isObj, parseJson, str, type HttpResponse } from './http.ts';
@@ -14,7 +14,7 @@ export type UpsConfig = { clientId: string; clientSecret: string; transactionSrc
 
 export function createUpsAdapter(cfg: UpsConfig, deps: AdapterDeps): CarrierAdapter {
   const oauth = new OAuthTokenCache(async () => {
-    // apis.md §1.2: Basic client_id:secret, form grant_type=client_credentials.
+    // carrier notes §1.2: Basic client_id:secret, form grant_type=client_credentials.
     const res = await limitedRequest(deps, joinUrl(deps.baseUrl, UPS_TOKEN_PATH), {
       method: 'POST',
       headers: {
@@ -28,7 +28,7 @@ export function createUpsAdapter(cfg: UpsConfig, deps: AdapterDeps): CarrierAdap
     const body = parseJson(res.text);
     const token = isObj(body) ? str(body.access_token) : null;
     if (!token) throw new CarrierError('auth', 'UPS token response has no access_token.');
-    // expires_in is a string here ("14399"), apis.md §1.2.
+    // expires_in is a string here ("14399"), carrier notes §1.2.
     return { accessToken: token, expiresInSec: readExpiresIn(isObj(body) ? body.expires_in : undefined, 14399) };
   });
 
@@ -40,7 +40,7 @@ export function createUpsAdapter(cfg: UpsConfig, deps: AdapterDeps): CarrierAdap
           method: 'GET',
           headers: {
             authorization: `Bearer ${token}`,
-            // Both required by Tracking.yaml (apis.md §1.3).
+            // Both required by Tracking.yaml (carrier notes §1.3).
             transId: randomUUID().replace(/-/g, '').slice(0, 32),
             transactionSrc: cfg.transactionSrc ?? 'shiptrail',
             accept: 'application/json',
@@ -65,7 +65,7 @@ export function parseUpsResponse(res: Pick<HttpResponse, 'status' | 'text'>, tid
   try {
     const body = jsonBody(res, 'UPS');
     if (res.status !== 200) {
-      // Error envelope {"response":{"errors":[{code,message}]}} (apis.md §1.5).
+      // Error envelope {"response":{"errors":[{code,message}]}} (carrier notes §1.5).
       const e = isObj(body) && isObj(body.response) ? arr(body.response.errors).find(isObj) : undefined;
       const code = e ? str(e.code) : null;
       const msg = cleanText(e?.message) || `UPS answered HTTP ${res.status}.`;
@@ -79,7 +79,7 @@ export function parseUpsResponse(res: Pick<HttpResponse, 'status' | 'text'>, tid
     if (!shipment) throw new CarrierError('malformed', 'UPS response has no shipment.');
     const pkg = arr(shipment.package).find(isObj);
     if (!pkg) {
-      // Not found is HTTP 200 + warnings TW0001 and no package (apis.md §1.5, UPS-API #102).
+      // Not found is HTTP 200 + warnings TW0001 and no package (carrier notes §1.5, UPS-API #102).
       const w = arr(shipment.warnings).find(isObj);
       return failure('ups', tid, 'not-found', cleanText(w?.message) || 'UPS has no information for this number yet.');
     }
@@ -98,7 +98,7 @@ function normalizeUpsPackage(pkg: Record<string, unknown>, tid: string): TrackRe
   const activities = arr(pkg.activity).filter(isObj).slice(0, 500);
   const per: Array<{ status: TrackingStatus | null | 'informational'; message: string; location: string | null }> = [];
   const times = activities.map((a) => {
-    // UTC from gmtDate+gmtTime when present, else local date+time with gmtOffset (apis.md §1.7).
+    // UTC from gmtDate+gmtTime when present, else local date+time with gmtOffset (carrier notes §1.7).
     const gmt = parseCompact(str(a.gmtDate), str(a.gmtTime), 0);
     if (gmt) return gmt;
     return parseCompact(str(a.date), str(a.time), parseOffset(str(a.gmtOffset)));
@@ -112,7 +112,7 @@ function normalizeUpsPackage(pkg: Record<string, unknown>, tid: string): TrackRe
   }
   const iso = resolveTimes(times);
 
-  // Current status: currentStatus.code when numeric, else the first non-informational activity (apis.md §5.3).
+  // Current status: currentStatus.code when numeric, else the first non-informational activity (carrier notes §5.3).
   let status: TrackingStatus | null = null;
   const cur = isObj(pkg.currentStatus) ? pkg.currentStatus : null;
   if (cur) {
@@ -143,7 +143,7 @@ function normalizeUpsPackage(pkg: Record<string, unknown>, tid: string): TrackRe
 
   if (!status) status = checkpoints.length ? 'InTransit' : 'Pending';
 
-  // Expected: RDD over SDD; DEL is the actual delivery date, not an estimate (apis.md §1.4).
+  // Expected: RDD over SDD; DEL is the actual delivery date, not an estimate (carrier notes §1.4).
   const dates = arr(pkg.deliveryDate).filter(isObj);
   const pick = dates.find((d) => str(d.type) === 'RDD') ?? dates.find((d) => str(d.type) === 'SDD');
   const expected = pick ? expectedFrom(parseCompact(str(pick.date), null, null)) : null;

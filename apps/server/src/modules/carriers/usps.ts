@@ -1,4 +1,4 @@
-// USPS Tracking API 3.x (apis.md §2): OAuth client credentials; v3 GET one number; v3r2 POST an array.
+// USPS Tracking API 3.x (carrier notes §2): OAuth client credentials; v3 GET one number; v3r2 POST an array.
 import { bearerRequest, jsonBody, failure, fromError, joinUrl, kindForStatus, limitedRequest, success, tokenError, type AdapterDeps, type CarrierAdapter } from './adapter.ts';
 import { arr, CarrierError, cleanText, isObj, parseJson, str, type HttpResponse } from './http.ts';
 import { expectedFrom, joinLocation, parseIsoLike, parseOffset, resolveTimes, uspsCategory, uspsEventCode, uspsIsAttemptCode, type RawTime } from './normalize.ts';
@@ -9,7 +9,7 @@ export const USPS_PRODUCTION_URL = 'https://apis.usps.com';
 export const USPS_TOKEN_PATH = '/oauth2/v3/token';
 export const USPS_TRACK_PATH = '/tracking/v3/tracking/';
 export const USPS_TRACK_V3R2_PATH = '/tracking/v3r2/tracking';
-// The v3r2 batch limit is not verified; 35 is the old TrackV2 limit commonly quoted (apis.md §2.3).
+// The v3r2 batch limit is not verified; 35 is the old TrackV2 limit commonly quoted (carrier notes §2.3).
 export const USPS_V3R2_MAX_BATCH = 35;
 
 export type UspsConfig = { clientId: string; clientSecret: string; api?: 'v3' | 'v3r2' };
@@ -17,7 +17,7 @@ export type UspsConfig = { clientId: string; clientSecret: string; api?: 'v3' | 
 export function createUspsAdapter(cfg: UspsConfig, deps: AdapterDeps): CarrierAdapter {
   const oauth = new OAuthTokenCache(async () => {
     const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: cfg.clientId, client_secret: cfg.clientSecret, scope: 'tracking' });
-    // Token calls count against the hourly quota too (apis.md §2.6), hence limitedRequest.
+    // Token calls count against the hourly quota too (carrier notes §2.6), hence limitedRequest.
     const res = await limitedRequest(deps, joinUrl(deps.baseUrl, USPS_TOKEN_PATH), {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
@@ -28,7 +28,7 @@ export function createUspsAdapter(cfg: UspsConfig, deps: AdapterDeps): CarrierAd
     const token = isObj(body) ? str(body.access_token) : null;
     if (!token || !isObj(body)) throw new CarrierError('auth', 'USPS token response has no access_token.');
     // A token without the tracking scope makes every call fail with 401 "client application identifier is
-    // invalid" (apis.md §2.2, USPS issues #28/#56): say so clearly instead.
+    // invalid" (carrier notes §2.2, USPS issues #28/#56): say so clearly instead.
     const scope = str(body.scope);
     if (scope !== null && !scope.split(/\s+/).includes('tracking')) {
       throw new CarrierError('auth', 'The USPS app is not approved for the Tracking API (token scope lacks "tracking").');
@@ -75,7 +75,7 @@ export function createUspsAdapter(cfg: UspsConfig, deps: AdapterDeps): CarrierAd
 const NOT_FOUND_CODES = new Set(['150001', '150002', '150003', '150004', '150009']);
 const NOT_FOUND_TEXT = /not yet available|may be incorrect|tracking is not available|could not locate|not found/i;
 
-/** Error envelope {apiVersion, error:{code,message,errors:[{code,title,detail}]}} (apis.md §2.5). */
+/** Error envelope {apiVersion, error:{code,message,errors:[{code,title,detail}]}} (carrier notes §2.5). */
 function uspsError(status: number, body: unknown, tid: string): TrackResult {
   const err = isObj(body) && isObj(body.error) ? body.error : null;
   const first = err ? arr(err.errors).find(isObj) : undefined;
@@ -83,7 +83,7 @@ function uspsError(status: number, body: unknown, tid: string): TrackResult {
   const text = cleanText(err?.message) || cleanText(first?.title) || cleanText(first?.detail) || (isObj(body) ? cleanText(body.error_description) : '');
   const message = text || `USPS answered HTTP ${status}.`;
   // Not found: 404, or 400 with a not-available code, or the not-available texts; not by code alone, because
-  // v3r2 reuses 150006 (a 3849-ID volume error in the inventory) for "not yet available" (apis.md §2.5).
+  // v3r2 reuses 150006 (a 3849-ID volume error in the inventory) for "not yet available" (carrier notes §2.5).
   const anyText = [err?.message, first?.title, first?.detail].map((t) => str(t) ?? '').join(' ');
   if (status === 404 || (status === 400 && ((subCode && NOT_FOUND_CODES.has(subCode)) || NOT_FOUND_TEXT.test(anyText)))) {
     return failure('usps', tid, 'not-found', message);
@@ -112,7 +112,7 @@ export function parseUspsV3r2Response(res: Pick<HttpResponse, 'status' | 'text'>
     return tids.map((tid) => fromError('usps', tid, err));
   }
   if (!Array.isArray(body)) {
-    // Whole-call error such as the recorded 404 150006 (apis.md §2.5).
+    // Whole-call error such as the recorded 404 150006 (carrier notes §2.5).
     return tids.map((tid) => (res.status === 200 ? failure('usps', tid, 'malformed', 'USPS v3r2 response is not an array.') : uspsError(res.status, body, tid)));
   }
   const items = body.filter(isObj);
@@ -132,7 +132,7 @@ export function parseUspsV3r2Response(res: Pick<HttpResponse, 'status' | 'text'>
 function eventTime(e: Record<string, unknown>): RawTime | null {
   // eventTimestamp is local without offset; GMTOffset gives the offset. Compute from those two when both exist:
   // real data has GMTTimestamps whose date disagrees with the local time (usps_v3_moving_through_network_real:
-  // 18:31 local at -06:00 with GMT "…-25T00:31Z"); else GMTTimestamp; else the local time (apis.md §6).
+  // 18:31 local at -06:00 with GMT "…-25T00:31Z"); else GMTTimestamp; else the local time (carrier notes §6).
   const local = parseIsoLike(str(e.eventTimestamp));
   const off = parseOffset(str(e.GMTOffset));
   if (local && local.offsetMin === null && off !== null) return { ...local, offsetMin: off };
@@ -166,7 +166,7 @@ function normalizeUspsDetail(body: Record<string, unknown>, tid: string): TrackR
   });
 
   // statusCategory first, Alert with an attempt code is a FailAttempt; else the newest event code;
-  // else InTransit with events, Pending without (apis.md §5.5).
+  // else InTransit with events, Pending without (carrier notes §5.5).
   let status = uspsCategory(str(body.statusCategory));
   if (status === 'Exception' && /^alert$/i.test(str(body.statusCategory)?.trim() ?? '') && uspsIsAttemptCode(codes[0] ?? null)) status = 'FailAttempt';
   if (!status) status = perCode[0] ?? null;

@@ -30,7 +30,7 @@ function isPermanentMailError(err: unknown): boolean {
 }
 
 /**
- * Email. Idempotent (design.md §3): acceptance by the SMTP server is recorded (accepted_at,
+ * Email. Idempotent (ARCHITECTURE §3): acceptance by the SMTP server is recorded (accepted_at,
  * provider_id) before the job completes, and a run that finds it recorded sends nothing. A worker killed
  * between the server's acceptance and that record sends again on retry, under the same Message-ID.
  */

@@ -25,7 +25,7 @@ const e164 = (phone: string) => {
 };
 
 /**
- * Who hears about a status change (spec §3-4): the account's own channels (receiveNotification), and
+ * Who hears about a status change (product rules §3-4): the account's own channels (receiveNotification), and
  * for company accounts the tracking's notify email and phone, i.e. the company's customer
  * (sendNotification). Email and phone of the account default to the profile's when left empty.
  */

@@ -5,7 +5,7 @@ import { MSG } from '@shiptrail/contract';
 import { AppError } from '../../lib/errors.ts';
 
 /**
- * SSRF guard for webhook URLs (design.md §5): a webhook must not reach the server's own network
+ * SSRF guard for webhook URLs (ARCHITECTURE §5): a webhook must not reach the server's own network
  * (loopback, private ranges, link-local and the cloud metadata address 169.254.169.254, unique-local
  * IPv6, ...). Only addresses ipaddr.js classifies as plain 'unicast' are allowed; IPv4-mapped IPv6
  * (::ffff:10.0.0.1) is unwrapped first, and the IPv6 forms that embed an IPv4 address (6to4, Teredo,

@@ -1,7 +1,7 @@
 import { STATUS_LABELS, type TrackingStatus } from '@shiptrail/contract';
 import { escapeHtml } from '../../lib/mail-layout.ts';
 
-/** What every message about a status change says (spec §1: notifications on a status change). */
+/** What every message about a status change says (product rules §1: notifications on a status change). */
 export interface StatusMessageInput {
   tid: string;
   title: string;

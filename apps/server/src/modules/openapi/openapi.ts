@@ -37,7 +37,7 @@ function operation(e: EndpointDef) {
   };
 }
 
-/** OpenAPI 3.0 document generated from the contract's endpoint list (design.md §4). */
+/** OpenAPI 3.0 document generated from the contract's endpoint list (ARCHITECTURE §4). */
 export function buildOpenApi(serverUrl: string) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const e of endpoints) (paths[e.path] ??= {})[e.method.toLowerCase()] = operation(e);

@@ -3,7 +3,7 @@ import { COURIER_NAMES, type Checkpoint, type CourierSlug, type PublicTracking, 
 import type { NormalizedCheckpoint } from '../carriers/types.ts';
 import type { CheckpointRow, TrackingRow } from './trackings.repository.ts';
 
-// Rows → contract views. Rows never leave the module as they are (design.md §3).
+// Rows → contract views. Rows never leave the module as they are (ARCHITECTURE §3).
 
 export function checkpointView(c: Pick<CheckpointRow, 'status' | 'location' | 'message' | 'time'>): Checkpoint {
   return { status: c.status as TrackingStatus, location: c.location ?? null, message: c.message, time: c.time.toISOString() };

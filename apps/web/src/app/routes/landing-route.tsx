@@ -24,7 +24,7 @@ const GoogleReturnPanel = lazy(() =>
 
 const SECTION_HASHES = ['#tab-login', '#tab-register', '#features', '#pricing'];
 
-/** Reads a Google return (any other hash, or ?code=) for code and state (spec §2). */
+/** Reads a Google return (any other hash, or ?code=) for code and state (product rules §2). */
 function readGoogleReturn(hash: string, search: string, params: { promocode?: string; userID?: string }) {
   const fromHash = hash.length > 1 && !SECTION_HASHES.includes(hash) ? new URLSearchParams(hash.slice(1)) : null;
   const fromSearch = new URLSearchParams(search);
@@ -64,7 +64,7 @@ export default function LandingRoute() {
     } else if (!hash) window.scrollTo({ top: 0 });
   }, [hash, google, authReady]);
 
-  // Logged-in users go to the wizard or the dashboard (spec §2).
+  // Logged-in users go to the wizard or the dashboard (product rules §2).
   if (session && !google) {
     if (info.data) return <Navigate to={info.data.profile.showWizard ? '/account/init' : '/account/dashboard'} replace />;
     if (!info.isError) return <PageLoader />;

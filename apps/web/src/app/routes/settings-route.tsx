@@ -20,7 +20,7 @@ export default function SettingsRoute() {
   const { tab: rawTab, subTab } = useParams();
   const navigate = useNavigate();
   const { data } = useUserInfo();
-  // Default tab is profile (spec §2); the billing tabs of later issues fall back to the placeholder.
+  // Default tab is profile (product rules §2); the billing tabs of later issues fall back to the placeholder.
   const tab: Tab = (TABS as readonly string[]).includes(rawTab ?? '') ? (rawTab as Tab) : rawTab === 'balance' ? 'payment' : 'profile';
   const go = (t: string, s?: string) => navigate(`/account/profile/settings/${t}${s ? `/${s}` : ''}`);
   if (!data) return <PageLoader />;

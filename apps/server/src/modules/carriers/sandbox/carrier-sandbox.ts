@@ -92,7 +92,7 @@ export function createSandboxCore(opts: SandboxOptions = {}) {
     const path = q === -1 ? url : url.slice(0, q);
     const query = new URLSearchParams(q === -1 ? '' : url.slice(q + 1));
 
-    // ---- OAuth (apis.md §1.2, §2.2, §3.2). Any client id/secret is accepted; tokens are stateless. ----
+    // ---- OAuth (carrier notes §1.2, §2.2, §3.2). Any client id/secret is accepted; tokens are stateless. ----
     if (method === 'POST' && path === '/security/v1/oauth/token') {
       if (!/^Basic /.test(String(headers.authorization ?? ''))) return json(401, { response: { errors: [{ code: '250002', message: 'Invalid Authentication Information.' }] } });
       return json(200, { token_type: 'Bearer', issued_at: String(now()), client_id: 'sandbox', access_token: token(), scope: '', expires_in: '14399', refresh_count: '0', status: 'approved' });
@@ -121,7 +121,7 @@ export function createSandboxCore(opts: SandboxOptions = {}) {
       const s = state('usps', tid);
       if (!s) return json(400, uspsNotFound(false));
       const detail = renderUsps(s.tid, s.events, s.route, s.expectedMs) as Record<string, unknown>;
-      // SUMMARY (the default) has no event list (apis.md §2.3).
+      // SUMMARY (the default) has no event list (carrier notes §2.3).
       if ((query.get('expand') ?? 'SUMMARY').toUpperCase() !== 'DETAIL') delete detail.trackingEvents;
       return json(200, detail);
     }
@@ -158,11 +158,11 @@ export function createSandboxCore(opts: SandboxOptions = {}) {
       return json(200, { transactionId: 'sandbox', output: { alerts: [{ code: 'VIRTUAL.RESPONSE', message: 'This is a Shiptrail sandbox response.' }], completeTrackResults: complete } });
     }
 
-    // ---- Canada Post: GET /vis/track/{pin|dnc}/{n}/detail (apis.md §4) ----
+    // ---- Canada Post: GET /vis/track/{pin|dnc}/{n}/detail (carrier notes §4) ----
     const cp = /^\/vis\/track\/(?:pin|dnc)\/([^/]+)\/detail$/.exec(path);
     if (method === 'GET' && cp) {
       if (!/^Basic /.test(String(headers.authorization ?? ''))) return { status: 401, headers: CP_TYPE, body: canadaPostMessage('E002', 'AAA Authentication Failure') };
-      // The real service refuses */* (apis.md §4.2); so does the sandbox, to catch a wrong Accept early.
+      // The real service refuses */* (carrier notes §4.2); so does the sandbox, to catch a wrong Accept early.
       if (!String(headers.accept ?? '').includes('application/vnd.cpc.track')) return { status: 406, headers: CP_TYPE, body: canadaPostMessage('E001', 'Unsupported Accept header') };
       const pin = decodeURIComponent(cp[1]!);
       await resolveAnchors('canadapost', [pin], now());

@@ -1,5 +1,5 @@
 // Renders sandbox journeys in each carrier's real response shape, with the carrier's own codes, so the
-// production adapters parse them unchanged (shapes and codes: shared/carriers/apis.md §1.4, §2.4, §3.4, §4.3).
+// production adapters parse them unchanged (shapes and codes: carrier notes §1.4, §2.4, §3.4, §4.3).
 import type { StepKind } from './journeys.ts';
 
 export type SandboxEvent = { kind: StepKind; time: number };
@@ -62,7 +62,7 @@ const US_OFFSET = -360;
 const CA_OFFSET = -300;
 const DAY = 86_400_000;
 
-// ---------------- UPS (status/description codes: apis.md §1.6) ----------------
+// ---------------- UPS (status/description codes: carrier notes §1.6) ----------------
 const UPS_CODES: Record<StepKind, { type: string; code: string; statusCode: string; description: string }> = {
   label: { type: 'M', code: 'MP', statusCode: '003', description: 'Shipper created a label, UPS has not received the package yet.' },
   pickup: { type: 'P', code: 'PU', statusCode: '038', description: 'Pickup Scan' },
@@ -121,7 +121,7 @@ export function upsNotFound(tid: string): unknown {
   return { trackResponse: { shipment: [{ inquiryNumber: tid, warnings: [{ code: 'TW0001', message: 'Tracking Information Not Found' }] }] } };
 }
 
-// ---------------- USPS (Pub 199 event codes, statusCategory: apis.md §2.7, §5.5) ----------------
+// ---------------- USPS (Pub 199 event codes, statusCategory: carrier notes §2.7, §5.5) ----------------
 const USPS_CODES: Record<StepKind, { code: string; type: string; category: string }> = {
   label: { code: 'MA', type: 'Pre-Shipment, USPS Awaiting Item', category: 'Pre-Shipment' },
   pickup: { code: '03', type: 'USPS in possession of item', category: 'Accepted' },
@@ -192,7 +192,7 @@ export function uspsNotFound(v3r2: boolean): unknown {
       };
 }
 
-// ---------------- FedEx (Tracking Status Codes: apis.md §3.7) ----------------
+// ---------------- FedEx (Tracking Status Codes: carrier notes §3.7) ----------------
 const FEDEX_CODES: Record<StepKind, { code: string; derived: string; description: string; exceptionCode?: string; exceptionDescription?: string }> = {
   label: { code: 'OC', derived: 'IN', description: 'Shipment information sent to FedEx' },
   pickup: { code: 'PU', derived: 'PU', description: 'Picked up' },
@@ -259,7 +259,7 @@ export function fedexNotFound(tid: string): unknown {
   };
 }
 
-// ---------------- Canada Post (event identifiers: apis.md §4.7, §5.6) ----------------
+// ---------------- Canada Post (event identifiers: carrier notes §4.7, §5.6) ----------------
 const CP_CODES: Record<StepKind, { id: string; description: string }> = {
   label: { id: '3000', description: 'Electronic information submitted by shipper' },
   pickup: { id: '2300', description: 'Item picked up by Canada Post' },

@@ -4,7 +4,7 @@ import { request } from '../../../lib/api-client';
 import { useApiMutation } from '../../../lib/use-api-mutation';
 import { storeUserInfo } from '../../../lib/user-info';
 
-// Empty strings are dropped from settings before saving (spec §5).
+// Empty strings are dropped from settings before saving (product rules §5).
 export const updateUser = (body: UpdateRequest) =>
   request<UserInfo>('/v1/user/general/update', { body: dropEmptyStrings(body), transportError: 'Error' });
 

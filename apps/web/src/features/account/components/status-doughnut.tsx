@@ -2,7 +2,7 @@ import { Center, RingProgress, Stack, Text } from '@mantine/core';
 import { DASHBOARD_STATUS_ORDER, STATUS_LABELS, type Dashboard } from '@shiptrail/contract';
 import { STATUS_COLORS } from '../../../config/status';
 
-/** Doughnut of shipments by status with the total in the centre (spec §2). */
+/** Doughnut of shipments by status with the total in the centre (product rules §2). */
 export function StatusDoughnut({ dashboard, size = 220 }: { dashboard: Dashboard; size?: number }) {
   const total = dashboard.Shipments;
   const sections = total

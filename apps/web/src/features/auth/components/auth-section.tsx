@@ -38,7 +38,7 @@ export function AuthSection(props: {
             </Stack>
           </Grid.Col>
           <Grid.Col span={{ base: 12, md: 7 }} pos="relative">
-            {/* The hash targets of spec §2 (#tab-login, #tab-register) land on the form itself, also on phones. */}
+            {/* The hash targets of product rules §2 (#tab-login, #tab-register) land on the form itself, also on phones. */}
             <span id="tab-login" style={{ position: 'absolute', top: 0 }} />
             <span id="tab-register" style={{ position: 'absolute', top: 0 }} />
             <Paper p={{ base: 'md', sm: 'xl' }} shadow="lg" radius="xl">

@@ -19,7 +19,7 @@ function failureMessage(error: Error | null) {
 }
 
 /**
- * The return from Google (spec §2): the code is used to log in when the address has login=1, otherwise to
+ * The return from Google (product rules §2): the code is used to log in when the address has login=1, otherwise to
  * register. Shows the server's status and message.
  */
 export function GoogleReturnPanel({ body, isLogin, onDone }: { body: GoogleCodeBody; isLogin: boolean; onDone: () => void }) {

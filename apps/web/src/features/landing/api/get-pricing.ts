@@ -14,7 +14,7 @@ export interface Pricing {
   autoRecharge: { quickAmounts: number[]; defaultAmount: number; defaultMinimum: number };
 }
 
-/** Shown until the server answers (and if it cannot): the same constants the server uses (spec §9). */
+/** Shown until the server answers (and if it cannot): the same constants the server uses (product rules §9). */
 export const FALLBACK_PRICING: Pricing = {
   currency: PRICING.currency,
   signupBonus: centsToDollars(PRICING.signupBonusCents),

@@ -15,7 +15,7 @@ export interface PublicTracking {
   updatedAt?: string | null;
 }
 
-/** The payload is a list; the first item is the shipment (spec §2). No token is sent (spec §6). */
+/** The payload is a list; the first item is the shipment (product rules §2). No token is sent (product rules §6). */
 export async function getPublicTracking(uid: string, tid: string): Promise<PublicTracking | null> {
   const list = await requestPayload<PublicTracking[] | PublicTracking>(
     `/v1/track/${encodeURIComponent(uid)}_${encodeURIComponent(tid)}`,

@@ -30,7 +30,7 @@ export default function TrackingsRoute() {
   const [status, setStatus] = useState<string[]>([]);
   const [courier, setCourier] = useState<string[]>([]);
   const [pageSize, setPageSize] = useState<number>(LIMITS.trackingsPerPage);
-  // Keyset paging (spec §4): a stack of the lastTid values that opened each page.
+  // Keyset paging (product rules §4): a stack of the lastTid values that opened each page.
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
   const lastTid = cursors[cursors.length - 1];
   const query = useMemo(() => ({ numRecords: pageSize, lastTid, status, courier }), [pageSize, lastTid, status, courier]);
@@ -64,7 +64,7 @@ export default function TrackingsRoute() {
     resetPaging();
     setHighlight(tid);
     clearTimeout(timer.current);
-    // The new row is highlighted for 3 seconds (spec §2, §9).
+    // The new row is highlighted for 3 seconds (product rules §2, §9).
     timer.current = setTimeout(() => setHighlight(null), LIMITS.newRowHighlightMs);
   };
 
@@ -170,7 +170,7 @@ export default function TrackingsRoute() {
               Prev
             </Button>
           )}
-          {/* Next shows only when the page is full (spec §4). */}
+          {/* Next shows only when the page is full (product rules §4). */}
           {trackings.length >= pageSize && (
             <Button variant="default" rightSection={<IconChevronRight size={16} />} onClick={() => setCursors((c) => [...c, trackings[trackings.length - 1]!.tid])}>
               Next

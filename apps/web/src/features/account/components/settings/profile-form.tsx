@@ -50,7 +50,7 @@ export function ProfileForm({ info }: { info: UserInfo }) {
                 { value: 'company', label: 'Business' },
               ]}
               allowDeselect={false}
-              // A user that already has a company cannot change the account type (spec §6).
+              // A user that already has a company cannot change the account type (product rules §6).
               disabled={!!p.company}
               {...form.getInputProps('userType')}
             />
