@@ -1,14 +1,14 @@
 import { z } from 'zod';
 import { MSG } from './messages.ts';
 import { LIMITS, THEME_IDS, TRIGGER_EVENTS, USER_TYPES, ROLES, TRACKING_STATUSES } from './constants.ts';
-import { emailField, optionalString, optionalUsPhone, requiredString } from './common.ts';
+import { emailField, optionalString, optionalUsPhone, requiredString, requiredText } from './common.ts';
 
 const password = (min: number, minMessage: string) =>
-  z.string({ error: MSG.passwordRequired }).min(1, MSG.passwordRequired).min(min, minMessage).max(200);
+  requiredText(MSG.passwordRequired).min(1, MSG.passwordRequired).min(min, minMessage).max(200);
 
 // --- Log in (product rules §7: email+password; or code; or an action) -------------------------------------
 export const loginPasswordRequest = z.object({
-  email: z.string({ error: MSG.emailRequired }).pipe(emailField),
+  email: requiredText(MSG.emailRequired).pipe(emailField),
   password: password(LIMITS.loginPasswordMin, MSG.passwordMin6),
   recaptcha: z.string().optional(),
 });
@@ -32,13 +32,13 @@ export type LoginPasswordRequest = z.input<typeof loginPasswordRequest>;
 // --- Sign up ------------------------------------------------------------------------------------------
 export const signupRequest = z
   .object({
-    email: z.string({ error: MSG.emailRequired }).pipe(emailField),
+    email: requiredText(MSG.emailRequired).pipe(emailField),
     firstName: optionalString(100),
     lastName: optionalString(100),
     promocode: optionalString(64),
     userType: z.enum(USER_TYPES).default('person'),
     password: password(LIMITS.signupPasswordMin, MSG.passwordMin8),
-    repassword: z.string({ error: MSG.passwordsMismatch }),
+    repassword: requiredText(MSG.passwordsMismatch),
     terms: z.literal(true, { error: MSG.termsRequired }),
     timeZone: optionalString(64),
     recaptcha: z.string().optional(),
@@ -47,11 +47,11 @@ export const signupRequest = z
   .refine((v) => v?.password === v?.repassword, { message: MSG.passwordsMismatch, path: ['repassword'], when: () => true });
 export type SignupRequest = z.input<typeof signupRequest>;
 
-export const recoverParams = z.object({ email: z.string({ error: MSG.emailRequired }).pipe(emailField) });
+export const recoverParams = z.object({ email: requiredText(MSG.emailRequired).pipe(emailField) });
 
 export const passwordResetRequest = z.object({
   password: password(LIMITS.loginPasswordMin, MSG.passwordMin6),
-  verifycode: z.string({ error: MSG.resetLinkInvalid }).min(1, MSG.resetLinkInvalid).max(200),
+  verifycode: requiredText(MSG.resetLinkInvalid).min(1, MSG.resetLinkInvalid).max(200),
 });
 /** The web form adds a confirmation field; the API takes password and verifycode (product rules §7). */
 export const passwordResetForm = z
@@ -59,7 +59,7 @@ export const passwordResetForm = z
   .refine((v) => v?.password === v?.repassword, { message: MSG.passwordsMismatch, path: ['repassword'], when: () => true });
 
 export const passwordUpdateRequest = z.object({
-  password: z.string({ error: MSG.currentPasswordRequired }).min(1, MSG.currentPasswordRequired).min(6, MSG.passwordMin6),
+  password: requiredText(MSG.currentPasswordRequired).min(1, MSG.currentPasswordRequired).min(6, MSG.passwordMin6),
   newpassword: password(LIMITS.signupPasswordMin, MSG.passwordMin8),
 });
 export const passwordUpdateForm = passwordUpdateRequest
@@ -68,13 +68,13 @@ export const passwordUpdateForm = passwordUpdateRequest
 
 export const getInTouchRequest = z.object({
   name: requiredString(MSG.fullNameRequired, 120),
-  email: z.string({ error: MSG.emailRequired }).pipe(emailField),
+  email: requiredText(MSG.emailRequired).pipe(emailField),
   phone: optionalUsPhone(MSG.phoneInvalid),
   message: requiredString(MSG.messageRequired, 5000),
   recaptcha: z.string().optional(),
 });
 export const supportRequest = z.object({ message: requiredString(MSG.messageRequired, 5000) });
-export const inviteRequest = z.object({ email: z.string({ error: MSG.emailRequired }).pipe(emailField) });
+export const inviteRequest = z.object({ email: requiredText(MSG.emailRequired).pipe(emailField) });
 
 // --- Settings (product rules §3, §5) ---------------------------------------------------------------------------
 export const triggersSchema = z

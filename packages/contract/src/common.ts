@@ -23,7 +23,12 @@ export const emailField = trimmed
   .transform((s) => s.toLowerCase());
 
 /** Required text: missing, null and blank all get `message` (null is "not given", see parseRequest). */
-export const requiredString = (message: string, max = 200) => z.string({ error: message }).trim().min(1, message).max(max);
+/**
+ * A string whose absence (or a value of another type) reads `message`. Only that issue: a check without a message
+ * of its own (a length limit) keeps the default human text instead of claiming the field is missing.
+ */
+export const requiredText = (message: string) => z.string({ error: (issue) => (issue.code === 'invalid_type' ? message : undefined) });
+export const requiredString = (message: string, max = 200) => requiredText(message).trim().min(1, message).max(max);
 export const optionalString = (max = 200) => trimmed.max(max).optional();
 
 /**

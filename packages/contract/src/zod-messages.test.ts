@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { addTrackingRequest, fieldErrors, listTrackingsQuery, loginCodeRequest, MSG, supportRequest } from './index.ts';
+import { addTrackingRequest, fieldErrors, listTrackingsQuery, loginCodeRequest, MSG, supportRequest, TRACKING_NUMBER_MAX } from './index.ts';
 
 // Importing the contract installs the human messages: both the server and the web app import it.
 const errorsOf = (schema: z.ZodType, value: unknown) => {
@@ -30,7 +30,7 @@ describe('human validation messages', () => {
 
   it('keeps the messages a schema sets itself', () => {
     expect(errorsOf(addTrackingRequest, { tid: '' })).toEqual({ tid: MSG.trackingNumberRequired });
-    expect(errorsOf(addTrackingRequest, { tid: 'x'.repeat(65) })).toEqual({ tid: 'A tracking number has at most 64 characters' });
+    expect(errorsOf(addTrackingRequest, { tid: 'x'.repeat(TRACKING_NUMBER_MAX + 1) })).toEqual({ tid: MSG.trackingNumberTooLong });
     expect(errorsOf(listTrackingsQuery, { numRecords: 'many' })).toEqual({ numRecords: 'numRecords must be a number' });
   });
 
