@@ -61,6 +61,11 @@ export async function findSession(db: Queryable, token: string, now: Date): Prom
     .limit(1);
   return rows[0] ?? null;
 }
+/** Whether the account ever had a session from this address (its owner's usual device or network). */
+export async function hadSessionFrom(db: Queryable, userId: string, ip: string): Promise<boolean> {
+  const [r] = await db.select({ id: sessions.id }).from(sessions).where(and(eq(sessions.userId, userId), eq(sessions.ip, ip))).limit(1);
+  return !!r;
+}
 export async function revokeSession(db: Queryable, sessionId: string, now: Date) {
   await db.update(sessions).set({ revokedAt: now }).where(eq(sessions.id, sessionId));
 }

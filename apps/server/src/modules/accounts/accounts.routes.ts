@@ -19,6 +19,7 @@ import {
 } from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
 import { parse, success } from '../../lib/http.ts';
+import { badRequest } from '../../lib/errors.ts';
 import { userOf } from './auth.ts';
 import * as svc from './accounts.service.ts';
 import { verifyRecaptcha } from './recaptcha.ts';
@@ -49,6 +50,10 @@ export async function accountRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
   });
 
   app.post('/v1/user/general/login', perIp(60), async (req) => {
+    // A JSON string, number or array, or a text/plain body, is not a login: a 400, like any bad field.
+    if (req.body !== undefined && req.body !== null && (typeof req.body !== 'object' || Array.isArray(req.body))) {
+      throw badRequest('Send the login as a JSON object', { _: 'Send the login as a JSON object' });
+    }
     const body = (req.body ?? {}) as Record<string, unknown>;
     if ('action' in body) {
       const { action, redirectUri } = parse(loginActionRequest, body);

@@ -18,7 +18,7 @@ import type { Queryable } from '../../db/client.ts';
 import { referrals, trackings, messages } from '../../db/schema.ts';
 import { AppError, badRequest, conflict, unauthorized } from '../../lib/errors.ts';
 import { decrypt, encrypt, randomAlnum } from '../../lib/crypto.ts';
-import { WindowLimiter } from '../../lib/rate-limit.ts';
+import { BackoffLimiter, WindowLimiter } from '../../lib/rate-limit.ts';
 import { credit, spentCents } from '../billing/ledger.ts';
 import * as mail from '../mail/templates.ts';
 import * as repo from './accounts.repository.ts';
@@ -136,6 +136,8 @@ async function createAccount(
   const inviter = input.referrer ? await repo.findUserByReferral(ctx.db, input.referrer) : undefined;
   const apiKey = newApiKey();
   const passwordHash = input.password ? await hashPassword(input.password) : null;
+  // Two sign-ups with one address can both pass the check above; the unique index decides, and the
+  // loser gets the same 409 as a sequential second sign-up.
   const user = await ctx.db.transaction(async (tx) => {
     const u = await repo.insertUser(tx, {
       uid: randomAlnum(12).toLowerCase(),
@@ -165,8 +167,18 @@ async function createAccount(
         .onConflictDoUpdate({ target: [referrals.inviterId, referrals.email], set: { invitedUserId: u.id } });
     }
     return u;
+  }).catch((err: unknown) => {
+    if (isUniqueViolation(err)) throw conflict(MSG.emailTaken);
+    throw err;
   });
   return user;
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  for (let e = err as { code?: string; cause?: unknown } | undefined, i = 0; e && i < 5; e = e.cause as typeof e, i++) {
+    if (e.code === '23505') return true;
+  }
+  return false;
 }
 
 export async function signup(ctx: AppContext, input: SignupInput, meta: RequestMeta): Promise<SessionPayload> {
@@ -183,13 +195,31 @@ async function sendVerification(ctx: AppContext, user: UserRow) {
 }
 
 // ------------------------------------------------------------------ log in
-const loginLimiters = new WeakMap<AppContext, { account: WindowLimiter; ip: WindowLimiter }>();
+/**
+ * Login throttling (docs/decisions/008-login-throttling.md):
+ * - per (account, client IP): LOGIN_MAX_ATTEMPTS free attempts, then exponential backoff from one
+ *   minute, doubling up to LOGIN_WINDOW_MINUTES between attempts; a success clears it. An attacker's
+ *   guesses from one address do not slow the owner down at another.
+ * - per account, from all addresses together: a looser ceiling (3 x LOGIN_MAX_ATTEMPTS per window)
+ *   against guessing from many addresses. When it is reached, only an address the account already had a
+ *   session from gets through, so a distributed attack cannot lock the owner out of their usual device.
+ * - per client IP, across accounts: 5 x LOGIN_MAX_ATTEMPTS per window (password spraying).
+ * Every attempt is reserved before the password hash is verified, in one synchronous step, so parallel
+ * requests cannot all pass the check; a successful login gives its reservation back.
+ */
+export const LOGIN_CEILING_FACTOR = 3;
+const loginLimiters = new WeakMap<AppContext, { pair: BackoffLimiter; account: WindowLimiter; ip: WindowLimiter }>();
 function limiters(ctx: AppContext) {
   let l = loginLimiters.get(ctx);
   if (!l) {
     const windowMs = ctx.config.LOGIN_WINDOW_MINUTES * 60_000;
     const now = () => ctx.now().getTime();
-    l = { account: new WindowLimiter(ctx.config.LOGIN_MAX_ATTEMPTS, windowMs, now), ip: new WindowLimiter(ctx.config.LOGIN_MAX_ATTEMPTS * 5, windowMs, now) };
+    const max = ctx.config.LOGIN_MAX_ATTEMPTS;
+    l = {
+      pair: new BackoffLimiter({ free: max, baseMs: Math.min(60_000, windowMs), maxDelayMs: windowMs, forgetMs: Math.max(windowMs, 24 * 3600_000) }, now),
+      account: new WindowLimiter(max * LOGIN_CEILING_FACTOR, windowMs, now),
+      ip: new WindowLimiter(max * 5, windowMs, now),
+    };
     loginLimiters.set(ctx, l);
   }
   return l;
@@ -197,16 +227,32 @@ function limiters(ctx: AppContext) {
 
 export async function login(ctx: AppContext, email: string, password: string, meta: RequestMeta): Promise<SessionPayload> {
   const l = limiters(ctx);
-  l.account.check(email, MSG.tooManyAttempts);
-  l.ip.check(meta.ip, MSG.tooManyAttempts);
-  const user = await repo.findUserByEmail(ctx.db, email);
-  const ok = await verifyPassword(user?.passwordHash ?? null, password);
-  if (!user || !ok) {
-    l.account.hit(email);
-    l.ip.hit(meta.ip);
-    throw unauthorized(MSG.invalidCredentials);
+  const pairKey = `${email}\n${meta.ip}`;
+  // Reserve before any await: checks and counts happen together.
+  l.pair.take(pairKey, MSG.tooManyAttempts);
+  try {
+    l.ip.take(meta.ip, MSG.tooManyAttempts);
+  } catch (err) {
+    l.pair.release(pairKey);
+    throw err;
   }
-  l.account.reset(email);
+  let overCeiling = false;
+  try {
+    l.account.take(email, MSG.tooManyAttempts);
+  } catch {
+    overCeiling = true;
+  }
+  const user = await repo.findUserByEmail(ctx.db, email);
+  if (overCeiling && !(user && (await repo.hadSessionFrom(ctx.db, user.id, meta.ip)))) {
+    l.pair.release(pairKey);
+    l.ip.release(meta.ip);
+    l.account.check(email, MSG.tooManyAttempts);
+  }
+  const ok = await verifyPassword(user?.passwordHash ?? null, password);
+  if (!user || !ok) throw unauthorized(MSG.invalidCredentials);
+  l.pair.reset(pairKey);
+  l.ip.release(meta.ip);
+  if (!overCeiling) l.account.release(email);
   return startSession(ctx, user, meta);
 }
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
+import { sql } from 'drizzle-orm';
 import { parse as parseCsv } from 'csv-parse/sync';
 import {
   COURIER_NAMES,
@@ -23,7 +24,10 @@ import { inTx } from '../../jobs/queue.ts';
 import { AppError, badRequest, conflict, notFound, tooMany } from '../../lib/errors.ts';
 import { success } from '../../lib/http.ts';
 import type { UserRow } from '../accounts/accounts.repository.ts';
-import { charge } from '../billing/ledger.ts';
+import { charge, InsufficientBalanceError } from '../billing/ledger.ts';
+import { balanceCents } from '../accounts/accounts.repository.ts';
+import { WindowLimiter } from '../../lib/rate-limit.ts';
+import { ledgerEntries, users } from '../../db/schema.ts';
 import { CarrierDetectError, detectCarriers, normalizeTrackingNumber, resolveCourier, UNKNOWN_FORMAT_MESSAGE } from '../carriers/detect.ts';
 import { carriersOf } from './carriers-runtime.ts';
 import { recordStatusChange } from './events.ts';
@@ -167,7 +171,41 @@ const HEADER_ALIASES: Record<string, string> = {
   notes: 'note',
 };
 
-/** Each row is added in its own transaction and charged on its own; a bad row never blocks the others. */
+/** Rows written per transaction: small enough that other requests wait only a few ms for the database. */
+const IMPORT_BATCH = 100;
+/** Rows validated between two yields to the event loop. */
+const IMPORT_VALIDATE_CHUNK = 250;
+/** Other requests get the event loop (and the embedded database) between two steps of an import. */
+const yieldToOthers = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+const importLimits = new WeakMap<AppContext, { perAccount: WindowLimiter; running: Set<string> }>();
+function importLimitsOf(ctx: AppContext) {
+  let l = importLimits.get(ctx);
+  if (!l) {
+    l = { perAccount: new WindowLimiter(IMPORT_MAX_PER_WINDOW, IMPORT_WINDOW_MS, () => ctx.now().getTime()), running: new Set() };
+    importLimits.set(ctx, l);
+  }
+  return l;
+}
+/** Imports per account per window, and one at a time: each can carry MAX_IMPORT_ROWS rows. */
+export const IMPORT_MAX_PER_WINDOW = 20;
+const IMPORT_WINDOW_MS = 15 * 60_000;
+
+interface ImportCandidate {
+  index: number;
+  input: AddInput;
+  tid: string;
+  courier: string;
+  warning?: string;
+}
+
+/**
+ * A bad row never blocks the others, and each created tracking is charged once. The work is shaped so
+ * that an import never stalls the server: every row is validated and placed without the database, the
+ * balance decides up front how many rows can be paid for (the rest are refused with no database work),
+ * and the payable rows are written in small set-based batches, one transaction each (tracking rows,
+ * their charges and their first-refresh job commit together), yielding between batches.
+ */
 export async function importCsv(ctx: AppContext, user: UserRow, text: string): Promise<ImportReport> {
   let records: Array<{ record: Record<string, string>; info: { lines: number } }>;
   try {
@@ -187,9 +225,28 @@ export async function importCsv(ctx: AppContext, user: UserRow, text: string): P
   if (!('tid' in records[0]!.record)) throw badRequest('The CSV header must have a tid column (tid, courier, title, orderId, customer, email, phone, note)');
   if (records.length > MAX_IMPORT_ROWS) throw badRequest(`A CSV import takes at most ${MAX_IMPORT_ROWS} rows; split the file`);
 
-  const report: ImportReport = { created: 0, failed: 0, rows: [] };
-  for (const { record, info } of records) {
-    const row = info.lines;
+  const limits = importLimitsOf(ctx);
+  if (limits.running.has(user.id)) throw tooMany('An import is already running for this account: wait for its report, then send the next file', 5);
+  limits.perAccount.take(user.id, 'Too many imports: wait a few minutes, then send the next file');
+  limits.running.add(user.id);
+  try {
+    return await importRows(ctx, user, records);
+  } finally {
+    limits.running.delete(user.id);
+  }
+}
+
+async function importRows(ctx: AppContext, user: UserRow, records: Array<{ record: Record<string, string>; info: { lines: number } }>): Promise<ImportReport> {
+  const outcome: Array<{ status: 'created' | 'error'; tid: string; message: string }> = new Array(records.length);
+  const alreadyTracking = (tid: string) => `You are already tracking ${tid}`;
+
+  // 1. Validate and place every row, without the database.
+  const candidates: ImportCandidate[] = [];
+  const firstOfTid = new Map<string, number>();
+  const repeats: Array<{ index: number; first: number; tid: string }> = [];
+  for (let i = 0; i < records.length; i++) {
+    if (i > 0 && i % IMPORT_VALIDATE_CHUNK === 0) await yieldToOthers();
+    const record = records[i]!.record;
     const raw = {
       tid: record.tid ?? '',
       courier: record.courier || null,
@@ -202,20 +259,115 @@ export async function importCsv(ctx: AppContext, user: UserRow, text: string): P
     const parsed = addTrackingRequest.safeParse(raw);
     if (!parsed.success) {
       const errors = fieldErrors(parsed.error);
-      report.failed++;
-      report.rows.push({ row, tid: raw.tid, status: 'error', message: Object.values(errors)[0] ?? MSG.validationFailed });
+      outcome[i] = { status: 'error', tid: raw.tid, message: Object.values(errors)[0] ?? MSG.validationFailed };
       continue;
     }
+    let placed: { tid: string; courier: string; warning?: string };
     try {
-      const { row: t, warning } = await addOne(ctx, user, parsed.data);
-      report.created++;
-      report.rows.push({ row, tid: t.tid, status: 'created', message: warning ?? 'Tracking added' });
+      placed = resolve(parsed.data);
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
-      report.failed++;
-      report.rows.push({ row, tid: raw.tid, status: 'error', message: err.message });
+      outcome[i] = { status: 'error', tid: raw.tid, message: err.message };
+      continue;
     }
+    // The same number twice in one file: the later row gets the earlier row's fate (created: a duplicate).
+    const first = firstOfTid.get(placed.tid);
+    if (first !== undefined) {
+      repeats.push({ index: i, first, tid: raw.tid });
+      continue;
+    }
+    firstOfTid.set(placed.tid, i);
+    candidates.push({ index: i, input: parsed.data, tid: placed.tid, courier: placed.courier, warning: placed.warning });
   }
+
+  // 2. Numbers the account already tracks: one set query per batch of numbers.
+  const existing = new Set<string>();
+  for (let i = 0; i < candidates.length; i += 1000) {
+    for (const tid of await repo.existingTids(ctx.db, user.id, candidates.slice(i, i + 1000).map((c) => c.tid))) existing.add(tid);
+  }
+  const toCreate: ImportCandidate[] = [];
+  for (const c of candidates) {
+    if (existing.has(c.tid)) outcome[c.index] = { status: 'error', tid: records[c.index]!.record.tid ?? c.tid, message: alreadyTracking(c.tid) };
+    else toCreate.push(c);
+  }
+
+  // 3. How many the balance pays for, before any per-row work; the rest are refused as they are.
+  const cents = PRICING.trackingCents;
+  let balance = await balanceCents(ctx.db, user.id);
+  let payable = Math.min(toCreate.length, Math.floor(Math.max(0, balance) / cents));
+  const refuseForBalance = (from: number, left: number) => {
+    const message = new InsufficientBalanceError(left, cents).message;
+    for (const c of toCreate.slice(from)) outcome[c.index] = { status: 'error', tid: records[c.index]!.record.tid ?? c.tid, message };
+  };
+
+  // 4. Write the payable rows in batches, yielding in between.
+  let done = 0;
+  while (done < payable) {
+    const batch = toCreate.slice(done, Math.min(payable, done + IMPORT_BATCH));
+    const result = await ctx.db.transaction(async (tx) => {
+      // The account row is locked and the balance read again: concurrent adds and SMS may have spent it.
+      await tx.execute(sql`select 1 from ${users} where ${users.id} = ${user.id} for update`);
+      const left = await balanceCents(tx, user.id);
+      const affordable = batch.slice(0, Math.floor(Math.max(0, left) / cents));
+      const now = ctx.now();
+      const inserted = affordable.length
+        ? await repo.insertTrackingsIgnoringDuplicates(
+            tx,
+            affordable.map((c) => ({
+              id: randomUUID(),
+              userId: user.id,
+              tid: c.tid,
+              courier: c.courier,
+              title: c.input.title ?? '',
+              orderId: c.input.orderId ?? '',
+              customer: c.input.customer ?? '',
+              notifyEmail: c.input.notify?.email ?? '',
+              notifyPhone: c.input.notify?.phone ?? '',
+              note: c.input.note ?? '',
+              status: 'Pending',
+              // The queued job holds the trackings (a lease), so the scheduler does not fetch them twice.
+              nextCheckAt: new Date(now.getTime() + LEASE_MS),
+              createdAt: now,
+              updatedAt: now,
+            })),
+          )
+        : [];
+      if (inserted.length) {
+        await tx.insert(ledgerEntries).values(inserted.map((t) => ({ userId: user.id, amountCents: -cents, kind: 'tracking', ref: t.id, description: `Tracking ${t.tid}` })));
+        await ctx.queue.send(REFRESH_JOB, { v: 1, trackingIds: inserted.map((t) => t.id) } satisfies RefreshJobPayload, { ...inTx(tx), retryLimit: 3 } as never);
+      }
+      return { inserted, affordable: affordable.length, left: left - inserted.length * cents };
+    });
+    const byTid = new Map(result.inserted.map((t) => [t.tid, t]));
+    for (const c of batch.slice(0, result.affordable)) {
+      const t = byTid.get(c.tid);
+      // Not inserted: another request added the number since step 2 (the unique index decided).
+      outcome[c.index] = t
+        ? { status: 'created', tid: t.tid, message: c.warning ?? 'Tracking added' }
+        : { status: 'error', tid: records[c.index]!.record.tid ?? c.tid, message: alreadyTracking(c.tid) };
+    }
+    balance = result.left;
+    if (result.affordable < batch.length) {
+      // The balance fell while the import ran: refuse from here on.
+      payable = done + result.affordable;
+      break;
+    }
+    done += batch.length;
+    await yieldToOthers();
+  }
+  refuseForBalance(payable, balance);
+
+  for (const r of repeats) {
+    const first = outcome[r.first]!;
+    outcome[r.index] = first.status === 'created' ? { status: 'error', tid: r.tid, message: alreadyTracking(first.tid) } : { status: 'error', tid: r.tid, message: first.message };
+  }
+
+  const report: ImportReport = { created: 0, failed: 0, rows: [] };
+  outcome.forEach((o, i) => {
+    if (o.status === 'created') report.created++;
+    else report.failed++;
+    report.rows.push({ row: records[i]!.info.lines, tid: o.tid, status: o.status, message: o.message });
+  });
   return report;
 }
 
