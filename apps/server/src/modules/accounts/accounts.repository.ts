@@ -1,4 +1,4 @@
-import { and, eq, gt, isNull, sql, desc } from 'drizzle-orm';
+import { and, eq, gt, isNull, ne, sql, desc } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.ts';
 import { alerts, emailKeys, ledgerEntries, oauthStates, sessions, users } from '../../db/schema.ts';
 import { hashToken } from './tokens.ts';
@@ -69,8 +69,12 @@ export async function hadSessionFrom(db: Queryable, userId: string, ip: string):
 export async function revokeSession(db: Queryable, sessionId: string, now: Date) {
   await db.update(sessions).set({ revokedAt: now }).where(eq(sessions.id, sessionId));
 }
-export async function revokeUserSessions(db: Queryable, userId: string, now: Date) {
-  await db.update(sessions).set({ revokedAt: now }).where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt)));
+export async function revokeUserSessions(db: Queryable, userId: string, now: Date, keepSessionId?: string | null) {
+  const keep = keepSessionId ? [ne(sessions.id, keepSessionId)] : [];
+  await db
+    .update(sessions)
+    .set({ revokedAt: now })
+    .where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt), ...keep));
 }
 
 // ---- single-use email keys

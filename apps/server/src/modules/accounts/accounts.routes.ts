@@ -35,6 +35,8 @@ const PRICING_VIEW = {
   autoRecharge: { quickAmounts: [...AUTO_RECHARGE.quickAmounts], defaultAmount: AUTO_RECHARGE.defaultAmount, defaultMinimum: AUTO_RECHARGE.defaultMinimum },
 };
 
+export const PASSWORD_RESET_KEY_NOTE = 'Every device was signed out and your API key was replaced: copy the new one from Settings.';
+
 const meta = (req: FastifyRequest): svc.RequestMeta => ({ ip: req.ip, userAgent: req.headers['user-agent'] });
 /** Costly unauthenticated calls (mail, password hashing) are limited per IP. */
 const perIp = (max: number, minutes = 15) => ({ config: { rateLimit: { max, timeWindow: minutes * 60_000 } } });
@@ -87,17 +89,17 @@ export async function accountRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
 
   app.get('/v1/user/password/recover/:email', perIp(10), async (req) => {
     const { email } = parse(recoverParams, req.params);
-    await svc.recover(ctx, email);
+    void svc.recoverInBackground(ctx, email);
     return success(null, MSG.recoverSent);
   });
   app.post('/v1/user/general/passwordreset', perIp(20), async (req) => {
     const input = parse(passwordResetRequest, req.body);
     await svc.resetPassword(ctx, input.verifycode, input.password);
-    return success(null, MSG.passwordReset);
+    return success(null, `${MSG.passwordReset} ${PASSWORD_RESET_KEY_NOTE}`);
   });
   app.post('/v1/user/general/passwordupdate', auth, async (req) => {
     const input = parse(passwordUpdateRequest, req.body);
-    await svc.updatePassword(ctx, userOf(req), input.password, input.newpassword);
+    await svc.updatePassword(ctx, userOf(req), input.password, input.newpassword, req.auth!.sessionId);
     return success(null, MSG.passwordUpdated);
   });
 

@@ -289,8 +289,11 @@ export async function googleLogin(
   return startSession(ctx, user, meta);
 }
 
+/** Ends a web session. An API key is not a session: saying "Signed out" for one would be untrue. */
+export const API_KEY_LOGOUT_MESSAGE = 'An API key is not a session and cannot be signed out: it stays valid until you generate a new one (Settings, or POST /v1/user/general/generatenewtoken)';
 export async function logout(ctx: AppContext, sessionId: string | null) {
-  if (sessionId) await repo.revokeSession(ctx.db, sessionId, ctx.now());
+  if (!sessionId) throw badRequest(API_KEY_LOGOUT_MESSAGE);
+  await repo.revokeSession(ctx.db, sessionId, ctx.now());
 }
 
 // ------------------------------------------------------------------ email keys
@@ -307,9 +310,18 @@ export async function resendVerification(ctx: AppContext, user: UserRow) {
   await sendVerification(ctx, user);
 }
 
+/**
+ * Same answer, in the same time, whether or not the account exists: the caller replies first and the
+ * work (lookup, key, mail) runs after, so neither the message nor the timing tells who has an account.
+ */
+export function recoverInBackground(ctx: AppContext, email: string): Promise<void> {
+  return new Promise<void>((resolve) => setImmediate(resolve))
+    .then(() => recover(ctx, email))
+    .catch((err: unknown) => ctx.log.error({ err }, 'password recovery failed'));
+}
+
 export async function recover(ctx: AppContext, email: string) {
   const user = await repo.findUserByEmail(ctx.db, email);
-  // Same answer whether or not the account exists: the call must not reveal who has an account.
   if (!user) return;
   await repo.expireEmailKeys(ctx.db, user.id, 'reset', ctx.now());
   const key = newEmailKey();
@@ -320,14 +332,25 @@ export async function recover(ctx: AppContext, email: string) {
 export async function resetPassword(ctx: AppContext, key: string, password: string) {
   const userId = await repo.consumeEmailKey(ctx.db, 'reset', key, ctx.now());
   if (!userId) throw badRequest(MSG.resetLinkInvalid);
-  // A reset proves control of the mailbox: the address counts as verified, and old sessions end.
-  await repo.updateUser(ctx.db, userId, { passwordHash: await hashPassword(password), emailVerified: true, version: newVersion() });
+  // A reset proves control of the mailbox: the address counts as verified. Whoever knew the old password
+  // could read the API key in Settings, so every session ends and the API key is replaced too
+  // (docs/decisions/009-sessions-and-api-key.md).
+  const apiKey = newApiKey();
+  await repo.updateUser(ctx.db, userId, {
+    passwordHash: await hashPassword(password),
+    emailVerified: true,
+    apiKeyHash: hashToken(apiKey),
+    apiKeyEnc: encrypt(ctx.config.sessionSecret, apiKey),
+    version: newVersion(),
+  });
   await repo.revokeUserSessions(ctx.db, userId, ctx.now());
 }
 
-export async function updatePassword(ctx: AppContext, user: UserRow, current: string, next: string) {
+/** A password change ends every other session of the account; the one that made the change stays. */
+export async function updatePassword(ctx: AppContext, user: UserRow, current: string, next: string, currentSessionId: string | null) {
   if (!(await verifyPassword(user.passwordHash, current))) throw badRequest(MSG.currentPasswordWrong, { password: MSG.currentPasswordWrong });
   await repo.updateUser(ctx.db, user.id, { passwordHash: await hashPassword(next), version: newVersion() });
+  await repo.revokeUserSessions(ctx.db, user.id, ctx.now(), currentSessionId);
 }
 
 // ------------------------------------------------------------------ profile and settings
@@ -397,7 +420,9 @@ export async function supportRequest(ctx: AppContext, user: UserRow, message: st
 
 export async function inviteFriend(ctx: AppContext, user: UserRow, email: string) {
   if (email === user.email) throw badRequest('You cannot invite yourself', { email: 'You cannot invite yourself' });
-  if (await repo.findUserByEmail(ctx.db, email)) throw conflict('This person already has a Shiptrail account');
+  // The same answer whether or not the person has an account (no enumeration); someone who already has
+  // one gets no mail and no referral row.
+  if (await repo.findUserByEmail(ctx.db, email)) return;
   const [existing] = await ctx.db
     .select({ id: referrals.id })
     .from(referrals)
