@@ -20,7 +20,7 @@ interface Operation {
 }
 
 let env: TestEnv;
-let ops: Operation[] = [];
+const ops: Operation[] = [];
 const creds = { ownKey: '', ownSession: '', ownEmail: '', otherKey: '', ownTid: '1Z5R89390350075608', ownUid: '' };
 
 beforeAll(async () => {
