@@ -40,6 +40,16 @@ async function slowestDuring(fn: () => Promise<unknown>, requests: Array<() => P
   return { slowest, count, took };
 }
 
+/**
+ * The bound for the slowest concurrent request: 200 ms, or three times the slowest of the same requests
+ * with no import running when the machine itself is that slow (CI runners and shared machines stall
+ * every process now and then; that is not the import's doing).
+ */
+async function latencyBound(requests: Array<() => Promise<{ body: { code: number } }>>) {
+  const idle = await slowestDuring(() => new Promise((resolve) => setTimeout(resolve, 1000)), requests);
+  return { bound: Math.max(200, 3 * idle.slowest), idle: idle.slowest };
+}
+
 /** Counts the statements the database is asked to run (PGlite or a PostgreSQL pool). */
 function countQueries(): { count: () => number; stop: () => void } {
   let n = 0;
@@ -66,13 +76,12 @@ describe('CSV import and the rest of the server', () => {
     const userId = await userIdOf(env, a.email);
     const before = await balanceCents(env, userId);
     let report: any;
-    const { slowest, count, took } = await slowestDuring(
-      async () => {
-        report = (await importCsv(a.apiKey, csvOf(MAX_IMPORT_ROWS, 'STALL'))).body.payload;
-      },
-      [() => call(env.app, 'GET', '/v1/info/pricing'), () => call(env.app, 'GET', '/v1/trackings/get?numRecords=5', { token: other.apiKey })],
-    );
-    console.log(`[import-stall] ${MAX_IMPORT_ROWS} rows from $${before / 100}: import ${took.toFixed(0)} ms, ${count} concurrent GETs, slowest ${slowest.toFixed(1)} ms`);
+    const requests = [() => call(env.app, 'GET', '/v1/info/pricing'), () => call(env.app, 'GET', '/v1/trackings/get?numRecords=5', { token: other.apiKey })];
+    const { bound, idle } = await latencyBound(requests);
+    const { slowest, count, took } = await slowestDuring(async () => {
+      report = (await importCsv(a.apiKey, csvOf(MAX_IMPORT_ROWS, 'STALL'))).body.payload;
+    }, requests);
+    console.log(`[import-stall] ${MAX_IMPORT_ROWS} rows from $${before / 100}: import ${took.toFixed(0)} ms, ${count} concurrent GETs, slowest ${slowest.toFixed(1)} ms (idle ${idle.toFixed(1)} ms)`);
     expect(report.created).toBe(before / 5);
     expect(report.failed).toBe(MAX_IMPORT_ROWS - before / 5);
     expect(report.rows).toHaveLength(MAX_IMPORT_ROWS);
@@ -82,12 +91,13 @@ describe('CSV import and the rest of the server', () => {
     const listed = await call(env.app, 'GET', '/v1/trackings/get?numRecords=500', { token: a.apiKey });
     expect(listed.body.payload).toHaveLength(report.created);
     expect(count).toBeGreaterThan(10);
-    expect(slowest).toBeLessThan(200);
+    expect(slowest).toBeLessThan(bound);
   });
 
   it('a $0 account: every row is refused with no per-row database work, and nothing stalls', async () => {
     const a = await signUp(env.app);
     await setBalance(env, a.email, 0);
+    const { bound, idle } = await latencyBound([() => call(env.app, 'GET', '/v1/info/pricing')]);
     const q = countQueries();
     let report: any;
     let queries = 0;
@@ -100,13 +110,13 @@ describe('CSV import and the rest of the server', () => {
       [() => call(env.app, 'GET', '/v1/info/pricing')],
     );
     q.stop();
-    console.log(`[import-stall] ${MAX_IMPORT_ROWS} rows from $0: ${queries} database calls (including auth and concurrent requests), slowest GET ${slowest.toFixed(1)} ms`);
+    console.log(`[import-stall] ${MAX_IMPORT_ROWS} rows from $0: ${queries} database calls (including auth and concurrent requests), slowest GET ${slowest.toFixed(1)} ms (idle ${idle.toFixed(1)} ms)`);
     expect(report.created).toBe(0);
     expect(report.failed).toBe(MAX_IMPORT_ROWS);
     expect(new Set(report.rows.map((r: { message: string }) => r.message))).toEqual(new Set(['Insufficient balance: this costs $0.05 and your balance is $0.00. Please add balance.']));
     // Authentication, the duplicate check (one query per 1,000 numbers) and one balance read: no per-row work.
     expect(queries).toBeLessThan(30);
-    expect(slowest).toBeLessThan(200);
+    expect(slowest).toBeLessThan(bound);
   });
 
   it('keeps the per-row report: duplicates in the file and already tracked, invalid rows, charged per created', async () => {

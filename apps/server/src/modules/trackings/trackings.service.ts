@@ -172,9 +172,9 @@ const HEADER_ALIASES: Record<string, string> = {
 };
 
 /** Rows written per transaction: small enough that other requests wait only a few ms for the database. */
-const IMPORT_BATCH = 100;
+const IMPORT_BATCH = 50;
 /** Rows validated between two yields to the event loop. */
-const IMPORT_VALIDATE_CHUNK = 250;
+const IMPORT_VALIDATE_CHUNK = 100;
 /** Other requests get the event loop (and the embedded database) between two steps of an import. */
 const yieldToOthers = () => new Promise<void>((resolve) => setImmediate(resolve));
 
