@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createTestEnv, signUp, type TestEnv } from '../helpers.ts';
+import { call, createTestEnv, eventually, signUp, type TestEnv } from '../helpers.ts';
 
 /** The dev outbox holds reset links: only a client on this machine may read it. */
 describe('dev outbox: loopback clients only', () => {
@@ -8,6 +8,8 @@ describe('dev outbox: loopback clients only', () => {
     env = await createTestEnv();
     const a = await signUp(env.app);
     await call(env.app, 'GET', `/v1/user/password/recover/${encodeURIComponent(a.email)}`);
+    // Recovery mails are written after the reply.
+    await eventually(async () => /password\/reset\//.test((await env.app.inject({ method: 'GET', url: '/dev/mail/api' })).body));
   });
   afterAll(() => env.close());
 
