@@ -4,12 +4,12 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
-import Fastify, { type FastifyInstance, type FastifyError } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyError, type FastifyReply } from 'fastify';
 import compress from '@fastify/compress';
 import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import fastifyStatic from '@fastify/static';
-import { MSG } from '@shiptrail/contract';
+import { MSG, findInputProblem } from '@shiptrail/contract';
 import type { AppContext } from './context.ts';
 import { AppError } from './lib/errors.ts';
 import { applyStatusContract, failure, success } from './lib/http.ts';
@@ -49,6 +49,24 @@ export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {})
     trustProxy: ctx.config.TRUST_PROXY,
     bodyLimit: 2 * 1024 * 1024,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 300 },
+    // Fastify's own routing and connection errors answer in the envelope too, and never echo the URL.
+    frameworkErrors: (err, _req, reply) => {
+      const tooLong = err.code === 'FST_ERR_MAX_PARAM_LENGTH';
+      const status = tooLong ? 414 : 400;
+      const message = tooLong ? 'A value in the address is too long (300 characters at most)' : err.code === 'FST_ERR_BAD_URL' ? 'The address is not valid (a malformed %-escape)' : 'Bad request';
+      return (reply as unknown as FastifyReply).code(status).send(failure(status, message));
+    },
+    clientErrorHandler: (err: NodeJS.ErrnoException, socket) => {
+      if (err.code === 'ECONNRESET' || socket.destroyed || !socket.writable) return;
+      const [status, message] =
+        err.code === 'HPE_HEADER_OVERFLOW'
+          ? [431, 'The request headers are too large']
+          : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+            ? [408, 'The request took too long to arrive']
+            : [400, 'The request is not valid HTTP'];
+      const body = JSON.stringify(failure(status, message));
+      socket.end(`HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    },
   });
 
   // Every /v1 route, as "METHOD /path": a test checks each is in the contract's endpoint list.
@@ -93,6 +111,13 @@ export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {})
     global: false,
     errorResponseBuilder: (_req, context) =>
       new AppError(429, MSG.tooManyAttempts, 'rate_limited', null, { 'retry-after': String(Math.ceil(context.ttl / 1000)) }),
+  });
+
+  // No NUL characters and no deep nesting in any input, checked once for every route (the rule lives in
+  // the contract); before this, a NUL reached PostgreSQL as a 500.
+  app.addHook('preValidation', async (req) => {
+    const found = findInputProblem(req.params) ?? findInputProblem(req.query) ?? findInputProblem(req.body);
+    if (found) throw new AppError(400, found.message, 'validation', { errors: { [found.path || '_']: found.message } });
   });
 
   app.setErrorHandler((err: FastifyError | AppError, req, reply) => {

@@ -163,14 +163,19 @@ export const profileUpdateSchema = z.object({
   token: z.string().optional(),
 });
 
-/** Empty strings are dropped before validation (product rules §5), so '' never overwrites a stored value. */
-export function dropEmptyStrings<T>(value: T): T {
-  if (Array.isArray(value)) return value.map(dropEmptyStrings) as T;
+/**
+ * Empty strings are dropped before validation (product rules §5), so '' never overwrites a stored value. Deeper
+ * than any real update (a few levels), values are left as they are: the schema refuses them, and a
+ * hostile body cannot overflow the stack.
+ */
+export function dropEmptyStrings<T>(value: T, depth = 0): T {
+  if (depth > 16) return value;
+  if (Array.isArray(value)) return value.map((v) => dropEmptyStrings(v, depth + 1)) as T;
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
       if (v === '') continue;
-      out[k] = dropEmptyStrings(v);
+      out[k] = dropEmptyStrings(v, depth + 1);
     }
     return out as T;
   }

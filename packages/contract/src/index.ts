@@ -6,3 +6,4 @@ export * from './accounts.ts';
 export * from './trackings.ts';
 export * from './endpoints.ts';
 export * from './notifications.ts';
+export * from './input-guards.ts';

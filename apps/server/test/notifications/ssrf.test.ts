@@ -27,6 +27,20 @@ const refused = [
   '2002:0a00:0001::1', // 6to4 of 10.0.0.1
   '224.0.0.1',
   '255.255.255.255',
+  '::127.0.0.1', // IPv4-compatible IPv6 (deprecated ::/96)
+  '::7f00:1', // the same, as the URL parser writes it
+  '::a9fe:a9fe', // IPv4-compatible 169.254.169.254
+  '::8.8.8.8', // IPv4-compatible, even of a public address: ::/96 is not routed
+  '::1:2:3', // the rest of ::/96
+  '::ffff:0:7f00:1', // IPv4-translated (RFC 6145)
+  '64:ff9b:1::a00:1', // local-use NAT64 (RFC 8215)
+  '2001::1', // Teredo
+  '2001:db8::1', // documentation
+  '100::1', // discard-only
+  'fec0::1', // deprecated site-local
+  '3ffe::1', // the returned 6bone block
+  '5f00::1', // segment routing
+  '4000::1', // outside global unicast 2000::/3
 ];
 const allowed = ['93.184.216.34', '8.8.8.8', '172.32.0.1', '192.169.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'];
 
@@ -46,7 +60,7 @@ describe('SSRF guard: URLs', () => {
   const resolveTo = (...addrs: string[]) => async () => addrs.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
 
   it('refuses IP-literal URLs in private ranges, including bracketed IPv6 and mapped forms', async () => {
-    for (const u of ['http://127.0.0.1/x', 'http://10.1.2.3/', 'https://172.16.5.4/', 'http://192.168.0.10:8080/', 'http://169.254.169.254/latest/meta-data/', 'http://[::1]/', 'http://[fc00::1]/', 'http://[::ffff:127.0.0.1]/', 'http://[::ffff:7f00:1]/']) {
+    for (const u of ['http://127.0.0.1/x', 'http://10.1.2.3/', 'https://172.16.5.4/', 'http://192.168.0.10:8080/', 'http://169.254.169.254/latest/meta-data/', 'http://[::1]/', 'http://[fc00::1]/', 'http://[::ffff:127.0.0.1]/', 'http://[::ffff:7f00:1]/', 'http://[::127.0.0.1]/', 'http://[::7f00:1]/']) {
       await expect(resolveWebhookTarget(u, { allowPrivate: false }), u).rejects.toBeInstanceOf(UnsafeWebhookUrlError);
     }
   });

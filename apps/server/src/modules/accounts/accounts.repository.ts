@@ -1,4 +1,4 @@
-import { and, eq, gt, isNull, sql, desc } from 'drizzle-orm';
+import { and, eq, gt, isNull, ne, sql, desc } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.ts';
 import { alerts, emailKeys, oauthStates, sessions, users } from '../../db/schema.ts';
 import { hashToken } from './tokens.ts';
@@ -61,11 +61,20 @@ export async function findSession(db: Queryable, token: string, now: Date): Prom
     .limit(1);
   return rows[0] ?? null;
 }
+/** Whether the account ever had a session from this address (its owner's usual device or network). */
+export async function hadSessionFrom(db: Queryable, userId: string, ip: string): Promise<boolean> {
+  const [r] = await db.select({ id: sessions.id }).from(sessions).where(and(eq(sessions.userId, userId), eq(sessions.ip, ip))).limit(1);
+  return !!r;
+}
 export async function revokeSession(db: Queryable, sessionId: string, now: Date) {
   await db.update(sessions).set({ revokedAt: now }).where(eq(sessions.id, sessionId));
 }
-export async function revokeUserSessions(db: Queryable, userId: string, now: Date) {
-  await db.update(sessions).set({ revokedAt: now }).where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt)));
+export async function revokeUserSessions(db: Queryable, userId: string, now: Date, keepSessionId?: string | null) {
+  const keep = keepSessionId ? [ne(sessions.id, keepSessionId)] : [];
+  await db
+    .update(sessions)
+    .set({ revokedAt: now })
+    .where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt), ...keep));
 }
 
 // ---- single-use email keys

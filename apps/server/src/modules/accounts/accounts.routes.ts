@@ -19,6 +19,7 @@ import {
 } from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
 import { parse, success } from '../../lib/http.ts';
+import { badRequest } from '../../lib/errors.ts';
 import { userOf } from './auth.plugin.ts';
 import * as svc from './accounts.service.ts';
 import { verifyRecaptcha } from './recaptcha.ts';
@@ -33,6 +34,8 @@ const PRICING_VIEW = {
   referralReward: centsToDollars(PRICING.referralRewardCents),
   autoRecharge: { quickAmounts: [...AUTO_RECHARGE.quickAmounts], defaultAmount: AUTO_RECHARGE.defaultAmount, defaultMinimum: AUTO_RECHARGE.defaultMinimum },
 };
+
+export const PASSWORD_RESET_KEY_NOTE = 'Every device was signed out and your API key was replaced: copy the new one from Settings.';
 
 const meta = (req: FastifyRequest): svc.RequestMeta => ({ ip: req.ip, userAgent: req.headers['user-agent'] });
 /** Costly unauthenticated calls (mail, password hashing) are limited per IP. */
@@ -49,6 +52,10 @@ export async function accountRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
   });
 
   app.post('/v1/user/general/login', perIp(60), async (req) => {
+    // A JSON string, number or array, or a text/plain body, is not a login: a 400, like any bad field.
+    if (req.body !== undefined && req.body !== null && (typeof req.body !== 'object' || Array.isArray(req.body))) {
+      throw badRequest('Send the login as a JSON object', { _: 'Send the login as a JSON object' });
+    }
     const body = (req.body ?? {}) as Record<string, unknown>;
     if (body.action != null) {
       const { action, redirectUri } = parse(loginActionRequest, body);
@@ -82,17 +89,17 @@ export async function accountRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
 
   app.get('/v1/user/password/recover/:email', perIp(10), async (req) => {
     const { email } = parse(recoverParams, req.params);
-    await svc.recover(ctx, email);
+    void svc.recoverInBackground(ctx, email);
     return success(null, MSG.recoverSent);
   });
   app.post('/v1/user/general/passwordreset', perIp(20), async (req) => {
     const input = parse(passwordResetRequest, req.body);
     await svc.resetPassword(ctx, input.verifycode, input.password);
-    return success(null, MSG.passwordReset);
+    return success(null, `${MSG.passwordReset} ${PASSWORD_RESET_KEY_NOTE}`);
   });
   app.post('/v1/user/general/passwordupdate', auth, async (req) => {
     const input = parse(passwordUpdateRequest, req.body);
-    await svc.updatePassword(ctx, userOf(req), input.password, input.newpassword);
+    await svc.updatePassword(ctx, userOf(req), input.password, input.newpassword, req.auth!.sessionId);
     return success(null, MSG.passwordUpdated);
   });
 

@@ -18,7 +18,7 @@ import type { Queryable } from '../../db/client.ts';
 import { referrals, trackings, messages } from '../../db/schema.ts';
 import { AppError, badRequest, conflict, unauthorized } from '../../lib/errors.ts';
 import { decrypt, encrypt, randomAlnum } from '../../lib/crypto.ts';
-import { WindowLimiter } from '../../lib/rate-limit.ts';
+import { BackoffLimiter, WindowLimiter } from '../../lib/rate-limit.ts';
 import { balanceCents, credit, spentCents } from '../billing/billing.service.ts';
 import * as mail from './mails.ts';
 import * as repo from './accounts.repository.ts';
@@ -141,6 +141,8 @@ async function createAccount(
   const inviter = input.referrer ? await repo.findUserByReferral(ctx.db, input.referrer) : undefined;
   const apiKey = newApiKey();
   const passwordHash = input.password ? await hashPassword(input.password) : null;
+  // Two sign-ups with one address can both pass the check above; the unique index decides, and the
+  // loser gets the same 409 as a sequential second sign-up.
   const user = await ctx.db.transaction(async (tx) => {
     const u = await repo.insertUser(tx, {
       uid: randomAlnum(12).toLowerCase(),
@@ -170,8 +172,18 @@ async function createAccount(
         .onConflictDoUpdate({ target: [referrals.inviterId, referrals.email], set: { invitedUserId: u.id } });
     }
     return u;
+  }).catch((err: unknown) => {
+    if (isUniqueViolation(err)) throw conflict(MSG.emailTaken);
+    throw err;
   });
   return user;
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  for (let e = err as { code?: string; cause?: unknown } | undefined, i = 0; e && i < 5; e = e.cause as typeof e, i++) {
+    if (e.code === '23505') return true;
+  }
+  return false;
 }
 
 export async function signup(ctx: AppContext, input: SignupInput, meta: RequestMeta): Promise<SessionPayload> {
@@ -188,13 +200,31 @@ async function sendVerification(ctx: AppContext, user: UserRow) {
 }
 
 // ------------------------------------------------------------------ log in
-const loginLimiters = new WeakMap<AppContext, { account: WindowLimiter; ip: WindowLimiter }>();
+/**
+ * Login throttling (docs/decisions/008-login-throttling.md):
+ * - per (account, client IP): LOGIN_MAX_ATTEMPTS free attempts, then exponential backoff from one
+ *   minute, doubling up to LOGIN_WINDOW_MINUTES between attempts; a success clears it. An attacker's
+ *   guesses from one address do not slow the owner down at another.
+ * - per account, from all addresses together: a looser ceiling (3 x LOGIN_MAX_ATTEMPTS per window)
+ *   against guessing from many addresses. When it is reached, only an address the account already had a
+ *   session from gets through, so a distributed attack cannot lock the owner out of their usual device.
+ * - per client IP, across accounts: 5 x LOGIN_MAX_ATTEMPTS per window (password spraying).
+ * Every attempt is reserved before the password hash is verified, in one synchronous step, so parallel
+ * requests cannot all pass the check; a successful login gives its reservation back.
+ */
+export const LOGIN_CEILING_FACTOR = 3;
+const loginLimiters = new WeakMap<AppContext, { pair: BackoffLimiter; account: WindowLimiter; ip: WindowLimiter }>();
 function limiters(ctx: AppContext) {
   let l = loginLimiters.get(ctx);
   if (!l) {
     const windowMs = ctx.config.LOGIN_WINDOW_MINUTES * 60_000;
     const now = () => ctx.now().getTime();
-    l = { account: new WindowLimiter(ctx.config.LOGIN_MAX_ATTEMPTS, windowMs, now), ip: new WindowLimiter(ctx.config.LOGIN_MAX_ATTEMPTS * 5, windowMs, now) };
+    const max = ctx.config.LOGIN_MAX_ATTEMPTS;
+    l = {
+      pair: new BackoffLimiter({ free: max, baseMs: Math.min(60_000, windowMs), maxDelayMs: windowMs, forgetMs: Math.max(windowMs, 24 * 3600_000) }, now),
+      account: new WindowLimiter(max * LOGIN_CEILING_FACTOR, windowMs, now),
+      ip: new WindowLimiter(max * 5, windowMs, now),
+    };
     loginLimiters.set(ctx, l);
   }
   return l;
@@ -202,16 +232,32 @@ function limiters(ctx: AppContext) {
 
 export async function login(ctx: AppContext, email: string, password: string, meta: RequestMeta): Promise<SessionPayload> {
   const l = limiters(ctx);
-  l.account.check(email, MSG.tooManyAttempts);
-  l.ip.check(meta.ip, MSG.tooManyAttempts);
-  const user = await repo.findUserByEmail(ctx.db, email);
-  const ok = await verifyPassword(user?.passwordHash ?? null, password);
-  if (!user || !ok) {
-    l.account.hit(email);
-    l.ip.hit(meta.ip);
-    throw unauthorized(MSG.invalidCredentials);
+  const pairKey = `${email}\n${meta.ip}`;
+  // Reserve before any await: checks and counts happen together.
+  l.pair.take(pairKey, MSG.tooManyAttempts);
+  try {
+    l.ip.take(meta.ip, MSG.tooManyAttempts);
+  } catch (err) {
+    l.pair.release(pairKey);
+    throw err;
   }
-  l.account.reset(email);
+  let overCeiling = false;
+  try {
+    l.account.take(email, MSG.tooManyAttempts);
+  } catch {
+    overCeiling = true;
+  }
+  const user = await repo.findUserByEmail(ctx.db, email);
+  if (overCeiling && !(user && (await repo.hadSessionFrom(ctx.db, user.id, meta.ip)))) {
+    l.pair.release(pairKey);
+    l.ip.release(meta.ip);
+    l.account.check(email, MSG.tooManyAttempts);
+  }
+  const ok = await verifyPassword(user?.passwordHash ?? null, password);
+  if (!user || !ok) throw unauthorized(MSG.invalidCredentials);
+  l.pair.reset(pairKey);
+  l.ip.release(meta.ip);
+  if (!overCeiling) l.account.release(email);
   return startSession(ctx, user, meta);
 }
 
@@ -248,8 +294,11 @@ export async function googleLogin(
   return startSession(ctx, user, meta);
 }
 
+/** Ends a web session. An API key is not a session: saying "Signed out" for one would be untrue. */
+export const API_KEY_LOGOUT_MESSAGE = 'An API key is not a session and cannot be signed out: it stays valid until you generate a new one (Settings, or POST /v1/user/general/generatenewtoken)';
 export async function logout(ctx: AppContext, sessionId: string | null) {
-  if (sessionId) await repo.revokeSession(ctx.db, sessionId, ctx.now());
+  if (!sessionId) throw badRequest(API_KEY_LOGOUT_MESSAGE);
+  await repo.revokeSession(ctx.db, sessionId, ctx.now());
 }
 
 // ------------------------------------------------------------------ email keys
@@ -266,9 +315,18 @@ export async function resendVerification(ctx: AppContext, user: UserRow) {
   await sendVerification(ctx, user);
 }
 
+/**
+ * Same answer, in the same time, whether or not the account exists: the caller replies first and the
+ * work (lookup, key, mail) runs after, so neither the message nor the timing tells who has an account.
+ */
+export function recoverInBackground(ctx: AppContext, email: string): Promise<void> {
+  return new Promise<void>((resolve) => setImmediate(resolve))
+    .then(() => recover(ctx, email))
+    .catch((err: unknown) => ctx.log.error({ err }, 'password recovery failed'));
+}
+
 export async function recover(ctx: AppContext, email: string) {
   const user = await repo.findUserByEmail(ctx.db, email);
-  // Same answer whether or not the account exists: the call must not reveal who has an account.
   if (!user) return;
   await repo.expireEmailKeys(ctx.db, user.id, 'reset', ctx.now());
   const key = newEmailKey();
@@ -279,14 +337,25 @@ export async function recover(ctx: AppContext, email: string) {
 export async function resetPassword(ctx: AppContext, key: string, password: string) {
   const userId = await repo.consumeEmailKey(ctx.db, 'reset', key, ctx.now());
   if (!userId) throw badRequest(MSG.resetLinkInvalid);
-  // A reset proves control of the mailbox: the address counts as verified, and old sessions end.
-  await repo.updateUser(ctx.db, userId, { passwordHash: await hashPassword(password), emailVerified: true, version: newVersion() });
+  // A reset proves control of the mailbox: the address counts as verified. Whoever knew the old password
+  // could read the API key in Settings, so every session ends and the API key is replaced too
+  // (docs/decisions/009-sessions-and-api-key.md).
+  const apiKey = newApiKey();
+  await repo.updateUser(ctx.db, userId, {
+    passwordHash: await hashPassword(password),
+    emailVerified: true,
+    apiKeyHash: hashToken(apiKey),
+    apiKeyEnc: encrypt(ctx.config.sessionSecret, apiKey),
+    version: newVersion(),
+  });
   await repo.revokeUserSessions(ctx.db, userId, ctx.now());
 }
 
-export async function updatePassword(ctx: AppContext, user: UserRow, current: string, next: string) {
+/** A password change ends every other session of the account; the one that made the change stays. */
+export async function updatePassword(ctx: AppContext, user: UserRow, current: string, next: string, currentSessionId: string | null) {
   if (!(await verifyPassword(user.passwordHash, current))) throw badRequest(MSG.currentPasswordWrong, { password: MSG.currentPasswordWrong });
   await repo.updateUser(ctx.db, user.id, { passwordHash: await hashPassword(next), version: newVersion() });
+  await repo.revokeUserSessions(ctx.db, user.id, ctx.now(), currentSessionId);
 }
 
 // ------------------------------------------------------------------ profile and settings
@@ -356,7 +425,9 @@ export async function supportRequest(ctx: AppContext, user: UserRow, message: st
 
 export async function inviteFriend(ctx: AppContext, user: UserRow, email: string) {
   if (email === user.email) throw badRequest('You cannot invite yourself', { email: 'You cannot invite yourself' });
-  if (await repo.findUserByEmail(ctx.db, email)) throw conflict('This person already has a Shiptrail account');
+  // The same answer whether or not the person has an account (no enumeration); someone who already has
+  // one gets no mail and no referral row.
+  if (await repo.findUserByEmail(ctx.db, email)) return;
   const [existing] = await ctx.db
     .select({ id: referrals.id })
     .from(referrals)

@@ -17,8 +17,8 @@ export function verifyEmail(name: string, link: string): Rendered {
 export function resetPassword(link: string): Rendered {
   return {
     subject: 'Reset your Shiptrail password',
-    text: `Someone asked to reset the password of your Shiptrail account.\n\nSet a new password here:\n\n${link}\n\nThe link is valid for 1 hour and can be used once. If it was not you, ignore this mail; your password stays as it is.\n`,
-    html: layout('Reset your password', p('Someone asked to reset the password of your Shiptrail account.') + button(link, 'Set a new password') + p('The link is valid for 1 hour and can be used once. If it was not you, ignore this mail; your password stays as it is.')),
+    text: `Someone asked to reset the password of your Shiptrail account.\n\nSet a new password here:\n\n${link}\n\nThe link is valid for 1 hour and can be used once. Setting a new password signs out every device and replaces your API key. If it was not you, ignore this mail; your password stays as it is.\n`,
+    html: layout('Reset your password', p('Someone asked to reset the password of your Shiptrail account.') + button(link, 'Set a new password') + p('The link is valid for 1 hour and can be used once. Setting a new password signs out every device and replaces your API key. If it was not you, ignore this mail; your password stays as it is.')),
   };
 }
 

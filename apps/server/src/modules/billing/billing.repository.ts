@@ -40,3 +40,7 @@ export async function entryExists(tx: Tx, userId: string, kind: string, ref: str
     .limit(1);
   return !!dup;
 }
+
+export async function insertEntries(tx: Tx, rows: Array<{ userId: string; amountCents: number; kind: string; ref: string; description: string }>): Promise<void> {
+  if (rows.length) await tx.insert(ledgerEntries).values(rows);
+}

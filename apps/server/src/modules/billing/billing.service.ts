@@ -34,3 +34,15 @@ export async function charge(tx: Tx, userId: string, cents: number, kind: Ledger
   if (balance < cents) throw new InsufficientBalanceError(balance, cents);
   return repo.insertEntryOnce(tx, { userId, amountCents: -cents, kind, ref, description });
 }
+
+/** Lock the account for the rest of the transaction: charges to one account queue up behind it. */
+export const lockAccount = (tx: Tx, userId: string): Promise<void> => repo.lockAccount(tx, userId);
+
+/**
+ * Book one charge of `cents` per item, in the caller's transaction, for work it has just done (a batch of
+ * imported trackings). The caller holds `lockAccount` and has checked the balance covers them all.
+ */
+export async function bookCharges(tx: Tx, userId: string, cents: number, kind: LedgerKind, items: Array<{ ref: string; description: string }>): Promise<void> {
+  if (cents <= 0) throw new Error('charge must be positive');
+  await repo.insertEntries(tx, items.map((i) => ({ userId, amountCents: -cents, kind, ref: i.ref, description: i.description })));
+}

@@ -9,6 +9,15 @@ import { escapeHtml } from '../../lib/mail-layout.ts';
  * SMTP_URL. Registered only while no SMTP_URL is set; a deployment sets it and this page is gone.
  */
 export async function devOutboxRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
+  // The outbox holds password-reset and verification links, so it is shown only to a browser on this
+  // machine. The socket's own peer address decides, never X-Forwarded-For (which any client can write);
+  // behind a reverse proxy on the same host the page is therefore still reachable: set SMTP_URL there.
+  app.addHook('onRequest', async (req, reply) => {
+    if (!isLoopback(req.raw.socket.remoteAddress)) {
+      return reply.code(403).type('text/plain').send('The dev outbox is shown only to this machine (a loopback client).');
+    }
+  });
+
   const list = (limit: number) => ctx.db.select().from(devOutbox).orderBy(desc(devOutbox.id)).limit(limit);
 
   app.get('/dev/mail/api', async (req) => {
@@ -42,4 +51,11 @@ article{border:1px solid #e5e7eb;border-radius:8px;padding:12px 16px;margin:12px
 <body><h1>Dev outbox</h1><p class="banner"><b>For development only.</b> This server has no SMTP_URL (and no SMS gateway), so mail and SMS are kept here instead of being sent. A deployment sets SMTP_URL, and this page no longer exists.</p>
 ${items || '<p>No messages yet.</p>'}</body></html>`);
   });
+}
+
+/** 127.0.0.0/8, ::1 and the IPv4-mapped form of 127.0.0.0/8. */
+export function isLoopback(address: string | undefined): boolean {
+  if (!address) return false;
+  const a = address.toLowerCase().replace(/^::ffff:/, '');
+  return a === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(a);
 }

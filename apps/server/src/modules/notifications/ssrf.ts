@@ -29,9 +29,27 @@ export interface ResolvedTarget {
 /** Whether an IP address (v4 or v6, any textual form) is a public unicast address. */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
-  const ip = ipaddr.process(address); // unwraps ::ffff:a.b.c.d to a.b.c.d
-  return ip.range() === 'unicast';
+  // ipaddr.js reads the IPv4-compatible text form ::a.b.c.d as if it were the mapped ::ffff:a.b.c.d;
+  // the URL parser's canonical form (::7f00:1) is read correctly, so IPv6 is checked in that form.
+  const canonical = address.includes(':') ? canonicalV6(address) : address;
+  if (canonical === null) return false;
+  const ip = ipaddr.process(canonical); // unwraps ::ffff:a.b.c.d to a.b.c.d
+  if (ip.range() !== 'unicast') return false;
+  // ipaddr.js calls everything it has no name for 'unicast', including the deprecated IPv4-compatible
+  // form ::a.b.c.d (::/96) and other unassigned space. Public IPv6 is the global unicast block 2000::/3
+  // only, less the returned 6bone block 3ffe::/16.
+  if (ip.kind() === 'ipv6') return ip.match(GLOBAL_UNICAST_V6) && !ip.match(SIX_BONE);
+  return true;
 }
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
+function canonicalV6(address: string): string | null {
+  try {
+    return new URL(`http://[${address}]/`).hostname.slice(1, -1);
+  } catch {
+    return null;
+  }
+}
+const SIX_BONE = ipaddr.parseCIDR('3ffe::/16');
 
 export function parseWebhookUrl(raw: string): URL {
   let url: URL;

@@ -28,6 +28,19 @@ export async function insertTracking(db: Queryable, values: NewTracking): Promis
   return t!;
 }
 
+/** Set-based insert for imports: rows whose (user, tid) already exists are skipped, not an error. */
+export async function insertTrackingsIgnoringDuplicates(db: Queryable, values: NewTracking[]): Promise<Array<{ id: string; tid: string }>> {
+  if (values.length === 0) return [];
+  return db.insert(trackings).values(values).onConflictDoNothing({ target: [trackings.userId, trackings.tid] }).returning({ id: trackings.id, tid: trackings.tid });
+}
+
+/** Which of `tids` the account already tracks (one query). */
+export async function existingTids(db: Queryable, userId: string, tids: string[]): Promise<string[]> {
+  if (tids.length === 0) return [];
+  const rows = await db.select({ tid: trackings.tid }).from(trackings).where(and(eq(trackings.userId, userId), inArray(trackings.tid, tids)));
+  return rows.map((r) => r.tid);
+}
+
 export async function updateTracking(db: Queryable, id: string, values: Partial<NewTracking>): Promise<TrackingRow> {
   const [t] = await db.update(trackings).set(values).where(eq(trackings.id, id)).returning();
   return t!;

@@ -29,13 +29,19 @@ export async function trackingRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
     return sendExact(reply, out);
   });
 
-  app.post('/v1/trackings/import', auth, async (req, reply) => {
+  // Per IP as well as per account (in the service): each import can carry thousands of rows.
+  app.post('/v1/trackings/import', { ...auth, config: { rateLimit: { max: 30, timeWindow: 15 * 60_000 } } }, async (req, reply) => {
     let text: string;
     if (req.isMultipart()) {
-      const file = await req.file();
+      // A body that is not the multipart it claims to be is the client's error, not ours.
+      const file = await req.file().catch((err: { statusCode?: number }) => {
+        if (err.statusCode === 413) throw badRequest('The CSV file is too large (2 MB at most)');
+        throw badRequest('The upload is not valid multipart/form-data: attach the CSV file in the form field "file"', { file: 'A CSV file is required' });
+      });
       if (!file) throw badRequest('Attach the CSV file in the form field "file"', { file: 'A CSV file is required' });
-      const buf = await file.toBuffer().catch(() => {
-        throw badRequest('The CSV file is too large (2 MB at most)');
+      const buf = await file.toBuffer().catch((err: { statusCode?: number; code?: string }) => {
+        if (err.statusCode === 413 || err.code === 'FST_REQ_FILE_TOO_LARGE') throw badRequest('The CSV file is too large (2 MB at most)');
+        throw badRequest('The upload is not valid multipart/form-data: attach the CSV file in the form field "file"', { file: 'A CSV file is required' });
       });
       text = buf.toString('utf8');
     } else if (typeof req.body === 'string') {

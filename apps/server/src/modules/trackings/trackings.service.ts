@@ -23,7 +23,8 @@ import { AppError, badRequest, conflict, notFound, tooMany } from '../../lib/err
 import { sha256 } from '../../lib/crypto.ts';
 import { success } from '../../lib/http.ts';
 import type { UserRow } from '../accounts/accounts.repository.ts';
-import { charge } from '../billing/billing.service.ts';
+import { balanceCents, bookCharges, charge, InsufficientBalanceError, lockAccount } from '../billing/billing.service.ts';
+import { WindowLimiter } from '../../lib/rate-limit.ts';
 import { CarrierDetectError, detectCarriers, normalizeTrackingNumber, resolveCourier, UNKNOWN_FORMAT_MESSAGE } from '../carriers/carriers.service.ts';
 import { carriersOf } from '../carriers/carriers.service.ts';
 import { recordStatusChange } from './events.ts';
@@ -215,20 +216,68 @@ const HEADER_ALIASES: Record<string, string> = {
   notes: 'note',
 };
 
+/** Rows written per transaction: small enough that other requests wait only a few ms for the database. */
+const IMPORT_BATCH = 50;
+/** Rows validated between two yields to the event loop. */
+const IMPORT_VALIDATE_CHUNK = 100;
+/** Other requests get the event loop (and the embedded database) between two steps of an import. */
+const yieldToOthers = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+const importLimits = new WeakMap<AppContext, { perAccount: WindowLimiter; running: Set<string> }>();
+function importLimitsOf(ctx: AppContext) {
+  let l = importLimits.get(ctx);
+  if (!l) {
+    l = { perAccount: new WindowLimiter(IMPORT_MAX_PER_WINDOW, IMPORT_WINDOW_MS, () => ctx.now().getTime()), running: new Set() };
+    importLimits.set(ctx, l);
+  }
+  return l;
+}
+/** Imports per account per window, and one at a time: each can carry MAX_IMPORT_ROWS rows. */
+export const IMPORT_MAX_PER_WINDOW = 20;
+const IMPORT_WINDOW_MS = 15 * 60_000;
+
+interface ImportCandidate {
+  index: number;
+  input: AddInput;
+  tid: string;
+  courier: string;
+  warning?: string;
+}
+
 const IMPORT_ROUTE = 'POST /v1/trackings/import';
 
+interface ImportCandidate {
+  index: number;
+  input: AddInput;
+  tid: string;
+  courier: string;
+  warning?: string;
+}
+
 /**
- * Each row is added and charged on its own; a bad row never blocks the others. Without an Idempotency-Key
- * each row is its own transaction; with one, the whole import is one transaction (a savepoint per row), so
- * the key, its stored report and every row commit together and a retry after a crash redoes nothing twice.
+ * A bad row never blocks the others, and each created tracking is charged once. The work is shaped so
+ * that an import never stalls the server: every row is validated and placed without the database, the
+ * balance decides up front how many rows can be paid for (the rest are refused with no database work),
+ * and the payable rows are written in small set-based batches, one transaction each (tracking rows,
+ * their charges and their first-refresh job commit together), yielding between batches. Under an
+ * Idempotency-Key the whole import is one transaction (a savepoint per batch), so the key, its stored
+ * report and every row commit together and a retry after a crash redoes nothing twice.
  */
 export async function importCsv(ctx: AppContext, user: UserRow, text: string, idempotencyKey?: string): Promise<ExactReply> {
   const records = readCsv(text);
-  const respond = (report: ImportReport) => exact(200, success(report, `${report.created} added, ${report.failed} failed`));
-  if (!idempotencyKey) return respond(await importRows(ctx, user, records));
-  return idempotent(ctx, user, IMPORT_ROUTE, idempotencyKey, requestHash({ csv: text }), async (tx) => respond(await importRows(ctx, user, records, tx)), () =>
-    conflict(MSG.idempotencyKeyInProgress),
-  );
+  const limits = importLimitsOf(ctx);
+  if (limits.running.has(user.id)) throw tooMany('An import is already running for this account: wait for its report, then send the next file', 5);
+  limits.perAccount.take(user.id, 'Too many imports: wait a few minutes, then send the next file');
+  limits.running.add(user.id);
+  try {
+    const respond = (report: ImportReport) => exact(200, success(report, `${report.created} added, ${report.failed} failed`));
+    if (!idempotencyKey) return respond(await importRows(ctx, user, records));
+    return await idempotent(ctx, user, IMPORT_ROUTE, idempotencyKey, requestHash({ csv: text }), async (tx) => respond(await importRows(ctx, user, records, tx)), () =>
+      conflict(MSG.idempotencyKeyInProgress),
+    );
+  } finally {
+    limits.running.delete(user.id);
+  }
 }
 
 type CsvRecord = { record: Record<string, string>; info: { lines: number } };
@@ -254,10 +303,18 @@ function readCsv(text: string): CsvRecord[] {
   return records;
 }
 
-async function importRows(ctx: AppContext, user: UserRow, records: CsvRecord[], tx?: Tx): Promise<ImportReport> {
-  const report: ImportReport = { created: 0, failed: 0, rows: [] };
-  for (const { record, info } of records) {
-    const row = info.lines;
+async function importRows(ctx: AppContext, user: UserRow, records: CsvRecord[], outer?: Tx): Promise<ImportReport> {
+  const db = outer ?? ctx.db;
+  const outcome: Array<{ status: 'created' | 'error'; tid: string; message: string }> = new Array(records.length);
+  const alreadyTracking = (tid: string) => `You are already tracking ${tid}`;
+
+  // 1. Validate and place every row, without the database.
+  const candidates: ImportCandidate[] = [];
+  const firstOfTid = new Map<string, number>();
+  const repeats: Array<{ index: number; first: number; tid: string }> = [];
+  for (let i = 0; i < records.length; i++) {
+    if (i > 0 && i % IMPORT_VALIDATE_CHUNK === 0) await yieldToOthers();
+    const record = records[i]!.record;
     const raw = {
       tid: record.tid ?? '',
       courier: record.courier || null,
@@ -270,20 +327,116 @@ async function importRows(ctx: AppContext, user: UserRow, records: CsvRecord[], 
     const parsed = addTrackingRequest.safeParse(raw);
     if (!parsed.success) {
       const errors = fieldErrors(parsed.error);
-      report.failed++;
-      report.rows.push({ row, tid: raw.tid, status: 'error', message: Object.values(errors)[0] ?? MSG.validationFailed });
+      outcome[i] = { status: 'error', tid: raw.tid, message: Object.values(errors)[0] ?? MSG.validationFailed };
       continue;
     }
+    let placed: { tid: string; courier: string; warning?: string };
     try {
-      const { row: t, warning } = await addOne(ctx, user, parsed.data, tx);
-      report.created++;
-      report.rows.push({ row, tid: t.tid, status: 'created', message: warning ?? 'Tracking added' });
+      placed = resolve(parsed.data);
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
-      report.failed++;
-      report.rows.push({ row, tid: raw.tid, status: 'error', message: err.message });
+      outcome[i] = { status: 'error', tid: raw.tid, message: err.message };
+      continue;
     }
+    // The same number twice in one file: the later row gets the earlier row's fate (created: a duplicate).
+    const first = firstOfTid.get(placed.tid);
+    if (first !== undefined) {
+      repeats.push({ index: i, first, tid: raw.tid });
+      continue;
+    }
+    firstOfTid.set(placed.tid, i);
+    candidates.push({ index: i, input: parsed.data, tid: placed.tid, courier: placed.courier, warning: placed.warning });
   }
+
+  // 2. Numbers the account already tracks: one set query per batch of numbers.
+  const existing = new Set<string>();
+  for (let i = 0; i < candidates.length; i += 1000) {
+    for (const tid of await repo.existingTids(db, user.id, candidates.slice(i, i + 1000).map((c) => c.tid))) existing.add(tid);
+  }
+  const toCreate: ImportCandidate[] = [];
+  for (const c of candidates) {
+    if (existing.has(c.tid)) outcome[c.index] = { status: 'error', tid: records[c.index]!.record.tid ?? c.tid, message: alreadyTracking(c.tid) };
+    else toCreate.push(c);
+  }
+
+  // 3. How many the balance pays for, before any per-row work; the rest are refused as they are.
+  const cents = PRICING.trackingCents;
+  let balance = await balanceCents(db, user.id);
+  let payable = Math.min(toCreate.length, Math.floor(Math.max(0, balance) / cents));
+  const refuseForBalance = (from: number, left: number) => {
+    const message = new InsufficientBalanceError(left, cents).message;
+    for (const c of toCreate.slice(from)) outcome[c.index] = { status: 'error', tid: records[c.index]!.record.tid ?? c.tid, message };
+  };
+
+  // 4. Write the payable rows in batches, yielding in between.
+  let done = 0;
+  while (done < payable) {
+    const batch = toCreate.slice(done, Math.min(payable, done + IMPORT_BATCH));
+    // Under an Idempotency-Key the batches are savepoints of the one transaction that also stores the key.
+    const result = await db.transaction(async (tx) => {
+      // The account row is locked and the balance read again: concurrent adds and SMS may have spent it.
+      await lockAccount(tx, user.id);
+      const left = await balanceCents(tx, user.id);
+      const affordable = batch.slice(0, Math.floor(Math.max(0, left) / cents));
+      const now = ctx.now();
+      const inserted = affordable.length
+        ? await repo.insertTrackingsIgnoringDuplicates(
+            tx,
+            affordable.map((c) => ({
+              id: randomUUID(),
+              userId: user.id,
+              tid: c.tid,
+              courier: c.courier,
+              title: c.input.title ?? '',
+              orderId: c.input.orderId ?? '',
+              customer: c.input.customer ?? '',
+              notifyEmail: c.input.notify?.email ?? '',
+              notifyPhone: c.input.notify?.phone ?? '',
+              note: c.input.note ?? '',
+              status: 'Pending',
+              // The queued job holds the trackings (a lease), so the scheduler does not fetch them twice.
+              nextCheckAt: new Date(now.getTime() + LEASE_MS),
+              createdAt: now,
+              updatedAt: now,
+            })),
+          )
+        : [];
+      if (inserted.length) {
+        await bookCharges(tx, user.id, cents, 'tracking', inserted.map((t) => ({ ref: t.id, description: `Tracking ${t.tid}` })));
+        await enqueue(ctx, refreshJob, { v: 1, trackingIds: inserted.map((t) => t.id) }, { tx });
+      }
+      return { inserted, affordable: affordable.length, left: left - inserted.length * cents };
+    });
+    const byTid = new Map(result.inserted.map((t) => [t.tid, t]));
+    for (const c of batch.slice(0, result.affordable)) {
+      const t = byTid.get(c.tid);
+      // Not inserted: another request added the number since step 2 (the unique index decided).
+      outcome[c.index] = t
+        ? { status: 'created', tid: t.tid, message: c.warning ?? 'Tracking added' }
+        : { status: 'error', tid: records[c.index]!.record.tid ?? c.tid, message: alreadyTracking(c.tid) };
+    }
+    balance = result.left;
+    if (result.affordable < batch.length) {
+      // The balance fell while the import ran: refuse from here on.
+      payable = done + result.affordable;
+      break;
+    }
+    done += batch.length;
+    await yieldToOthers();
+  }
+  refuseForBalance(payable, balance);
+
+  for (const r of repeats) {
+    const first = outcome[r.first]!;
+    outcome[r.index] = first.status === 'created' ? { status: 'error', tid: r.tid, message: alreadyTracking(first.tid) } : { status: 'error', tid: r.tid, message: first.message };
+  }
+
+  const report: ImportReport = { created: 0, failed: 0, rows: [] };
+  outcome.forEach((o, i) => {
+    if (o.status === 'created') report.created++;
+    else report.failed++;
+    report.rows.push({ row: records[i]!.info.lines, tid: o.tid, status: o.status, message: o.message });
+  });
   return report;
 }
 
