@@ -44,21 +44,18 @@ const providerOptions = (ctx: AppContext) => {
   return { retryLimit: t.providerRetryLimit, retryDelay: t.providerRetryDelaySeconds, retryBackoff: true, retryDelayMax: t.providerRetryDelayMaxSeconds, expireInSeconds: 120 };
 };
 
-export const emailJob = defineJob({
-  name: 'notify-email',
-  payload: notifyPayload,
-  options: providerOptions,
-  workOptions,
-  handle: (ctx, jobs) => settleEach(jobs as Array<JobWithMetadata<unknown>>, (job) => deliverEmail(ctx, notifyPayload.parse(job.data).notificationId, info(job))),
-});
+/** Email and SMS jobs differ only in their queue and the delivery they run. */
+const providerJob = (name: string, deliver: typeof deliverEmail) =>
+  defineJob({
+    name,
+    payload: notifyPayload,
+    options: providerOptions,
+    workOptions,
+    handle: (ctx, jobs) => settleEach(jobs as Array<JobWithMetadata<unknown>>, (job) => deliver(ctx, notifyPayload.parse(job.data).notificationId, info(job))),
+  });
 
-export const smsJob = defineJob({
-  name: 'notify-sms',
-  payload: notifyPayload,
-  options: providerOptions,
-  workOptions,
-  handle: (ctx, jobs) => settleEach(jobs as Array<JobWithMetadata<unknown>>, (job) => deliverSms(ctx, notifyPayload.parse(job.data).notificationId, info(job))),
-});
+export const emailJob = providerJob('notify-email', deliverEmail);
+export const smsJob = providerJob('notify-sms', deliverSms);
 
 /** Webhooks follow our own retry schedule (delivery.ts, so Retry-After is honoured); pg-boss retries only unexpected errors. */
 export const webhookJob = defineJob({

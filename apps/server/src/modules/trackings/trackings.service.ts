@@ -246,14 +246,6 @@ interface ImportCandidate {
 
 const IMPORT_ROUTE = 'POST /v1/trackings/import';
 
-interface ImportCandidate {
-  index: number;
-  input: AddInput;
-  tid: string;
-  courier: string;
-  warning?: string;
-}
-
 /**
  * A bad row never blocks the others, and each created tracking is charged once. The work is shaped so
  * that an import never stalls the server: every row is validated and placed without the database, the
