@@ -150,14 +150,15 @@ let counter = 0;
 export async function signUp(app: FastifyInstance, over: Record<string, unknown> = {}) {
   const email = (over.email as string) ?? `user${Date.now()}${counter++}@example.com`;
   // call() hands its options to app.inject before its first await, so the address applies to this call only.
-  signUpAddress = nextClientAddress();
+  const address = nextClientAddress();
+  signUpAddress = address;
   const pending = call(app, 'POST', '/v1/user/general/signup', {
     body: { email, password: 'password123', repassword: 'password123', terms: true, firstName: 'Ada', lastName: 'Lovelace', ...over },
   });
   signUpAddress = undefined;
   const res = await pending;
   if (res.statusCode !== 201) throw new Error(`signup failed: ${JSON.stringify(res.body)}`);
-  return { email, session: res.body.payload.sessionToken as string, apiKey: res.body.payload.profile.token as string, profile: res.body.payload.profile };
+  return { email, address, session: res.body.payload.sessionToken as string, apiKey: res.body.payload.profile.token as string, profile: res.body.payload.profile };
 }
 
 export interface SmtpCapture {
