@@ -34,6 +34,20 @@ export const LOG_REDACT = [
 ];
 
 const here = path.dirname(fileURLToPath(import.meta.url));
+
+/** Security headers helmet sets that apply to documents only (not to the scripts and styles a page loads). */
+const DOCUMENT_ONLY_HEADERS = [
+  'content-security-policy',
+  'cross-origin-opener-policy',
+  'origin-agent-cluster',
+  'referrer-policy',
+  'strict-transport-security',
+  'x-dns-prefetch-control',
+  'x-download-options',
+  'x-frame-options',
+  'x-permitted-cross-domain-policies',
+  'x-xss-protection',
+];
 const defaultWebDist = path.resolve(here, '../../web/dist');
 
 /** Build the HTTP app; main.ts listens on it and tests call it with app.inject. */
@@ -190,8 +204,12 @@ export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {})
       index: ['index.html'],
       setHeaders: (res, file) => {
         // Vite's hashed assets never change; everything else is revalidated.
-        if (file.includes(`${path.sep}assets${path.sep}`)) res.header('cache-control', 'public, max-age=31536000, immutable');
-        else res.header('cache-control', 'no-cache');
+        if (file.includes(`${path.sep}assets${path.sep}`)) {
+          res.header('cache-control', 'public, max-age=31536000, immutable');
+          // Headers that only mean something on a document cost ~0.8 KB on each of the landing's ~40 scripts over
+          // HTTP/1.1; the page that loads them carries them. nosniff and CORP stay: they protect scripts too.
+          for (const h of DOCUMENT_ONLY_HEADERS) res.raw.removeHeader(h);
+        } else res.header('cache-control', 'no-cache');
       },
     });
   }

@@ -48,6 +48,18 @@ describe('static web assets', () => {
     expect(brotliDecompressSync(res.rawPayload).equals(js)).toBe(true);
   });
 
+  it('sends hashed assets without the document-only security headers, keeping nosniff; pages keep them all', async () => {
+    const asset = await get('/assets/index-abc123.js', 'br');
+    expect(asset.statusCode).toBe(200);
+    expect(asset.headers['content-security-policy']).toBeUndefined();
+    expect(asset.headers['strict-transport-security']).toBeUndefined();
+    expect(asset.headers['x-frame-options']).toBeUndefined();
+    expect(asset.headers['x-content-type-options']).toBe('nosniff');
+    const page = await get('/', 'br');
+    expect(page.headers['content-security-policy']).toMatch(/default-src 'self'/);
+    expect(page.headers['x-frame-options']).toBeDefined();
+  });
+
   it('sends gzip to a client without brotli', async () => {
     const res = await get('/assets/index-abc123.js', 'gzip');
     expect(res.headers['content-encoding']).toBe('gzip');
