@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import os from 'node:os';
 import path from 'node:path';
 import type { PGliteOptions } from '@electric-sql/pglite';
 import { inject } from 'vitest';
@@ -79,6 +80,9 @@ export async function createTestEnv(env: Record<string, string> = {}): Promise<T
     LOG_LEVEL: 'silent',
     PUBLIC_URL: 'http://shiptrail.test',
     QUEUE_POLL_SECONDS: '0.5',
+    // No built web app unless a test brings one: whether the developer has run `npm start` (which builds
+    // apps/web/dist) must not change what the API tests see (the static wildcard route changes routing).
+    WEB_DIST: path.join(os.tmpdir(), 'shiptrail-test-no-web'),
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...env,
   } as NodeJS.ProcessEnv);
