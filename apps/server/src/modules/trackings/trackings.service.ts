@@ -98,11 +98,10 @@ async function addInTx(ctx: AppContext, tx: Tx, user: UserRow, input: AddInput, 
   return row;
 }
 
-async function addOne(ctx: AppContext, user: UserRow, input: AddInput, tx?: Tx) {
+async function addOne(ctx: AppContext, user: UserRow, input: AddInput) {
   const resolved = resolve(input);
   try {
-    // Inside a caller's transaction each add is a savepoint: a row that fails rolls back alone.
-    const row = tx ? await tx.transaction((sp) => addInTx(ctx, sp, user, input, resolved)) : await ctx.db.transaction((t) => addInTx(ctx, t, user, input, resolved));
+    const row = await ctx.db.transaction((t) => addInTx(ctx, t, user, input, resolved));
     return { row, warning: resolved.warning };
   } catch (err) {
     // Two adds of one number raced past the duplicate check: the unique index decides.
