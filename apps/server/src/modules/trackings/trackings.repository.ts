@@ -1,6 +1,6 @@
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.ts';
-import { checkpoints, idempotencyKeys, trackingEvents, trackings, users } from '../../db/schema.ts';
+import { checkpoints, trackingEvents, trackings, users } from '../../db/schema.ts';
 
 export type TrackingRow = typeof trackings.$inferSelect;
 export type NewTracking = typeof trackings.$inferInsert;
@@ -168,32 +168,6 @@ export async function leaseByIds(db: Queryable, ids: string[], leaseUntil: Date)
 function rowsOf<T>(r: unknown): T[] {
   // node-postgres returns { rows }, PGlite returns { rows } too; guard for either shape.
   return ((r as { rows?: T[] }).rows ?? (r as T[])) as T[];
-}
-
-// ------------------------------------------------------------------ idempotency keys
-export async function findIdempotent(db: Queryable, userId: string, route: string, key: string) {
-  const [r] = await db
-    .select()
-    .from(idempotencyKeys)
-    .where(and(eq(idempotencyKeys.userId, userId), eq(idempotencyKeys.route, route), eq(idempotencyKeys.key, key)))
-    .limit(1);
-  return r;
-}
-/** Reserve a key inside the request's transaction; false when another request holds (or held) it. */
-export async function reserveIdempotent(db: Queryable, userId: string, route: string, key: string, requestHash: string): Promise<boolean> {
-  const r = await db
-    .insert(idempotencyKeys)
-    .values({ userId, route, key, statusCode: 0, body: '', requestHash })
-    .onConflictDoNothing()
-    .returning({ key: idempotencyKeys.key });
-  return r.length > 0;
-}
-/** Keep the reply exactly as sent (its text), so a replay is byte for byte the first answer. */
-export async function storeIdempotent(db: Queryable, userId: string, route: string, key: string, statusCode: number, text: string) {
-  await db
-    .update(idempotencyKeys)
-    .set({ statusCode, body: text })
-    .where(and(eq(idempotencyKeys.userId, userId), eq(idempotencyKeys.route, route), eq(idempotencyKeys.key, key)));
 }
 
 export async function findUserIdByUid(db: Queryable, uid: string): Promise<string | undefined> {

@@ -1,13 +1,17 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
-import { addTrackingRequest, detectRequest, listTrackingsQuery, updateTrackingRequest } from '@shiptrail/contract';
+import { addTrackingRequest, detectRequest, listTrackingsQuery, updateTrackingRequest, type ImportReport } from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
 import { badRequest } from '../../lib/errors.ts';
 import { parse, success } from '../../lib/http.ts';
+import { exactReply, idempotencyKeyOf, idempotentReply, requestHash, sendExact } from '../../lib/idempotency.ts';
 import { userOf } from '../accounts/auth.plugin.ts';
 import * as svc from './trackings.service.ts';
 
 const MAX_CSV_BYTES = 2 * 1024 * 1024;
+// The Idempotency-Key scope of each charging route.
+const ADD_ROUTE = 'POST /v1/trackings/add';
+const IMPORT_ROUTE = 'POST /v1/trackings/import';
 
 /** Registered inside this plugin only: multipart and text/csv bodies are accepted by the trackings routes, nowhere else. */
 export async function trackingRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
@@ -16,17 +20,19 @@ export async function trackingRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
   app.addContentTypeParser(['text/csv', 'text/plain'], { parseAs: 'string', bodyLimit: MAX_CSV_BYTES }, (_req, body, done) => done(null, body));
 
   const tidParam = (req: FastifyRequest) => (req.params as { tid: string }).tid;
-  const idempotencyKey = (req: FastifyRequest) => {
-    const key = req.headers['idempotency-key'];
-    return typeof key === 'string' && key ? key : undefined;
-  };
-  // The reply text as the service produced it (and, under an Idempotency-Key, stored it): never re-serialised.
-  const sendExact = (reply: FastifyReply, out: svc.ExactReply) => reply.code(out.statusCode).type('application/json; charset=utf-8').send(out.text);
+  const added = ({ view, warning }: svc.AddedTracking) =>
+    exactReply(201, success({ ...view, ...(warning ? { warning } : {}) }, warning ? `Tracking added. ${warning}` : 'Tracking added', 201));
+  const imported = (report: ImportReport) => exactReply(200, success(report, `${report.created} added, ${report.failed} failed`));
 
+  // Under an Idempotency-Key the reply is stored with the work (see idempotentReply) and sent as text, so a
+  // replay is the first reply byte for byte; without one the reply goes out the same way.
   app.post('/v1/trackings/add', auth, async (req, reply) => {
     const input = parse(addTrackingRequest, req.body);
-    const out = await svc.addTracking(ctx, userOf(req), input, idempotencyKey(req));
-    return sendExact(reply, out);
+    const user = userOf(req);
+    const key = idempotencyKeyOf(req);
+    if (!key) return sendExact(reply, added(await svc.addTracking(ctx, user, input)));
+    const scope = { userId: user.id, route: ADD_ROUTE, key, hash: requestHash(svc.addRequestIdentity(input)) };
+    return sendExact(reply, await idempotentReply(ctx.db, scope, async (tx) => added(await svc.addTracking(ctx, user, input, tx))));
   });
 
   // Per IP as well as per account (in the service): each import can carry thousands of rows.
@@ -49,7 +55,15 @@ export async function trackingRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
     } else {
       throw badRequest('Send the CSV as multipart/form-data (field "file") or as a text/csv body', { file: 'A CSV file is required' });
     }
-    return sendExact(reply, await svc.importCsv(ctx, userOf(req), text, idempotencyKey(req)));
+    const user = userOf(req);
+    const key = idempotencyKeyOf(req);
+    const records = svc.readImportCsv(text);
+    const out = await svc.withImportSlot(ctx, user, async () => {
+      if (!key) return imported(await svc.importTrackings(ctx, user, records));
+      const scope = { userId: user.id, route: IMPORT_ROUTE, key, hash: requestHash({ csv: text }) };
+      return idempotentReply(ctx.db, scope, async (tx) => imported(await svc.importTrackings(ctx, user, records, tx)));
+    });
+    return sendExact(reply, out);
   });
 
   app.get('/v1/trackings/get', auth, async (req) => success(await svc.listTrackings(ctx, userOf(req), parse(listTrackingsQuery, req.query))));

@@ -9,7 +9,6 @@ import {
   PRICING,
   addTrackingRequest,
   fieldErrors,
-  type Envelope,
   type ImportReport,
   type PublicTracking,
   type TrackingView,
@@ -20,8 +19,7 @@ import {
 import type { AppContext } from '../../context.ts';
 import type { Tx } from '../../db/client.ts';
 import { AppError, badRequest, conflict, notFound, tooMany } from '../../lib/errors.ts';
-import { sha256 } from '../../lib/crypto.ts';
-import { success } from '../../lib/http.ts';
+import { isUniqueViolation } from '../../db/errors.ts';
 import type { UserRow } from '../accounts/accounts.repository.ts';
 import { balanceCents, bookCharges, charge, InsufficientBalanceError, lockAccount } from '../billing/billing.service.ts';
 import { WindowLimiter } from '../../lib/rate-limit.ts';
@@ -41,18 +39,10 @@ type ListInput = z.output<typeof listTrackingsQuery>;
 
 /** "Refresh now" at most this often per tracking: carriers' quotas are shared by every account. */
 export const MANUAL_REFRESH_GAP_MS = 60_000;
-const ADD_ROUTE = 'POST /v1/trackings/add';
 
 async function viewOf(ctx: AppContext, t: repo.TrackingRow, uid: string): Promise<TrackingView> {
   const cps = await repo.checkpointsFor(ctx.db, [t.id]);
   return trackingView(t, cps, uid, carriersOf(ctx).isSandbox(t.courier as never));
-}
-
-function isUniqueViolation(err: unknown): boolean {
-  for (let e = err as { code?: string; cause?: unknown } | undefined, i = 0; e && i < 5; e = e.cause as typeof e, i++) {
-    if (e.code === '23505') return true;
-  }
-  return false;
 }
 
 // ------------------------------------------------------------------ add
@@ -98,103 +88,36 @@ async function addInTx(ctx: AppContext, tx: Tx, user: UserRow, input: AddInput, 
   return row;
 }
 
-async function addOne(ctx: AppContext, user: UserRow, input: AddInput) {
+/** A tracking just added, and the detection warning to show with it (a check digit that does not match, ...). */
+export interface AddedTracking {
+  view: TrackingView;
+  warning?: string;
+}
+
+/**
+ * What identifies an add request under an Idempotency-Key: the request with its number normalised. Checks
+ * first that the number can be placed, so a number we cannot place is a 400 before any database work.
+ */
+export function addRequestIdentity(input: AddInput): unknown {
+  resolve(input);
+  return { ...input, tid: normalizeTrackingNumber(input.tid) };
+}
+
+/**
+ * Add one tracking: in its own transaction, or in the caller's `tx` (an Idempotency-Key's, which then
+ * commits the key and its reply with the tracking).
+ */
+export async function addTracking(ctx: AppContext, user: UserRow, input: AddInput, tx?: Tx): Promise<AddedTracking> {
   const resolved = resolve(input);
   try {
-    const row = await ctx.db.transaction((t) => addInTx(ctx, t, user, input, resolved));
-    return { row, warning: resolved.warning };
+    const row = await (tx ? addInTx(ctx, tx, user, input, resolved) : ctx.db.transaction((t) => addInTx(ctx, t, user, input, resolved)));
+    return { view: trackingView(row, [], user.uid, carriersOf(ctx).isSandbox(row.courier as never)), warning: resolved.warning };
   } catch (err) {
     // Two adds of one number raced past the duplicate check: the unique index decides.
     if (isUniqueViolation(err)) throw conflict(`You are already tracking ${resolved.tid}`);
     throw err;
   }
 }
-
-type AddPayload = TrackingView & { warning?: string };
-
-/** A reply as it goes on the wire: the status and the exact JSON text of the envelope. */
-export interface ExactReply {
-  statusCode: number;
-  text: string;
-}
-const exact = (statusCode: number, body: Envelope<unknown>): ExactReply => ({ statusCode, text: JSON.stringify(body) });
-
-/** JSON with object keys sorted at every depth: two requests that mean the same hash the same. */
-function canonicalJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
-  if (v && typeof v === 'object') {
-    const entries = Object.entries(v as Record<string, unknown>).filter(([, x]) => x !== undefined);
-    return `{${entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, x]) => `${JSON.stringify(k)}:${canonicalJson(x)}`).join(',')}}`;
-  }
-  return JSON.stringify(v ?? null);
-}
-export const requestHash = (canonical: unknown) => sha256(canonicalJson(canonical));
-
-/**
- * Run `work` once per (account, route, Idempotency-Key). The key is reserved in the same transaction as the
- * work and holds the exact reply text: a retry (even a concurrent one, which waits on the key's unique index)
- * gets the first reply byte for byte and nothing is done or charged again. The hash of the canonical request
- * is stored with the key, so reusing a key for a different request is refused (422) instead of silently
- * answering with another request's result. Failures are not stored, so a retry after topping up can succeed.
- */
-async function idempotent(
-  ctx: AppContext,
-  user: UserRow,
-  route: string,
-  rawKey: string,
-  hash: string,
-  work: (tx: Tx) => Promise<ExactReply>,
-  onUniqueViolation: () => AppError,
-): Promise<ExactReply> {
-  const key = rawKey.slice(0, 200);
-  const replay = (row: Awaited<ReturnType<typeof repo.findIdempotent>>): ExactReply | undefined => {
-    if (!row) return undefined;
-    if (row.requestHash && row.requestHash !== hash) throw new AppError(422, MSG.idempotencyKeyReused, 'idempotency_key_reused');
-    return row.statusCode > 0 ? { statusCode: row.statusCode, text: row.body } : undefined;
-  };
-  const first = replay(await repo.findIdempotent(ctx.db, user.id, route, key));
-  if (first) return first;
-  try {
-    return await ctx.db.transaction(async (tx) => {
-      if (!(await repo.reserveIdempotent(tx, user.id, route, key, hash))) throw new ReplayFirst();
-      const out = await work(tx);
-      await repo.storeIdempotent(tx, user.id, route, key, out.statusCode, out.text);
-      return out;
-    });
-  } catch (err) {
-    if (err instanceof ReplayFirst || isUniqueViolation(err)) {
-      const stored = replay(await repo.findIdempotent(ctx.db, user.id, route, key));
-      if (stored) return stored;
-      if (isUniqueViolation(err)) throw onUniqueViolation();
-      throw conflict(MSG.idempotencyKeyInProgress);
-    }
-    throw err;
-  }
-}
-
-/** POST /v1/trackings/add, optionally under an Idempotency-Key (see `idempotent`). */
-export async function addTracking(ctx: AppContext, user: UserRow, input: AddInput, idempotencyKey?: string): Promise<ExactReply> {
-  const respond = (row: repo.TrackingRow, warning?: string) => {
-    const view: AddPayload = { ...trackingView(row, [], user.uid, carriersOf(ctx).isSandbox(row.courier as never)), ...(warning ? { warning } : {}) };
-    return exact(201, success(view, warning ? `Tracking added. ${warning}` : 'Tracking added', 201));
-  };
-  if (!idempotencyKey) {
-    const { row, warning } = await addOne(ctx, user, input);
-    return respond(row, warning);
-  }
-  const resolved = resolve(input);
-  const hash = requestHash({ ...input, tid: normalizeTrackingNumber(input.tid) });
-  return idempotent(
-    ctx,
-    user,
-    ADD_ROUTE,
-    idempotencyKey,
-    hash,
-    async (tx) => respond(await addInTx(ctx, tx, user, input, resolved), resolved.warning),
-    () => conflict(`You are already tracking ${resolved.tid}`),
-  );
-}
-class ReplayFirst extends Error {}
 
 // ------------------------------------------------------------------ CSV import
 const HEADER_ALIASES: Record<string, string> = {
@@ -243,37 +166,26 @@ interface ImportCandidate {
   warning?: string;
 }
 
-const IMPORT_ROUTE = 'POST /v1/trackings/import';
-
 /**
- * A bad row never blocks the others, and each created tracking is charged once. The work is shaped so
- * that an import never stalls the server: every row is validated and placed without the database, the
- * balance decides up front how many rows can be paid for (the rest are refused with no database work),
- * and the payable rows are written in small set-based batches, one transaction each (tracking rows,
- * their charges and their first-refresh job commit together), yielding between batches. Under an
- * Idempotency-Key the whole import is one transaction (a savepoint per batch), so the key, its stored
- * report and every row commit together and a retry after a crash redoes nothing twice.
+ * Imports per account: at most IMPORT_MAX_PER_WINDOW per window, and one at a time (each can carry
+ * MAX_IMPORT_ROWS rows). `work` runs holding the account's import slot.
  */
-export async function importCsv(ctx: AppContext, user: UserRow, text: string, idempotencyKey?: string): Promise<ExactReply> {
-  const records = readCsv(text);
+export async function withImportSlot<T>(ctx: AppContext, user: UserRow, work: () => Promise<T>): Promise<T> {
   const limits = importLimitsOf(ctx);
   if (limits.running.has(user.id)) throw tooMany('An import is already running for this account: wait for its report, then send the next file', 5);
   limits.perAccount.take(user.id, 'Too many imports: wait a few minutes, then send the next file');
   limits.running.add(user.id);
   try {
-    const respond = (report: ImportReport) => exact(200, success(report, `${report.created} added, ${report.failed} failed`));
-    if (!idempotencyKey) return respond(await importRows(ctx, user, records));
-    return await idempotent(ctx, user, IMPORT_ROUTE, idempotencyKey, requestHash({ csv: text }), async (tx) => respond(await importRows(ctx, user, records, tx)), () =>
-      conflict(MSG.idempotencyKeyInProgress),
-    );
+    return await work();
   } finally {
     limits.running.delete(user.id);
   }
 }
 
-type CsvRecord = { record: Record<string, string>; info: { lines: number } };
+export type CsvRecord = { record: Record<string, string>; info: { lines: number } };
 
-function readCsv(text: string): CsvRecord[] {
+/** Read an import file: a 400 that says what is wrong when it is not a CSV of trackings we can take. */
+export function readImportCsv(text: string): CsvRecord[] {
   let records: CsvRecord[];
   try {
     records = parseCsv(text, {
@@ -294,7 +206,16 @@ function readCsv(text: string): CsvRecord[] {
   return records;
 }
 
-async function importRows(ctx: AppContext, user: UserRow, records: CsvRecord[], outer?: Tx): Promise<ImportReport> {
+/**
+ * A bad row never blocks the others, and each created tracking is charged once. The work is shaped so
+ * that an import never stalls the server: every row is validated and placed without the database, the
+ * balance decides up front how many rows can be paid for (the rest are refused with no database work),
+ * and the payable rows are written in small set-based batches, one transaction each (tracking rows,
+ * their charges and their first-refresh job commit together), yielding between batches. Given the caller's
+ * transaction `outer` (an Idempotency-Key's), the batches are savepoints of it, so the key, its stored
+ * report and every row commit together and a retry after a crash redoes nothing twice.
+ */
+export async function importTrackings(ctx: AppContext, user: UserRow, records: CsvRecord[], outer?: Tx): Promise<ImportReport> {
   const db = outer ?? ctx.db;
   const outcome: Array<{ status: 'created' | 'error'; tid: string; message: string }> = new Array(records.length);
   const alreadyTracking = (tid: string) => `You are already tracking ${tid}`;
