@@ -8,6 +8,7 @@ import { createMailer } from './modules/mail/mailer.ts';
 import { LOG_REDACT } from './app.ts';
 import { closeCarriers, setupCarriers } from './modules/carriers/carriers.service.ts';
 import { stopRefreshScheduler } from './modules/trackings/refresh.ts';
+import { sandboxJourneyStarts } from './modules/trackings/trackings.service.ts';
 import { setupSms } from './modules/sms/sms.service.ts';
 import { setupQueues } from './jobs/registry.ts';
 
@@ -39,7 +40,9 @@ export async function createContext(config: Config, log: Logger = createLogger(c
   const queue = await createQueue(database);
   const mailer = createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, db: database.db, log });
   const ctx: AppContext = { config, database, db: database.db, queue, mailer, log, now: () => new Date(), resources: {} };
-  // Carrier client, plus the carrier sandbox on loopback for carriers without credentials.
+  // Carrier client, plus the carrier sandbox on loopback for carriers without credentials; its journeys
+  // continue from the trackings' stored checkpoints after a restart.
+  ctx.resources.sandboxJourneyStart = sandboxJourneyStarts(ctx);
   await setupCarriers(ctx);
   setupSms(ctx);
   await setupQueues(ctx);

@@ -3,7 +3,7 @@ import type { Config } from './config.ts';
 import type { Database, Db } from './db/client.ts';
 import type { Queue } from './jobs/queue.ts';
 import type { Mailer } from './modules/mail/mailer.ts';
-import type { CarrierRuntime } from './modules/carriers/carriers.service.ts';
+import type { CarrierRuntime, JourneyStartLookup } from './modules/carriers/carriers.service.ts';
 import type { SmsGateway } from './modules/sms/sms.service.ts';
 import type { Faults, Tuning } from './modules/notifications/tuning.ts';
 
@@ -27,6 +27,8 @@ export interface AppContext {
 export interface FeatureResources {
   /** The carrier client and, for carriers without credentials, the built-in sandbox. */
   carriers?: CarrierRuntime;
+  /** Where each sandbox journey started, read back from the stored checkpoints (set before the carriers). */
+  sandboxJourneyStart?: JourneyStartLookup;
   sms?: SmsGateway;
   /** The worker role's refresh scheduler loop. */
   refreshScheduler?: { stop(): Promise<void> };

@@ -2,7 +2,6 @@ import type { AppContext } from '../../context.ts';
 import { carrierConfig, createCarrierClient, hasCredentials, type CarrierClient } from './carriers.ts';
 import { COURIER_SLUGS } from './types.ts';
 import { startCarrierSandbox } from './sandbox/carrier-sandbox.ts';
-import { journeyStartFromCheckpoints } from './sandbox/journey-start.ts';
 
 // The carrier wing's public face: other modules reach carriers only through this file (the boundary lint
 // rule holds it). The carrier client (and the built-in sandbox when a carrier has no credentials) live on
@@ -13,6 +12,7 @@ export { COURIER_SLUGS, isCourierSlug } from './types.ts';
 export type { CourierSlug, TrackResult, TrackSuccess, TrackFailure, NormalizedCheckpoint, CarrierErrorKind } from './types.ts';
 export type { CarrierClient } from './carriers.ts';
 export { sandboxPollIntervalMs } from './sandbox/journeys.ts';
+export type { JourneyStartLookup } from './sandbox/carrier-sandbox.ts';
 
 export interface CarrierRuntime {
   client: CarrierClient;
@@ -20,12 +20,16 @@ export interface CarrierRuntime {
   pace: number;
 }
 
-/** Start the carrier sandbox if any carrier lacks credentials, create the client, keep both on the context. */
+/**
+ * Start the carrier sandbox if any carrier lacks credentials, create the client, keep both on the context.
+ * The sandbox continues each journey from `ctx.resources.sandboxJourneyStart` when it is set (the trackings
+ * module provides it from the stored checkpoints; the carrier wing does not read another module's tables).
+ */
 export async function setupCarriers(ctx: AppContext): Promise<void> {
   const own = carrierConfig(ctx.config);
   const needSandbox = COURIER_SLUGS.some((c) => !hasCredentials(own, c));
   const sandbox = needSandbox
-    ? await startCarrierSandbox({ port: ctx.config.CARRIER_SANDBOX_PORT, host: '127.0.0.1', pace: ctx.config.CARRIER_SANDBOX_PACE, now: () => ctx.now().getTime(), journeyStart: journeyStartFromCheckpoints(ctx.db) })
+    ? await startCarrierSandbox({ port: ctx.config.CARRIER_SANDBOX_PORT, host: '127.0.0.1', pace: ctx.config.CARRIER_SANDBOX_PACE, now: () => ctx.now().getTime(), journeyStart: ctx.resources.sandboxJourneyStart })
     : null;
   const client = createCarrierClient(sandbox ? { ...own, sandboxUrl: sandbox.url } : own);
   ctx.resources.carriers = { client, sandbox, pace: ctx.config.CARRIER_SANDBOX_PACE };

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, min, sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.ts';
 import { checkpoints, trackingEvents, trackings, users } from '../../db/schema.ts';
 
@@ -168,6 +168,17 @@ export async function leaseByIds(db: Queryable, ids: string[], leaseUntil: Date)
 function rowsOf<T>(r: unknown): T[] {
   // node-postgres returns { rows }, PGlite returns { rows } too; guard for either shape.
   return ((r as { rows?: T[] }).rows ?? (r as T[])) as T[];
+}
+
+/** The earliest stored checkpoint time of each of the courier's numbers that has one (any account). */
+export async function earliestCheckpointTimes(db: Queryable, courier: string, tids: string[]): Promise<Map<string, number>> {
+  const rows = await db
+    .select({ tid: trackings.tid, start: min(checkpoints.time) })
+    .from(trackings)
+    .innerJoin(checkpoints, eq(checkpoints.trackingId, trackings.id))
+    .where(and(eq(trackings.courier, courier), inArray(trackings.tid, tids)))
+    .groupBy(trackings.tid);
+  return new Map(rows.flatMap((r) => (r.start ? [[r.tid, new Date(r.start).getTime()] as const] : [])));
 }
 
 export async function findUserIdByUid(db: Queryable, uid: string): Promise<string | undefined> {

@@ -24,7 +24,7 @@ import type { UserRow } from '../accounts/accounts.repository.ts';
 import { balanceCents, bookCharges, charge, InsufficientBalanceError, lockAccount } from '../billing/billing.service.ts';
 import { WindowLimiter } from '../../lib/rate-limit.ts';
 import { CarrierDetectError, detectCarriers, normalizeTrackingNumber, resolveCourier, UNKNOWN_FORMAT_MESSAGE } from '../carriers/carriers.service.ts';
-import { carriersOf } from '../carriers/carriers.service.ts';
+import { carriersOf, type JourneyStartLookup } from '../carriers/carriers.service.ts';
 import { recordStatusChange } from './events.ts';
 import { LEASE_MS } from './refresh.ts';
 import { refreshJob } from './trackings.jobs.ts';
@@ -463,4 +463,16 @@ export async function publicTracking(ctx: AppContext, key: string): Promise<Publ
   if (!t) throw notFound(MSG.shipmentNotFound);
   const cps = await repo.checkpointsFor(ctx.db, [t.id]);
   return [publicView(t, cps, carriersOf(ctx).isSandbox(t.courier as never))];
+}
+
+// ------------------------------------------------------------------ the carrier sandbox's journey clock
+/**
+ * The sandbox's durable journey clock. Every sandbox journey starts with its label scan at the journey's start
+ * (to the second), and the refresh engine stores that scan as a checkpoint; so the earliest stored checkpoint of a
+ * number is where its journey started. A restarted server (or another process on the same PostgreSQL) continues
+ * each journey from there instead of sending parcels back to their first step. Numbers with no stored checkpoint
+ * yet start when the sandbox is first asked.
+ */
+export function sandboxJourneyStarts(ctx: AppContext): JourneyStartLookup {
+  return (courier, tids) => repo.earliestCheckpointTimes(ctx.db, courier, tids);
 }
