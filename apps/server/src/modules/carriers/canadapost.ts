@@ -2,7 +2,7 @@
 import { XMLParser } from 'fast-xml-parser';
 import { failure, fromError, joinUrl, kindForStatus, limitedRequest, success, type AdapterDeps, type CarrierAdapter } from './adapter.ts';
 import { basicAuth, CarrierError, cleanText, isObj, str, type HttpResponse } from './http.ts';
-import { canadaPostEvent, expectedFrom, joinLocation, parseIsoLike, resolveTimes, type RawTime } from './normalize.ts';
+import { asStatus, expectedFrom, joinLocation, parseIsoLike, resolveTimes, STATUS_MAPPING, type MappedStatus, type RawTime } from './normalize.ts';
 import type { NormalizedCheckpoint, TrackResult, TrackingStatus } from './types.ts';
 
 export const CANADAPOST_PRODUCTION_URL = 'https://soa-gw.canadapost.ca';
@@ -140,4 +140,16 @@ function normalizeDetail(detail: Record<string, unknown>, tid: string): TrackRes
   if (!status) status = 'Pending';
   const expectedRaw = (str(detail['changed-expected-date']) || null) ?? (str(detail['expected-delivery-date']) || null);
   return success('canadapost', tid, status, checkpoints, expectedFrom(parseIsoLike(expectedRaw)), null, joinLocation(detail['destination-postal-id']));
+}
+
+// ---- status lookup (carrier notes §5.6) ----
+const STATUS = STATUS_MAPPING.canadapost as { event_identifier_to_status: Record<string, MappedStatus>; informational_event_identifiers: number[] };
+
+/** event-identifier as an integer ("0174" == 174; karrio's string compare is the bug to avoid, carrier notes §4.7). */
+export function canadaPostEvent(identifier: string | null): TrackingStatus | 'informational' | null {
+  if (!identifier || !/^\d{1,6}$/.test(identifier.trim())) return null;
+  const n = Number(identifier.trim());
+  if (STATUS.informational_event_identifiers.includes(n)) return 'informational';
+  // Everything not listed is in-network movement (carrier notes §5.6 "everything else InTransit").
+  return asStatus(STATUS.event_identifier_to_status[String(n)]) ?? 'InTransit';
 }

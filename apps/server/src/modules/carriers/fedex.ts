@@ -1,7 +1,7 @@
 // FedEx Track API v1 (carrier notes §3): OAuth client credentials, up to 30 numbers per POST.
 import { bearerRequest, jsonBody, failure, fromError, joinUrl, kindForStatus, limitedRequest, success, tokenError, type AdapterDeps, type CarrierAdapter } from './adapter.ts';
 import { arr, CarrierError, cleanText, isObj, parseJson, str, type HttpResponse } from './http.ts';
-import { expectedFrom, fedexCode, fedexDerivedCode, fedexIsAttemptReason, joinLocation, parseIsoLike, resolveTimes, toUtcMs } from './normalize.ts';
+import { asStatus, expectedFrom, joinLocation, parseIsoLike, resolveTimes, STATUS_MAPPING, toUtcMs, type MappedStatus } from './normalize.ts';
 import { OAuthTokenCache, readExpiresIn } from './oauth.ts';
 import type { NormalizedCheckpoint, TrackResult, TrackingStatus } from './types.ts';
 
@@ -175,4 +175,20 @@ function normalizeFedexEntry(entry: Record<string, unknown>, tid: string): Track
     fedexAddress(isObj(chosen.recipientInformation) ? chosen.recipientInformation.address : undefined) ??
     fedexAddress(chosen.lastUpdatedDestinationAddress);
   return success('fedex', tid, status, checkpoints, expected, origin, destination);
+}
+
+// ---- status lookup (carrier notes §5.4) ----
+const STATUS = STATUS_MAPPING.fedex as { event_code_to_status: Record<string, MappedStatus>; derived_code_to_status: Record<string, MappedStatus>; DE_attempt_reasons: string[] };
+
+export function fedexCode(code: string | null): TrackingStatus | null {
+  if (!code) return null;
+  return asStatus(STATUS.event_code_to_status[code.trim().toUpperCase()]);
+}
+export function fedexDerivedCode(code: string | null): TrackingStatus | null {
+  if (!code) return null;
+  return asStatus(STATUS.derived_code_to_status[code.trim().toUpperCase()]);
+}
+export function fedexIsAttemptReason(reason: string | null, text: string | null): boolean {
+  if (reason && STATUS.DE_attempt_reasons.includes(reason.trim().toUpperCase())) return true;
+  return !!text && /not available/i.test(text);
 }

@@ -1,80 +1,16 @@
-// Helpers shared by the four parsers: code tables, time conversion, location text.
+// Helpers shared by the four parsers: the status table cell, time conversion, location text. Each adapter
+// owns its carrier's status lookup (its section of data/status-mapping.json).
 import mapping from './data/status-mapping.json' with { type: 'json' };
 import type { TrackingStatus } from './types.ts';
 
-type Mapped = TrackingStatus | '(informational)';
+/** A cell of data/status-mapping.json: a status, or an event that only informs (it keeps the status before it). */
+export type MappedStatus = TrackingStatus | '(informational)';
 
-const M = mapping as unknown as {
-  ups: {
-    status_description_code_to_status: Record<string, Mapped>;
-    attempt_exception_codes: string[];
-    out_for_delivery_activity_codes: string[];
-    activity_type_to_status: Record<string, Mapped>;
-  };
-  fedex: { event_code_to_status: Record<string, Mapped>; derived_code_to_status: Record<string, Mapped>; DE_attempt_reasons: string[] };
-  usps: { status_category_to_status: Record<string, Mapped>; event_code_to_status: Record<string, Mapped> };
-  canadapost: { event_identifier_to_status: Record<string, Mapped>; informational_event_identifiers: number[] };
-};
+/** The status tables, one section per carrier; each adapter reads its own section. */
+export const STATUS_MAPPING = mapping as unknown as Record<'ups' | 'fedex' | 'usps' | 'canadapost', unknown>;
 
-function asStatus(v: Mapped | undefined): TrackingStatus | null {
+export function asStatus(v: MappedStatus | undefined): TrackingStatus | null {
   return v && v !== '(informational)' ? v : null;
-}
-
-// ---- UPS (carrier notes §5.3) ----
-/** 3-digit status/description code, compared as an integer ("092" == "92"). */
-export function upsStatusCode(code: string | null): TrackingStatus | null | 'informational' {
-  if (!code || !/^\d{1,3}$/.test(code.trim())) return null;
-  const key = code.trim().padStart(3, '0');
-  const v = M.ups.status_description_code_to_status[key];
-  if (v === '(informational)') return 'informational';
-  return asStatus(v);
-}
-export function upsActivityTypeCode(type: string | null, code: string | null): TrackingStatus | null | 'informational' {
-  const t = (type ?? '').trim().toUpperCase();
-  const c = (code ?? '').trim().toUpperCase();
-  if (t === 'X' && M.ups.attempt_exception_codes.includes(c)) return 'FailAttempt';
-  if (t === 'I' && M.ups.out_for_delivery_activity_codes.includes(c)) return 'OutForDelivery';
-  const v = M.ups.activity_type_to_status[t];
-  if (v === '(informational)') return 'informational';
-  return asStatus(v);
-}
-
-// ---- FedEx (carrier notes §5.4) ----
-export function fedexCode(code: string | null): TrackingStatus | null {
-  if (!code) return null;
-  return asStatus(M.fedex.event_code_to_status[code.trim().toUpperCase()]);
-}
-export function fedexDerivedCode(code: string | null): TrackingStatus | null {
-  if (!code) return null;
-  return asStatus(M.fedex.derived_code_to_status[code.trim().toUpperCase()]);
-}
-export function fedexIsAttemptReason(reason: string | null, text: string | null): boolean {
-  if (reason && M.fedex.DE_attempt_reasons.includes(reason.trim().toUpperCase())) return true;
-  return !!text && /not available/i.test(text);
-}
-
-// ---- USPS (carrier notes §5.5) ----
-export function uspsCategory(category: string | null): TrackingStatus | null {
-  if (!category) return null;
-  return asStatus(M.usps.status_category_to_status[category.trim().toLowerCase()]);
-}
-export function uspsEventCode(code: string | null): TrackingStatus | null {
-  if (!code) return null;
-  return asStatus(M.usps.event_code_to_status[code.trim().toUpperCase()]);
-}
-const USPS_ATTEMPT_CODES = new Set(['02', '30', '51', '52', '53', '54', '55', '56']);
-export function uspsIsAttemptCode(code: string | null): boolean {
-  return !!code && USPS_ATTEMPT_CODES.has(code.trim().toUpperCase());
-}
-
-// ---- Canada Post (carrier notes §5.6) ----
-/** event-identifier as an integer ("0174" == 174; karrio's string compare is the bug to avoid, carrier notes §4.7). */
-export function canadaPostEvent(identifier: string | null): TrackingStatus | 'informational' | null {
-  if (!identifier || !/^\d{1,6}$/.test(identifier.trim())) return null;
-  const n = Number(identifier.trim());
-  if (M.canadapost.informational_event_identifiers.includes(n)) return 'informational';
-  // Everything not listed is in-network movement (carrier notes §5.6 "everything else InTransit").
-  return asStatus(M.canadapost.event_identifier_to_status[String(n)]) ?? 'InTransit';
 }
 
 // ---- time ----

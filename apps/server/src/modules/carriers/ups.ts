@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { bearerRequest, jsonBody, failure, fromError, joinUrl, kindForStatus, limitedRequest, success, tokenError, type AdapterDeps, type CarrierAdapter } from './adapter.ts';
 import { arr, basicAuth, CarrierError, cleanText, isObj, parseJson, str, type HttpResponse } from './http.ts';
-import { expectedFrom, joinLocation, parseCompact, parseOffset, resolveTimes, upsActivityTypeCode, upsStatusCode } from './normalize.ts';
+import { asStatus, expectedFrom, joinLocation, parseCompact, parseOffset, resolveTimes, STATUS_MAPPING, type MappedStatus } from './normalize.ts';
 import { OAuthTokenCache, readExpiresIn } from './oauth.ts';
 import type { NormalizedCheckpoint, TrackResult, TrackingStatus } from './types.ts';
 
@@ -152,4 +152,30 @@ function normalizeUpsPackage(pkg: Record<string, unknown>, tid: string): TrackRe
   const origin = upsAddress(addrs.find((a) => str(a.type) === 'ORIGIN')?.address);
   const destination = upsAddress(addrs.find((a) => str(a.type) === 'DESTINATION')?.address);
   return success('ups', tid, status, checkpoints, expected, origin, destination);
+}
+
+// ---- status lookup (carrier notes §5.3) ----
+const STATUS = STATUS_MAPPING.ups as {
+  status_description_code_to_status: Record<string, MappedStatus>;
+  attempt_exception_codes: string[];
+  out_for_delivery_activity_codes: string[];
+  activity_type_to_status: Record<string, MappedStatus>;
+};
+
+/** 3-digit status/description code, compared as an integer ("092" == "92"). */
+export function upsStatusCode(code: string | null): TrackingStatus | null | 'informational' {
+  if (!code || !/^\d{1,3}$/.test(code.trim())) return null;
+  const key = code.trim().padStart(3, '0');
+  const v = STATUS.status_description_code_to_status[key];
+  if (v === '(informational)') return 'informational';
+  return asStatus(v);
+}
+export function upsActivityTypeCode(type: string | null, code: string | null): TrackingStatus | null | 'informational' {
+  const t = (type ?? '').trim().toUpperCase();
+  const c = (code ?? '').trim().toUpperCase();
+  if (t === 'X' && STATUS.attempt_exception_codes.includes(c)) return 'FailAttempt';
+  if (t === 'I' && STATUS.out_for_delivery_activity_codes.includes(c)) return 'OutForDelivery';
+  const v = STATUS.activity_type_to_status[t];
+  if (v === '(informational)') return 'informational';
+  return asStatus(v);
 }

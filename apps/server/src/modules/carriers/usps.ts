@@ -1,7 +1,7 @@
 // USPS Tracking API 3.x (carrier notes §2): OAuth client credentials; v3 GET one number; v3r2 POST an array.
 import { bearerRequest, jsonBody, failure, fromError, joinUrl, kindForStatus, limitedRequest, success, tokenError, type AdapterDeps, type CarrierAdapter } from './adapter.ts';
 import { arr, CarrierError, cleanText, isObj, parseJson, str, type HttpResponse } from './http.ts';
-import { expectedFrom, joinLocation, parseIsoLike, parseOffset, resolveTimes, uspsCategory, uspsEventCode, uspsIsAttemptCode, type RawTime } from './normalize.ts';
+import { asStatus, expectedFrom, joinLocation, parseIsoLike, parseOffset, resolveTimes, STATUS_MAPPING, type MappedStatus, type RawTime } from './normalize.ts';
 import { OAuthTokenCache, readExpiresIn } from './oauth.ts';
 import type { NormalizedCheckpoint, TrackResult, TrackingStatus } from './types.ts';
 
@@ -188,4 +188,20 @@ function normalizeUspsDetail(body: Record<string, unknown>, tid: string): TrackR
     joinLocation(body.originCity, body.originState, body.originZIP, body.originCountry),
     joinLocation(body.destinationCity, body.destinationState, body.destinationZIP, body.destinationCountryCode),
   );
+}
+
+// ---- status lookup (carrier notes §5.5) ----
+const STATUS = STATUS_MAPPING.usps as { status_category_to_status: Record<string, MappedStatus>; event_code_to_status: Record<string, MappedStatus> };
+
+export function uspsCategory(category: string | null): TrackingStatus | null {
+  if (!category) return null;
+  return asStatus(STATUS.status_category_to_status[category.trim().toLowerCase()]);
+}
+export function uspsEventCode(code: string | null): TrackingStatus | null {
+  if (!code) return null;
+  return asStatus(STATUS.event_code_to_status[code.trim().toUpperCase()]);
+}
+const USPS_ATTEMPT_CODES = new Set(['02', '30', '51', '52', '53', '54', '55', '56']);
+export function uspsIsAttemptCode(code: string | null): boolean {
+  return !!code && USPS_ATTEMPT_CODES.has(code.trim().toUpperCase());
 }
