@@ -2,11 +2,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { carrierConfigFromEnv, createCarrierClient, type CarrierClient } from '../../src/modules/carriers/carriers.ts';
-import type { CourierSlug, TrackResult } from '../../src/modules/carriers/types.ts';
-import { createCarrierSandboxHandler, describeSandboxJourney, sandboxPaceFromEnv, sandboxPollIntervalMs, startCarrierSandbox } from '../../src/modules/carriers/sandbox/carrier-sandbox.ts';
-import { journeyDurationMs } from '../../src/modules/carriers/sandbox/journeys.ts';
-import { detectCarriers } from '../../src/modules/carriers/detect.ts';
+import { carrierConfigFromEnv, createCarrierClient, type CarrierClient } from '../carriers.ts';
+import type { CourierSlug, TrackResult } from '../types.ts';
+import { createCarrierSandboxHandler, describeSandboxJourney, sandboxPaceFromEnv, sandboxPollIntervalMs, startCarrierSandbox } from './carrier-sandbox.ts';
+import { journeyDurationMs } from './journeys.ts';
+import { detectCarriers } from '../detect.ts';
 
 // Example numbers (valid check digits) per journey, as listed in docs/carriers.md.
 export const EXAMPLES: Record<CourierSlug, Record<'delivered' | 'fail-attempt' | 'exception' | 'not-found', string>> = {
