@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { sandboxPollIntervalMs } from '../carriers/carriers.service.ts';
+import { backoffMs, isFinal, jitter, nextCheckDelayMs } from './schedule.ts';
+
+const real = { sandbox: false, pace: 1 };
+const mid = () => 0.5; // no jitter
+const MIN = 60_000;
+
+describe('refresh schedule', () => {
+  it('real carriers: the nearer the door, the sooner the next check; final states are never checked again', () => {
+    expect(nextCheckDelayMs('OutForDelivery', real, mid)).toBe(30 * MIN);
+    expect(nextCheckDelayMs('FailAttempt', real, mid)).toBe(60 * MIN);
+    expect(nextCheckDelayMs('InTransit', real, mid)).toBe(120 * MIN);
+    expect(nextCheckDelayMs('Pending', real, mid)).toBe(360 * MIN);
+    expect(nextCheckDelayMs('Delivered', real, mid)).toBeNull();
+    expect(nextCheckDelayMs('Expired', real, mid)).toBeNull();
+    expect(isFinal('Delivered') && isFinal('Expired') && !isFinal('Exception')).toBe(true);
+  });
+
+  it('sandbox carriers follow the sandbox step spacing at its pace', () => {
+    const sandbox = { sandbox: true, pace: 0.1 };
+    expect(nextCheckDelayMs('InTransit', sandbox, mid)).toBe(sandboxPollIntervalMs(0.1));
+    expect(nextCheckDelayMs('Pending', sandbox, mid)).toBe(2 * sandboxPollIntervalMs(0.1));
+    expect(nextCheckDelayMs('Delivered', sandbox, mid)).toBeNull();
+  });
+
+  it('jitter spreads ±fraction around the base', () => {
+    expect(jitter(1000, 0.15, () => 0)).toBe(850);
+    expect(jitter(1000, 0.15, () => 1)).toBe(1150);
+  });
+
+  it('backoff doubles per failure up to six hours, and a Retry-After longer than that wins', () => {
+    expect(backoffMs(0, real, undefined, mid)).toBe(MIN);
+    expect(backoffMs(3, real, undefined, mid)).toBe(8 * MIN);
+    expect(backoffMs(30, real, undefined, mid)).toBe(360 * MIN);
+    expect(backoffMs(0, real, 10 * MIN, mid)).toBe(10 * MIN);
+  });
+});
