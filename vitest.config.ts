@@ -1,12 +1,29 @@
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+import os from 'node:os';
 
 // An unexpected console.error or console.warn fails the test; every project loads it.
 const setupFiles = [fileURLToPath(new URL('./vitest.setup.ts', import.meta.url))];
 
+// `--maxWorkers N` on the command line overrides it.
+const WORKERS = Math.max(2, os.availableParallelism());
+
+const server = {
+  setupFiles,
+  root: 'apps/server',
+  // Migrates one database for the whole run; each test file starts from a copy of it.
+  globalSetup: ['test/global-setup.ts'],
+  testTimeout: 30_000,
+  hookTimeout: 60_000,
+  pool: 'forks' as const,
+};
+
 // One runner for the whole repo; each workspace is a project so `vitest run --project server` works.
 export default defineConfig({
   test: {
+    // Server test files spend much of their time waiting (timers, queue polls, loopback servers), so more
+    // files than cores run at once; Vitest's default on a 2-core machine is one.
+    maxWorkers: WORKERS,
     // CI asks for a JSON report too, to count every test in its closing line.
     reporters: process.env.VITEST_JSON ? ['default', 'json'] : ['default'],
     outputFile: process.env.VITEST_JSON ? { json: process.env.VITEST_JSON } : undefined,
@@ -22,14 +39,19 @@ export default defineConfig({
       {
         test: {
           name: 'server',
-          setupFiles,
-          root: 'apps/server',
+          ...server,
           include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-          // Migrates one database for the whole run; each test file starts from a copy of it.
-          globalSetup: ['test/global-setup.ts'],
-          testTimeout: 30_000,
-          hookTimeout: 60_000,
-          pool: 'forks',
+          exclude: [...configDefaults.exclude, '**/*.slow.test.ts'],
+        },
+      },
+      {
+        // The slow set: tests that spend most of a minute on real processes and real time (kill -9 and a
+        // restart, fuzzing). `npm test` leaves them out to stay quick; `npm run test:slow` runs them, and CI
+        // runs both (and the PostgreSQL pass runs both projects).
+        test: {
+          name: 'server-slow',
+          ...server,
+          include: ['src/**/*.slow.test.ts', 'test/**/*.slow.test.ts'],
         },
       },
       {
