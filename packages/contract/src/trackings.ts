@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { MSG } from './messages.ts';
 import { COURIER_SLUGS, LIMITS, TRACKING_NUMBER_MAX, TRACKING_STATUSES } from './constants.ts';
 import { optionalEmailField, optionalString, optionalUsPhone } from './common.ts';
+import { brandSchema } from './shipments.ts';
 
 // Trackings (product rules §3 Tracking, §7 calls): requests the server validates and the web forms reuse, and
 // the views the server returns.
@@ -121,6 +122,8 @@ export const publicTrackingSchema = z.object({
   notify: z.object({ email: z.string(), phone: z.string() }),
   updatedAt: z.string(),
   sandbox: z.boolean(),
+  /** A company's parcels show the company (name, logo, colour) instead of Shiptrail's navigation; null for a person. */
+  brand: brandSchema.nullable().optional(),
 });
 export type PublicTracking = z.infer<typeof publicTrackingSchema>;
 

@@ -55,6 +55,7 @@ describe('shipmentmentor SDK 1.0.5: sendShipment and updateShipment', () => {
     const k = await courier(env.app, c.session, { email: 'courier@example.com' });
     const info = await call(env.app, 'GET', '/v1/user/info', { token: c.session });
     secret = info.body.payload.settings.webhookSecret;
+    await call(env.app, 'POST', '/v1/user/general/update', { token: c.session, body: { profile: { image: 'https://acme.example/logo.png' } } });
     await saveSettings(env, c.session, {
       receiveNotification: { webhook: { triggers: { InTransit: true }, endpoint: receiver.url } },
       sendNotification: { email: { triggers: { InTransit: true } }, phone: { triggers: { InTransit: true } } },
@@ -87,6 +88,9 @@ describe('shipmentmentor SDK 1.0.5: sendShipment and updateShipment', () => {
     expect(mail.subject).toBe(`Santa Monica Couriers: your parcel ${created.tid} is In Transit`);
     expect(mail.text).toContain(`http://shiptrail.test/track/${c.profile.uid}/${created.tid}`);
     expect(mail.text).toContain('Sent by Santa Monica Couriers via Shiptrail');
+    // In the company's theme colour (theme A) and with its logo (the profile image).
+    expect(mail.html).toContain('background:#364fc7');
+    expect(mail.html).toContain('<img src="https://acme.example/logo.png"');
 
     // The customer's phone (the destination's), charged $0.04 to the company.
     const sms = await waitUntil(() => twilio.requests.find((r) => r.to === '+18188082222'));

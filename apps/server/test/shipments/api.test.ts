@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MSG, PRICING, shmCheckDigitValid } from '@shiptrail/contract';
 import { call, createTestEnv, signUp, type TestEnv } from '../helpers.ts';
 import { company, courier, createShipment, readmeShipment } from './fixtures.ts';
+import { EX } from '../trackings/fixtures.ts';
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -163,5 +164,22 @@ describe('detect and the public page', () => {
     const miss = await call(env.app, 'GET', `/v1/track/${other.profile.uid}_${s.tid}`);
     expect(miss.statusCode).toBe(404);
     expect(miss.body.message).toBe(MSG.shipmentNotFound);
+  });
+});
+
+describe("the company's brand", () => {
+  it('the company name given at sign-up brands the public page of its trackings too; a person has none', async () => {
+    const c = await company(env.app, { company: 'Blue Van Co' });
+    expect(c.profile.company).toBe('Blue Van Co');
+    await call(env.app, 'POST', '/v1/user/general/update', { token: c.session, body: { profile: { image: 'https://blue.example/logo.png' }, settings: { themeid: 'F' } } });
+    const t = await call(env.app, 'POST', '/v1/trackings/add', { token: c.session, body: { tid: EX.ups.delivered } });
+    expect(t.statusCode).toBe(201);
+    const pub = await call(env.app, 'GET', `/v1/track/${c.profile.uid}_${EX.ups.delivered}`);
+    expect(pub.body.payload[0].brand).toEqual({ name: 'Blue Van Co', logo: 'https://blue.example/logo.png', color: '#d9480f', url: '' });
+    const p = await signUp(env.app, { company: 'Ignored Inc' });
+    expect(p.profile.company).toBe('');
+    await call(env.app, 'POST', '/v1/trackings/add', { token: p.session, body: { tid: EX.ups.delivered } });
+    const mine = await call(env.app, 'GET', `/v1/track/${p.profile.uid}_${EX.ups.delivered}`);
+    expect(mine.body.payload[0].brand).toBeNull();
   });
 });

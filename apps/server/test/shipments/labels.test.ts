@@ -35,7 +35,7 @@ function readBarcode(png: Buffer): string {
     luminances[i] = (r * 299 + g * 587 + b * 114) / 1000;
   }
   const bitmap = new BinaryBitmap(new HybridBinarizer(new RGBLuminanceSource(luminances, img.width, img.height)));
-  const hints = new Map([[DecodeHintType.POSSIBLE_FORMATS, [BarcodeFormat.CODE_128]], [DecodeHintType.TRY_HARDER, true]]);
+  const hints = new Map<DecodeHintType, unknown>([[DecodeHintType.POSSIBLE_FORMATS, [BarcodeFormat.CODE_128]], [DecodeHintType.TRY_HARDER, true]]);
   return new Code128Reader().decode(bitmap, hints).getText();
 }
 

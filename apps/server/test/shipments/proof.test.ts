@@ -19,7 +19,7 @@ afterAll(async () => {
 const dataUrl = (type: string, bytes: Buffer) => `data:image/${type};base64,${bytes.toString('base64')}`;
 /** A noisy photo (noise does not compress), the size of a phone camera's. */
 async function cameraPhoto(width: number, height: number): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, noise: { type: 'gaussian', mean: 128, sigma: 40 } } }).jpeg({ quality: 85 }).toBuffer();
+  return sharp({ create: { width, height, channels: 3, background: '#000000', noise: { type: 'gaussian', mean: 128, sigma: 40 } } }).jpeg({ quality: 85 }).toBuffer();
 }
 const deliver = (tid: string, proof: unknown, token = rider.session) =>
   call(env.app, 'POST', '/v1/shipment/update', { token, body: { tid, status: 'Delivered', location: 'Front door', lat: 34.03, long: -118.48, proof } });
@@ -54,7 +54,7 @@ describe('proof of delivery on the Delivered checkpoint', () => {
   it('refuses bad or oversized uploads with a clear 400, and writes nothing', async () => {
     const s = await createShipment(env.app, owner.session, readmeShipment(rider.email));
     const before = await shipmentOf(s.tid);
-    const bigSignature = await sharp({ create: { width: 900, height: 900, channels: 4, noise: { type: 'gaussian', mean: 128, sigma: 60 } } }).png().toBuffer();
+    const bigSignature = await sharp({ create: { width: 900, height: 900, channels: 4, background: '#000000', noise: { type: 'gaussian', mean: 128, sigma: 60 } } }).png().toBuffer();
     expect(bigSignature.length).toBeGreaterThan(POD_LIMITS.signatureMaxBytes);
     const cases: Array<[unknown, RegExp]> = [
       [{ recipientName: 'A', signature: dataUrl('png', bigSignature) }, /signature is too large/],

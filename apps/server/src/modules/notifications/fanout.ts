@@ -1,4 +1,4 @@
-import { TRIGGER_EVENTS, WEBHOOK_EVENT_TYPE, normalizeUsPhone, toE164, type NotificationChannel, type TriggerEvent, type WebhookEvent } from '@shiptrail/contract';
+import { THEME_PRIMARY_COLORS, TRIGGER_EVENTS, WEBHOOK_EVENT_TYPE, normalizeUsPhone, toE164, type NotificationChannel, type TriggerEvent, type WebhookEvent } from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
 import type { Tx } from '../../db/client.ts';
 import type { shipments, trackings, trackingEvents, users } from '../../db/schema.ts';
@@ -71,6 +71,12 @@ function checkpointView(c: Cp): WebhookEvent['data']['checkpoint'] {
   return { status: String(c.status ?? ''), location: c.location ?? null, message: String(c.message ?? ''), time: iso(c.time) ?? '' };
 }
 
+/** A company's look in its customers' messages: the primary colour of its theme and its logo (profile image). */
+export function brandStyleOf(user: UserRow): { color: string; logo: string } {
+  const themeid = ((user.settings as { themeid?: string } | null)?.themeid ?? 'A') as keyof typeof THEME_PRIMARY_COLORS;
+  return { color: THEME_PRIMARY_COLORS[themeid] ?? THEME_PRIMARY_COLORS.A, logo: user.image };
+}
+
 export const publicTrackingUrl = (ctx: AppContext, user: Pick<UserRow, 'uid'>, tid: string) =>
   `${ctx.config.publicUrl}/track/${encodeURIComponent(user.uid)}/${encodeURIComponent(tid)}`;
 
@@ -131,6 +137,7 @@ export async function fanOutStatusEvent(tx: Tx, ctx: AppContext, eventId: string
     checkpoint: cp,
     link,
     brand,
+    ...(brand ? { brandStyle: brandStyleOf(user) } : {}),
   });
   const brandOf = (p: Planned) => (p.audience === 'send' ? user.company || [user.firstName, user.lastName].filter(Boolean).join(' ') || null : null);
   let webhookBody: string | undefined;
@@ -177,6 +184,7 @@ async function fanOutShipmentEvent(tx: Tx, ctx: AppContext, eventId: string, eve
     checkpoint: cp,
     link,
     brand: b,
+    ...(b ? { brandStyle: brandStyleOf(user) } : {}),
   });
   let webhookBody: string | undefined;
   const rows: repo.NewNotification[] = planned.map((p) => {

@@ -293,6 +293,12 @@ export function brandOf(company: UserRow): Brand {
   };
 }
 
+/** The brand of the account behind a public uid, when it is a company (a person's parcels show Shiptrail). */
+export async function publicBrand(ctx: AppContext, uid: string): Promise<Brand | null> {
+  const company = await repo.findCompanyByUid(ctx.db, uid);
+  return company && isCompanyOwner(company) ? brandOf(company) : null;
+}
+
 /** GET /v1/track/{uid}_{tid} for an SHM number. */
 export async function publicShipment(ctx: AppContext, companyUid: string, rawTid: string): Promise<PublicShipment | null> {
   const tid = normalizeTrackingNumber(rawTid);

@@ -29,7 +29,7 @@ import { WindowLimiter } from '../../lib/rate-limit.ts';
 import { CarrierDetectError, detectCarriers, normalizeTrackingNumber, resolveCourier, UNKNOWN_FORMAT_MESSAGE } from '../carriers/carriers.service.ts';
 import { carriersOf } from '../carriers/carriers.service.ts';
 import { recordStatusChange } from './events.ts';
-import { detectShm, publicShipment } from '../shipments/shipments.service.ts';
+import { detectShm, publicBrand, publicShipment } from '../shipments/shipments.service.ts';
 import { LEASE_MS } from './refresh.ts';
 import { refreshJob } from './trackings.jobs.ts';
 import { enqueue } from '../../jobs/define.ts';
@@ -548,5 +548,5 @@ export async function publicTracking(ctx: AppContext, key: string): Promise<Arra
   const t = await repo.findByTid(ctx.db, userId, normalizeTrackingNumber(key.slice(cut + 1)));
   if (!t) throw notFound(MSG.shipmentNotFound);
   const cps = await repo.checkpointsFor(ctx.db, [t.id]);
-  return [publicView(t, cps, carriersOf(ctx).isSandbox(t.courier as never))];
+  return [{ ...publicView(t, cps, carriersOf(ctx).isSandbox(t.courier as never)), brand: await publicBrand(ctx, key.slice(0, cut)) }];
 }
