@@ -52,10 +52,9 @@ export const updateMemberRequest = z.object({
 export type UpdateMemberRequest = z.input<typeof updateMemberRequest>;
 
 /** POST /v1/user/general/deletemember: by email (or uid). */
-export const deleteMemberRequest = z.union([
-  z.object({ uid: requiredString('Choose the member to delete', 64), email: z.string().optional() }),
-  z.object({ email: memberEmail }),
-]);
+export const deleteMemberRequest = z
+  .object({ uid: optionalString(64), email: z.string().pipe(emailField).optional() })
+  .refine((v) => !!(v?.uid || v?.email), { message: MSG.emailRequired, path: ['email'] });
 export type DeleteMemberRequest = z.input<typeof deleteMemberRequest>;
 
 export const geoSchema = z.object({ lat: z.number(), lng: z.number() });

@@ -47,6 +47,9 @@ describe('member calls', () => {
     });
     const u = await call(env.app, 'POST', '/v1/user/general/updatemember', { token: c.session, body: { email: 'x@example.com' } });
     expect(u.body.payload.errors).toEqual({ role: MSG.roleRequired, firstName: MSG.firstNameRequired, lastName: MSG.lastNameRequired, phone: MSG.phoneRequired });
+    const d = await call(env.app, 'POST', '/v1/user/general/deletemember', { token: c.session, body: { email: null } });
+    expect(d.statusCode).toBe(400);
+    expect(d.body.payload.errors).toEqual({ email: MSG.emailRequired });
   });
 
   it('updates a member by uid (email may change) or by email', async () => {
