@@ -37,6 +37,8 @@ export const signupRequest = z
     lastName: optionalString(100),
     promocode: optionalString(64),
     userType: z.enum(USER_TYPES).default('person'),
+    /** A company account's name (shown to its customers); ignored for a person. */
+    company: optionalString(200),
     password: password(LIMITS.signupPasswordMin, MSG.passwordMin8),
     repassword: requiredText(MSG.passwordsMismatch),
     terms: z.literal(true, { error: MSG.termsRequired }),

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import * as A from './accounts.ts';
 import * as T from './trackings.ts';
 import * as N from './notifications.ts';
+import * as S from './shipments.ts';
+import * as M from './members.ts';
 import { API_TOKEN_HEADER, HTTP_STATUS_HEADER, HTTP_STATUS_REAL } from './constants.ts';
 
 /** The API-wide rules, shown at the top of the OpenAPI document (and so on the /developers page). */
@@ -65,8 +67,26 @@ export const trackingEndpoints: EndpointDef[] = [
   { method: 'POST', path: '/v1/trackings/refresh/{tid}', summary: 'Ask the carrier again now (once a minute per tracking)', tag: 'Trackings', auth: true, response: T.trackingViewSchema },
   { method: 'POST', path: '/v1/couriers/detect', summary: 'Candidate couriers for a tracking number, best first', tag: 'Trackings', auth: false, body: T.detectRequest, response: T.detectResponse },
   { method: 'GET', path: '/v1/couriers', summary: 'Supported couriers, and whether each is served by the carrier sandbox', tag: 'Trackings', auth: false, response: T.couriersResponse },
-  { method: 'GET', path: '/v1/track/{uidTid}', summary: 'Public tracking page data for {uid}_{tid} (no auth; contacts masked)', tag: 'Trackings', auth: false, response: z.array(T.publicTrackingSchema) },
+  { method: 'GET', path: '/v1/track/{uidTid}', summary: 'Public tracking page data for {uid}_{tid} (no auth; contacts masked); a company\'s SHM shipment answers with kind "shipment"', tag: 'Trackings', auth: false, response: z.array(z.union([T.publicTrackingSchema, S.publicShipmentSchema])) },
+];
+
+export const memberEndpoints: EndpointDef[] = [
+  { method: 'POST', path: '/v1/user/general/addmember', summary: 'Add a courier to your company (company accounts); they sign in with this email and password', tag: 'Members', auth: true, body: M.addMemberRequest, response: M.memberViewSchema },
+  { method: 'POST', path: '/v1/user/general/updatemember', summary: "Change a courier's email, name or phone (found by uid, else by email)", tag: 'Members', auth: true, body: M.updateMemberRequest, response: M.memberViewSchema },
+  { method: 'POST', path: '/v1/user/general/deletemember', summary: 'Delete a courier; their shipments stay with the company, unassigned', tag: 'Members', auth: true, body: M.deleteMemberRequest },
+  { method: 'POST', path: '/v1/user/general/getmembers', summary: "Your company's couriers, with their last known position", tag: 'Members', auth: true, response: M.memberListSchema },
+  { method: 'POST', path: '/v1/user/general/position', summary: 'A courier reports their position (the couriers map)', tag: 'Members', auth: true, body: M.positionRequest, response: M.geoSchema },
+];
+
+export const shipmentEndpoints: EndpointDef[] = [
+  { method: 'POST', path: '/v1/shipment/create', summary: 'Create a shipment with a new SHM tracking number (company accounts; charges $0.05 like a tracking); payload.tid is the number', tag: 'Shipments', auth: true, body: S.createShipmentRequest, response: S.createShipmentResponse },
+  { method: 'POST', path: '/v1/shipment/update', summary: 'Add a checkpoint and set the status (the company or the assigned courier); proof of delivery with Delivered', tag: 'Shipments', auth: true, body: S.updateShipmentRequest, response: S.shipmentViewSchema },
+  { method: 'POST', path: '/v1/shipment/edit', summary: "Edit a shipment's addresses, parcels, courier, order id, expected date and note (the company)", tag: 'Shipments', auth: true, body: S.editShipmentRequest, response: S.shipmentViewSchema },
+  { method: 'POST', path: '/v1/shipment/getshipments', summary: "The company's shipments, newest first; keyset paging with lastTid; filter by status and courier email", tag: 'Shipments', auth: true, body: S.listShipmentsRequest, response: S.shipmentListSchema },
+  { method: 'POST', path: '/v1/shipment/getassigned', summary: 'The shipments assigned to the calling courier, newest first (same paging and filters)', tag: 'Shipments', auth: true, body: S.listShipmentsRequest, response: S.shipmentListSchema },
+  { method: 'GET', path: '/v1/shipment/proof/{tid}/{checkpointId}', summary: "A checkpoint's proof of delivery: recipient's name, signature and photo as data URLs (the company or the assigned courier)", tag: 'Shipments', auth: true, response: S.proofViewSchema },
+  { method: 'GET', path: '/v1/shipment/labels', summary: 'Shipping labels, 4x6 in, one page per shipment, as one PDF (application/pdf; errors are JSON envelopes)', tag: 'Shipments', auth: true, query: S.labelsQuery },
 ];
 
 /** Features append their lists here (trackings, carriers, notifications, ...). */
-export const endpoints: EndpointDef[] = [...accountEndpoints, ...trackingEndpoints, ...notificationEndpoints];
+export const endpoints: EndpointDef[] = [...accountEndpoints, ...trackingEndpoints, ...notificationEndpoints, ...memberEndpoints, ...shipmentEndpoints];

@@ -7,3 +7,5 @@ export * from './trackings.ts';
 export * from './endpoints.ts';
 export * from './notifications.ts';
 export * from './input-guards.ts';
+export * from './members.ts';
+export * from './shipments.ts';

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { MSG } from './messages.ts';
 import { COURIER_SLUGS, LIMITS, TRACKING_NUMBER_MAX, TRACKING_STATUSES } from './constants.ts';
 import { optionalEmailField, optionalString, optionalUsPhone } from './common.ts';
+import { brandSchema } from './shipments.ts';
 
 // Trackings (product rules §3 Tracking, §7 calls): requests the server validates and the web forms reuse, and
 // the views the server returns.
@@ -121,10 +122,13 @@ export const publicTrackingSchema = z.object({
   notify: z.object({ email: z.string(), phone: z.string() }),
   updatedAt: z.string(),
   sandbox: z.boolean(),
+  /** A company's parcels show the company (name, logo, colour) instead of Shiptrail's navigation; null for a person. */
+  brand: brandSchema.nullable().optional(),
 });
 export type PublicTracking = z.infer<typeof publicTrackingSchema>;
 
-export const detectResponse = z.array(z.object({ courier: z.enum(COURIER_SLUGS), name: z.string(), checkDigitValid: z.boolean() }));
+/** 'shm' is Shiptrail's own (a company's shipment with an SHM number). */
+export const detectResponse = z.array(z.object({ courier: z.enum([...COURIER_SLUGS, 'shm']), name: z.string(), checkDigitValid: z.boolean() }));
 export const couriersResponse = z.array(z.object({ courier: z.enum(COURIER_SLUGS), name: z.string(), sandbox: z.boolean() }));
 
 /** CSV import: one line per row of the file (row = line number in the file, the header being line 1). */

@@ -12,6 +12,8 @@ export interface StatusMessageInput {
   link: string;
   /** A company's name when the message goes to the company's customer (sendNotification). */
   brand: string | null;
+  /** The company's look in its customers' mails: its theme colour and logo (an image URL), when it has them. */
+  brandStyle?: { color: string; logo: string };
 }
 
 const label = (s: string | null) => (s ? (STATUS_LABELS[s as TrackingStatus] ?? s) : '');
@@ -42,6 +44,9 @@ export function statusEmail(m: StatusMessageInput): { subject: string; text: str
   ]
     .filter((l, i, a) => l !== '' || a[i - 1] !== '')
     .join('\n');
+  // Only a colour and an https image from the company's own settings reach the markup.
+  const accent = m.brandStyle && /^#[0-9a-f]{6}$/i.test(m.brandStyle.color) ? m.brandStyle.color : '#2563eb';
+  const logoImg = m.brandStyle?.logo && /^https:\/\/[^\s"'<>]+$/i.test(m.brandStyle.logo) ? `<img src="${escapeHtml(m.brandStyle.logo)}" alt="${escapeHtml(from)}" style="max-height:48px;max-width:200px;margin-bottom:12px;display:block">` : '';
   const row = (k: string, v: string) => `<tr><td style="padding:4px 12px 4px 0;color:#6b7280">${escapeHtml(k)}</td><td style="padding:4px 0;font-weight:600">${escapeHtml(v)}</td></tr>`;
   const body =
     `<p style="line-height:1.5">${escapeHtml(intro)}</p><table role="presentation" cellpadding="0" cellspacing="0">` +
@@ -49,13 +54,13 @@ export function statusEmail(m: StatusMessageInput): { subject: string; text: str
     (m.previousStatus ? row('Previous status', label(m.previousStatus)) : '') +
     row('Tracking number', `${m.tid} (${m.courier.toUpperCase()})`) +
     (cp ? row('Latest checkpoint', cp) : '') +
-    `</table><p style="margin:24px 0"><a href="${escapeHtml(m.link)}" style="background:#2563eb;color:#fff;padding:12px 20px;border-radius:8px;text-decoration:none;font-weight:600">Track the parcel</a></p>` +
+    `</table><p style="margin:24px 0"><a href="${escapeHtml(m.link)}" style="background:${accent};color:#fff;padding:12px 20px;border-radius:8px;text-decoration:none;font-weight:600">Track the parcel</a></p>` +
     `<p style="font-size:13px;color:#6b7280">Or open this link: ${escapeHtml(m.link)}</p>`;
   const footer = m.brand ? `Sent by ${m.brand} via Shiptrail` : 'Shiptrail · you get this mail because of your notification settings';
   const html = `<!doctype html><html><body style="margin:0;background:#f4f6fb;font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;color:#1f2937">
 <table role="presentation" width="100%" cellpadding="0" cellspacing="0"><tr><td align="center" style="padding:32px 12px">
 <table role="presentation" width="560" cellpadding="0" cellspacing="0" style="max-width:560px;background:#fff;border-radius:12px;padding:32px">
-<tr><td><div style="font-weight:700;font-size:20px;color:#2563eb;margin-bottom:16px">${escapeHtml(from)}</div>
+<tr><td>${logoImg}<div style="font-weight:700;font-size:20px;color:${accent};margin-bottom:16px">${escapeHtml(from)}</div>
 <h1 style="font-size:20px;margin:0 0 12px">${escapeHtml(label(m.status))}: ${escapeHtml(name)}</h1>${body}</td></tr></table>
 <p style="font-size:12px;color:#6b7280;margin-top:16px">${escapeHtml(footer)}</p></td></tr></table></body></html>`;
   return { subject, text, html };

@@ -1,0 +1,361 @@
+import { z } from 'zod';
+import { MSG } from './messages.ts';
+import { LIMITS, TRACKING_STATUSES } from './constants.ts';
+import { emailField, optionalEmailField, optionalString, optionalUsPhone, requiredString, requiredText } from './common.ts';
+import { geoSchema } from './members.ts';
+
+// A company's own shipments ("SHM System"): the calls the original SDK makes (sendShipment → create,
+// updateShipment → update), the company's list and edit, the courier's list, and the views.
+
+export const SHIPMENT_STATUSES = TRACKING_STATUSES;
+export type ShipmentStatus = (typeof SHIPMENT_STATUSES)[number];
+
+// ------------------------------------------------------------------ SHM numbers
+/**
+ * Shiptrail's own tracking numbers: "SHM", 11 random digits and a Luhn check digit (15 characters, the shape
+ * of the original service's examples). The check digit catches a mistyped digit and most swapped pairs.
+ */
+export const SHM_PREFIX = 'SHM';
+export const SHM_PATTERN = /^SHM\d{12}$/;
+
+export function luhnCheckDigit(digits: string): number {
+  let sum = 0;
+  for (let i = 0; i < digits.length; i++) {
+    let d = Number(digits[digits.length - 1 - i]);
+    if (i % 2 === 0) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+  }
+  return (10 - (sum % 10)) % 10;
+}
+
+/** SHM + 11 digits → the full number with its check digit. */
+export const shmNumber = (elevenDigits: string) => `${SHM_PREFIX}${elevenDigits}${luhnCheckDigit(elevenDigits)}`;
+
+/** Shaped like an SHM number (upper case, separators removed by the caller). */
+export const looksLikeShm = (tid: string) => SHM_PATTERN.test(tid);
+export function shmCheckDigitValid(tid: string): boolean {
+  if (!looksLikeShm(tid)) return false;
+  const body = tid.slice(3, 14);
+  return luhnCheckDigit(body) === Number(tid[14]);
+}
+
+// ------------------------------------------------------------------ inputs
+const latitude = z.number({ error: 'Latitude must be a number' }).min(-90, 'Latitude is between -90 and 90').max(90, 'Latitude is between -90 and 90');
+const longitude = z.number({ error: 'Longitude must be a number' }).min(-180, 'Longitude is between -180 and 180').max(180, 'Longitude is between -180 and 180');
+
+/** Free-form metadata as the original API took it: an object of at most 20 keys, small. */
+export const METADATA_MAX_KEYS = 20;
+export const METADATA_MAX_CHARS = 4000;
+const metadata = z
+  .record(z.string().max(100), z.unknown())
+  .refine((m) => Object.keys(m).length <= METADATA_MAX_KEYS, `metadata has at most ${METADATA_MAX_KEYS} keys`)
+  .refine((m) => JSON.stringify(m).length <= METADATA_MAX_CHARS, `metadata is at most ${METADATA_MAX_CHARS} characters of JSON`)
+  .default({});
+
+/** An origin or destination address (the original SDK's address object). `side` names it in the messages. */
+export const addressInput = (side: 'Origin' | 'Destination') =>
+  z.object(
+    {
+    name: optionalString(200),
+    company: optionalString(200),
+    address1: requiredString(`${side} address1 is required`, 300),
+    address2: optionalString(300),
+    city: requiredString(`${side} city is required`, 120),
+    state: optionalString(60),
+    zip: requiredString(`${side} zip is required`, 20),
+    country: optionalString(60),
+    lat: latitude.optional(),
+    long: longitude.optional(),
+    email: optionalEmailField(MSG.emailInvalid),
+    phone: optionalUsPhone(MSG.phoneInvalid),
+    },
+    // A missing address reads as its first required field.
+    { error: (issue) => (issue.input === undefined ? `${side} address1 is required` : `${side} must be an address object`) },
+  );
+export type AddressInput = z.input<ReturnType<typeof addressInput>>;
+
+const dimension = (name: string) =>
+  z.number({ error: (issue) => (issue.input === undefined ? `${name} is required` : `${name} must be a number`) }).min(0, `${name} cannot be negative`).max(100_000);
+
+export const parcelInput = z.object({
+  id: optionalString(100),
+  quantity: z.number({ error: 'Quantity must be a number' }).int('Quantity must be a whole number').min(1, 'Quantity is at least 1').max(10_000).default(1),
+  name: requiredString('Parcel name is required', 200),
+  length: dimension('Length'),
+  width: dimension('Width'),
+  height: dimension('Height'),
+  weight: dimension('Weight'),
+  distanceUnit: optionalString(10).default('in'),
+  weightUnit: optionalString(10).default('lb'),
+  metadata,
+});
+export type ParcelInput = z.input<typeof parcelInput>;
+export const MAX_PARCELS = 50;
+
+/** Any date the server can read (the original took free text); stored as a time. */
+const dateText = (message: string) =>
+  z
+    .string()
+    .trim()
+    .max(64)
+    .refine((s) => s === '' || !Number.isNaN(Date.parse(s)), message)
+    .transform((s) => (s === '' ? undefined : new Date(s).toISOString()))
+    .optional();
+
+const statusField = (fallback: ShipmentStatus) =>
+  z.enum(SHIPMENT_STATUSES, { error: `Unknown status: use ${SHIPMENT_STATUSES.join(', ')}` }).default(fallback);
+
+export const COURIER_REQUIRED = 'Courier is required.';
+
+/**
+ * POST /v1/shipment/create (the SDK's sendShipment): exactly what its schema accepts. `courierEmail` picks
+ * the assigned member when it is one of the company's couriers; otherwise the shipment keeps the free-text
+ * courier and nobody is assigned (the SDK's README uses an outside courier's name).
+ */
+export const createShipmentRequest = z.object({
+  origin: addressInput('Origin'),
+  destination: addressInput('Destination'),
+  parcels: z.array(parcelInput).max(MAX_PARCELS, `A shipment has at most ${MAX_PARCELS} parcels`).default([]),
+  expected: dateText('Expected must be a date, e.g. 2019-02-15T14:12:16Z'),
+  message: optionalString(2000),
+  orderId: optionalString(100),
+  status: statusField('InfoReceived'),
+  courier: requiredString(COURIER_REQUIRED, 200),
+  courierEmail: requiredText(COURIER_REQUIRED).pipe(emailField),
+  metadata,
+});
+export type CreateShipmentRequest = z.input<typeof createShipmentRequest>;
+
+// ------------------------------------------------------------------ checkpoints and proof of delivery
+/** Caps on proof of delivery, checked on the decoded bytes. A photo over PHOTO_MAX_PIXELS a side is downscaled. */
+export const POD_LIMITS = {
+  signatureMaxBytes: 200 * 1024,
+  photoMaxBytes: 6 * 1024 * 1024,
+  /** After downscaling, what is stored. */
+  photoStoredMaxBytes: 600 * 1024,
+  photoMaxSide: 1280,
+  /** The request body of an update with a photo (base64 is 4/3 of the bytes). */
+  bodyMaxBytes: 9 * 1024 * 1024,
+} as const;
+
+const dataUrl = (what: string, types: string, maxBytes: number) =>
+  z
+    .string()
+    .trim()
+    .max(Math.ceil((maxBytes * 4) / 3) + 100, `The ${what} is too large (at most ${Math.round(maxBytes / 1024)} KB)`)
+    .regex(new RegExp(`^data:image/(${types});base64,[A-Za-z0-9+/=\\s]+$`), `The ${what} must be a ${types.replace(/\|/g, ' or ').toUpperCase()} image as a data URL (data:image/...;base64,...)`);
+
+export const proofInput = z.object({
+  recipientName: requiredString('Recipient name is required', 200),
+  /** The signature drawn on the screen: a PNG data URL. */
+  signature: requiredText('Signature is required').pipe(dataUrl('signature', 'png', POD_LIMITS.signatureMaxBytes)),
+  /** Optional photo from the phone's camera: JPEG, PNG or WebP data URL; downscaled before it is stored. */
+  photo: dataUrl('photo', 'jpeg|png|webp', POD_LIMITS.photoMaxBytes).optional(),
+});
+export type ProofInput = z.input<typeof proofInput>;
+
+/**
+ * POST /v1/shipment/update (the SDK's updateShipment): adds a checkpoint and sets the status (any status, in
+ * any order). `time` is ISO-8601 with an offset (2019-01-19T15:04:08-07:00); left out, it is now. `proof` is
+ * accepted only with status Delivered.
+ */
+export const updateShipmentRequest = z
+  .object({
+    tid: requiredString(MSG.trackingNumberRequired, 64),
+    status: statusField('InTransit'),
+    location: requiredString('Location is required', 300),
+    lat: latitude.optional(),
+    long: longitude.optional(),
+    time: z
+      .string()
+      .trim()
+      .pipe(z.iso.datetime({ offset: true, error: 'Time must be a date and time with its UTC offset, e.g. 2019-01-19T15:04:08-07:00' }))
+      .optional(),
+    message: optionalString(500),
+    proof: proofInput.optional(),
+  })
+  .refine((v) => !v.proof || v.status === 'Delivered', { message: 'Proof of delivery goes with the Delivered status', path: ['proof'], when: () => true });
+export type UpdateShipmentRequest = z.input<typeof updateShipmentRequest>;
+
+/**
+ * POST /v1/shipment/edit: a shipment's addresses, parcels, courier, order id, expected date and note. Fields left
+ * out are kept; an address or the parcels list given replaces the stored one. The status changes through
+ * update (a checkpoint), not here.
+ */
+export const editShipmentRequest = z.object({
+  tid: requiredString(MSG.trackingNumberRequired, 64),
+  origin: addressInput('Origin').optional(),
+  destination: addressInput('Destination').optional(),
+  parcels: z.array(parcelInput).max(MAX_PARCELS, `A shipment has at most ${MAX_PARCELS} parcels`).optional(),
+  courier: optionalString(200),
+  courierEmail: z.string().pipe(emailField).optional(),
+  orderId: optionalString(100),
+  expected: dateText('Expected must be a date, e.g. 2019-02-15T14:12:16Z'),
+  message: optionalString(2000),
+});
+export type EditShipmentRequest = z.input<typeof editShipmentRequest>;
+
+/** "a,b" or a list → a list; empty means no filter. */
+const listOf = <T extends z.ZodType<unknown, string>>(item: T) =>
+  z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .transform((v) => (v === undefined ? [] : (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean)))
+    .pipe(z.array(item));
+
+/**
+ * POST /v1/shipment/getshipments (the company) and /getassigned (a courier: only what is assigned to them):
+ * newest first, keyset paging with lastTid as for trackings, filters by status and courier email.
+ */
+export const listShipmentsRequest = z.object({
+  numRecords: z.coerce
+    .number({ error: 'numRecords must be a number' })
+    .int('numRecords must be a whole number')
+    .min(1, 'numRecords must be at least 1')
+    .transform((n) => Math.min(n, LIMITS.maxTrackingsPerPage))
+    .default(LIMITS.trackingsPerPage),
+  lastTid: z.string().trim().max(64).optional().transform((v) => (v ? v : undefined)),
+  status: listOf(z.enum(SHIPMENT_STATUSES, { error: `Unknown status: use ${SHIPMENT_STATUSES.join(', ')}` })),
+  /** Courier emails (the assigned member's or the free-text courier's). */
+  courier: listOf(z.string().max(254)),
+  v: z.string().optional(),
+});
+export type ListShipmentsRequest = z.input<typeof listShipmentsRequest>;
+
+/** GET /v1/shipment/labels?tids=SHM…,SHM…: one 4x6 in label per shipment, one PDF. */
+export const labelsQuery = z.object({
+  tids: listOf(z.string().max(64)).pipe(z.array(z.string()).min(1, 'Choose at least one shipment').max(100, 'At most 100 labels at once')),
+});
+
+/** GET /v1/shipment/proof/{tid}/{checkpointId}: the images of a proof of delivery. */
+export const proofParams = z.object({ tid: z.string().max(64), checkpointId: z.coerce.number().int().positive() });
+
+// ------------------------------------------------------------------ views
+export const addressViewSchema = z.object({
+  name: z.string(),
+  company: z.string(),
+  address1: z.string(),
+  address2: z.string(),
+  city: z.string(),
+  state: z.string(),
+  zip: z.string(),
+  country: z.string(),
+  lat: z.number().nullable(),
+  long: z.number().nullable(),
+  email: z.string(),
+  phone: z.string(),
+});
+export type AddressView = z.infer<typeof addressViewSchema>;
+
+export const parcelViewSchema = z.object({
+  id: z.string(),
+  quantity: z.number(),
+  name: z.string(),
+  length: z.number(),
+  width: z.number(),
+  height: z.number(),
+  weight: z.number(),
+  distanceUnit: z.string(),
+  weightUnit: z.string(),
+  metadata: z.record(z.string(), z.unknown()),
+});
+export type ParcelView = z.infer<typeof parcelViewSchema>;
+
+export const shipmentCheckpointSchema = z.object({
+  /** Id of the checkpoint (for the proof images). */
+  id: z.number(),
+  status: z.enum(SHIPMENT_STATUSES),
+  location: z.string(),
+  message: z.string(),
+  time: z.string(),
+  lat: z.number().nullable(),
+  long: z.number().nullable(),
+  /** Who added it: the company ('company') or a courier ('courier'), and their name. */
+  by: z.object({ role: z.enum(['company', 'courier']), name: z.string() }),
+  /** Proof of delivery, when one was captured: the images come from GET /v1/shipment/proof/{tid}/{id}. */
+  proof: z.object({ recipientName: z.string(), hasSignature: z.boolean(), hasPhoto: z.boolean() }).nullable(),
+});
+export type ShipmentCheckpoint = z.infer<typeof shipmentCheckpointSchema>;
+
+export const shipmentViewSchema = z.object({
+  tid: z.string(),
+  status: z.enum(SHIPMENT_STATUSES),
+  /** The courier's name as given (for an assigned member: their name at assignment). */
+  courier: z.string(),
+  courierEmail: z.string(),
+  /** The assigned member's uid; null when the courier is not one of the company's members. */
+  courierUid: z.string().nullable(),
+  orderId: z.string(),
+  /** The note. */
+  message: z.string(),
+  expected: z.string().nullable(),
+  origin: addressViewSchema,
+  destination: addressViewSchema,
+  parcels: z.array(parcelViewSchema),
+  lastCheckPoint: shipmentCheckpointSchema.nullable(),
+  /** Newest first. */
+  checkpoints: z.array(shipmentCheckpointSchema),
+  metadata: z.record(z.string(), z.unknown()),
+  /** The company's public id: the public page is /track/{uid}/{tid}. */
+  uid: z.string(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type ShipmentView = z.infer<typeof shipmentViewSchema>;
+export const shipmentListSchema = z.array(shipmentViewSchema);
+
+export const createShipmentResponse = shipmentViewSchema.extend({ warning: z.string().optional() });
+
+export const proofViewSchema = z.object({
+  recipientName: z.string(),
+  /** data:image/png;base64,... */
+  signature: z.string().nullable(),
+  /** data:image/jpeg;base64,... (downscaled), or null. */
+  photo: z.string().nullable(),
+});
+export type ProofView = z.infer<typeof proofViewSchema>;
+
+/** How a company shows itself to its customers on the public page and in their mails. */
+export const brandSchema = z.object({
+  name: z.string(),
+  /** An image URL, '' when none. */
+  logo: z.string(),
+  /** CSS colour of the company's theme. */
+  color: z.string(),
+  url: z.string(),
+});
+export type Brand = z.infer<typeof brandSchema>;
+
+const publicPlace = z.object({ city: z.string(), state: z.string(), zip: z.string(), country: z.string() });
+/**
+ * GET /v1/track/{uid}_{tid} for an SHM number: no street addresses, names, contacts or notes; the places are
+ * city, state, zip and country; the signer's name shows on the Delivered checkpoint.
+ */
+export const publicShipmentSchema = z.object({
+  kind: z.literal('shipment'),
+  tid: z.string(),
+  courier: z.literal('shm'),
+  courierName: z.string(),
+  status: z.enum(SHIPMENT_STATUSES),
+  origin: z.string(),
+  destination: z.string(),
+  originPlace: publicPlace,
+  destinationPlace: publicPlace,
+  expected: z.string().nullable(),
+  lastCheckPoint: z.object({ status: z.enum(SHIPMENT_STATUSES), location: z.string().nullable(), message: z.string(), time: z.string() }).nullable(),
+  checkpoints: z.array(z.object({ status: z.enum(SHIPMENT_STATUSES), location: z.string().nullable(), message: z.string(), time: z.string(), signedBy: z.string().nullable() })),
+  notify: z.object({ email: z.string(), phone: z.string() }),
+  signedBy: z.string().nullable(),
+  brand: brandSchema,
+  updatedAt: z.string(),
+  sandbox: z.literal(false),
+});
+export type PublicShipment = z.infer<typeof publicShipmentSchema>;
+
+export const positionViewSchema = geoSchema;
+
+/** The primary colour of each theme (A to H), for a company's branded page and mails (same as the web themes). */
+export const THEME_PRIMARY_COLORS = { A: '#364fc7', B: '#099268', C: '#6741d9', D: '#1971c2', E: '#9c36b5', F: '#d9480f', G: '#2b8a3e', H: '#343a40' } as const;
