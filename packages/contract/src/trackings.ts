@@ -106,6 +106,7 @@ export const trackingViewSchema = z.object({
 export type TrackingView = z.infer<typeof trackingViewSchema>;
 
 export const addTrackingResponse = trackingViewSchema.extend({ warning: z.string().optional() });
+export type AddTrackingResponse = z.infer<typeof addTrackingResponse>;
 export const trackingListSchema = z.array(trackingViewSchema);
 
 /** The public page (no auth): no notes or customer data; notify contacts masked. */

@@ -1,10 +1,27 @@
-import { useEffect, useMemo, type ReactNode } from 'react';
+import { lazy, Suspense, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { MantineProvider } from '@mantine/core';
-import { Notifications } from '@mantine/notifications';
+import { useNotifications } from '@mantine/notifications';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { queryClient } from '../lib/query-client';
 import { buildTheme, rememberTheme, rememberedTheme, themeDef } from '../config/themes';
 import { useUserInfo } from '../lib/user-info';
+
+const NotificationsHost = lazy(() => import('./notifications-host'));
+
+/**
+ * Mounts the toasts' container once there is a toast to show: its code (transitions, portals, drag to
+ * dismiss) is then loaded, so pages that never show a toast, the landing page first, do not download it.
+ */
+function LazyNotifications() {
+  const { notifications, queue } = useNotifications();
+  const [wanted, setWanted] = useState(false);
+  if (!wanted && notifications.length + queue.length > 0) setWanted(true);
+  return wanted ? (
+    <Suspense fallback={null}>
+      <NotificationsHost />
+    </Suspense>
+  ) : null;
+}
 
 /** Applies the signed-in user's theme (settings.themeid), remembered locally so reloads do not flash. */
 function ThemedApp({ children }: { children: ReactNode }) {
@@ -18,7 +35,7 @@ function ThemedApp({ children }: { children: ReactNode }) {
   const theme = useMemo(() => buildTheme(themeId), [themeId]);
   return (
     <MantineProvider theme={theme} defaultColorScheme="light">
-      <Notifications position="top-right" zIndex={1000} limit={4} />
+      <LazyNotifications />
       {children}
     </MantineProvider>
   );

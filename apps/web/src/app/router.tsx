@@ -4,9 +4,11 @@ import { PublicLayout } from './layouts/public-layout';
 import { RequireSession } from './require-session';
 import { PageLoader } from '../components/page-loader';
 import { RouteError } from './route-error';
+import LandingRoute from './routes/landing-route';
 
-// Every page is its own chunk (React.lazy), so the landing page ships only what it needs.
-const Landing = lazy(() => import('./routes/landing-route'));
+// The landing page is the first page most visitors see, so it is part of the entry chunk (no second round
+// trip before it renders). Every other page is its own chunk (React.lazy): a page added here must be lazy
+// too, or its code joins the entry chunk that every visitor of the landing page downloads.
 const GetInTouch = lazy(() => import('../features/contact/routes/get-in-touch-route'));
 const Developers = lazy(() => import('../features/developers/routes/developers-route'));
 const Terms = lazy(() => import('../features/legal/routes/terms-route'));
@@ -26,7 +28,7 @@ const Support = lazy(() => import('../features/account/routes/support-route'));
 const Settings = lazy(() => import('./routes/settings-route'));
 const Alerts = lazy(() => import('../features/account/routes/alerts-route'));
 
-function page(C: LazyExoticComponent<ComponentType>) {
+function page(C: LazyExoticComponent<ComponentType> | ComponentType) {
   return (
     <Suspense fallback={<PageLoader />}>
       <C />
@@ -40,7 +42,7 @@ const RESERVED = new Set(['account', 'assets', 'dev', 'developers', 'get-in-touc
 
 function PromoLanding() {
   const { promocode = '' } = useParams();
-  return RESERVED.has(promocode.toLowerCase()) || promocode.includes('.') ? page(NotFound) : page(Landing);
+  return RESERVED.has(promocode.toLowerCase()) || promocode.includes('.') ? page(NotFound) : page(LandingRoute);
 }
 
 const router = createBrowserRouter([
@@ -48,9 +50,9 @@ const router = createBrowserRouter([
     element: <PublicLayout />,
     errorElement: <RouteError />,
     children: [
-      { path: '/', element: page(Landing) },
-      { path: '/promocode/:promocode', element: page(Landing) },
-      { path: '/referrer/:userID', element: page(Landing) },
+      { path: '/', element: page(LandingRoute) },
+      { path: '/promocode/:promocode', element: page(LandingRoute) },
+      { path: '/referrer/:userID', element: page(LandingRoute) },
       { path: '/get-in-touch', element: page(GetInTouch) },
       { path: '/developers', element: page(Developers) },
       { path: '/terms-of-service', element: page(Terms) },

@@ -1,13 +1,7 @@
 import { Text, Timeline } from '@mantine/core';
+import type { Checkpoint } from '@shiptrail/contract';
 import { statusColor } from '../config/status';
 import { formatDateTime, statusLabel } from '../lib/format';
-
-export interface Checkpoint {
-  status?: string | null;
-  location?: string | null;
-  message?: string | null;
-  time?: string | null;
-}
 
 /** Checkpoints newest first: status, location, message, time (product rules §2). */
 export function CheckpointTimeline({ checkpoints }: { checkpoints: Checkpoint[] | null | undefined }) {

@@ -1,9 +1,12 @@
-import { Anchor, Box, Burger, Button, Container, Divider, Drawer, Group, SimpleGrid, Stack, Text, UnstyledButton } from '@mantine/core';
+import { Anchor, Box, Burger, Button, Container, Divider, Group, SimpleGrid, Stack, Text, UnstyledButton } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
+import { lazy, Suspense, useState } from 'react';
 import { Link, NavLink, Outlet, useLocation } from 'react-router';
 import { Logo } from '../../components/logo';
 import { useSession } from '../../lib/session';
 import classes from './public-layout.module.css';
+
+const MobileNavDrawer = lazy(() => import('./mobile-nav-drawer'));
 
 const LINKS = [
   { label: 'Home', to: '/' },
@@ -21,6 +24,8 @@ function isActive(to: string, pathname: string, hash: string) {
 
 export function PublicLayout() {
   const [opened, { toggle, close }] = useDisclosure(false);
+  // The drawer's code loads on the first tap and stays mounted after it, so closing still animates.
+  const [drawerWanted, setDrawerWanted] = useState(false);
   const { pathname, hash } = useLocation();
   const session = useSession();
 
@@ -70,17 +75,29 @@ export function PublicLayout() {
             <Group gap="xs" visibleFrom="md">
               {actions}
             </Group>
-            <Burger opened={opened} onClick={toggle} hiddenFrom="md" aria-label="Toggle navigation" />
+            <Burger
+              opened={opened}
+              onClick={() => {
+                setDrawerWanted(true);
+                toggle();
+              }}
+              hiddenFrom="md"
+              aria-label="Toggle navigation"
+            />
           </Group>
         </Container>
       </header>
-      <Drawer opened={opened} onClose={close} size="100%" hiddenFrom="md" title={<Logo />} zIndex={300}>
-        <Stack gap="xs" component="nav" aria-label="Mobile">
-          {links}
-          <Divider my="sm" />
-          <Stack gap="xs">{actions}</Stack>
-        </Stack>
-      </Drawer>
+      {drawerWanted && (
+        <Suspense fallback={null}>
+          <MobileNavDrawer opened={opened} onClose={close}>
+            <Stack gap="xs" component="nav" aria-label="Mobile">
+              {links}
+              <Divider my="sm" />
+              <Stack gap="xs">{actions}</Stack>
+            </Stack>
+          </MobileNavDrawer>
+        </Suspense>
+      )}
       <main id="main" className={classes.main}>
         <Outlet />
       </main>

@@ -5,7 +5,7 @@ import { Navigate, useLocation, useNavigate, useParams } from 'react-router';
 import { HeroSection } from '../../features/landing/components/hero-section';
 import { FeaturesSection } from '../../features/landing/components/features-section';
 import { PricingSection } from '../../features/landing/components/pricing-section';
-import type { AuthTab } from '../../features/auth/components/auth-section';
+import { AuthSection, type AuthTab } from '../../features/auth/components/auth-section';
 import { usePricing } from '../../features/landing/api/get-pricing';
 import type { GoogleCodeBody } from '../../features/auth/api/google-login';
 import { useSession } from '../../lib/session';
@@ -13,9 +13,8 @@ import { useUserInfo } from '../../lib/user-info';
 import { PageLoader } from '../../components/page-loader';
 import { timeZone } from '../../lib/format';
 
-// Below the fold or behind a click: the forms (with the contract's zod schemas) and the modals load after
-// the first paint, which keeps the landing page's initial JavaScript small.
-const AuthSection = lazy(() => import('../../features/auth/components/auth-section').then((m) => ({ default: m.AuthSection })));
+// Behind a click or a Google return: the modals and the Google panel load when needed. The sign-in and
+// sign-up forms are part of the page (every visit shows them), so they come in the same chunk.
 const VideoModal = lazy(() => import('../../features/landing/components/video-modal').then((m) => ({ default: m.VideoModal })));
 const TermsModal = lazy(() => import('../../features/landing/components/terms-modal').then((m) => ({ default: m.TermsModal })));
 const GoogleReturnPanel = lazy(() =>
@@ -83,17 +82,15 @@ export default function LandingRoute() {
       <FeaturesSection />
       <PricingSection pricing={pricing} />
       <Box mih={640}>
-        <Suspense fallback={<PageLoader h={640} />}>
-          <AuthSection
-            tab={tab}
-            onTab={setTab}
-            promocode={params.promocode}
-            referrer={params.userID}
-            signupBonus={pricing.signupBonus}
-            onShowTerms={terms.open}
-            onReady={() => setAuthReady(true)}
-          />
-        </Suspense>
+        <AuthSection
+          tab={tab}
+          onTab={setTab}
+          promocode={params.promocode}
+          referrer={params.userID}
+          signupBonus={pricing.signupBonus}
+          onShowTerms={terms.open}
+          onReady={() => setAuthReady(true)}
+        />
       </Box>
       <Suspense>
         {videoOpened && <VideoModal opened={videoOpened} onClose={video.close} />}

@@ -1,19 +1,6 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { requestPayload } from '../../../lib/api-client';
-import type { Checkpoint } from '../../../components/checkpoint-timeline';
-
-export interface PublicTracking {
-  tid: string;
-  courier?: string | null;
-  courierName?: string;
-  status?: string | null;
-  origin?: string | null;
-  destination?: string | null;
-  expected?: string | null;
-  notify?: { email?: string | null; phone?: string | null } | null;
-  checkpoints?: Checkpoint[] | null;
-  updatedAt?: string | null;
-}
+import type { PublicTracking } from '@shiptrail/contract';
 
 /** The payload is a list; the first item is the shipment (product rules §2). No token is sent (product rules §6). */
 export async function getPublicTracking(uid: string, tid: string): Promise<PublicTracking | null> {

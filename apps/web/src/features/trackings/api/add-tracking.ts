@@ -1,20 +1,10 @@
+import type { AddTrackingRequest, AddTrackingResponse } from '@shiptrail/contract';
 import { useQueryClient } from '@tanstack/react-query';
 import { request } from '../../../lib/api-client';
 import { useApiMutation } from '../../../lib/use-api-mutation';
 import { trackingsKey } from './get-trackings';
-import type { Tracking } from './types';
 
-export interface AddTrackingBody {
-  tid: string;
-  courier: string | null;
-  title?: string;
-  orderId?: string;
-  customer?: string;
-  notify: { email?: string; phone?: string };
-  note?: string;
-}
-
-export const addTracking = (body: AddTrackingBody) => request<Tracking>('/v1/trackings/add', { body });
+export const addTracking = (body: AddTrackingRequest) => request<AddTrackingResponse>('/v1/trackings/add', { body });
 
 export function useAddTracking() {
   const qc = useQueryClient();

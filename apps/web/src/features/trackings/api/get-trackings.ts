@@ -1,6 +1,7 @@
 import { keepPreviousData, queryOptions, useQuery } from '@tanstack/react-query';
 import { requestPayload } from '../../../lib/api-client';
-import type { Tracking, TrackingFilters } from './types';
+import type { TrackingView } from '@shiptrail/contract';
+import type { TrackingFilters } from './types';
 
 export interface TrackingPageQuery extends TrackingFilters {
   numRecords: number;
@@ -9,12 +10,12 @@ export interface TrackingPageQuery extends TrackingFilters {
 
 export const trackingsKey = ['trackings'] as const;
 
-export function getTrackings(q: TrackingPageQuery, signal?: AbortSignal): Promise<Tracking[]> {
+export function getTrackings(q: TrackingPageQuery, signal?: AbortSignal): Promise<TrackingView[]> {
   const params = new URLSearchParams({ numRecords: String(q.numRecords) });
   if (q.lastTid) params.set('lastTid', q.lastTid);
   if (q.status.length) params.set('status', q.status.join(','));
   if (q.courier.length) params.set('courier', q.courier.join(','));
-  return requestPayload<Tracking[]>(`/v1/trackings/get?${params}`, { signal }).then((list) => (Array.isArray(list) ? list : []));
+  return requestPayload<TrackingView[]>(`/v1/trackings/get?${params}`, { signal }).then((list) => (Array.isArray(list) ? list : []));
 }
 
 export const trackingsQueryOptions = (q: TrackingPageQuery) =>

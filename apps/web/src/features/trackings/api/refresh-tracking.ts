@@ -1,11 +1,11 @@
 import { useQueryClient } from '@tanstack/react-query';
+import type { TrackingView } from '@shiptrail/contract';
 import { request } from '../../../lib/api-client';
 import { useApiMutation } from '../../../lib/use-api-mutation';
 import { trackingsKey } from './get-trackings';
-import type { Tracking } from './types';
 
 export const refreshTracking = (tid: string) =>
-  request<Tracking>(`/v1/trackings/refresh/${encodeURIComponent(tid)}`, { method: 'POST', body: {} });
+  request<TrackingView>(`/v1/trackings/refresh/${encodeURIComponent(tid)}`, { method: 'POST', body: {} });
 
 export function useRefreshTracking() {
   const qc = useQueryClient();

@@ -1,36 +1,16 @@
-import type { Checkpoint } from '../../../components/checkpoint-timeline';
+import type { TrackingView } from '@shiptrail/contract';
 
-/** A tracking as GET /v1/trackings/get returns it (the contract has no tracking schema yet). */
-export interface Tracking {
-  tid: string;
-  uid?: string;
-  title?: string | null;
-  courier?: string | null;
-  orderId?: string | null;
-  customer?: string | null;
-  notify?: { email?: string | null; phone?: string | null } | null;
-  note?: string | null;
-  origin?: string | null;
-  destination?: string | null;
-  status?: string | null;
-  expected?: string | null;
-  lastCheckPoint?: string | Checkpoint | null;
-  checkpoints?: Checkpoint[] | null;
-  createdAt?: string | null;
-  updatedAt?: string | null;
-}
+// A tracking is the contract's TrackingView (what GET /v1/trackings/get returns); this file keeps what only the
+// trackings page needs on top of it.
 
+/** The list's filters as the page holds them (sent as comma lists). */
 export interface TrackingFilters {
   status: string[];
   courier: string[];
 }
 
-export function lastCheckPointText(t: Tracking): string {
-  const c = t.lastCheckPoint;
-  if (!c) {
-    const last = [...(t.checkpoints ?? [])].sort((a, b) => String(b.time ?? '').localeCompare(String(a.time ?? '')))[0];
-    return last ? [last.message, last.location].filter(Boolean).join(' · ') : '';
-  }
-  if (typeof c === 'string') return c;
-  return [c.message, c.location].filter(Boolean).join(' · ');
+/** "message · location" of the latest checkpoint; checkpoints come newest first, in the carrier's order. */
+export function lastCheckPointText(t: Pick<TrackingView, 'lastCheckPoint' | 'checkpoints'>): string {
+  const c = t.lastCheckPoint ?? t.checkpoints[0];
+  return c ? [c.message, c.location].filter(Boolean).join(' · ') : '';
 }

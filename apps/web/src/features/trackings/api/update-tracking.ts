@@ -1,19 +1,8 @@
+import type { TrackingView, UpdateTrackingRequest } from '@shiptrail/contract';
 import { useQueryClient } from '@tanstack/react-query';
 import { request } from '../../../lib/api-client';
 import { useApiMutation } from '../../../lib/use-api-mutation';
 import { trackingsKey } from './get-trackings';
-import type { Tracking } from './types';
-
-/** PUT /v1/trackings/update: the tid picks the tracking; fields left out are kept, '' clears a field. */
-export interface UpdateTrackingBody {
-  tid: string;
-  courier?: string;
-  title?: string;
-  orderId?: string;
-  customer?: string;
-  notify?: { email?: string; phone?: string };
-  note?: string;
-}
 
 /** What the edit form holds (the tracking number is shown, not edited). */
 export interface EditTrackingValues {
@@ -25,14 +14,14 @@ export interface EditTrackingValues {
   note: string;
 }
 
-export function editValuesOf(t: Tracking): EditTrackingValues {
+export function editValuesOf(t: TrackingView): EditTrackingValues {
   return {
-    courier: t.courier ?? '',
-    title: t.title ?? '',
-    orderId: t.orderId ?? '',
-    customer: t.customer ?? '',
-    notify: { email: t.notify?.email ?? '', phone: t.notify?.phone ?? '' },
-    note: t.note ?? '',
+    courier: t.courier,
+    title: t.title,
+    orderId: t.orderId,
+    customer: t.customer,
+    notify: { email: t.notify.email, phone: t.notify.phone },
+    note: t.note,
   };
 }
 
@@ -41,11 +30,11 @@ export function editValuesOf(t: Tracking): EditTrackingValues {
  * the server replaces them together). The courier only goes when it changed, since a new courier resets
  * the tracking to Pending and drops its checkpoints.
  */
-export function updateBodyOf(t: Tracking, v: EditTrackingValues): UpdateTrackingBody {
+export function updateBodyOf(t: TrackingView, v: EditTrackingValues): UpdateTrackingRequest {
   const courier = v.courier.trim();
   return {
     tid: t.tid,
-    ...(courier && courier !== (t.courier ?? '') ? { courier } : {}),
+    ...(courier && courier !== t.courier ? { courier } : {}),
     title: v.title.trim(),
     orderId: v.orderId.trim(),
     customer: v.customer.trim(),
@@ -54,7 +43,8 @@ export function updateBodyOf(t: Tracking, v: EditTrackingValues): UpdateTracking
   };
 }
 
-export const updateTracking = (body: UpdateTrackingBody) => request<Tracking>('/v1/trackings/update', { method: 'PUT', body });
+/** PUT /v1/trackings/update: the tid picks the tracking; fields left out are kept, '' clears a field. */
+export const updateTracking = (body: UpdateTrackingRequest) => request<TrackingView>('/v1/trackings/update', { method: 'PUT', body });
 
 export function useUpdateTracking() {
   const qc = useQueryClient();

@@ -4,7 +4,7 @@ import { IconAlertTriangle } from '@tabler/icons-react';
 import { updateTrackingForm } from '../api/update-tracking-schema';
 import { editValuesOf, updateBodyOf, useUpdateTracking, type EditTrackingValues } from '../api/update-tracking';
 import { useCouriers } from '../api/get-couriers';
-import type { Tracking } from '../api/types';
+import type { TrackingView } from '@shiptrail/contract';
 import { TrackingDetailsFields } from './tracking-details-fields';
 import { CourierSelect } from './courier-select';
 import { zodResolver } from '../../../lib/zod-resolver';
@@ -15,7 +15,7 @@ import { courierName } from '../../../lib/format';
 /** The form's fields as the server names them in payload.errors: those errors show under their fields only. */
 const EDIT_FIELDS = ['courier', 'title', 'orderId', 'customer', 'notify.email', 'notify.phone', 'note'] as const;
 
-export function EditTrackingModal({ tracking, onClose }: { tracking: Tracking; onClose: () => void }) {
+export function EditTrackingModal({ tracking, onClose }: { tracking: TrackingView; onClose: () => void }) {
   const { couriers } = useCouriers();
   const form = useForm<EditTrackingValues>({
     mode: 'controlled',

@@ -1,7 +1,7 @@
 import { Anchor, Button, CopyButton, Drawer, Group, SimpleGrid, Stack, Tabs, Text, Title } from '@mantine/core';
 import { IconCheck, IconCopy, IconEdit, IconExternalLink, IconRefresh, IconTrash, IconTruckDelivery } from '@tabler/icons-react';
 import { Link } from 'react-router';
-import type { Tracking } from '../api/types';
+import type { TrackingView } from '@shiptrail/contract';
 import { StatusBadge } from '../../../components/status-badge';
 import { CheckpointTimeline } from '../../../components/checkpoint-timeline';
 import { courierName, formatDate, formatDateTime } from '../../../lib/format';
@@ -20,11 +20,11 @@ function Field({ label, value }: { label: string; value: string | null | undefin
 }
 
 export function TrackingPanel(props: {
-  tracking: Tracking | null;
+  tracking: TrackingView | null;
   uid?: string;
   isCompany: boolean;
   onClose: () => void;
-  onEdit: (t: Tracking) => void;
+  onEdit: (t: TrackingView) => void;
   onRefresh: (tid: string) => void;
   onDelivered: (tid: string) => void;
   onDelete: (tid: string) => void;
@@ -66,7 +66,7 @@ export function TrackingPanel(props: {
           <Tabs defaultValue="details">
             <Tabs.List>
               <Tabs.Tab value="details">Details</Tabs.Tab>
-              <Tabs.Tab value="checkpoints">Checkpoints ({t.checkpoints?.length ?? 0})</Tabs.Tab>
+              <Tabs.Tab value="checkpoints">Checkpoints ({t.checkpoints.length})</Tabs.Tab>
             </Tabs.List>
             <Tabs.Panel value="details" pt="md">
               <SimpleGrid cols={2} spacing="md">
@@ -81,8 +81,8 @@ export function TrackingPanel(props: {
                     <Field label="Title" value={t.title} />
                     <Field label="Order ID" value={t.orderId} />
                     <Field label="Customer" value={t.customer} />
-                    <Field label="Notify email" value={t.notify?.email} />
-                    <Field label="Notify phone" value={t.notify?.phone} />
+                    <Field label="Notify email" value={t.notify.email} />
+                    <Field label="Notify phone" value={t.notify.phone} />
                   </>
                 )}
               </SimpleGrid>

@@ -1,6 +1,7 @@
 import { ActionIcon, Box, Group, Menu, Stack, Table, Text, UnstyledButton } from '@mantine/core';
 import { IconDots, IconEdit, IconRefresh, IconTrash, IconTruckDelivery } from '@tabler/icons-react';
-import { lastCheckPointText, type Tracking } from '../api/types';
+import type { TrackingView } from '@shiptrail/contract';
+import { lastCheckPointText } from '../api/types';
 import { StatusBadge } from '../../../components/status-badge';
 import { useCardLayout } from '../../../components/card-layout';
 import { courierName, formatDateTime } from '../../../lib/format';
@@ -8,18 +9,18 @@ import { courierName, formatDateTime } from '../../../lib/format';
 const norm = (s: string) => s.replace(/\s/g, '').toUpperCase();
 
 type Props = {
-  trackings: Tracking[];
+  trackings: TrackingView[];
   highlightTid: string | null;
-  onOpen: (t: Tracking) => void;
-  onEdit: (t: Tracking) => void;
+  onOpen: (t: TrackingView) => void;
+  onEdit: (t: TrackingView) => void;
   onRefresh: (tid: string) => void;
   onDelivered: (tid: string) => void;
   onDelete: (tid: string) => void;
 };
 
-const isNew = (props: Props, t: Tracking) => !!props.highlightTid && norm(props.highlightTid) === norm(t.tid);
+const isNew = (props: Props, t: TrackingView) => !!props.highlightTid && norm(props.highlightTid) === norm(t.tid);
 
-function RowActions({ t, ...props }: Props & { t: Tracking }) {
+function RowActions({ t, ...props }: Props & { t: TrackingView }) {
   return (
     <Menu position="bottom-end" withinPortal>
       <Menu.Target>

@@ -9,7 +9,7 @@ import { useCouriers } from '../api/get-couriers';
 import { useRefreshTracking } from '../api/refresh-tracking';
 import { useMarkDelivered } from '../api/mark-delivered';
 import { useDeleteTracking } from '../api/delete-tracking';
-import type { Tracking } from '../api/types';
+import type { TrackingView } from '@shiptrail/contract';
 import { TrackingTable } from '../components/tracking-table';
 import { TrackingPanel } from '../components/tracking-panel';
 import { PageHeader } from '../../../components/page-header';
@@ -42,7 +42,7 @@ export default function TrackingsRoute() {
   const [selectedTid, setSelectedTid] = useState<string | null>(null);
   const selected = trackings.find((t) => t.tid === selectedTid) ?? null;
   // The tracking being edited, as it was when the form opened (the form is prefilled from it).
-  const [editing, setEditing] = useState<Tracking | null>(null);
+  const [editing, setEditing] = useState<TrackingView | null>(null);
   const [confirmDelete, setConfirmDelete] = useState<string | null>(null);
   const [highlight, setHighlight] = useState<string | null>(null);
   const timer = useRef<ReturnType<typeof setTimeout>>(undefined);
@@ -152,7 +152,7 @@ export default function TrackingsRoute() {
           <TrackingTable
             trackings={trackings}
             highlightTid={highlight}
-            onOpen={(t: Tracking) => setSelectedTid(t.tid)}
+            onOpen={(t: TrackingView) => setSelectedTid(t.tid)}
             onEdit={setEditing}
             onRefresh={(tid) => refresh.mutate(tid)}
             onDelivered={(tid) => delivered.mutate(tid)}
