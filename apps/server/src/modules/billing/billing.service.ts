@@ -2,7 +2,7 @@ import type { Queryable, Tx } from '../../db/client.ts';
 import { AppError } from '../../lib/errors.ts';
 import * as repo from './billing.repository.ts';
 
-export { balanceCents, spentCents } from './billing.repository.ts';
+export { balanceCents, ledgerSumCents, spentCents } from './billing.repository.ts';
 
 export type LedgerKind = 'signup_bonus' | 'tracking' | 'sms' | 'topup' | 'referral_reward' | 'promo' | 'refund';
 
