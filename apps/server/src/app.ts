@@ -19,6 +19,7 @@ import { trackingRoutes } from './modules/trackings/trackings.routes.ts';
 import { devOutboxRoutes } from './modules/mail/dev-outbox.routes.ts';
 import { openapiRoutes } from './modules/openapi/openapi.routes.ts';
 import { notificationRoutes } from './modules/notifications/notifications.routes.ts';
+import { billingRoutes } from './modules/billing/billing.routes.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -182,6 +183,7 @@ export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {})
   await app.register(trackingRoutes, { ctx });
   await app.register(openapiRoutes, { ctx });
   await app.register(notificationRoutes, { ctx });
+  await app.register(billingRoutes, { ctx });
   if (ctx.mailer.mode === 'outbox') await app.register(devOutboxRoutes, { ctx });
 
 

@@ -6,4 +6,5 @@ export * from './accounts.ts';
 export * from './trackings.ts';
 export * from './endpoints.ts';
 export * from './notifications.ts';
+export * from './billing.ts';
 export * from './input-guards.ts';
