@@ -132,6 +132,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  if (e.BRAINTREE_MERCHANT_ID || e.BRAINTREE_PUBLIC_KEY || e.BRAINTREE_PRIVATE_KEY || e.BRAINTREE_ENVIRONMENT) {
+    // Refused at start-up rather than at the first payment: the Braintree adapter is not built yet (decision 031).
+    throw new ConfigError('Invalid configuration:\n  BRAINTREE_*: the Braintree adapter is not available yet; unset BRAINTREE_* to use the built-in sandbox gateway');
+  }
   // 'memory://' is a throwaway embedded database (tests): nothing is written to disk for it.
   const inMemory = e.DATA_DIR === 'memory://';
   const dataDir = inMemory ? e.DATA_DIR : path.resolve(e.DATA_DIR);

@@ -33,19 +33,15 @@ export type AddBalanceRequest = z.input<typeof addBalanceRequest>;
 
 /** The card vault's one-time nonce (the field keeps the original API's name). */
 export const paymentAddRequest = z.object({
-  paymentMethodToken: z
-    .string({ error: MSG.paymentMethodRequired })
-    .trim()
-    .min(1, MSG.paymentMethodRequired)
-    .max(4096),
+  paymentMethodToken: z.string({ error: MSG.paymentMethodRequired }).trim().min(1, MSG.paymentMethodRequired).max(4096),
 });
 export type PaymentAddRequest = z.input<typeof paymentAddRequest>;
 
 /** Autofill: the amount of each automatic recharge and the balance under which it happens; 0 and 0 turn it off. */
 export const paymentEditRequest = z.object({
-    amountAutoRecharge: wholeDollars(MSG.amountAutoRechargeRequired, 0, BILLING_LIMITS.maxTopUp),
-    minimumBalanceForAutoRecharge: wholeDollars(MSG.minimumBalanceRequired, 0, BILLING_LIMITS.maxMinimumBalance),
-  });
+  amountAutoRecharge: wholeDollars(MSG.amountAutoRechargeRequired, 0, BILLING_LIMITS.maxTopUp),
+  minimumBalanceForAutoRecharge: wholeDollars(MSG.minimumBalanceRequired, 0, BILLING_LIMITS.maxMinimumBalance),
+});
 export type PaymentEditRequest = z.input<typeof paymentEditRequest>;
 
 const isoDate = (message: string) =>
@@ -56,7 +52,10 @@ const isoDate = (message: string) =>
 export const usageRequest = z
   .object({ starts: isoDate('Starts must be a date (ISO 8601)'), ends: isoDate('Ends must be a date (ISO 8601)') })
   .refine((v) => Date.parse(v.starts) <= Date.parse(v.ends), { message: 'The start date must be before the end date', path: ['ends'] })
-  .refine((v) => Date.parse(v.ends) - Date.parse(v.starts) <= 366 * 86_400_000, { message: 'Ask for at most a year of usage at a time', path: ['ends'] });
+  .refine((v) => Date.parse(v.ends) - Date.parse(v.starts) <= 366 * 86_400_000, {
+    message: 'Ask for at most a year of usage at a time',
+    path: ['ends'],
+  });
 export type UsageRequest = z.input<typeof usageRequest>;
 
 export const cardDetailsSchema = z.object({

@@ -20,12 +20,22 @@ describe('kept balance', () => {
         ops.push(
           env.ctx.db.transaction(async (tx) => {
             await lockAccount(tx, id);
-            await bookCharges(tx, id, 2, 'sms', [{ ref: `b-${i}-1`, description: '' }, { ref: `b-${i}-2`, description: '' }]);
+            await bookCharges(tx, id, 2, 'sms', [
+              { ref: `b-${i}-1`, description: '' },
+              { ref: `b-${i}-2`, description: '' },
+            ]);
           }),
         );
     }
     // A rolled-back charge moves neither.
-    ops.push(env.ctx.db.transaction(async (tx) => { await charge(tx, id, 1, 'tracking', 'rolled-back'); throw new Error('undo'); }).catch(() => undefined));
+    ops.push(
+      env.ctx.db
+        .transaction(async (tx) => {
+          await charge(tx, id, 1, 'tracking', 'rolled-back');
+          throw new Error('undo');
+        })
+        .catch(() => undefined),
+    );
     await Promise.all(ops);
     const kept = await balanceCents(env.ctx.db, id);
     expect(kept).toBe(await ledgerSumCents(env.ctx.db, id));
@@ -35,7 +45,9 @@ describe('kept balance', () => {
 
   it('reads one row whatever the ledger size (no scan of the entries)', async () => {
     const id = await userId((await signUp(env.app)).email);
-    await env.ctx.db.execute(sql`insert into ledger_entries (user_id, amount_cents, kind, ref) select ${id}, 1, 'promo', 'bulk-' || g from generate_series(1, 20000) g`);
+    await env.ctx.db.execute(
+      sql`insert into ledger_entries (user_id, amount_cents, kind, ref) select ${id}, 1, 'promo', 'bulk-' || g from generate_series(1, 20000) g`,
+    );
     // Rows written behind the ledger's back (as above) are not seen: the kept balance is what moves with each entry.
     expect(await balanceCents(env.ctx.db, id)).toBe(1000);
     expect(await ledgerSumCents(env.ctx.db, id)).toBe(21000);

@@ -6,6 +6,7 @@ import { call, createTestEnv, signUp, type TestEnv } from '../helpers.ts';
 import { alerts, billingAccounts, ledgerEntries, payments, users } from '../../src/db/schema.ts';
 import { balanceCents, charge, ledgerSumCents, processRecharges } from '../../src/modules/billing/billing.service.ts';
 import { SandboxGateway } from '../../src/modules/billing/sandbox-gateway.ts';
+import { loadConfig } from '../../src/config.ts';
 
 describe('billing through the API, sandbox gateway', () => {
   let env: TestEnv;
@@ -19,8 +20,17 @@ describe('billing through the API, sandbox gateway', () => {
     expect(res.statusCode, JSON.stringify(res.body)).toBe(200);
     return { ...a, id: await idOf(a.email) };
   };
-  const topups = async (userId: string) => env.ctx.db.select().from(ledgerEntries).where(and(eq(ledgerEntries.userId, userId), eq(ledgerEntries.kind, 'topup')));
-  const consistent = async (userId: string) => expect(await balanceCents(env.ctx.db, userId)).toBe(await ledgerSumCents(env.ctx.db, userId));
+  const topups = async (userId: string) =>
+    env.ctx.db
+      .select()
+      .from(ledgerEntries)
+      .where(and(eq(ledgerEntries.userId, userId), eq(ledgerEntries.kind, 'topup')));
+  const consistent = async (userId: string) =>
+    expect(await balanceCents(env.ctx.db, userId)).toBe(await ledgerSumCents(env.ctx.db, userId));
+
+  it('refuses BRAINTREE_* settings at start-up while the Braintree adapter does not exist', () => {
+    expect(() => loadConfig({ DATA_DIR: 'memory://', BRAINTREE_MERCHANT_ID: 'm' } as NodeJS.ProcessEnv)).toThrow(/unset BRAINTREE_\* to use the built-in sandbox gateway/);
+  });
 
   it('vaults a card from a nonce: client token, payment info with the card, the sandbox flag', async () => {
     const a = await signUp(env.app);
@@ -29,11 +39,23 @@ describe('billing through the API, sandbox gateway', () => {
     expect(tok.body.payload.gateway).toBe('sandbox');
     expect(tok.body.payload.token).toMatch(/^sandbox_/);
     const before = await call(env.app, 'GET', '/v1/user/payment/info', { token: a.session });
-    expect(before.body.payload).toMatchObject({ paymentActive: false, details: null, amountAutoRecharge: 0, minimumBalanceForAutoRecharge: 0, sandbox: true });
-    const add = await call(env.app, 'POST', '/v1/user/payment/add', { token: a.session, body: { paymentMethodToken: 'fake-valid-visa-nonce' } });
+    expect(before.body.payload).toMatchObject({
+      paymentActive: false,
+      details: null,
+      amountAutoRecharge: 0,
+      minimumBalanceForAutoRecharge: 0,
+      sandbox: true,
+    });
+    const add = await call(env.app, 'POST', '/v1/user/payment/add', {
+      token: a.session,
+      body: { paymentMethodToken: 'fake-valid-visa-nonce' },
+    });
     expect(add.statusCode).toBe(200);
     expect(add.body.message).toBe(MSG.cardAdded);
-    expect(add.body.payload).toMatchObject({ paymentActive: true, details: { last4: '1111', cardType: 'Visa', cardholderName: 'Ada Lovelace' } });
+    expect(add.body.payload).toMatchObject({
+      paymentActive: true,
+      details: { last4: '1111', cardType: 'Visa', cardholderName: 'Ada Lovelace' },
+    });
     // The vault token never leaves the server.
     expect(JSON.stringify(add.body)).not.toContain('sbx.');
     // A new card replaces the old one.
@@ -59,7 +81,8 @@ describe('billing through the API, sandbox gateway', () => {
 
   it('addbalance: spec messages, no card, then a top-up credited once and shown in the history', async () => {
     const plain = await signUp(env.app);
-    const add = (token: string, body: unknown, headers?: Record<string, string>) => call(env.app, 'POST', '/v1/user/general/addbalance', { token, body, headers });
+    const add = (token: string, body: unknown, headers?: Record<string, string>) =>
+      call(env.app, 'POST', '/v1/user/general/addbalance', { token, body, headers });
     expect((await add(plain.session, {})).body.payload.errors.amount).toBe(MSG.amountRequired);
     expect((await add(plain.session, { amount: 'ten' })).body.payload.errors.amount).toBe(MSG.amountNumber);
     expect((await add(plain.session, { amount: 2.5 })).body.payload.errors.amount).toBe(MSG.amountNumber);
@@ -71,7 +94,13 @@ describe('billing through the API, sandbox gateway', () => {
     expect(ok.statusCode).toBe(200);
     expect(ok.body.message).toBe(MSG.balanceAdded);
     expect(ok.body.payload.balance).toBe(30);
-    expect(ok.body.payload.payment).toMatchObject({ amount: '20.00', status: 'submitted_for_settlement', paymentInstrumentType: 'credit_card', currencyIsoCode: 'USD', creditCard: { cardType: 'Visa', maskedNumber: '411111******1111' } });
+    expect(ok.body.payload.payment).toMatchObject({
+      amount: '20.00',
+      status: 'submitted_for_settlement',
+      paymentInstrumentType: 'credit_card',
+      currencyIsoCode: 'USD',
+      creditCard: { cardType: 'Visa', maskedNumber: '411111******1111' },
+    });
     const hist = await call(env.app, 'GET', '/v1/user/payment/history', { token: a.session });
     expect(hist.body.payload).toHaveLength(1);
     expect(hist.body.payload[0].id).toBe(ok.body.payload.payment.id);
@@ -83,7 +112,12 @@ describe('billing through the API, sandbox gateway', () => {
   it('a replayed top-up with the same Idempotency-Key is answered byte for byte and charged once, also when concurrent', async () => {
     const a = await withCard();
     const send = (amount: number, key: string) =>
-      env.app.inject({ method: 'POST', url: '/v1/user/general/addbalance', headers: { 'sm-api-token': a.session, 'sm-http-status': 'real', 'idempotency-key': key }, payload: { amount } });
+      env.app.inject({
+        method: 'POST',
+        url: '/v1/user/general/addbalance',
+        headers: { 'sm-api-token': a.session, 'sm-http-status': 'real', 'idempotency-key': key },
+        payload: { amount },
+      });
     const first = await send(10, 'k-1');
     const again = await send(10, 'k-1');
     expect(first.statusCode).toBe(200);
@@ -102,7 +136,12 @@ describe('billing through the API, sandbox gateway', () => {
 
   it('a declined card: a clear message, the attempt in the history, nothing booked; the decline is replayed under its key', async () => {
     const a = await withCard('fake-processor-declined-visa-nonce');
-    const send = () => call(env.app, 'POST', '/v1/user/general/addbalance', { token: a.session, body: { amount: 20 }, headers: { 'idempotency-key': 'd-1' } });
+    const send = () =>
+      call(env.app, 'POST', '/v1/user/general/addbalance', {
+        token: a.session,
+        body: { amount: 20 },
+        headers: { 'idempotency-key': 'd-1' },
+      });
     const res = await send();
     expect([res.statusCode, res.body.message]).toEqual([402, `${MSG.paymentDeclined}: Do Not Honor`]);
     expect(res.body.payload.payment).toMatchObject({ status: 'processor_declined', processorResponseText: 'Do Not Honor' });
@@ -123,7 +162,12 @@ describe('billing through the API, sandbox gateway', () => {
     const timeout = env.ctx.config.PAYMENT_TIMEOUT_MS;
     env.ctx.config.PAYMENT_TIMEOUT_MS = 100;
     try {
-      const send = () => call(env.app, 'POST', '/v1/user/general/addbalance', { token: a.session, body: { amount: 20 }, headers: { 'idempotency-key': 't-1' } });
+      const send = () =>
+        call(env.app, 'POST', '/v1/user/general/addbalance', {
+          token: a.session,
+          body: { amount: 20 },
+          headers: { 'idempotency-key': 't-1' },
+        });
       const res = await send();
       expect([res.statusCode, res.body.message]).toEqual([504, MSG.paymentTimeout]);
       expect(await balanceCents(env.ctx.db, a.id)).toBe(1000);
@@ -148,8 +192,13 @@ describe('billing through the API, sandbox gateway', () => {
     const a = await withCard();
     const edit = (body: unknown) => call(env.app, 'POST', '/v1/user/payment/edit', { token: a.session, body });
     const empty = await edit({});
-    expect(empty.body.payload.errors).toEqual({ amountAutoRecharge: MSG.amountAutoRechargeRequired, minimumBalanceForAutoRecharge: MSG.minimumBalanceRequired });
-    expect((await edit({ amountAutoRecharge: '2x', minimumBalanceForAutoRecharge: 5 })).body.payload.errors.amountAutoRecharge).toBe(MSG.amountNumber);
+    expect(empty.body.payload.errors).toEqual({
+      amountAutoRecharge: MSG.amountAutoRechargeRequired,
+      minimumBalanceForAutoRecharge: MSG.minimumBalanceRequired,
+    });
+    expect((await edit({ amountAutoRecharge: '2x', minimumBalanceForAutoRecharge: 5 })).body.payload.errors.amountAutoRecharge).toBe(
+      MSG.amountNumber,
+    );
     const ok = await edit({ amountAutoRecharge: 20, minimumBalanceForAutoRecharge: '5' });
     expect([ok.statusCode, ok.body.message]).toEqual([200, MSG.autofillSaved]);
     expect(ok.body.payload).toMatchObject({ amountAutoRecharge: 20, minimumBalanceForAutoRecharge: 5, paymentActive: true });
@@ -157,7 +206,10 @@ describe('billing through the API, sandbox gateway', () => {
 
   it('automatic recharge: a charge under the minimum records one recharge, which is charged and credited', async () => {
     const a = await withCard();
-    await call(env.app, 'POST', '/v1/user/payment/edit', { token: a.session, body: { amountAutoRecharge: 20, minimumBalanceForAutoRecharge: 5 } });
+    await call(env.app, 'POST', '/v1/user/payment/edit', {
+      token: a.session,
+      body: { amountAutoRecharge: 20, minimumBalanceForAutoRecharge: 5 },
+    });
     await env.ctx.db.transaction((tx) => charge(tx, a.id, 400, 'tracking', 'big-1'));
     expect(await env.ctx.db.select().from(payments).where(eq(payments.userId, a.id))).toHaveLength(0);
     await env.ctx.db.transaction((tx) => charge(tx, a.id, 200, 'tracking', 'big-2'));
@@ -167,13 +219,18 @@ describe('billing through the API, sandbox gateway', () => {
     expect(await processRecharges(env.ctx)).toBeGreaterThanOrEqual(1);
     expect(await balanceCents(env.ctx.db, a.id)).toBe(1000 - 605 + 2000);
     const hist = await call(env.app, 'GET', '/v1/user/payment/history', { token: a.session });
-    expect(hist.body.payload.map((p: { kind: string; status: string }) => [p.kind, p.status])).toEqual([['auto_recharge', 'submitted_for_settlement']]);
+    expect(hist.body.payload.map((p: { kind: string; status: string }) => [p.kind, p.status])).toEqual([
+      ['auto_recharge', 'submitted_for_settlement'],
+    ]);
     await consistent(a.id);
   });
 
   it('a failing automatic recharge: a payment alert, backoff before the next try, and a cap', async () => {
     const a = await withCard('fake-processor-declined-mastercard-nonce');
-    await call(env.app, 'POST', '/v1/user/payment/edit', { token: a.session, body: { amountAutoRecharge: 20, minimumBalanceForAutoRecharge: 9 } });
+    await call(env.app, 'POST', '/v1/user/payment/edit', {
+      token: a.session,
+      body: { amountAutoRecharge: 20, minimumBalanceForAutoRecharge: 9 },
+    });
     await env.ctx.db.transaction((tx) => charge(tx, a.id, 200, 'tracking', 'f-1'));
     await processRecharges(env.ctx);
     const [acct] = await env.ctx.db.select().from(billingAccounts).where(eq(billingAccounts.userId, a.id));
@@ -183,26 +240,42 @@ describe('billing through the API, sandbox gateway', () => {
     expect(info.body.payload.alerts.payment.map((x: { name: string }) => x.name)).toContain('rechargeFailed');
     // Within the backoff a further charge records no new recharge.
     await env.ctx.db.transaction((tx) => charge(tx, a.id, 5, 'tracking', 'f-2'));
-    expect(await env.ctx.db.select().from(payments).where(and(eq(payments.userId, a.id), eq(payments.status, 'pending')))).toHaveLength(0);
+    expect(
+      await env.ctx.db
+        .select()
+        .from(payments)
+        .where(and(eq(payments.userId, a.id), eq(payments.status, 'pending'))),
+    ).toHaveLength(0);
     // Past the backoff, two more failures reach the cap: recharges pause until the card or setting changes.
     for (const n of [3, 4]) {
-      await env.ctx.db.update(billingAccounts).set({ rechargeRetryAt: new Date(Date.now() - 1000) }).where(eq(billingAccounts.userId, a.id));
+      await env.ctx.db
+        .update(billingAccounts)
+        .set({ rechargeRetryAt: new Date(Date.now() - 1000) })
+        .where(eq(billingAccounts.userId, a.id));
       await env.ctx.db.transaction((tx) => charge(tx, a.id, 5, 'tracking', `f-${n}`));
       await processRecharges(env.ctx);
     }
     const [capped] = await env.ctx.db.select().from(billingAccounts).where(eq(billingAccounts.userId, a.id));
     expect(capped!.rechargeFailures).toBe(3);
     await env.ctx.db.transaction((tx) => charge(tx, a.id, 5, 'tracking', 'f-5'));
-    expect(await env.ctx.db.select().from(payments).where(and(eq(payments.userId, a.id), eq(payments.status, 'pending')))).toHaveLength(0);
+    expect(
+      await env.ctx.db
+        .select()
+        .from(payments)
+        .where(and(eq(payments.userId, a.id), eq(payments.status, 'pending'))),
+    ).toHaveLength(0);
     const all = await env.ctx.db.select().from(payments).where(eq(payments.userId, a.id));
     expect(all.map((p) => p.status)).toEqual(['processor_declined', 'processor_declined', 'processor_declined']);
-    const raised = await env.ctx.db.select().from(alerts).where(and(eq(alerts.userId, a.id), eq(alerts.name, 'rechargeFailed')));
+    const raised = await env.ctx.db
+      .select()
+      .from(alerts)
+      .where(and(eq(alerts.userId, a.id), eq(alerts.name, 'rechargeFailed')));
     expect(raised.at(-1)!.message).toContain('paused');
     expect(await topups(a.id)).toHaveLength(0);
     await consistent(a.id);
   });
 
-  it('referral: the inviter gets $10 once, on the invited friend\'s first successful payment', async () => {
+  it("referral: the inviter gets $10 once, on the invited friend's first successful payment", async () => {
     const inviter = await signUp(env.app);
     const inviterId = await idOf(inviter.email);
     const friend = await withCard('fake-valid-visa-nonce', { referrer: inviter.profile.referralCode });
@@ -215,33 +288,58 @@ describe('billing through the API, sandbox gateway', () => {
     await consistent(inviterId);
   });
 
-  it('usage: one record per day with tracking and SMS counts and costs, in the account\'s time zone', async () => {
+  it("usage: one record per day with tracking and SMS counts and costs, in the account's time zone", async () => {
     const a = await withCard();
     for (let i = 0; i < 3; i++) await env.ctx.db.transaction((tx) => charge(tx, a.id, 5, 'tracking', `u-t-${i}`));
     await env.ctx.db.transaction((tx) => charge(tx, a.id, 4, 'sms', 'u-s-1', 'SMS to +15550000000'));
     const ends = new Date();
     const starts = new Date(ends.getTime() - 6 * 86_400_000);
-    const res = await call(env.app, 'POST', '/v1/user/general/getusage', { token: a.session, body: { starts: starts.toISOString(), ends: ends.toISOString() } });
+    const res = await call(env.app, 'POST', '/v1/user/general/getusage', {
+      token: a.session,
+      body: { starts: starts.toISOString(), ends: ends.toISOString() },
+    });
     expect(res.statusCode).toBe(200);
     expect(res.body.payload).toHaveLength(7);
     const today = res.body.payload.at(-1);
-    expect(today).toMatchObject({ dt: ends.toISOString().slice(0, 10), tracking: 3, sms: 1, costTracking: 0.15, costSms: 0.04, total: 0.19 });
+    expect(today).toMatchObject({
+      dt: ends.toISOString().slice(0, 10),
+      tracking: 3,
+      sms: 1,
+      costTracking: 0.15,
+      costSms: 0.04,
+      total: 0.19,
+    });
     expect(res.body.payload[0]).toMatchObject({ tracking: 0, sms: 0, total: 0 });
-    const bad = await call(env.app, 'POST', '/v1/user/general/getusage', { token: a.session, body: { starts: 'yesterday', ends: ends.toISOString() } });
+    const bad = await call(env.app, 'POST', '/v1/user/general/getusage', {
+      token: a.session,
+      body: { starts: 'yesterday', ends: ends.toISOString() },
+    });
     expect(bad.statusCode).toBe(400);
-    const backwards = await call(env.app, 'POST', '/v1/user/general/getusage', { token: a.session, body: { starts: ends.toISOString(), ends: starts.toISOString() } });
+    const backwards = await call(env.app, 'POST', '/v1/user/general/getusage', {
+      token: a.session,
+      body: { starts: ends.toISOString(), ends: starts.toISOString() },
+    });
     expect(backwards.body.payload.errors.ends).toBe('The start date must be before the end date');
   });
 
-  it('receipts: the data and a landscape PDF with seller, buyer and the company\'s invoice info, the card and the total', async () => {
+  it("receipts: the data and a landscape PDF with seller, buyer and the company's invoice info, the card and the total", async () => {
     const a = await withCard('fake-valid-visa-nonce', { userType: 'company', company: 'Acme Parcels' });
-    const upd = await call(env.app, 'POST', '/v1/user/general/update', { token: a.session, body: { profile: { company: 'Acme Parcels', InvoiceExtraInfo: 'VAT GB123456789' } } });
+    const upd = await call(env.app, 'POST', '/v1/user/general/update', {
+      token: a.session,
+      body: { profile: { company: 'Acme Parcels', InvoiceExtraInfo: 'VAT GB123456789' } },
+    });
     expect(upd.statusCode).toBe(200);
     const paid = await call(env.app, 'POST', '/v1/user/general/addbalance', { token: a.session, body: { amount: 20 } });
     const id = paid.body.payload.payment.id as string;
     const r = await call(env.app, 'GET', `/v1/user/payment/receipt/${id}`, { token: a.session });
     expect(r.statusCode).toBe(200);
-    expect(r.body.payload).toMatchObject({ id, total: '20.00', buyer: { name: 'Ada Lovelace', email: a.email, company: 'Acme Parcels', invoiceExtraInfo: 'VAT GB123456789' }, seller: { name: 'Shiptrail' }, lineItems: [{ description: 'Prepaid balance top-up', total: '20.00' }] });
+    expect(r.body.payload).toMatchObject({
+      id,
+      total: '20.00',
+      buyer: { name: 'Ada Lovelace', email: a.email, company: 'Acme Parcels', invoiceExtraInfo: 'VAT GB123456789' },
+      seller: { name: 'Shiptrail' },
+      lineItems: [{ description: 'Prepaid balance top-up', total: '20.00' }],
+    });
     const other = await signUp(env.app);
     expect((await call(env.app, 'GET', `/v1/user/payment/receipt/${id}`, { token: other.session })).statusCode).toBe(404);
     expect((await call(env.app, 'GET', '/v1/user/payment/receipt/not-an-id', { token: a.session })).body.message).toBe(MSG.receiptNotFound);
@@ -254,7 +352,20 @@ describe('billing through the API, sandbox gateway', () => {
     const [, , w, h] = page.view;
     expect(w).toBeGreaterThan(h!);
     const { text } = await extractText(doc, { mergePages: true });
-    for (const s of ['Payment Receipt', 'Shiptrail', 'Ada Lovelace', 'Acme Parcels', a.email, 'VAT GB123456789', 'Prepaid balance top-up', '20.00 USD', 'Visa 411111******1111', 'Total paid', id]) expect(text).toContain(s);
+    for (const s of [
+      'Payment Receipt',
+      'Shiptrail',
+      'Ada Lovelace',
+      'Acme Parcels',
+      a.email,
+      'VAT GB123456789',
+      'Prepaid balance top-up',
+      '20.00 USD',
+      'Visa 411111******1111',
+      'Total paid',
+      id,
+    ])
+      expect(text).toContain(s);
     if (process.env.RECEIPT_PDF_OUT) (await import('node:fs')).writeFileSync(process.env.RECEIPT_PDF_OUT, pdf.rawPayload);
   });
 });

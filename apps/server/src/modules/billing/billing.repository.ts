@@ -59,9 +59,14 @@ function rowsOf<T>(r: unknown): T[] {
   return Array.isArray(r) ? (r as T[]) : ((r as { rows?: T[] }).rows ?? []);
 }
 
-/** Lock the account row for the rest of the transaction: charges to one account queue up here. */
+/**
+ * Lock the account row for the rest of the transaction: charges to one account queue up here. FOR NO KEY
+ * UPDATE, not FOR UPDATE: the foreign-key checks of a concurrent credit (its ledger and balance rows point at
+ * the user) take FOR KEY SHARE, which FOR UPDATE would block while that credit holds the balance row, a
+ * deadlock PostgreSQL reported under racing charges, credits and recharges.
+ */
 export async function lockAccount(tx: Tx, userId: string): Promise<void> {
-  await tx.execute(sql`select 1 from ${users} where ${users.id} = ${userId} for update`);
+  await tx.execute(sql`select 1 from ${users} where ${users.id} = ${userId} for no key update`);
 }
 
 export async function entryExists(tx: Tx, userId: string, kind: string, ref: string): Promise<boolean> {

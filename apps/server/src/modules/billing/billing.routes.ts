@@ -15,7 +15,8 @@ export async function billingRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
     const key = req.headers['idempotency-key'];
     return typeof key === 'string' && key ? key : undefined;
   };
-  const sendExact = (reply: FastifyReply, out: { statusCode: number; text: string }) => reply.code(out.statusCode).type('application/json; charset=utf-8').send(out.text);
+  const sendExact = (reply: FastifyReply, out: { statusCode: number; text: string }) =>
+    reply.code(out.statusCode).type('application/json; charset=utf-8').send(out.text);
   const idParam = (req: FastifyRequest) => {
     const id = (req.params as { id: string }).id;
     if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) throw notFound(MSG.receiptNotFound);
@@ -33,7 +34,10 @@ export async function billingRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
 
   app.post('/v1/user/payment/edit', owner, async (req) => {
     const input = parse(paymentEditRequest, req.body);
-    return success(await pay.editAutofill(ctx, userOf(req).id, input.amountAutoRecharge, input.minimumBalanceForAutoRecharge), MSG.autofillSaved);
+    return success(
+      await pay.editAutofill(ctx, userOf(req).id, input.amountAutoRecharge, input.minimumBalanceForAutoRecharge),
+      MSG.autofillSaved,
+    );
   });
 
   app.post('/v1/user/general/addbalance', owner, async (req, reply) => {

@@ -46,7 +46,10 @@ export interface PaymentGateway {
 
 /** The gateway did not answer (timeout, network): whether a sale happened is unknown. */
 export class GatewayUnavailableError extends Error {
-  constructor(readonly timedOut: boolean, cause?: unknown) {
+  constructor(
+    readonly timedOut: boolean,
+    cause?: unknown,
+  ) {
     super(timedOut ? 'payment gateway timed out' : 'payment gateway unavailable', { cause });
   }
 }
@@ -62,7 +65,15 @@ export async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
   } catch (err) {
     if (err instanceof GatewayUnavailableError) throw err;
     const code = (err as { code?: string; name?: string }).code ?? (err as { name?: string }).name;
-    if (code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'ETIMEDOUT' || code === 'UnexpectedError' || code === 'ServerError' || code === 'ServiceUnavailableError' || code === 'TimeoutError') {
+    if (
+      code === 'ECONNREFUSED' ||
+      code === 'ECONNRESET' ||
+      code === 'ETIMEDOUT' ||
+      code === 'UnexpectedError' ||
+      code === 'ServerError' ||
+      code === 'ServiceUnavailableError' ||
+      code === 'TimeoutError'
+    ) {
       throw new GatewayUnavailableError(code === 'ETIMEDOUT' || code === 'TimeoutError', err);
     }
     throw err;

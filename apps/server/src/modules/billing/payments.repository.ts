@@ -11,7 +11,11 @@ export async function account(db: Queryable, userId: string): Promise<BillingAcc
 }
 
 /** Update the account's billing row, creating it (balance 0) when the account has none yet. */
-export async function updateAccount(db: Queryable, userId: string, set: Partial<Omit<BillingAccount, 'userId' | 'balanceCents'>>): Promise<void> {
+export async function updateAccount(
+  db: Queryable,
+  userId: string,
+  set: Partial<Omit<BillingAccount, 'userId' | 'balanceCents'>>,
+): Promise<void> {
   await db
     .insert(billingAccounts)
     .values({ userId, ...set })
@@ -24,7 +28,10 @@ export async function insertPayment(db: Queryable, p: typeof payments.$inferInse
 }
 
 export async function paymentByKey(db: Queryable, userId: string, key: string): Promise<PaymentRow | undefined> {
-  const [row] = await db.select().from(payments).where(and(eq(payments.userId, userId), eq(payments.idempotencyKey, key)));
+  const [row] = await db
+    .select()
+    .from(payments)
+    .where(and(eq(payments.userId, userId), eq(payments.idempotencyKey, key)));
   return row;
 }
 
@@ -34,7 +41,12 @@ export async function paymentById(db: Queryable, id: string): Promise<PaymentRow
 }
 
 /** Move a payment from one of `from` to `to`; the updated row, or nothing when another process moved it first. */
-export async function movePayment(db: Queryable, id: string, from: string[], set: Partial<PaymentRow> & { status: string }): Promise<PaymentRow | undefined> {
+export async function movePayment(
+  db: Queryable,
+  id: string,
+  from: string[],
+  set: Partial<PaymentRow> & { status: string },
+): Promise<PaymentRow | undefined> {
   const [row] = await db
     .update(payments)
     .set({ ...set, updatedAt: sql`now()` })
@@ -52,7 +64,12 @@ export async function dueRecharges(db: Queryable, staleBefore: Date, limit = 50)
   return db
     .select()
     .from(payments)
-    .where(and(eq(payments.kind, 'auto_recharge'), or(eq(payments.status, 'pending'), and(eq(payments.status, 'processing'), lt(payments.updatedAt, staleBefore)))))
+    .where(
+      and(
+        eq(payments.kind, 'auto_recharge'),
+        or(eq(payments.status, 'pending'), and(eq(payments.status, 'processing'), lt(payments.updatedAt, staleBefore))),
+      ),
+    )
     .limit(limit);
 }
 
@@ -77,13 +94,27 @@ export async function markReferralRewarded(db: Queryable, inviterId: string, inv
 }
 
 /** A payment alert (the alerts table belongs to accounts; billing only adds and clears its own names). */
-export async function raisePaymentAlert(db: Queryable, userId: string, a: { name: string; message: string; level: 'info' | 'warning' | 'danger'; dedupeKey: string }): Promise<void> {
-  await db.insert(alerts).values({ userId, group: 'payment', ...a }).onConflictDoNothing();
+export async function raisePaymentAlert(
+  db: Queryable,
+  userId: string,
+  a: { name: string; message: string; level: 'info' | 'warning' | 'danger'; dedupeKey: string },
+): Promise<void> {
+  await db
+    .insert(alerts)
+    .values({ userId, group: 'payment', ...a })
+    .onConflictDoNothing();
 }
 
 export async function clearPaymentAlert(db: Queryable, userId: string, dedupeKeyPrefix: string): Promise<void> {
   await db
     .update(alerts)
     .set({ dismissedAt: sql`now()` })
-    .where(and(eq(alerts.userId, userId), eq(alerts.group, 'payment'), sql`${alerts.dedupeKey} like ${dedupeKeyPrefix + '%'}`, sql`${alerts.dismissedAt} is null`));
+    .where(
+      and(
+        eq(alerts.userId, userId),
+        eq(alerts.group, 'payment'),
+        sql`${alerts.dedupeKey} like ${dedupeKeyPrefix + '%'}`,
+        sql`${alerts.dismissedAt} is null`,
+      ),
+    );
 }

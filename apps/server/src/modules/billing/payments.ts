@@ -8,7 +8,6 @@ import { AppError, badRequest, conflict, paymentRequired } from '../../lib/error
 import { success } from '../../lib/http.ts';
 import { GatewayUnavailableError, withTimeout, type GatewayTransaction, type PaymentGateway, type SaleResult } from './gateway.ts';
 import { SandboxGateway } from './sandbox-gateway.ts';
-import { createBraintreeGateway } from './braintree-gateway.ts';
 import * as ledger from './billing.repository.ts';
 import * as repo from './payments.repository.ts';
 
@@ -23,7 +22,7 @@ export const RECHARGE_STALE_MS = 2 * 60_000;
 const ADDBALANCE_ROUTE = 'POST /v1/user/general/addbalance';
 
 export function gatewayOf(ctx: AppContext): PaymentGateway {
-  return (ctx.resources.payments ??= createBraintreeGateway(ctx.config) ?? new SandboxGateway());
+  return (ctx.resources.payments ??= new SandboxGateway());
 }
 
 const money = (cents: number) => (cents / 100).toFixed(2);
@@ -55,7 +54,14 @@ export async function paymentInfo(ctx: AppContext, userId: string): Promise<Paym
   return {
     paymentActive: active,
     details: active
-      ? { cardholderName: a.cardholderName ?? '', last4: a.last4 ?? '', expirationYear: a.expirationYear ?? '', expirationMonth: a.expirationMonth ?? '', imageUrl: a.imageUrl ?? '', cardType: a.cardType ?? '' }
+      ? {
+          cardholderName: a.cardholderName ?? '',
+          last4: a.last4 ?? '',
+          expirationYear: a.expirationYear ?? '',
+          expirationMonth: a.expirationMonth ?? '',
+          imageUrl: a.imageUrl ?? '',
+          cardType: a.cardType ?? '',
+        }
       : null,
     paymentMethodToken: active ? (a.maskedNumber ?? null) : null,
     amountAutoRecharge: centsToDollars(a?.autoRechargeCents ?? 0),
@@ -70,7 +76,8 @@ async function ask<T>(ctx: AppContext, work: Promise<T>): Promise<T> {
   try {
     return await withTimeout(work, ctx.config.PAYMENT_TIMEOUT_MS);
   } catch (err) {
-    if (err instanceof GatewayUnavailableError) throw new AppError(err.timedOut ? 504 : 503, err.timedOut ? MSG.paymentTimeout : MSG.paymentUnavailable, 'gateway_unavailable');
+    if (err instanceof GatewayUnavailableError)
+      throw new AppError(err.timedOut ? 504 : 503, err.timedOut ? MSG.paymentTimeout : MSG.paymentUnavailable, 'gateway_unavailable');
     throw err;
   }
 }
@@ -85,7 +92,16 @@ export async function clientToken(ctx: AppContext, userId: string): Promise<{ to
 export async function addCard(ctx: AppContext, user: UserLike, nonce: string): Promise<PaymentInfo> {
   const a = await repo.account(ctx.db, user.id);
   const g = gatewayOf(ctx);
-  const res = await ask(ctx, g.vault({ nonce, customerId: a?.gateway === g.name ? (a.customerId ?? null) : null, email: user.email, firstName: user.firstName, lastName: user.lastName }));
+  const res = await ask(
+    ctx,
+    g.vault({
+      nonce,
+      customerId: a?.gateway === g.name ? (a.customerId ?? null) : null,
+      email: user.email,
+      firstName: user.firstName,
+      lastName: user.lastName,
+    }),
+  );
   if (!res.ok) {
     if (res.message.includes('more than once')) throw badRequest(MSG.paymentNonceUsed, { paymentMethodToken: MSG.paymentNonceUsed });
     if (res.reason === 'declined') throw paymentRequired(`${MSG.paymentDeclined}: ${res.message}`);
@@ -107,7 +123,12 @@ export async function addCard(ctx: AppContext, user: UserLike, nonce: string): P
 }
 
 export async function editAutofill(ctx: AppContext, userId: string, amountDollars: number, minimumDollars: number): Promise<PaymentInfo> {
-  await repo.updateAccount(ctx.db, userId, { autoRechargeCents: amountDollars * 100, minimumBalanceCents: minimumDollars * 100, rechargeFailures: 0, rechargeRetryAt: null });
+  await repo.updateAccount(ctx.db, userId, {
+    autoRechargeCents: amountDollars * 100,
+    minimumBalanceCents: minimumDollars * 100,
+    rechargeFailures: 0,
+    rechargeRetryAt: null,
+  });
   return paymentInfo(ctx, userId);
 }
 
@@ -130,18 +151,36 @@ async function settle(tx: Tx, p: repo.PaymentRow, t: GatewayTransaction): Promis
     processorResponseText: t.processorResponseText,
   });
   if (!moved) return false;
-  await ledger.insertEntryOnce(tx, { userId: p.userId, amountCents: p.amountCents, kind: p.kind === 'auto_recharge' ? 'topup' : 'topup', ref: p.id, description: p.kind === 'auto_recharge' ? 'Automatic recharge' : 'Balance added' });
+  await ledger.insertEntryOnce(tx, {
+    userId: p.userId,
+    amountCents: p.amountCents,
+    kind: p.kind === 'auto_recharge' ? 'topup' : 'topup',
+    ref: p.id,
+    description: p.kind === 'auto_recharge' ? 'Automatic recharge' : 'Balance added',
+  });
   const inviter = await repo.inviterOf(tx, p.userId);
   if (inviter && (await repo.successfulPaymentCount(tx, p.userId)) === 1) {
-    const booked = await ledger.insertEntryOnce(tx, { userId: inviter, amountCents: PRICING.referralRewardCents, kind: 'referral_reward', ref: p.userId, description: 'Reward: a friend you invited made a first payment' });
+    const booked = await ledger.insertEntryOnce(tx, {
+      userId: inviter,
+      amountCents: PRICING.referralRewardCents,
+      kind: 'referral_reward',
+      ref: p.userId,
+      description: 'Reward: a friend you invited made a first payment',
+    });
     if (booked) await repo.markReferralRewarded(tx, inviter, p.userId);
   }
   return true;
 }
 
 async function fail(db: Queryable, p: repo.PaymentRow, res: Extract<SaleResult, { ok: false }>): Promise<void> {
-  const status = res.transaction?.status ?? (res.reason === 'rejected' ? 'gateway_rejected' : res.reason === 'declined' ? 'processor_declined' : 'failed');
-  await repo.movePayment(db, p.id, ['pending', 'processing', 'unknown'], { status, transactionId: res.transaction?.id ?? null, processorResponseText: res.message });
+  const status =
+    res.transaction?.status ??
+    (res.reason === 'rejected' ? 'gateway_rejected' : res.reason === 'declined' ? 'processor_declined' : 'failed');
+  await repo.movePayment(db, p.id, ['pending', 'processing', 'unknown'], {
+    status,
+    transactionId: res.transaction?.id ?? null,
+    processorResponseText: res.message,
+  });
 }
 
 const requestHash = (amount: number) => createHash('sha256').update(JSON.stringify({ amount })).digest('hex');
@@ -199,18 +238,30 @@ export async function addBalance(ctx: AppContext, user: UserLike, amountDollars:
     res = await withTimeout(g.sale({ token: a.paymentMethodToken, amountCents, orderId: p.id }), ctx.config.PAYMENT_TIMEOUT_MS);
   } catch (err) {
     if (!(err instanceof GatewayUnavailableError)) throw err;
-    await repo.movePayment(ctx.db, p.id, ['pending'], { status: 'unknown', processorResponseText: err.timedOut ? 'Gateway timeout' : 'Gateway unavailable' });
+    await repo.movePayment(ctx.db, p.id, ['pending'], {
+      status: 'unknown',
+      processorResponseText: err.timedOut ? 'Gateway timeout' : 'Gateway unavailable',
+    });
     throw new AppError(err.timedOut ? 504 : 503, err.timedOut ? MSG.paymentTimeout : MSG.paymentUnavailable, 'gateway_unavailable');
   }
   const payment = p;
   const keep = async (db: Queryable, out: ExactReply) => {
-    if (key) await db.insert(idempotencyKeys).values({ userId: user.id, route: ADDBALANCE_ROUTE, key, statusCode: out.statusCode, body: out.text, requestHash: hash }).onConflictDoNothing();
+    if (key)
+      await db
+        .insert(idempotencyKeys)
+        .values({ userId: user.id, route: ADDBALANCE_ROUTE, key, statusCode: out.statusCode, body: out.text, requestHash: hash })
+        .onConflictDoNothing();
     return out;
   };
   if (!res.ok) {
     await fail(ctx.db, payment, res);
     const message = res.reason === 'rejected' ? `${MSG.paymentRejected}: ${res.message}` : `${MSG.paymentDeclined}: ${res.message}`;
-    const body: Envelope<unknown> = { code: 402, status: 'fail', message, payload: { payment: historyItem((await repo.paymentById(ctx.db, payment.id))!) } };
+    const body: Envelope<unknown> = {
+      code: 402,
+      status: 'fail',
+      message,
+      payload: { payment: historyItem((await repo.paymentById(ctx.db, payment.id))!) },
+    };
     return keep(ctx.db, { statusCode: 402, text: JSON.stringify(body) });
   }
   const sale = res.transaction;
@@ -218,7 +269,10 @@ export async function addBalance(ctx: AppContext, user: UserLike, amountDollars:
     await settle(tx, payment, sale);
     const row = (await repo.paymentById(tx, payment.id))!;
     const balance = await ledger.balanceCents(tx, user.id);
-    return keep(tx, { statusCode: 200, text: JSON.stringify(success({ balance: centsToDollars(balance), payment: historyItem(row) }, MSG.balanceAdded)) });
+    return keep(tx, {
+      statusCode: 200,
+      text: JSON.stringify(success({ balance: centsToDollars(balance), payment: historyItem(row) }, MSG.balanceAdded)),
+    });
   });
 }
 
@@ -245,12 +299,18 @@ export async function runRecharge(ctx: AppContext, p: repo.PaymentRow): Promise<
   if (!claimed) return false;
   const a = await repo.account(ctx.db, p.userId);
   if (!a?.paymentMethodToken || !a.autoRechargeCents) {
-    await repo.movePayment(ctx.db, p.id, ['processing'], { status: 'failed', processorResponseText: 'Automatic recharge is off or no card is on file' });
+    await repo.movePayment(ctx.db, p.id, ['processing'], {
+      status: 'failed',
+      processorResponseText: 'Automatic recharge is off or no card is on file',
+    });
     return true;
   }
   let res: SaleResult;
   try {
-    res = await withTimeout(gatewayOf(ctx).sale({ token: a.paymentMethodToken, amountCents: p.amountCents, orderId: p.id }), ctx.config.PAYMENT_TIMEOUT_MS);
+    res = await withTimeout(
+      gatewayOf(ctx).sale({ token: a.paymentMethodToken, amountCents: p.amountCents, orderId: p.id }),
+      ctx.config.PAYMENT_TIMEOUT_MS,
+    );
   } catch (err) {
     if (!(err instanceof GatewayUnavailableError)) throw err;
     // Left in 'processing': the stale sweep repeats the same sale (same order id) after RECHARGE_STALE_MS.
@@ -271,7 +331,10 @@ export async function runRecharge(ctx: AppContext, p: repo.PaymentRow): Promise<
   const stop = failures >= RECHARGE_MAX_FAILURES;
   await ctx.db.transaction(async (tx) => {
     await fail(tx, claimed, res);
-    await repo.updateAccount(tx, p.userId, { rechargeFailures: failures, rechargeRetryAt: stop ? null : new Date(ctx.now().getTime() + RECHARGE_BACKOFF_MS[failures - 1]!) });
+    await repo.updateAccount(tx, p.userId, {
+      rechargeFailures: failures,
+      rechargeRetryAt: stop ? null : new Date(ctx.now().getTime() + RECHARGE_BACKOFF_MS[failures - 1]!),
+    });
     await repo.raisePaymentAlert(tx, p.userId, {
       name: 'rechargeFailed',
       level: 'danger',

@@ -15,8 +15,18 @@ export async function receipt(ctx: AppContext, user: Buyer, id: string): Promise
   const what = p.kind === 'auto_recharge' ? 'Automatic balance recharge' : 'Prepaid balance top-up';
   return {
     ...item,
-    seller: { name: ctx.config.SELLER_NAME, address: ctx.config.SELLER_ADDRESS, email: ctx.config.SUPPORT_EMAIL, url: ctx.config.publicUrl },
-    buyer: { name: `${user.firstName} ${user.lastName}`.trim(), email: user.email, company: user.company, invoiceExtraInfo: user.invoiceExtraInfo },
+    seller: {
+      name: ctx.config.SELLER_NAME,
+      address: ctx.config.SELLER_ADDRESS,
+      email: ctx.config.SUPPORT_EMAIL,
+      url: ctx.config.publicUrl,
+    },
+    buyer: {
+      name: `${user.firstName} ${user.lastName}`.trim(),
+      email: user.email,
+      company: user.company,
+      invoiceExtraInfo: user.invoiceExtraInfo,
+    },
     lineItems: [{ description: what, quantity: 1, unitAmount: item.amount, total: item.amount }],
     total: item.amount,
   };
@@ -42,7 +52,11 @@ export async function receiptPdf(ctx: AppContext, user: Buyer, id: string): Prom
   doc.font('Helvetica-Bold').fontSize(24).fillColor('#1c7ed6').text(r.seller.name, left, 48);
   doc.font('Helvetica').fontSize(10).fillColor('#555');
   for (const line of [r.seller.address, r.seller.email, r.seller.url].filter(Boolean)) doc.text(line);
-  doc.font('Helvetica-Bold').fontSize(20).fillColor('#222').text('Payment Receipt', left, 48, { width: right - left, align: 'right' });
+  doc
+    .font('Helvetica-Bold')
+    .fontSize(20)
+    .fillColor('#222')
+    .text('Payment Receipt', left, 48, { width: right - left, align: 'right' });
   doc.font('Helvetica').fontSize(10).fillColor('#555');
   doc.text(`Receipt no. ${r.id}`, { width: right - left, align: 'right' });
   doc.text(`Date ${fmtDate(r.createdAt)}`, { width: right - left, align: 'right' });
@@ -51,8 +65,13 @@ export async function receiptPdf(ctx: AppContext, user: Buyer, id: string): Prom
   let y = 150;
   doc.font('Helvetica-Bold').fontSize(11).fillColor('#222').text('Billed to', left, y);
   doc.font('Helvetica').fontSize(10).fillColor('#333');
-  for (const line of [r.buyer.name, r.buyer.company, r.buyer.email, ...r.buyer.invoiceExtraInfo.split('\n')].filter((l) => l.trim())) doc.text(line, left);
-  doc.font('Helvetica-Bold').fontSize(11).fillColor('#222').text('Paid with', left + 380, y);
+  for (const line of [r.buyer.name, r.buyer.company, r.buyer.email, ...r.buyer.invoiceExtraInfo.split('\n')].filter((l) => l.trim()))
+    doc.text(line, left);
+  doc
+    .font('Helvetica-Bold')
+    .fontSize(11)
+    .fillColor('#222')
+    .text('Paid with', left + 380, y);
   doc.font('Helvetica').fontSize(10).fillColor('#333');
   doc.text(`${r.creditCard.cardType} ${r.creditCard.maskedNumber}`, left + 380);
   if (r.creditCard.cardholderName) doc.text(r.creditCard.cardholderName, left + 380);
@@ -62,7 +81,9 @@ export async function receiptPdf(ctx: AppContext, user: Buyer, id: string): Prom
   const cols = [left, left + 420, left + 520, left + 640];
   doc.rect(left, y - 6, right - left, 22).fill('#f1f3f5');
   doc.fillColor('#222').font('Helvetica-Bold').fontSize(10);
-  ['Description', 'Quantity', 'Unit price', 'Amount'].forEach((h, i) => doc.text(h, cols[i]!, y, i ? { width: 100, align: 'right' } : undefined));
+  ['Description', 'Quantity', 'Unit price', 'Amount'].forEach((h, i) =>
+    doc.text(h, cols[i]!, y, i ? { width: 100, align: 'right' } : undefined),
+  );
   y += 24;
   doc.font('Helvetica').fillColor('#333');
   for (const li of r.lineItems) {
@@ -72,13 +93,29 @@ export async function receiptPdf(ctx: AppContext, user: Buyer, id: string): Prom
     doc.text(`${li.total} ${cur}`, cols[3]!, y, { width: 100, align: 'right' });
     y += 20;
   }
-  doc.moveTo(left, y + 4).lineTo(right, y + 4).strokeColor('#ced4da').stroke();
+  doc
+    .moveTo(left, y + 4)
+    .lineTo(right, y + 4)
+    .strokeColor('#ced4da')
+    .stroke();
   y += 14;
-  doc.text('Tax', cols[2]!, y, { width: 100, align: 'right' }).text(`${r.taxAmount ?? '0.00'} ${cur}`, cols[3]!, y, { width: 100, align: 'right' });
+  doc
+    .text('Tax', cols[2]!, y, { width: 100, align: 'right' })
+    .text(`${r.taxAmount ?? '0.00'} ${cur}`, cols[3]!, y, { width: 100, align: 'right' });
   y += 18;
-  doc.font('Helvetica-Bold').text('Total paid', cols[2]!, y, { width: 100, align: 'right' }).text(`${r.total} ${cur}`, cols[3]!, y, { width: 100, align: 'right' });
+  doc
+    .font('Helvetica-Bold')
+    .text('Total paid', cols[2]!, y, { width: 100, align: 'right' })
+    .text(`${r.total} ${cur}`, cols[3]!, y, { width: 100, align: 'right' });
 
-  doc.font('Helvetica').fontSize(9).fillColor('#777').text(`Thank you. Questions about this receipt: ${r.seller.email}`, left, doc.page.height - 80, { width: right - left, align: 'center' });
+  doc
+    .font('Helvetica')
+    .fontSize(9)
+    .fillColor('#777')
+    .text(`Thank you. Questions about this receipt: ${r.seller.email}`, left, doc.page.height - 80, {
+      width: right - left,
+      align: 'center',
+    });
   doc.end();
   return done;
 }

@@ -57,10 +57,17 @@ export class SandboxGateway implements PaymentGateway {
     return `sandbox_${randomBytes(12).toString('hex')}`;
   }
 
-  async vault(input: { nonce: string; customerId: string | null; email: string; firstName: string; lastName: string }): Promise<VaultResult> {
+  async vault(input: {
+    nonce: string;
+    customerId: string | null;
+    email: string;
+    firstName: string;
+    lastName: string;
+  }): Promise<VaultResult> {
     await this.pause();
     const nonce = input.nonce.trim();
-    if (nonce === 'fake-consumed-nonce' || this.usedNonces.has(nonce)) return { ok: false, reason: 'invalid', message: 'Cannot use a payment_method_nonce more than once.' };
+    if (nonce === 'fake-consumed-nonce' || this.usedNonces.has(nonce))
+      return { ok: false, reason: 'invalid', message: 'Cannot use a payment_method_nonce more than once.' };
     if (nonce === 'fake-gateway-rejected-fraud-nonce') return { ok: false, reason: 'rejected', message: 'Gateway Rejected: fraud' };
     if (nonce === 'fake-luhn-invalid-nonce') return { ok: false, reason: 'invalid', message: 'Credit card number is invalid.' };
     const known = VALID[nonce] ?? DECLINING[nonce];
@@ -94,7 +101,10 @@ export class SandboxGateway implements PaymentGateway {
   async sale(input: { token: string; amountCents: number; orderId: string }): Promise<SaleResult> {
     await this.pause();
     const first = this.sales.get(input.orderId);
-    if (first) return first.status === 'submitted_for_settlement' ? { ok: true, transaction: first } : { ok: false, reason: 'declined', message: first.processorResponseText, transaction: first };
+    if (first)
+      return first.status === 'submitted_for_settlement'
+        ? { ok: true, transaction: first }
+        : { ok: false, reason: 'declined', message: first.processorResponseText, transaction: first };
     const card = this.cardOf(input.token);
     if (!card) return { ok: false, reason: 'invalid', message: 'Payment method token is invalid.' };
     const dollars = input.amountCents / 100;
@@ -102,7 +112,8 @@ export class SandboxGateway implements PaymentGateway {
     let text = 'Approved';
     let status = 'submitted_for_settlement';
     if (card.declines) [code, text, status] = ['2000', 'Do Not Honor', 'processor_declined'];
-    else if (dollars >= 2000 && dollars < 3000) [code, text, status] = [String(Math.floor(dollars)), 'Processor Declined', 'processor_declined'];
+    else if (dollars >= 2000 && dollars < 3000)
+      [code, text, status] = [String(Math.floor(dollars)), 'Processor Declined', 'processor_declined'];
     else if (dollars >= 3000 && dollars < 3001) [code, text, status] = ['3000', 'Processor Network Unavailable - Try Again', 'failed'];
     const tx: GatewayTransaction = {
       id: randomUUID().replaceAll('-', '').slice(0, 8),
@@ -116,14 +127,23 @@ export class SandboxGateway implements PaymentGateway {
     };
     this.sales.set(input.orderId, tx);
     this.byId.set(tx.id, tx);
-    return status === 'submitted_for_settlement' ? { ok: true, transaction: tx } : { ok: false, reason: 'declined', message: text, transaction: tx };
+    return status === 'submitted_for_settlement'
+      ? { ok: true, transaction: tx }
+      : { ok: false, reason: 'declined', message: text, transaction: tx };
   }
 
   async refund(transactionId: string, amountCents?: number): Promise<SaleResult> {
     await this.pause();
     const orig = this.byId.get(transactionId);
-    if (!orig || orig.status !== 'submitted_for_settlement') return { ok: false, reason: 'invalid', message: 'Cannot refund a transaction unless it is settled.' };
-    const tx: GatewayTransaction = { ...orig, id: randomUUID().replaceAll('-', '').slice(0, 8), amountCents: amountCents ?? orig.amountCents, status: 'submitted_for_settlement', createdAt: new Date().toISOString() };
+    if (!orig || orig.status !== 'submitted_for_settlement')
+      return { ok: false, reason: 'invalid', message: 'Cannot refund a transaction unless it is settled.' };
+    const tx: GatewayTransaction = {
+      ...orig,
+      id: randomUUID().replaceAll('-', '').slice(0, 8),
+      amountCents: amountCents ?? orig.amountCents,
+      status: 'submitted_for_settlement',
+      createdAt: new Date().toISOString(),
+    };
     this.byId.set(tx.id, tx);
     return { ok: true, transaction: tx };
   }

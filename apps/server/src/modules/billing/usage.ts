@@ -10,7 +10,14 @@ import { ledgerEntries } from '../../db/schema.ts';
  */
 export async function usage(db: Queryable, userId: string, timeZone: string, starts: Date, ends: Date): Promise<UsageRecord[]> {
   const tz = isTimeZone(timeZone) ? timeZone : 'UTC';
-  const r = await db.execute<{ dt: string; tracking: number; sms: number; cost_tracking: number; cost_sms: number; updated_at: string | null }>(sql`
+  const r = await db.execute<{
+    dt: string;
+    tracking: number;
+    sms: number;
+    cost_tracking: number;
+    cost_sms: number;
+    updated_at: string | null;
+  }>(sql`
     with days as (
       select d::date as dt
       from generate_series((${starts.toISOString()}::timestamptz at time zone ${tz})::date, (${ends.toISOString()}::timestamptz at time zone ${tz})::date, interval '1 day') d
@@ -29,7 +36,14 @@ export async function usage(db: Queryable, userId: string, timeZone: string, sta
       coalesce(u.cost_tracking, 0) as cost_tracking, coalesce(u.cost_sms, 0) as cost_sms, u.updated_at
     from days left join used u on u.dt = days.dt
     order by days.dt`);
-  const rows = ((r as { rows?: unknown[] }).rows ?? r) as Array<{ dt: string; tracking: number; sms: number; cost_tracking: number; cost_sms: number; updated_at: string | Date | null }>;
+  const rows = ((r as { rows?: unknown[] }).rows ?? r) as Array<{
+    dt: string;
+    tracking: number;
+    sms: number;
+    cost_tracking: number;
+    cost_sms: number;
+    updated_at: string | Date | null;
+  }>;
   return rows.map((x) => ({
     id: `${userId.slice(0, 8)}-${x.dt}`,
     dt: x.dt,
