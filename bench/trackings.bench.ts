@@ -84,6 +84,7 @@ async function openApp(adminUrl: string | undefined, extraEnv: Record<string, st
   const userId = u!.id;
   // Enough balance for every add the bench makes.
   await ctx.db.execute(sql`insert into ledger_entries (user_id, amount_cents, kind, ref) values (${userId}, 1000000000, 'topup', 'bench')`);
+  await ctx.db.execute(sql`update billing_accounts set balance_cents = balance_cents + 1000000000 where user_id = ${userId}`);
   return {
     ctx,
     url,

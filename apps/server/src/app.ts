@@ -21,6 +21,7 @@ import { openapiRoutes } from './modules/openapi/openapi.routes.ts';
 import { notificationRoutes } from './modules/notifications/notifications.routes.ts';
 import { memberRoutes } from './modules/members/members.routes.ts';
 import { shipmentRoutes } from './modules/shipments/shipments.routes.ts';
+import { billingRoutes } from './modules/billing/billing.routes.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -186,6 +187,7 @@ export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {})
   await app.register(notificationRoutes, { ctx });
   await app.register(memberRoutes, { ctx });
   await app.register(shipmentRoutes, { ctx });
+  await app.register(billingRoutes, { ctx });
   if (ctx.mailer.mode === 'outbox') await app.register(devOutboxRoutes, { ctx });
 
 

@@ -98,6 +98,17 @@ const envSchema = carrierEnvSchema.extend({
   TWILIO_AUTH_TOKEN: z.string().optional(),
   TWILIO_FROM: z.string().optional(),
   WEBHOOK_ALLOW_PRIVATE: bool,
+  // Card payments go to Braintree when all four are set, to the built-in sandbox gateway otherwise.
+  BRAINTREE_ENVIRONMENT: z.enum(['sandbox', 'production']).optional(),
+  BRAINTREE_MERCHANT_ID: z.string().optional(),
+  BRAINTREE_PUBLIC_KEY: z.string().optional(),
+  BRAINTREE_PRIVATE_KEY: z.string().optional(),
+  /** Another Braintree gateway address (http://host:port), e.g. a local fake in tests. */
+  BRAINTREE_GATEWAY_URL: z.url().optional(),
+  PAYMENT_TIMEOUT_MS: z.coerce.number().int().positive().default(20_000),
+  /** Seller lines printed on receipts. */
+  SELLER_NAME: z.string().default('Shiptrail'),
+  SELLER_ADDRESS: z.string().default(''),
   QUEUE_POLL_SECONDS: z.coerce.number().positive().default(0.5),
 });
 
@@ -121,6 +132,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  if (e.BRAINTREE_MERCHANT_ID || e.BRAINTREE_PUBLIC_KEY || e.BRAINTREE_PRIVATE_KEY || e.BRAINTREE_ENVIRONMENT) {
+    // Refused at start-up rather than at the first payment: the Braintree adapter is not built yet (decision 031).
+    throw new ConfigError('Invalid configuration:\n  BRAINTREE_*: the Braintree adapter is not available yet; unset BRAINTREE_* to use the built-in sandbox gateway');
+  }
   // 'memory://' is a throwaway embedded database (tests): nothing is written to disk for it.
   const inMemory = e.DATA_DIR === 'memory://';
   const dataDir = inMemory ? e.DATA_DIR : path.resolve(e.DATA_DIR);

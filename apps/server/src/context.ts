@@ -5,6 +5,7 @@ import type { Queue } from './jobs/queue.ts';
 import type { Mailer } from './modules/mail/mailer.ts';
 import type { CarrierRuntime, JourneyStartLookup } from './modules/carriers/carriers.service.ts';
 import type { SmsGateway } from './modules/sms/sms.service.ts';
+import type { PaymentGateway } from './modules/billing/gateway.ts';
 import type { Faults, Tuning } from './modules/notifications/tuning.ts';
 
 /**
@@ -30,8 +31,12 @@ export interface FeatureResources {
   /** Where each sandbox journey started, read back from the stored checkpoints (set before the carriers). */
   sandboxJourneyStart?: JourneyStartLookup;
   sms?: SmsGateway;
+  /** The card gateway: Braintree when configured, else the built-in sandbox. */
+  payments?: PaymentGateway;
   /** The worker role's refresh scheduler loop. */
   refreshScheduler?: { stop(): Promise<void> };
+  /** The worker role's automatic recharge loop. */
+  rechargeLoop?: { stop(): Promise<void> };
   /** Shorter delivery timings (tests). */
   notificationTuning?: Partial<Tuning>;
   /** Fault injection around provider calls (tests). */

@@ -4,6 +4,7 @@ import * as T from './trackings.ts';
 import * as N from './notifications.ts';
 import * as S from './shipments.ts';
 import * as M from './members.ts';
+import * as B from './billing.ts';
 import { API_TOKEN_HEADER, HTTP_STATUS_HEADER, HTTP_STATUS_REAL } from './constants.ts';
 
 /** The API-wide rules, shown at the top of the OpenAPI document (and so on the /developers page). */
@@ -88,5 +89,17 @@ export const shipmentEndpoints: EndpointDef[] = [
   { method: 'GET', path: '/v1/shipment/labels', summary: 'Shipping labels, 4x6 in, one page per shipment, as one PDF (application/pdf; errors are JSON envelopes)', tag: 'Shipments', auth: true, query: S.labelsQuery },
 ];
 
+export const billingEndpoints: EndpointDef[] = [
+  { method: 'GET', path: '/v1/user/payment/token/generate', summary: 'A client token for the card form (Braintree drop-in, or the built-in sandbox gateway)', tag: 'Billing', auth: true, response: B.clientTokenSchema },
+  { method: 'POST', path: '/v1/user/payment/add', summary: 'Save a card from the card form\'s one-time nonce (replaces the card on file)', tag: 'Billing', auth: true, body: B.paymentAddRequest, response: B.paymentInfoSchema },
+  { method: 'GET', path: '/v1/user/payment/info', summary: 'The card on file and the automatic recharge setting', tag: 'Billing', auth: true, response: B.paymentInfoSchema },
+  { method: 'POST', path: '/v1/user/payment/edit', summary: 'Set the automatic recharge: amount and the balance under which it happens (whole dollars; 0 turns it off)', tag: 'Billing', auth: true, body: B.paymentEditRequest, response: B.paymentInfoSchema },
+  { method: 'POST', path: '/v1/user/general/addbalance', summary: 'Charge the card on file and add the amount to the balance (whole dollars); honours an Idempotency-Key header', tag: 'Billing', auth: true, body: B.addBalanceRequest, response: B.addBalanceResponse },
+  { method: 'GET', path: '/v1/user/payment/history', summary: 'Card payments, newest first', tag: 'Billing', auth: true, response: z.array(B.paymentHistoryItemSchema) },
+  { method: 'GET', path: '/v1/user/payment/receipt/{id}', summary: 'The receipt of a succeeded payment', tag: 'Billing', auth: true, response: B.receiptSchema },
+  { method: 'GET', path: '/v1/user/payment/receipt/{id}/pdf', summary: 'The receipt as a PDF (invoice.pdf, landscape)', tag: 'Billing', auth: true },
+  { method: 'POST', path: '/v1/user/general/getusage', summary: 'Usage per day between two dates: trackings and SMS, their costs and the total', tag: 'Billing', auth: true, body: B.usageRequest, response: z.array(B.usageRecordSchema) },
+];
+
 /** Features append their lists here (trackings, carriers, notifications, ...). */
-export const endpoints: EndpointDef[] = [...accountEndpoints, ...trackingEndpoints, ...notificationEndpoints, ...memberEndpoints, ...shipmentEndpoints];
+export const endpoints: EndpointDef[] = [...accountEndpoints, ...trackingEndpoints, ...notificationEndpoints, ...memberEndpoints, ...shipmentEndpoints, ...billingEndpoints];

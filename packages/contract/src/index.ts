@@ -6,6 +6,7 @@ export * from './accounts.ts';
 export * from './trackings.ts';
 export * from './endpoints.ts';
 export * from './notifications.ts';
+export * from './billing.ts';
 export * from './input-guards.ts';
 export * from './members.ts';
 export * from './shipments.ts';

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import {
+  bigint,
   bigserial,
   boolean,
   check,
@@ -185,6 +186,67 @@ export const ledgerEntries = pgTable(
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex('ledger_kind_ref_uq').on(t.userId, t.kind, t.ref), index('ledger_user_idx').on(t.userId, t.createdAt)],
+);
+
+/**
+ * An account's billing state. The balance is kept here in the same statement or transaction as every ledger
+ * entry, so it always equals the sum of the account's entries and reading it never scans the ledger. The
+ * row is created by the first entry. It also holds the vaulted card (a gateway token, never a card number)
+ * and the auto-recharge setting with its failure count and retry time.
+ */
+export const billingAccounts = pgTable('billing_accounts', {
+  userId: uuid('user_id')
+    .primaryKey()
+    .references(() => users.id, { onDelete: 'cascade' }),
+  balanceCents: bigint('balance_cents', { mode: 'number' }).notNull().default(0),
+  gateway: text('gateway'),
+  customerId: text('customer_id'),
+  paymentMethodToken: text('payment_method_token'),
+  cardholderName: text('cardholder_name'),
+  cardType: text('card_type'),
+  last4: text('last4'),
+  maskedNumber: text('masked_number'),
+  expirationMonth: text('expiration_month'),
+  expirationYear: text('expiration_year'),
+  imageUrl: text('image_url'),
+  autoRechargeCents: integer('auto_recharge_cents'),
+  minimumBalanceCents: integer('minimum_balance_cents'),
+  rechargeFailures: integer('recharge_failures').notNull().default(0),
+  rechargeRetryAt: ts('recharge_retry_at'),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+});
+
+/**
+ * Card payments: top-ups and automatic recharges, each a gateway sale whose order id is the row's id (a
+ * retried sale with the same order id is the same sale). A succeeded payment is credited to the ledger with
+ * ref = this id, so it can never be credited twice. At most one automatic recharge per account is pending.
+ */
+export const payments = pgTable(
+  'payments',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    kind: text('kind').notNull(),
+    amountCents: integer('amount_cents').notNull(),
+    currency: text('currency').notNull().default('USD'),
+    status: text('status').notNull(),
+    idempotencyKey: text('idempotency_key'),
+    gateway: text('gateway').notNull(),
+    transactionId: text('transaction_id'),
+    cardType: text('card_type'),
+    maskedNumber: text('masked_number'),
+    cardholderName: text('cardholder_name'),
+    processorResponseText: text('processor_response_text').notNull().default(''),
+    createdAt: createdAt(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('payments_idempotency_uq').on(t.userId, t.idempotencyKey),
+    index('payments_user_idx').on(t.userId, t.createdAt),
+    uniqueIndex('payments_one_recharge_uq').on(t.userId).where(sql`kind = 'auto_recharge' and status in ('pending', 'processing')`),
+  ],
 );
 
 // ---------------------------------------------------------------- mail (dev outbox)

@@ -2,6 +2,7 @@ import type { AppContext } from '../context.ts';
 import { emailJob, smsJob, webhookJob } from '../modules/notifications/notifications.jobs.ts';
 import { startRefreshScheduler } from '../modules/trackings/refresh.ts';
 import { refreshJob } from '../modules/trackings/trackings.jobs.ts';
+import { startRechargeLoop } from '../modules/billing/billing.service.ts';
 import { ensureQueue, work, type JobDefinition } from './define.ts';
 
 /**
@@ -24,4 +25,5 @@ export async function startJobWorkers(ctx: AppContext, jobs: ReadonlyArray<JobDe
 export async function startWorkers(ctx: AppContext): Promise<void> {
   await startJobWorkers(ctx);
   await startRefreshScheduler(ctx);
+  ctx.resources.rechargeLoop = startRechargeLoop(ctx);
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
 import { devOutbox, ledgerEntries, notifications } from '../../src/db/schema.ts';
+import { insertEntryOnce } from '../../src/modules/billing/billing.repository.ts';
 import { startJobWorkers } from '../../src/jobs/registry.ts';
 import { notifyJobs } from '../../src/modules/notifications/notifications.jobs.ts';
 import { QUIET_MS, queuesIdle, quietWindow, waitFor } from '../wait.ts';
@@ -58,7 +59,7 @@ describe('SMS through a fake Twilio on loopback', () => {
     const a = await phoneAccount();
     await saveSettings(env, a.session, { receiveNotification: { phone: { triggers: allTriggers } } });
     const bal = await balanceCents(env.ctx.db, a.user.id);
-    await env.ctx.db.insert(ledgerEntries).values({ userId: a.user.id, amountCents: -(bal - 3), kind: 'tracking', ref: 'drain' });
+    await insertEntryOnce(env.ctx.db, { userId: a.user.id, amountCents: -(bal - 3), kind: 'tracking', ref: 'drain', description: '' });
     const t = await insertTracking(env.ctx, a.user.id, { tid: '1ZSMSPOOR01' });
     await changeStatus(env.ctx, t.id, 'InTransit');
     await eventually(async () => (await rowsOf(a.user.id))[0]?.status === 'skipped_balance');

@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { TestEnv } from '../helpers.ts';
 import { call } from '../helpers.ts';
 import { ledgerEntries, users } from '../../src/db/schema.ts';
+import { insertEntryOnce } from '../../src/modules/billing/billing.repository.ts';
 
 // Sandbox example numbers with valid check digits (docs/carriers.md): the journey each one plays is fixed.
 export const EX = {
@@ -20,7 +21,7 @@ export async function userIdOf(env: TestEnv, email: string): Promise<string> {
 export async function setBalance(env: TestEnv, email: string, leftCents: number) {
   const userId = await userIdOf(env, email);
   const info = await balanceCents(env, userId);
-  await env.ctx.db.insert(ledgerEntries).values({ userId, amountCents: leftCents - info, kind: 'refund', ref: `adjust-${Date.now()}-${Math.random()}` });
+  await insertEntryOnce(env.ctx.db, { userId, amountCents: leftCents - info, kind: 'refund', ref: `adjust-${Date.now()}-${Math.random()}`, description: '' });
 }
 
 export async function balanceCents(env: TestEnv, userId: string): Promise<number> {

@@ -27,6 +27,7 @@ const Invite = lazy(() => import('../features/account/routes/invite-route'));
 const Support = lazy(() => import('../features/account/routes/support-route'));
 const Settings = lazy(() => import('./routes/settings-route'));
 const Alerts = lazy(() => import('../features/account/routes/alerts-route'));
+const Invoice = lazy(() => import('../features/billing/routes/invoice-route'));
 
 function page(C: LazyExoticComponent<ComponentType> | ComponentType) {
   return (
@@ -87,6 +88,7 @@ const router = createBrowserRouter([
           { path: 'support', element: page(Support) },
           { path: 'alerts', element: page(Alerts) },
           { path: 'profile/settings/:tab?/:subTab?', element: page(Settings) },
+          { path: 'profile/invoice/:invoiceId', element: page(Invoice) },
           { path: '*', element: page(NotFound) },
         ],
       },

@@ -1,15 +1,29 @@
 import { and, eq, sql } from 'drizzle-orm';
 
 import type { Queryable, Tx } from '../../db/client.ts';
-import { ledgerEntries, users } from '../../db/schema.ts';
+import { billingAccounts, ledgerEntries, users } from '../../db/schema.ts';
 
-/** The balance is the sum of the account's ledger entries, in cents. */
+/** The account's balance in cents: one row read, kept equal to the ledger's sum by every write below. */
 export async function balanceCents(db: Queryable, userId: string): Promise<number> {
+  const [r] = await db.select({ b: billingAccounts.balanceCents }).from(billingAccounts).where(eq(billingAccounts.userId, userId));
+  return Number(r?.b ?? 0);
+}
+
+/** The sum of the account's ledger entries (a scan: for checks and tests, not for the hot path). */
+export async function ledgerSumCents(db: Queryable, userId: string): Promise<number> {
   const [r] = await db
     .select({ sum: sql<string>`coalesce(sum(${ledgerEntries.amountCents}), 0)` })
     .from(ledgerEntries)
     .where(eq(ledgerEntries.userId, userId));
   return Number(r?.sum ?? 0);
+}
+
+/** Add `delta` to the account's balance (creating its row), in the caller's statement order. */
+async function addToBalance(db: Queryable, userId: string, delta: number): Promise<void> {
+  await db
+    .insert(billingAccounts)
+    .values({ userId, balanceCents: delta })
+    .onConflictDoUpdate({ target: billingAccounts.userId, set: { balanceCents: sql`${billingAccounts.balanceCents} + excluded.balance_cents`, updatedAt: sql`now()` } });
 }
 
 /** Tracking and SMS charges net of refunds, in cents. */
@@ -21,15 +35,38 @@ export async function spentCents(db: Queryable, userId: string): Promise<number>
   return Number(r?.sum ?? 0);
 }
 
-/** Insert an entry unless (user, kind, ref) exists; whether it was inserted. */
+/**
+ * Insert an entry unless (user, kind, ref) exists, and move the balance by its amount in the same statement
+ * (so it holds on a bare connection too); whether it was inserted.
+ */
 export async function insertEntryOnce(db: Queryable, e: { userId: string; amountCents: number; kind: string; ref: string; description: string }): Promise<boolean> {
-  const r = await db.insert(ledgerEntries).values(e).onConflictDoNothing().returning({ id: ledgerEntries.id });
-  return r.length > 0;
+  const r = await db.execute<{ user_id: string }>(sql`
+    with ins as (
+      insert into ${ledgerEntries} (user_id, amount_cents, kind, ref, description)
+      values (${e.userId}, ${e.amountCents}, ${e.kind}, ${e.ref}, ${e.description})
+      on conflict do nothing
+      returning user_id, amount_cents
+    )
+    insert into ${billingAccounts} (user_id, balance_cents)
+    select user_id, amount_cents from ins
+    on conflict (user_id) do update set balance_cents = ${billingAccounts}.balance_cents + excluded.balance_cents, updated_at = now()
+    returning user_id`);
+  return rowsOf(r).length > 0;
 }
 
-/** Lock the account row for the rest of the transaction: charges to one account queue up here. */
+/** node-postgres answers { rows }, PGlite answers { rows } too; older drivers an array. */
+function rowsOf<T>(r: unknown): T[] {
+  return Array.isArray(r) ? (r as T[]) : ((r as { rows?: T[] }).rows ?? []);
+}
+
+/**
+ * Lock the account row for the rest of the transaction: charges to one account queue up here. FOR NO KEY
+ * UPDATE, not FOR UPDATE: the foreign-key checks of a concurrent credit (its ledger and balance rows point at
+ * the user) take FOR KEY SHARE, which FOR UPDATE would block while that credit holds the balance row, a
+ * deadlock PostgreSQL reported under racing charges, credits and recharges.
+ */
 export async function lockAccount(tx: Tx, userId: string): Promise<void> {
-  await tx.execute(sql`select 1 from ${users} where ${users.id} = ${userId} for update`);
+  await tx.execute(sql`select 1 from ${users} where ${users.id} = ${userId} for no key update`);
 }
 
 export async function entryExists(tx: Tx, userId: string, kind: string, ref: string): Promise<boolean> {
@@ -42,5 +79,9 @@ export async function entryExists(tx: Tx, userId: string, kind: string, ref: str
 }
 
 export async function insertEntries(tx: Tx, rows: Array<{ userId: string; amountCents: number; kind: string; ref: string; description: string }>): Promise<void> {
-  if (rows.length) await tx.insert(ledgerEntries).values(rows);
+  if (!rows.length) return;
+  await tx.insert(ledgerEntries).values(rows);
+  const byUser = new Map<string, number>();
+  for (const r of rows) byUser.set(r.userId, (byUser.get(r.userId) ?? 0) + r.amountCents);
+  for (const [userId, delta] of byUser) await addToBalance(tx, userId, delta);
 }

@@ -1,8 +1,11 @@
 import type { Queryable, Tx } from '../../db/client.ts';
 import { AppError } from '../../lib/errors.ts';
 import * as repo from './billing.repository.ts';
+import { scheduleRechargeIfLow } from './payments.ts';
 
-export { balanceCents, spentCents } from './billing.repository.ts';
+export { gatewayOf, processRecharges, startRechargeLoop } from './payments.ts';
+
+export { balanceCents, ledgerSumCents, spentCents } from './billing.repository.ts';
 
 export type LedgerKind = 'signup_bonus' | 'tracking' | 'sms' | 'topup' | 'referral_reward' | 'promo' | 'refund';
 
@@ -32,7 +35,9 @@ export async function charge(tx: Tx, userId: string, cents: number, kind: Ledger
   if (await repo.entryExists(tx, userId, kind, ref)) return false;
   const balance = await repo.balanceCents(tx, userId);
   if (balance < cents) throw new InsufficientBalanceError(balance, cents);
-  return repo.insertEntryOnce(tx, { userId, amountCents: -cents, kind, ref, description });
+  const booked = await repo.insertEntryOnce(tx, { userId, amountCents: -cents, kind, ref, description });
+  if (booked) await scheduleRechargeIfLow(tx, userId);
+  return booked;
 }
 
 /** Lock the account for the rest of the transaction: charges to one account queue up behind it. */
@@ -45,4 +50,5 @@ export const lockAccount = (tx: Tx, userId: string): Promise<void> => repo.lockA
 export async function bookCharges(tx: Tx, userId: string, cents: number, kind: LedgerKind, items: Array<{ ref: string; description: string }>): Promise<void> {
   if (cents <= 0) throw new Error('charge must be positive');
   await repo.insertEntries(tx, items.map((i) => ({ userId, amountCents: -cents, kind, ref: i.ref, description: i.description })));
+  if (items.length) await scheduleRechargeIfLow(tx, userId);
 }

@@ -1,5 +1,6 @@
+import { lazy, Suspense } from 'react';
 import { Tabs } from '@mantine/core';
-import { IconBell, IconCreditCard, IconKey, IconReceipt, IconUser } from '@tabler/icons-react';
+import { IconBell, IconCreditCard, IconKey, IconReceipt, IconUser, IconWallet } from '@tabler/icons-react';
 import { useNavigate, useParams } from 'react-router';
 import { useUserInfo } from '../../lib/user-info';
 import { ProfileForm } from '../../features/account/components/settings/profile-form';
@@ -8,11 +9,16 @@ import { ThemePicker } from '../../features/account/components/settings/theme-pi
 import { ApiKeyPanel } from '../../features/account/components/settings/api-key-panel';
 import { TriggersPanel } from '../../features/account/components/settings/triggers-panel';
 import { WebhookPanel } from '../../features/notifications/components/webhook-panel';
-import { BillingPlaceholder } from '../../features/account/components/settings/billing-placeholder';
 import { PageHeader } from '../../components/page-header';
 import { PageLoader } from '../../components/page-loader';
 
-const TABS = ['profile', 'apiKey', 'triggers', 'payment', 'paymentHistory'] as const;
+// The billing screens are their own chunk, loaded when a billing tab opens.
+const billing = () => import('../../features/billing/components/payment-panels');
+const PaymentMethodPanel = lazy(() => billing().then((m) => ({ default: m.PaymentMethodPanel })));
+const AddBalancePanel = lazy(() => billing().then((m) => ({ default: m.AddBalancePanel })));
+const PaymentHistoryPanel = lazy(() => billing().then((m) => ({ default: m.PaymentHistoryPanel })));
+
+const TABS = ['profile', 'apiKey', 'triggers', 'payment', 'balance', 'paymentHistory'] as const;
 type Tab = (typeof TABS)[number];
 const PROFILE_SUBTABS = ['profile', 'password', 'theme'] as const;
 
@@ -20,8 +26,8 @@ export default function SettingsRoute() {
   const { tab: rawTab, subTab } = useParams();
   const navigate = useNavigate();
   const { data } = useUserInfo();
-  // Default tab is profile (product rules §2); the billing tabs of later issues fall back to the placeholder.
-  const tab: Tab = (TABS as readonly string[]).includes(rawTab ?? '') ? (rawTab as Tab) : rawTab === 'balance' ? 'payment' : 'profile';
+  // Default tab is profile (product rules §2).
+  const tab: Tab = (TABS as readonly string[]).includes(rawTab ?? '') ? (rawTab as Tab) : 'profile';
   const go = (t: string, s?: string) => navigate(`/account/profile/settings/${t}${s ? `/${s}` : ''}`);
   if (!data) return <PageLoader />;
   const profileSub = (PROFILE_SUBTABS as readonly string[]).includes(subTab ?? '') ? subTab! : 'profile';
@@ -41,6 +47,9 @@ export default function SettingsRoute() {
           </Tabs.Tab>
           <Tabs.Tab value="payment" leftSection={<IconCreditCard size={16} />}>
             Payment Method
+          </Tabs.Tab>
+          <Tabs.Tab value="balance" leftSection={<IconWallet size={16} />}>
+            Add Balance
           </Tabs.Tab>
           <Tabs.Tab value="paymentHistory" leftSection={<IconReceipt size={16} />}>
             Payment History
@@ -71,10 +80,19 @@ export default function SettingsRoute() {
           <TriggersPanel info={data} subTab={subTab} onSubTab={(s) => go('triggers', s)} webhooks={<WebhookPanel info={data} />} />
         </Tabs.Panel>
         <Tabs.Panel value="payment">
-          <BillingPlaceholder title="Payment method" balance={data.profile.balance} />
+          <Suspense fallback={<PageLoader />}>
+            <PaymentMethodPanel info={data} subTab={subTab} onSubTab={(s) => go('payment', s)} />
+          </Suspense>
+        </Tabs.Panel>
+        <Tabs.Panel value="balance">
+          <Suspense fallback={<PageLoader />}>
+            <AddBalancePanel info={data} />
+          </Suspense>
         </Tabs.Panel>
         <Tabs.Panel value="paymentHistory">
-          <BillingPlaceholder title="Payment history" balance={data.profile.balance} />
+          <Suspense fallback={<PageLoader />}>
+            <PaymentHistoryPanel subTab={subTab} onSubTab={(s) => go('paymentHistory', s)} />
+          </Suspense>
         </Tabs.Panel>
       </Tabs>
     </>

@@ -1,0 +1,120 @@
+import { and, desc, eq, inArray, lt, or, sql } from 'drizzle-orm';
+import type { Queryable } from '../../db/client.ts';
+import { alerts, billingAccounts, payments, referrals, users } from '../../db/schema.ts';
+
+export type BillingAccount = typeof billingAccounts.$inferSelect;
+export type PaymentRow = typeof payments.$inferSelect;
+
+export async function account(db: Queryable, userId: string): Promise<BillingAccount | undefined> {
+  const [a] = await db.select().from(billingAccounts).where(eq(billingAccounts.userId, userId));
+  return a;
+}
+
+/** Update the account's billing row, creating it (balance 0) when the account has none yet. */
+export async function updateAccount(
+  db: Queryable,
+  userId: string,
+  set: Partial<Omit<BillingAccount, 'userId' | 'balanceCents'>>,
+): Promise<void> {
+  await db
+    .insert(billingAccounts)
+    .values({ userId, ...set })
+    .onConflictDoUpdate({ target: billingAccounts.userId, set: { ...set, updatedAt: sql`now()` } });
+}
+
+export async function insertPayment(db: Queryable, p: typeof payments.$inferInsert): Promise<PaymentRow | undefined> {
+  const [row] = await db.insert(payments).values(p).onConflictDoNothing().returning();
+  return row;
+}
+
+export async function paymentByKey(db: Queryable, userId: string, key: string): Promise<PaymentRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(payments)
+    .where(and(eq(payments.userId, userId), eq(payments.idempotencyKey, key)));
+  return row;
+}
+
+export async function paymentById(db: Queryable, id: string): Promise<PaymentRow | undefined> {
+  const [row] = await db.select().from(payments).where(eq(payments.id, id));
+  return row;
+}
+
+/** Move a payment from one of `from` to `to`; the updated row, or nothing when another process moved it first. */
+export async function movePayment(
+  db: Queryable,
+  id: string,
+  from: string[],
+  set: Partial<PaymentRow> & { status: string },
+): Promise<PaymentRow | undefined> {
+  const [row] = await db
+    .update(payments)
+    .set({ ...set, updatedAt: sql`now()` })
+    .where(and(eq(payments.id, id), inArray(payments.status, from)))
+    .returning();
+  return row;
+}
+
+export async function history(db: Queryable, userId: string, limit = 500): Promise<PaymentRow[]> {
+  return db.select().from(payments).where(eq(payments.userId, userId)).orderBy(desc(payments.createdAt)).limit(limit);
+}
+
+/** Automatic recharges waiting to run, or stuck in processing since before `staleBefore` (a crashed worker). */
+export async function dueRecharges(db: Queryable, staleBefore: Date, limit = 50): Promise<PaymentRow[]> {
+  return db
+    .select()
+    .from(payments)
+    .where(
+      and(
+        eq(payments.kind, 'auto_recharge'),
+        or(eq(payments.status, 'pending'), and(eq(payments.status, 'processing'), lt(payments.updatedAt, staleBefore))),
+      ),
+    )
+    .limit(limit);
+}
+
+export async function successfulPaymentCount(db: Queryable, userId: string): Promise<number> {
+  const [r] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(payments)
+    .where(and(eq(payments.userId, userId), eq(payments.status, 'submitted_for_settlement')));
+  return r?.n ?? 0;
+}
+
+export async function inviterOf(db: Queryable, userId: string): Promise<string | null> {
+  const [u] = await db.select({ referredBy: users.referredBy }).from(users).where(eq(users.id, userId));
+  return u?.referredBy ?? null;
+}
+
+export async function markReferralRewarded(db: Queryable, inviterId: string, invitedUserId: string): Promise<void> {
+  await db
+    .update(referrals)
+    .set({ rewardedAt: sql`now()` })
+    .where(and(eq(referrals.inviterId, inviterId), eq(referrals.invitedUserId, invitedUserId)));
+}
+
+/** A payment alert (the alerts table belongs to accounts; billing only adds and clears its own names). */
+export async function raisePaymentAlert(
+  db: Queryable,
+  userId: string,
+  a: { name: string; message: string; level: 'info' | 'warning' | 'danger'; dedupeKey: string },
+): Promise<void> {
+  await db
+    .insert(alerts)
+    .values({ userId, group: 'payment', ...a })
+    .onConflictDoNothing();
+}
+
+export async function clearPaymentAlert(db: Queryable, userId: string, dedupeKeyPrefix: string): Promise<void> {
+  await db
+    .update(alerts)
+    .set({ dismissedAt: sql`now()` })
+    .where(
+      and(
+        eq(alerts.userId, userId),
+        eq(alerts.group, 'payment'),
+        sql`${alerts.dedupeKey} like ${dedupeKeyPrefix + '%'}`,
+        sql`${alerts.dismissedAt} is null`,
+      ),
+    );
+}

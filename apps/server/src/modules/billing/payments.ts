@@ -1,0 +1,379 @@
+import { createHash } from 'node:crypto';
+import { and, eq, sql } from 'drizzle-orm';
+import { MSG, PRICING, centsToDollars, type Envelope, type PaymentHistoryItem, type PaymentInfo } from '@shiptrail/contract';
+import type { AppContext } from '../../context.ts';
+import type { Queryable, Tx } from '../../db/client.ts';
+import { idempotencyKeys, users } from '../../db/schema.ts';
+import { AppError, badRequest, conflict, paymentRequired } from '../../lib/errors.ts';
+import { success } from '../../lib/http.ts';
+import { GatewayUnavailableError, withTimeout, type GatewayTransaction, type PaymentGateway, type SaleResult } from './gateway.ts';
+import { SandboxGateway } from './sandbox-gateway.ts';
+import * as ledger from './billing.repository.ts';
+import * as repo from './payments.repository.ts';
+
+type UserLike = { id: string; email: string; firstName: string; lastName: string };
+
+/** Automatic recharges stop after this many failures in a row, until the card or the setting changes. */
+export const RECHARGE_MAX_FAILURES = 3;
+/** Wait before the next automatic attempt after the n-th failure in a row. */
+export const RECHARGE_BACKOFF_MS = [15 * 60_000, 60 * 60_000, 4 * 60 * 60_000];
+/** A recharge left 'processing' this long (its worker died, or the gateway did not answer) is tried again. */
+export const RECHARGE_STALE_MS = 2 * 60_000;
+const ADDBALANCE_ROUTE = 'POST /v1/user/general/addbalance';
+
+export function gatewayOf(ctx: AppContext): PaymentGateway {
+  return (ctx.resources.payments ??= new SandboxGateway());
+}
+
+const money = (cents: number) => (cents / 100).toFixed(2);
+
+export function historyItem(p: repo.PaymentRow): PaymentHistoryItem {
+  return {
+    id: p.id,
+    createdAt: p.createdAt.toISOString(),
+    updatedAt: p.updatedAt.toISOString(),
+    amount: money(p.amountCents),
+    paymentInstrumentType: 'credit_card',
+    creditCard: { cardType: p.cardType ?? '', maskedNumber: p.maskedNumber ?? '', cardholderName: p.cardholderName ?? '' },
+    status: p.status,
+    type: 'sale',
+    kind: p.kind,
+    currencyIsoCode: p.currency,
+    discountAmount: null,
+    discounts: [],
+    taxAmount: null,
+    processorResponseText: p.processorResponseText,
+    transactionId: p.transactionId,
+  };
+}
+
+export async function paymentInfo(ctx: AppContext, userId: string): Promise<PaymentInfo> {
+  const a = await repo.account(ctx.db, userId);
+  const g = gatewayOf(ctx);
+  const active = !!a?.paymentMethodToken;
+  return {
+    paymentActive: active,
+    details: active
+      ? {
+          cardholderName: a.cardholderName ?? '',
+          last4: a.last4 ?? '',
+          expirationYear: a.expirationYear ?? '',
+          expirationMonth: a.expirationMonth ?? '',
+          imageUrl: a.imageUrl ?? '',
+          cardType: a.cardType ?? '',
+        }
+      : null,
+    paymentMethodToken: active ? (a.maskedNumber ?? null) : null,
+    amountAutoRecharge: centsToDollars(a?.autoRechargeCents ?? 0),
+    minimumBalanceForAutoRecharge: centsToDollars(a?.minimumBalanceCents ?? 0),
+    sandbox: g.name === 'sandbox',
+    gateway: g.name,
+  };
+}
+
+/** Ask the gateway, turning "no answer" into a clear 504/503 for the person paying. */
+async function ask<T>(ctx: AppContext, work: Promise<T>): Promise<T> {
+  try {
+    return await withTimeout(work, ctx.config.PAYMENT_TIMEOUT_MS);
+  } catch (err) {
+    if (err instanceof GatewayUnavailableError)
+      throw new AppError(err.timedOut ? 504 : 503, err.timedOut ? MSG.paymentTimeout : MSG.paymentUnavailable, 'gateway_unavailable');
+    throw err;
+  }
+}
+
+export async function clientToken(ctx: AppContext, userId: string): Promise<{ token: string; gateway: 'sandbox' | 'braintree' }> {
+  const a = await repo.account(ctx.db, userId);
+  const g = gatewayOf(ctx);
+  return { token: await ask(ctx, g.clientToken(a?.customerId ?? null)), gateway: g.name };
+}
+
+/** Vault the card behind a nonce; it replaces the card on file, and restarts automatic recharges. */
+export async function addCard(ctx: AppContext, user: UserLike, nonce: string): Promise<PaymentInfo> {
+  const a = await repo.account(ctx.db, user.id);
+  const g = gatewayOf(ctx);
+  const res = await ask(
+    ctx,
+    g.vault({
+      nonce,
+      customerId: a?.gateway === g.name ? (a.customerId ?? null) : null,
+      email: user.email,
+      firstName: user.firstName,
+      lastName: user.lastName,
+    }),
+  );
+  if (!res.ok) {
+    if (res.message.includes('more than once')) throw badRequest(MSG.paymentNonceUsed, { paymentMethodToken: MSG.paymentNonceUsed });
+    if (res.reason === 'declined') throw paymentRequired(`${MSG.paymentDeclined}: ${res.message}`);
+    if (res.reason === 'rejected') throw paymentRequired(`${MSG.paymentRejected}: ${res.message}`);
+    throw badRequest(res.message, { paymentMethodToken: res.message });
+  }
+  await ctx.db.transaction(async (tx) => {
+    await repo.updateAccount(tx, user.id, {
+      gateway: g.name,
+      customerId: res.customerId,
+      paymentMethodToken: res.token,
+      ...res.card,
+      rechargeFailures: 0,
+      rechargeRetryAt: null,
+    });
+    await repo.clearPaymentAlert(tx, user.id, 'recharge-failed');
+  });
+  return paymentInfo(ctx, user.id);
+}
+
+export async function editAutofill(ctx: AppContext, userId: string, amountDollars: number, minimumDollars: number): Promise<PaymentInfo> {
+  await repo.updateAccount(ctx.db, userId, {
+    autoRechargeCents: amountDollars * 100,
+    minimumBalanceCents: minimumDollars * 100,
+    rechargeFailures: 0,
+    rechargeRetryAt: null,
+  });
+  return paymentInfo(ctx, userId);
+}
+
+export async function paymentHistory(ctx: AppContext, userId: string): Promise<PaymentHistoryItem[]> {
+  return (await repo.history(ctx.db, userId)).map(historyItem);
+}
+
+/**
+ * Book a succeeded sale: the payment moves to submitted_for_settlement and its amount is credited with the
+ * payment's id as ref, in one transaction; a second settle of the same payment books nothing. The first
+ * successful payment of an invited account rewards its inviter, once (the reward's ref is the friend's id).
+ */
+async function settle(tx: Tx, p: repo.PaymentRow, t: GatewayTransaction): Promise<boolean> {
+  const moved = await repo.movePayment(tx, p.id, ['pending', 'processing', 'unknown'], {
+    status: 'submitted_for_settlement',
+    transactionId: t.id,
+    cardType: t.card.cardType,
+    maskedNumber: t.card.maskedNumber,
+    cardholderName: t.card.cardholderName,
+    processorResponseText: t.processorResponseText,
+  });
+  if (!moved) return false;
+  await ledger.insertEntryOnce(tx, {
+    userId: p.userId,
+    amountCents: p.amountCents,
+    kind: p.kind === 'auto_recharge' ? 'topup' : 'topup',
+    ref: p.id,
+    description: p.kind === 'auto_recharge' ? 'Automatic recharge' : 'Balance added',
+  });
+  const inviter = await repo.inviterOf(tx, p.userId);
+  if (inviter && (await repo.successfulPaymentCount(tx, p.userId)) === 1) {
+    const booked = await ledger.insertEntryOnce(tx, {
+      userId: inviter,
+      amountCents: PRICING.referralRewardCents,
+      kind: 'referral_reward',
+      ref: p.userId,
+      description: 'Reward: a friend you invited made a first payment',
+    });
+    if (booked) await repo.markReferralRewarded(tx, inviter, p.userId);
+  }
+  return true;
+}
+
+async function fail(db: Queryable, p: repo.PaymentRow, res: Extract<SaleResult, { ok: false }>): Promise<void> {
+  const status =
+    res.transaction?.status ??
+    (res.reason === 'rejected' ? 'gateway_rejected' : res.reason === 'declined' ? 'processor_declined' : 'failed');
+  await repo.movePayment(db, p.id, ['pending', 'processing', 'unknown'], {
+    status,
+    transactionId: res.transaction?.id ?? null,
+    processorResponseText: res.message,
+  });
+}
+
+const requestHash = (amount: number) => createHash('sha256').update(JSON.stringify({ amount })).digest('hex');
+
+interface ExactReply {
+  statusCode: number;
+  text: string;
+}
+
+/**
+ * POST /v1/user/general/addbalance: charge the card on file and credit the balance. Under an Idempotency-Key
+ * the first answer (success or decline) is kept and replayed byte for byte; the payment row carries the key,
+ * so a concurrent retry finds it in progress, and a retry after a timeout repeats the sale with the same
+ * order id (the gateway answers with the first sale, so nothing is charged twice).
+ */
+export async function addBalance(ctx: AppContext, user: UserLike, amountDollars: number, rawKey?: string): Promise<ExactReply> {
+  const key = rawKey?.slice(0, 200);
+  const hash = requestHash(amountDollars);
+  const amountCents = amountDollars * 100;
+  if (key) {
+    const [stored] = await ctx.db
+      .select()
+      .from(idempotencyKeys)
+      .where(and(eq(idempotencyKeys.userId, user.id), eq(idempotencyKeys.route, ADDBALANCE_ROUTE), eq(idempotencyKeys.key, key)));
+    if (stored) {
+      if (stored.requestHash !== hash) throw new AppError(422, MSG.idempotencyKeyReused, 'idempotency_key_reused');
+      if (stored.statusCode > 0) return { statusCode: stored.statusCode, text: stored.body };
+    }
+  }
+  const a = await repo.account(ctx.db, user.id);
+  if (!a?.paymentMethodToken) throw paymentRequired(MSG.noPaymentMethod);
+  const g = gatewayOf(ctx);
+  let p = await repo.insertPayment(ctx.db, {
+    userId: user.id,
+    kind: 'topup',
+    amountCents,
+    status: 'pending',
+    idempotencyKey: key ?? null,
+    gateway: g.name,
+    cardType: a.cardType,
+    maskedNumber: a.maskedNumber,
+    cardholderName: a.cardholderName,
+  });
+  if (!p) {
+    // The key is taken by an earlier payment of this account.
+    const earlier = await repo.paymentByKey(ctx.db, user.id, key!);
+    if (!earlier) throw conflict(MSG.idempotencyKeyInProgress);
+    if (earlier.amountCents !== amountCents) throw new AppError(422, MSG.idempotencyKeyReused, 'idempotency_key_reused');
+    // Only a payment whose outcome is unknown (the gateway did not answer) is tried again, as the same sale.
+    p = await repo.movePayment(ctx.db, earlier.id, ['unknown'], { status: 'pending' });
+    if (!p) throw conflict(MSG.idempotencyKeyInProgress);
+  }
+  let res: SaleResult;
+  try {
+    res = await withTimeout(g.sale({ token: a.paymentMethodToken, amountCents, orderId: p.id }), ctx.config.PAYMENT_TIMEOUT_MS);
+  } catch (err) {
+    if (!(err instanceof GatewayUnavailableError)) throw err;
+    await repo.movePayment(ctx.db, p.id, ['pending'], {
+      status: 'unknown',
+      processorResponseText: err.timedOut ? 'Gateway timeout' : 'Gateway unavailable',
+    });
+    throw new AppError(err.timedOut ? 504 : 503, err.timedOut ? MSG.paymentTimeout : MSG.paymentUnavailable, 'gateway_unavailable');
+  }
+  const payment = p;
+  const keep = async (db: Queryable, out: ExactReply) => {
+    if (key)
+      await db
+        .insert(idempotencyKeys)
+        .values({ userId: user.id, route: ADDBALANCE_ROUTE, key, statusCode: out.statusCode, body: out.text, requestHash: hash })
+        .onConflictDoNothing();
+    return out;
+  };
+  if (!res.ok) {
+    await fail(ctx.db, payment, res);
+    const message = res.reason === 'rejected' ? `${MSG.paymentRejected}: ${res.message}` : `${MSG.paymentDeclined}: ${res.message}`;
+    const body: Envelope<unknown> = {
+      code: 402,
+      status: 'fail',
+      message,
+      payload: { payment: historyItem((await repo.paymentById(ctx.db, payment.id))!) },
+    };
+    return keep(ctx.db, { statusCode: 402, text: JSON.stringify(body) });
+  }
+  const sale = res.transaction;
+  return ctx.db.transaction(async (tx) => {
+    await settle(tx, payment, sale);
+    const row = (await repo.paymentById(tx, payment.id))!;
+    const balance = await ledger.balanceCents(tx, user.id);
+    return keep(tx, {
+      statusCode: 200,
+      text: JSON.stringify(success({ balance: centsToDollars(balance), payment: historyItem(row) }, MSG.balanceAdded)),
+    });
+  });
+}
+
+/**
+ * Called in the transaction of every charge: when the charge took the balance under the account's minimum
+ * and automatic recharges are on (a card, an amount, fewer than the maximum failures, past the backoff), a
+ * pending recharge is recorded. The unique index on pending/processing recharges keeps it to one per
+ * account at a time, across processes; the account row lock the charge holds orders the checks.
+ */
+export async function scheduleRechargeIfLow(tx: Tx, userId: string): Promise<void> {
+  await tx.execute(sql`
+    insert into payments (user_id, kind, amount_cents, status, gateway, card_type, masked_number, cardholder_name)
+    select user_id, 'auto_recharge', auto_recharge_cents, 'pending', coalesce(gateway, 'sandbox'), card_type, masked_number, cardholder_name
+    from billing_accounts
+    where user_id = ${userId} and auto_recharge_cents > 0 and payment_method_token is not null
+      and balance_cents < minimum_balance_cents and recharge_failures < ${RECHARGE_MAX_FAILURES}
+      and (recharge_retry_at is null or recharge_retry_at <= now())
+    on conflict do nothing`);
+}
+
+/** Run one pending (or stale) automatic recharge; false when another process had claimed it. */
+export async function runRecharge(ctx: AppContext, p: repo.PaymentRow): Promise<boolean> {
+  const claimed = await repo.movePayment(ctx.db, p.id, [p.status], { status: 'processing' });
+  if (!claimed) return false;
+  const a = await repo.account(ctx.db, p.userId);
+  if (!a?.paymentMethodToken || !a.autoRechargeCents) {
+    await repo.movePayment(ctx.db, p.id, ['processing'], {
+      status: 'failed',
+      processorResponseText: 'Automatic recharge is off or no card is on file',
+    });
+    return true;
+  }
+  let res: SaleResult;
+  try {
+    res = await withTimeout(
+      gatewayOf(ctx).sale({ token: a.paymentMethodToken, amountCents: p.amountCents, orderId: p.id }),
+      ctx.config.PAYMENT_TIMEOUT_MS,
+    );
+  } catch (err) {
+    if (!(err instanceof GatewayUnavailableError)) throw err;
+    // Left in 'processing': the stale sweep repeats the same sale (same order id) after RECHARGE_STALE_MS.
+    ctx.log.warn({ paymentId: p.id }, 'automatic recharge: the gateway did not answer');
+    return true;
+  }
+  if (res.ok) {
+    const t = res.transaction;
+    await ctx.db.transaction(async (tx) => {
+      if (await settle(tx, claimed, t)) {
+        await repo.updateAccount(tx, p.userId, { rechargeFailures: 0, rechargeRetryAt: null });
+        await repo.clearPaymentAlert(tx, p.userId, 'recharge-failed');
+      }
+    });
+    return true;
+  }
+  const failures = a.rechargeFailures + 1;
+  const stop = failures >= RECHARGE_MAX_FAILURES;
+  await ctx.db.transaction(async (tx) => {
+    await fail(tx, claimed, res);
+    await repo.updateAccount(tx, p.userId, {
+      rechargeFailures: failures,
+      rechargeRetryAt: stop ? null : new Date(ctx.now().getTime() + RECHARGE_BACKOFF_MS[failures - 1]!),
+    });
+    await repo.raisePaymentAlert(tx, p.userId, {
+      name: 'rechargeFailed',
+      level: 'danger',
+      dedupeKey: `recharge-failed:${p.id}`,
+      message: stop
+        ? `Automatic recharge of $${money(p.amountCents)} failed ${failures} times (${res.message}) and is paused. Please update your card or add balance.`
+        : `Automatic recharge of $${money(p.amountCents)} failed: ${res.message}. We will try again later; you can also update your card or add balance.`,
+    });
+  });
+  return true;
+}
+
+/** Run every due automatic recharge (the worker's loop calls this; tests call it directly). */
+export async function processRecharges(ctx: AppContext): Promise<number> {
+  const due = await repo.dueRecharges(ctx.db, new Date(ctx.now().getTime() - RECHARGE_STALE_MS));
+  let n = 0;
+  for (const p of due) if (await runRecharge(ctx, p)) n++;
+  return n;
+}
+
+/** The worker role's loop: due recharges are run within about a second of the charge that made them due. */
+export function startRechargeLoop(ctx: AppContext, intervalMs = 1000): { stop(): Promise<void> } {
+  let stopped = false;
+  let running: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    if (stopped) return;
+    running = processRecharges(ctx).catch((err: unknown) => ctx.log.error({ err }, 'automatic recharge loop failed'));
+  }, intervalMs);
+  timer.unref();
+  return {
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
+
+export async function userForBilling(db: Queryable, userId: string) {
+  const [u] = await db.select().from(users).where(eq(users.id, userId));
+  return u;
+}

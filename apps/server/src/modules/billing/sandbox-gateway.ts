@@ -1,0 +1,155 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { CardInfo, GatewayTransaction, PaymentGateway, SaleResult, VaultResult } from './gateway.ts';
+
+/**
+ * Braintree's documented sandbox test nonces. The web's sandbox card form maps Braintree's test card numbers
+ * to these (see SANDBOX_CARDS in the contract), so a card number never reaches our server.
+ */
+const VALID: Record<string, { cardType: string; last4: string; bin: string }> = {
+  'fake-valid-nonce': { cardType: 'Visa', last4: '1881', bin: '401288' },
+  'fake-valid-visa-nonce': { cardType: 'Visa', last4: '1111', bin: '411111' },
+  'fake-valid-mastercard-nonce': { cardType: 'MasterCard', last4: '4444', bin: '555555' },
+  'fake-valid-amex-nonce': { cardType: 'American Express', last4: '0005', bin: '378282' },
+  'fake-valid-discover-nonce': { cardType: 'Discover', last4: '1117', bin: '601111' },
+};
+/** Cards that vault but whose sales the processor declines (2000 Do Not Honor). */
+const DECLINING: Record<string, { cardType: string; last4: string; bin: string }> = {
+  'fake-processor-declined-visa-nonce': { cardType: 'Visa', last4: '1115', bin: '400011' },
+  'fake-processor-declined-mastercard-nonce': { cardType: 'MasterCard', last4: '5100', bin: '510510' },
+  'fake-processor-declined-amex-nonce': { cardType: 'American Express', last4: '1000', bin: '378734' },
+  'fake-processor-declined-discover-nonce': { cardType: 'Discover', last4: '9424', bin: '601100' },
+};
+
+const IMAGE: Record<string, string> = {
+  Visa: 'https://assets.braintreegateway.com/payment_method_logo/visa.png',
+  MasterCard: 'https://assets.braintreegateway.com/payment_method_logo/mastercard.png',
+  'American Express': 'https://assets.braintreegateway.com/payment_method_logo/american_express.png',
+  Discover: 'https://assets.braintreegateway.com/payment_method_logo/discover.png',
+};
+
+interface SandboxCard extends CardInfo {
+  declines: boolean;
+}
+
+/**
+ * The built-in sandbox gateway, used when no Braintree credentials are configured. It behaves like Braintree's
+ * sandbox for the values Braintree documents: fake-valid-*-nonce vault, fake-processor-declined-*-nonce vault
+ * a card whose sales are declined, fake-gateway-rejected-fraud-nonce is rejected, fake-luhn-invalid-nonce is
+ * invalid, fake-consumed-nonce (or a nonce of ours used twice) is refused, and a sale of 2000.00-2999.99 is
+ * declined with that processor code, 3000.00-3000.99 fails, as on Braintree. A sale repeated with the same
+ * order id returns the first sale. Vaulted cards live in the token itself, so tokens outlive a restart.
+ */
+export class SandboxGateway implements PaymentGateway {
+  readonly name = 'sandbox' as const;
+  private readonly sales = new Map<string, GatewayTransaction>();
+  private readonly byId = new Map<string, GatewayTransaction>();
+  private readonly usedNonces = new Set<string>();
+
+  /** `delayMs` slows every call down (a slow gateway, for timeout tests). */
+  constructor(private readonly opts: { delayMs?: number } = {}) {}
+
+  private async pause() {
+    if (this.opts.delayMs) await new Promise((r) => setTimeout(r, this.opts.delayMs));
+  }
+
+  async clientToken(): Promise<string> {
+    await this.pause();
+    return `sandbox_${randomBytes(12).toString('hex')}`;
+  }
+
+  async vault(input: {
+    nonce: string;
+    customerId: string | null;
+    email: string;
+    firstName: string;
+    lastName: string;
+  }): Promise<VaultResult> {
+    await this.pause();
+    const nonce = input.nonce.trim();
+    if (nonce === 'fake-consumed-nonce' || this.usedNonces.has(nonce))
+      return { ok: false, reason: 'invalid', message: 'Cannot use a payment_method_nonce more than once.' };
+    if (nonce === 'fake-gateway-rejected-fraud-nonce') return { ok: false, reason: 'rejected', message: 'Gateway Rejected: fraud' };
+    if (nonce === 'fake-luhn-invalid-nonce') return { ok: false, reason: 'invalid', message: 'Credit card number is invalid.' };
+    const known = VALID[nonce] ?? DECLINING[nonce];
+    if (!known) return { ok: false, reason: 'invalid', message: 'Unknown or expired payment_method_nonce.' };
+    if (!nonce.startsWith('fake-')) this.usedNonces.add(nonce);
+    const year = String(new Date().getUTCFullYear() + 3);
+    const card: SandboxCard = {
+      cardType: known.cardType,
+      last4: known.last4,
+      maskedNumber: `${known.bin}******${known.last4}`,
+      expirationMonth: '12',
+      expirationYear: year,
+      cardholderName: `${input.firstName} ${input.lastName}`.trim(),
+      imageUrl: IMAGE[known.cardType] ?? '',
+      declines: nonce in DECLINING,
+    };
+    const token = `sbx.${Buffer.from(JSON.stringify(card)).toString('base64url')}.${randomBytes(4).toString('hex')}`;
+    return { ok: true, token, customerId: input.customerId ?? `sbxcus_${randomBytes(6).toString('hex')}`, card };
+  }
+
+  private cardOf(token: string): SandboxCard | null {
+    const [prefix, body] = token.split('.');
+    if (prefix !== 'sbx' || !body) return null;
+    try {
+      return JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as SandboxCard;
+    } catch {
+      return null;
+    }
+  }
+
+  async sale(input: { token: string; amountCents: number; orderId: string }): Promise<SaleResult> {
+    await this.pause();
+    const first = this.sales.get(input.orderId);
+    if (first)
+      return first.status === 'submitted_for_settlement'
+        ? { ok: true, transaction: first }
+        : { ok: false, reason: 'declined', message: first.processorResponseText, transaction: first };
+    const card = this.cardOf(input.token);
+    if (!card) return { ok: false, reason: 'invalid', message: 'Payment method token is invalid.' };
+    const dollars = input.amountCents / 100;
+    let code = '1000';
+    let text = 'Approved';
+    let status = 'submitted_for_settlement';
+    if (card.declines) [code, text, status] = ['2000', 'Do Not Honor', 'processor_declined'];
+    else if (dollars >= 2000 && dollars < 3000)
+      [code, text, status] = [String(Math.floor(dollars)), 'Processor Declined', 'processor_declined'];
+    else if (dollars >= 3000 && dollars < 3001) [code, text, status] = ['3000', 'Processor Network Unavailable - Try Again', 'failed'];
+    const tx: GatewayTransaction = {
+      id: randomUUID().replaceAll('-', '').slice(0, 8),
+      status,
+      amountCents: input.amountCents,
+      orderId: input.orderId,
+      processorResponseCode: code,
+      processorResponseText: text,
+      card: { cardType: card.cardType, maskedNumber: card.maskedNumber, cardholderName: card.cardholderName, last4: card.last4 },
+      createdAt: new Date().toISOString(),
+    };
+    this.sales.set(input.orderId, tx);
+    this.byId.set(tx.id, tx);
+    return status === 'submitted_for_settlement'
+      ? { ok: true, transaction: tx }
+      : { ok: false, reason: 'declined', message: text, transaction: tx };
+  }
+
+  async refund(transactionId: string, amountCents?: number): Promise<SaleResult> {
+    await this.pause();
+    const orig = this.byId.get(transactionId);
+    if (!orig || orig.status !== 'submitted_for_settlement')
+      return { ok: false, reason: 'invalid', message: 'Cannot refund a transaction unless it is settled.' };
+    const tx: GatewayTransaction = {
+      ...orig,
+      id: randomUUID().replaceAll('-', '').slice(0, 8),
+      amountCents: amountCents ?? orig.amountCents,
+      status: 'submitted_for_settlement',
+      createdAt: new Date().toISOString(),
+    };
+    this.byId.set(tx.id, tx);
+    return { ok: true, transaction: tx };
+  }
+
+  async find(transactionId: string): Promise<GatewayTransaction | null> {
+    await this.pause();
+    return this.byId.get(transactionId) ?? null;
+  }
+}

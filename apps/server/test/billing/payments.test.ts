@@ -1,0 +1,371 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { and, eq } from 'drizzle-orm';
+import { MSG } from '@shiptrail/contract';
+import { extractText, getDocumentProxy } from 'unpdf';
+import { call, createTestEnv, signUp, type TestEnv } from '../helpers.ts';
+import { alerts, billingAccounts, ledgerEntries, payments, users } from '../../src/db/schema.ts';
+import { balanceCents, charge, ledgerSumCents, processRecharges } from '../../src/modules/billing/billing.service.ts';
+import { SandboxGateway } from '../../src/modules/billing/sandbox-gateway.ts';
+import { loadConfig } from '../../src/config.ts';
+
+describe('billing through the API, sandbox gateway', () => {
+  let env: TestEnv;
+  beforeAll(async () => (env = await createTestEnv()));
+  afterAll(() => env.close());
+
+  const idOf = async (email: string) => (await env.ctx.db.select({ id: users.id }).from(users).where(eq(users.email, email)))[0]!.id;
+  const withCard = async (nonce = 'fake-valid-visa-nonce', over: Record<string, unknown> = {}) => {
+    const a = await signUp(env.app, over);
+    const res = await call(env.app, 'POST', '/v1/user/payment/add', { token: a.session, body: { paymentMethodToken: nonce } });
+    expect(res.statusCode, JSON.stringify(res.body)).toBe(200);
+    return { ...a, id: await idOf(a.email) };
+  };
+  const topups = async (userId: string) =>
+    env.ctx.db
+      .select()
+      .from(ledgerEntries)
+      .where(and(eq(ledgerEntries.userId, userId), eq(ledgerEntries.kind, 'topup')));
+  const consistent = async (userId: string) =>
+    expect(await balanceCents(env.ctx.db, userId)).toBe(await ledgerSumCents(env.ctx.db, userId));
+
+  it('refuses BRAINTREE_* settings at start-up while the Braintree adapter does not exist', () => {
+    expect(() => loadConfig({ DATA_DIR: 'memory://', BRAINTREE_MERCHANT_ID: 'm' } as NodeJS.ProcessEnv)).toThrow(/unset BRAINTREE_\* to use the built-in sandbox gateway/);
+  });
+
+  it('vaults a card from a nonce: client token, payment info with the card, the sandbox flag', async () => {
+    const a = await signUp(env.app);
+    const tok = await call(env.app, 'GET', '/v1/user/payment/token/generate', { token: a.session });
+    expect(tok.statusCode).toBe(200);
+    expect(tok.body.payload.gateway).toBe('sandbox');
+    expect(tok.body.payload.token).toMatch(/^sandbox_/);
+    const before = await call(env.app, 'GET', '/v1/user/payment/info', { token: a.session });
+    expect(before.body.payload).toMatchObject({
+      paymentActive: false,
+      details: null,
+      amountAutoRecharge: 0,
+      minimumBalanceForAutoRecharge: 0,
+      sandbox: true,
+    });
+    const add = await call(env.app, 'POST', '/v1/user/payment/add', {
+      token: a.session,
+      body: { paymentMethodToken: 'fake-valid-visa-nonce' },
+    });
+    expect(add.statusCode).toBe(200);
+    expect(add.body.message).toBe(MSG.cardAdded);
+    expect(add.body.payload).toMatchObject({
+      paymentActive: true,
+      details: { last4: '1111', cardType: 'Visa', cardholderName: 'Ada Lovelace' },
+    });
+    // The vault token never leaves the server.
+    expect(JSON.stringify(add.body)).not.toContain('sbx.');
+    // A new card replaces the old one.
+    await call(env.app, 'POST', '/v1/user/payment/add', { token: a.session, body: { paymentMethodToken: 'fake-valid-mastercard-nonce' } });
+    const info = await call(env.app, 'GET', '/v1/user/payment/info', { token: a.session });
+    expect(info.body.payload.details).toMatchObject({ last4: '4444', cardType: 'MasterCard' });
+  });
+
+  it('refuses a consumed, a fraud-rejected, a Luhn-invalid and a missing nonce with clear messages', async () => {
+    const a = await signUp(env.app);
+    const add = (body: unknown) => call(env.app, 'POST', '/v1/user/payment/add', { token: a.session, body });
+    const consumed = await add({ paymentMethodToken: 'fake-consumed-nonce' });
+    expect([consumed.statusCode, consumed.body.message]).toEqual([400, MSG.paymentNonceUsed]);
+    const fraud = await add({ paymentMethodToken: 'fake-gateway-rejected-fraud-nonce' });
+    expect([fraud.statusCode, fraud.body.message]).toEqual([402, `${MSG.paymentRejected}: Gateway Rejected: fraud`]);
+    const luhn = await add({ paymentMethodToken: 'fake-luhn-invalid-nonce' });
+    expect([luhn.statusCode, luhn.body.message]).toEqual([400, 'Credit card number is invalid.']);
+    const missing = await add({});
+    expect([missing.statusCode, missing.body.payload.errors.paymentMethodToken]).toEqual([400, MSG.paymentMethodRequired]);
+    const info = await call(env.app, 'GET', '/v1/user/payment/info', { token: a.session });
+    expect(info.body.payload.paymentActive).toBe(false);
+  });
+
+  it('addbalance: spec messages, no card, then a top-up credited once and shown in the history', async () => {
+    const plain = await signUp(env.app);
+    const add = (token: string, body: unknown, headers?: Record<string, string>) =>
+      call(env.app, 'POST', '/v1/user/general/addbalance', { token, body, headers });
+    expect((await add(plain.session, {})).body.payload.errors.amount).toBe(MSG.amountRequired);
+    expect((await add(plain.session, { amount: 'ten' })).body.payload.errors.amount).toBe(MSG.amountNumber);
+    expect((await add(plain.session, { amount: 2.5 })).body.payload.errors.amount).toBe(MSG.amountNumber);
+    const noCard = await add(plain.session, { amount: 20 });
+    expect([noCard.statusCode, noCard.body.message]).toEqual([402, MSG.noPaymentMethod]);
+
+    const a = await withCard();
+    const ok = await add(a.session, { amount: '20' });
+    expect(ok.statusCode).toBe(200);
+    expect(ok.body.message).toBe(MSG.balanceAdded);
+    expect(ok.body.payload.balance).toBe(30);
+    expect(ok.body.payload.payment).toMatchObject({
+      amount: '20.00',
+      status: 'submitted_for_settlement',
+      paymentInstrumentType: 'credit_card',
+      currencyIsoCode: 'USD',
+      creditCard: { cardType: 'Visa', maskedNumber: '411111******1111' },
+    });
+    const hist = await call(env.app, 'GET', '/v1/user/payment/history', { token: a.session });
+    expect(hist.body.payload).toHaveLength(1);
+    expect(hist.body.payload[0].id).toBe(ok.body.payload.payment.id);
+    const user = await call(env.app, 'GET', '/v1/user/info', { token: a.session });
+    expect(user.body.payload.profile.balance).toBe(30);
+    await consistent(a.id);
+  });
+
+  it('a replayed top-up with the same Idempotency-Key is answered byte for byte and charged once, also when concurrent', async () => {
+    const a = await withCard();
+    const send = (amount: number, key: string) =>
+      env.app.inject({
+        method: 'POST',
+        url: '/v1/user/general/addbalance',
+        headers: { 'sm-api-token': a.session, 'sm-http-status': 'real', 'idempotency-key': key },
+        payload: { amount },
+      });
+    const first = await send(10, 'k-1');
+    const again = await send(10, 'k-1');
+    expect(first.statusCode).toBe(200);
+    expect(again.body).toBe(first.body);
+    const reused = await send(15, 'k-1');
+    expect([reused.statusCode, reused.json().message]).toEqual([422, MSG.idempotencyKeyReused]);
+    const burst = await Promise.all(Array.from({ length: 8 }, () => send(5, 'k-2')));
+    const codes = burst.map((r) => r.statusCode);
+    expect(codes.every((c) => c === 200 || c === 409)).toBe(true);
+    expect(codes.filter((c) => c === 200).length).toBeGreaterThanOrEqual(1);
+    expect((await topups(a.id)).map((t) => t.amountCents).sort()).toEqual([1000, 500].sort());
+    expect(await balanceCents(env.ctx.db, a.id)).toBe(1000 + 1000 + 500);
+    expect(await env.ctx.db.select().from(payments).where(eq(payments.userId, a.id))).toHaveLength(2);
+    await consistent(a.id);
+  });
+
+  it('a declined card: a clear message, the attempt in the history, nothing booked; the decline is replayed under its key', async () => {
+    const a = await withCard('fake-processor-declined-visa-nonce');
+    const send = () =>
+      call(env.app, 'POST', '/v1/user/general/addbalance', {
+        token: a.session,
+        body: { amount: 20 },
+        headers: { 'idempotency-key': 'd-1' },
+      });
+    const res = await send();
+    expect([res.statusCode, res.body.message]).toEqual([402, `${MSG.paymentDeclined}: Do Not Honor`]);
+    expect(res.body.payload.payment).toMatchObject({ status: 'processor_declined', processorResponseText: 'Do Not Honor' });
+    expect((await send()).body).toEqual(res.body);
+    expect(await topups(a.id)).toHaveLength(0);
+    expect(await balanceCents(env.ctx.db, a.id)).toBe(1000);
+    const hist = await call(env.app, 'GET', '/v1/user/payment/history', { token: a.session });
+    expect(hist.body.payload.map((p: { status: string }) => p.status)).toEqual(['processor_declined']);
+    await consistent(a.id);
+  });
+
+  it('a gateway timeout: 504 with a clear message, nothing booked; the retry under the same key repeats the same sale, credited once', async () => {
+    const a = await withCard();
+    const fast = env.ctx.resources.payments!;
+    const slow = new SandboxGateway({ delayMs: 400 });
+    // The vaulted token is self-describing, so the slow sandbox can charge the same card.
+    env.ctx.resources.payments = slow;
+    const timeout = env.ctx.config.PAYMENT_TIMEOUT_MS;
+    env.ctx.config.PAYMENT_TIMEOUT_MS = 100;
+    try {
+      const send = () =>
+        call(env.app, 'POST', '/v1/user/general/addbalance', {
+          token: a.session,
+          body: { amount: 20 },
+          headers: { 'idempotency-key': 't-1' },
+        });
+      const res = await send();
+      expect([res.statusCode, res.body.message]).toEqual([504, MSG.paymentTimeout]);
+      expect(await balanceCents(env.ctx.db, a.id)).toBe(1000);
+      // The sale went through at the gateway after we stopped waiting.
+      await new Promise((r) => setTimeout(r, 500));
+      env.ctx.config.PAYMENT_TIMEOUT_MS = 2000;
+      const retry = await send();
+      expect(retry.statusCode).toBe(200);
+      expect(retry.body.payload.balance).toBe(30);
+      const [p] = await env.ctx.db.select().from(payments).where(eq(payments.userId, a.id));
+      // The same gateway transaction as the first (timed-out) attempt: the card was charged once.
+      expect(await slow.find(p!.transactionId!)).toMatchObject({ orderId: p!.id, amountCents: 2000 });
+      expect(await topups(a.id)).toHaveLength(1);
+      await consistent(a.id);
+    } finally {
+      env.ctx.resources.payments = fast;
+      env.ctx.config.PAYMENT_TIMEOUT_MS = timeout;
+    }
+  });
+
+  it('autofill: integers with the spec messages; saved and shown in payment info', async () => {
+    const a = await withCard();
+    const edit = (body: unknown) => call(env.app, 'POST', '/v1/user/payment/edit', { token: a.session, body });
+    const empty = await edit({});
+    expect(empty.body.payload.errors).toEqual({
+      amountAutoRecharge: MSG.amountAutoRechargeRequired,
+      minimumBalanceForAutoRecharge: MSG.minimumBalanceRequired,
+    });
+    expect((await edit({ amountAutoRecharge: '2x', minimumBalanceForAutoRecharge: 5 })).body.payload.errors.amountAutoRecharge).toBe(
+      MSG.amountNumber,
+    );
+    const ok = await edit({ amountAutoRecharge: 20, minimumBalanceForAutoRecharge: '5' });
+    expect([ok.statusCode, ok.body.message]).toEqual([200, MSG.autofillSaved]);
+    expect(ok.body.payload).toMatchObject({ amountAutoRecharge: 20, minimumBalanceForAutoRecharge: 5, paymentActive: true });
+  });
+
+  it('automatic recharge: a charge under the minimum records one recharge, which is charged and credited', async () => {
+    const a = await withCard();
+    await call(env.app, 'POST', '/v1/user/payment/edit', {
+      token: a.session,
+      body: { amountAutoRecharge: 20, minimumBalanceForAutoRecharge: 5 },
+    });
+    await env.ctx.db.transaction((tx) => charge(tx, a.id, 400, 'tracking', 'big-1'));
+    expect(await env.ctx.db.select().from(payments).where(eq(payments.userId, a.id))).toHaveLength(0);
+    await env.ctx.db.transaction((tx) => charge(tx, a.id, 200, 'tracking', 'big-2'));
+    await env.ctx.db.transaction((tx) => charge(tx, a.id, 5, 'tracking', 'small-1'));
+    const pending = await env.ctx.db.select().from(payments).where(eq(payments.userId, a.id));
+    expect(pending.map((p) => [p.kind, p.status, p.amountCents])).toEqual([['auto_recharge', 'pending', 2000]]);
+    expect(await processRecharges(env.ctx)).toBeGreaterThanOrEqual(1);
+    expect(await balanceCents(env.ctx.db, a.id)).toBe(1000 - 605 + 2000);
+    const hist = await call(env.app, 'GET', '/v1/user/payment/history', { token: a.session });
+    expect(hist.body.payload.map((p: { kind: string; status: string }) => [p.kind, p.status])).toEqual([
+      ['auto_recharge', 'submitted_for_settlement'],
+    ]);
+    await consistent(a.id);
+  });
+
+  it('a failing automatic recharge: a payment alert, backoff before the next try, and a cap', async () => {
+    const a = await withCard('fake-processor-declined-mastercard-nonce');
+    await call(env.app, 'POST', '/v1/user/payment/edit', {
+      token: a.session,
+      body: { amountAutoRecharge: 20, minimumBalanceForAutoRecharge: 9 },
+    });
+    await env.ctx.db.transaction((tx) => charge(tx, a.id, 200, 'tracking', 'f-1'));
+    await processRecharges(env.ctx);
+    const [acct] = await env.ctx.db.select().from(billingAccounts).where(eq(billingAccounts.userId, a.id));
+    expect(acct!.rechargeFailures).toBe(1);
+    expect(acct!.rechargeRetryAt!.getTime()).toBeGreaterThan(Date.now() + 10 * 60_000);
+    const info = await call(env.app, 'GET', '/v1/user/info', { token: a.session });
+    expect(info.body.payload.alerts.payment.map((x: { name: string }) => x.name)).toContain('rechargeFailed');
+    // Within the backoff a further charge records no new recharge.
+    await env.ctx.db.transaction((tx) => charge(tx, a.id, 5, 'tracking', 'f-2'));
+    expect(
+      await env.ctx.db
+        .select()
+        .from(payments)
+        .where(and(eq(payments.userId, a.id), eq(payments.status, 'pending'))),
+    ).toHaveLength(0);
+    // Past the backoff, two more failures reach the cap: recharges pause until the card or setting changes.
+    for (const n of [3, 4]) {
+      await env.ctx.db
+        .update(billingAccounts)
+        .set({ rechargeRetryAt: new Date(Date.now() - 1000) })
+        .where(eq(billingAccounts.userId, a.id));
+      await env.ctx.db.transaction((tx) => charge(tx, a.id, 5, 'tracking', `f-${n}`));
+      await processRecharges(env.ctx);
+    }
+    const [capped] = await env.ctx.db.select().from(billingAccounts).where(eq(billingAccounts.userId, a.id));
+    expect(capped!.rechargeFailures).toBe(3);
+    await env.ctx.db.transaction((tx) => charge(tx, a.id, 5, 'tracking', 'f-5'));
+    expect(
+      await env.ctx.db
+        .select()
+        .from(payments)
+        .where(and(eq(payments.userId, a.id), eq(payments.status, 'pending'))),
+    ).toHaveLength(0);
+    const all = await env.ctx.db.select().from(payments).where(eq(payments.userId, a.id));
+    expect(all.map((p) => p.status)).toEqual(['processor_declined', 'processor_declined', 'processor_declined']);
+    const raised = await env.ctx.db
+      .select()
+      .from(alerts)
+      .where(and(eq(alerts.userId, a.id), eq(alerts.name, 'rechargeFailed')));
+    expect(raised.at(-1)!.message).toContain('paused');
+    expect(await topups(a.id)).toHaveLength(0);
+    await consistent(a.id);
+  });
+
+  it("referral: the inviter gets $10 once, on the invited friend's first successful payment", async () => {
+    const inviter = await signUp(env.app);
+    const inviterId = await idOf(inviter.email);
+    const friend = await withCard('fake-valid-visa-nonce', { referrer: inviter.profile.referralCode });
+    const declined = await withCard('fake-processor-declined-visa-nonce', { referrer: inviter.profile.referralCode });
+    await call(env.app, 'POST', '/v1/user/general/addbalance', { token: declined.session, body: { amount: 5 } });
+    expect(await balanceCents(env.ctx.db, inviterId)).toBe(1000);
+    await call(env.app, 'POST', '/v1/user/general/addbalance', { token: friend.session, body: { amount: 5 } });
+    await call(env.app, 'POST', '/v1/user/general/addbalance', { token: friend.session, body: { amount: 5 } });
+    expect(await balanceCents(env.ctx.db, inviterId)).toBe(2000);
+    await consistent(inviterId);
+  });
+
+  it("usage: one record per day with tracking and SMS counts and costs, in the account's time zone", async () => {
+    const a = await withCard();
+    for (let i = 0; i < 3; i++) await env.ctx.db.transaction((tx) => charge(tx, a.id, 5, 'tracking', `u-t-${i}`));
+    await env.ctx.db.transaction((tx) => charge(tx, a.id, 4, 'sms', 'u-s-1', 'SMS to +15550000000'));
+    const ends = new Date();
+    const starts = new Date(ends.getTime() - 6 * 86_400_000);
+    const res = await call(env.app, 'POST', '/v1/user/general/getusage', {
+      token: a.session,
+      body: { starts: starts.toISOString(), ends: ends.toISOString() },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.body.payload).toHaveLength(7);
+    const today = res.body.payload.at(-1);
+    expect(today).toMatchObject({
+      dt: ends.toISOString().slice(0, 10),
+      tracking: 3,
+      sms: 1,
+      costTracking: 0.15,
+      costSms: 0.04,
+      total: 0.19,
+    });
+    expect(res.body.payload[0]).toMatchObject({ tracking: 0, sms: 0, total: 0 });
+    const bad = await call(env.app, 'POST', '/v1/user/general/getusage', {
+      token: a.session,
+      body: { starts: 'yesterday', ends: ends.toISOString() },
+    });
+    expect(bad.statusCode).toBe(400);
+    const backwards = await call(env.app, 'POST', '/v1/user/general/getusage', {
+      token: a.session,
+      body: { starts: ends.toISOString(), ends: starts.toISOString() },
+    });
+    expect(backwards.body.payload.errors.ends).toBe('The start date must be before the end date');
+  });
+
+  it("receipts: the data and a landscape PDF with seller, buyer and the company's invoice info, the card and the total", async () => {
+    const a = await withCard('fake-valid-visa-nonce', { userType: 'company', company: 'Acme Parcels' });
+    const upd = await call(env.app, 'POST', '/v1/user/general/update', {
+      token: a.session,
+      body: { profile: { company: 'Acme Parcels', InvoiceExtraInfo: 'VAT GB123456789' } },
+    });
+    expect(upd.statusCode).toBe(200);
+    const paid = await call(env.app, 'POST', '/v1/user/general/addbalance', { token: a.session, body: { amount: 20 } });
+    const id = paid.body.payload.payment.id as string;
+    const r = await call(env.app, 'GET', `/v1/user/payment/receipt/${id}`, { token: a.session });
+    expect(r.statusCode).toBe(200);
+    expect(r.body.payload).toMatchObject({
+      id,
+      total: '20.00',
+      buyer: { name: 'Ada Lovelace', email: a.email, company: 'Acme Parcels', invoiceExtraInfo: 'VAT GB123456789' },
+      seller: { name: 'Shiptrail' },
+      lineItems: [{ description: 'Prepaid balance top-up', total: '20.00' }],
+    });
+    const other = await signUp(env.app);
+    expect((await call(env.app, 'GET', `/v1/user/payment/receipt/${id}`, { token: other.session })).statusCode).toBe(404);
+    expect((await call(env.app, 'GET', '/v1/user/payment/receipt/not-an-id', { token: a.session })).body.message).toBe(MSG.receiptNotFound);
+    const pdf = await env.app.inject({ method: 'GET', url: `/v1/user/payment/receipt/${id}/pdf`, headers: { 'sm-api-token': a.session } });
+    expect(pdf.statusCode).toBe(200);
+    expect(pdf.headers['content-type']).toBe('application/pdf');
+    expect(pdf.headers['content-disposition']).toContain('invoice.pdf');
+    const doc = await getDocumentProxy(new Uint8Array(pdf.rawPayload));
+    const page = await doc.getPage(1);
+    const [, , w, h] = page.view;
+    expect(w).toBeGreaterThan(h!);
+    const { text } = await extractText(doc, { mergePages: true });
+    for (const s of [
+      'Payment Receipt',
+      'Shiptrail',
+      'Ada Lovelace',
+      'Acme Parcels',
+      a.email,
+      'VAT GB123456789',
+      'Prepaid balance top-up',
+      '20.00 USD',
+      'Visa 411111******1111',
+      'Total paid',
+      id,
+    ])
+      expect(text).toContain(s);
+    if (process.env.RECEIPT_PDF_OUT) (await import('node:fs')).writeFileSync(process.env.RECEIPT_PDF_OUT, pdf.rawPayload);
+  });
+});

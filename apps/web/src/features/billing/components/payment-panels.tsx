@@ -1,0 +1,218 @@
+import { useState } from 'react';
+import { Alert, Badge, Button, Card, Group, Image, Stack, Table, Tabs, Text, Title } from '@mantine/core';
+import { useForm } from '@mantine/form';
+import { AUTO_RECHARGE, MSG, type PaymentHistoryItem, type UserInfo } from '@shiptrail/contract';
+import { Link } from 'react-router';
+import { formatDate, money } from '../../../lib/format';
+import { useAddBalance, useEditAutofill, usePaymentHistory, usePaymentInfo } from '../api/billing';
+import { SandboxCardForm } from './card-form';
+import { SandboxBadge } from './sandbox-badge';
+import { AmountPicker } from './amount-picker';
+import { UsagePanel } from './usage-panel';
+
+function CardOnFile() {
+  const { data } = usePaymentInfo();
+  if (!data) return null;
+  return (
+    <Card withBorder maw={520} data-testid="card-on-file">
+      <Group justify="space-between">
+        <Group>
+          {data.details?.imageUrl ? <Image src={data.details.imageUrl} w={40} alt="" fallbackSrc="" /> : null}
+          <div>
+            <Text fw={600}>{data.paymentActive ? `${data.details!.cardType} ending in ${data.details!.last4}` : 'No card on file'}</Text>
+            {data.paymentActive ? (
+              <Text size="sm" c="dimmed">
+                {data.details!.cardholderName} · expires {data.details!.expirationMonth}/{data.details!.expirationYear}
+              </Text>
+            ) : null}
+          </div>
+        </Group>
+        {data.sandbox ? <SandboxBadge /> : null}
+      </Group>
+    </Card>
+  );
+}
+
+/** Settings › Payment Method: add (the card form) and autofill (automatic recharge). */
+export function PaymentMethodPanel({ info, subTab, onSubTab }: { info: UserInfo; subTab?: string; onSubTab: (s: string) => void }) {
+  const sub = subTab === 'autofill' ? 'autofill' : 'add';
+  const { data } = usePaymentInfo();
+  return (
+    <Tabs value={sub} onChange={(v) => v && onSubTab(v)} variant="pills" keepMounted={false}>
+      <Tabs.List mb="md">
+        <Tabs.Tab value="add">Payment method</Tabs.Tab>
+        <Tabs.Tab value="autofill">Autofill setting</Tabs.Tab>
+      </Tabs.List>
+      <Tabs.Panel value="add">
+        <Stack>
+          <CardOnFile />
+          <Title order={4}>{data?.paymentActive ? 'Replace the card' : 'Add a card'}</Title>
+          {data && !data.sandbox ? (
+            <Alert color="yellow" maw={520}>
+              Payments go to Braintree. The Braintree drop-in form is not wired into this screen yet; contact support to add a card.
+            </Alert>
+          ) : (
+            <SandboxCardForm defaultName={{ firstName: info.profile.firstName, lastName: info.profile.lastName }} />
+          )}
+        </Stack>
+      </Tabs.Panel>
+      <Tabs.Panel value="autofill">
+        <AutofillForm />
+      </Tabs.Panel>
+    </Tabs>
+  );
+}
+
+function AutofillForm() {
+  const { data } = usePaymentInfo();
+  const edit = useEditAutofill();
+  const form = useForm<{ amountAutoRecharge: number | string; minimumBalanceForAutoRecharge: number | string }>({
+    initialValues: { amountAutoRecharge: AUTO_RECHARGE.defaultAmount, minimumBalanceForAutoRecharge: AUTO_RECHARGE.defaultMinimum },
+    validate: {
+      amountAutoRecharge: (v) => (v === '' ? MSG.amountAutoRechargeRequired : Number.isInteger(Number(v)) ? null : MSG.amountNumber),
+      minimumBalanceForAutoRecharge: (v) => (v === '' ? MSG.minimumBalanceRequired : Number.isInteger(Number(v)) ? null : MSG.amountNumber),
+    },
+  });
+  const [loaded, setLoaded] = useState(false);
+  if (data && !loaded) {
+    setLoaded(true);
+    if (data.amountAutoRecharge > 0)
+      form.setValues({ amountAutoRecharge: data.amountAutoRecharge, minimumBalanceForAutoRecharge: data.minimumBalanceForAutoRecharge });
+  }
+  return (
+    <form onSubmit={form.onSubmit((v) => edit.mutate(v))}>
+      <Stack maw={520}>
+        <Text size="sm" c="dimmed">
+          When a charge takes your balance under the minimum, your card is charged the recharge amount once. Set the amount to 0 to turn it
+          off.
+        </Text>
+        {data && !data.paymentActive ? <Alert color="yellow">{MSG.noPaymentMethod}</Alert> : null}
+        <AmountPicker
+          label="Amount Auto Recharge"
+          name="amountAutoRecharge"
+          value={form.values.amountAutoRecharge}
+          onChange={(v) => form.setFieldValue('amountAutoRecharge', v)}
+          error={form.errors.amountAutoRecharge}
+        />
+        <AmountPicker
+          label="Minimum Balance For AutoRecharge"
+          name="minimumBalanceForAutoRecharge"
+          value={form.values.minimumBalanceForAutoRecharge}
+          onChange={(v) => form.setFieldValue('minimumBalanceForAutoRecharge', v)}
+          error={form.errors.minimumBalanceForAutoRecharge}
+        />
+        <Group>
+          <Button type="submit" loading={edit.isPending}>
+            Save autofill
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
+}
+
+/** Settings › Add Balance. */
+export function AddBalancePanel({ info }: { info: UserInfo }) {
+  const add = useAddBalance();
+  const { data } = usePaymentInfo();
+  const [amount, setAmount] = useState<number | string>(AUTO_RECHARGE.defaultAmount);
+  const [error, setError] = useState<string | null>(null);
+  return (
+    <Stack maw={520}>
+      <Group>
+        <Text>
+          Balance: <b data-testid="billing-balance">{money(info.profile.balance)}</b>
+        </Text>
+        {data?.sandbox ? <SandboxBadge /> : null}
+      </Group>
+      <CardOnFile />
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (amount === '') return setError(MSG.amountRequired);
+          if (!Number.isInteger(Number(amount))) return setError(MSG.amountNumber);
+          setError(null);
+          add.mutate({ amount: Number(amount), key: crypto.randomUUID() });
+        }}
+      >
+        <Stack>
+          <AmountPicker label="Amount" name="amount" value={amount} onChange={setAmount} error={error} />
+          <Group>
+            <Button type="submit" loading={add.isPending} disabled={!data?.paymentActive}>
+              Add Balance
+            </Button>
+            {data && !data.paymentActive ? (
+              <Button component={Link} to="/account/profile/settings/payment/add" variant="subtle">
+                Add a card first
+              </Button>
+            ) : null}
+          </Group>
+        </Stack>
+      </form>
+    </Stack>
+  );
+}
+
+function statusColor(s: string) {
+  return s === 'submitted_for_settlement' || s === 'settled'
+    ? 'green'
+    : s === 'pending' || s === 'processing' || s === 'unknown'
+      ? 'gray'
+      : 'red';
+}
+
+function HistoryTable({ rows }: { rows: PaymentHistoryItem[] }) {
+  if (!rows.length) return <Text c="dimmed">No payments yet.</Text>;
+  return (
+    <Table striped data-testid="payment-history">
+      <Table.Thead>
+        <Table.Tr>
+          <Table.Th>Date</Table.Th>
+          <Table.Th>Amount</Table.Th>
+          <Table.Th>Card</Table.Th>
+          <Table.Th>Type</Table.Th>
+          <Table.Th>Status</Table.Th>
+          <Table.Th>Receipt</Table.Th>
+        </Table.Tr>
+      </Table.Thead>
+      <Table.Tbody>
+        {rows.map((p) => (
+          <Table.Tr key={p.id}>
+            <Table.Td>{formatDate(p.createdAt)}</Table.Td>
+            <Table.Td>${p.amount}</Table.Td>
+            <Table.Td>
+              {p.creditCard.cardType} {p.creditCard.maskedNumber}
+            </Table.Td>
+            <Table.Td>{p.kind === 'auto_recharge' ? 'Automatic recharge' : 'Top-up'}</Table.Td>
+            <Table.Td>
+              <Badge color={statusColor(p.status)} variant="light" title={p.processorResponseText}>
+                {p.status.replaceAll('_', ' ')}
+              </Badge>
+            </Table.Td>
+            <Table.Td>
+              {p.status === 'submitted_for_settlement' ? <Link to={`/account/profile/invoice/${p.id}`}>View receipt</Link> : '—'}
+            </Table.Td>
+          </Table.Tr>
+        ))}
+      </Table.Tbody>
+    </Table>
+  );
+}
+
+/** Settings › Payment History: Payments History and Usage Between Dates. */
+export function PaymentHistoryPanel({ subTab, onSubTab }: { subTab?: string; onSubTab: (s: string) => void }) {
+  const sub = subTab === 'usage' ? 'usage' : 'payments';
+  const { data } = usePaymentHistory();
+  return (
+    <Tabs value={sub} onChange={(v) => v && onSubTab(v)} variant="pills" keepMounted={false}>
+      <Tabs.List mb="md">
+        <Tabs.Tab value="payments">Payments History</Tabs.Tab>
+        <Tabs.Tab value="usage">Usage Between Dates</Tabs.Tab>
+      </Tabs.List>
+      <Tabs.Panel value="payments">{data ? <HistoryTable rows={data} /> : null}</Tabs.Panel>
+      <Tabs.Panel value="usage">
+        <UsagePanel />
+      </Tabs.Panel>
+    </Tabs>
+  );
+}
