@@ -7,6 +7,8 @@ export interface Checkpoint {
   location?: string | null;
   message?: string | null;
   time?: string | null;
+  /** The recipient who signed for a delivery (proof of delivery). */
+  signedBy?: string | null;
 }
 
 /** Checkpoints newest first: status, location, message, time (product rules §2). */
@@ -26,6 +28,11 @@ export function CheckpointTimeline({ checkpoints }: { checkpoints: Checkpoint[] 
           }
         >
           {c.message && <Text size="sm">{c.message}</Text>}
+          {c.signedBy && (
+            <Text size="sm" data-testid="signed-by">
+              Signed by {c.signedBy}
+            </Text>
+          )}
           <Text size="xs" c="dimmed">
             {[c.location, formatDateTime(c.time)].filter(Boolean).join(' · ')}
           </Text>
