@@ -38,7 +38,14 @@ export function toUpdateBody(tid: string, v: CheckpointValues, asCourier: boolea
     ...(v.message.trim() ? { message: v.message.trim() } : {}),
     ...(v.lat !== '' && v.long !== '' ? { lat: v.lat, long: v.long } : {}),
     ...(proofWanted(v, asCourier)
-      ? { proof: { recipientName: v.recipientName.trim(), signature: v.signature, ...(v.photo ? { photo: v.photo } : {}) } }
+      ? {
+          // A missing signature is left out rather than sent empty, so it reads as "required".
+          proof: {
+            recipientName: v.recipientName.trim(),
+            ...(v.signature ? { signature: v.signature } : {}),
+            ...(v.photo ? { photo: v.photo } : {}),
+          } as NonNullable<UpdateShipmentRequest['proof']>,
+        }
       : {}),
   };
 }
