@@ -19,6 +19,8 @@ import { trackingRoutes } from './modules/trackings/trackings.routes.ts';
 import { devOutboxRoutes } from './modules/mail/dev-outbox.routes.ts';
 import { openapiRoutes } from './modules/openapi/openapi.routes.ts';
 import { notificationRoutes } from './modules/notifications/notifications.routes.ts';
+import { memberRoutes } from './modules/members/members.routes.ts';
+import { shipmentRoutes } from './modules/shipments/shipments.routes.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -183,6 +185,8 @@ export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {})
   await app.register(trackingRoutes, { ctx });
   await app.register(openapiRoutes, { ctx });
   await app.register(notificationRoutes, { ctx });
+  await app.register(memberRoutes, { ctx });
+  await app.register(shipmentRoutes, { ctx });
   if (ctx.mailer.mode === 'outbox') await app.register(devOutboxRoutes, { ctx });
 
 

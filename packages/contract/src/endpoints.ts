@@ -67,7 +67,7 @@ export const trackingEndpoints: EndpointDef[] = [
   { method: 'POST', path: '/v1/trackings/refresh/{tid}', summary: 'Ask the carrier again now (once a minute per tracking)', tag: 'Trackings', auth: true, response: T.trackingViewSchema },
   { method: 'POST', path: '/v1/couriers/detect', summary: 'Candidate couriers for a tracking number, best first', tag: 'Trackings', auth: false, body: T.detectRequest, response: T.detectResponse },
   { method: 'GET', path: '/v1/couriers', summary: 'Supported couriers, and whether each is served by the carrier sandbox', tag: 'Trackings', auth: false, response: T.couriersResponse },
-  { method: 'GET', path: '/v1/track/{uidTid}', summary: 'Public tracking page data for {uid}_{tid} (no auth; contacts masked)', tag: 'Trackings', auth: false, response: z.array(T.publicTrackingSchema) },
+  { method: 'GET', path: '/v1/track/{uidTid}', summary: 'Public tracking page data for {uid}_{tid} (no auth; contacts masked); a company\'s SHM shipment answers with kind "shipment"', tag: 'Trackings', auth: false, response: z.array(z.union([T.publicTrackingSchema, S.publicShipmentSchema])) },
 ];
 
 export const memberEndpoints: EndpointDef[] = [

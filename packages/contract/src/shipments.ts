@@ -356,3 +356,6 @@ export const publicShipmentSchema = z.object({
 export type PublicShipment = z.infer<typeof publicShipmentSchema>;
 
 export const positionViewSchema = geoSchema;
+
+/** The primary colour of each theme (A to H), for a company's branded page and mails (same as the web themes). */
+export const THEME_PRIMARY_COLORS = { A: '#364fc7', B: '#099268', C: '#6741d9', D: '#1971c2', E: '#9c36b5', F: '#d9480f', G: '#2b8a3e', H: '#343a40' } as const;

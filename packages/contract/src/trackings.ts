@@ -124,7 +124,8 @@ export const publicTrackingSchema = z.object({
 });
 export type PublicTracking = z.infer<typeof publicTrackingSchema>;
 
-export const detectResponse = z.array(z.object({ courier: z.enum(COURIER_SLUGS), name: z.string(), checkDigitValid: z.boolean() }));
+/** 'shm' is Shiptrail's own (a company's shipment with an SHM number). */
+export const detectResponse = z.array(z.object({ courier: z.enum([...COURIER_SLUGS, 'shm']), name: z.string(), checkDigitValid: z.boolean() }));
 export const couriersResponse = z.array(z.object({ courier: z.enum(COURIER_SLUGS), name: z.string(), sandbox: z.boolean() }));
 
 /** CSV import: one line per row of the file (row = line number in the file, the header being line 1). */

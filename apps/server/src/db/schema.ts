@@ -2,6 +2,9 @@ import { sql } from 'drizzle-orm';
 import {
   bigserial,
   boolean,
+  check,
+  customType,
+  doublePrecision,
   index,
   integer,
   jsonb,
@@ -10,7 +13,14 @@ import {
   timestamp,
   uniqueIndex,
   uuid,
+  type AnyPgColumn,
 } from 'drizzle-orm/pg-core';
+
+/** Binary columns (proof-of-delivery images): Buffers in and out, on PGlite and PostgreSQL alike. */
+const bytea = customType<{ data: Buffer; driverData: Buffer | Uint8Array }>({
+  dataType: () => 'bytea',
+  fromDriver: (v) => (Buffer.isBuffer(v) ? v : Buffer.from(v)),
+});
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 const createdAt = () => ts('created_at').notNull().defaultNow();
@@ -255,16 +265,21 @@ export const trackingEvents = pgTable(
   'tracking_events',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    trackingId: uuid('tracking_id')
-      .notNull()
-      .references(() => trackings.id, { onDelete: 'cascade' }),
+    /** The tracking, or (for a company's own shipment) null with shipmentId set: exactly one of the two. */
+    trackingId: uuid('tracking_id').references(() => trackings.id, { onDelete: 'cascade' }),
+    shipmentId: uuid('shipment_id').references((): AnyPgColumn => shipments.id, { onDelete: 'cascade' }),
     userId: uuid('user_id').notNull(),
     fromStatus: text('from_status'),
     toStatus: text('to_status').notNull(),
     checkpoint: jsonb('checkpoint'),
     createdAt: createdAt(),
   },
-  (t) => [index('tracking_events_tracking_idx').on(t.trackingId), index('tracking_events_user_idx').on(t.userId, t.createdAt)],
+  (t) => [
+    index('tracking_events_tracking_idx').on(t.trackingId),
+    index('tracking_events_user_idx').on(t.userId, t.createdAt),
+    index('tracking_events_shipment_idx').on(t.shipmentId),
+    check('tracking_events_subject_ck', sql`(${t.trackingId} is null) <> (${t.shipmentId} is null)`),
+  ],
 );
 
 /**
@@ -330,4 +345,93 @@ export const webhookAttempts = pgTable(
     createdAt: createdAt(),
   },
   (t) => [index('webhook_attempts_notification_idx').on(t.notificationId)],
+);
+
+// ---------------------------------------------------------------- shipments (a company's own, SHM numbers)
+/**
+ * A company's own shipment. `tid` (an SHM number) is unique across the platform. The assigned courier is a
+ * member row (`courierId`); `courier`/`courierEmail` keep what was given, so a shipment whose courier is not
+ * a member, or whose member was deleted, still says who carries it.
+ */
+export const shipments = pgTable(
+  'shipments',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    companyId: uuid('company_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    tid: text('tid').notNull(),
+    status: text('status').notNull().default('InfoReceived'),
+    orderId: text('order_id').notNull().default(''),
+    message: text('message').notNull().default(''),
+    expected: ts('expected'),
+    metadata: jsonb('metadata').notNull().default(sql`'{}'::jsonb`),
+    /** Address objects as the contract's address view (name, company, address1, ..., lat, long, email, phone). */
+    origin: jsonb('origin').notNull(),
+    destination: jsonb('destination').notNull(),
+    courierId: uuid('courier_id').references(() => users.id, { onDelete: 'set null' }),
+    courier: text('courier').notNull().default(''),
+    courierEmail: text('courier_email').notNull().default(''),
+    lastCheckPoint: jsonb('last_checkpoint'),
+    createdAt: createdAt(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('shipments_tid_uq').on(t.tid),
+    // Keyset paging of getshipments and getassigned: newest first, id breaks ties.
+    index('shipments_company_created_idx').on(t.companyId, t.createdAt, t.id),
+    index('shipments_courier_created_idx').on(t.courierId, t.createdAt, t.id),
+  ],
+);
+
+export const shipmentParcels = pgTable(
+  'shipment_parcels',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    shipmentId: uuid('shipment_id')
+      .notNull()
+      .references(() => shipments.id, { onDelete: 'cascade' }),
+    position: integer('position').notNull(),
+    ref: text('ref').notNull().default(''),
+    quantity: integer('quantity').notNull().default(1),
+    name: text('name').notNull(),
+    length: doublePrecision('length').notNull(),
+    width: doublePrecision('width').notNull(),
+    height: doublePrecision('height').notNull(),
+    weight: doublePrecision('weight').notNull(),
+    distanceUnit: text('distance_unit').notNull().default('in'),
+    weightUnit: text('weight_unit').notNull().default('lb'),
+    metadata: jsonb('metadata').notNull().default(sql`'{}'::jsonb`),
+  },
+  (t) => [index('shipment_parcels_shipment_idx').on(t.shipmentId, t.position)],
+);
+
+/**
+ * A checkpoint of a shipment, added by the company or its assigned courier. Proof of delivery (the
+ * recipient's name, the signature PNG and an optional downscaled photo) is stored with it, in the database,
+ * so every process sees it.
+ */
+export const shipmentCheckpoints = pgTable(
+  'shipment_checkpoints',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    shipmentId: uuid('shipment_id')
+      .notNull()
+      .references(() => shipments.id, { onDelete: 'cascade' }),
+    status: text('status').notNull(),
+    location: text('location').notNull().default(''),
+    message: text('message').notNull().default(''),
+    lat: doublePrecision('lat'),
+    long: doublePrecision('long'),
+    time: ts('time').notNull(),
+    byUserId: uuid('by_user_id'),
+    byRole: text('by_role').notNull(),
+    byName: text('by_name').notNull().default(''),
+    podRecipientName: text('pod_recipient_name'),
+    podSignature: bytea('pod_signature'),
+    podPhoto: bytea('pod_photo'),
+    podPhotoType: text('pod_photo_type'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('shipment_checkpoints_shipment_time_idx').on(t.shipmentId, t.time)],
 );

@@ -43,6 +43,8 @@ const perIp = (max: number, minutes = 15) => ({ config: { rateLimit: { max, time
 
 export async function accountRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   const auth = { preHandler: app.requireAuth };
+  // A courier's account belongs to its company: beyond their own password they change no settings.
+  const owner = { preHandler: app.requireOwner };
 
   app.post('/v1/user/general/signup', perIp(20, 60), async (req, reply) => {
     const input = parse(signupRequest, req.body);
@@ -105,12 +107,12 @@ export async function accountRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
 
   app.get('/v1/user/info', auth, async (req) => success(await svc.userInfo(ctx, userOf(req))));
 
-  app.post('/v1/user/general/update', auth, async (req) => {
+  app.post('/v1/user/general/update', owner, async (req) => {
     const input = parse(updateRequest, dropEmptyStrings(req.body));
     return success(await svc.update(ctx, userOf(req), input), MSG.saved);
   });
 
-  app.post('/v1/user/general/generatenewtoken', auth, async (req) => {
+  app.post('/v1/user/general/generatenewtoken', owner, async (req) => {
     const token = await svc.generateNewToken(ctx, userOf(req));
     return success({ token }, MSG.newToken);
   });
@@ -126,7 +128,7 @@ export async function accountRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
     await svc.supportRequest(ctx, userOf(req), input.message);
     return success(null, MSG.supportSent);
   });
-  app.post('/v1/user/general/invitefriend', { ...auth, ...perIp(30, 60) }, async (req) => {
+  app.post('/v1/user/general/invitefriend', { ...owner, ...perIp(30, 60) }, async (req) => {
     const input = parse(inviteRequest, req.body);
     await svc.inviteFriend(ctx, userOf(req), input.email);
     return success(null, MSG.inviteSent);

@@ -15,7 +15,7 @@ import {
 import type { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import type { Queryable } from '../../db/client.ts';
-import { referrals, trackings, messages } from '../../db/schema.ts';
+import { referrals, trackings, messages, shipments } from '../../db/schema.ts';
 import { AppError, badRequest, conflict, unauthorized } from '../../lib/errors.ts';
 import { decrypt, encrypt, randomAlnum } from '../../lib/crypto.ts';
 import { BackoffLimiter, WindowLimiter } from '../../lib/rate-limit.ts';
@@ -92,7 +92,12 @@ async function dashboard(db: Queryable, u: UserRow): Promise<Dashboard> {
     if (r.status in d) d[r.status as keyof typeof d] += Number(r.n);
     total += Number(r.n);
   }
-  return { Shipments: total, ...d, Cost: centsToDollars(await spentCents(db, u.id)), shmShipments: 0 };
+  // A company counts its own shipments; a courier, the shipments assigned to them.
+  const [shm] = await db
+    .select({ n: count() })
+    .from(shipments)
+    .where(u.role === 'courier' ? eq(shipments.courierId, u.id) : eq(shipments.companyId, u.id));
+  return { Shipments: total, ...d, Cost: centsToDollars(await spentCents(db, u.id)), shmShipments: Number(shm?.n ?? 0) };
 }
 
 export async function userInfo(ctx: AppContext, u: UserRow): Promise<UserInfo> {
@@ -135,7 +140,7 @@ type SignupInput = z.output<typeof signupRequest>;
 
 async function createAccount(
   ctx: AppContext,
-  input: { email: string; firstName?: string; lastName?: string; userType: 'person' | 'company'; password: string | null; timeZone?: string; promocode?: string; referrer?: string; googleSub?: string; emailVerified?: boolean; image?: string },
+  input: { email: string; firstName?: string; lastName?: string; userType: 'person' | 'company'; company?: string; password: string | null; timeZone?: string; promocode?: string; referrer?: string; googleSub?: string; emailVerified?: boolean; image?: string },
 ): Promise<UserRow> {
   if (await repo.findUserByEmail(ctx.db, input.email)) throw conflict(MSG.emailTaken);
   const inviter = input.referrer ? await repo.findUserByReferral(ctx.db, input.referrer) : undefined;
@@ -150,6 +155,8 @@ async function createAccount(
       passwordHash,
       googleSub: input.googleSub ?? null,
       userType: input.userType,
+      // A company's name signs its customers' mails and its public pages; a person has none.
+      company: input.userType === 'company' ? (input.company ?? '') : '',
       firstName: input.firstName ?? '',
       lastName: input.lastName ?? '',
       image: input.image ?? '',
@@ -443,3 +450,59 @@ export async function dismissAlert(ctx: AppContext, user: UserRow, id: string) {
   if (!/^[0-9a-f-]{36}$/i.test(id) || !(await repo.dismissAlert(ctx.db, user.id, id, ctx.now()))) throw new AppError(404, MSG.notFound, 'not_found');
 }
 
+
+// ------------------------------------------------------------------ members (a company's couriers)
+/** What the members module may change on a member's account row. */
+export interface MemberAccountInput {
+  email: string;
+  firstName: string;
+  lastName: string;
+  phone: string;
+}
+
+/**
+ * A courier's own account, bound to the company: they sign in with this email and password. No sign-up bonus
+ * and no wizard (a courier has no balance or settings of their own); the company vouches for the address.
+ */
+export async function createMemberAccount(ctx: AppContext, company: UserRow, input: MemberAccountInput & { password: string }): Promise<UserRow> {
+  if (await repo.findUserByEmail(ctx.db, input.email)) throw conflict(MSG.emailTaken);
+  const apiKey = newApiKey();
+  try {
+    return await repo.insertUser(ctx.db, {
+      uid: randomAlnum(12).toLowerCase(),
+      email: input.email,
+      passwordHash: await hashPassword(input.password),
+      userType: 'person',
+      role: 'courier',
+      companyId: company.id,
+      firstName: input.firstName,
+      lastName: input.lastName,
+      phone: input.phone,
+      timeZone: company.timeZone,
+      emailVerified: true,
+      showWizard: false,
+      apiKeyHash: hashToken(apiKey),
+      apiKeyEnc: encrypt(ctx.config.sessionSecret, apiKey),
+      webhookSecret: newWebhookSecret(),
+      referralCode: randomAlnum(10),
+      version: newVersion(),
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw conflict(MSG.emailTaken);
+    throw err;
+  }
+}
+
+/** Change a member's name, phone or email (the email must stay unique across accounts). */
+export async function updateMemberAccount(ctx: AppContext, member: UserRow, input: MemberAccountInput): Promise<UserRow> {
+  if (input.email !== member.email) {
+    const other = await repo.findUserByEmail(ctx.db, input.email);
+    if (other && other.id !== member.id) throw conflict(MSG.emailTaken);
+  }
+  try {
+    return await repo.updateUser(ctx.db, member.id, { ...input, version: newVersion() });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw conflict(MSG.emailTaken);
+    throw err;
+  }
+}

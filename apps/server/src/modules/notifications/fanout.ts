@@ -1,7 +1,7 @@
 import { TRIGGER_EVENTS, WEBHOOK_EVENT_TYPE, normalizeUsPhone, toE164, type NotificationChannel, type TriggerEvent, type WebhookEvent } from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
 import type { Tx } from '../../db/client.ts';
-import type { trackings, trackingEvents, users } from '../../db/schema.ts';
+import type { shipments, trackings, trackingEvents, users } from '../../db/schema.ts';
 import { effectiveEndpoint, settingsView, type StoredSettings } from '../accounts/accounts.service.ts';
 import * as repo from './notifications.repository.ts';
 import { notifyJobs } from './notifications.jobs.ts';
@@ -9,6 +9,7 @@ import { enqueue } from '../../jobs/define.ts';
 import { statusEmail, statusSms, type StatusMessageInput } from './templates.ts';
 
 type TrackingRow = typeof trackings.$inferSelect;
+type ShipmentRow = typeof shipments.$inferSelect;
 type EventRow = typeof trackingEvents.$inferSelect;
 type UserRow = typeof users.$inferSelect;
 
@@ -29,7 +30,7 @@ const e164 = (phone: string) => {
  * for company accounts the tracking's notify email and phone, i.e. the company's customer
  * (sendNotification). Email and phone of the account default to the profile's when left empty.
  */
-export function planRecipients(user: UserRow, tracking: TrackingRow, status: TriggerEvent): Planned[] {
+export function planRecipients(user: UserRow, tracking: Pick<TrackingRow, 'notifyEmail' | 'notifyPhone'>, status: TriggerEvent): Planned[] {
   const s = settingsView(user.settings as StoredSettings, '');
   const out: Planned[] = [];
   const recv = s.receiveNotification;
@@ -112,7 +113,9 @@ export function webhookEvent(ctx: AppContext, user: UserRow, tracking: TrackingR
 export async function fanOutStatusEvent(tx: Tx, ctx: AppContext, eventId: string): Promise<void> {
   const found = await repo.findEventWithContext(tx, eventId);
   if (!found) return;
+  if (found.shipment) return fanOutShipmentEvent(tx, ctx, eventId, found.event, found.shipment, found.user);
   const { event, tracking, user } = found;
+  if (!tracking) return;
   if (!isTrigger(event.toStatus) || event.fromStatus === event.toStatus) return;
   const planned = planRecipients(user, tracking, event.toStatus);
   if (planned.length === 0) return;
@@ -139,6 +142,76 @@ export async function fanOutStatusEvent(tx: Tx, ctx: AppContext, eventId: string
     return { eventId, userId: user.id, channel: p.channel, audience: p.audience, recipient: p.recipient, payload };
   });
 
+  const inserted = await repo.insertNotifications(tx, rows);
+  for (const n of inserted) {
+    const channel = n.channel as NotificationChannel;
+    await enqueue(ctx, notifyJobs[channel], { v: 1, notificationId: n.id, attempt: 0 }, { tx });
+  }
+}
+
+// ------------------------------------------------------------------ a company's own shipments
+export const SHIPMENT_WEBHOOK_EVENT_TYPE = 'shipment.status_changed';
+
+const addr = (a: unknown) => (a && typeof a === 'object' ? (a as Record<string, unknown>) : {});
+const text = (v: unknown) => (typeof v === 'string' ? v : '');
+
+/**
+ * A shipment's status change reaches the same channels as a tracking's: the company's receive triggers,
+ * and its send triggers to the customer at the destination's email and phone, signed with the company's
+ * name and linking to the public page. The webhook body is a `shipment.status_changed` event.
+ */
+async function fanOutShipmentEvent(tx: Tx, ctx: AppContext, eventId: string, event: EventRow, shipment: ShipmentRow, user: UserRow): Promise<void> {
+  if (!isTrigger(event.toStatus) || event.fromStatus === event.toStatus) return;
+  const dest = addr(shipment.destination);
+  const planned = planRecipients(user, { notifyEmail: text(dest.email), notifyPhone: text(dest.phone) }, event.toStatus);
+  if (planned.length === 0) return;
+  const link = publicTrackingUrl(ctx, user, shipment.tid);
+  const cp = checkpointView(event.checkpoint as Cp);
+  const brand = user.company || [user.firstName, user.lastName].filter(Boolean).join(' ') || null;
+  const message = (b: string | null): StatusMessageInput => ({
+    tid: shipment.tid,
+    title: shipment.orderId ? `Order ${shipment.orderId}` : '',
+    courier: 'shm',
+    status: event.toStatus,
+    previousStatus: event.fromStatus,
+    checkpoint: cp,
+    link,
+    brand: b,
+  });
+  let webhookBody: string | undefined;
+  const rows: repo.NewNotification[] = planned.map((p) => {
+    const b = p.audience === 'send' ? brand : null;
+    let payload: unknown;
+    if (p.channel === 'email') payload = statusEmail(message(b));
+    else if (p.channel === 'sms') payload = { body: statusSms(message(b)) };
+    else
+      payload = {
+        body: (webhookBody ??= JSON.stringify({
+          type: SHIPMENT_WEBHOOK_EVENT_TYPE,
+          timestamp: event.createdAt.toISOString(),
+          data: {
+            shipment: {
+              tid: shipment.tid,
+              status: event.toStatus,
+              orderId: shipment.orderId,
+              message: shipment.message,
+              courier: shipment.courier,
+              courierEmail: shipment.courierEmail,
+              origin: shipment.origin,
+              destination: shipment.destination,
+              expected: iso(shipment.expected),
+              metadata: shipment.metadata,
+              url: link,
+              createdAt: shipment.createdAt.toISOString(),
+            },
+            checkpoint: cp,
+            previousStatus: event.fromStatus ?? null,
+            status: event.toStatus,
+          },
+        })),
+      };
+    return { eventId, userId: user.id, channel: p.channel, audience: p.audience, recipient: p.recipient, payload };
+  });
   const inserted = await repo.insertNotifications(tx, rows);
   for (const n of inserted) {
     const channel = n.channel as NotificationChannel;

@@ -1,17 +1,18 @@
 import { and, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.ts';
-import { notifications, trackingEvents, trackings, users, webhookAttempts } from '../../db/schema.ts';
+import { notifications, shipments, trackingEvents, trackings, users, webhookAttempts } from '../../db/schema.ts';
 
 export type NotificationRow = typeof notifications.$inferSelect;
 export type NewNotification = typeof notifications.$inferInsert;
 
-/** The event with its tracking and owner, as the fan-out needs them. */
+/** The event with its tracking (or a company's shipment) and owner, as the fan-out needs them. */
 export async function findEventWithContext(db: Queryable, eventId: string) {
   const [row] = await db
-    .select({ event: trackingEvents, tracking: trackings, user: users })
+    .select({ event: trackingEvents, tracking: trackings, shipment: shipments, user: users })
     .from(trackingEvents)
-    .innerJoin(trackings, eq(trackings.id, trackingEvents.trackingId))
-    .innerJoin(users, eq(users.id, trackings.userId))
+    .leftJoin(trackings, eq(trackings.id, trackingEvents.trackingId))
+    .leftJoin(shipments, eq(shipments.id, trackingEvents.shipmentId))
+    .innerJoin(users, eq(users.id, trackingEvents.userId))
     .where(eq(trackingEvents.id, eventId))
     .limit(1);
   return row;
@@ -113,10 +114,11 @@ export async function disableWebhookEndpoint(db: Queryable, userId: string, url:
 /** The account's notifications, newest first, with what the log shows beside them. */
 export async function listUserNotifications(db: Queryable, userId: string, limit: number) {
   return db
-    .select({ n: notifications, tid: trackings.tid, fromStatus: trackingEvents.fromStatus, toStatus: trackingEvents.toStatus })
+    .select({ n: notifications, tid: sql<string>`coalesce(${trackings.tid}, ${shipments.tid}, '')`, fromStatus: trackingEvents.fromStatus, toStatus: trackingEvents.toStatus })
     .from(notifications)
     .innerJoin(trackingEvents, eq(trackingEvents.id, notifications.eventId))
-    .innerJoin(trackings, eq(trackings.id, trackingEvents.trackingId))
+    .leftJoin(trackings, eq(trackings.id, trackingEvents.trackingId))
+    .leftJoin(shipments, eq(shipments.id, trackingEvents.shipmentId))
     .where(eq(notifications.userId, userId))
     .orderBy(desc(notifications.createdAt), desc(notifications.id))
     .limit(limit);

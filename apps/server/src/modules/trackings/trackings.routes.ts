@@ -11,7 +11,8 @@ const MAX_CSV_BYTES = 2 * 1024 * 1024;
 
 /** Registered inside this plugin only: multipart and text/csv bodies are accepted by the trackings routes, nowhere else. */
 export async function trackingRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
-  const auth = { preHandler: app.requireAuth };
+  // Couriers work on their company's shipments only: trackings are the account owner's.
+  const auth = { preHandler: app.requireOwner };
   await app.register(multipart, { limits: { fileSize: MAX_CSV_BYTES, files: 1, fields: 10 } });
   app.addContentTypeParser(['text/csv', 'text/plain'], { parseAs: 'string', bodyLimit: MAX_CSV_BYTES }, (_req, body, done) => done(null, body));
 

@@ -11,6 +11,7 @@ import {
   fieldErrors,
   type Envelope,
   type ImportReport,
+  type PublicShipment,
   type PublicTracking,
   type TrackingView,
   type addTrackingRequest as AddSchema,
@@ -28,6 +29,7 @@ import { WindowLimiter } from '../../lib/rate-limit.ts';
 import { CarrierDetectError, detectCarriers, normalizeTrackingNumber, resolveCourier, UNKNOWN_FORMAT_MESSAGE } from '../carriers/carriers.service.ts';
 import { carriersOf } from '../carriers/carriers.service.ts';
 import { recordStatusChange } from './events.ts';
+import { detectShm, publicShipment } from '../shipments/shipments.service.ts';
 import { LEASE_MS } from './refresh.ts';
 import { refreshJob } from './trackings.jobs.ts';
 import { enqueue } from '../../jobs/define.ts';
@@ -523,6 +525,8 @@ export async function refreshNow(ctx: AppContext, user: UserRow, rawTid: string)
 
 // ------------------------------------------------------------------ couriers, public page
 export function detect(raw: string) {
+  const shm = detectShm(raw);
+  if (shm) return { list: [shm], message: shm.checkDigitValid ? 'OK' : 'This looks like a Shiptrail SHM number, but its check digit does not match: check for a typo' };
   const list = detectCarriers(raw).map(({ courier, name, checkDigitValid }) => ({ courier, name, checkDigitValid }));
   return { list, message: list.length ? 'OK' : UNKNOWN_FORMAT_MESSAGE };
 }
@@ -533,9 +537,12 @@ export function listCouriers(ctx: AppContext) {
 }
 
 /** GET /v1/track/{uid}_{tid}: uids have no underscore, tracking numbers may, so split on the first one. */
-export async function publicTracking(ctx: AppContext, key: string): Promise<PublicTracking[]> {
+export async function publicTracking(ctx: AppContext, key: string): Promise<Array<PublicTracking | PublicShipment>> {
   const cut = key.indexOf('_');
   if (cut < 1 || cut === key.length - 1) throw notFound(MSG.shipmentNotFound);
+  // A company's own shipment (an SHM number) is on the same public page.
+  const shipment = await publicShipment(ctx, key.slice(0, cut), key.slice(cut + 1));
+  if (shipment) return [shipment];
   const userId = await repo.findUserIdByUid(ctx.db, key.slice(0, cut));
   if (!userId) throw notFound(MSG.shipmentNotFound);
   const t = await repo.findByTid(ctx.db, userId, normalizeTrackingNumber(key.slice(cut + 1)));

@@ -1,0 +1,48 @@
+import { and, asc, eq, inArray, notInArray, sql } from 'drizzle-orm';
+import type { Queryable } from '../../db/client.ts';
+import { shipments, users } from '../../db/schema.ts';
+
+export type MemberRow = typeof users.$inferSelect;
+
+export async function listMembers(db: Queryable, companyId: string): Promise<MemberRow[]> {
+  return db.select().from(users).where(and(eq(users.companyId, companyId), eq(users.role, 'courier'))).orderBy(asc(users.createdAt), asc(users.id));
+}
+
+export async function findMember(db: Queryable, companyId: string, by: { uid?: string; email?: string }): Promise<MemberRow | undefined> {
+  const key = by.uid ? eq(users.uid, by.uid) : eq(users.email, (by.email ?? '').toLowerCase());
+  const [m] = await db
+    .select()
+    .from(users)
+    .where(and(key, eq(users.companyId, companyId), eq(users.role, 'courier')))
+    .limit(1);
+  return m;
+}
+
+/** Open (not Delivered or Expired) shipments per member. */
+export async function openShipmentCounts(db: Queryable, memberIds: string[]): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  if (memberIds.length === 0) return out;
+  const rows = await db
+    .select({ courierId: shipments.courierId, n: sql<number>`count(*)::int` })
+    .from(shipments)
+    .where(and(inArray(shipments.courierId, memberIds), notInArray(shipments.status, ['Delivered', 'Expired'])))
+    .groupBy(shipments.courierId);
+  for (const r of rows) if (r.courierId) out.set(r.courierId, Number(r.n));
+  return out;
+}
+
+/**
+ * Delete a member's account. Their shipments stay with the company: the foreign key sets courier_id to null
+ * (unassigned) and the shipment keeps the courier's name and email as text. Sessions go with the account.
+ */
+export async function deleteMember(db: Queryable, companyId: string, memberId: string): Promise<boolean> {
+  const r = await db
+    .delete(users)
+    .where(and(eq(users.id, memberId), eq(users.companyId, companyId), eq(users.role, 'courier')))
+    .returning({ id: users.id });
+  return r.length > 0;
+}
+
+export async function setPosition(db: Queryable, memberId: string, lat: number, lng: number, now: Date) {
+  await db.update(users).set({ geoLat: String(lat), geoLng: String(lng), updatedAt: now }).where(eq(users.id, memberId));
+}

@@ -1,0 +1,28 @@
+import type { FastifyInstance } from 'fastify';
+import { addMemberRequest, deleteMemberRequest, positionRequest, updateMemberRequest } from '@shiptrail/contract';
+import type { AppContext } from '../../context.ts';
+import { parse, success } from '../../lib/http.ts';
+import { userOf } from '../accounts/auth.plugin.ts';
+import * as svc from './members.service.ts';
+
+export async function memberRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
+  const auth = { preHandler: app.requireAuth };
+
+  app.post('/v1/user/general/addmember', auth, async (req, reply) => {
+    const input = parse(addMemberRequest, req.body);
+    const view = await svc.addMember(ctx, userOf(req), input);
+    reply.code(201);
+    return success(view, `${view.firstName} ${view.lastName} can now sign in as your courier`, 201);
+  });
+  app.post('/v1/user/general/updatemember', auth, async (req) => success(await svc.updateMember(ctx, userOf(req), parse(updateMemberRequest, req.body)), 'Saved'));
+  app.post('/v1/user/general/deletemember', auth, async (req) => {
+    await svc.deleteMember(ctx, userOf(req), parse(deleteMemberRequest, req.body));
+    return success(null, 'Courier deleted. Their shipments stay with you, unassigned.');
+  });
+  app.post('/v1/user/general/getmembers', auth, async (req) => success(await svc.listMembers(ctx, userOf(req))));
+  app.post('/v1/user/general/position', auth, async (req) => {
+    const { lat, lng } = parse(positionRequest, req.body);
+    await svc.setPosition(ctx, userOf(req), lat, lng);
+    return success({ lat, lng }, 'Position saved');
+  });
+}

@@ -1,0 +1,75 @@
+import type { z } from 'zod';
+import { type MemberView, type addMemberRequest, type deleteMemberRequest, type updateMemberRequest } from '@shiptrail/contract';
+import type { AppContext } from '../../context.ts';
+import { forbidden, notFound } from '../../lib/errors.ts';
+import { createMemberAccount, updateMemberAccount, type UserRow } from '../accounts/accounts.service.ts';
+import * as repo from './members.repository.ts';
+
+export const MEMBER_NOT_FOUND = 'This courier is not one of your members';
+export const COMPANY_ONLY = 'Only company accounts have couriers: switch the account type to company under Settings';
+
+/** Members are a company's: a person account or a courier gets 403 (and learns nothing about other accounts). */
+export function requireCompany(user: UserRow) {
+  if (user.role === 'courier') throw forbidden('Couriers cannot manage members');
+  if (user.userType !== 'company') throw forbidden(COMPANY_ONLY);
+}
+
+function geoOf(m: UserRow): MemberView['geo'] {
+  const lat = m.geoLat == null ? NaN : Number(m.geoLat);
+  const lng = m.geoLng == null ? NaN : Number(m.geoLng);
+  return Number.isFinite(lat) && Number.isFinite(lng) ? { lat, lng } : null;
+}
+
+export function memberView(m: UserRow, open = 0): MemberView {
+  return {
+    uid: m.uid,
+    email: m.email,
+    role: 'courier',
+    firstName: m.firstName,
+    lastName: m.lastName,
+    phone: m.phone,
+    geo: geoOf(m),
+    openShipments: open,
+    createdAt: m.createdAt.toISOString(),
+    updatedAt: m.updatedAt.toISOString(),
+  };
+}
+
+export async function listMembers(ctx: AppContext, company: UserRow): Promise<MemberView[]> {
+  requireCompany(company);
+  const rows = await repo.listMembers(ctx.db, company.id);
+  const open = await repo.openShipmentCounts(ctx.db, rows.map((r) => r.id));
+  return rows.map((m) => memberView(m, open.get(m.id) ?? 0));
+}
+
+export async function addMember(ctx: AppContext, company: UserRow, input: z.output<typeof addMemberRequest>): Promise<MemberView> {
+  requireCompany(company);
+  const m = await createMemberAccount(ctx, company, { email: input.email, firstName: input.firstName, lastName: input.lastName, phone: input.phone, password: input.password });
+  return memberView(m);
+}
+
+export async function updateMember(ctx: AppContext, company: UserRow, input: z.output<typeof updateMemberRequest>): Promise<MemberView> {
+  requireCompany(company);
+  const m = await repo.findMember(ctx.db, company.id, input.uid ? { uid: input.uid } : { email: input.email });
+  if (!m) throw notFound(MEMBER_NOT_FOUND);
+  const updated = await updateMemberAccount(ctx, m, { email: input.email, firstName: input.firstName, lastName: input.lastName, phone: input.phone });
+  const open = await repo.openShipmentCounts(ctx.db, [m.id]);
+  return memberView(updated, open.get(m.id) ?? 0);
+}
+
+export async function deleteMember(ctx: AppContext, company: UserRow, input: z.output<typeof deleteMemberRequest>): Promise<void> {
+  requireCompany(company);
+  const m = await repo.findMember(ctx.db, company.id, 'uid' in input && input.uid ? { uid: input.uid } : { email: input.email });
+  if (!m || !(await repo.deleteMember(ctx.db, company.id, m.id))) throw notFound(MEMBER_NOT_FOUND);
+}
+
+/** A courier's last known position (the couriers map); set by their checkpoints with coordinates too. */
+export async function setPosition(ctx: AppContext, user: UserRow, lat: number, lng: number): Promise<void> {
+  if (user.role !== 'courier') throw forbidden('Only couriers report a position');
+  await repo.setPosition(ctx.db, user.id, lat, lng, ctx.now());
+}
+
+/** The members module's answer to "which member of this company has this email?" (shipments assign by email). */
+export async function findCourierByEmail(ctx: AppContext, companyId: string, email: string): Promise<UserRow | undefined> {
+  return repo.findMember(ctx.db, companyId, { email });
+}

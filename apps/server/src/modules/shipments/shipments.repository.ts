@@ -1,0 +1,144 @@
+import { and, asc, desc, eq, inArray, or, sql } from 'drizzle-orm';
+import type { Queryable } from '../../db/client.ts';
+import { shipmentCheckpoints, shipmentParcels, shipments, trackingEvents, users } from '../../db/schema.ts';
+
+export type ShipmentRow = typeof shipments.$inferSelect;
+export type NewShipment = typeof shipments.$inferInsert;
+export type ParcelRow = typeof shipmentParcels.$inferSelect;
+export type NewParcel = typeof shipmentParcels.$inferInsert;
+export type CheckpointRow = typeof shipmentCheckpoints.$inferSelect;
+export type NewCheckpoint = typeof shipmentCheckpoints.$inferInsert;
+
+/** Who may see a shipment: its company, or the courier it is assigned to. */
+export type Scope = { companyId: string } | { courierId: string };
+const scoped = (s: Scope) => ('companyId' in s ? eq(shipments.companyId, s.companyId) : eq(shipments.courierId, s.courierId));
+
+export async function insertShipment(db: Queryable, v: NewShipment): Promise<ShipmentRow> {
+  const [r] = await db.insert(shipments).values(v).returning();
+  return r!;
+}
+export async function updateShipment(db: Queryable, id: string, v: Partial<NewShipment>): Promise<ShipmentRow> {
+  const [r] = await db.update(shipments).set(v).where(eq(shipments.id, id)).returning();
+  return r!;
+}
+
+export async function findByTid(db: Queryable, scope: Scope, tid: string): Promise<ShipmentRow | undefined> {
+  const [r] = await db
+    .select()
+    .from(shipments)
+    .where(and(eq(shipments.tid, tid), scoped(scope)))
+    .limit(1);
+  return r;
+}
+export async function lockByTid(db: Queryable, scope: Scope, tid: string): Promise<ShipmentRow | undefined> {
+  const [r] = await db
+    .select()
+    .from(shipments)
+    .where(and(eq(shipments.tid, tid), scoped(scope)))
+    .for('update')
+    .limit(1);
+  return r;
+}
+export async function findByTids(db: Queryable, scope: Scope, tids: string[]): Promise<ShipmentRow[]> {
+  if (tids.length === 0) return [];
+  return db.select().from(shipments).where(and(inArray(shipments.tid, tids), scoped(scope)));
+}
+/** The public page: a company's shipment by its tid. */
+export async function findForCompany(db: Queryable, companyId: string, tid: string): Promise<ShipmentRow | undefined> {
+  return findByTid(db, { companyId }, tid);
+}
+
+export interface ListFilter {
+  scope: Scope;
+  limit: number;
+  statuses: string[];
+  courierEmails: string[];
+  after?: { createdAt: Date; id: string };
+}
+export async function listShipments(db: Queryable, f: ListFilter): Promise<ShipmentRow[]> {
+  const where = [scoped(f.scope)];
+  if (f.statuses.length) where.push(inArray(shipments.status, f.statuses));
+  if (f.courierEmails.length) {
+    const emails = f.courierEmails.map((e) => e.toLowerCase());
+    where.push(or(inArray(shipments.courierEmail, emails), inArray(shipments.courier, f.courierEmails))!);
+  }
+  if (f.after) where.push(sql`(${shipments.createdAt}, ${shipments.id}) < (${f.after.createdAt}, ${f.after.id})`);
+  return db
+    .select()
+    .from(shipments)
+    .where(and(...where))
+    .orderBy(desc(shipments.createdAt), desc(shipments.id))
+    .limit(f.limit);
+}
+
+export async function insertParcels(db: Queryable, rows: NewParcel[]) {
+  if (rows.length) await db.insert(shipmentParcels).values(rows);
+}
+export async function replaceParcels(db: Queryable, shipmentId: string, rows: NewParcel[]) {
+  await db.delete(shipmentParcels).where(eq(shipmentParcels.shipmentId, shipmentId));
+  await insertParcels(db, rows);
+}
+export async function parcelsFor(db: Queryable, ids: string[]): Promise<ParcelRow[]> {
+  if (ids.length === 0) return [];
+  return db.select().from(shipmentParcels).where(inArray(shipmentParcels.shipmentId, ids)).orderBy(asc(shipmentParcels.shipmentId), asc(shipmentParcels.position));
+}
+
+/** Checkpoints without the proof images (lists never carry them), newest first. */
+export async function checkpointsFor(db: Queryable, ids: string[]) {
+  if (ids.length === 0) return [];
+  return db
+    .select({
+      id: shipmentCheckpoints.id,
+      shipmentId: shipmentCheckpoints.shipmentId,
+      status: shipmentCheckpoints.status,
+      location: shipmentCheckpoints.location,
+      message: shipmentCheckpoints.message,
+      lat: shipmentCheckpoints.lat,
+      long: shipmentCheckpoints.long,
+      time: shipmentCheckpoints.time,
+      byRole: shipmentCheckpoints.byRole,
+      byName: shipmentCheckpoints.byName,
+      podRecipientName: shipmentCheckpoints.podRecipientName,
+      hasSignature: sql<boolean>`${shipmentCheckpoints.podSignature} is not null`,
+      hasPhoto: sql<boolean>`${shipmentCheckpoints.podPhoto} is not null`,
+    })
+    .from(shipmentCheckpoints)
+    .where(inArray(shipmentCheckpoints.shipmentId, ids))
+    // In the order they were added: the status is the last one added, whatever time it carries.
+    .orderBy(desc(shipmentCheckpoints.id));
+}
+export type CheckpointSummary = Awaited<ReturnType<typeof checkpointsFor>>[number];
+
+export async function insertCheckpoint(db: Queryable, v: NewCheckpoint) {
+  const [r] = await db.insert(shipmentCheckpoints).values(v).returning({ id: shipmentCheckpoints.id });
+  return r!.id;
+}
+export async function findCheckpoint(db: Queryable, shipmentId: string, id: number): Promise<CheckpointRow | undefined> {
+  const [r] = await db
+    .select()
+    .from(shipmentCheckpoints)
+    .where(and(eq(shipmentCheckpoints.shipmentId, shipmentId), eq(shipmentCheckpoints.id, id)))
+    .limit(1);
+  return r;
+}
+
+/** A status change of a shipment, in the event table the notifications fan out from. */
+export async function insertEvent(db: Queryable, v: { shipmentId: string; userId: string; fromStatus: string | null; toStatus: string; checkpoint: unknown; createdAt: Date }) {
+  const [r] = await db.insert(trackingEvents).values(v).returning({ id: trackingEvents.id });
+  return r!.id;
+}
+
+export async function tidExists(db: Queryable, tid: string): Promise<boolean> {
+  const [r] = await db.select({ id: shipments.id }).from(shipments).where(eq(shipments.tid, tid)).limit(1);
+  return !!r;
+}
+
+/** The company behind a public uid (company accounts only). */
+export async function findCompanyByUid(db: Queryable, uid: string) {
+  const [r] = await db.select().from(users).where(eq(users.uid, uid)).limit(1);
+  return r;
+}
+export async function findUserById(db: Queryable, id: string) {
+  const [r] = await db.select().from(users).where(eq(users.id, id)).limit(1);
+  return r;
+}

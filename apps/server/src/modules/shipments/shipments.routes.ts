@@ -1,0 +1,45 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { POD_LIMITS, createShipmentRequest, editShipmentRequest, labelsQuery, listShipmentsRequest, proofParams, updateShipmentRequest } from '@shiptrail/contract';
+import type { AppContext } from '../../context.ts';
+import { parse, success } from '../../lib/http.ts';
+import { userOf } from '../accounts/auth.plugin.ts';
+import { renderLabels } from './labels.ts';
+import * as svc from './shipments.service.ts';
+
+export async function shipmentRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
+  const auth = { preHandler: app.requireAuth };
+  const body = (req: FastifyRequest) => req.body ?? {};
+
+  app.post('/v1/shipment/create', auth, async (req, reply) => {
+    const { view, warning } = await svc.createShipment(ctx, userOf(req), parse(createShipmentRequest, body(req)));
+    reply.code(201);
+    return success(warning ? { ...view, warning } : view, warning ? `Shipment created. ${warning}` : 'Shipment created', 201);
+  });
+
+  // A Delivered checkpoint may carry a photo and a signature: the body may be larger than elsewhere.
+  app.post('/v1/shipment/update', { ...auth, bodyLimit: POD_LIMITS.bodyMaxBytes }, async (req) =>
+    success(await svc.updateShipment(ctx, userOf(req), parse(updateShipmentRequest, body(req))), 'Checkpoint added'),
+  );
+
+  app.post('/v1/shipment/edit', auth, async (req) => success(await svc.editShipment(ctx, userOf(req), parse(editShipmentRequest, body(req))), 'Saved'));
+
+  app.post('/v1/shipment/getshipments', auth, async (req) => success(await svc.listCompanyShipments(ctx, userOf(req), parse(listShipmentsRequest, body(req)))));
+
+  app.post('/v1/shipment/getassigned', auth, async (req) => success(await svc.listAssigned(ctx, userOf(req), parse(listShipmentsRequest, body(req)))));
+
+  app.get('/v1/shipment/proof/:tid/:checkpointId', auth, async (req) => {
+    const { tid, checkpointId } = parse(proofParams, req.params);
+    return success(await svc.proofOf(ctx, userOf(req), tid, checkpointId));
+  });
+
+  // A PDF, not an envelope (errors before it are envelopes as usual). Rendering is CPU work: limited per IP.
+  app.get('/v1/shipment/labels', { ...auth, config: { rateLimit: { max: 60, timeWindow: 60_000 } } }, async (req, reply) => {
+    const { tids } = parse(labelsQuery, req.query);
+    const user = userOf(req);
+    const list = await svc.shipmentsForLabels(ctx, user, tids);
+    const company = await svc.companyOf(ctx, user);
+    const pdf = await renderLabels(list, svc.brandOf(company).name);
+    const name = list.length === 1 ? `label-${list[0]!.tid}.pdf` : `labels-${list.length}.pdf`;
+    return reply.type('application/pdf').header('content-disposition', `inline; filename="${name}"`).header('cache-control', 'no-store').send(Buffer.from(pdf));
+  });
+}

@@ -1,0 +1,318 @@
+import { randomInt, randomUUID } from 'node:crypto';
+import type { z } from 'zod';
+import {
+  MSG,
+  PRICING,
+  THEME_PRIMARY_COLORS,
+  looksLikeShm,
+  normalizeTrackingNumber,
+  shmCheckDigitValid,
+  shmNumber,
+  type Brand,
+  type ProofView,
+  type PublicShipment,
+  type ShipmentView,
+  type createShipmentRequest,
+  type editShipmentRequest,
+  type listShipmentsRequest,
+  type updateShipmentRequest,
+} from '@shiptrail/contract';
+import type { AppContext } from '../../context.ts';
+import type { Tx } from '../../db/client.ts';
+import { badRequest, forbidden, notFound } from '../../lib/errors.ts';
+import type { UserRow } from '../accounts/accounts.service.ts';
+import { charge } from '../billing/billing.service.ts';
+import { findCourierByEmail, setPosition } from '../members/members.service.ts';
+import { fanOutStatusEvent } from '../notifications/notifications.service.ts';
+import { prepareProof, type PreparedProof } from './proof.ts';
+import * as repo from './shipments.repository.ts';
+import { placeLine, publicShipmentView, shipmentView } from './views.ts';
+
+type CreateInput = z.output<typeof createShipmentRequest>;
+type UpdateInput = z.output<typeof updateShipmentRequest>;
+type EditInput = z.output<typeof editShipmentRequest>;
+type ListInput = z.output<typeof listShipmentsRequest>;
+
+export const COMPANY_ONLY = 'Only company accounts have shipments: switch the account type to company under Settings';
+const notFoundShipment = () => notFound(MSG.shipmentNotFound);
+
+const isCompanyOwner = (u: UserRow) => u.role !== 'courier' && u.userType === 'company';
+function requireCompanyOwner(u: UserRow) {
+  if (u.role === 'courier') throw forbidden('Couriers cannot use this call');
+  if (u.userType !== 'company') throw forbidden(COMPANY_ONLY);
+}
+/** What a caller may see: a company its shipments, a courier the ones assigned to them. A person nothing. */
+function scopeOf(u: UserRow): repo.Scope | null {
+  if (u.role === 'courier') return u.companyId ? { courierId: u.id } : null;
+  return u.userType === 'company' ? { companyId: u.id } : null;
+}
+const fullName = (u: Pick<UserRow, 'firstName' | 'lastName' | 'email'>) => [u.firstName, u.lastName].filter(Boolean).join(' ') || u.email;
+
+function isUniqueViolation(err: unknown, index?: string): boolean {
+  for (let e = err as { code?: string; constraint?: string; cause?: unknown } | undefined, i = 0; e && i < 5; e = e.cause as typeof e, i++) {
+    if (e.code === '23505' && (!index || !e.constraint || e.constraint === index)) return true;
+  }
+  return false;
+}
+
+// ------------------------------------------------------------------ views
+async function viewsOf(ctx: AppContext, rows: repo.ShipmentRow[]): Promise<ShipmentView[]> {
+  if (rows.length === 0) return [];
+  const ids = rows.map((r) => r.id);
+  const [parcels, cps] = await Promise.all([repo.parcelsFor(ctx.db, ids), repo.checkpointsFor(ctx.db, ids)]);
+  const companyUids = new Map<string, string>();
+  const courierUids = new Map<string, string>();
+  for (const id of new Set(rows.map((r) => r.companyId))) companyUids.set(id, (await repo.findUserById(ctx.db, id))?.uid ?? '');
+  for (const id of new Set(rows.map((r) => r.courierId).filter((x): x is string => !!x))) courierUids.set(id, (await repo.findUserById(ctx.db, id))?.uid ?? '');
+  return rows.map((r) =>
+    shipmentView(
+      r,
+      parcels.filter((p) => p.shipmentId === r.id),
+      cps.filter((c) => c.shipmentId === r.id),
+      companyUids.get(r.companyId) ?? '',
+      r.courierId ? (courierUids.get(r.courierId) ?? null) : null,
+    ),
+  );
+}
+const viewOf = async (ctx: AppContext, row: repo.ShipmentRow) => (await viewsOf(ctx, [row]))[0]!;
+
+const parcelRows = (shipmentId: string, parcels: CreateInput['parcels']): repo.NewParcel[] =>
+  parcels.map((p, i) => ({
+    shipmentId,
+    position: i,
+    ref: p.id ?? '',
+    quantity: p.quantity,
+    name: p.name,
+    length: p.length,
+    width: p.width,
+    height: p.height,
+    weight: p.weight,
+    distanceUnit: p.distanceUnit ?? 'in',
+    weightUnit: p.weightUnit ?? 'lb',
+    metadata: p.metadata,
+  }));
+
+/** Store an address with every field, '' or null for what was not given. */
+const addressRow = (a: CreateInput['origin']) => ({
+  name: a.name ?? '',
+  company: a.company ?? '',
+  address1: a.address1,
+  address2: a.address2 ?? '',
+  city: a.city,
+  state: a.state ?? '',
+  zip: a.zip,
+  country: a.country ?? '',
+  lat: a.lat ?? null,
+  long: a.long ?? null,
+  email: a.email ?? '',
+  phone: a.phone ?? '',
+});
+
+/**
+ * Record the status change in the same event table trackings use, and fan its notifications out in the
+ * same transaction: the company's receive triggers and, through the destination's email and phone, its
+ * customer's send triggers.
+ */
+async function recordStatusChange(tx: Tx, ctx: AppContext, s: repo.ShipmentRow, toStatus: string, checkpoint: { status: string; location: string; message: string; time: string }) {
+  if (s.status === toStatus && s.lastCheckPoint) return;
+  const eventId = await repo.insertEvent(tx, { shipmentId: s.id, userId: s.companyId, fromStatus: s.lastCheckPoint ? s.status : null, toStatus, checkpoint, createdAt: ctx.now() });
+  await fanOutStatusEvent(tx, ctx, eventId);
+}
+
+// ------------------------------------------------------------------ create
+const CREATE_ATTEMPTS = 5;
+/** SHM + 11 random digits + check digit; unique across the platform (the unique index decides). */
+const newShmNumber = () => shmNumber(String(randomInt(0, 1e11)).padStart(11, '0'));
+
+export async function createShipment(ctx: AppContext, company: UserRow, input: CreateInput): Promise<{ view: ShipmentView; warning?: string }> {
+  requireCompanyOwner(company);
+  const member = await findCourierByEmail(ctx, company.id, input.courierEmail);
+  const warning = member ? undefined : `${input.courierEmail} is not one of your couriers, so nobody is assigned: add them under Couriers and edit the shipment to assign it.`;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const row = await ctx.db.transaction(async (tx) => {
+        const id = randomUUID();
+        const tid = newShmNumber();
+        const now = ctx.now();
+        // A shipment is billed as a tracking (one line of the usage report, the same price).
+        await charge(tx, company.id, PRICING.trackingCents, 'tracking', `shm:${id}`, `Shipment ${tid}`);
+        const s = await repo.insertShipment(tx, {
+          id,
+          companyId: company.id,
+          tid,
+          status: input.status,
+          orderId: input.orderId ?? '',
+          message: input.message ?? '',
+          expected: input.expected ? new Date(input.expected) : null,
+          metadata: input.metadata,
+          origin: addressRow(input.origin),
+          destination: addressRow(input.destination),
+          courierId: member?.id ?? null,
+          courier: input.courier,
+          courierEmail: input.courierEmail,
+          createdAt: now,
+          updatedAt: now,
+        });
+        await repo.insertParcels(tx, parcelRows(id, input.parcels));
+        const cp = { status: input.status, location: placeLine(addressRow(input.origin) as never), message: 'Shipment created', time: now.toISOString() };
+        await repo.insertCheckpoint(tx, { shipmentId: id, status: cp.status, location: cp.location, message: cp.message, time: now, byUserId: company.id, byRole: 'company', byName: company.company || fullName(company) });
+        await recordStatusChange(tx, ctx, s, input.status, cp);
+        return repo.updateShipment(tx, id, { lastCheckPoint: cp });
+      });
+      return { view: await viewOf(ctx, row), warning };
+    } catch (err) {
+      if (attempt < CREATE_ATTEMPTS && isUniqueViolation(err, 'shipments_tid_uq')) continue;
+      throw err;
+    }
+  }
+}
+
+// ------------------------------------------------------------------ update (a checkpoint)
+/** The company, or the courier the shipment is assigned to; anyone else gets "not found" (nothing leaks). */
+export async function updateShipment(ctx: AppContext, user: UserRow, input: UpdateInput): Promise<ShipmentView> {
+  const scope = scopeOf(user);
+  const tid = normalizeTrackingNumber(input.tid);
+  if (!scope || !(await repo.findByTid(ctx.db, scope, tid))) throw notFoundShipment();
+  // Images are checked and shrunk before the transaction: a bad one is refused with nothing written.
+  const proof: PreparedProof | null = input.proof ? await prepareProof(input.proof) : null;
+  const time = input.time ? new Date(input.time) : ctx.now();
+  const row = await ctx.db.transaction(async (tx) => {
+    const s = await repo.lockByTid(tx, scope, tid);
+    if (!s) throw notFoundShipment();
+    const byCourier = user.role === 'courier';
+    const message = input.message ?? (proof ? `Delivered, signed by ${proof.recipientName}` : '');
+    const cp = { status: input.status, location: input.location, message, time: time.toISOString() };
+    await repo.insertCheckpoint(tx, {
+      shipmentId: s.id,
+      status: input.status,
+      location: input.location,
+      message,
+      lat: input.lat ?? null,
+      long: input.long ?? null,
+      time,
+      byUserId: user.id,
+      byRole: byCourier ? 'courier' : 'company',
+      byName: byCourier ? fullName(user) : user.company || fullName(user),
+      podRecipientName: proof?.recipientName ?? null,
+      podSignature: proof?.signature ?? null,
+      podPhoto: proof?.photo ?? null,
+      podPhotoType: proof?.photoType ?? null,
+    });
+    await recordStatusChange(tx, ctx, s, input.status, cp);
+    return repo.updateShipment(tx, s.id, { status: input.status, lastCheckPoint: cp, updatedAt: ctx.now() });
+  });
+  // The courier's last known position, for the couriers map.
+  if (user.role === 'courier' && input.lat != null && input.long != null) await setPosition(ctx, user, input.lat, input.long);
+  return viewOf(ctx, row);
+}
+
+// ------------------------------------------------------------------ edit
+export async function editShipment(ctx: AppContext, company: UserRow, input: EditInput): Promise<ShipmentView> {
+  requireCompanyOwner(company);
+  const tid = normalizeTrackingNumber(input.tid);
+  let member: UserRow | undefined;
+  if (input.courierEmail) member = await findCourierByEmail(ctx, company.id, input.courierEmail);
+  const row = await ctx.db.transaction(async (tx) => {
+    const s = await repo.lockByTid(tx, { companyId: company.id }, tid);
+    if (!s) throw notFoundShipment();
+    const patch: Partial<repo.NewShipment> = { updatedAt: ctx.now() };
+    if (input.origin) patch.origin = addressRow(input.origin);
+    if (input.destination) patch.destination = addressRow(input.destination);
+    if (input.orderId !== undefined) patch.orderId = input.orderId;
+    if (input.message !== undefined) patch.message = input.message;
+    if (input.expected !== undefined) patch.expected = new Date(input.expected);
+    if (input.courierEmail) {
+      patch.courierEmail = input.courierEmail;
+      patch.courierId = member?.id ?? null;
+      patch.courier = input.courier ?? (member ? fullName(member) : s.courier);
+    } else if (input.courier !== undefined) patch.courier = input.courier;
+    if (input.parcels) await repo.replaceParcels(tx, s.id, parcelRows(s.id, input.parcels));
+    return repo.updateShipment(tx, s.id, patch);
+  });
+  return viewOf(ctx, row);
+}
+
+// ------------------------------------------------------------------ lists
+async function list(ctx: AppContext, scope: repo.Scope, q: ListInput): Promise<ShipmentView[]> {
+  let after: { createdAt: Date; id: string } | undefined;
+  if (q.lastTid) {
+    const last = await repo.findByTid(ctx.db, scope, normalizeTrackingNumber(q.lastTid));
+    if (!last) throw badRequest('lastTid is not one of your shipments: start again without lastTid', { lastTid: 'Unknown tracking number' });
+    after = { createdAt: last.createdAt, id: last.id };
+  }
+  const rows = await repo.listShipments(ctx.db, { scope, limit: q.numRecords, statuses: q.status, courierEmails: q.courier, after });
+  return viewsOf(ctx, rows);
+}
+
+export async function listCompanyShipments(ctx: AppContext, company: UserRow, q: ListInput) {
+  requireCompanyOwner(company);
+  return list(ctx, { companyId: company.id }, q);
+}
+
+export async function listAssigned(ctx: AppContext, user: UserRow, q: ListInput) {
+  if (user.role !== 'courier') throw forbidden('Only couriers have assigned shipments: a company lists its shipments with getshipments');
+  return list(ctx, { courierId: user.id }, q);
+}
+
+// ------------------------------------------------------------------ proof of delivery
+export async function proofOf(ctx: AppContext, user: UserRow, rawTid: string, checkpointId: number): Promise<ProofView> {
+  const scope = scopeOf(user);
+  const s = scope ? await repo.findByTid(ctx.db, scope, normalizeTrackingNumber(rawTid)) : undefined;
+  if (!s) throw notFoundShipment();
+  const cp = await repo.findCheckpoint(ctx.db, s.id, checkpointId);
+  if (!cp || cp.podRecipientName == null) throw notFound('This checkpoint has no proof of delivery');
+  return {
+    recipientName: cp.podRecipientName,
+    signature: cp.podSignature ? `data:image/png;base64,${cp.podSignature.toString('base64')}` : null,
+    photo: cp.podPhoto ? `data:image/${cp.podPhotoType ?? 'jpeg'};base64,${cp.podPhoto.toString('base64')}` : null,
+  };
+}
+
+// ------------------------------------------------------------------ labels
+export async function shipmentsForLabels(ctx: AppContext, user: UserRow, tids: string[]) {
+  const scope = scopeOf(user);
+  if (!scope) throw forbidden(COMPANY_ONLY);
+  const wanted = [...new Set(tids.map(normalizeTrackingNumber))];
+  const rows = await repo.findByTids(ctx.db, scope, wanted);
+  const missing = wanted.filter((t) => !rows.some((r) => r.tid === t));
+  if (missing.length) throw notFound(`${MSG.shipmentNotFound}: ${missing.slice(0, 5).join(', ')}`);
+  const views = await viewsOf(ctx, rows);
+  // In the order asked for.
+  return wanted.map((t) => views.find((v) => v.tid === t)!);
+}
+
+// ------------------------------------------------------------------ public page, branding, detection
+/** How a company shows itself to its customers: its name, logo (profile image), theme colour and site. */
+export function brandOf(company: UserRow): Brand {
+  const themeid = ((company.settings as { themeid?: string } | null)?.themeid ?? 'A') as keyof typeof THEME_PRIMARY_COLORS;
+  return {
+    name: company.company || fullName(company),
+    logo: company.image,
+    color: THEME_PRIMARY_COLORS[themeid] ?? THEME_PRIMARY_COLORS.A,
+    url: company.companyUrl,
+  };
+}
+
+/** GET /v1/track/{uid}_{tid} for an SHM number. */
+export async function publicShipment(ctx: AppContext, companyUid: string, rawTid: string): Promise<PublicShipment | null> {
+  const tid = normalizeTrackingNumber(rawTid);
+  if (!looksLikeShm(tid)) return null;
+  const company = await repo.findCompanyByUid(ctx.db, companyUid);
+  if (!company || !isCompanyOwner(company)) return null;
+  const s = await repo.findForCompany(ctx.db, company.id, tid);
+  if (!s) return null;
+  const cps = await repo.checkpointsFor(ctx.db, [s.id]);
+  return publicShipmentView(s, cps, brandOf(company));
+}
+
+/** The detect call's answer for an SHM number: Shiptrail's own. */
+export function detectShm(raw: string): { courier: 'shm'; name: string; checkDigitValid: boolean } | null {
+  const tid = normalizeTrackingNumber(raw);
+  return looksLikeShm(tid) ? { courier: 'shm', name: 'Shiptrail (SHM shipment)', checkDigitValid: shmCheckDigitValid(tid) } : null;
+}
+
+/** The company an account works for: itself, or a courier's company. */
+export async function companyOf(ctx: AppContext, user: UserRow): Promise<UserRow> {
+  if (user.role !== 'courier' || !user.companyId) return user;
+  return (await repo.findUserById(ctx.db, user.companyId)) ?? user;
+}

@@ -1,0 +1,128 @@
+import type { AddressView, Brand, ParcelView, PublicShipment, ShipmentCheckpoint, ShipmentStatus, ShipmentView } from '@shiptrail/contract';
+import type { CheckpointSummary, ParcelRow, ShipmentRow } from './shipments.repository.ts';
+
+const str = (v: unknown) => (typeof v === 'string' ? v : '');
+const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+
+/** The stored address (jsonb) as the contract's view: every field present. */
+export function addressView(raw: unknown): AddressView {
+  const a = (raw && typeof raw === 'object' ? raw : {}) as Record<string, unknown>;
+  return {
+    name: str(a.name),
+    company: str(a.company),
+    address1: str(a.address1),
+    address2: str(a.address2),
+    city: str(a.city),
+    state: str(a.state),
+    zip: str(a.zip),
+    country: str(a.country),
+    lat: num(a.lat),
+    long: num(a.long),
+    email: str(a.email),
+    phone: str(a.phone),
+  };
+}
+
+export function parcelView(p: ParcelRow): ParcelView {
+  return {
+    id: p.ref,
+    quantity: p.quantity,
+    name: p.name,
+    length: p.length,
+    width: p.width,
+    height: p.height,
+    weight: p.weight,
+    distanceUnit: p.distanceUnit,
+    weightUnit: p.weightUnit,
+    metadata: (p.metadata as Record<string, unknown>) ?? {},
+  };
+}
+
+export function checkpointView(c: CheckpointSummary): ShipmentCheckpoint {
+  return {
+    id: c.id,
+    status: c.status as ShipmentStatus,
+    location: c.location,
+    message: c.message,
+    time: c.time.toISOString(),
+    lat: c.lat,
+    long: c.long,
+    by: { role: c.byRole === 'courier' ? 'courier' : 'company', name: c.byName },
+    proof: c.podRecipientName != null ? { recipientName: c.podRecipientName, hasSignature: !!c.hasSignature, hasPhoto: !!c.hasPhoto } : null,
+  };
+}
+
+export function shipmentView(s: ShipmentRow, parcels: ParcelRow[], cps: CheckpointSummary[], companyUid: string, courierUid: string | null): ShipmentView {
+  const checkpoints = cps.map(checkpointView);
+  return {
+    tid: s.tid,
+    status: s.status as ShipmentStatus,
+    courier: s.courier,
+    courierEmail: s.courierEmail,
+    courierUid,
+    orderId: s.orderId,
+    message: s.message,
+    expected: s.expected?.toISOString() ?? null,
+    origin: addressView(s.origin),
+    destination: addressView(s.destination),
+    parcels: parcels.map(parcelView),
+    lastCheckPoint: checkpoints[0] ?? null,
+    checkpoints,
+    metadata: (s.metadata as Record<string, unknown>) ?? {},
+    uid: companyUid,
+    createdAt: s.createdAt.toISOString(),
+    updatedAt: s.updatedAt.toISOString(),
+  };
+}
+
+/** "Santa Monica, CA 90403, US": where a parcel is, without street, names or contacts. */
+export function placeLine(a: AddressView): string {
+  const stateZip = [a.state, a.zip].filter(Boolean).join(' ');
+  return [a.city, stateZip, a.country].filter(Boolean).join(', ');
+}
+
+const maskEmail = (email: string) => {
+  const at = email.lastIndexOf('@');
+  if (!email) return '';
+  if (at < 1) return '***';
+  const domain = email.slice(at + 1);
+  const dot = domain.lastIndexOf('.');
+  return `${email[0]}***@${domain[0] ?? ''}***${dot > 0 ? domain.slice(dot) : ''}`;
+};
+const maskPhone = (phone: string) => {
+  const d = phone.replace(/\D/g, '');
+  return d.length >= 4 ? `***-***-${d.slice(-4)}` : '';
+};
+
+export function publicShipmentView(s: ShipmentRow, cps: CheckpointSummary[], brand: Brand): PublicShipment {
+  const origin = addressView(s.origin);
+  const destination = addressView(s.destination);
+  const place = (a: AddressView) => ({ city: a.city, state: a.state, zip: a.zip, country: a.country });
+  const checkpoints = cps.map((c) => ({
+    status: c.status as ShipmentStatus,
+    location: c.location || null,
+    message: c.message,
+    time: c.time.toISOString(),
+    signedBy: c.podRecipientName ?? null,
+  }));
+  const last = checkpoints[0];
+  return {
+    kind: 'shipment',
+    tid: s.tid,
+    courier: 'shm',
+    courierName: s.courier || brand.name,
+    status: s.status as ShipmentStatus,
+    origin: placeLine(origin),
+    destination: placeLine(destination),
+    originPlace: place(origin),
+    destinationPlace: place(destination),
+    expected: s.expected?.toISOString() ?? null,
+    lastCheckPoint: last ? { status: last.status, location: last.location, message: last.message, time: last.time } : null,
+    checkpoints,
+    notify: { email: maskEmail(destination.email), phone: maskPhone(destination.phone) },
+    signedBy: checkpoints.find((c) => c.signedBy)?.signedBy ?? null,
+    brand,
+    updatedAt: s.updatedAt.toISOString(),
+    sandbox: false,
+  };
+}
