@@ -38,6 +38,15 @@ import {
 
 type Form = UseFormReturnType<ShipmentValues>;
 
+/** A long page of fields: bring the first one in error into view (after React has drawn the errors). */
+function focusFirstError() {
+  requestAnimationFrame(() => {
+    const el = document.querySelector<HTMLElement>('form[data-shipment-form] [aria-invalid="true"]');
+    el?.scrollIntoView({ block: 'center' });
+    el?.focus({ preventScroll: true });
+  });
+}
+
 function AddressFields({ form, side }: { form: Form; side: 'origin' | 'destination' }) {
   const p = (f: string) => form.getInputProps(`${side}.${f}`);
   const title = side === 'origin' ? 'Origin (sender)' : 'Destination (recipient)';
@@ -151,6 +160,7 @@ export function ShipmentFormModal({
     form.clearErrors();
     if (Object.keys(errors).length) {
       form.setErrors(errors);
+      focusFirstError();
       return;
     }
     setStep(1);
@@ -194,7 +204,9 @@ export function ShipmentFormModal({
       <form
         onSubmit={form.onSubmit(save, (errors) => {
           if (Object.keys(errors).some((k) => !isParcelField(k))) setStep(0);
+          focusFirstError();
         })}
+        data-shipment-form
         noValidate
         aria-label={title}
       >

@@ -38,6 +38,8 @@ export default function PrintRoute() {
     try {
       w?.focus();
       w?.print();
+      // Lets a test (and a curious reader of the DOM) see that the dialog was asked for.
+      frame.current?.setAttribute('data-print-requested', 'true');
     } catch {
       // A browser that will not print a PDF frame: open it in its own tab, where the viewer prints.
       if (url) window.open(url, '_blank');

@@ -152,6 +152,18 @@ export default function ShipmentsRoute() {
               </Text>
             </Stack>
           </Center>
+        ) : list.isError && shipments.length === 0 ? (
+          <Center py={64} px="md">
+            <Stack align="center" gap="xs" ta="center" data-testid="shipments-error">
+              <Text fw={600}>Could not load the shipments</Text>
+              <Text size="sm" c="dimmed">
+                {list.error.message}
+              </Text>
+              <Button variant="light" onClick={() => list.refetch()}>
+                Try again
+              </Button>
+            </Stack>
+          </Center>
         ) : shipments.length === 0 ? (
           <Center py={64} px="md">
             <Stack align="center" gap="xs" ta="center">
