@@ -275,10 +275,14 @@ export function ShipmentFormModal({
               Cancel
             </Button>
           )}
+          {/* Distinct keys: reusing the Next button's element as the submit button made the click that turns
+              the page also submit the form, skipping page 2. */}
           {step === 0 ? (
-            <Button onClick={next}>Next</Button>
+            <Button key="next" onClick={next}>
+              Next
+            </Button>
           ) : (
-            <Button type="submit" loading={pending} disabled={pending}>
+            <Button key="submit" type="submit" loading={pending} disabled={pending}>
               {mode === 'create' ? 'Create shipment' : 'Save'}
             </Button>
           )}
