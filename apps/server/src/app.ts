@@ -114,7 +114,8 @@ export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {})
         styleSrc: ["'self'", "'unsafe-inline'"],
         imgSrc: ["'self'", 'data:', 'https:'],
         connectSrc: ["'self'"],
-        frameSrc: ["'self'", 'https://www.youtube-nocookie.com', ...recaptchaOrigins],
+        // blob: lets the print page show the label PDF it fetched (with the session header) and print it.
+        frameSrc: ["'self'", 'blob:', 'https://www.youtube-nocookie.com', ...recaptchaOrigins],
         objectSrc: ["'none'"],
         baseUri: ["'self'"],
         formAction: ["'self'"],

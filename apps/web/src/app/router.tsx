@@ -28,6 +28,9 @@ const Support = lazy(() => import('../features/account/routes/support-route'));
 const Settings = lazy(() => import('./routes/settings-route'));
 const Alerts = lazy(() => import('../features/account/routes/alerts-route'));
 const Invoice = lazy(() => import('../features/billing/routes/invoice-route'));
+const Shipments = lazy(() => import('../features/shipments/routes/shipments-route'));
+const PrintLabels = lazy(() => import('../features/shipments/routes/print-route'));
+const Couriers = lazy(() => import('../features/couriers/routes/couriers-route'));
 
 function page(C: LazyExoticComponent<ComponentType> | ComponentType) {
   return (
@@ -61,12 +64,14 @@ const router = createBrowserRouter([
       // Promo and invite links: /{promocode} and /{promocode}/{userID}. Static paths rank above these
       // dynamic ones, and the landing page shows "not found" for a first segment that names a real page.
       { path: '/:promocode/:userID?', element: <PromoLanding /> },
-      { path: '/track/:uid/:tid', element: page(Track) },
       { path: '/verify/:key', element: page(Verify) },
       { path: '/password/reset/:key', element: page(PasswordReset) },
       { path: '*', element: page(NotFound) },
     ],
   },
+  // The public tracking page brings its own frame: a company's customers see the company, not Shiptrail's
+  // marketing navigation.
+  { path: '/track/:uid/:tid', element: page(Track), errorElement: <RouteError /> },
   {
     path: '/account',
     element: <RequireSession />,
@@ -87,6 +92,9 @@ const router = createBrowserRouter([
           { path: 'invite', element: page(Invite) },
           { path: 'support', element: page(Support) },
           { path: 'alerts', element: page(Alerts) },
+          { path: 'shipments', element: page(Shipments) },
+          { path: 'print', element: page(PrintLabels) },
+          { path: 'couriers', element: page(Couriers) },
           { path: 'profile/settings/:tab?/:subTab?', element: page(Settings) },
           { path: 'profile/invoice/:invoiceId', element: page(Invoice) },
           { path: '*', element: page(NotFound) },

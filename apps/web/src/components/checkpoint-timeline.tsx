@@ -3,8 +3,11 @@ import type { Checkpoint } from '@shiptrail/contract';
 import { statusColor } from '../config/status';
 import { formatDateTime, statusLabel } from '../lib/format';
 
+/** A carrier's checkpoint, or a shipment's, which may name who signed for the delivery. */
+export type TimelineCheckpoint = Omit<Checkpoint, 'status'> & { status: string; signedBy?: string | null };
+
 /** Checkpoints newest first: status, location, message, time (product rules §2). */
-export function CheckpointTimeline({ checkpoints }: { checkpoints: Checkpoint[] | null | undefined }) {
+export function CheckpointTimeline({ checkpoints }: { checkpoints: TimelineCheckpoint[] | null | undefined }) {
   const list = [...(checkpoints ?? [])].sort((a, b) => String(b.time ?? '').localeCompare(String(a.time ?? '')));
   if (!list.length) return <Text c="dimmed" size="sm">No checkpoints yet. We will add them as soon as the carrier reports one.</Text>;
   return (
@@ -20,6 +23,11 @@ export function CheckpointTimeline({ checkpoints }: { checkpoints: Checkpoint[] 
           }
         >
           {c.message && <Text size="sm">{c.message}</Text>}
+          {c.signedBy && (
+            <Text size="sm" data-testid="signed-by">
+              Signed by {c.signedBy}
+            </Text>
+          )}
           <Text size="xs" c="dimmed">
             {[c.location, formatDateTime(c.time)].filter(Boolean).join(' · ')}
           </Text>

@@ -4,11 +4,19 @@ import { accountNav } from './account-nav';
 import { THEMES, themeDef } from './themes';
 
 describe('account menu by role (product rules §6)', () => {
-  it('gives couriers the dashboard only (shipments come later)', () => {
-    expect(accountNav({ role: 'courier', userType: 'company' }).map((i) => i.label)).toEqual(['Dashboard']);
+  it('gives couriers Dashboard and Shipments only', () => {
+    const nav = accountNav({ role: 'courier', userType: 'company' });
+    expect(nav.map((i) => i.label)).toEqual(['Dashboard', 'Shipments']);
+    expect(nav.map((i) => i.to)).toEqual(['/account/dashboard', '/account/shipments']);
   });
-  it('hides SHM System and Couriers until those features exist', () => {
-    const labels = accountNav({ role: 'owner', userType: 'company' }).map((i) => i.label);
+  it('gives company owners SHM System and Couriers', () => {
+    const nav = accountNav({ role: 'owner', userType: 'company' });
+    expect(nav.find((i) => i.label === 'SHM System')?.to).toBe('/account/shipments');
+    expect(nav.find((i) => i.label === 'Couriers')?.to).toBe('/account/couriers');
+    expect(nav.map((i) => i.label)).toContain('Trackings');
+  });
+  it('gives person accounts neither SHM System nor Couriers', () => {
+    const labels = accountNav({ role: 'owner', userType: 'person' }).map((i) => i.label);
     expect(labels).toContain('Trackings');
     expect(labels).not.toContain('SHM System');
     expect(labels).not.toContain('Couriers');

@@ -6,6 +6,8 @@ import {
   IconListDetails,
   IconAlertTriangle,
   IconSettings,
+  IconTruck,
+  IconTruckDelivery,
   type Icon,
 } from '@tabler/icons-react';
 import type { Profile } from '@shiptrail/contract';
@@ -17,14 +19,27 @@ export interface NavItem {
 }
 
 /**
- * Menus by role (product rules §6). Couriers see Dashboard and Shipments only; company accounts also get SHM System
- * and Couriers, which are added here once those features ship.
+ * Menus by role (product rules §6). Couriers see Dashboard and Shipments only; only company accounts get SHM System
+ * (their own shipments) and Couriers.
  */
 export function accountNav(profile: Pick<Profile, 'role' | 'userType'> | undefined): NavItem[] {
-  if (profile?.role === 'courier') return [{ label: 'Dashboard', to: '/account/dashboard', icon: IconGauge }];
+  if (profile?.role === 'courier') {
+    return [
+      { label: 'Dashboard', to: '/account/dashboard', icon: IconGauge },
+      { label: 'Shipments', to: '/account/shipments', icon: IconTruckDelivery },
+    ];
+  }
+  const company: NavItem[] =
+    profile?.userType === 'company'
+      ? [
+          { label: 'SHM System', to: '/account/shipments', icon: IconTruckDelivery },
+          { label: 'Couriers', to: '/account/couriers', icon: IconTruck },
+        ]
+      : [];
   return [
     { label: 'Dashboard', to: '/account/dashboard', icon: IconGauge },
     { label: 'Trackings', to: '/account/trackings', icon: IconListDetails },
+    ...company,
     { label: 'Notification log', to: '/account/notifications', icon: IconBell },
     { label: 'Alerts', to: '/account/alerts', icon: IconAlertTriangle },
     { label: 'Settings', to: '/account/profile/settings', icon: IconSettings },

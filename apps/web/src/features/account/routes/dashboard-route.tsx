@@ -5,6 +5,7 @@ import { Link } from 'react-router';
 import { useUserInfo } from '../../../lib/user-info';
 import { StatusDoughnut } from '../components/status-doughnut';
 import { VerifyEmailBanner } from '../components/verify-email-banner';
+import { ShipmentsBox } from '../components/shipments-box';
 import { PageHeader } from '../../../components/page-header';
 import { STATUS_COLORS } from '../../../config/status';
 import { money, percentOf } from '../../../lib/format';
@@ -31,12 +32,16 @@ export default function DashboardRoute() {
         title={`Welcome${profile.firstName ? `, ${profile.firstName}` : ''}`}
         description="Here is how your shipments are doing."
         actions={
-          <Button component={Link} to="/account/trackings?add=1" leftSection={<IconPlus size={16} />}>
-            Add tracking
-          </Button>
+          // Couriers have no trackings of their own.
+          profile.role !== 'courier' && (
+            <Button component={Link} to="/account/trackings?add=1" leftSection={<IconPlus size={16} />}>
+              Add tracking
+            </Button>
+          )
         }
       />
       {!profile.emailVerified && <VerifyEmailBanner email={profile.email} />}
+      <ShipmentsBox profile={profile} count={dashboard.shmShipments} />
       <Grid gap="lg">
         <Grid.Col span={{ base: 12, lg: 8 }}>
           <Paper p="lg" h="100%">

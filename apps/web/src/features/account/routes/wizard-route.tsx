@@ -6,6 +6,7 @@ import { useState } from 'react';
 import { Link } from 'react-router';
 import { useUserInfo } from '../../../lib/user-info';
 import { useUpdateUser } from '../api/update-user';
+import { validateCompanyName } from '../api/company-name';
 import {
   NotificationChannels,
   toChannelValues,
@@ -150,6 +151,12 @@ function PersonWizard({ info }: { info: UserInfo }) {
 function CompanyWizard({ info }: { info: UserInfo }) {
   const { update, phase, saveError, setSaveError, run } = useWizardSave();
   const [step, setStep] = useState(0);
+  const identity = useForm({
+    mode: 'controlled',
+    initialValues: { company: info.profile.company ?? '' },
+    validate: { company: validateCompanyName },
+    validateInputOnBlur: true,
+  });
   const send = useForm<ChannelValues>({
     mode: 'controlled',
     initialValues: toChannelValues(info.settings.sendNotification, ['email', 'phone']),
@@ -168,7 +175,7 @@ function CompanyWizard({ info }: { info: UserInfo }) {
     setSaveError(null);
     if (receive.validate().hasErrors) return;
     run({
-      profile: { showWizard: false, timeZone: timeZone(), token: info.profile.token },
+      profile: { company: identity.values.company.trim(), showWizard: false, timeZone: timeZone(), token: info.profile.token },
       settings: {
         sendNotification: { email: { triggers: send.values.email!.triggers }, phone: { triggers: send.values.phone!.triggers } },
         receiveNotification: receive.values,
@@ -183,14 +190,21 @@ function CompanyWizard({ info }: { info: UserInfo }) {
       step={step}
       labels={['Notify your customers', 'Your alerts']}
       onPrev={() => setStep(0)}
-      onNext={() => setStep(1)}
+      onNext={() => !identity.validate().hasErrors && setStep(1)}
       onSave={save}
       saving={update.isPending}
-      nextDisabled={false}
+      nextDisabled={!identity.isValid()}
       error={saveError}
     >
       {step === 0 ? (
         <Stack>
+          <TextInput
+            label="Company name"
+            required
+            description="Your customers see this name on their shipment mails and tracking pages."
+            autoComplete="organization"
+            {...identity.getInputProps('company')}
+          />
           <Text c="dimmed" size="sm">
             Which updates should your customers get? We send them to the email and phone you add on each tracking.
           </Text>

@@ -1,8 +1,26 @@
-import { Box, Button, Center, Container, Grid, Group, Paper, SimpleGrid, Stack, Text, ThemeIcon, Title } from '@mantine/core';
+import {
+  Anchor,
+  Box,
+  Button,
+  Center,
+  Container,
+  Grid,
+  Group,
+  Image,
+  Paper,
+  SimpleGrid,
+  Stack,
+  Text,
+  ThemeIcon,
+  Title,
+} from '@mantine/core';
 import { MSG } from '@shiptrail/contract';
 import { IconMail, IconMapPin, IconPackageOff, IconPhone, IconTruck } from '@tabler/icons-react';
+import type { ReactNode } from 'react';
 import { Link, useParams } from 'react-router';
-import { usePublicTracking } from '../api/get-public-tracking';
+import { usePublicTracking, type PublicBrand } from '../api/get-public-tracking';
+import { hasBrand, safeBrandColor, safeBrandUrl } from '../components/brand';
+import { Logo } from '../../../components/logo';
 import { StatusBadge } from '../../../components/status-badge';
 import { CheckpointTimeline } from '../../../components/checkpoint-timeline';
 import { PageLoader } from '../../../components/page-loader';
@@ -26,80 +44,167 @@ function Fact({ icon: Icon, label, value }: { icon: typeof IconMapPin; label: st
   );
 }
 
+/**
+ * The page's own frame, without Shiptrail's marketing navigation: a company's parcels and shipments carry the
+ * company's name, logo and colour (its customers came from the company's mail); others a plain Shiptrail bar.
+ */
+function TrackFrame({ brand, children }: { brand?: PublicBrand | null; children: ReactNode }) {
+  const branded = hasBrand(brand);
+  const color = branded ? safeBrandColor(brand.color) : null;
+  const logo = branded ? safeBrandUrl(brand.logo) : null;
+  const site = branded ? safeBrandUrl(brand.url) : null;
+  // The company's colour becomes the page's primary colour, so badges' neighbours, links and buttons follow it.
+  const vars = color
+    ? ({
+        '--mantine-primary-color-filled': color,
+        '--mantine-primary-color-light': `color-mix(in srgb, ${color} 12%, white)`,
+        '--mantine-primary-color-light-color': color,
+      } as React.CSSProperties)
+    : undefined;
+  return (
+    <Box mih="100vh" bg="var(--mantine-color-gray-0)" style={vars} data-testid="track-frame" data-branded={branded || undefined}>
+      <Box
+        component="header"
+        bg="white"
+        style={{
+          borderTop: `4px solid ${color ?? 'var(--mantine-primary-color-filled)'}`,
+          borderBottom: '1px solid var(--mantine-color-default-border)',
+        }}
+      >
+        <Container size="md" py="sm">
+          {branded ? (
+            <Group gap="sm" wrap="nowrap" data-testid="track-brand">
+              {logo && <Image src={logo} alt="" h={36} w="auto" fit="contain" />}
+              {site ? (
+                <Anchor href={site} target="_blank" rel="noopener noreferrer" fw={800} fz="lg" c={color ?? undefined} underline="never">
+                  {brand.name}
+                </Anchor>
+              ) : (
+                <Text fw={800} fz="lg" c={color ?? undefined}>
+                  {brand.name}
+                </Text>
+              )}
+            </Group>
+          ) : (
+            <Group justify="space-between">
+              <Anchor component={Link} to="/" underline="never" aria-label="Shiptrail home">
+                <Logo size={28} />
+              </Anchor>
+            </Group>
+          )}
+        </Container>
+      </Box>
+      <Box component="main" id="main">
+        {children}
+      </Box>
+      <Text component="footer" ta="center" size="xs" c="dimmed" py="lg">
+        {branded ? (
+          <>
+            Tracking by{' '}
+            <Anchor component={Link} to="/" size="xs" c="dimmed">
+              Shiptrail
+            </Anchor>
+          </>
+        ) : (
+          <>
+            <Anchor component={Link} to="/terms-of-service" size="xs" c="dimmed">
+              Terms of service
+            </Anchor>
+            {' · '}
+            <Anchor component={Link} to="/privacy-policy" size="xs" c="dimmed">
+              Privacy policy
+            </Anchor>
+          </>
+        )}
+      </Text>
+    </Box>
+  );
+}
+
 export default function TrackRoute() {
   const { uid = '', tid = '' } = useParams();
   const { data, isLoading } = usePublicTracking(uid, tid);
-  if (isLoading) return <PageLoader />;
+  if (isLoading) return <PageLoader h="100vh" />;
   if (!data) {
     return (
-      <Center mih="60vh" p="xl">
-        <Stack align="center" ta="center" gap="sm">
-          <ThemeIcon size={64} radius="xl" variant="light" color="gray">
-            <IconPackageOff size={34} />
-          </ThemeIcon>
-          <Title order={1} fz={28}>
-            {MSG.shipmentNotFound}
-          </Title>
-          <Text c="dimmed" maw={420}>
-            Check the link you received. If the shipment was just created, the carrier may not have reported it yet.
-          </Text>
-          <Button component={Link} to="/" variant="default">
-            Go to Shiptrail
-          </Button>
-        </Stack>
-      </Center>
+      <TrackFrame>
+        <Center mih="60vh" p="xl">
+          <Stack align="center" ta="center" gap="sm">
+            <ThemeIcon size={64} radius="xl" variant="light" color="gray">
+              <IconPackageOff size={34} />
+            </ThemeIcon>
+            <Title order={1} fz={28}>
+              {MSG.shipmentNotFound}
+            </Title>
+            <Text c="dimmed" maw={420}>
+              Check the link you received. If the shipment was just created, the carrier may not have reported it yet.
+            </Text>
+            <Button component={Link} to="/" variant="default">
+              Go to Shiptrail
+            </Button>
+          </Stack>
+        </Center>
+      </TrackFrame>
     );
   }
+  const signedBy = data.kind === 'shipment' ? (data.signedBy ?? data.checkpoints.find((c) => c.signedBy)?.signedBy ?? null) : null;
   return (
-    <Container size="md" py={{ base: 32, md: 64 }}>
-      <Paper p={{ base: 'md', sm: 'xl' }} shadow="md" radius="xl">
-        <Group justify="space-between" align="flex-start" mb="lg">
-          <div>
-            <Text size="sm" c="dimmed">
-              Tracking number
-            </Text>
-            <Title order={1} fz={{ base: 22, sm: 28 }} style={{ wordBreak: 'break-all' }}>
-              {data.tid}
-            </Title>
-            {data.expected && (
+    <TrackFrame brand={data.brand}>
+      <Container size="md" py={{ base: 24, md: 48 }}>
+        <Paper p={{ base: 'md', sm: 'xl' }} shadow="md" radius="xl">
+          <Group justify="space-between" align="flex-start" mb="lg">
+            <div>
               <Text size="sm" c="dimmed">
-                Expected {formatDate(data.expected)}
+                Tracking number
               </Text>
-            )}
-          </div>
-          <StatusBadge status={data.status} size="xl" />
-        </Group>
-        <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="lg" mb="xl">
-          <Fact icon={IconTruck} label="Courier" value={data.courierName ?? courierName(data.courier)} />
-          <Fact icon={IconMapPin} label="Origin" value={data.origin ?? ''} />
-          <Fact icon={IconMapPin} label="Destination" value={data.destination ?? ''} />
-        </SimpleGrid>
-        <Grid gap="xl">
-          <Grid.Col span={{ base: 12, sm: 8 }}>
-            <Title order={2} fz="lg" mb="md">
-              Checkpoints
-            </Title>
-            <CheckpointTimeline checkpoints={data.checkpoints} />
-          </Grid.Col>
-          <Grid.Col span={{ base: 12, sm: 4 }}>
-            <Box p="md" bg="var(--mantine-color-gray-0)" style={{ borderRadius: 12 }}>
-              <Title order={2} fz="sm" mb="sm">
-                Notifications go to
+              <Title order={1} fz={{ base: 22, sm: 28 }} style={{ wordBreak: 'break-all' }}>
+                {data.tid}
               </Title>
-              <Stack gap="xs">
-                <Group gap={6} wrap="nowrap">
-                  <IconMail size={16} aria-label="Email" />
-                  <Text size="sm">{maskEmail(data.notify?.email) || 'No email'}</Text>
-                </Group>
-                <Group gap={6} wrap="nowrap">
-                  <IconPhone size={16} aria-label="Phone" />
-                  <Text size="sm">{maskPhone(data.notify?.phone) || 'No phone'}</Text>
-                </Group>
-              </Stack>
-            </Box>
-          </Grid.Col>
-        </Grid>
-      </Paper>
-    </Container>
+              {data.expected && (
+                <Text size="sm" c="dimmed">
+                  Expected {formatDate(data.expected)}
+                </Text>
+              )}
+              {signedBy && (
+                <Text size="sm" data-testid="track-signed-by">
+                  Signed for by <b>{signedBy}</b>
+                </Text>
+              )}
+            </div>
+            <StatusBadge status={data.status} size="xl" />
+          </Group>
+          <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="lg" mb="xl">
+            <Fact icon={IconTruck} label="Courier" value={data.courierName ?? courierName(data.courier)} />
+            <Fact icon={IconMapPin} label="Origin" value={data.origin ?? ''} />
+            <Fact icon={IconMapPin} label="Destination" value={data.destination ?? ''} />
+          </SimpleGrid>
+          <Grid gap="xl">
+            <Grid.Col span={{ base: 12, sm: 8 }}>
+              <Title order={2} fz="lg" mb="md">
+                Checkpoints
+              </Title>
+              <CheckpointTimeline checkpoints={data.checkpoints} />
+            </Grid.Col>
+            <Grid.Col span={{ base: 12, sm: 4 }}>
+              <Box p="md" bg="var(--mantine-color-gray-0)" style={{ borderRadius: 12 }}>
+                <Title order={2} fz="sm" mb="sm">
+                  Notifications go to
+                </Title>
+                <Stack gap="xs">
+                  <Group gap={6} wrap="nowrap">
+                    <IconMail size={16} aria-label="Email" />
+                    <Text size="sm">{maskEmail(data.notify?.email) || 'No email'}</Text>
+                  </Group>
+                  <Group gap={6} wrap="nowrap">
+                    <IconPhone size={16} aria-label="Phone" />
+                    <Text size="sm">{maskPhone(data.notify?.phone) || 'No phone'}</Text>
+                  </Group>
+                </Stack>
+              </Box>
+            </Grid.Col>
+          </Grid>
+        </Paper>
+      </Container>
+    </TrackFrame>
   );
 }

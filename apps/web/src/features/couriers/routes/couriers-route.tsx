@@ -1,0 +1,175 @@
+import { Badge, Box, Button, Center, Group, Loader, Modal, Paper, Stack, Table, Text, ThemeIcon } from '@mantine/core';
+import { IconEdit, IconPlus, IconTrash, IconTruck } from '@tabler/icons-react';
+import type { MemberView } from '@shiptrail/contract';
+import { lazy, Suspense, useEffect, useState } from 'react';
+import { useSearchParams } from 'react-router';
+import { PageHeader } from '../../../components/page-header';
+import { useCardLayout } from '../../../components/card-layout';
+import { formatDateTime } from '../../../lib/format';
+import { memberName, useMembers } from '../../../lib/members';
+import { useDeleteMember } from '../api/members';
+
+const CourierModal = lazy(() => import('../components/courier-modal').then((m) => ({ default: m.CourierModal })));
+
+function RowButtons({ m, onEdit, onDelete }: { m: MemberView; onEdit: (m: MemberView) => void; onDelete: (m: MemberView) => void }) {
+  return (
+    <Group gap={6} wrap="nowrap">
+      <Button size="xs" variant="light" leftSection={<IconEdit size={14} />} onClick={() => onEdit(m)} aria-label={`Edit ${m.email}`}>
+        Edit
+      </Button>
+      <Button
+        size="xs"
+        variant="light"
+        color="red"
+        leftSection={<IconTrash size={14} />}
+        onClick={() => onDelete(m)}
+        aria-label={`Delete ${m.email}`}
+      >
+        Delete
+      </Button>
+    </Group>
+  );
+}
+
+export default function CouriersRoute() {
+  const [search, setSearch] = useSearchParams();
+  const members = useMembers();
+  const list = members.data ?? [];
+  const cards = useCardLayout();
+  const [adding, setAdding] = useState(false);
+  const [editing, setEditing] = useState<MemberView | null>(null);
+  const [deleting, setDeleting] = useState<MemberView | null>(null);
+  const remove = useDeleteMember();
+
+  // The shipment form links here with ?add=1 when there is no courier to choose yet.
+  useEffect(() => {
+    if (search.get('add') === '1') {
+      setAdding(true);
+      search.delete('add');
+      setSearch(search, { replace: true });
+    }
+  }, [search, setSearch]);
+
+  return (
+    <>
+      <PageHeader
+        title="Couriers"
+        description="The people who deliver your shipments. They sign in with their own email and password."
+        actions={
+          <Button leftSection={<IconPlus size={16} />} onClick={() => setAdding(true)}>
+            Add New Courier
+          </Button>
+        }
+      />
+      <Paper mih={200} pos="relative">
+        {members.isLoading ? (
+          <Center py={64}>
+            <Loader aria-label="Loading couriers" />
+          </Center>
+        ) : list.length === 0 ? (
+          <Center py={64} px="md">
+            <Stack align="center" gap="xs" ta="center">
+              <ThemeIcon size={56} radius="xl" variant="light">
+                <IconTruck size={30} />
+              </ThemeIcon>
+              <Text fw={600}>No couriers yet</Text>
+              <Text size="sm" c="dimmed" maw={380}>
+                Add a courier, then assign shipments to them. They update each one from their phone.
+              </Text>
+            </Stack>
+          </Center>
+        ) : cards ? (
+          <Stack component="ul" gap={0} m={0} p={0} aria-label="Couriers" data-testid="couriers-cards" style={{ listStyle: 'none' }}>
+            {list.map((m) => (
+              <Box
+                component="li"
+                key={m.uid}
+                px="md"
+                py="sm"
+                data-email={m.email}
+                style={{ borderBottom: '1px solid var(--mantine-color-default-border)' }}
+              >
+                <Group justify="space-between" wrap="nowrap" align="flex-start">
+                  <div style={{ minWidth: 0 }}>
+                    <Text fw={600} size="sm">
+                      {memberName(m)}
+                    </Text>
+                    <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+                      {m.email}
+                    </Text>
+                    <Text size="sm" c="dimmed">
+                      {m.phone} · updated {formatDateTime(m.updatedAt)}
+                    </Text>
+                  </div>
+                  <Badge variant="light">{m.role}</Badge>
+                </Group>
+                <Box mt="xs">
+                  <RowButtons m={m} onEdit={setEditing} onDelete={setDeleting} />
+                </Box>
+              </Box>
+            ))}
+          </Stack>
+        ) : (
+          <Table.ScrollContainer minWidth={760}>
+            <Table highlightOnHover verticalSpacing="sm" aria-label="Couriers" data-testid="couriers-table">
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>Email</Table.Th>
+                  <Table.Th>Role</Table.Th>
+                  <Table.Th>First name</Table.Th>
+                  <Table.Th>Last name</Table.Th>
+                  <Table.Th>Phone</Table.Th>
+                  <Table.Th>Updated</Table.Th>
+                  <Table.Th w={190}>
+                    <span style={{ position: 'absolute', width: 1, height: 1, overflow: 'hidden', clip: 'rect(0 0 0 0)' }}>Actions</span>
+                  </Table.Th>
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {list.map((m) => (
+                  <Table.Tr key={m.uid} data-email={m.email}>
+                    <Table.Td style={{ overflowWrap: 'anywhere' }}>{m.email}</Table.Td>
+                    <Table.Td>
+                      <Badge variant="light">{m.role}</Badge>
+                    </Table.Td>
+                    <Table.Td>{m.firstName}</Table.Td>
+                    <Table.Td>{m.lastName}</Table.Td>
+                    <Table.Td style={{ whiteSpace: 'nowrap' }}>{m.phone}</Table.Td>
+                    <Table.Td style={{ whiteSpace: 'nowrap' }}>{formatDateTime(m.updatedAt)}</Table.Td>
+                    <Table.Td>
+                      <RowButtons m={m} onEdit={setEditing} onDelete={setDeleting} />
+                    </Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
+        )}
+      </Paper>
+      <Suspense>
+        {adding && <CourierModal onClose={() => setAdding(false)} />}
+        {editing && <CourierModal key={editing.uid} member={editing} onClose={() => setEditing(null)} />}
+      </Suspense>
+      <Modal opened={!!deleting} onClose={() => setDeleting(null)} title="Delete courier?" size="sm">
+        <Text size="sm" mb="xs">
+          <b>{deleting ? memberName(deleting) : ''}</b> ({deleting?.email}) will no longer be able to sign in.
+        </Text>
+        <Text size="sm" c="dimmed" mb="lg">
+          Their shipments stay with you, without a courier: assign them to someone else.
+        </Text>
+        <Group justify="flex-end">
+          <Button variant="default" onClick={() => setDeleting(null)}>
+            Cancel
+          </Button>
+          <Button
+            color="red"
+            loading={remove.isPending}
+            onClick={() => deleting && remove.mutate({ uid: deleting.uid }, { onSettled: () => setDeleting(null) })}
+          >
+            Delete
+          </Button>
+        </Group>
+      </Modal>
+    </>
+  );
+}

@@ -1,0 +1,176 @@
+import { Alert, Button, FileInput, Group, Image, Modal, Select, SimpleGrid, Stack, Text, TextInput, Textarea } from '@mantine/core';
+import { useForm } from '@mantine/form';
+import { useMediaQuery } from '@mantine/hooks';
+import { IconCamera, IconCurrentLocation } from '@tabler/icons-react';
+import { useState } from 'react';
+import { SHIPMENT_STATUSES, STATUS_LABELS, type ShipmentView } from '@shiptrail/contract';
+import { ApiError } from '../../../lib/api-client';
+import { applyServerErrors, toastSuccess } from '../../../lib/notify';
+import { useUpdateShipment } from '../api/mutations';
+import { emptyCheckpoint, proofWanted, toUpdateBody, validateCheckpoint, type CheckpointValues } from '../api/checkpoint-form';
+import { photoToDataUrl } from '../api/photo';
+import { SignatureField } from './signature-field';
+
+/**
+ * Adds a checkpoint (and sets the status). Made for a courier's phone: full screen on narrow screens, large
+ * controls, the position from the phone, and for Delivered the recipient's name, a signature and a photo.
+ */
+export function CheckpointModal({ shipment, asCourier, onClose }: { shipment: ShipmentView; asCourier: boolean; onClose: () => void }) {
+  const phone = useMediaQuery('(max-width: 48em)', false, { getInitialValueInEffect: false });
+  const form = useForm<CheckpointValues>({
+    mode: 'controlled',
+    initialValues: emptyCheckpoint(shipment.status === 'InfoReceived' ? 'InTransit' : shipment.status),
+    validate: (v) => validateCheckpoint(shipment.tid, v, asCourier),
+  });
+  const update = useUpdateShipment();
+  const [formError, setFormError] = useState<string | null>(null);
+  const [locating, setLocating] = useState(false);
+  const [photoBusy, setPhotoBusy] = useState(false);
+  const [photoFile, setPhotoFile] = useState<File | null>(null);
+  const v = form.values;
+  const delivered = v.status === 'Delivered';
+
+  const locate = () => {
+    if (!navigator.geolocation) {
+      setFormError('This device cannot share its position.');
+      return;
+    }
+    setLocating(true);
+    navigator.geolocation.getCurrentPosition(
+      (pos) => {
+        setLocating(false);
+        form.setFieldValue('lat', Math.round(pos.coords.latitude * 1e6) / 1e6);
+        form.setFieldValue('long', Math.round(pos.coords.longitude * 1e6) / 1e6);
+      },
+      () => {
+        setLocating(false);
+        setFormError('Could not get your position. Allow location access or type the place.');
+      },
+      { enableHighAccuracy: true, timeout: 10_000 },
+    );
+  };
+
+  const pickPhoto = async (file: File | null) => {
+    setPhotoFile(file);
+    form.setFieldError('photo', null);
+    if (!file) {
+      form.setFieldValue('photo', '');
+      return;
+    }
+    setPhotoBusy(true);
+    try {
+      form.setFieldValue('photo', await photoToDataUrl(file));
+    } catch (e) {
+      form.setFieldValue('photo', '');
+      form.setFieldError('photo', (e as Error).message);
+    } finally {
+      setPhotoBusy(false);
+    }
+  };
+
+  const submit = (values: CheckpointValues) => {
+    setFormError(null);
+    update.mutate(toUpdateBody(shipment.tid, values, asCourier), {
+      onSuccess: (env) => {
+        toastSuccess(env.message || 'Checkpoint added', 'Checkpoint added');
+        onClose();
+      },
+      onError: (e) => {
+        applyServerErrors(form, e);
+        const fieldErrors = e instanceof ApiError ? e.errors : {};
+        // Proof errors come back as proof.*; the form names those fields without the prefix.
+        for (const [k, msg] of Object.entries(fieldErrors)) if (k.startsWith('proof.')) form.setFieldError(k.slice(6), msg);
+        setFormError(e.message);
+      },
+    });
+  };
+
+  return (
+    <Modal opened onClose={onClose} title={`Add checkpoint · ${shipment.tid}`} size="lg" fullScreen={phone} closeOnClickOutside={false}>
+      <form onSubmit={form.onSubmit(submit)} noValidate aria-label="Add checkpoint">
+        <Stack gap="md">
+          {formError && (
+            <Alert color="red" data-testid="checkpoint-error">
+              {formError}
+            </Alert>
+          )}
+          <Text size="sm" c="dimmed">
+            To {[shipment.destination.name, shipment.destination.address1, shipment.destination.city].filter(Boolean).join(', ')}
+          </Text>
+          <Select
+            label="Status"
+            size="md"
+            required
+            allowDeselect={false}
+            data={SHIPMENT_STATUSES.map((s) => ({ value: s, label: STATUS_LABELS[s] }))}
+            {...form.getInputProps('status')}
+          />
+          <TextInput
+            label="Location"
+            size="md"
+            required
+            placeholder="City, depot or street"
+            autoComplete="off"
+            {...form.getInputProps('location')}
+          />
+          <Group gap="xs" align="center">
+            <Button variant="light" leftSection={<IconCurrentLocation size={18} />} onClick={locate} loading={locating}>
+              Use my position
+            </Button>
+            {v.lat !== '' && v.long !== '' && (
+              <Text size="sm" c="dimmed" data-testid="checkpoint-position">
+                {v.lat}, {v.long}
+              </Text>
+            )}
+          </Group>
+          <Textarea
+            label="Message"
+            size="md"
+            autosize
+            minRows={2}
+            placeholder="Left with the neighbour, parcel scanned at depot…"
+            {...form.getInputProps('message')}
+          />
+          {delivered && (
+            <Stack gap="sm" p="sm" style={{ border: '1px solid var(--mantine-color-default-border)', borderRadius: 8 }}>
+              <Text fw={600}>Proof of delivery{!asCourier && ' (optional)'}</Text>
+              <TextInput
+                label="Recipient's name"
+                size="md"
+                required={asCourier || proofWanted(v, asCourier)}
+                autoComplete="off"
+                {...form.getInputProps('recipientName')}
+              />
+              <SignatureField value={v.signature} onChange={(s) => form.setFieldValue('signature', s)} error={form.errors.signature} />
+              <SimpleGrid cols={1}>
+                <FileInput
+                  label="Photo (optional)"
+                  size="md"
+                  placeholder="Take or choose a photo"
+                  leftSection={<IconCamera size={18} />}
+                  accept="image/*"
+                  clearable
+                  value={photoFile}
+                  onChange={pickPhoto}
+                  error={form.errors.photo}
+                  // The phone opens its camera straight away.
+                  capture="environment"
+                  disabled={photoBusy}
+                />
+                {v.photo && <Image src={v.photo} alt="Photo to send" mah={200} fit="contain" radius="sm" />}
+              </SimpleGrid>
+            </Stack>
+          )}
+          <Group justify="flex-end" mt="sm" grow={phone}>
+            <Button variant="default" size="md" onClick={onClose}>
+              Cancel
+            </Button>
+            <Button type="submit" size="md" loading={update.isPending} disabled={update.isPending || photoBusy}>
+              Save checkpoint
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Modal>
+  );
+}

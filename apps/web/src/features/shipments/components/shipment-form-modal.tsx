@@ -1,0 +1,293 @@
+import {
+  ActionIcon,
+  Alert,
+  Anchor,
+  Button,
+  Fieldset,
+  Group,
+  Modal,
+  NumberInput,
+  Select,
+  SimpleGrid,
+  Stack,
+  Stepper,
+  Text,
+  TextInput,
+  Textarea,
+} from '@mantine/core';
+import { useForm, type UseFormReturnType } from '@mantine/form';
+import { IconPlus, IconTrash } from '@tabler/icons-react';
+import { useState } from 'react';
+import { Link } from 'react-router';
+import { COURIER_REQUIRED, MAX_PARCELS, type ShipmentView } from '@shiptrail/contract';
+import { couriersOf, memberName, useMembers } from '../../../lib/members';
+import { ApiError } from '../../../lib/api-client';
+import { applyServerErrors, toastSuccess } from '../../../lib/notify';
+import { useCreateShipment, useEditShipment } from '../api/mutations';
+import {
+  emptyParcel,
+  emptyShipment,
+  isParcelField,
+  pageOneErrors,
+  toCreateBody,
+  toEditBody,
+  validateShipment,
+  valuesOf,
+  type ShipmentValues,
+} from '../api/shipment-form';
+
+type Form = UseFormReturnType<ShipmentValues>;
+
+/** A long page of fields: bring the first one in error into view (after React has drawn the errors). */
+function focusFirstError() {
+  requestAnimationFrame(() => {
+    const el = document.querySelector<HTMLElement>('form[data-shipment-form] [aria-invalid="true"]');
+    el?.scrollIntoView({ block: 'center' });
+    el?.focus({ preventScroll: true });
+  });
+}
+
+function AddressFields({ form, side }: { form: Form; side: 'origin' | 'destination' }) {
+  const p = (f: string) => form.getInputProps(`${side}.${f}`);
+  const title = side === 'origin' ? 'Origin (sender)' : 'Destination (recipient)';
+  return (
+    <Fieldset legend={title} aria-label={title}>
+      <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm" verticalSpacing="xs">
+        <TextInput label="Name" autoComplete="off" {...p('name')} />
+        <TextInput label="Company" autoComplete="off" {...p('company')} />
+        <TextInput label="Address 1" required autoComplete="off" {...p('address1')} />
+        <TextInput label="Address 2" autoComplete="off" {...p('address2')} />
+        <TextInput label="City" required autoComplete="off" {...p('city')} />
+        <TextInput label="State" autoComplete="off" {...p('state')} />
+        <TextInput label="Zip" required autoComplete="off" {...p('zip')} />
+        <TextInput label="Country" autoComplete="off" {...p('country')} />
+        <TextInput label="Email" type="email" autoComplete="off" {...p('email')} />
+        <TextInput label="Phone" type="tel" placeholder="(212) 555-0142" autoComplete="off" {...p('phone')} />
+      </SimpleGrid>
+    </Fieldset>
+  );
+}
+
+function ParcelFields({ form }: { form: Form }) {
+  const parcels = form.values.parcels;
+  const listError = form.errors.parcels;
+  return (
+    <Stack gap="sm">
+      {parcels.map((_, i) => {
+        const p = (f: string) => form.getInputProps(`parcels.${i}.${f}`);
+        return (
+          <Fieldset key={form.key(`parcels.${i}`)} legend={`Parcel ${i + 1}`} aria-label={`Parcel ${i + 1}`}>
+            <Group align="flex-end" gap="sm" wrap="nowrap" mb="xs">
+              <TextInput label="Name" required style={{ flex: 1 }} {...p('name')} />
+              <NumberInput label="Quantity" min={1} allowDecimal={false} w={96} {...p('quantity')} />
+              {parcels.length > 1 && (
+                <ActionIcon
+                  variant="subtle"
+                  color="red"
+                  size="lg"
+                  mb={2}
+                  aria-label={`Remove parcel ${i + 1}`}
+                  onClick={() => form.removeListItem('parcels', i)}
+                >
+                  <IconTrash size={18} />
+                </ActionIcon>
+              )}
+            </Group>
+            <SimpleGrid cols={{ base: 2, sm: 4 }} spacing="sm" verticalSpacing="xs">
+              <NumberInput label="Length" required min={0} {...p('length')} />
+              <NumberInput label="Width" required min={0} {...p('width')} />
+              <NumberInput label="Height" required min={0} {...p('height')} />
+              <TextInput label="Distance unit" {...p('distanceUnit')} />
+              <NumberInput label="Weight" required min={0} {...p('weight')} />
+              <TextInput label="Weight unit" {...p('weightUnit')} />
+            </SimpleGrid>
+          </Fieldset>
+        );
+      })}
+      {listError && (
+        <Text size="sm" c="red">
+          {listError}
+        </Text>
+      )}
+      <Button
+        variant="default"
+        leftSection={<IconPlus size={16} />}
+        onClick={() => form.insertListItem('parcels', emptyParcel())}
+        disabled={parcels.length >= MAX_PARCELS}
+        style={{ alignSelf: 'flex-start' }}
+      >
+        Add parcel
+      </Button>
+    </Stack>
+  );
+}
+
+/**
+ * The Add New Shipment wizard (page 1: origin, destination and general; page 2: parcels) and, given a
+ * shipment, the same two pages to edit it.
+ */
+export function ShipmentFormModal({
+  shipment,
+  onClose,
+  onSaved,
+}: {
+  shipment?: ShipmentView | null;
+  onClose: () => void;
+  onSaved?: (tid: string) => void;
+}) {
+  const mode = shipment ? 'edit' : 'create';
+  const members = useMembers();
+  const couriers = couriersOf(members.data ?? []);
+  const nameOf = (email: string) => {
+    const m = couriers.find((c) => c.email === email);
+    if (m) return memberName(m);
+    // An edited shipment may carry a courier who is not (or no longer) a member: keep its name.
+    return shipment && shipment.courierEmail === email ? shipment.courier : '';
+  };
+  const [step, setStep] = useState(0);
+  const form = useForm<ShipmentValues>({
+    mode: 'controlled',
+    initialValues: shipment ? valuesOf(shipment) : emptyShipment(),
+    validate: (v) => validateShipment(v, nameOf(v.courierEmail), mode),
+  });
+  const create = useCreateShipment();
+  const edit = useEditShipment();
+  const pending = create.isPending || edit.isPending;
+  const [formError, setFormError] = useState<string | null>(null);
+
+  const next = () => {
+    const errors = pageOneErrors(validateShipment(form.values, nameOf(form.values.courierEmail), mode));
+    form.clearErrors();
+    if (Object.keys(errors).length) {
+      form.setErrors(errors);
+      focusFirstError();
+      return;
+    }
+    setStep(1);
+  };
+
+  const onServerError = (e: Error) => {
+    applyServerErrors(form, e);
+    // A field error on the first page takes the user back there to see it.
+    if (e instanceof ApiError && Object.keys(e.errors).some((k) => !isParcelField(k))) setStep(0);
+    setFormError(e.message);
+  };
+
+  const save = (v: ShipmentValues) => {
+    setFormError(null);
+    const name = nameOf(v.courierEmail);
+    if (mode === 'create') {
+      create.mutate(toCreateBody(v, name), {
+        onSuccess: (env) => {
+          toastSuccess(env.message || 'Shipment created', 'Shipment created');
+          onSaved?.(env.payload?.tid ?? '');
+          onClose();
+        },
+        onError: onServerError,
+      });
+    } else if (shipment) {
+      edit.mutate(toEditBody(shipment.tid, v, name), {
+        onSuccess: (env) => {
+          toastSuccess(env.message || 'Saved', 'Shipment saved');
+          onSaved?.(shipment.tid);
+          onClose();
+        },
+        onError: onServerError,
+      });
+    }
+  };
+
+  const courierError = form.errors.courierEmail;
+  const title = mode === 'create' ? 'Add New Shipment' : `Edit shipment ${shipment?.tid ?? ''}`;
+  return (
+    <Modal opened onClose={onClose} title={title} size="xl" fullScreen={false} closeOnClickOutside={false}>
+      <form
+        onSubmit={form.onSubmit(save, (errors) => {
+          if (Object.keys(errors).some((k) => !isParcelField(k))) setStep(0);
+          focusFirstError();
+        })}
+        data-shipment-form
+        noValidate
+        aria-label={title}
+      >
+        <Stepper active={step} size="sm" mb="lg" allowNextStepsSelect={false}>
+          <Stepper.Step label="Page 1" description="Addresses and courier" />
+          <Stepper.Step label="Page 2" description="Parcels" />
+        </Stepper>
+        {formError && (
+          <Alert color="red" mb="md" data-testid="shipment-form-error">
+            {formError}
+          </Alert>
+        )}
+        {step === 0 ? (
+          <Stack gap="md">
+            <Fieldset legend="General" aria-label="General">
+              <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm" verticalSpacing="xs">
+                <Select
+                  label="Courier"
+                  required
+                  placeholder={couriers.length ? 'Choose a courier' : 'No couriers yet'}
+                  data={couriers.map((c) => ({ value: c.email, label: `${memberName(c)} (${c.email})` }))}
+                  searchable
+                  nothingFoundMessage="No courier with that name"
+                  {...form.getInputProps('courierEmail')}
+                  error={
+                    courierError ? (
+                      <>
+                        {courierError}{' '}
+                        {courierError === COURIER_REQUIRED && (
+                          <Anchor component={Link} to="/account/couriers?add=1" size="xs">
+                            Create a courier
+                          </Anchor>
+                        )}
+                      </>
+                    ) : undefined
+                  }
+                  description={
+                    couriers.length === 0 && !members.isLoading ? (
+                      <>
+                        You have no couriers yet.{' '}
+                        <Anchor component={Link} to="/account/couriers?add=1" size="xs">
+                          Create a courier
+                        </Anchor>
+                      </>
+                    ) : undefined
+                  }
+                />
+                <TextInput label="Order ID" autoComplete="off" {...form.getInputProps('orderId')} />
+                <TextInput label="Expected delivery" type="date" {...form.getInputProps('expected')} />
+              </SimpleGrid>
+              <Textarea label="Note" autosize minRows={2} mt="xs" {...form.getInputProps('message')} />
+            </Fieldset>
+            <AddressFields form={form} side="origin" />
+            <AddressFields form={form} side="destination" />
+          </Stack>
+        ) : (
+          <ParcelFields form={form} />
+        )}
+        <Group justify="space-between" mt="xl">
+          {step > 0 ? (
+            <Button variant="default" onClick={() => setStep(0)}>
+              Previous
+            </Button>
+          ) : (
+            <Button variant="default" onClick={onClose}>
+              Cancel
+            </Button>
+          )}
+          {/* Distinct keys: reusing the Next button's element as the submit button made the click that turns
+              the page also submit the form, skipping page 2. */}
+          {step === 0 ? (
+            <Button key="next" onClick={next}>
+              Next
+            </Button>
+          ) : (
+            <Button key="submit" type="submit" loading={pending} disabled={pending}>
+              {mode === 'create' ? 'Create shipment' : 'Save'}
+            </Button>
+          )}
+        </Group>
+      </form>
+    </Modal>
+  );
+}

@@ -1,0 +1,237 @@
+import { Button, Center, Group, Loader, MultiSelect, Paper, Select, Stack, Text, ThemeIcon } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import { LIMITS, SHIPMENT_STATUSES, STATUS_LABELS, type ShipmentStatus, type ShipmentView } from '@shiptrail/contract';
+import { IconChevronLeft, IconChevronRight, IconPackage, IconPlus, IconPrinter, IconReload } from '@tabler/icons-react';
+import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
+import { Link, useSearchParams } from 'react-router';
+import { useShipments } from '../api/get-shipments';
+import { ShipmentTable } from '../components/shipment-table';
+import { ShipmentPanel } from '../components/shipment-panel';
+import { PageHeader } from '../../../components/page-header';
+import { useUserInfo } from '../../../lib/user-info';
+import { couriersOf, memberName, useMembers } from '../../../lib/members';
+
+// The forms (signature pad, zod schemas) load when first opened, keeping the list light on a phone.
+const ShipmentFormModal = lazy(() => import('../components/shipment-form-modal').then((m) => ({ default: m.ShipmentFormModal })));
+const CheckpointModal = lazy(() => import('../components/checkpoint-modal').then((m) => ({ default: m.CheckpointModal })));
+
+const PAGE_SIZES = ['10', '25', '50', String(LIMITS.trackingsPerPage)];
+
+export default function ShipmentsRoute() {
+  const [search, setSearch] = useSearchParams();
+  const { data: info, isLoading: infoLoading } = useUserInfo();
+  const asCourier = info?.profile.role === 'courier';
+  const members = useMembers(!!info && !asCourier);
+  const couriers = couriersOf(members.data ?? []);
+  const [status, setStatus] = useState<string[]>([]);
+  const [courier, setCourier] = useState<string[]>([]);
+  const [pageSize, setPageSize] = useState<number>(LIMITS.trackingsPerPage);
+  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
+  const lastTid = cursors[cursors.length - 1];
+  const query = useMemo(
+    () => ({ numRecords: pageSize, lastTid, status: status as ShipmentStatus[], courier }),
+    [pageSize, lastTid, status, courier],
+  );
+  // Couriers list only what is assigned to them (their own call); the company lists all its shipments.
+  const list = useShipments(query, asCourier, !!info);
+  const shipments = useMemo(() => list.data ?? [], [list.data]);
+
+  const [addOpened, add] = useDisclosure(false);
+  const [editing, setEditing] = useState<ShipmentView | null>(null);
+  const [checkpointFor, setCheckpointFor] = useState<ShipmentView | null>(null);
+  const [selectedTid, setSelectedTid] = useState<string | null>(null);
+  const opened = shipments.find((s) => s.tid === selectedTid) ?? null;
+  const [picked, setPicked] = useState<Set<string>>(new Set());
+
+  useEffect(() => {
+    if (search.get('add') === '1' && info) {
+      if (!asCourier) add.open();
+      search.delete('add');
+      setSearch(search, { replace: true });
+    }
+  }, [search, setSearch, asCourier, info, add]);
+
+  const resetPaging = () => setCursors([undefined]);
+  const toggle = (tid: string) =>
+    setPicked((p) => {
+      const n = new Set(p);
+      if (n.has(tid)) n.delete(tid);
+      else n.add(tid);
+      return n;
+    });
+  const toggleAll = (on: boolean) => setPicked(on ? new Set(shipments.map((s) => s.tid)) : new Set());
+  const printHref = `/account/print?tids=${encodeURIComponent([...picked].join(','))}`;
+  const hasFilters = status.length > 0 || courier.length > 0;
+  const page = cursors.length;
+  const loading = infoLoading || list.isLoading;
+
+  return (
+    <>
+      <PageHeader
+        title={asCourier ? 'My shipments' : 'Shipments'}
+        description={
+          asCourier ? 'The shipments assigned to you. Add a checkpoint as you go.' : 'Your own shipments, delivered by your couriers.'
+        }
+        actions={
+          info &&
+          !asCourier && (
+            <>
+              {picked.size > 0 ? (
+                <Button component={Link} to={printHref} variant="default" leftSection={<IconPrinter size={16} />}>
+                  Print ({picked.size})
+                </Button>
+              ) : (
+                <Button variant="default" leftSection={<IconPrinter size={16} />} disabled title="Select shipments to print their labels">
+                  Print
+                </Button>
+              )}
+              <Button leftSection={<IconPlus size={16} />} onClick={add.open}>
+                Add New Shipment
+              </Button>
+            </>
+          )
+        }
+      />
+      <Paper p="md" mb="md">
+        <Group align="flex-end" gap="sm">
+          <MultiSelect
+            label="Status"
+            placeholder={status.length ? undefined : 'All statuses'}
+            data={SHIPMENT_STATUSES.map((s) => ({ value: s, label: STATUS_LABELS[s] }))}
+            value={status}
+            onChange={(v) => {
+              setStatus(v);
+              resetPaging();
+            }}
+            clearable
+            w={{ base: '100%', sm: 300 }}
+          />
+          {!asCourier && (
+            <MultiSelect
+              label="Courier"
+              placeholder={courier.length ? undefined : 'All couriers'}
+              data={couriers.map((c) => ({ value: c.email, label: memberName(c) }))}
+              value={courier}
+              onChange={(v) => {
+                setCourier(v);
+                resetPaging();
+              }}
+              clearable
+              w={{ base: '100%', sm: 260 }}
+            />
+          )}
+          <Select
+            label="Per page"
+            data={PAGE_SIZES}
+            value={String(pageSize)}
+            onChange={(v) => {
+              setPageSize(Number(v ?? LIMITS.trackingsPerPage));
+              resetPaging();
+            }}
+            allowDeselect={false}
+            w={100}
+          />
+          <Button
+            variant="light"
+            leftSection={<IconReload size={16} />}
+            onClick={() => list.refetch()}
+            loading={list.isFetching && !list.isLoading}
+            ml={{ sm: 'auto' }}
+          >
+            Reload
+          </Button>
+        </Group>
+      </Paper>
+      <Paper pos="relative" mih={200}>
+        {loading ? (
+          <Center py={64}>
+            <Stack align="center" gap="xs" role="status" aria-label="Loading shipments">
+              <Loader />
+              <Text size="sm" c="dimmed">
+                Loading shipments…
+              </Text>
+            </Stack>
+          </Center>
+        ) : list.isError && shipments.length === 0 ? (
+          <Center py={64} px="md">
+            <Stack align="center" gap="xs" ta="center" data-testid="shipments-error">
+              <Text fw={600}>Could not load the shipments</Text>
+              <Text size="sm" c="dimmed">
+                {list.error.message}
+              </Text>
+              <Button variant="light" onClick={() => list.refetch()}>
+                Try again
+              </Button>
+            </Stack>
+          </Center>
+        ) : shipments.length === 0 ? (
+          <Center py={64} px="md">
+            <Stack align="center" gap="xs" ta="center">
+              <ThemeIcon size={56} radius="xl" variant="light">
+                <IconPackage size={30} />
+              </ThemeIcon>
+              <Text fw={600}>
+                {hasFilters ? 'No shipments match these filters' : asCourier ? 'Nothing assigned to you yet' : 'No shipments yet'}
+              </Text>
+              <Text size="sm" c="dimmed" maw={400}>
+                {hasFilters
+                  ? 'Clear a filter to see more.'
+                  : asCourier
+                    ? 'When your company assigns you a shipment it shows up here.'
+                    : 'Create a shipment, assign it to one of your couriers and print its label.'}
+              </Text>
+            </Stack>
+          </Center>
+        ) : (
+          <ShipmentTable
+            shipments={shipments}
+            asCourier={asCourier}
+            selected={picked}
+            onToggle={toggle}
+            onToggleAll={toggleAll}
+            onOpen={(s) => setSelectedTid(s.tid)}
+            onEdit={setEditing}
+            onCheckpoint={setCheckpointFor}
+          />
+        )}
+      </Paper>
+      <Group justify="space-between" mt="md">
+        <Text size="sm" c="dimmed" data-testid="page-info">
+          Page {page} · {shipments.length} {shipments.length === 1 ? 'shipment' : 'shipments'}
+          {picked.size > 0 && ` · ${picked.size} selected`}
+        </Text>
+        <Group gap="xs">
+          {page > 1 && (
+            <Button variant="default" leftSection={<IconChevronLeft size={16} />} onClick={() => setCursors((c) => c.slice(0, -1))}>
+              Prev
+            </Button>
+          )}
+          {shipments.length >= pageSize && (
+            <Button
+              variant="default"
+              rightSection={<IconChevronRight size={16} />}
+              onClick={() => setCursors((c) => [...c, shipments[shipments.length - 1]!.tid])}
+            >
+              Next
+            </Button>
+          )}
+        </Group>
+      </Group>
+
+      <Suspense>
+        {addOpened && !asCourier && <ShipmentFormModal onClose={add.close} />}
+        {editing && !asCourier && <ShipmentFormModal key={editing.tid} shipment={editing} onClose={() => setEditing(null)} />}
+        {checkpointFor && (
+          <CheckpointModal key={checkpointFor.tid} shipment={checkpointFor} asCourier={asCourier} onClose={() => setCheckpointFor(null)} />
+        )}
+      </Suspense>
+      <ShipmentPanel
+        shipment={opened}
+        asCourier={asCourier}
+        onClose={() => setSelectedTid(null)}
+        onEdit={setEditing}
+        onCheckpoint={setCheckpointFor}
+      />
+    </>
+  );
+}
