@@ -80,7 +80,7 @@ export const memberEndpoints: EndpointDef[] = [
 ];
 
 export const shipmentEndpoints: EndpointDef[] = [
-  { method: 'POST', path: '/v1/shipment/create', summary: 'Create a shipment with a new SHM tracking number (company accounts; charges $0.05 like a tracking); payload.tid is the number', tag: 'Shipments', auth: true, body: S.createShipmentRequest, response: S.createShipmentResponse },
+  { method: 'POST', path: '/v1/shipment/create', summary: 'Create a shipment with a new SHM tracking number (company accounts; charges $0.05 like a tracking); payload.tid is the number; honours an Idempotency-Key header', tag: 'Shipments', auth: true, body: S.createShipmentRequest, response: S.createShipmentResponse },
   { method: 'POST', path: '/v1/shipment/update', summary: 'Add a checkpoint and set the status (the company or the assigned courier); proof of delivery with Delivered', tag: 'Shipments', auth: true, body: S.updateShipmentRequest, response: S.shipmentViewSchema },
   { method: 'POST', path: '/v1/shipment/edit', summary: "Edit a shipment's addresses, parcels, courier, order id, expected date and note (the company)", tag: 'Shipments', auth: true, body: S.editShipmentRequest, response: S.shipmentViewSchema },
   { method: 'POST', path: '/v1/shipment/getshipments', summary: "The company's shipments, newest first; keyset paging with lastTid; filter by status and courier email", tag: 'Shipments', auth: true, body: S.listShipmentsRequest, response: S.shipmentListSchema },

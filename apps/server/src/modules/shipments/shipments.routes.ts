@@ -2,18 +2,31 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { POD_LIMITS, createShipmentRequest, editShipmentRequest, labelsQuery, listShipmentsRequest, proofParams, updateShipmentRequest } from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
 import { parse, success } from '../../lib/http.ts';
+import { exactReply, idempotencyKeyOf, idempotentReply, requestHash, sendExact } from '../../lib/idempotency.ts';
 import { userOf } from '../accounts/auth.plugin.ts';
 import { renderLabels } from './labels.ts';
 import * as svc from './shipments.service.ts';
+
+// The Idempotency-Key scope of the charging route.
+const CREATE_ROUTE = 'POST /v1/shipment/create';
 
 export async function shipmentRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   const auth = { preHandler: app.requireAuth };
   const body = (req: FastifyRequest) => req.body ?? {};
 
+  const created = ({ view, warning }: Awaited<ReturnType<typeof svc.createShipment>>) =>
+    exactReply(201, success(warning ? { ...view, warning } : view, warning ? `Shipment created. ${warning}` : 'Shipment created', 201));
+
+  // Creating charges the account: under an Idempotency-Key a retried create answers the first reply byte for
+  // byte and neither creates nor charges again (the same rule as adding a tracking).
   app.post('/v1/shipment/create', auth, async (req, reply) => {
-    const { view, warning } = await svc.createShipment(ctx, userOf(req), parse(createShipmentRequest, body(req)));
-    reply.code(201);
-    return success(warning ? { ...view, warning } : view, warning ? `Shipment created. ${warning}` : 'Shipment created', 201);
+    const input = parse(createShipmentRequest, body(req));
+    const user = userOf(req);
+    const plan = await svc.planShipment(ctx, user, input);
+    const key = idempotencyKeyOf(req);
+    if (!key) return sendExact(reply, created(await svc.createShipment(ctx, user, input, plan)));
+    const scope = { userId: user.id, route: CREATE_ROUTE, key, hash: requestHash(svc.createRequestIdentity(input)) };
+    return sendExact(reply, await idempotentReply(ctx.db, scope, async (tx) => created(await svc.createShipment(ctx, user, input, plan, tx))));
   });
 
   // A Delivered checkpoint may carry a photo and a signature: the body may be larger than elsewhere.

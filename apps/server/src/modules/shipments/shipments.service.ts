@@ -18,7 +18,7 @@ import {
   type updateShipmentRequest,
 } from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
-import type { Tx } from '../../db/client.ts';
+import type { Queryable, Tx } from '../../db/client.ts';
 import { badRequest, forbidden, notFound } from '../../lib/errors.ts';
 import type { UserRow } from '../accounts/accounts.service.ts';
 import { charge } from '../billing/billing.service.ts';
@@ -56,14 +56,14 @@ function isUniqueViolation(err: unknown, index?: string): boolean {
 }
 
 // ------------------------------------------------------------------ views
-async function viewsOf(ctx: AppContext, rows: repo.ShipmentRow[]): Promise<ShipmentView[]> {
+async function viewsOf(ctx: AppContext, rows: repo.ShipmentRow[], db: Queryable = ctx.db): Promise<ShipmentView[]> {
   if (rows.length === 0) return [];
   const ids = rows.map((r) => r.id);
-  const [parcels, cps] = await Promise.all([repo.parcelsFor(ctx.db, ids), repo.checkpointsFor(ctx.db, ids)]);
+  const [parcels, cps] = await Promise.all([repo.parcelsFor(db, ids), repo.checkpointsFor(db, ids)]);
   const companyUids = new Map<string, string>();
   const courierUids = new Map<string, string>();
-  for (const id of new Set(rows.map((r) => r.companyId))) companyUids.set(id, (await repo.findUserById(ctx.db, id))?.uid ?? '');
-  for (const id of new Set(rows.map((r) => r.courierId).filter((x): x is string => !!x))) courierUids.set(id, (await repo.findUserById(ctx.db, id))?.uid ?? '');
+  for (const id of new Set(rows.map((r) => r.companyId))) companyUids.set(id, (await repo.findUserById(db, id))?.uid ?? '');
+  for (const id of new Set(rows.map((r) => r.courierId).filter((x): x is string => !!x))) courierUids.set(id, (await repo.findUserById(db, id))?.uid ?? '');
   return rows.map((r) =>
     shipmentView(
       r,
@@ -74,7 +74,7 @@ async function viewsOf(ctx: AppContext, rows: repo.ShipmentRow[]): Promise<Shipm
     ),
   );
 }
-const viewOf = async (ctx: AppContext, row: repo.ShipmentRow) => (await viewsOf(ctx, [row]))[0]!;
+const viewOf = async (ctx: AppContext, row: repo.ShipmentRow, db: Queryable = ctx.db) => (await viewsOf(ctx, [row], db))[0]!;
 
 const parcelRows = (shipmentId: string, parcels: CreateInput['parcels']): repo.NewParcel[] =>
   parcels.map((p, i) => ({
@@ -124,13 +124,37 @@ const CREATE_ATTEMPTS = 5;
 /** SHM + 11 random digits + check digit; unique across the platform (the unique index decides). */
 const newShmNumber = () => shmNumber(String(randomInt(0, 1e11)).padStart(11, '0'));
 
-export async function createShipment(ctx: AppContext, company: UserRow, input: CreateInput): Promise<{ view: ShipmentView; warning?: string }> {
+/** What a create needs to know before its transaction: the caller may create, and who the courier is. */
+export interface CreatePlan {
+  member: UserRow | undefined;
+  warning?: string;
+}
+export async function planShipment(ctx: AppContext, company: UserRow, input: CreateInput): Promise<CreatePlan> {
   requireCompanyOwner(company);
   const member = await findCourierByEmail(ctx, company.id, input.courierEmail);
   const warning = member ? undefined : `${input.courierEmail} is not one of your couriers, so nobody is assigned: add them under Couriers and edit the shipment to assign it.`;
+  return { member, warning };
+}
+
+/** What identifies a create request under an Idempotency-Key: the request as validated. */
+export const createRequestIdentity = (input: CreateInput) => input;
+
+/**
+ * Create a shipment. Given `outer`, the caller's transaction (an Idempotency-Key's), each attempt runs in a
+ * savepoint of it so that an SHM number collision can be retried without losing the key's reservation.
+ */
+export async function createShipment(
+  ctx: AppContext,
+  company: UserRow,
+  input: CreateInput,
+  plan?: CreatePlan,
+  outer?: Tx,
+): Promise<{ view: ShipmentView; warning?: string }> {
+  const { member, warning } = plan ?? (await planShipment(ctx, company, input));
   for (let attempt = 1; ; attempt++) {
     try {
-      const row = await ctx.db.transaction(async (tx) => {
+      const run = <T>(work: (tx: Tx) => Promise<T>) => (outer ? outer.transaction(work) : ctx.db.transaction(work));
+      const row = await run(async (tx) => {
         const id = randomUUID();
         const tid = newShmNumber();
         const now = ctx.now();
@@ -159,7 +183,7 @@ export async function createShipment(ctx: AppContext, company: UserRow, input: C
         await recordStatusChange(tx, ctx, s, input.status, cp);
         return repo.updateShipment(tx, id, { lastCheckPoint: cp });
       });
-      return { view: await viewOf(ctx, row), warning };
+      return { view: await viewOf(ctx, row, outer ?? ctx.db), warning };
     } catch (err) {
       if (attempt < CREATE_ATTEMPTS && isUniqueViolation(err, 'shipments_tid_uq')) continue;
       throw err;
