@@ -142,6 +142,9 @@ export async function paymentHistory(ctx: AppContext, userId: string): Promise<P
  * successful payment of an invited account rewards its inviter, once (the reward's ref is the friend's id).
  */
 async function settle(tx: Tx, p: repo.PaymentRow, t: GatewayTransaction): Promise<boolean> {
+  // The account lock first, in the order every charge takes it: a charge holding it may be waiting on this
+  // payment row (its pending-recharge insert checks the one-recharge index), so touching the row first deadlocks.
+  await ledger.lockAccount(tx, p.userId);
   const moved = await repo.movePayment(tx, p.id, ['pending', 'processing', 'unknown'], {
     status: 'submitted_for_settlement',
     transactionId: t.id,
@@ -330,6 +333,7 @@ export async function runRecharge(ctx: AppContext, p: repo.PaymentRow): Promise<
   const failures = a.rechargeFailures + 1;
   const stop = failures >= RECHARGE_MAX_FAILURES;
   await ctx.db.transaction(async (tx) => {
+    await ledger.lockAccount(tx, p.userId); // before the payment row, as in settle
     await fail(tx, claimed, res);
     await repo.updateAccount(tx, p.userId, {
       rechargeFailures: failures,
