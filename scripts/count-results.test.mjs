@@ -40,6 +40,14 @@ describe('count-results.mjs', () => {
     expect(r.lines.at(-1)).toBe('3 passed, 4 failed');
   });
 
+  it('counts a failing test inside a describe once, not again as a failure outside its tests', () => {
+    const r = run('describe-failure');
+    expect(r.code).toBe(1);
+    expect(r.lines).toContain('PostgreSQL: 1 passed, 1 failed');
+    expect(r.lines.some((l) => l.includes('outside'))).toBe(false);
+    expect(r.lines.at(-1)).toBe('4 passed, 1 failed');
+  });
+
   it('counts a missing report as a failure', () => {
     const r = run('missing');
     expect(r.code).toBe(1);
