@@ -157,7 +157,7 @@ async function settle(tx: Tx, p: repo.PaymentRow, t: GatewayTransaction): Promis
   await ledger.insertEntryOnce(tx, {
     userId: p.userId,
     amountCents: p.amountCents,
-    kind: p.kind === 'auto_recharge' ? 'topup' : 'topup',
+    kind: 'topup',
     ref: p.id,
     description: p.kind === 'auto_recharge' ? 'Automatic recharge' : 'Balance added',
   });

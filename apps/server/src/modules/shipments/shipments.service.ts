@@ -19,6 +19,7 @@ import {
 } from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
 import type { Queryable, Tx } from '../../db/client.ts';
+import { isUniqueViolation } from '../../db/errors.ts';
 import { badRequest, forbidden, notFound } from '../../lib/errors.ts';
 import type { UserRow } from '../accounts/accounts.service.ts';
 import { charge } from '../billing/billing.service.ts';
@@ -47,13 +48,6 @@ function scopeOf(u: UserRow): repo.Scope | null {
   return u.userType === 'company' ? { companyId: u.id } : null;
 }
 const fullName = (u: Pick<UserRow, 'firstName' | 'lastName' | 'email'>) => [u.firstName, u.lastName].filter(Boolean).join(' ') || u.email;
-
-function isUniqueViolation(err: unknown, index?: string): boolean {
-  for (let e = err as { code?: string; constraint?: string; cause?: unknown } | undefined, i = 0; e && i < 5; e = e.cause as typeof e, i++) {
-    if (e.code === '23505' && (!index || !e.constraint || e.constraint === index)) return true;
-  }
-  return false;
-}
 
 // ------------------------------------------------------------------ views
 async function viewsOf(ctx: AppContext, rows: repo.ShipmentRow[], db: Queryable = ctx.db): Promise<ShipmentView[]> {
