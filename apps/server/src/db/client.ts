@@ -41,12 +41,32 @@ export interface OpenOptions {
   pglite?: PGliteOptions;
 }
 
+// Any fixed number: the key of the session lock that lets one process at a time apply migrations.
+const MIGRATION_LOCK_KEY = 7_310_442_001;
+
+/**
+ * Several api and worker processes may start at once against one server. Drizzle's migrator checks which
+ * migrations are applied and then applies the rest with no lock, so two processes starting together could both
+ * apply the same migration and one would fail to start. A session-level advisory lock makes the others wait
+ * until the first has finished; they then find nothing left to apply.
+ */
+async function migrateUnderLock(pool: pg.Pool): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    await migratePg(drizzlePg(client), { migrationsFolder });
+  } finally {
+    await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => {});
+    client.release();
+  }
+}
+
 /** Open the database and apply the committed migrations (the same files on PGlite and PostgreSQL). */
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
   if (opts.databaseUrl) {
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10 });
     const db = drizzlePg(pool, { schema }) as unknown as Db;
-    await migratePg(drizzlePg(pool), { migrationsFolder });
+    await migrateUnderLock(pool);
     return { db, kind: 'postgres', pool, url: opts.databaseUrl, close: () => pool.end() };
   }
   const dir = opts.dataDir === 'memory://' ? undefined : path.join(opts.dataDir, 'pglite');
