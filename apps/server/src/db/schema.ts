@@ -497,3 +497,29 @@ export const shipmentCheckpoints = pgTable(
   },
   (t) => [index('shipment_checkpoints_shipment_time_idx').on(t.shipmentId, t.time)],
 );
+
+// ---------------------------------------------------------------- shared rate limits
+/**
+ * One row per grant a limited key may hold at once (`slot` 0..limit-1): a request takes the slot whose last
+ * grant is older than the window, so no window of that length ever holds more than `limit` grants, whatever
+ * the number of processes. Carrier quotas use it (one budget per carrier and credential).
+ */
+export const rateLimitSlots = pgTable(
+  'rate_limit_slots',
+  {
+    key: text('key').notNull(),
+    slot: integer('slot').notNull(),
+    grantedAt: ts('granted_at').notNull(),
+  },
+  (t) => [uniqueIndex('rate_limit_slots_key_slot_idx').on(t.key, t.slot), index('rate_limit_slots_key_granted_idx').on(t.key, t.grantedAt)],
+);
+
+/**
+ * A fixed-window counter per key (requests per IP for the route limits), and pauses a carrier asked for
+ * (Retry-After), shared by every process.
+ */
+export const rateLimitWindows = pgTable('rate_limit_windows', {
+  key: text('key').primaryKey(),
+  count: integer('count').notNull(),
+  resetAt: ts('reset_at').notNull(),
+});

@@ -2,6 +2,8 @@ import type { AppContext } from '../../context.ts';
 import { carrierConfig, createCarrierClient, hasCredentials, type CarrierClient } from './carriers.ts';
 import { COURIER_SLUGS } from './types.ts';
 import { startCarrierSandbox } from './sandbox/carrier-sandbox.ts';
+import { createSharedRateLimiter } from './rate-limit.ts';
+import { createHash } from 'node:crypto';
 
 // The carrier wing's public face: other modules reach carriers only through this file (the boundary lint
 // rule holds it). The carrier client (and the built-in sandbox when a carrier has no credentials) live on
@@ -31,7 +33,9 @@ export async function setupCarriers(ctx: AppContext): Promise<void> {
   const sandbox = needSandbox
     ? await startCarrierSandbox({ port: ctx.config.CARRIER_SANDBOX_PORT, host: '127.0.0.1', pace: ctx.config.CARRIER_SANDBOX_PACE, now: () => ctx.now().getTime(), journeyStart: ctx.resources.sandboxJourneyStart })
     : null;
-  const client = createCarrierClient(sandbox ? { ...own, sandboxUrl: sandbox.url } : own);
+  const client = createCarrierClient(sandbox ? { ...own, sandboxUrl: sandbox.url } : own, {
+    limiter: (courier, setting, credential) => createSharedRateLimiter(ctx.db, carrierLimitKey(courier, credential), setting),
+  });
   ctx.resources.carriers = { client, sandbox, pace: ctx.config.CARRIER_SANDBOX_PACE };
 }
 
@@ -41,6 +45,11 @@ export async function closeCarriers(ctx: AppContext): Promise<void> {
   delete ctx.resources.carriers;
   rt.client.close?.();
   await rt.sandbox?.close();
+}
+
+/** The shared quota's key: the carrier and a digest of its credential (the id itself stays out of the table). */
+export function carrierLimitKey(courier: string, credential: string): string {
+  return `carrier:${courier}:${createHash('sha256').update(credential).digest('hex').slice(0, 16)}`;
 }
 
 function runtimeOf(ctx: AppContext): CarrierRuntime {

@@ -6,7 +6,7 @@ import { CANADAPOST_PRODUCTION_URL, createCanadaPostAdapter } from './canadapost
 import { createFedexAdapter, FEDEX_PRODUCTION_URL } from './fedex.ts';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_TIMEOUT_MS } from './http.ts';
 import { mapConcurrent } from '../../lib/concurrency.ts';
-import { createRateLimiter, type RateLimitSetting } from './rate-limit.ts';
+import { createRateLimiter, type RateLimiter, type RateLimitSetting } from './rate-limit.ts';
 import { COURIERS, type CourierSlug, type TrackResult } from './types.ts';
 import { createUpsAdapter, UPS_PRODUCTION_URL } from './ups.ts';
 import { createUspsAdapter, USPS_PRODUCTION_URL } from './usps.ts';
@@ -106,7 +106,19 @@ export function hasCredentials(config: CarrierConfig, courier: CourierSlug): boo
 
 const SANDBOX_SECRET = 'sandbox';
 
-export function createCarrierClient(config: CarrierConfig): CarrierClient {
+/**
+ * Builds the request limiter of a carrier with credentials of its own. By default one per client (one
+ * process); the server passes a limiter shared through the database, so every process spends one budget per
+ * carrier and credential.
+ */
+export type LimiterFactory = (courier: CourierSlug, setting: RateLimitSetting, credential: string) => RateLimiter;
+
+/** The credential a carrier's quota belongs to (its client id or user name), empty for the sandbox. */
+function credentialOf(config: CarrierConfig, courier: CourierSlug): string {
+  return courier === 'canadapost' ? (config.canadapost.username ?? '') : (config[courier].clientId ?? '');
+}
+
+export function createCarrierClient(config: CarrierConfig, opts: { limiter?: LimiterFactory } = {}): CarrierClient {
   const http = { timeoutMs: config.timeoutMs ?? DEFAULT_TIMEOUT_MS, maxBodyBytes: config.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES };
   const adapters = new Map<CourierSlug, { adapter: CarrierAdapter; sandbox: boolean; concurrency: number }>();
 
@@ -116,7 +128,9 @@ export function createCarrierClient(config: CarrierConfig): CarrierClient {
     if (!real && !sandbox) continue;
     const c = config[courier];
     const rate = c.rateLimit !== undefined ? c.rateLimit : sandbox ? SANDBOX_RATE_LIMIT : DEFAULT_RATE_LIMITS[courier];
-    const deps: AdapterDeps = { baseUrl: sandbox ? config.sandboxUrl! : c.baseUrl, http, limiter: createRateLimiter(rate) };
+    // The sandbox is ours and per process: its ceiling stays in memory.
+    const limiter = !sandbox && opts.limiter ? opts.limiter(courier, rate, credentialOf(config, courier)) : createRateLimiter(rate);
+    const deps: AdapterDeps = { baseUrl: sandbox ? config.sandboxUrl! : c.baseUrl, http, limiter };
     let adapter: CarrierAdapter;
     switch (courier) {
       case 'ups':

@@ -2,7 +2,9 @@
 // A sliding window rather than a token bucket because Canada Post counts a rolling 60-second window per key
 // (carrier notes §4.5) and FedEx blocks for "the rest of the window" once 1,400/10 s is exceeded (carrier notes §3.6):
 // a bucket refilled continuously could exceed either. A carrier 429 with Retry-After pauses the limiter.
+import type { Queryable } from '../../db/client.ts';
 import { CarrierError } from './http.ts';
+import { ensureSlots, pause, tryGrant } from './rate-limit.repository.ts';
 
 export type RateLimitSetting = { limit: number; intervalMs: number; maxWaitMs?: number } | false;
 
@@ -79,3 +81,43 @@ export function createRateLimiter(setting: RateLimitSetting, now: () => number =
   };
 }
 
+
+/**
+ * The same limiter shared by every process through the database: one budget per key (a carrier and its
+ * credential), so two workers cannot each spend a carrier's whole allowance. Each grant is one statement; a
+ * caller that finds no free grant sleeps until the oldest one leaves the window (at most a second at a time,
+ * so a pause lifted or a slot freed elsewhere is seen soon) and gives up past `maxWaitMs`, as the in-process
+ * limiter does.
+ */
+export function createSharedRateLimiter(db: Queryable, key: string, setting: RateLimitSetting, hooks: { onWait?(ms: number): void } = {}): RateLimiter {
+  if (setting === false) return createRateLimiter(false);
+  const limit = Math.max(1, Math.floor(setting.limit));
+  const intervalMs = Math.max(1, setting.intervalMs);
+  const maxWaitMs = setting.maxWaitMs ?? DEFAULT_MAX_WAIT_MS;
+  let ready: Promise<void> | undefined;
+  // This process's own view of a pause, so it stops at once even before the shared row is written.
+  let pausedUntil = 0;
+  return {
+    async acquire() {
+      ready ??= ensureSlots(db, key, limit).catch((err) => {
+        ready = undefined;
+        throw err;
+      });
+      await ready;
+      const started = Date.now();
+      for (;;) {
+        const local = pausedUntil - Date.now();
+        const wait = local > 0 ? local : await tryGrant(db, key, intervalMs);
+        if (wait === 0) return;
+        const waited = Date.now() - started;
+        if (waited + wait > maxWaitMs) throw new CarrierError('rate-limited', 'Carrier request quota reached; try again later.', wait);
+        hooks.onWait?.(Math.min(wait, 1000));
+        await new Promise<void>((r) => setTimeout(r, Math.min(wait, 1000)).unref?.());
+      }
+    },
+    pauseFor(ms) {
+      pausedUntil = Math.max(pausedUntil, Date.now() + ms);
+      void pause(db, key, ms).catch(() => {});
+    },
+  };
+}
