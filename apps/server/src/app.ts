@@ -8,6 +8,7 @@ import Fastify, { type FastifyInstance, type FastifyError, type FastifyReply } f
 import compress from '@fastify/compress';
 import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
+import { sharedRateLimitStore } from './lib/shared-rate-limit-store.ts';
 import fastifyStatic from '@fastify/static';
 import { MSG, findInputProblem } from '@shiptrail/contract';
 import type { AppContext } from './context.ts';
@@ -127,6 +128,9 @@ export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {})
   });
   await app.register(rateLimit, {
     global: false,
+    // Several api processes share one PostgreSQL server: the counts live there so a limit is one limit.
+    // PGlite is one process, where the plugin's own memory store is the same thing without a write.
+    ...(ctx.database.kind === 'postgres' ? { store: sharedRateLimitStore(ctx.db) } : {}),
     errorResponseBuilder: (_req, context) =>
       new AppError(429, MSG.tooManyAttempts, 'rate_limited', null, { 'retry-after': String(Math.ceil(context.ttl / 1000)) }),
   });
