@@ -9,6 +9,7 @@ import compress from '@fastify/compress';
 import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import { sharedRateLimitStore } from './lib/shared-rate-limit-store.ts';
+import { httpDuration, metricsText, tokenMatches } from './lib/metrics.ts';
 import fastifyStatic from '@fastify/static';
 import { MSG, findInputProblem } from '@shiptrail/contract';
 import type { AppContext } from './context.ts';
@@ -174,10 +175,29 @@ export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {})
     return reply.sendFile('index.html');
   });
 
+  // Readiness: the database answers (a load balancer sends traffic only then).
   app.get('/healthz', async () => {
     await ctx.db.execute(sql`select 1`);
     return { status: 'ok', database: ctx.database.kind };
   });
+  // Liveness: the process answers at all (a restart is the cure only when this fails, not when the
+  // database is away for a moment).
+  app.get('/livez', async () => ({ status: 'ok' }));
+
+  app.addHook('onResponse', async (req, reply) => {
+    httpDuration.observe({ method: req.method, route: req.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+  });
+
+  // Metrics on the main port only with a token: they describe the deployment and are nobody else's business.
+  const metricsToken = ctx.config.METRICS_TOKEN;
+  if (metricsToken) {
+    app.get('/metrics', async (req, reply) => {
+      const given = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1] ?? '';
+      if (!tokenMatches(given, metricsToken)) return reply.code(401).header('www-authenticate', 'Bearer').send(failure(401, MSG.unauthorized));
+      const m = await metricsText();
+      return reply.header('content-type', m.contentType).header('cache-control', 'no-store').send(m.body);
+    });
+  }
 
   // JSON replies above about 1 KB are compressed on the fly when the client asks. Static files come
   // precompressed from the build (.br, .gz), and the plugin leaves a reply alone once it has a

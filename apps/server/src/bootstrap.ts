@@ -10,6 +10,7 @@ import { closeCarriers, setupCarriers } from './modules/carriers/carriers.servic
 import { stopRefreshScheduler } from './modules/trackings/refresh.ts';
 import { sandboxJourneyStarts } from './modules/trackings/trackings.service.ts';
 import { setupSms } from './modules/sms/sms.service.ts';
+import { bindMetricsDatabase, unbindMetricsDatabase } from './lib/metrics.ts';
 import { setupQueues } from './jobs/registry.ts';
 
 /**
@@ -46,6 +47,7 @@ export async function createContext(config: Config, log: Logger = createLogger(c
   await setupCarriers(ctx);
   setupSms(ctx);
   await setupQueues(ctx);
+  bindMetricsDatabase(ctx.db);
   return ctx;
 }
 
@@ -55,5 +57,6 @@ export async function closeContext(ctx: AppContext): Promise<void> {
   await ctx.queue.stop({ graceful: true, timeout: 5000 }).catch(() => {});
   ctx.mailer.close();
   await closeCarriers(ctx);
+  unbindMetricsDatabase(ctx.db);
   await ctx.database.close();
 }

@@ -110,6 +110,11 @@ const envSchema = carrierEnvSchema.extend({
   SELLER_NAME: z.string().default('Shiptrail'),
   SELLER_ADDRESS: z.string().default(''),
   QUEUE_POLL_SECONDS: z.coerce.number().positive().default(0.5),
+  /** Serve Prometheus metrics at /metrics on the main port to requests bearing this token. */
+  METRICS_TOKEN: z.string().min(16, 'METRICS_TOKEN must be at least 16 characters').optional(),
+  /** An admin port (every role, the worker too): /metrics, /healthz and /readyz, with no token. */
+  ADMIN_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  ADMIN_HOST: z.string().default('127.0.0.1'),
 });
 
 export type Env = z.infer<typeof envSchema>;

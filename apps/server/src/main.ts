@@ -4,6 +4,8 @@ import { loadConfig, ConfigError } from './config.ts';
 import { buildApp } from './app.ts';
 import { createContext, closeContext, createLogger } from './bootstrap.ts';
 import { startWorkers } from './jobs/registry.ts';
+import { startAdminServer } from './lib/admin-server.ts';
+import { sql } from 'drizzle-orm';
 
 /**
  * Entry point. Roles: `all` (default: API + worker in one process), `api`, or `worker`
@@ -29,6 +31,11 @@ async function main() {
   const ctx = await createContext(config, log);
   const app = config.ROLE === 'worker' ? null : await buildApp(ctx);
   if (config.ROLE !== 'api') await startWorkers(ctx);
+  const admin =
+    config.ADMIN_PORT !== undefined
+      ? await startAdminServer({ port: config.ADMIN_PORT, host: config.ADMIN_HOST, ready: async () => void (await ctx.db.execute(sql`select 1`)) })
+      : null;
+  if (admin) log.info(`admin endpoints (/healthz, /readyz, /metrics) at ${admin.url}`);
   if (app) {
     await app.listen({ port: config.PORT, host: config.HOST });
     log.info(`Shiptrail is running at ${config.publicUrl} (database: ${ctx.database.kind}, mail: ${ctx.mailer.mode === 'smtp' ? 'SMTP' : 'dev outbox at /dev/mail'})`);
@@ -44,6 +51,7 @@ async function main() {
     const force = setTimeout(() => process.exit(1), 15_000);
     force.unref();
     await app?.close();
+    await admin?.close();
     await closeContext(ctx);
     process.exit(0);
   };

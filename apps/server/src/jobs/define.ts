@@ -4,6 +4,7 @@ import type { Job, JobOptions, QueueOptions, WorkOptions } from 'pg-boss';
 import type { AppContext } from '../context.ts';
 import type { Tx } from '../db/client.ts';
 import { inTx } from './queue.ts';
+import { jobDuration, jobRuns } from '../lib/metrics.ts';
 
 /**
  * One kind of job, declared in its feature's `<feature>.jobs.ts`: the queue's name, a versioned payload
@@ -55,5 +56,18 @@ export async function enqueue<P extends { v: number }>(
 /** Start taking jobs of this kind (the worker role). */
 export async function work(ctx: AppContext, def: JobDefinition<any>): Promise<string> {
   // pg-boss types work() per option set (metadata, per-job results); the definition owns that pairing.
-  return ctx.queue.work(def.name, def.workOptions(ctx) as never, ((jobs: Array<Job<unknown>>) => def.handle(ctx, jobs)) as never);
+  const handle = async (jobs: Array<Job<unknown>>) => {
+    const end = jobDuration.startTimer({ queue: def.name });
+    try {
+      const out = await def.handle(ctx, jobs);
+      jobRuns.inc({ queue: def.name, outcome: 'ok' });
+      return out;
+    } catch (err) {
+      jobRuns.inc({ queue: def.name, outcome: 'failed' });
+      throw err;
+    } finally {
+      end();
+    }
+  };
+  return ctx.queue.work(def.name, def.workOptions(ctx) as never, handle as never);
 }

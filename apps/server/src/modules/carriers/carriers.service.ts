@@ -4,6 +4,7 @@ import { COURIER_SLUGS } from './types.ts';
 import { startCarrierSandbox } from './sandbox/carrier-sandbox.ts';
 import { createSharedRateLimiter } from './rate-limit.ts';
 import { createHash } from 'node:crypto';
+import { carrierRateLimitWait } from '../../lib/metrics.ts';
 
 // The carrier wing's public face: other modules reach carriers only through this file (the boundary lint
 // rule holds it). The carrier client (and the built-in sandbox when a carrier has no credentials) live on
@@ -34,7 +35,8 @@ export async function setupCarriers(ctx: AppContext): Promise<void> {
     ? await startCarrierSandbox({ port: ctx.config.CARRIER_SANDBOX_PORT, host: '127.0.0.1', pace: ctx.config.CARRIER_SANDBOX_PACE, now: () => ctx.now().getTime(), journeyStart: ctx.resources.sandboxJourneyStart })
     : null;
   const client = createCarrierClient(sandbox ? { ...own, sandboxUrl: sandbox.url } : own, {
-    limiter: (courier, setting, credential) => createSharedRateLimiter(ctx.db, carrierLimitKey(courier, credential), setting),
+    limiter: (courier, setting, credential) =>
+      createSharedRateLimiter(ctx.db, carrierLimitKey(courier, credential), setting, { onWait: (ms) => carrierRateLimitWait.inc({ carrier: courier }, ms / 1000) }),
   });
   ctx.resources.carriers = { client, sandbox, pace: ctx.config.CARRIER_SANDBOX_PACE };
 }

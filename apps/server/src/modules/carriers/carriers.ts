@@ -6,6 +6,7 @@ import { CANADAPOST_PRODUCTION_URL, createCanadaPostAdapter } from './canadapost
 import { createFedexAdapter, FEDEX_PRODUCTION_URL } from './fedex.ts';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_TIMEOUT_MS } from './http.ts';
 import { mapConcurrent } from '../../lib/concurrency.ts';
+import { carrierCalls } from '../../lib/metrics.ts';
 import { createRateLimiter, type RateLimiter, type RateLimitSetting } from './rate-limit.ts';
 import { COURIERS, type CourierSlug, type TrackResult } from './types.ts';
 import { createUpsAdapter, UPS_PRODUCTION_URL } from './ups.ts';
@@ -169,8 +170,9 @@ export function createCarrierClient(config: CarrierConfig, opts: { limiter?: Lim
       const size = entry.adapter.maxBatch;
       const batches: string[][] = [];
       for (let i = 0; i < tids.length; i += size) batches.push(tids.slice(i, i + size));
-      const results = await mapConcurrent(batches, entry.concurrency, (batch) => entry.adapter.trackBatch(batch));
-      return results.flat();
+      const results = (await mapConcurrent(batches, entry.concurrency, (batch) => entry.adapter.trackBatch(batch))).flat();
+      for (const r of results) carrierCalls.inc({ carrier: courier, outcome: r.ok ? 'ok' : r.error.kind });
+      return results;
     },
     maxBatch(courier) {
       return adapters.get(courier)?.adapter.maxBatch ?? 1;

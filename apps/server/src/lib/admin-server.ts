@@ -1,0 +1,47 @@
+// A small HTTP server on an admin port, in every role (the worker has no other port): liveness, readiness and
+// Prometheus metrics for the orchestrator and the scraper. Bound to loopback by default; whoever can reach it
+// can read the metrics, so a deployment keeps it on a private network.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { metricsText } from './metrics.ts';
+
+export interface AdminServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startAdminServer(opts: { port: number; host: string; ready: () => Promise<void> }): Promise<AdminServer> {
+  const server = http.createServer((req, res) => {
+    const send = (status: number, type: string, body: string) => {
+      res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
+      res.end(body);
+    };
+    const path = (req.url ?? '/').split('?')[0];
+    if (req.method !== 'GET') return send(405, 'application/json', '{"status":"method not allowed"}');
+    if (path === '/healthz' || path === '/livez') return send(200, 'application/json', '{"status":"ok"}');
+    if (path === '/readyz') {
+      opts.ready().then(
+        () => send(200, 'application/json', '{"status":"ready"}'),
+        () => send(503, 'application/json', '{"status":"not ready"}'),
+      );
+      return;
+    }
+    if (path === '/metrics') {
+      metricsText().then(
+        (m) => send(200, m.contentType, m.body),
+        () => send(500, 'text/plain', 'metrics unavailable\n'),
+      );
+      return;
+    }
+    send(404, 'application/json', '{"status":"not found"}');
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${port}`,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}

@@ -1,0 +1,73 @@
+// Prometheus metrics: on the main port behind a token, and on the admin port that every role opens.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startAdminServer, type AdminServer } from '../../src/lib/admin-server.ts';
+import { carriersOf } from '../../src/modules/carriers/carriers.service.ts';
+import { call, createTestEnv, signUp, type TestEnv } from '../helpers.ts';
+
+const TOKEN = 'metrics-token-0123456789';
+let env: TestEnv;
+let plain: TestEnv;
+
+beforeAll(async () => {
+  plain = await createTestEnv();
+  // Started last, so its database is the one the scrape-time figures read (one context per process in a
+  // deployment; two in this file).
+  env = await createTestEnv({ METRICS_TOKEN: TOKEN });
+});
+
+afterAll(async () => {
+  await plain?.close();
+  await env?.close();
+});
+
+const scrape = (auth?: string) => env.app.inject({ method: 'GET', url: '/metrics', headers: auth ? { authorization: auth } : {} });
+
+describe('/metrics on the main port', () => {
+  it('is refused without the token or with a wrong one, and absent when no token is configured', async () => {
+    expect((await scrape()).statusCode).toBe(401);
+    expect((await scrape('Bearer wrong-token-wrong-token')).statusCode).toBe(401);
+    expect((await plain.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${TOKEN}` } })).statusCode).toBe(404);
+  });
+
+  it('reports request latency by route pattern, carrier results and queue depth', async () => {
+    const a = await signUp(env.app);
+    const added = await call(env.app, 'POST', '/v1/trackings/add', { token: a.apiKey, body: { tid: '9400111899223197428490', courier: 'USPS' } });
+    expect(added.statusCode).toBe(201);
+    // A carrier lookup as the refresh engine makes it (the sandbox serves USPS here).
+    await carriersOf(env.ctx).track('usps', ['9400111899223197428490']);
+    const res = await scrape(`Bearer ${TOKEN}`);
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toContain('text/plain');
+    const text = res.body;
+    // Route patterns, not raw URLs: the number in the path must not become a label (unbounded cardinality).
+    expect(text).toMatch(/shiptrail_http_request_duration_seconds_count\{method="POST",route="\/v1\/trackings\/add",status="201"\} [1-9]/);
+    expect(text).not.toContain('9400111899223197428490');
+    // Adding a tracking queued its first refresh.
+    expect(text).toMatch(/shiptrail_carrier_results_total\{carrier="usps",outcome="ok"\} [1-9]/);
+    expect(text).toMatch(/shiptrail_jobs\{queue="[a-z-]+",state="created"\} [1-9]/);
+    expect(text).toContain('shiptrail_process_resident_memory_bytes');
+  });
+});
+
+describe('the admin port', () => {
+  let admin: AdminServer;
+  let ready = true;
+  beforeAll(async () => {
+    admin = await startAdminServer({ port: 0, host: '127.0.0.1', ready: async () => {
+      if (!ready) throw new Error('database away');
+    } });
+  });
+  afterAll(async () => admin?.close());
+
+  it('answers liveness always, readiness only when ready, and metrics without a token', async () => {
+    expect((await fetch(`${admin.url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${admin.url}/readyz`)).status).toBe(200);
+    ready = false;
+    expect((await fetch(`${admin.url}/readyz`)).status).toBe(503);
+    expect((await fetch(`${admin.url}/healthz`)).status).toBe(200);
+    const m = await fetch(`${admin.url}/metrics`);
+    expect(m.status).toBe(200);
+    expect(await m.text()).toContain('shiptrail_job_batches_total');
+    expect((await fetch(`${admin.url}/nothing`)).status).toBe(404);
+  });
+});
