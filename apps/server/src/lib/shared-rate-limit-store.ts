@@ -37,10 +37,10 @@ export async function sweepWindows(db: Queryable): Promise<void> {
 export function sharedRateLimitStore(db: Queryable): FastifyRateLimitStoreCtor {
   let hits = 0;
   class SharedRateLimitStore {
-    constructor(
-      _options?: unknown,
-      private readonly prefix = 'route:',
-    ) {}
+    private readonly prefix: string;
+    constructor(_options?: unknown, prefix = 'route:') {
+      this.prefix = prefix;
+    }
 
     incr(key: string, cb: Callback, timeWindow: number): void {
       if (++hits % SWEEP_EVERY === 0) void sweepWindows(db).catch(() => {});
