@@ -27,6 +27,8 @@ export type FakeCarrier = {
   revokeTokens(): void;
   tokenRequests: Record<Carrier, number>;
   trackRequests: Record<Carrier, number>;
+  /** When each Canada Post track request arrived (ms since the epoch): quota checks across processes. */
+  canadapostTrackTimes: number[];
   /** Sizes of the FedEx batches received. */
   fedexBatchSizes: number[];
   /** Last request headers per carrier track call. */
@@ -59,7 +61,7 @@ export async function startFakeCarrier(): Promise<FakeCarrier> {
   let tokens = new Set<string>();
   let seq = 0;
   const zero = (): Record<Carrier, number> => ({ ups: 0, usps: 0, fedex: 0, canadapost: 0 });
-  const state = { tokenRequests: zero(), trackRequests: zero(), fedexBatchSizes: [] as number[], lastHeaders: {} as FakeCarrier['lastHeaders'] };
+  const state = { tokenRequests: zero(), trackRequests: zero(), fedexBatchSizes: [] as number[], canadapostTrackTimes: [] as number[], lastHeaders: {} as FakeCarrier['lastHeaders'] };
 
   function issue(): string {
     const t = `tok-${++seq}-${Math.random().toString(36).slice(2)}`;
@@ -203,6 +205,7 @@ export async function startFakeCarrier(): Promise<FakeCarrier> {
       m = /^\/vis\/track\/(pin|dnc)\/([^/]+)\/detail$/.exec(path);
       if (req.method === 'GET' && m) {
         state.trackRequests.canadapost++;
+        state.canadapostTrackTimes.push(Date.now());
         state.lastHeaders.canadapost = req.headers;
         const xmlErr = (code: string, d: string) =>
           `<?xml version="1.0" encoding="UTF-8"?><messages xmlns="http://www.canadapost.ca/ws/messages"><message><code>${code}</code><description>${d}</description></message></messages>`;
@@ -239,6 +242,9 @@ export async function startFakeCarrier(): Promise<FakeCarrier> {
     get trackRequests() {
       return state.trackRequests;
     },
+    get canadapostTrackTimes() {
+      return state.canadapostTrackTimes;
+    },
     get fedexBatchSizes() {
       return state.fedexBatchSizes;
     },
@@ -251,6 +257,7 @@ export async function startFakeCarrier(): Promise<FakeCarrier> {
       state.tokenRequests = zero();
       state.trackRequests = zero();
       state.fedexBatchSizes = [];
+      state.canadapostTrackTimes = [];
       state.lastHeaders = {};
     },
     close: () =>

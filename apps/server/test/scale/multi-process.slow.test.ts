@@ -1,0 +1,163 @@
+// The production shape, as real OS processes: one PostgreSQL server, 2 api and 2 worker processes (src/main.ts
+// with --role, as the compose file starts them), a real SMTP server, a webhook receiver and a carrier on
+// loopback. Sandbox parcels play their journeys to the end; every status change must reach the webhook and the
+// mailbox exactly once, and a carrier's quota must hold across both workers. PostgreSQL only (PGlite is one
+// process); in the slow set.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CREDS, startFakeCarrier, type FakeCarrier } from '../carriers/fake-carrier.ts';
+import { eventually, onPostgres, startSmtp, type SmtpCapture } from '../helpers.ts';
+import { allTriggers, mailTo, startReceiver } from '../notifications/fixtures.ts';
+import { EX } from '../trackings/fixtures.ts';
+import { quietWindow } from '../wait.ts';
+
+const serverDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const children: ChildProcess[] = [];
+const cleanups: Array<() => Promise<unknown>> = [];
+
+afterAll(async () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  for (const f of cleanups.reverse()) await f().catch(() => {});
+});
+
+async function freePort(): Promise<number> {
+  const s = net.createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as net.AddressInfo).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+async function admin<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}
+
+/** Start one process of the given role and wait until its admin port says it is alive. */
+async function startProcess(role: 'api' | 'worker', env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
+  const [port, adminPort] = [await freePort(), await freePort()];
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--role', role], {
+    cwd: serverDir,
+    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(port), ADMIN_PORT: String(adminPort), LOG_LEVEL: 'warn', LOG_FORMAT: 'json', WEB_DIST: path.join(serverDir, 'no-web'), ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-4000)));
+  children.push(child);
+  await eventually(
+    async () => {
+      if (child.exitCode !== null) throw new Error(`${role} exited ${child.exitCode}: ${stderr}`);
+      return (await fetch(`http://127.0.0.1:${adminPort}/readyz`).catch(() => null))?.ok ? true : null;
+    },
+    180_000,
+    250,
+  );
+  return { url: `http://127.0.0.1:${port}`, child };
+}
+
+async function api(url: string, method: string, p: string, token?: string, body?: unknown) {
+  const res = await fetch(url + p, {
+    method,
+    headers: { 'sm-http-status': 'real', ...(token ? { 'sm-api-token': token } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return { status: res.status, body: (await res.json()) as { code: number; message: string; payload: any } };
+}
+
+const JOURNEYS = [EX.ups.delivered, EX.ups.failAttempt, EX.ups.exception, EX.usps.delivered, EX.fedex.delivered];
+// Canada Post goes to a carrier on loopback with credentials, under a quota of 1 request every 2 seconds.
+const CP = ['0073938000549297', '7035114477138472', '4002847016405018', '1371134583769923', '1680678172650919', '7023210039414604'];
+
+describe.runIf(onPostgres)('2 api and 2 worker processes on one PostgreSQL server', () => {
+  it('delivers every status change exactly once per channel and keeps a carrier quota across workers', async () => {
+    const name = `st_multi_${randomBytes(5).toString('hex')}`;
+    const serverUrl = process.env.TEST_DATABASE_URL!;
+    await admin(serverUrl, (c) => c.query(`create database ${name}`));
+    cleanups.push(() => admin(serverUrl, (c) => c.query(`drop database if exists ${name} with (force)`)));
+    const dbUrl = Object.assign(new URL(serverUrl), { pathname: `/${name}` }).toString();
+
+    const smtp: SmtpCapture = await startSmtp();
+    cleanups.push(() => smtp.close());
+    const fake: FakeCarrier = await startFakeCarrier();
+    cleanups.push(() => fake.close());
+
+    const env = {
+      DATABASE_URL: dbUrl,
+      SESSION_SECRET: 'multi-process-secret-multi-process-0123',
+      SMTP_URL: smtp.url,
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      CARRIER_SANDBOX_PACE: '0.03',
+      QUEUE_POLL_SECONDS: '0.5',
+      CANADAPOST_BASE_URL: fake.url,
+      CANADAPOST_USERNAME: CREDS.user,
+      CANADAPOST_PASSWORD: CREDS.pass,
+      CANADAPOST_RATE_LIMIT: '1/2',
+    };
+    // All four at once on an empty database: they also race to apply the migrations.
+    const [api1, api2] = await Promise.all([startProcess('api', env), startProcess('api', env), startProcess('worker', env), startProcess('worker', env)]);
+
+    const signup = await api(api1!.url, 'POST', '/v1/user/general/signup', undefined, { email: 'multi@example.com', password: 'password123', repassword: 'password123', terms: true });
+    expect(signup.status).toBe(201);
+    const session = signup.body.payload.sessionToken as string;
+    const info = await api(api2!.url, 'GET', '/v1/user/info', session);
+    const rx = await startReceiver(() => [info.body.payload.settings.webhookSecret]);
+    cleanups.push(() => rx.close());
+    const saved = await api(api2!.url, 'POST', '/v1/user/general/update', session, {
+      settings: { receiveNotification: { email: { triggers: allTriggers }, webhook: { triggers: allTriggers, endpoint: rx.url } } },
+    });
+    expect(saved.status).toBe(200);
+
+    // Adds spread over both api processes.
+    for (const [i, tid] of [...JOURNEYS, ...CP].entries()) {
+      const r = await api([api1!, api2!][i % 2]!.url, 'POST', '/v1/trackings/add', session, { tid, courier: CP.includes(tid) ? 'canadapost' : undefined });
+      expect(r.status, `${tid}: ${r.body.message}`).toBe(201);
+    }
+
+    // Every sandbox journey reaches its end.
+    await eventually(
+      async () => {
+        const r = await api(api2!.url, 'GET', '/v1/trackings/get?numRecords=50', session);
+        const rows = (r.body.payload as Array<{ tid: string; status: string }>).filter((t) => JOURNEYS.includes(t.tid as never));
+        return rows.length === JOURNEYS.length && rows.every((t) => ['Delivered', 'Exception'].includes(t.status)) ? true : null;
+      },
+      150_000,
+      500,
+    );
+
+    // Status changes the account asked to hear about (every trigger; a change to another status, such as a
+    // failed attempt or not found, notifies nobody).
+    const events = await admin(dbUrl, async (c) => Number((await c.query('select count(*) as n from tracking_events where to_status = any($1)', [Object.keys(allTriggers)])).rows[0].n));
+    expect(events).toBeGreaterThanOrEqual(JOURNEYS.length * 3);
+    const counts = () => [rx.received.length, smtp.mails.filter((m) => mailTo(m).includes('multi@example.com') && !/verify|welcome/i.test(m.subject ?? '')).length];
+    await eventually(async () => (counts()[0]! >= events && counts()[1]! >= events ? true : null), 60_000, 250).catch((err: Error) => {
+      throw new Error(`${err.message}: ${events} status changes, [webhooks, mails] ${JSON.stringify(counts())}; subjects ${JSON.stringify(smtp.mails.map((m) => m.subject))}`);
+    });
+    // Hold a quiet window: a duplicate that is merely late still shows up.
+    const [hooks, mails] = await quietWindow(3000, counts);
+    console.info(`multi-process: ${events} status changes, ${hooks} webhooks, ${mails} mails, ${fake.trackRequests.canadapost} Canada Post requests`);
+    expect(hooks).toBe(events);
+    expect(mails).toBe(events);
+    expect(new Set(rx.received.map((r) => r.id)).size).toBe(hooks);
+    expect(rx.received.every((r) => r.verifiedWith !== null)).toBe(true);
+    const dupes = await admin(dbUrl, async (c) => (await c.query('select event_id, channel, recipient, count(*) from notifications group by 1, 2, 3 having count(*) > 1')).rows);
+    expect(dupes).toEqual([]);
+
+    // The quota: each Canada Post number was asked once, one every 2 s across both workers. Grants are 2 s apart
+    // by the database's clock; arrival at the carrier adds each request's own delay after its grant (up to a few
+    // hundred ms on a loaded 2-core machine running four servers), hence the margin. Two separate budgets would
+    // let the workers' requests arrive in pairs, well under a second apart.
+    await eventually(async () => (fake.trackRequests.canadapost >= CP.length ? true : null), 90_000, 250);
+    const times = [...fake.canadapostTrackTimes].sort((a, b) => a - b);
+    for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!, `requests ${i - 1}..${i}`).toBeGreaterThanOrEqual(1200);
+  }, 420_000);
+});
