@@ -37,7 +37,12 @@ export function createLogger(
  * Features attach their own resources (carrier client, SMS gateway, ...) in `ctx.resources`.
  */
 export async function createContext(config: Config, log: Logger = createLogger(config), opts: Pick<OpenOptions, 'pglite'> = {}): Promise<AppContext> {
-  const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.dataDir, pglite: opts.pglite });
+  const database = await openDatabase({
+    databaseUrl: config.DATABASE_URL,
+    dataDir: config.dataDir,
+    pglite: opts.pglite,
+    onConnectionError: (err) => log.warn({ err: err.message }, 'a database connection was lost; the next query opens a new one'),
+  });
   const queue = await createQueue(database);
   const mailer = createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, db: database.db, log });
   const ctx: AppContext = { config, database, db: database.db, queue, mailer, log, now: () => new Date(), resources: {} };

@@ -39,6 +39,8 @@ export interface OpenOptions {
    * compiled WebAssembly module, so each test file skips initdb, the migrations and the compile.
    */
   pglite?: PGliteOptions;
+  /** Told when an idle pooled connection breaks (the server restarted, a failover, a network cut). */
+  onConnectionError?: (err: Error) => void;
 }
 
 // Any fixed number: the key of the session lock that lets one process at a time apply migrations.
@@ -65,6 +67,10 @@ async function migrateUnderLock(pool: pg.Pool): Promise<void> {
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
   if (opts.databaseUrl) {
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10 });
+    // An idle connection cut by the server (a restart, a failover) is an 'error' event on the pool; with no
+    // listener Node treats it as uncaught and the whole process dies. The pool drops the broken connection
+    // and opens a new one on the next query, so noting it is all there is to do.
+    pool.on('error', (err) => opts.onConnectionError?.(err));
     const db = drizzlePg(pool, { schema }) as unknown as Db;
     await migrateUnderLock(pool);
     return { db, kind: 'postgres', pool, url: opts.databaseUrl, close: () => pool.end() };

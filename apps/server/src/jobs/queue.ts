@@ -14,7 +14,7 @@ export async function createQueue(database: Database): Promise<Queue> {
     database.kind === 'pglite'
       ? new PgBoss({ db: fromPglite(database.pglite!), backend: 'pglite', schedule: false, superviseIntervalSeconds: 60 })
       : new PgBoss({ connectionString: database.url!, max: 4, schedule: false, superviseIntervalSeconds: 60 });
-  boss.on('error', (err) => console.error('[queue]', err));
+  boss.on('error', (err) => console.error('[queue]', err instanceof Error ? err.message : err));
   await boss.start();
   return boss;
 }

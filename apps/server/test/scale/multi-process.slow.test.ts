@@ -3,76 +3,22 @@
 // loopback. Sandbox parcels play their journeys to the end; every status change must reach the webhook and the
 // mailbox exactly once, and a carrier's quota must hold across both workers. PostgreSQL only (PGlite is one
 // process); in the slow set.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import net from 'node:net';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CREDS, startFakeCarrier, type FakeCarrier } from '../carriers/fake-carrier.ts';
 import { eventually, onPostgres, startSmtp, type SmtpCapture } from '../helpers.ts';
 import { allTriggers, mailTo, startReceiver } from '../notifications/fixtures.ts';
 import { EX } from '../trackings/fixtures.ts';
 import { quietWindow } from '../wait.ts';
+import { api, Cluster, withClient as admin } from './cluster.ts';
 
-const serverDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const children: ChildProcess[] = [];
+const cluster = new Cluster();
 const cleanups: Array<() => Promise<unknown>> = [];
 
 afterAll(async () => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  await cluster.stopAll();
   for (const f of cleanups.reverse()) await f().catch(() => {});
 });
-
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
-
-async function admin<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    return await fn(c);
-  } finally {
-    await c.end();
-  }
-}
-
-/** Start one process of the given role and wait until its admin port says it is alive. */
-async function startProcess(role: 'api' | 'worker', env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
-  const [port, adminPort] = [await freePort(), await freePort()];
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--role', role], {
-    cwd: serverDir,
-    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(port), ADMIN_PORT: String(adminPort), LOG_LEVEL: 'warn', LOG_FORMAT: 'json', WEB_DIST: path.join(serverDir, 'no-web'), ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr!.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-4000)));
-  children.push(child);
-  await eventually(
-    async () => {
-      if (child.exitCode !== null) throw new Error(`${role} exited ${child.exitCode}: ${stderr}`);
-      return (await fetch(`http://127.0.0.1:${adminPort}/readyz`).catch(() => null))?.ok ? true : null;
-    },
-    180_000,
-    250,
-  );
-  return { url: `http://127.0.0.1:${port}`, child };
-}
-
-async function api(url: string, method: string, p: string, token?: string, body?: unknown) {
-  const res = await fetch(url + p, {
-    method,
-    headers: { 'sm-http-status': 'real', ...(token ? { 'sm-api-token': token } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return { status: res.status, body: (await res.json()) as { code: number; message: string; payload: any } };
-}
 
 const JOURNEYS = [EX.ups.delivered, EX.ups.failAttempt, EX.ups.exception, EX.usps.delivered, EX.fedex.delivered];
 // Canada Post goes to a carrier on loopback with credentials, under a quota of 1 request every 2 seconds.
@@ -104,7 +50,7 @@ describe.runIf(onPostgres)('2 api and 2 worker processes on one PostgreSQL serve
       CANADAPOST_RATE_LIMIT: '1/2',
     };
     // All four at once on an empty database: they also race to apply the migrations.
-    const [api1, api2] = await Promise.all([startProcess('api', env), startProcess('api', env), startProcess('worker', env), startProcess('worker', env)]);
+    const [api1, api2] = await Promise.all([cluster.start('api', env), cluster.start('api', env), cluster.start('worker', env), cluster.start('worker', env)]);
 
     const signup = await api(api1!.url, 'POST', '/v1/user/general/signup', undefined, { email: 'multi@example.com', password: 'password123', repassword: 'password123', terms: true });
     expect(signup.status).toBe(201);

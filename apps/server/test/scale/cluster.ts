@@ -1,0 +1,136 @@
+// Real OS processes for the scale and fault tests: src/main.ts started with --role as the compose file starts
+// it, each with an admin port to probe, killed with real signals.
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { SMTPServer } from 'smtp-server';
+import { simpleParser, type ParsedMail } from 'mailparser';
+import { eventually } from '../helpers.ts';
+
+const serverDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export async function freePort(): Promise<number> {
+  const s = net.createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as net.AddressInfo).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+export async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}
+
+export interface ServerProcess {
+  role: 'api' | 'worker';
+  url: string;
+  child: ChildProcess;
+  /** kill -9, and wait until the process is gone. */
+  kill9(): Promise<void>;
+  /** Start it again with the same ports and settings; resolves once it is ready. */
+  restart(): Promise<void>;
+  stderr(): string;
+}
+
+/** The processes a test started; `stopAll` kills what is left. */
+export class Cluster {
+  readonly processes: ServerProcess[] = [];
+
+  async start(role: 'api' | 'worker', env: Record<string, string>): Promise<ServerProcess> {
+    const [port, adminPort] = [await freePort(), await freePort()];
+    let stderr = '';
+    const spawnIt = () => {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--role', role], {
+        cwd: serverDir,
+        env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(port), ADMIN_PORT: String(adminPort), LOG_LEVEL: 'warn', LOG_FORMAT: 'json', WEB_DIST: path.join(serverDir, 'no-web'), ...env },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      child.stderr!.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-8000)));
+      return child;
+    };
+    const ready = async (child: ChildProcess) =>
+      eventually(
+        async () => {
+          if (child.exitCode !== null) throw new Error(`${role} exited ${child.exitCode}: ${stderr}`);
+          return (await fetch(`http://127.0.0.1:${adminPort}/readyz`).catch(() => null))?.ok ? true : null;
+        },
+        180_000,
+        250,
+      );
+    const p: ServerProcess = {
+      role,
+      url: `http://127.0.0.1:${port}`,
+      child: spawnIt(),
+      async kill9() {
+        if (p.child.exitCode !== null || p.child.signalCode !== null) return;
+        const gone = new Promise((r) => p.child.once('exit', r));
+        p.child.kill('SIGKILL');
+        await gone;
+      },
+      async restart() {
+        p.child = spawnIt();
+        await ready(p.child);
+      },
+      stderr: () => stderr,
+    };
+    this.processes.push(p);
+    await ready(p.child);
+    return p;
+  }
+
+  async stopAll(): Promise<void> {
+    await Promise.all(this.processes.map((p) => p.kill9()));
+  }
+}
+
+export async function api(url: string, method: string, p: string, token?: string, body?: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(url + p, {
+    method,
+    headers: { 'sm-http-status': 'real', ...(token ? { 'sm-api-token': token } : {}), ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return { status: res.status, body: (await res.json()) as { code: number; message: string; payload: any } };
+}
+
+/** A real SMTP server on loopback that can refuse mail for a while (421, as a server that is down would). */
+export async function startSwitchableSmtp() {
+  const mails: ParsedMail[] = [];
+  let down = false;
+  const unavailable = () => Object.assign(new Error('Service not available, try again later'), { responseCode: 421 });
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    onConnect(_s, cb) {
+      cb(down ? unavailable() : undefined);
+    },
+    onMailFrom(_a, _s, cb) {
+      cb(down ? unavailable() : undefined);
+    },
+    onData(stream, _s, cb) {
+      simpleParser(stream)
+        .then((m) => {
+          mails.push(m);
+          cb();
+        })
+        .catch(cb);
+    },
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.server.address() as net.AddressInfo).port;
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    mails,
+    setDown(v: boolean) {
+      down = v;
+    },
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
