@@ -1,0 +1,158 @@
+// Faults the way they happen in production, on real OS processes (2 api and 2 worker processes on their own
+// PostgreSQL server): workers killed with kill -9 while they deliver and refresh, an api process killed mid-add
+// while the client retries with its Idempotency-Key, the SMTP server, the SMS gateway and the webhook receiver
+// down for a while, and PostgreSQL restarted mid-run. Afterwards nothing may be lost, nothing sent or charged
+// twice, the balance must equal the ledger, and no operator action may be needed. PostgreSQL only; slow set.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { eventually, onPostgres } from '../helpers.ts';
+import { allTriggers, mailTo, sleep, startFakeTwilio, startReceiver } from '../notifications/fixtures.ts';
+import { EX } from '../trackings/fixtures.ts';
+import { quietWindow } from '../wait.ts';
+import { api, Cluster, startSwitchableSmtp, withClient } from './cluster.ts';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
+const pgScript = path.join(repoRoot, 'scripts', 'pg-test-server.sh');
+const cluster = new Cluster();
+const cleanups: Array<() => Promise<unknown> | unknown> = [];
+
+afterAll(async () => {
+  await cluster.stopAll();
+  for (const f of cleanups.reverse()) await Promise.resolve(f()).catch(() => {});
+});
+
+const JOURNEYS = [EX.ups.delivered, EX.ups.failAttempt, EX.ups.exception, EX.usps.delivered, EX.fedex.delivered, EX.canadapost.delivered];
+
+describe.runIf(onPostgres)('faults on real processes', () => {
+  it('kill -9 of workers and an api process, provider outages and a PostgreSQL restart lose nothing and repeat nothing', async () => {
+    // A PostgreSQL server of this test's own, so restarting it does not cut the other tests' connections.
+    const pgDir = mkdtempSync(path.join(tmpdir(), 'st-faults-pg-'));
+    const dbUrl = execFileSync(pgScript, ['start', pgDir], { encoding: 'utf8' }).trim();
+    cleanups.push(() => execFileSync(pgScript, ['stop', pgDir]));
+
+    const smtp = await startSwitchableSmtp();
+    cleanups.push(() => smtp.close());
+    const twilio = await startFakeTwilio();
+    cleanups.push(() => twilio.close());
+    let twilioDown = false;
+    let smsAccepted = 0;
+    twilio.setRespond((r) => {
+      if (twilioDown) return { status: 503, json: { code: 20503, message: 'Service unavailable' } };
+      smsAccepted++;
+      return { status: 201, json: { sid: `SM${String(twilio.requests.length).padStart(32, '0')}`, to: r.to, status: 'queued' } };
+    });
+    let secret = '';
+    const rx = await startReceiver(() => [secret]);
+    cleanups.push(() => rx.close());
+
+    const env = {
+      DATABASE_URL: dbUrl,
+      SESSION_SECRET: 'fault-tests-secret-fault-tests-secret-01',
+      SMTP_URL: smtp.url,
+      TWILIO_BASE_URL: twilio.url,
+      TWILIO_ACCOUNT_SID: 'ACfaults',
+      TWILIO_AUTH_TOKEN: 'faults-token',
+      TWILIO_FROM: '+15005550006',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      CARRIER_SANDBOX_PACE: '0.1',
+    };
+    const [api1, api2, w1, w2] = await Promise.all([cluster.start('api', env), cluster.start('api', env), cluster.start('worker', env), cluster.start('worker', env)]);
+
+    const signup = await api(api1.url, 'POST', '/v1/user/general/signup', undefined, { email: 'faults@example.com', password: 'password123', repassword: 'password123', terms: true });
+    expect(signup.status).toBe(201);
+    const session = signup.body.payload.sessionToken as string;
+    secret = (await api(api2.url, 'GET', '/v1/user/info', session)).body.payload.settings.webhookSecret;
+    expect((await api(api2.url, 'POST', '/v1/user/general/update', session, { profile: { phone: '2025550143' } })).status).toBe(200);
+    const saved = await api(api1.url, 'POST', '/v1/user/general/update', session, {
+      settings: { receiveNotification: { email: { triggers: allTriggers }, phone: { triggers: allTriggers }, webhook: { triggers: allTriggers, endpoint: rx.url } } },
+    });
+    expect(saved.status).toBe(200);
+    for (const [i, tid] of JOURNEYS.entries()) {
+      const r = await api([api1, api2][i % 2]!.url, 'POST', '/v1/trackings/add', session, { tid });
+      expect(r.status, `${tid}: ${r.body.message}`).toBe(201);
+    }
+
+    // An api process killed while it adds a tracking; the client retries the same request, same key, elsewhere.
+    const KEY = 'faults-add-0001';
+    const extra = EX.usps.notFound;
+    const inFlight = api(api1.url, 'POST', '/v1/trackings/add', session, { tid: extra }, { 'idempotency-key': KEY }).catch(() => null);
+    await sleep(15);
+    await api1.kill9();
+    await inFlight;
+    const retried = await eventually(async () => {
+      const r = await api(api2.url, 'POST', '/v1/trackings/add', session, { tid: extra }, { 'idempotency-key': KEY });
+      return r.status < 500 && r.status !== 409 ? r : null;
+    }, 30_000, 300);
+    expect([200, 201]).toContain(retried.status);
+    const restartApi = api1.restart();
+
+    // Workers killed while journeys move and deliveries run; providers down; the database restarted.
+    await sleep(2500);
+    await w1.kill9();
+    rx.setDown(true);
+    smtp.setDown(true);
+    twilioDown = true;
+    await sleep(4000);
+    execFileSync(pgScript, ['restart', pgDir]);
+    await w1.restart();
+    await sleep(2000);
+    await w2.kill9();
+    rx.setDown(false);
+    smtp.setDown(false);
+    twilioDown = false;
+    await w2.restart();
+    await restartApi;
+    const recoveredFrom = Date.now();
+
+    // Every journey reaches its end with nobody doing anything.
+    await eventually(
+      async () => {
+        const r = await api(api2.url, 'GET', '/v1/trackings/get?numRecords=50', session);
+        const rows = (r.body.payload as Array<{ tid: string; status: string }>).filter((t) => JOURNEYS.includes(t.tid as never));
+        return rows.length === JOURNEYS.length && rows.every((t) => ['Delivered', 'Exception'].includes(t.status)) ? true : null;
+      },
+      240_000,
+      1000,
+    );
+    const events = await withClient(dbUrl, async (c) => Number((await c.query('select count(*) as n from tracking_events where to_status = any($1)', [Object.keys(allTriggers)])).rows[0].n));
+    expect(events).toBeGreaterThanOrEqual(JOURNEYS.length * 3);
+    // What each channel owes: one notification row per (event, channel, recipient), written with the event.
+    const owed = await withClient(dbUrl, async (c) => {
+      const rows = (await c.query(`select channel, count(*)::int as n from notifications group by 1`)).rows as Array<{ channel: string; n: number }>;
+      return Object.fromEntries(rows.map((r) => [r.channel, r.n])) as Record<string, number>;
+    });
+    expect(owed).toEqual({ email: events, sms: events, webhook: events });
+
+    const mine = () => smtp.mails.filter((m) => mailTo(m).includes('faults@example.com') && !/verify/i.test(m.subject ?? ''));
+    const counts = () => [rx.received.length, mine().length, smsAccepted];
+    await eventually(async () => (counts().every((n) => n >= events) ? true : null), 420_000, 1000).catch((err: Error) => {
+      throw new Error(`${err.message}: ${events} status changes, [webhooks, mails, sms] ${JSON.stringify(counts())}`);
+    });
+    const allDeliveredAfter = ((Date.now() - recoveredFrom) / 1000).toFixed(0);
+    const [hooks, mails, sms] = await quietWindow(5000, counts);
+    console.info(`faults: ${events} status changes; ${hooks} webhooks, ${mails} mails, ${sms} SMS accepted (${twilio.requests.length - sms!} refused while down); all delivered ${allDeliveredAfter} s after the last fault`);
+    const twice = (keys: string[]) => keys.filter((k, i) => keys.indexOf(k) !== i);
+    console.info(`faults: repeated webhooks ${JSON.stringify(twice(rx.received.map((r) => `${r.id} ${r.json?.data?.tracking?.tid} ${r.json?.data?.status}`)))}; repeated mails ${JSON.stringify(twice(mine().map((m) => `${m.messageId} ${m.subject}`)))}`);
+
+    // Nothing lost, nothing twice.
+    expect(new Set(rx.received.map((r) => r.id)).size).toBe(events);
+    expect(new Set(mine().map((m) => m.messageId)).size).toBe(events);
+    expect([hooks, mails, sms]).toEqual([events, events, events]);
+    await withClient(dbUrl, async (c) => {
+      const unsettled = (await c.query(`select channel, status, count(*)::int as n from notifications where status not in ('sent', 'delivered') group by 1, 2`)).rows;
+      expect(unsettled).toEqual([]);
+      // One tracking for the retried add, charged once; SMS charged once each; the balance is the ledger's sum.
+      expect((await c.query('select count(*)::int as n from trackings where tid = $1', [extra])).rows[0].n).toBe(1);
+      const charges = (await c.query(`select kind, count(*)::int as n from ledger_entries where amount_cents < 0 group by kind`)).rows as Array<{ kind: string; n: number }>;
+      const byKind = Object.fromEntries(charges.map((r) => [r.kind, r.n]));
+      console.info(`faults: ledger charges ${JSON.stringify(byKind)}`);
+      expect(Object.values(byKind).reduce((a, b) => a + b, 0)).toBe(JOURNEYS.length + 1 + events);
+      const mismatch = (await c.query(`select b.user_id from billing_accounts b left join (select user_id, sum(amount_cents) as s from ledger_entries group by 1) l using (user_id) where b.balance_cents <> coalesce(l.s, 0)`)).rows;
+      expect(mismatch).toEqual([]);
+    });
+  }, 900_000);
+});
