@@ -18,6 +18,12 @@ const server = {
   testTimeout: 30_000,
   hookTimeout: 60_000,
   pool: 'forks' as const,
+  // A worker process runs file after file without re-importing the app's modules or node_modules, and keeps
+  // the compiled PGlite WebAssembly (test/helpers.ts): a new process per file paid for all of that again, which
+  // was most of a light file's time. Each file still gets a fresh database and app from createTestEnv; the
+  // app keeps its per-app state (limiters, caches) on the context, never in module scope, so nothing of one
+  // file's app reaches the next.
+  isolate: false,
 };
 
 // One runner for the whole repo; each workspace is a project so `vitest run --project server` works.

@@ -4,21 +4,30 @@
 import { format } from 'node:util';
 import { afterAll, afterEach } from 'vitest';
 
-const allowed: RegExp[] = [];
-const unexpected: string[] = [];
+// The state lives on globalThis and console is wrapped once per process: a worker that runs several files
+// without isolation evaluates this file again for each one, and a second wrapper would report each line twice.
+const state = ((globalThis as Record<symbol, unknown>)[Symbol.for('shiptrail.console')] ??= {
+  allowed: [] as RegExp[],
+  unexpected: [] as string[],
+  wrapped: false,
+}) as { allowed: RegExp[]; unexpected: string[]; wrapped: boolean };
+const { allowed, unexpected } = state;
 
 /** Let console.error/warn lines matching `pattern` through, until the end of the current test. */
 export function allowConsole(pattern: RegExp): void {
   allowed.push(pattern);
 }
 
-for (const level of ['error', 'warn'] as const) {
-  const original = console[level].bind(console);
-  console[level] = (...args: unknown[]) => {
-    const text = format(...args);
-    if (!allowed.some((p) => p.test(text))) unexpected.push(`console.${level}: ${text}`);
-    original(...args);
-  };
+if (!state.wrapped) {
+  state.wrapped = true;
+  for (const level of ['error', 'warn'] as const) {
+    const original = console[level].bind(console);
+    console[level] = (...args: unknown[]) => {
+      const text = format(...args);
+      if (!allowed.some((p) => p.test(text))) unexpected.push(`console.${level}: ${text}`);
+      original(...args);
+    };
+  }
 }
 
 function check(when: string) {

@@ -3,6 +3,7 @@ import { MSG } from './messages.ts';
 import { LIMITS, TRACKING_STATUSES } from './constants.ts';
 import { emailField, optionalEmailField, optionalString, optionalUsPhone, requiredString, requiredText } from './common.ts';
 import { geoSchema } from './members.ts';
+import { checkpointSchema } from './checkpoints.ts';
 
 // A company's own shipments ("SHM System"): the calls the original SDK makes (sendShipment → create,
 // updateShipment → update), the company's list and edit, the courier's list, and the views.
@@ -345,8 +346,8 @@ export const publicShipmentSchema = z.object({
   originPlace: publicPlace,
   destinationPlace: publicPlace,
   expected: z.string().nullable(),
-  lastCheckPoint: z.object({ status: z.enum(SHIPMENT_STATUSES), location: z.string().nullable(), message: z.string(), time: z.string() }).nullable(),
-  checkpoints: z.array(z.object({ status: z.enum(SHIPMENT_STATUSES), location: z.string().nullable(), message: z.string(), time: z.string(), signedBy: z.string().nullable() })),
+  lastCheckPoint: checkpointSchema.nullable(),
+  checkpoints: z.array(checkpointSchema.extend({ signedBy: z.string().nullable() })),
   notify: z.object({ email: z.string(), phone: z.string() }),
   signedBy: z.string().nullable(),
   brand: brandSchema,

@@ -3,6 +3,7 @@ import { MSG } from './messages.ts';
 import { COURIER_SLUGS, LIMITS, TRACKING_NUMBER_MAX, TRACKING_STATUSES } from './constants.ts';
 import { optionalEmailField, optionalString, optionalUsPhone } from './common.ts';
 import { brandSchema } from './shipments.ts';
+import { checkpointSchema } from './checkpoints.ts';
 
 // Trackings (product rules §3 Tracking, §7 calls): requests the server validates and the web forms reuse, and
 // the views the server returns.
@@ -72,13 +73,7 @@ export type ListTrackingsQuery = z.input<typeof listTrackingsQuery>;
 
 export const detectRequest = z.object({ tid: tidField });
 
-export const checkpointSchema = z.object({
-  status: z.enum(TRACKING_STATUSES),
-  location: z.string().nullable(),
-  message: z.string(),
-  time: z.string(),
-});
-export type Checkpoint = z.infer<typeof checkpointSchema>;
+export { checkpointSchema, type Checkpoint } from './checkpoints.ts';
 
 export const trackingViewSchema = z.object({
   tid: z.string(),

@@ -1,6 +1,6 @@
-import { and, eq, gt, isNull, ne, sql, desc } from 'drizzle-orm';
+import { and, count, eq, gt, isNull, ne, sql, desc } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.ts';
-import { alerts, emailKeys, oauthStates, sessions, users } from '../../db/schema.ts';
+import { alerts, emailKeys, messages, oauthStates, referrals, sessions, shipments, trackings, users } from '../../db/schema.ts';
 import { hashToken } from './tokens.ts';
 
 export type UserRow = typeof users.$inferSelect;
@@ -123,4 +123,38 @@ export async function dismissAlert(db: Queryable, userId: string, id: string, no
     .where(and(eq(alerts.userId, userId), eq(alerts.id, id)))
     .returning({ id: alerts.id });
   return r.length > 0;
+}
+
+// ------------------------------------------------------------------ dashboard counts
+export async function trackingCountsByStatus(db: Queryable, userId: string): Promise<Array<{ status: string; n: number }>> {
+  return db.select({ status: trackings.status, n: count() }).from(trackings).where(eq(trackings.userId, userId)).groupBy(trackings.status);
+}
+export async function countShipments(db: Queryable, by: { companyId: string } | { courierId: string }): Promise<number> {
+  const [row] = await db
+    .select({ n: count() })
+    .from(shipments)
+    .where('courierId' in by ? eq(shipments.courierId, by.courierId) : eq(shipments.companyId, by.companyId));
+  return Number(row?.n ?? 0);
+}
+
+// ------------------------------------------------------------------ messages and referrals
+export type NewMessage = typeof messages.$inferInsert;
+export async function insertMessage(db: Queryable, m: NewMessage): Promise<void> {
+  await db.insert(messages).values(m);
+}
+/** Records an invitation once per inviter and address; a repeat is a no-op. */
+export async function addInvitation(db: Queryable, inviterId: string, email: string): Promise<void> {
+  const [existing] = await db
+    .select({ id: referrals.id })
+    .from(referrals)
+    .where(and(eq(referrals.inviterId, inviterId), eq(referrals.email, email)))
+    .limit(1);
+  if (!existing) await db.insert(referrals).values({ inviterId, email });
+}
+/** Ties a new account to the inviter's referral row, creating it when the invitation was never mailed. */
+export async function linkReferral(db: Queryable, inviterId: string, email: string, invitedUserId: string): Promise<void> {
+  await db
+    .insert(referrals)
+    .values({ inviterId, email, invitedUserId })
+    .onConflictDoUpdate({ target: [referrals.inviterId, referrals.email], set: { invitedUserId } });
 }

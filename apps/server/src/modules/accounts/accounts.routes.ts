@@ -1,9 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import {
   MSG,
-  PRICING,
-  AUTO_RECHARGE,
-  centsToDollars,
   dropEmptyStrings,
   getInTouchRequest,
   inviteRequest,
@@ -22,18 +19,10 @@ import { parse, success } from '../../lib/http.ts';
 import { badRequest } from '../../lib/errors.ts';
 import { userOf } from './auth.plugin.ts';
 import * as svc from './accounts.service.ts';
+import * as messages from './messages.service.ts';
+import { PRICING_VIEW } from './pricing.ts';
 import { verifyRecaptcha } from './recaptcha.ts';
 import { googleAuthUrl } from './google.ts';
-
-/** Prices as the API shows them (dollars), built once. */
-const PRICING_VIEW = {
-  currency: PRICING.currency,
-  signupBonus: centsToDollars(PRICING.signupBonusCents),
-  perTracking: centsToDollars(PRICING.trackingCents),
-  perSms: centsToDollars(PRICING.smsCents),
-  referralReward: centsToDollars(PRICING.referralRewardCents),
-  autoRecharge: { quickAmounts: [...AUTO_RECHARGE.quickAmounts], defaultAmount: AUTO_RECHARGE.defaultAmount, defaultMinimum: AUTO_RECHARGE.defaultMinimum },
-};
 
 export const PASSWORD_RESET_KEY_NOTE = 'Every device was signed out and your API key was replaced: copy the new one from Settings.';
 
@@ -120,17 +109,17 @@ export async function accountRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
   app.post('/v1/user/general/getintouch', perIp(10, 60), async (req) => {
     const input = parse(getInTouchRequest, req.body);
     await verifyRecaptcha(ctx.config, input.recaptcha, req.ip);
-    await svc.getInTouch(ctx, input);
+    await messages.getInTouch(ctx, input);
     return success(null, MSG.messageSent);
   });
   app.post('/v1/user/general/supportrequest', { ...auth, ...perIp(20, 60) }, async (req) => {
     const input = parse(supportRequest, req.body);
-    await svc.supportRequest(ctx, userOf(req), input.message);
+    await messages.supportRequest(ctx, userOf(req), input.message);
     return success(null, MSG.supportSent);
   });
   app.post('/v1/user/general/invitefriend', { ...owner, ...perIp(30, 60) }, async (req) => {
     const input = parse(inviteRequest, req.body);
-    await svc.inviteFriend(ctx, userOf(req), input.email);
+    await messages.inviteFriend(ctx, userOf(req), input.email);
     return success(null, MSG.inviteSent);
   });
   app.post('/v1/user/alerts/dismiss/:id', auth, async (req) => {

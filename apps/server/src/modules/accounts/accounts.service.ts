@@ -1,4 +1,3 @@
-import { and, count, eq } from 'drizzle-orm';
 import {
   MSG,
   PRICING,
@@ -15,7 +14,6 @@ import {
 import type { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import type { Queryable } from '../../db/client.ts';
-import { referrals, trackings, messages, shipments } from '../../db/schema.ts';
 import { AppError, badRequest, conflict, unauthorized } from '../../lib/errors.ts';
 import { decrypt, encrypt, randomAlnum } from '../../lib/crypto.ts';
 import { BackoffLimiter, WindowLimiter } from '../../lib/rate-limit.ts';
@@ -81,11 +79,7 @@ export function profileView(ctx: AppContext, u: UserRow, balance: number): Profi
 }
 
 async function dashboard(db: Queryable, u: UserRow): Promise<Dashboard> {
-  const rows = await db
-    .select({ status: trackings.status, n: count() })
-    .from(trackings)
-    .where(eq(trackings.userId, u.id))
-    .groupBy(trackings.status);
+  const rows = await repo.trackingCountsByStatus(db, u.id);
   const d = Object.fromEntries(TRACKING_STATUSES.map((s) => [s, 0])) as Record<(typeof TRACKING_STATUSES)[number], number>;
   let total = 0;
   for (const r of rows) {
@@ -93,11 +87,8 @@ async function dashboard(db: Queryable, u: UserRow): Promise<Dashboard> {
     total += Number(r.n);
   }
   // A company counts its own shipments; a courier, the shipments assigned to them.
-  const [shm] = await db
-    .select({ n: count() })
-    .from(shipments)
-    .where(u.role === 'courier' ? eq(shipments.courierId, u.id) : eq(shipments.companyId, u.id));
-  return { Shipments: total, ...d, Cost: centsToDollars(await spentCents(db, u.id)), shmShipments: Number(shm?.n ?? 0) };
+  const shm = await repo.countShipments(db, u.role === 'courier' ? { courierId: u.id } : { companyId: u.id });
+  return { Shipments: total, ...d, Cost: centsToDollars(await spentCents(db, u.id)), shmShipments: shm };
 }
 
 export async function userInfo(ctx: AppContext, u: UserRow): Promise<UserInfo> {
@@ -173,10 +164,7 @@ async function createAccount(
     // The sign-up bonus is booked with the account: both exist or neither (product rules §9).
     await credit(tx, u.id, PRICING.signupBonusCents, 'signup_bonus', 'signup', 'Sign-up bonus');
     if (inviter) {
-      await tx
-        .insert(referrals)
-        .values({ inviterId: inviter.id, email: u.email, invitedUserId: u.id })
-        .onConflictDoUpdate({ target: [referrals.inviterId, referrals.email], set: { invitedUserId: u.id } });
+      await repo.linkReferral(tx, inviter.id, u.email, u.id);
     }
     return u;
   }).catch((err: unknown) => {
@@ -415,35 +403,6 @@ export async function generateNewToken(ctx: AppContext, user: UserRow): Promise<
     version: newVersion(),
   });
   return key;
-}
-
-// ------------------------------------------------------------------ messages
-export async function getInTouch(ctx: AppContext, m: { name: string; email: string; phone?: string; message: string }) {
-  await ctx.db.insert(messages).values({ kind: 'contact', name: m.name, email: m.email, phone: m.phone ?? null, message: m.message });
-  const body = `${m.message}\n\n— ${m.name} <${m.email}>${m.phone ? `, ${m.phone}` : ''}`;
-  await ctx.mailer.send({ to: ctx.config.SUPPORT_EMAIL, ...mail.staffMessage('contact', m.email, body) });
-}
-
-export async function supportRequest(ctx: AppContext, user: UserRow, message: string) {
-  await ctx.db.insert(messages).values({ kind: 'support', userId: user.id, email: user.email, message });
-  await ctx.mailer.send({ to: ctx.config.SUPPORT_EMAIL, ...mail.staffMessage('support', `${user.email} (uid ${user.uid})`, message) });
-  await repo.updateUser(ctx.db, user.id, { version: newVersion() });
-}
-
-export async function inviteFriend(ctx: AppContext, user: UserRow, email: string) {
-  if (email === user.email) throw badRequest('You cannot invite yourself', { email: 'You cannot invite yourself' });
-  // The same answer whether or not the person has an account (no enumeration); someone who already has
-  // one gets no mail and no referral row.
-  if (await repo.findUserByEmail(ctx.db, email)) return;
-  const [existing] = await ctx.db
-    .select({ id: referrals.id })
-    .from(referrals)
-    .where(and(eq(referrals.inviterId, user.id), eq(referrals.email, email)))
-    .limit(1);
-  if (!existing) await ctx.db.insert(referrals).values({ inviterId: user.id, email });
-  const name = [user.firstName, user.lastName].filter(Boolean).join(' ') || user.email;
-  await ctx.mailer.send({ to: email, ...mail.invite(name, `${ctx.config.publicUrl}/referrer/${user.referralCode}`) });
-  await repo.updateUser(ctx.db, user.id, { version: newVersion() });
 }
 
 export async function dismissAlert(ctx: AppContext, user: UserRow, id: string) {
