@@ -54,12 +54,14 @@ describe('GET /v1/live', () => {
     const aId = await userIdOf(env, a.email);
 
     expect((await add(env, a.apiKey, { tid: EX.ups.delivered })).statusCode).toBe(201);
+    const added = await sa.waitFor((f) => f.data.kind === 'tracking');
+    expect(added.data).toMatchObject({ tid: EX.ups.delivered, status: 'Pending', statusChanged: false });
     const balance = await sa.waitFor((f) => f.data.kind === 'balance');
     expect(balance.data).toEqual({ kind: 'balance', accountId: aId });
     expect(balance.id).toMatch(/^[\w-]+$/);
 
     expect((await call(env.app, 'GET', `/v1/trackings/delivered/${EX.ups.delivered}`, { token: a.apiKey })).statusCode).toBe(200);
-    const changed = await sa.waitFor((f) => f.data.kind === 'tracking');
+    const changed = await sa.waitFor((f) => f.data.kind === 'tracking' && f.data.statusChanged);
     expect(changed.data).toMatchObject({ kind: 'tracking', accountId: aId, tid: EX.ups.delivered, status: 'Delivered', statusChanged: true });
 
     // B's own event arrives on B's stream, which proves B's stream was live while A's events went by.
@@ -164,7 +166,7 @@ describe('GET /v1/live', () => {
       try {
         expect((await add(other, a.apiKey, { tid: EX.canadapost.delivered })).statusCode).toBe(201);
         expect((await call(other.app, 'GET', `/v1/trackings/delivered/${EX.canadapost.delivered}`, { token: a.apiKey })).statusCode).toBe(200);
-        const f = await s.waitFor((f) => f.data.kind === 'tracking');
+        const f = await s.waitFor((f) => f.data.kind === 'tracking' && f.data.statusChanged);
         expect(f.data).toMatchObject({ accountId: aId, tid: EX.canadapost.delivered, status: 'Delivered' });
         // And the other way round: a stream on the second app hears a change made through the first.
         const base2 = await listen(other);
