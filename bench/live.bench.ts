@@ -34,7 +34,7 @@ function heapAfterGc(): number {
 function streamClient(base: string, token: string) {
   const waiting = new Map<string, (at: number) => void>();
   return new Promise<{ waitTid(tid: string): Promise<number>; close(): void }>((resolve, reject) => {
-    const req = http.get(`${base}/v1/live`, { headers: { 'sm-api-token': token } }, (res) => {
+    const req = http.get(`${base}/v1/live`, { headers: { 'sm-api-token': token, accept: 'text/event-stream' } }, (res) => {
       let buf = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {
@@ -68,7 +68,7 @@ const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
 let seen = 0; let target = Infinity; const reqs = [];
 function open() {
   return new Promise((resolve, reject) => {
-    const req = http.get(workerData.url, { agent, headers: { 'sm-api-token': workerData.token } }, (res) => {
+    const req = http.get(workerData.url, { agent, headers: { 'sm-api-token': workerData.token, accept: 'text/event-stream' } }, (res) => {
       res.setEncoding('utf8');
       res.once('data', () => resolve());
       res.on('data', (c) => { const n = c.split('data: ').length - 1; if (n) { seen += n; if (seen >= target) { parentPort.postMessage({ type: 'all', at: Date.now() }); target = Infinity; } } });

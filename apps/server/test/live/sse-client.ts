@@ -19,7 +19,7 @@ export interface SseStream {
 /** A real HTTP client reading the event stream as it arrives (app.inject cannot stream). */
 export function openStream(base: string, token: string | null, headers: Record<string, string> = {}, path = '/v1/live'): Promise<SseStream> {
   return new Promise((resolve, reject) => {
-    const req = http.get(`${base}${path}`, { headers: { 'sm-http-status': 'real', ...(token ? { 'sm-api-token': token } : {}), ...headers } }, (res) => {
+    const req = http.get(`${base}${path}`, { headers: { 'sm-http-status': 'real', accept: 'text/event-stream', ...(token ? { 'sm-api-token': token } : {}), ...headers } }, (res) => {
       const frames: SseFrame[] = [];
       const waiters = new Set<() => void>();
       let buf = '';

@@ -6,6 +6,7 @@ import { sql } from 'drizzle-orm';
 import { call, createTestEnv, eventually, onPostgres, signUp, type TestEnv } from '../helpers.ts';
 import { BUS_CHANNEL, publish } from '../../src/lib/bus.ts';
 import { publishLive } from '../../src/modules/live/live.service.ts';
+import { NOT_A_STREAM_CLIENT } from '../../src/modules/live/live.routes.ts';
 import { EX, add, userIdOf } from '../trackings/fixtures.ts';
 import { company, courier, createShipment, readmeShipment } from '../shipments/fixtures.ts';
 import { openStream, type SseStream } from './sse-client.ts';
@@ -41,6 +42,14 @@ describe('GET /v1/live', () => {
     expect(s.headers['content-type']).toContain('application/json');
     const bad = await stream('sess_not-a-session');
     expect(bad.status).toBe(401);
+    expect(env.app.liveHub.size).toBe(0);
+  });
+
+  it('answers a client that does not ask for an event stream with the 406 envelope at once', async () => {
+    const a = await signUp(env.app);
+    const res = await call(env.app, 'GET', '/v1/live', { token: a.session });
+    expect(res.statusCode).toBe(406);
+    expect(res.body).toMatchObject({ code: 406, status: 'fail', message: NOT_A_STREAM_CLIENT });
     expect(env.app.liveHub.size).toBe(0);
   });
 

@@ -1,10 +1,12 @@
 import fp from 'fastify-plugin';
 import type { AppContext } from '../../context.ts';
+import { AppError } from '../../lib/errors.ts';
 import { userOf } from '../accounts/auth.plugin.ts';
 import { LiveHub, type LiveFrame } from './hub.ts';
 
 /** A comment line this often keeps proxies and load balancers from closing an idle stream. */
 export const HEARTBEAT_MS = 25_000;
+export const NOT_A_STREAM_CLIENT = 'This call sends server-sent events: ask for them with the header Accept: text/event-stream';
 /** A client that stops reading is cut off rather than buffered without end. */
 const MAX_BUFFERED = 1024 * 1024;
 
@@ -31,6 +33,9 @@ export const liveRoutes = fp(async (app, { ctx }: { ctx: AppContext }) => {
 
   app.get('/v1/live', { preHandler: app.requireAuth }, async (req, reply) => {
     const user = userOf(req);
+    // A client that does not ask for an event stream (a plain API call, a test through app.inject) would
+    // wait on an answer that never ends: it gets the envelope saying how to call instead.
+    if (!String(req.headers.accept ?? '').includes('text/event-stream')) throw new AppError(406, NOT_A_STREAM_CLIENT, 'not_acceptable');
     const header = req.headers['last-event-id'];
     const fromQuery = (req.query as { lastEventId?: unknown }).lastEventId;
     const last = (typeof header === 'string' ? header : typeof fromQuery === 'string' ? fromQuery : '').slice(0, 100) || undefined;
