@@ -24,6 +24,7 @@ import { notificationRoutes } from './modules/notifications/notifications.routes
 import { memberRoutes } from './modules/members/members.routes.ts';
 import { shipmentRoutes } from './modules/shipments/shipments.routes.ts';
 import { billingRoutes } from './modules/billing/billing.routes.ts';
+import { liveRoutes } from './modules/live/live.routes.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -213,6 +214,7 @@ export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {})
   await app.register(memberRoutes, { ctx });
   await app.register(shipmentRoutes, { ctx });
   await app.register(billingRoutes, { ctx });
+  await app.register(liveRoutes, { ctx });
   if (ctx.mailer.mode === 'outbox') await app.register(devOutboxRoutes, { ctx });
 
 

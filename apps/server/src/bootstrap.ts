@@ -4,6 +4,7 @@ import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
 import { openDatabase, type OpenOptions } from './db/client.ts';
 import { createQueue } from './jobs/queue.ts';
+import { createBus } from './lib/bus.ts';
 import { createMailer } from './modules/mail/mailer.ts';
 import { LOG_REDACT } from './app.ts';
 import { closeCarriers, setupCarriers } from './modules/carriers/carriers.service.ts';
@@ -45,7 +46,8 @@ export async function createContext(config: Config, log: Logger = createLogger(c
   });
   const queue = await createQueue(database);
   const mailer = createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, db: database.db, log });
-  const ctx: AppContext = { config, database, db: database.db, queue, mailer, log, now: () => new Date(), resources: {} };
+  const bus = await createBus(database, log);
+  const ctx: AppContext = { config, database, db: database.db, queue, bus, mailer, log, now: () => new Date(), resources: {} };
   // Carrier client, plus the carrier sandbox on loopback for carriers without credentials; its journeys
   // continue from the trackings' stored checkpoints after a restart.
   ctx.resources.sandboxJourneyStart = sandboxJourneyStarts(ctx);
@@ -61,6 +63,7 @@ export async function closeContext(ctx: AppContext): Promise<void> {
   await ctx.resources.rechargeLoop?.stop();
   await ctx.queue.stop({ graceful: true, timeout: 5000 }).catch(() => {});
   ctx.mailer.close();
+  await ctx.bus.close();
   await closeCarriers(ctx);
   unbindMetricsDatabase(ctx.db);
   await ctx.database.close();

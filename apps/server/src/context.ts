@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.ts';
 import type { Database, Db } from './db/client.ts';
 import type { Queue } from './jobs/queue.ts';
+import type { Bus } from './lib/bus.ts';
 import type { Mailer } from './modules/mail/mailer.ts';
 import type { CarrierRuntime, JourneyStartLookup } from './modules/carriers/carriers.service.ts';
 import type { SmsGateway } from './modules/sms/sms.service.ts';
@@ -17,6 +18,8 @@ export interface AppContext {
   database: Database;
   db: Db;
   queue: Queue;
+  /** The cross-process signal (LISTEN/NOTIFY): live streams, and anything else that must hear of a commit. */
+  bus: Bus;
   mailer: Mailer;
   log: FastifyBaseLogger;
   /** Clock for rules that depend on time (expiry, refresh schedule); tests may move it. */

@@ -1,5 +1,6 @@
 import type { Queryable } from '../../db/client.ts';
 import { alerts } from '../../db/schema.ts';
+import { publishLive } from '../live/live.service.ts';
 
 export interface NewAlert {
   group: 'general' | 'payment';
@@ -16,4 +17,5 @@ export async function raiseAlert(db: Queryable, userId: string, a: NewAlert): Pr
     .insert(alerts)
     .values({ userId, group: a.group, name: a.name, message: a.message, level: a.level ?? 'info', dedupeKey: a.dedupeKey ?? null })
     .onConflictDoNothing();
+  await publishLive(db, { kind: 'alert', accountId: userId });
 }

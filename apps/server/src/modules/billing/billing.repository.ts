@@ -2,6 +2,7 @@ import { and, eq, sql } from 'drizzle-orm';
 
 import type { Queryable, Tx } from '../../db/client.ts';
 import { billingAccounts, ledgerEntries, users } from '../../db/schema.ts';
+import { publishLive } from '../live/live.service.ts';
 
 /** The account's balance in cents: one row read, kept equal to the ledger's sum by every write below. */
 export async function balanceCents(db: Queryable, userId: string): Promise<number> {
@@ -51,6 +52,7 @@ export async function insertEntryOnce(db: Queryable, e: { userId: string; amount
     select user_id, amount_cents from ins
     on conflict (user_id) do update set balance_cents = ${billingAccounts}.balance_cents + excluded.balance_cents, updated_at = now()
     returning user_id`);
+  if (rowsOf(r).length > 0) await publishLive(db, { kind: 'balance', accountId: e.userId });
   return rowsOf(r).length > 0;
 }
 
@@ -84,4 +86,5 @@ export async function insertEntries(tx: Tx, rows: Array<{ userId: string; amount
   const byUser = new Map<string, number>();
   for (const r of rows) byUser.set(r.userId, (byUser.get(r.userId) ?? 0) + r.amountCents);
   for (const [userId, delta] of byUser) await addToBalance(tx, userId, delta);
+  for (const userId of byUser.keys()) await publishLive(tx, { kind: 'balance', accountId: userId });
 }

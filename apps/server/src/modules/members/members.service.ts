@@ -4,6 +4,7 @@ import type { AppContext } from '../../context.ts';
 import { forbidden, notFound } from '../../lib/errors.ts';
 import { createMemberAccount, updateMemberAccount, type UserRow } from '../accounts/accounts.service.ts';
 import * as repo from './members.repository.ts';
+import { publishLive } from '../live/live.service.ts';
 
 export const MEMBER_NOT_FOUND = 'This courier is not one of your members';
 export const COMPANY_ONLY = 'Only company accounts have couriers: switch the account type to company under Settings';
@@ -67,6 +68,7 @@ export async function deleteMember(ctx: AppContext, company: UserRow, input: z.o
 export async function setPosition(ctx: AppContext, user: UserRow, lat: number, lng: number): Promise<void> {
   if (user.role !== 'courier') throw forbidden('Only couriers report a position');
   await repo.setPosition(ctx.db, user.id, lat, lng, ctx.now());
+  if (user.companyId) await publishLive(ctx.db, { kind: 'position', accountId: user.companyId, courierId: user.id });
 }
 
 /** The members module's answer to "which member of this company has this email?" (shipments assign by email). */

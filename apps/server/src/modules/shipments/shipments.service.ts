@@ -25,6 +25,7 @@ import type { UserRow } from '../accounts/accounts.service.ts';
 import { charge } from '../billing/billing.service.ts';
 import { findCourierByEmail, setPosition } from '../members/members.service.ts';
 import { fanOutStatusEvent } from '../notifications/notifications.service.ts';
+import { publishLive } from '../live/live.service.ts';
 import { prepareProof, type PreparedProof } from './proof.ts';
 import * as repo from './shipments.repository.ts';
 import { placeLine, publicShipmentView, shipmentView } from './views.ts';
@@ -175,6 +176,7 @@ export async function createShipment(
         const cp = { status: input.status, location: placeLine(addressRow(input.origin) as never), message: 'Shipment created', time: now.toISOString() };
         await repo.insertCheckpoint(tx, { shipmentId: id, status: cp.status, location: cp.location, message: cp.message, time: now, byUserId: company.id, byRole: 'company', byName: company.company || fullName(company) });
         await recordStatusChange(tx, ctx, s, input.status, cp);
+        await publishLive(tx, { kind: 'shipment', accountId: s.companyId, courierId: s.courierId, shipmentId: s.id, tid: s.tid, status: input.status, statusChanged: true });
         return repo.updateShipment(tx, id, { lastCheckPoint: cp });
       });
       return { view: await viewOf(ctx, row, outer ?? ctx.db), warning };
@@ -217,6 +219,7 @@ export async function updateShipment(ctx: AppContext, user: UserRow, input: Upda
       podPhotoType: proof?.photoType ?? null,
     });
     await recordStatusChange(tx, ctx, s, input.status, cp);
+    await publishLive(tx, { kind: 'shipment', accountId: s.companyId, courierId: s.courierId, shipmentId: s.id, tid: s.tid, status: input.status, statusChanged: s.status !== input.status });
     return repo.updateShipment(tx, s.id, { status: input.status, lastCheckPoint: cp, updatedAt: ctx.now() });
   });
   // The courier's last known position, for the couriers map.

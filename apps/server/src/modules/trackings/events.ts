@@ -2,6 +2,7 @@ import type { Checkpoint } from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
 import type { Tx } from '../../db/client.ts';
 import { fanOutStatusEvent } from '../notifications/notifications.service.ts';
+import { publishLive } from '../live/live.service.ts';
 import * as repo from './trackings.repository.ts';
 
 /**
@@ -11,12 +12,13 @@ import * as repo from './trackings.repository.ts';
 export async function recordStatusChange(
   tx: Tx,
   ctx: AppContext,
-  t: { id: string; userId: string; status: string },
+  t: { id: string; userId: string; tid: string; status: string },
   toStatus: string,
   checkpoint: Checkpoint | null,
 ): Promise<string | null> {
   if (t.status === toStatus) return null;
   const eventId = await repo.insertEvent(tx, { trackingId: t.id, userId: t.userId, fromStatus: t.status, toStatus, checkpoint, createdAt: ctx.now() });
   await fanOutStatusEvent(tx, ctx, eventId);
+  await publishLive(tx, { kind: 'tracking', accountId: t.userId, trackingId: t.id, tid: t.tid, status: toStatus, statusChanged: true });
   return eventId;
 }

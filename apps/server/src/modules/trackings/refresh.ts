@@ -7,6 +7,7 @@ import { recordStatusChange } from './events.ts';
 import * as repo from './trackings.repository.ts';
 import { backoffMs, expireAfterMs, isFinal, nextCheckDelayMs, type ScheduleMode } from './schedule.ts';
 import { checkpointJson, fingerprint, parseExpected } from './views.ts';
+import { publishLive } from '../live/live.service.ts';
 
 // The refresh engine (docs/trackings.md). Two ways in, one path:
 //  - the scheduler loop claims due trackings (next_check_at <= now) with a lease, in batches;
@@ -182,6 +183,8 @@ export async function applyResult(ctx: AppContext, trackingId: string, r: TrackR
         nextCheckAt: delay === null ? null : new Date(now.getTime() + delay),
         ...(visible ? { updatedAt: now } : {}),
       });
+      // New checkpoints under the same status: open screens show them too (a status change announces itself).
+      if (added > 0 && status === t.status) await publishLive(tx, { kind: 'tracking', accountId: t.userId, trackingId: t.id, tid: t.tid, status, statusChanged: false });
       return (await recordStatusChange(tx, ctx, t, status, newest)) !== null;
     }
 

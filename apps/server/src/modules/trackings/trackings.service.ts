@@ -34,6 +34,7 @@ import { enqueue } from '../../jobs/define.ts';
 import { isFinal } from './schedule.ts';
 import * as repo from './trackings.repository.ts';
 import { checkpointFromJson, checkpointJson, fingerprint, publicView, trackingView } from './views.ts';
+import { publishLive } from '../live/live.service.ts';
 
 type AddInput = z.output<typeof AddSchema>;
 type UpdateInput = z.output<typeof updateTrackingRequest>;
@@ -87,6 +88,8 @@ async function addInTx(ctx: AppContext, tx: Tx, user: UserRow, input: AddInput, 
     updatedAt: now,
   });
   await enqueue(ctx, refreshJob, { v: 1, trackingIds: [id] }, { tx });
+  // Other open tabs of the account show the new row without waiting for its first status.
+  await publishLive(tx, { kind: 'tracking', accountId: user.id, trackingId: id, tid: resolved.tid, status: 'Pending', statusChanged: false });
   return row;
 }
 

@@ -29,6 +29,7 @@ import { Link, NavLink, Outlet, useLocation, useNavigate } from 'react-router';
 import { Logo } from '../../components/logo';
 import { accountNav } from '../../config/account-nav';
 import { useUserInfo } from '../../lib/user-info';
+import { useLiveUpdates } from '../../lib/live';
 import { logout } from '../../lib/logout';
 import { endSession } from '../../lib/start-session';
 import { money } from '../../lib/format';
@@ -45,6 +46,8 @@ export default function AccountLayout() {
   const { pathname } = useLocation();
   const navigate = useNavigate();
   const { data } = useUserInfo();
+  // Every signed-in page follows the account's events: tables, panels and the balance update in place.
+  useLiveUpdates();
   const profile = data?.profile;
   const alertCount = (data?.alerts.general.length ?? 0) + (data?.alerts.payment.length ?? 0);
   const name = profile ? [profile.firstName, profile.lastName].filter(Boolean).join(' ') || profile.email : '';

@@ -17,6 +17,8 @@ export async function getPublicTracking(uid: string, tid: string): Promise<Publi
 }
 
 export const publicTrackingQueryOptions = (uid: string, tid: string) =>
-  queryOptions({ queryKey: ['public-tracking', uid, tid], queryFn: () => getPublicTracking(uid, tid), retry: false });
+  // Visitors have no session and so no live stream: the page asks again while it is open (carriers move a
+  // parcel every few minutes at most, and the server answers from the database, not the carrier).
+  queryOptions({ queryKey: ['public-tracking', uid, tid], queryFn: () => getPublicTracking(uid, tid), retry: false, refetchInterval: 30_000 });
 
 export const usePublicTracking = (uid: string, tid: string) => useQuery(publicTrackingQueryOptions(uid, tid));

@@ -39,8 +39,8 @@ export const shipmentsQueryOptions = (q: ShipmentPageQuery, asCourier: boolean) 
     queryKey: [...shipmentsKey, asCourier ? 'assigned' : 'company', q],
     queryFn: ({ signal }) => getShipments(q, asCourier, signal),
     placeholderData: keepPreviousData,
-    // Couriers update shipments from the road: poll so the company's list follows without a reload.
-    refetchInterval: 20_000,
+    // Couriers update shipments from the road: the live stream brings each update; this poll is the fallback.
+    refetchInterval: 60_000,
   });
 
 export const useShipments = (q: ShipmentPageQuery, asCourier: boolean, enabled = true) =>

@@ -23,8 +23,9 @@ export const trackingsQueryOptions = (q: TrackingPageQuery) =>
     queryKey: [...trackingsKey, q],
     queryFn: ({ signal }) => getTrackings(q, signal),
     placeholderData: keepPreviousData,
-    // Parcels move on their own: poll while the page is open so statuses update without a reload.
-    refetchInterval: 15_000,
+    // Parcels move on their own: the live stream updates the list as they do; this poll is only the fallback
+    // for a stream that cannot connect (a proxy that buffers, say).
+    refetchInterval: 60_000,
   });
 
 export const useTrackings = (q: TrackingPageQuery) => useQuery(trackingsQueryOptions(q));

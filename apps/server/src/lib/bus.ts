@@ -1,0 +1,148 @@
+import { randomBytes } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import pg from 'pg';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Database, Queryable } from '../db/client.ts';
+
+/**
+ * One cross-process signal for every process on the same database: PostgreSQL LISTEN/NOTIFY on one
+ * dedicated connection per process, or PGlite's own listen/notify in the embedded database.
+ *
+ * Publishing is a `pg_notify` issued on the caller's connection, ideally inside the transaction that makes
+ * the change: PostgreSQL delivers it only when that transaction commits, so a rolled-back change never
+ * notifies and a listener that reacts can already read the committed rows. A message is a topic and a small
+ * JSON body (ids and short fields: NOTIFY refuses payloads of 8000 bytes or more).
+ *
+ * Topics let other consumers share the connection: `live` carries the events of the signed-in users'
+ * streams; `auth` (a token revoked) and `jobs` (work committed) are for caches and workers.
+ */
+export const BUS_CHANNEL = 'shiptrail_bus';
+
+export type BusTopic = 'live' | 'auth' | 'jobs';
+
+export interface BusMessage<T = Record<string, unknown>> {
+  topic: BusTopic;
+  /** Unique across processes: made by the publisher, so every process sees the same id. */
+  id: string;
+  data: T;
+}
+
+/** Payloads must stay below PostgreSQL's NOTIFY limit; ours are a few hundred bytes. */
+const MAX_PAYLOAD = 7900;
+
+let seq = 0;
+const processTag = randomBytes(3).toString('hex');
+/** Time-ordered within a process and unique across processes. */
+export function newMessageId(): string {
+  seq = (seq + 1) % 1_679_616;
+  return `${Date.now().toString(36)}-${processTag}-${seq.toString(36)}`;
+}
+
+/**
+ * Publish on `db`: the database (sent at once) or an open transaction (sent when it commits, dropped if it
+ * rolls back). Costs one small statement.
+ */
+export async function publish(db: Queryable, topic: BusTopic, data: Record<string, unknown>): Promise<void> {
+  const payload = JSON.stringify({ topic, id: newMessageId(), data } satisfies BusMessage);
+  if (payload.length > MAX_PAYLOAD) throw new Error(`bus message too large (${payload.length} bytes) on topic ${topic}`);
+  await db.execute(sql`select pg_notify(${BUS_CHANNEL}, ${payload})`);
+}
+
+export type BusHandler = (m: BusMessage) => void;
+
+export interface Bus {
+  /** Call `fn` for every message of `topic` from any process (this one included); returns the unsubscribe. */
+  subscribe(topic: BusTopic, fn: BusHandler): () => void;
+  /** How many handlers are subscribed (tests check a closed stream lets go of its handler). */
+  handlerCount(topic?: BusTopic): number;
+  close(): Promise<void>;
+}
+
+/**
+ * Start this process's listener. On PostgreSQL a lost listening connection is reopened with backoff; the
+ * messages sent while it was down are lost, so every handler gets a `reset` message on `live` after a
+ * reconnect and may tell its clients to refetch.
+ */
+export async function createBus(database: Database, log: FastifyBaseLogger): Promise<Bus> {
+  const handlers = new Map<BusTopic, Set<BusHandler>>();
+  const dispatch = (raw: string) => {
+    let m: BusMessage;
+    try {
+      m = JSON.parse(raw) as BusMessage;
+    } catch {
+      return;
+    }
+    const set = handlers.get(m.topic);
+    if (!set) return;
+    for (const fn of [...set]) {
+      try {
+        fn(m);
+      } catch (err) {
+        log.error({ err, topic: m.topic }, 'bus handler failed');
+      }
+    }
+  };
+
+  let stop: () => Promise<void>;
+  if (database.kind === 'pglite') {
+    const unlisten = await database.pglite!.listen(BUS_CHANNEL, dispatch);
+    stop = () => unlisten().catch(() => {});
+  } else {
+    let closed = false;
+    let client: pg.Client | null = null;
+    let retryMs = 250;
+    let timer: NodeJS.Timeout | undefined;
+    const connect = async (isReconnect: boolean): Promise<void> => {
+      const c = new pg.Client({ connectionString: database.url });
+      c.on('notification', (n) => n.payload && dispatch(n.payload));
+      c.on('error', (err) => log.warn({ err }, 'bus connection error'));
+      c.on('end', () => {
+        if (closed || client !== c) return;
+        client = null;
+        timer = setTimeout(() => void connect(true).catch(() => {}), retryMs);
+      });
+      try {
+        await c.connect();
+        await c.query(`LISTEN ${BUS_CHANNEL}`);
+      } catch (err) {
+        await c.end().catch(() => {});
+        if (!isReconnect) throw err;
+        retryMs = Math.min(retryMs * 2, 10_000);
+        log.warn({ err }, 'bus reconnect failed; retrying');
+        timer = setTimeout(() => void connect(true).catch(() => {}), retryMs);
+        return;
+      }
+      if (closed) return void (await c.end().catch(() => {}));
+      client = c;
+      retryMs = 250;
+      if (isReconnect) dispatch(JSON.stringify({ topic: 'live', id: newMessageId(), data: { kind: 'reset' } } satisfies BusMessage));
+    };
+    await connect(false);
+    stop = async () => {
+      closed = true;
+      clearTimeout(timer);
+      const c = client;
+      client = null;
+      await c?.end().catch(() => {});
+    };
+  }
+
+  return {
+    subscribe(topic, fn) {
+      let set = handlers.get(topic);
+      if (!set) handlers.set(topic, (set = new Set()));
+      set.add(fn);
+      return () => void set.delete(fn);
+    },
+    handlerCount(topic) {
+      if (topic) return handlers.get(topic)?.size ?? 0;
+      let n = 0;
+      for (const s of handlers.values()) n += s.size;
+      return n;
+    },
+    async close() {
+      handlers.clear();
+      await stop();
+    },
+  };
+}

@@ -1,0 +1,22 @@
+import type { Queryable } from '../../db/client.ts';
+import { publish } from '../../lib/bus.ts';
+
+/**
+ * What the signed-in users' streams carry: small facts that tell an open screen what to refetch, never
+ * whole objects (the reader's own reads decide what they may see). `accountId` is the owner account the
+ * event belongs to; `courierId` is the courier a shipment is assigned to (or who moved), who may read it too.
+ */
+export type LiveEvent =
+  | { kind: 'tracking'; accountId: string; trackingId: string; tid: string; status: string; statusChanged: boolean }
+  | { kind: 'shipment'; accountId: string; courierId: string | null; shipmentId: string; tid: string; status: string; statusChanged: boolean }
+  | { kind: 'position'; accountId: string; courierId: string }
+  | { kind: 'balance'; accountId: string }
+  | { kind: 'alert'; accountId: string };
+
+/**
+ * Tell the account's open streams, from any process, once `db` commits: call it with the transaction that
+ * makes the change, so a rolled-back change is never announced.
+ */
+export function publishLive(db: Queryable, event: LiveEvent): Promise<void> {
+  return publish(db, 'live', event);
+}

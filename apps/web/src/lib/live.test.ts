@@ -1,0 +1,90 @@
+// The web side of live updates against a real event stream on loopback: frames become cache
+// invalidations, bursts merge, and a dropped stream reconnects with Last-Event-ID.
+import http from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { QueryClient, QueryObserver } from '@tanstack/react-query';
+import { API_TOKEN_HEADER } from '@shiptrail/contract';
+import { followLive, reconnectDelayMs, sseParser, staleKeysFor, type LiveEvent } from './live';
+import { setSession } from './session';
+
+describe('sseParser', () => {
+  it('reads frames split across chunks, skips comments, keeps ids', () => {
+    const got: Array<{ id?: string; data: string }> = [];
+    const feed = sseParser((f) => got.push(f));
+    feed('retry: 2000\n: connected\n\nid: a-1\nda');
+    feed('ta: {"kind":"balance"}\n\n: ping\n\nid: a-2\r\ndata: x\r\ndata: y\r\n\r\n');
+    expect(got).toEqual([
+      { id: 'a-1', data: '{"kind":"balance"}' },
+      { id: 'a-2', data: 'x\ny' },
+    ]);
+  });
+});
+
+describe('staleKeysFor', () => {
+  it('maps each event to the queries it makes stale', () => {
+    expect(staleKeysFor({ kind: 'tracking', accountId: 'a', trackingId: 't', tid: 'X', status: 'Delivered', statusChanged: true })).toEqual([['trackings'], ['user-info'], ['notifications']]);
+    expect(staleKeysFor({ kind: 'balance', accountId: 'a' })).toContainEqual(['user-info']);
+    expect(staleKeysFor({ kind: 'position', accountId: 'a', courierId: 'c' })).toContainEqual(['members']);
+    expect(staleKeysFor({ kind: 'reset' })).toBe('all');
+  });
+  it('backs off from about a second to at most about 30 s', () => {
+    expect(reconnectDelayMs(0, () => 0.5)).toBe(1000);
+    expect(reconnectDelayMs(3, () => 0.5)).toBe(8000);
+    expect(reconnectDelayMs(20, () => 1)).toBeLessThanOrEqual(37_500);
+  });
+});
+
+describe('followLive', () => {
+  let server: http.Server;
+  let base = '';
+  const requests: http.IncomingHttpHeaders[] = [];
+  let onRequest: (res: http.ServerResponse, n: number) => void = () => {};
+  beforeAll(async () => {
+    server = http.createServer((req, res) => {
+      requests.push(req.headers);
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(': connected\n\n');
+      onRequest(res, requests.length);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  });
+  afterAll(() => {
+    server.closeAllConnections();
+    return new Promise<void>((r) => server.close(() => r()));
+  });
+
+  it('invalidates the queries of each event and reconnects with Last-Event-ID after the stream drops', async () => {
+    setSession({ token: 'sess_live', version: '' });
+    const qc = new QueryClient();
+    let trackingsFetches = 0;
+    // An observed query, as a mounted table's is: invalidation refetches it.
+    const observer = new QueryObserver(qc, { queryKey: ['trackings', 'list'], queryFn: async () => ++trackingsFetches });
+    const unobserve = observer.subscribe(() => {});
+    await expect.poll(() => trackingsFetches).toBe(1);
+    const seen: LiveEvent[] = [];
+    const tracking = { kind: 'tracking', accountId: 'a', trackingId: 't', tid: '1Z', status: 'InTransit', statusChanged: true };
+    onRequest = (res, n) => {
+      if (n === 1) {
+        // A burst: two events, one refetch.
+        res.write(`id: e-1\ndata: ${JSON.stringify(tracking)}\n\n`);
+        res.write(`id: e-2\ndata: ${JSON.stringify({ ...tracking, status: 'Delivered' })}\n\n`);
+        setTimeout(() => res.destroy(), 400);
+      } else res.write(`id: e-3\ndata: ${JSON.stringify({ kind: 'alert', accountId: 'a' })}\n\n`);
+    };
+    const stop = followLive(qc, { path: `${base}/v1/live`, mergeMs: 50, onEvent: (e) => seen.push(e) });
+    try {
+      await expect.poll(() => trackingsFetches, { timeout: 2000 }).toBe(2);
+      await expect.poll(() => requests.length, { timeout: 5000 }).toBe(2);
+      await expect.poll(() => seen.map((e) => e.kind), { timeout: 2000 }).toEqual(['tracking', 'tracking', 'alert']);
+      expect(requests[0]![API_TOKEN_HEADER]).toBe('sess_live');
+      expect(requests[0]!['last-event-id']).toBeUndefined();
+      expect(requests[1]!['last-event-id']).toBe('e-2');
+      expect(trackingsFetches).toBe(2);
+    } finally {
+      stop();
+      unobserve();
+      setSession(null);
+    }
+  });
+});

@@ -1,0 +1,166 @@
+import { useEffect } from 'react';
+import { useQueryClient, type QueryClient, type QueryKey } from '@tanstack/react-query';
+import { API_TOKEN_HEADER } from '@shiptrail/contract';
+import { getSession, setSession, useSession } from './session';
+
+/** An event of the signed-in user's stream (GET /v1/live): what changed, never the changed object itself. */
+export type LiveEvent =
+  | { kind: 'tracking'; accountId: string; trackingId: string; tid: string; status: string; statusChanged: boolean }
+  | { kind: 'shipment'; accountId: string; courierId: string | null; shipmentId: string; tid: string; status: string; statusChanged: boolean }
+  | { kind: 'position'; accountId: string; courierId: string }
+  | { kind: 'balance'; accountId: string }
+  | { kind: 'alert'; accountId: string }
+  | { kind: 'reset' };
+
+/**
+ * The cached queries an event makes stale, by key prefix. The dashboard's counts and the balance come with
+ * the user info; a reset (the server could not say what was missed) refetches everything on screen.
+ */
+export function staleKeysFor(e: LiveEvent): QueryKey[] | 'all' {
+  switch (e.kind) {
+    case 'tracking':
+      return [['trackings'], ['user-info'], ...(e.statusChanged ? [['notifications']] : [])];
+    case 'shipment':
+      return [['shipments'], ['user-info'], ...(e.statusChanged ? [['notifications']] : [])];
+    case 'position':
+      return [['members'], ['courier-positions']];
+    case 'balance':
+      return [['user-info'], ['payment-info'], ['payment-history'], ['usage']];
+    case 'alert':
+      return [['user-info']];
+    case 'reset':
+      return 'all';
+  }
+}
+
+export interface SseFrame {
+  id?: string;
+  data: string;
+}
+
+/** Splits a server-sent events text stream into frames; feed it chunks, it keeps the unfinished tail. */
+export function sseParser(onFrame: (f: SseFrame) => void): (chunk: string) => void {
+  let buf = '';
+  return (chunk) => {
+    buf += chunk.replace(/\r\n?/g, '\n');
+    let at: number;
+    while ((at = buf.indexOf('\n\n')) >= 0) {
+      const block = buf.slice(0, at);
+      buf = buf.slice(at + 2);
+      let id: string | undefined;
+      const data: string[] = [];
+      for (const line of block.split('\n')) {
+        if (line.startsWith(':')) continue;
+        const colon = line.indexOf(':');
+        const field = colon < 0 ? line : line.slice(0, colon);
+        const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+        if (field === 'id') id = value;
+        else if (field === 'data') data.push(value);
+      }
+      if (data.length) onFrame({ id, data: data.join('\n') });
+    }
+  };
+}
+
+/** Backoff between reconnects: 1 s doubling to 30 s, with jitter so a restarted server is not stampeded. */
+export function reconnectDelayMs(attempt: number, rand: () => number = Math.random): number {
+  const base = Math.min(30_000, 1000 * 2 ** Math.min(attempt, 5));
+  return Math.round(base * (0.75 + rand() * 0.5));
+}
+
+/**
+ * Follow the stream and keep the query cache in step. The stream is read with fetch rather than EventSource
+ * because the session token travels in a header, as on every other call (EventSource cannot send headers,
+ * and a token in the address would land in access logs). Invalidations within a short window are merged, so a
+ * burst of events (a refresh round) costs one refetch per query. Returns the stop function.
+ */
+export function followLive(qc: QueryClient, opts: { path?: string; mergeMs?: number; onEvent?: (e: LiveEvent) => void } = {}): () => void {
+  const path = opts.path ?? '/v1/live';
+  const mergeMs = opts.mergeMs ?? 150;
+  let stopped = false;
+  let controller: AbortController | null = null;
+  let lastEventId: string | undefined;
+  let attempt = 0;
+  let retryTimer: ReturnType<typeof setTimeout> | undefined;
+  let pending: QueryKey[] | 'all' = [];
+  let flushTimer: ReturnType<typeof setTimeout> | undefined;
+
+  const flush = () => {
+    flushTimer = undefined;
+    const keys = pending;
+    pending = [];
+    if (keys === 'all') void qc.invalidateQueries();
+    else {
+      const seen = new Set<string>();
+      for (const k of keys) {
+        const s = JSON.stringify(k);
+        if (seen.has(s)) continue;
+        seen.add(s);
+        void qc.invalidateQueries({ queryKey: k });
+      }
+    }
+  };
+  const apply = (e: LiveEvent) => {
+    opts.onEvent?.(e);
+    const keys = staleKeysFor(e);
+    pending = keys === 'all' || pending === 'all' ? 'all' : [...pending, ...keys];
+    flushTimer ??= setTimeout(flush, mergeMs);
+  };
+
+  const connect = async () => {
+    const session = getSession();
+    if (stopped || !session) return;
+    controller = new AbortController();
+    const headers: Record<string, string> = { accept: 'text/event-stream', [API_TOKEN_HEADER]: session.token };
+    if (lastEventId) headers['last-event-id'] = lastEventId;
+    try {
+      const res = await fetch(path, { headers, signal: controller.signal, cache: 'no-store' });
+      if (res.status === 401 || (res.headers.get('content-type') ?? '').includes('application/json')) {
+        // The session is gone (the envelope says so even without real status codes): the guard takes over.
+        const body = (await res.json().catch(() => null)) as { code?: number } | null;
+        if (res.status === 401 || body?.code === 401) {
+          setSession(null);
+          return;
+        }
+        throw new Error('not a stream');
+      }
+      if (!res.ok || !res.body) throw new Error(`stream answered ${res.status}`);
+      // Events missed before this connection could not be replayed on a first connect: catch up once.
+      if (attempt > 0 && !lastEventId) apply({ kind: 'reset' });
+      attempt = 0;
+      const feed = sseParser((f) => {
+        if (f.id) lastEventId = f.id;
+        try {
+          apply(JSON.parse(f.data) as LiveEvent);
+        } catch {
+          // A frame we cannot read is skipped; the next one still counts.
+        }
+      });
+      const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        feed(value);
+      }
+    } catch (err) {
+      if (stopped || (err as Error).name === 'AbortError') return;
+    }
+    if (stopped) return;
+    retryTimer = setTimeout(() => void connect(), reconnectDelayMs(attempt++));
+  };
+  void connect();
+
+  return () => {
+    stopped = true;
+    clearTimeout(retryTimer);
+    clearTimeout(flushTimer);
+    controller?.abort();
+  };
+}
+
+/** Mounted once in the signed-in layout: one stream per tab while a session exists. */
+export function useLiveUpdates(): void {
+  const qc = useQueryClient();
+  const token = useSession()?.token;
+  useEffect(() => (token ? followLive(qc) : undefined), [qc, token]);
+}
