@@ -1,4 +1,5 @@
 import type { Bus, BusMessage } from '../../lib/bus.ts';
+import { liveStreams } from '../../lib/metrics.ts';
 import type { LiveEvent } from './live.service.ts';
 
 /** One event as a stream sends it: the bus message id (the same in every process) and the event. */
@@ -72,10 +73,11 @@ export class LiveHub {
     let set = this.byUser.get(s.userId);
     if (!set) this.byUser.set(s.userId, (set = new Set()));
     set.add(s);
+    liveStreams.inc();
     return () => {
       const cur = this.byUser.get(s.userId);
-      if (!cur) return;
-      cur.delete(s);
+      if (!cur?.delete(s)) return;
+      liveStreams.dec();
       if (cur.size === 0) this.byUser.delete(s.userId);
     };
   }
@@ -89,6 +91,7 @@ export class LiveHub {
 
   close(): void {
     this.unsubscribe();
+    liveStreams.dec(this.size);
     this.byUser.clear();
   }
 }
