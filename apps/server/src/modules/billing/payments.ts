@@ -8,6 +8,7 @@ import { AppError, badRequest, conflict, paymentRequired } from '../../lib/error
 import { success } from '../../lib/http.ts';
 import { GatewayUnavailableError, withTimeout, type GatewayTransaction, type PaymentGateway, type SaleResult } from './gateway.ts';
 import { SandboxGateway } from './sandbox-gateway.ts';
+import { BraintreeGateway, braintreeConfigured } from './braintree-gateway.ts';
 import * as ledger from './billing.repository.ts';
 import * as repo from './payments.repository.ts';
 
@@ -21,8 +22,9 @@ export const RECHARGE_BACKOFF_MS = [15 * 60_000, 60 * 60_000, 4 * 60 * 60_000];
 export const RECHARGE_STALE_MS = 2 * 60_000;
 const ADDBALANCE_ROUTE = 'POST /v1/user/general/addbalance';
 
+/** Braintree when its credentials are configured, else the built-in sandbox. */
 export function gatewayOf(ctx: AppContext): PaymentGateway {
-  return (ctx.resources.payments ??= new SandboxGateway());
+  return (ctx.resources.payments ??= braintreeConfigured(ctx.config) ? new BraintreeGateway(ctx.config) : new SandboxGateway());
 }
 
 const money = (cents: number) => (cents / 100).toFixed(2);

@@ -152,4 +152,9 @@ export class SandboxGateway implements PaymentGateway {
     await this.pause();
     return this.byId.get(transactionId) ?? null;
   }
+
+  async findByOrderId(orderId: string): Promise<GatewayTransaction | null> {
+    await this.pause();
+    return this.sales.get(orderId) ?? null;
+  }
 }
