@@ -54,8 +54,13 @@ describe.each(GATEWAYS)('cards and top-ups through the $name gateway', (gw) => {
   const consistent = async (userId: string) =>
     expect(await balanceCents(env.ctx.db, userId)).toBe(await ledgerSumCents(env.ctx.db, userId));
 
-  it('uses the configured adapter', () => {
+  it('uses the configured adapter; the page may load Braintree\'s drop-in frames only when Braintree is the gateway', async () => {
     expect(gatewayOf(env.ctx).name).toBe(gw.name);
+    const res = await env.app.inject({ method: 'GET', url: '/v1' });
+    const csp = String(res.headers['content-security-policy']);
+    const frameSrc = /frame-src ([^;]*)/.exec(csp)![1]!;
+    if (gw.name === 'braintree') expect(frameSrc).toContain('https://assets.braintreegateway.com');
+    else expect(csp).not.toContain('braintree');
   });
 
   it('vaults a card from a nonce: client token, payment info with the card, the sandbox flag', async () => {

@@ -4,6 +4,7 @@ import * as repo from './billing.repository.ts';
 import { scheduleRechargeIfLow } from './payments.ts';
 
 export { gatewayOf, processRecharges, startRechargeLoop } from './payments.ts';
+export { braintreeConfigured } from './braintree-gateway.ts';
 
 export { balanceCents, ledgerSumCents, spentCents } from './billing.repository.ts';
 
