@@ -7,7 +7,8 @@ import { alerts, billingAccounts, ledgerEntries, payments, users } from '../../s
 import { balanceCents, charge, ledgerSumCents, processRecharges } from '../../src/modules/billing/billing.service.ts';
 import { SandboxGateway } from '../../src/modules/billing/sandbox-gateway.ts';
 import { loadConfig } from '../../src/config.ts';
-import { gatewayOf } from '../../src/modules/billing/billing.service.ts';
+import { gatewayOf, reconcileTopups } from '../../src/modules/billing/billing.service.ts';
+import { dbSaleStore } from '../../src/modules/billing/payments.repository.ts';
 import { BraintreeGateway } from '../../src/modules/billing/braintree-gateway.ts';
 import { GatewayUnavailableError } from '../../src/modules/billing/gateway.ts';
 import { startFakeBraintree, type FakeBraintree } from './fake-braintree.ts';
@@ -184,6 +185,43 @@ describe.each(GATEWAYS)('cards and top-ups through the $name gateway', (gw) => {
     expect(await balanceCents(env.ctx.db, a.id)).toBe(1000);
     const hist = await call(env.app, 'GET', '/v1/user/payment/history', { token: a.session });
     expect(hist.body.payload.map((p: { status: string }) => p.status)).toEqual(['processor_declined']);
+    await consistent(a.id);
+  });
+
+  it('a top-up whose process died is reconciled by order id: a sale found is credited once, none found fails, a retry under its key answers the success', async () => {
+    const a = await withCard();
+    const [acct] = await env.ctx.db.select().from(billingAccounts).where(eq(billingAccounts.userId, a.id));
+    const pendingTopup = async (key: string) =>
+      (
+        await env.ctx.db
+          .insert(payments)
+          .values({ userId: a.id, kind: 'topup', amountCents: 1500, status: 'pending', idempotencyKey: key, gateway: gw.name })
+          .returning()
+      )[0]!;
+    const sold = await pendingTopup('crash-1');
+    const neverSold = await pendingTopup('crash-2');
+    // The card was charged, then the process died before booking it. The sale is made by a new adapter
+    // instance, as after a restart: the sandbox must remember it beyond the process that made it.
+    const restarted = gw.name === 'sandbox' ? new SandboxGateway({ store: dbSaleStore(env.ctx.db) }) : new BraintreeGateway(env.ctx.config);
+    expect((await restarted.sale({ token: acct!.paymentMethodToken!, amountCents: 1500, orderId: sold.id })).ok).toBe(true);
+    // Too recent: a live request may still be waiting for its answer.
+    expect(await reconcileTopups(env.ctx)).toBe(0);
+    await env.ctx.db
+      .update(payments)
+      .set({ updatedAt: new Date(Date.now() - 10 * 60_000) })
+      .where(eq(payments.userId, a.id));
+    expect(await reconcileTopups(env.ctx)).toBe(2);
+    expect(await reconcileTopups(env.ctx)).toBe(0);
+    const rows = await env.ctx.db.select().from(payments).where(eq(payments.userId, a.id));
+    expect(Object.fromEntries(rows.map((p) => [p.idempotencyKey, p.status]))).toEqual({ 'crash-1': 'submitted_for_settlement', 'crash-2': 'failed' });
+    expect(rows.find((p) => p.id === neverSold.id)!.processorResponseText).toContain('No charge was made');
+    expect(await balanceCents(env.ctx.db, a.id)).toBe(1000 + 1500);
+    expect(await topups(a.id)).toHaveLength(1);
+    // The client retries under its key: the success, and no second charge.
+    const retry = await call(env.app, 'POST', '/v1/user/general/addbalance', { token: a.session, body: { amount: 15 }, headers: { 'idempotency-key': 'crash-1' } });
+    expect([retry.statusCode, retry.body.payload.balance, retry.body.payload.payment.id]).toEqual([200, 25, sold.id]);
+    if (fake) expect(fake.transactions.filter((t) => t.orderId === sold.id)).toHaveLength(1);
+    expect(await topups(a.id)).toHaveLength(1);
     await consistent(a.id);
   });
 

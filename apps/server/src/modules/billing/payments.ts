@@ -21,10 +21,18 @@ export const RECHARGE_BACKOFF_MS = [15 * 60_000, 60 * 60_000, 4 * 60 * 60_000];
 /** A recharge left 'processing' this long (its worker died, or the gateway did not answer) is tried again. */
 export const RECHARGE_STALE_MS = 2 * 60_000;
 const ADDBALANCE_ROUTE = 'POST /v1/user/general/addbalance';
+/**
+ * A top-up still pending or unknown this long after its last move lost its answer (its process died, or the
+ * gateway did not answer and nobody retried): the sweep asks the gateway by order id. Well past any live
+ * request's wait, so a sale still in flight is not taken for a sale that never happened.
+ */
+export const TOPUP_RECONCILE_MS = 5 * 60_000;
 
 /** Braintree when its credentials are configured, else the built-in sandbox. */
 export function gatewayOf(ctx: AppContext): PaymentGateway {
-  return (ctx.resources.payments ??= braintreeConfigured(ctx.config) ? new BraintreeGateway(ctx.config) : new SandboxGateway());
+  return (ctx.resources.payments ??= braintreeConfigured(ctx.config)
+    ? new BraintreeGateway(ctx.config)
+    : new SandboxGateway({ store: repo.dbSaleStore(ctx.db) }));
 }
 
 const money = (cents: number) => (cents / 100).toFixed(2);
@@ -234,6 +242,8 @@ export async function addBalance(ctx: AppContext, user: UserLike, amountDollars:
     const earlier = await repo.paymentByKey(ctx.db, user.id, key!);
     if (!earlier) throw conflict(MSG.idempotencyKeyInProgress);
     if (earlier.amountCents !== amountCents) throw new AppError(422, MSG.idempotencyKeyReused, 'idempotency_key_reused');
+    // Settled by the sweep after its first answer was lost: answer as the first attempt would have.
+    if (earlier.status === 'submitted_for_settlement') return successReply(ctx, earlier, key!, hash, user.id);
     // Only a payment whose outcome is unknown (the gateway did not answer) is tried again, as the same sale.
     p = await repo.movePayment(ctx.db, earlier.id, ['unknown'], { status: 'pending' });
     if (!p) throw conflict(MSG.idempotencyKeyInProgress);
@@ -280,6 +290,52 @@ export async function addBalance(ctx: AppContext, user: UserLike, amountDollars:
     });
   });
 }
+
+async function successReply(ctx: AppContext, p: repo.PaymentRow, key: string, hash: string, userId: string): Promise<ExactReply> {
+  const out = {
+    statusCode: 200,
+    text: JSON.stringify(success({ balance: centsToDollars(await ledger.balanceCents(ctx.db, userId)), payment: historyItem(p) }, MSG.balanceAdded)),
+  };
+  await ctx.db
+    .insert(idempotencyKeys)
+    .values({ userId, route: ADDBALANCE_ROUTE, key, statusCode: out.statusCode, body: out.text, requestHash: hash })
+    .onConflictDoNothing();
+  return out;
+}
+
+/**
+ * Settle top-ups whose answer was lost: a sale found under the payment's order id is credited (once, by
+ * settle's guard); none found means the card was never charged, and the payment fails with nothing booked.
+ * A gateway that does not answer leaves the payment for the next sweep.
+ */
+export async function reconcileTopups(ctx: AppContext): Promise<number> {
+  const lost = await repo.lostTopups(ctx.db, new Date(ctx.now().getTime() - TOPUP_RECONCILE_MS));
+  let n = 0;
+  for (const p of lost) {
+    // Claimed, so a concurrent sweep or a retry under the same key (which moves only 'unknown') cannot run it too.
+    const claimed = await repo.movePayment(ctx.db, p.id, [p.status], { status: 'processing' });
+    if (!claimed) continue;
+    let found: GatewayTransaction | null;
+    try {
+      found = await withTimeout(gatewayOf(ctx).findByOrderId(p.id), ctx.config.PAYMENT_TIMEOUT_MS);
+    } catch (err) {
+      await repo.movePayment(ctx.db, p.id, ['processing'], { status: 'unknown' });
+      if (err instanceof GatewayUnavailableError) continue;
+      throw err;
+    }
+    if (found && CHARGED_STATUSES.has(found.status)) await ctx.db.transaction((tx) => settle(tx, claimed, found));
+    else if (found) await fail(ctx.db, claimed, { ok: false, reason: 'declined', message: found.processorResponseText, transaction: found });
+    else
+      await repo.movePayment(ctx.db, p.id, ['processing'], {
+        status: 'failed',
+        processorResponseText: 'No charge was made: the payment was interrupted before the card was charged',
+      });
+    n++;
+  }
+  return n;
+}
+
+const CHARGED_STATUSES = new Set(['authorized', 'submitted_for_settlement', 'settling', 'settled', 'settlement_pending', 'settlement_confirmed']);
 
 /**
  * Called in the transaction of every charge: when the charge took the balance under the account's minimum
@@ -367,7 +423,9 @@ export function startRechargeLoop(ctx: AppContext, intervalMs = 1000): { stop():
   let running: Promise<unknown> = Promise.resolve();
   const timer = setInterval(() => {
     if (stopped) return;
-    running = processRecharges(ctx).catch((err: unknown) => ctx.log.error({ err }, 'automatic recharge loop failed'));
+    running = processRecharges(ctx)
+      .then(() => reconcileTopups(ctx))
+      .catch((err: unknown) => ctx.log.error({ err }, 'automatic recharge loop failed'));
   }, intervalMs);
   timer.unref();
   return {
