@@ -100,11 +100,18 @@ export async function raisePaymentAlert(
   db: Queryable,
   userId: string,
   a: { name: string; message: string; level: 'info' | 'warning' | 'danger'; dedupeKey: string },
-): Promise<void> {
-  await db
+): Promise<boolean> {
+  const rows = await db
     .insert(alerts)
     .values({ userId, group: 'payment', ...a })
-    .onConflictDoNothing();
+    .onConflictDoNothing()
+    .returning({ id: alerts.id });
+  return rows.length > 0;
+}
+
+/** Accounts with a card on file (for the card-expiry check). */
+export async function accountsWithCards(db: Queryable): Promise<BillingAccount[]> {
+  return db.select().from(billingAccounts).where(sql`${billingAccounts.paymentMethodToken} is not null`);
 }
 
 export async function clearPaymentAlert(db: Queryable, userId: string, dedupeKeyPrefix: string): Promise<void> {
