@@ -25,6 +25,7 @@ import { memberRoutes } from './modules/members/members.routes.ts';
 import { shipmentRoutes } from './modules/shipments/shipments.routes.ts';
 import { billingRoutes } from './modules/billing/billing.routes.ts';
 import { liveRoutes } from './modules/live/live.routes.ts';
+import { braintreeConfigured } from './modules/billing/billing.service.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -109,16 +110,17 @@ export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {})
   // Google's reCAPTCHA script loads the rest of itself from gstatic and shows its challenge in a frame, so
   // those origins are allowed, and only when the web app is told to run it (a site key is set).
   const recaptchaOrigins = recaptchaCspOrigins(ctx.config);
+  const braintree = braintreeCspOrigins(ctx.config);
   await app.register(helmet, {
     contentSecurityPolicy: {
       directives: {
         defaultSrc: ["'self'"],
-        scriptSrc: ["'self'", ...recaptchaOrigins],
-        styleSrc: ["'self'", "'unsafe-inline'"],
+        scriptSrc: ["'self'", ...recaptchaOrigins, ...braintree.script],
+        styleSrc: ["'self'", "'unsafe-inline'", ...braintree.style],
         imgSrc: ["'self'", 'data:', 'https:'],
-        connectSrc: ["'self'"],
+        connectSrc: ["'self'", ...braintree.connect],
         // blob: lets the print page show the label PDF it fetched (with the session header) and print it.
-        frameSrc: ["'self'", 'blob:', 'https://www.youtube-nocookie.com', ...recaptchaOrigins],
+        frameSrc: ["'self'", 'blob:', 'https://www.youtube-nocookie.com', ...recaptchaOrigins, ...braintree.frame],
         objectSrc: ["'none'"],
         baseUri: ["'self'"],
         formAction: ["'self'"],
@@ -249,6 +251,21 @@ export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {})
 
   app.get('/v1', async () => success({ name: 'Shiptrail API', docs: '/developers', openapi: '/v1/openapi.json' }));
   return app;
+}
+
+/**
+ * Braintree's drop-in (bundled in the billing chunk) puts the card fields in frames served by Braintree, loads
+ * its stylesheet from there and talks to Braintree's client API; allowed only when Braintree is configured.
+ */
+function braintreeCspOrigins(config: AppContext['config']): { script: string[]; style: string[]; connect: string[]; frame: string[] } {
+  if (!braintreeConfigured(config)) return { script: [], style: [], connect: [], frame: [] };
+  const env = config.BRAINTREE_ENVIRONMENT === 'production' ? '' : 'sandbox.';
+  return {
+    script: ['https://js.braintreegateway.com', 'https://assets.braintreegateway.com'],
+    style: ['https://assets.braintreegateway.com'],
+    connect: [`https://api.${env}braintreegateway.com`, `https://client-analytics.${env}braintreegateway.com`, `https://payments.${env}braintree-api.com`],
+    frame: ['https://assets.braintreegateway.com'],
+  };
 }
 
 function recaptchaCspOrigins(config: AppContext['config']): string[] {

@@ -137,9 +137,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
-  if (e.BRAINTREE_MERCHANT_ID || e.BRAINTREE_PUBLIC_KEY || e.BRAINTREE_PRIVATE_KEY || e.BRAINTREE_ENVIRONMENT) {
-    // Refused at start-up rather than at the first payment: the Braintree adapter is not built yet (decision 031).
-    throw new ConfigError('Invalid configuration:\n  BRAINTREE_*: the Braintree adapter is not available yet; unset BRAINTREE_* to use the built-in sandbox gateway');
+  const braintreeKeys = ['BRAINTREE_ENVIRONMENT', 'BRAINTREE_MERCHANT_ID', 'BRAINTREE_PUBLIC_KEY', 'BRAINTREE_PRIVATE_KEY'] as const;
+  const missing = braintreeKeys.filter((k) => !e[k]);
+  if (missing.length > 0 && missing.length < braintreeKeys.length) {
+    // A partial set would silently fall back to the sandbox gateway, and a merchant would believe cards are charged.
+    throw new ConfigError(`Invalid configuration:\n  ${missing.join(', ')}: required when any BRAINTREE_* credential is set (set all four for Braintree, none for the built-in sandbox gateway)`);
   }
   // 'memory://' is a throwaway embedded database (tests): nothing is written to disk for it.
   const inMemory = e.DATA_DIR === 'memory://';

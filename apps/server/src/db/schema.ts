@@ -249,6 +249,17 @@ export const payments = pgTable(
   ],
 );
 
+/**
+ * The built-in sandbox gateway's sales by order id, so a sale repeated with the same order id answers the
+ * first one also after a restart or from another process, as the reconciliation of a lost top-up needs.
+ */
+export const sandboxSales = pgTable('sandbox_sales', {
+  orderId: text('order_id').primaryKey(),
+  transactionId: text('transaction_id').notNull().unique(),
+  transaction: jsonb('transaction').notNull(),
+  createdAt: createdAt(),
+});
+
 // ---------------------------------------------------------------- mail (dev outbox)
 /** Mail and SMS kept for development when no SMTP_URL / Twilio is configured (never in a deployment). */
 export const devOutbox = pgTable(

@@ -3,13 +3,14 @@ import { emailJob, smsJob, webhookJob } from '../modules/notifications/notificat
 import { startRefreshScheduler } from '../modules/trackings/refresh.ts';
 import { refreshJob } from '../modules/trackings/trackings.jobs.ts';
 import { startRechargeLoop } from '../modules/billing/billing.service.ts';
-import { ensureQueue, work, type JobDefinition } from './define.ts';
+import { cardExpiryJob } from '../modules/billing/billing.jobs.ts';
+import { enqueue, ensureQueue, work, type JobDefinition } from './define.ts';
 
 /**
  * Every kind of job, above the modules that define them (each in its `<feature>.jobs.ts`). Queue names are
  * `<feature>-<action>`. A new feature adds its definitions here.
  */
-export const JOBS: ReadonlyArray<JobDefinition<any>> = [refreshJob, emailJob, smsJob, webhookJob];
+export const JOBS: ReadonlyArray<JobDefinition<any>> = [refreshJob, emailJob, smsJob, webhookJob, cardExpiryJob];
 
 /** Every role: the queues exist (and are in pg-boss's cache) before anything enqueues inside a transaction. */
 export async function setupQueues(ctx: AppContext): Promise<void> {
@@ -25,5 +26,5 @@ export async function startJobWorkers(ctx: AppContext, jobs: ReadonlyArray<JobDe
 export async function startWorkers(ctx: AppContext): Promise<void> {
   await startJobWorkers(ctx);
   await startRefreshScheduler(ctx);
-  ctx.resources.rechargeLoop = startRechargeLoop(ctx);
+  ctx.resources.rechargeLoop = startRechargeLoop(ctx, 1000, (day) => enqueue(ctx, cardExpiryJob, { v: 1, day }));
 }

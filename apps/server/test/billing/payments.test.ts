@@ -2,16 +2,43 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
 import { MSG } from '@shiptrail/contract';
 import { extractText, getDocumentProxy } from 'unpdf';
-import { call, createTestEnv, signUp, type TestEnv } from '../helpers.ts';
+import { call, createTestEnv, eventually, signUp, type TestEnv } from '../helpers.ts';
 import { alerts, billingAccounts, ledgerEntries, payments, users } from '../../src/db/schema.ts';
 import { balanceCents, charge, ledgerSumCents, processRecharges } from '../../src/modules/billing/billing.service.ts';
 import { SandboxGateway } from '../../src/modules/billing/sandbox-gateway.ts';
 import { loadConfig } from '../../src/config.ts';
+import { gatewayOf, reconcileTopups } from '../../src/modules/billing/billing.service.ts';
+import { dbSaleStore } from '../../src/modules/billing/payments.repository.ts';
+import { BraintreeGateway } from '../../src/modules/billing/braintree-gateway.ts';
+import { GatewayUnavailableError } from '../../src/modules/billing/gateway.ts';
+import { startFakeBraintree, type FakeBraintree } from './fake-braintree.ts';
 
-describe('billing through the API, sandbox gateway', () => {
+
+interface GatewayCase {
+  name: 'sandbox' | 'braintree';
+  start(): Promise<{ env: TestEnv; fake?: FakeBraintree }>;
+}
+
+const GATEWAYS: GatewayCase[] = [
+  { name: 'sandbox', start: async () => ({ env: await createTestEnv() }) },
+  {
+    name: 'braintree',
+    start: async () => {
+      const fake = await startFakeBraintree();
+      return { env: await createTestEnv(fake.env), fake };
+    },
+  },
+];
+
+/** The same behaviour through both adapters: the built-in sandbox, and Braintree's SDK against a loopback fake. */
+describe.each(GATEWAYS)('cards and top-ups through the $name gateway', (gw) => {
   let env: TestEnv;
-  beforeAll(async () => (env = await createTestEnv()));
-  afterAll(() => env.close());
+  let fake: FakeBraintree | undefined;
+  beforeAll(async () => ({ env, fake } = await gw.start()));
+  afterAll(async () => {
+    await env.close();
+    await fake?.close();
+  });
 
   const idOf = async (email: string) => (await env.ctx.db.select({ id: users.id }).from(users).where(eq(users.email, email)))[0]!.id;
   const withCard = async (nonce = 'fake-valid-visa-nonce', over: Record<string, unknown> = {}) => {
@@ -28,23 +55,29 @@ describe('billing through the API, sandbox gateway', () => {
   const consistent = async (userId: string) =>
     expect(await balanceCents(env.ctx.db, userId)).toBe(await ledgerSumCents(env.ctx.db, userId));
 
-  it('refuses BRAINTREE_* settings at start-up while the Braintree adapter does not exist', () => {
-    expect(() => loadConfig({ DATA_DIR: 'memory://', BRAINTREE_MERCHANT_ID: 'm' } as NodeJS.ProcessEnv)).toThrow(/unset BRAINTREE_\* to use the built-in sandbox gateway/);
+  it('uses the configured adapter; the page may load Braintree\'s drop-in frames only when Braintree is the gateway', async () => {
+    expect(gatewayOf(env.ctx).name).toBe(gw.name);
+    const res = await env.app.inject({ method: 'GET', url: '/v1' });
+    const csp = String(res.headers['content-security-policy']);
+    const frameSrc = /frame-src ([^;]*)/.exec(csp)![1]!;
+    if (gw.name === 'braintree') expect(frameSrc).toContain('https://assets.braintreegateway.com');
+    else expect(csp).not.toContain('braintree');
   });
 
   it('vaults a card from a nonce: client token, payment info with the card, the sandbox flag', async () => {
     const a = await signUp(env.app);
     const tok = await call(env.app, 'GET', '/v1/user/payment/token/generate', { token: a.session });
     expect(tok.statusCode).toBe(200);
-    expect(tok.body.payload.gateway).toBe('sandbox');
-    expect(tok.body.payload.token).toMatch(/^sandbox_/);
+    expect(tok.body.payload.gateway).toBe(gw.name);
+    expect(tok.body.payload.token).toMatch(gw.name === 'sandbox' ? /^sandbox_/ : /^fake_client_token_/);
     const before = await call(env.app, 'GET', '/v1/user/payment/info', { token: a.session });
     expect(before.body.payload).toMatchObject({
       paymentActive: false,
       details: null,
       amountAutoRecharge: 0,
       minimumBalanceForAutoRecharge: 0,
-      sandbox: true,
+      sandbox: gw.name === 'sandbox',
+      gateway: gw.name,
     });
     const add = await call(env.app, 'POST', '/v1/user/payment/add', {
       token: a.session,
@@ -57,7 +90,9 @@ describe('billing through the API, sandbox gateway', () => {
       details: { last4: '1111', cardType: 'Visa', cardholderName: 'Ada Lovelace' },
     });
     // The vault token never leaves the server.
-    expect(JSON.stringify(add.body)).not.toContain('sbx.');
+    const [acct] = await env.ctx.db.select().from(billingAccounts).where(eq(billingAccounts.userId, await idOf(a.email)));
+    expect(acct!.paymentMethodToken).toBeTruthy();
+    expect(JSON.stringify(add.body)).not.toContain(acct!.paymentMethodToken!);
     // A new card replaces the old one.
     await call(env.app, 'POST', '/v1/user/payment/add', { token: a.session, body: { paymentMethodToken: 'fake-valid-mastercard-nonce' } });
     const info = await call(env.app, 'GET', '/v1/user/payment/info', { token: a.session });
@@ -153,12 +188,51 @@ describe('billing through the API, sandbox gateway', () => {
     await consistent(a.id);
   });
 
+  it('a top-up whose process died is reconciled by order id: a sale found is credited once, none found fails, a retry under its key answers the success', async () => {
+    const a = await withCard();
+    const [acct] = await env.ctx.db.select().from(billingAccounts).where(eq(billingAccounts.userId, a.id));
+    const pendingTopup = async (key: string) =>
+      (
+        await env.ctx.db
+          .insert(payments)
+          .values({ userId: a.id, kind: 'topup', amountCents: 1500, status: 'pending', idempotencyKey: key, gateway: gw.name })
+          .returning()
+      )[0]!;
+    const sold = await pendingTopup('crash-1');
+    const neverSold = await pendingTopup('crash-2');
+    // The card was charged, then the process died before booking it. The sale is made by a new adapter
+    // instance, as after a restart: the sandbox must remember it beyond the process that made it.
+    const restarted = gw.name === 'sandbox' ? new SandboxGateway({ store: dbSaleStore(env.ctx.db) }) : new BraintreeGateway(env.ctx.config);
+    expect((await restarted.sale({ token: acct!.paymentMethodToken!, amountCents: 1500, orderId: sold.id })).ok).toBe(true);
+    // Too recent: a live request may still be waiting for its answer.
+    expect(await reconcileTopups(env.ctx)).toBe(0);
+    await env.ctx.db
+      .update(payments)
+      .set({ updatedAt: new Date(Date.now() - 10 * 60_000) })
+      .where(eq(payments.userId, a.id));
+    expect(await reconcileTopups(env.ctx)).toBe(2);
+    expect(await reconcileTopups(env.ctx)).toBe(0);
+    const rows = await env.ctx.db.select().from(payments).where(eq(payments.userId, a.id));
+    expect(Object.fromEntries(rows.map((p) => [p.idempotencyKey, p.status]))).toEqual({ 'crash-1': 'submitted_for_settlement', 'crash-2': 'failed' });
+    expect(rows.find((p) => p.id === neverSold.id)!.processorResponseText).toContain('No charge was made');
+    expect(await balanceCents(env.ctx.db, a.id)).toBe(1000 + 1500);
+    expect(await topups(a.id)).toHaveLength(1);
+    // The client retries under its key: the success, and no second charge.
+    const retry = await call(env.app, 'POST', '/v1/user/general/addbalance', { token: a.session, body: { amount: 15 }, headers: { 'idempotency-key': 'crash-1' } });
+    expect([retry.statusCode, retry.body.payload.balance, retry.body.payload.payment.id]).toEqual([200, 25, sold.id]);
+    if (fake) expect(fake.transactions.filter((t) => t.orderId === sold.id)).toHaveLength(1);
+    expect(await topups(a.id)).toHaveLength(1);
+    await consistent(a.id);
+  });
+
   it('a gateway timeout: 504 with a clear message, nothing booked; the retry under the same key repeats the same sale, credited once', async () => {
     const a = await withCard();
     const fast = env.ctx.resources.payments!;
-    const slow = new SandboxGateway({ delayMs: 400 });
-    // The vaulted token is self-describing, so the slow sandbox can charge the same card.
+    // The sandbox's vaulted token is self-describing, so a slow sandbox can charge the same card; the fake
+    // Braintree is slowed down itself.
+    const slow = gw.name === 'sandbox' ? new SandboxGateway({ delayMs: 400 }) : fast;
     env.ctx.resources.payments = slow;
+    if (fake) fake.delayMs = 400;
     const timeout = env.ctx.config.PAYMENT_TIMEOUT_MS;
     env.ctx.config.PAYMENT_TIMEOUT_MS = 100;
     try {
@@ -171,22 +245,95 @@ describe('billing through the API, sandbox gateway', () => {
       const res = await send();
       expect([res.statusCode, res.body.message]).toEqual([504, MSG.paymentTimeout]);
       expect(await balanceCents(env.ctx.db, a.id)).toBe(1000);
+      const [pending] = await env.ctx.db.select().from(payments).where(eq(payments.userId, a.id));
+      expect(pending!.status).toBe('unknown');
       // The sale went through at the gateway after we stopped waiting.
-      await new Promise((r) => setTimeout(r, 500));
-      env.ctx.config.PAYMENT_TIMEOUT_MS = 2000;
+      await eventually(async () => slow.findByOrderId(pending!.id), 5000, 50);
+      env.ctx.config.PAYMENT_TIMEOUT_MS = 5000;
       const retry = await send();
       expect(retry.statusCode).toBe(200);
       expect(retry.body.payload.balance).toBe(30);
       const [p] = await env.ctx.db.select().from(payments).where(eq(payments.userId, a.id));
       // The same gateway transaction as the first (timed-out) attempt: the card was charged once.
       expect(await slow.find(p!.transactionId!)).toMatchObject({ orderId: p!.id, amountCents: 2000 });
+      if (fake) expect(fake.transactions.filter((t) => t.orderId === p!.id)).toHaveLength(1);
       expect(await topups(a.id)).toHaveLength(1);
       await consistent(a.id);
     } finally {
       env.ctx.resources.payments = fast;
       env.ctx.config.PAYMENT_TIMEOUT_MS = timeout;
+      if (fake) fake.delayMs = 0;
     }
   });
+});
+
+describe('the Braintree adapter through the real SDK', () => {
+  let fake: FakeBraintree;
+  beforeAll(async () => (fake = await startFakeBraintree()));
+  afterAll(() => fake.close());
+
+  const config = (over: Record<string, string> = {}) => loadConfig({ DATA_DIR: 'memory://', ...fake.env, ...over } as NodeJS.ProcessEnv);
+
+  it('is chosen when all four credentials are set; a partial set stops start-up naming what is missing', () => {
+    expect(() => loadConfig({ DATA_DIR: 'memory://', BRAINTREE_MERCHANT_ID: 'm' } as NodeJS.ProcessEnv)).toThrow(
+      /BRAINTREE_ENVIRONMENT, BRAINTREE_PUBLIC_KEY, BRAINTREE_PRIVATE_KEY: required when any BRAINTREE_\* credential is set/,
+    );
+    expect(config().BRAINTREE_MERCHANT_ID).toBe(fake.merchantId);
+  });
+
+  it('vaults with customer create, sells with the order id submitted for settlement, searches before selling, finds and refunds', async () => {
+    const g = new BraintreeGateway(config());
+    fake.calls.length = 0;
+    const v = await g.vault({ nonce: 'fake-valid-visa-nonce', customerId: null, email: 'a@example.com', firstName: 'Ada', lastName: 'Lovelace' });
+    expect(v).toMatchObject({ ok: true, card: { cardType: 'Visa', last4: '1111', maskedNumber: '411111******1111', cardholderName: 'Ada Lovelace' } });
+    expect(fake.calls).toEqual(['POST /customers', 'POST /payment_methods']);
+    if (!v.ok) return;
+    const again = await g.vault({ nonce: 'fake-valid-mastercard-nonce', customerId: v.customerId, email: 'a@example.com', firstName: 'Ada', lastName: 'Lovelace' });
+    expect(again).toMatchObject({ ok: true, customerId: v.customerId });
+    fake.calls.length = 0;
+    const s = await g.sale({ token: v.token, amountCents: 1234, orderId: 'order-1' });
+    expect(s).toMatchObject({ ok: true, transaction: { status: 'submitted_for_settlement', amountCents: 1234, orderId: 'order-1' } });
+    expect(fake.calls).toEqual(['POST /transactions/advanced_search_ids', 'POST /transactions']);
+    // The same order id again (a retry after a timeout or a crash): the first sale, nothing charged again.
+    const s2 = await g.sale({ token: v.token, amountCents: 1234, orderId: 'order-1' });
+    expect(s2.ok && s2.transaction.id).toBe(s.ok && s.transaction.id);
+    expect(fake.transactions.filter((t) => t.orderId === 'order-1')).toHaveLength(1);
+    expect(await g.findByOrderId('order-1')).toMatchObject({ orderId: 'order-1', amountCents: 1234 });
+    expect(await g.findByOrderId('order-none')).toBeNull();
+    const id = s.ok ? s.transaction.id : '';
+    expect(await g.find(id)).toMatchObject({ id, amountCents: 1234, card: { last4: '1111' } });
+    expect(await g.find('nosuchid')).toBeNull();
+    const r = await g.refund(id, 234);
+    expect(r).toMatchObject({ ok: true, transaction: { amountCents: 234 } });
+    expect(await g.clientToken(v.customerId)).toMatch(/^fake_client_token_/);
+  });
+
+  it('wrong keys are an error, not a silent fallback; an unreachable gateway is "unavailable"', async () => {
+    await expect(new BraintreeGateway(config({ BRAINTREE_PRIVATE_KEY: 'wrong' })).clientToken()).rejects.toThrow(/Authentication/);
+    const closed = new BraintreeGateway(config({ BRAINTREE_GATEWAY_URL: 'http://127.0.0.1:1' }));
+    await expect(closed.clientToken()).rejects.toBeInstanceOf(GatewayUnavailableError);
+  });
+});
+
+describe('billing through the API, sandbox gateway', () => {
+  let env: TestEnv;
+  beforeAll(async () => (env = await createTestEnv()));
+  afterAll(() => env.close());
+
+  const idOf = async (email: string) => (await env.ctx.db.select({ id: users.id }).from(users).where(eq(users.email, email)))[0]!.id;
+  const withCard = async (nonce = 'fake-valid-visa-nonce', over: Record<string, unknown> = {}) => {
+    const a = await signUp(env.app, over);
+    const res = await call(env.app, 'POST', '/v1/user/payment/add', { token: a.session, body: { paymentMethodToken: nonce } });
+    expect(res.statusCode, JSON.stringify(res.body)).toBe(200);
+    return { ...a, id: await idOf(a.email) };
+  };
+  const topups = async (userId: string) =>
+    env.ctx.db
+      .select()
+      .from(ledgerEntries)
+      .where(and(eq(ledgerEntries.userId, userId), eq(ledgerEntries.kind, 'topup')));
+  const consistent = async (userId: string) =>
+    expect(await balanceCents(env.ctx.db, userId)).toBe(await ledgerSumCents(env.ctx.db, userId));
 
   it('autofill: integers with the spec messages; saved and shown in payment info', async () => {
     const a = await withCard();

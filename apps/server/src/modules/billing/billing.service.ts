@@ -3,7 +3,8 @@ import { AppError } from '../../lib/errors.ts';
 import * as repo from './billing.repository.ts';
 import { scheduleRechargeIfLow } from './payments.ts';
 
-export { gatewayOf, processRecharges, startRechargeLoop } from './payments.ts';
+export { gatewayOf, processRecharges, reconcileTopups, startRechargeLoop } from './payments.ts';
+export { braintreeConfigured } from './braintree-gateway.ts';
 
 export { balanceCents, ledgerSumCents, spentCents } from './billing.repository.ts';
 
@@ -36,7 +37,7 @@ export async function charge(tx: Tx, userId: string, cents: number, kind: Ledger
   const balance = await repo.balanceCents(tx, userId);
   if (balance < cents) throw new InsufficientBalanceError(balance, cents);
   const booked = await repo.insertEntryOnce(tx, { userId, amountCents: -cents, kind, ref, description });
-  if (booked) await scheduleRechargeIfLow(tx, userId);
+  if (booked) await scheduleRechargeIfLow(tx, userId, cents, `${kind}:${ref}`);
   return booked;
 }
 
@@ -50,5 +51,5 @@ export const lockAccount = (tx: Tx, userId: string): Promise<void> => repo.lockA
 export async function bookCharges(tx: Tx, userId: string, cents: number, kind: LedgerKind, items: Array<{ ref: string; description: string }>): Promise<void> {
   if (cents <= 0) throw new Error('charge must be positive');
   await repo.insertEntries(tx, items.map((i) => ({ userId, amountCents: -cents, kind, ref: i.ref, description: i.description })));
-  if (items.length) await scheduleRechargeIfLow(tx, userId);
+  if (items.length) await scheduleRechargeIfLow(tx, userId, cents * items.length, `${kind}:${items[0]!.ref}`);
 }

@@ -42,6 +42,8 @@ export interface PaymentGateway {
   sale(input: { token: string; amountCents: number; orderId: string }): Promise<SaleResult>;
   refund(transactionId: string, amountCents?: number): Promise<SaleResult>;
   find(transactionId: string): Promise<GatewayTransaction | null>;
+  /** The sale made under `orderId` (the one that charged, if several), or null: whether a lost sale happened. */
+  findByOrderId(orderId: string): Promise<GatewayTransaction | null>;
 }
 
 /** The gateway did not answer (timeout, network): whether a sale happened is unknown. */

@@ -1,6 +1,8 @@
 import { and, desc, eq, inArray, lt, or, sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.ts';
-import { alerts, billingAccounts, payments, referrals, users } from '../../db/schema.ts';
+import { alerts, billingAccounts, payments, referrals, sandboxSales, users } from '../../db/schema.ts';
+import type { GatewayTransaction } from './gateway.ts';
+import type { SandboxSaleStore } from './sandbox-gateway.ts';
 
 export type BillingAccount = typeof billingAccounts.$inferSelect;
 export type PaymentRow = typeof payments.$inferSelect;
@@ -98,11 +100,18 @@ export async function raisePaymentAlert(
   db: Queryable,
   userId: string,
   a: { name: string; message: string; level: 'info' | 'warning' | 'danger'; dedupeKey: string },
-): Promise<void> {
-  await db
+): Promise<boolean> {
+  const rows = await db
     .insert(alerts)
     .values({ userId, group: 'payment', ...a })
-    .onConflictDoNothing();
+    .onConflictDoNothing()
+    .returning({ id: alerts.id });
+  return rows.length > 0;
+}
+
+/** Accounts with a card on file (for the card-expiry check). */
+export async function accountsWithCards(db: Queryable): Promise<BillingAccount[]> {
+  return db.select().from(billingAccounts).where(sql`${billingAccounts.paymentMethodToken} is not null`);
 }
 
 export async function clearPaymentAlert(db: Queryable, userId: string, dedupeKeyPrefix: string): Promise<void> {
@@ -117,4 +126,26 @@ export async function clearPaymentAlert(db: Queryable, userId: string, dedupeKey
         sql`${alerts.dismissedAt} is null`,
       ),
     );
+}
+
+/** The sandbox gateway's sales in the database: the first sale of an order id wins, across restarts and processes. */
+export function dbSaleStore(db: Queryable): SandboxSaleStore {
+  const one = async (rows: Array<{ transaction: unknown }>) => (rows[0]?.transaction as GatewayTransaction | undefined) ?? null;
+  return {
+    async keepFirst(tx) {
+      await db.insert(sandboxSales).values({ orderId: tx.orderId, transactionId: tx.id, transaction: tx }).onConflictDoNothing({ target: sandboxSales.orderId });
+      return (await one(await db.select().from(sandboxSales).where(eq(sandboxSales.orderId, tx.orderId))))!;
+    },
+    byOrderId: async (orderId) => one(await db.select().from(sandboxSales).where(eq(sandboxSales.orderId, orderId))),
+    byId: async (id) => one(await db.select().from(sandboxSales).where(eq(sandboxSales.transactionId, id))),
+  };
+}
+
+/** Top-ups whose outcome we never learnt (the process died, or the gateway did not answer) since before `before`. */
+export async function lostTopups(db: Queryable, before: Date, limit = 50): Promise<PaymentRow[]> {
+  return db
+    .select()
+    .from(payments)
+    .where(and(eq(payments.kind, 'topup'), inArray(payments.status, ['pending', 'unknown']), lt(payments.updatedAt, before)))
+    .limit(limit);
 }

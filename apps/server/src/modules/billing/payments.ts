@@ -8,6 +8,7 @@ import { AppError, badRequest, conflict, paymentRequired } from '../../lib/error
 import { success } from '../../lib/http.ts';
 import { GatewayUnavailableError, withTimeout, type GatewayTransaction, type PaymentGateway, type SaleResult } from './gateway.ts';
 import { SandboxGateway } from './sandbox-gateway.ts';
+import { BraintreeGateway, braintreeConfigured } from './braintree-gateway.ts';
 import * as ledger from './billing.repository.ts';
 import * as repo from './payments.repository.ts';
 
@@ -20,9 +21,18 @@ export const RECHARGE_BACKOFF_MS = [15 * 60_000, 60 * 60_000, 4 * 60 * 60_000];
 /** A recharge left 'processing' this long (its worker died, or the gateway did not answer) is tried again. */
 export const RECHARGE_STALE_MS = 2 * 60_000;
 const ADDBALANCE_ROUTE = 'POST /v1/user/general/addbalance';
+/**
+ * A top-up still pending or unknown this long after its last move lost its answer (its process died, or the
+ * gateway did not answer and nobody retried): the sweep asks the gateway by order id. Well past any live
+ * request's wait, so a sale still in flight is not taken for a sale that never happened.
+ */
+export const TOPUP_RECONCILE_MS = 5 * 60_000;
 
+/** Braintree when its credentials are configured, else the built-in sandbox. */
 export function gatewayOf(ctx: AppContext): PaymentGateway {
-  return (ctx.resources.payments ??= new SandboxGateway());
+  return (ctx.resources.payments ??= braintreeConfigured(ctx.config)
+    ? new BraintreeGateway(ctx.config)
+    : new SandboxGateway({ store: repo.dbSaleStore(ctx.db) }));
 }
 
 const money = (cents: number) => (cents / 100).toFixed(2);
@@ -161,6 +171,7 @@ async function settle(tx: Tx, p: repo.PaymentRow, t: GatewayTransaction): Promis
     ref: p.id,
     description: p.kind === 'auto_recharge' ? 'Automatic recharge' : 'Balance added',
   });
+  await repo.clearPaymentAlert(tx, p.userId, 'low-balance:');
   const inviter = await repo.inviterOf(tx, p.userId);
   if (inviter && (await repo.successfulPaymentCount(tx, p.userId)) === 1) {
     const booked = await ledger.insertEntryOnce(tx, {
@@ -232,6 +243,8 @@ export async function addBalance(ctx: AppContext, user: UserLike, amountDollars:
     const earlier = await repo.paymentByKey(ctx.db, user.id, key!);
     if (!earlier) throw conflict(MSG.idempotencyKeyInProgress);
     if (earlier.amountCents !== amountCents) throw new AppError(422, MSG.idempotencyKeyReused, 'idempotency_key_reused');
+    // Settled by the sweep after its first answer was lost: answer as the first attempt would have.
+    if (earlier.status === 'submitted_for_settlement') return successReply(ctx, earlier, key!, hash, user.id);
     // Only a payment whose outcome is unknown (the gateway did not answer) is tried again, as the same sale.
     p = await repo.movePayment(ctx.db, earlier.id, ['unknown'], { status: 'pending' });
     if (!p) throw conflict(MSG.idempotencyKeyInProgress);
@@ -279,13 +292,66 @@ export async function addBalance(ctx: AppContext, user: UserLike, amountDollars:
   });
 }
 
+async function successReply(ctx: AppContext, p: repo.PaymentRow, key: string, hash: string, userId: string): Promise<ExactReply> {
+  const out = {
+    statusCode: 200,
+    text: JSON.stringify(success({ balance: centsToDollars(await ledger.balanceCents(ctx.db, userId)), payment: historyItem(p) }, MSG.balanceAdded)),
+  };
+  await ctx.db
+    .insert(idempotencyKeys)
+    .values({ userId, route: ADDBALANCE_ROUTE, key, statusCode: out.statusCode, body: out.text, requestHash: hash })
+    .onConflictDoNothing();
+  return out;
+}
+
 /**
- * Called in the transaction of every charge: when the charge took the balance under the account's minimum
- * and automatic recharges are on (a card, an amount, fewer than the maximum failures, past the backoff), a
- * pending recharge is recorded. The unique index on pending/processing recharges keeps it to one per
- * account at a time, across processes; the account row lock the charge holds orders the checks.
+ * Settle top-ups whose answer was lost: a sale found under the payment's order id is credited (once, by
+ * settle's guard); none found means the card was never charged, and the payment fails with nothing booked.
+ * A gateway that does not answer leaves the payment for the next sweep.
  */
-export async function scheduleRechargeIfLow(tx: Tx, userId: string): Promise<void> {
+export async function reconcileTopups(ctx: AppContext): Promise<number> {
+  const lost = await repo.lostTopups(ctx.db, new Date(ctx.now().getTime() - TOPUP_RECONCILE_MS));
+  let n = 0;
+  for (const p of lost) {
+    // Claimed, so a concurrent sweep or a retry under the same key (which moves only 'unknown') cannot run it too.
+    const claimed = await repo.movePayment(ctx.db, p.id, [p.status], { status: 'processing' });
+    if (!claimed) continue;
+    let found: GatewayTransaction | null;
+    try {
+      found = await withTimeout(gatewayOf(ctx).findByOrderId(p.id), ctx.config.PAYMENT_TIMEOUT_MS);
+    } catch (err) {
+      await repo.movePayment(ctx.db, p.id, ['processing'], { status: 'unknown' });
+      if (err instanceof GatewayUnavailableError) continue;
+      throw err;
+    }
+    if (found && CHARGED_STATUSES.has(found.status)) await ctx.db.transaction((tx) => settle(tx, claimed, found));
+    else if (found) await fail(ctx.db, claimed, { ok: false, reason: 'declined', message: found.processorResponseText, transaction: found });
+    else
+      await repo.movePayment(ctx.db, p.id, ['processing'], {
+        status: 'failed',
+        processorResponseText: 'No charge was made: the payment was interrupted before the card was charged',
+      });
+    n++;
+  }
+  return n;
+}
+
+const CHARGED_STATUSES = new Set(['authorized', 'submitted_for_settlement', 'settling', 'settled', 'settlement_pending', 'settlement_confirmed']);
+
+/** The low-balance alert's threshold when automatic recharge is off. */
+export const LOW_BALANCE_DEFAULT_CENTS = 500;
+
+/**
+ * Called in the transaction of every charge:
+ * - when the charge took the balance under the account's minimum and automatic recharges are on (a card, an
+ *   amount, fewer than the maximum failures, past the backoff), a pending recharge is recorded. The unique
+ *   index on pending/processing recharges keeps it to one per account at a time, across processes; the
+ *   account row lock the charge holds orders the checks.
+ * - when the charge took the balance across the low-balance threshold (the recharge minimum when automatic
+ *   recharge is on, else $5), a low-balance payment alert is raised: once per crossing, since only the charge
+ *   that crosses raises it, under a key of that charge.
+ */
+export async function scheduleRechargeIfLow(tx: Tx, userId: string, chargedCents: number, chargeKey: string): Promise<void> {
   await tx.execute(sql`
     insert into payments (user_id, kind, amount_cents, status, gateway, card_type, masked_number, cardholder_name)
     select user_id, 'auto_recharge', auto_recharge_cents, 'pending', coalesce(gateway, 'sandbox'), card_type, masked_number, cardholder_name
@@ -294,6 +360,43 @@ export async function scheduleRechargeIfLow(tx: Tx, userId: string): Promise<voi
       and balance_cents < minimum_balance_cents and recharge_failures < ${RECHARGE_MAX_FAILURES}
       and (recharge_retry_at is null or recharge_retry_at <= now())
     on conflict do nothing`);
+  await tx.execute(sql`
+    insert into alerts (user_id, grp, name, message, level, dedupe_key)
+    select user_id, 'payment', 'lowBalance',
+      'Your balance is $' || to_char(balance_cents / 100.0, 'FM999999990.00') || ', under $' || to_char(t / 100.0, 'FM999999990.00') ||
+        case when auto_recharge_cents > 0 and payment_method_token is not null
+          then '. An automatic recharge of $' || to_char(auto_recharge_cents / 100.0, 'FM999999990.00') || ' is on its way.'
+          else '. Please add balance so your alerts keep running.' end,
+      'warning', ${'low-balance:' + chargeKey}
+    from (
+      select *, case when auto_recharge_cents > 0 and payment_method_token is not null then minimum_balance_cents else ${LOW_BALANCE_DEFAULT_CENTS} end as t
+      from billing_accounts where user_id = ${userId}
+    ) a
+    where balance_cents < t and balance_cents + ${chargedCents} >= t
+    on conflict do nothing`);
+}
+
+/**
+ * Raise a card-expiring payment alert for every card on file that expires this month or next (by `now`),
+ * once per card and expiry month. The daily job runs it; running it again the same day raises nothing.
+ */
+export async function raiseCardExpiryAlerts(ctx: AppContext): Promise<number> {
+  const now = ctx.now();
+  const ym = (d: Date) => d.getUTCFullYear() * 12 + d.getUTCMonth();
+  const thisMonth = ym(now);
+  let n = 0;
+  for (const a of await repo.accountsWithCards(ctx.db)) {
+    const month = Number(a.expirationYear) * 12 + Number(a.expirationMonth) - 1;
+    if (!Number.isFinite(month) || month < thisMonth || month > thisMonth + 1) continue;
+    const raised = await repo.raisePaymentAlert(ctx.db, a.userId, {
+      name: 'cardExpiring',
+      level: 'warning',
+      dedupeKey: `card-expiring:${a.maskedNumber ?? a.last4}:${a.expirationYear}-${a.expirationMonth}`,
+      message: `Your ${a.cardType} card ending in ${a.last4} expires at the end of ${a.expirationMonth}/${a.expirationYear}. Please add a new card so automatic recharges and top-ups keep working.`,
+    });
+    if (raised) n++;
+  }
+  return n;
 }
 
 /** Run one pending (or stale) automatic recharge; false when another process had claimed it. */
@@ -360,12 +463,24 @@ export async function processRecharges(ctx: AppContext): Promise<number> {
 }
 
 /** The worker role's loop: due recharges are run within about a second of the charge that made them due. */
-export function startRechargeLoop(ctx: AppContext, intervalMs = 1000): { stop(): Promise<void> } {
+export function startRechargeLoop(
+  ctx: AppContext,
+  intervalMs = 1000,
+  daily?: (day: string) => Promise<unknown>,
+): { stop(): Promise<void> } {
   let stopped = false;
   let running: Promise<unknown> = Promise.resolve();
+  let lastDay = '';
   const timer = setInterval(() => {
     if (stopped) return;
-    running = processRecharges(ctx).catch((err: unknown) => ctx.log.error({ err }, 'automatic recharge loop failed'));
+    const day = ctx.now().toISOString().slice(0, 10);
+    if (daily && day !== lastDay) {
+      lastDay = day;
+      void daily(day).catch((err: unknown) => ctx.log.error({ err }, 'the daily billing job could not be enqueued'));
+    }
+    running = processRecharges(ctx)
+      .then(() => reconcileTopups(ctx))
+      .catch((err: unknown) => ctx.log.error({ err }, 'automatic recharge loop failed'));
   }, intervalMs);
   timer.unref();
   return {

@@ -27,6 +27,30 @@ const IMAGE: Record<string, string> = {
   Discover: 'https://assets.braintreegateway.com/payment_method_logo/discover.png',
 };
 
+/** Where the sandbox keeps its sales by order id (the database in the app; memory by default). */
+export interface SandboxSaleStore {
+  /** Keep `tx` unless a sale with its order id is kept already; either way, the sale kept for that order id. */
+  keepFirst(tx: GatewayTransaction): Promise<GatewayTransaction>;
+  byOrderId(orderId: string): Promise<GatewayTransaction | null>;
+  byId(id: string): Promise<GatewayTransaction | null>;
+}
+
+export function memorySaleStore(): SandboxSaleStore {
+  const byOrder = new Map<string, GatewayTransaction>();
+  const byId = new Map<string, GatewayTransaction>();
+  return {
+    async keepFirst(tx) {
+      const first = byOrder.get(tx.orderId);
+      if (first) return first;
+      byOrder.set(tx.orderId, tx);
+      byId.set(tx.id, tx);
+      return tx;
+    },
+    byOrderId: async (orderId) => byOrder.get(orderId) ?? null,
+    byId: async (id) => byId.get(id) ?? null,
+  };
+}
+
 interface SandboxCard extends CardInfo {
   declines: boolean;
 }
@@ -37,16 +61,18 @@ interface SandboxCard extends CardInfo {
  * a card whose sales are declined, fake-gateway-rejected-fraud-nonce is rejected, fake-luhn-invalid-nonce is
  * invalid, fake-consumed-nonce (or a nonce of ours used twice) is refused, and a sale of 2000.00-2999.99 is
  * declined with that processor code, 3000.00-3000.99 fails, as on Braintree. A sale repeated with the same
- * order id returns the first sale. Vaulted cards live in the token itself, so tokens outlive a restart.
+ * order id returns the first sale (kept in the database by the app, so also after a restart). Vaulted cards live in the token itself, so tokens outlive a restart.
  */
 export class SandboxGateway implements PaymentGateway {
   readonly name = 'sandbox' as const;
-  private readonly sales = new Map<string, GatewayTransaction>();
-  private readonly byId = new Map<string, GatewayTransaction>();
+  private readonly refunds = new Map<string, GatewayTransaction>();
   private readonly usedNonces = new Set<string>();
+  private readonly sales: SandboxSaleStore;
 
-  /** `delayMs` slows every call down (a slow gateway, for timeout tests). */
-  constructor(private readonly opts: { delayMs?: number } = {}) {}
+  /** `delayMs` slows every call down (a slow gateway, for timeout tests); `store` keeps sales by order id. */
+  constructor(private readonly opts: { delayMs?: number; store?: SandboxSaleStore } = {}) {
+    this.sales = opts.store ?? memorySaleStore();
+  }
 
   private async pause() {
     if (this.opts.delayMs) await new Promise((r) => setTimeout(r, this.opts.delayMs));
@@ -100,11 +126,8 @@ export class SandboxGateway implements PaymentGateway {
 
   async sale(input: { token: string; amountCents: number; orderId: string }): Promise<SaleResult> {
     await this.pause();
-    const first = this.sales.get(input.orderId);
-    if (first)
-      return first.status === 'submitted_for_settlement'
-        ? { ok: true, transaction: first }
-        : { ok: false, reason: 'declined', message: first.processorResponseText, transaction: first };
+    const first = await this.sales.byOrderId(input.orderId);
+    if (first) return resultOf(first);
     const card = this.cardOf(input.token);
     if (!card) return { ok: false, reason: 'invalid', message: 'Payment method token is invalid.' };
     const dollars = input.amountCents / 100;
@@ -125,16 +148,13 @@ export class SandboxGateway implements PaymentGateway {
       card: { cardType: card.cardType, maskedNumber: card.maskedNumber, cardholderName: card.cardholderName, last4: card.last4 },
       createdAt: new Date().toISOString(),
     };
-    this.sales.set(input.orderId, tx);
-    this.byId.set(tx.id, tx);
-    return status === 'submitted_for_settlement'
-      ? { ok: true, transaction: tx }
-      : { ok: false, reason: 'declined', message: text, transaction: tx };
+    // A concurrent sale with the same order id may have been kept first: answer with that one.
+    return resultOf(await this.sales.keepFirst(tx));
   }
 
   async refund(transactionId: string, amountCents?: number): Promise<SaleResult> {
     await this.pause();
-    const orig = this.byId.get(transactionId);
+    const orig = await this.sales.byId(transactionId);
     if (!orig || orig.status !== 'submitted_for_settlement')
       return { ok: false, reason: 'invalid', message: 'Cannot refund a transaction unless it is settled.' };
     const tx: GatewayTransaction = {
@@ -144,12 +164,23 @@ export class SandboxGateway implements PaymentGateway {
       status: 'submitted_for_settlement',
       createdAt: new Date().toISOString(),
     };
-    this.byId.set(tx.id, tx);
+    this.refunds.set(tx.id, tx);
     return { ok: true, transaction: tx };
   }
 
   async find(transactionId: string): Promise<GatewayTransaction | null> {
     await this.pause();
-    return this.byId.get(transactionId) ?? null;
+    return (await this.sales.byId(transactionId)) ?? this.refunds.get(transactionId) ?? null;
   }
+
+  async findByOrderId(orderId: string): Promise<GatewayTransaction | null> {
+    await this.pause();
+    return this.sales.byOrderId(orderId);
+  }
+}
+
+function resultOf(t: GatewayTransaction): SaleResult {
+  return t.status === 'submitted_for_settlement'
+    ? { ok: true, transaction: t }
+    : { ok: false, reason: 'declined', message: t.processorResponseText, transaction: t };
 }

@@ -1,11 +1,14 @@
-import { useState } from 'react';
-import { Alert, Badge, Button, Card, Group, Image, Stack, Table, Tabs, Text, Title } from '@mantine/core';
+import { lazy, Suspense, useState } from 'react';
+import { Alert, Badge, Button, Card, Group, Image, Loader, Stack, Table, Tabs, Text, Title } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { AUTO_RECHARGE, MSG, type PaymentHistoryItem, type UserInfo } from '@shiptrail/contract';
 import { Link } from 'react-router';
 import { formatDate, money } from '../../../lib/format';
 import { useAddBalance, useEditAutofill, usePaymentHistory, usePaymentInfo } from '../api/billing';
 import { SandboxCardForm } from './card-form';
+
+// Braintree's drop-in is heavy and only needed on the card step when the gateway is Braintree.
+const BraintreeDropIn = lazy(() => import('./braintree-drop-in').then((m) => ({ default: m.BraintreeDropIn })));
 import { SandboxBadge } from './sandbox-badge';
 import { AmountPicker } from './amount-picker';
 import { UsagePanel } from './usage-panel';
@@ -47,10 +50,10 @@ export function PaymentMethodPanel({ info, subTab, onSubTab }: { info: UserInfo;
         <Stack>
           <CardOnFile />
           <Title order={4}>{data?.paymentActive ? 'Replace the card' : 'Add a card'}</Title>
-          {data && !data.sandbox ? (
-            <Alert color="yellow" maw={520}>
-              Payments go to Braintree. The Braintree drop-in form is not wired into this screen yet; contact support to add a card.
-            </Alert>
+          {data && data.gateway === 'braintree' ? (
+            <Suspense fallback={<Loader size="sm" />}>
+              <BraintreeDropIn />
+            </Suspense>
           ) : (
             <SandboxCardForm defaultName={{ firstName: info.profile.firstName, lastName: info.profile.lastName }} />
           )}
