@@ -9,7 +9,7 @@ import compress from '@fastify/compress';
 import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import fastifyStatic from '@fastify/static';
-import { MSG, findInputProblem } from '@shiptrail/contract';
+import { MSG, findInputProblem, type MapConfig } from '@shiptrail/contract';
 import type { AppContext } from './context.ts';
 import { AppError } from './lib/errors.ts';
 import { applyStatusContract, failure, success } from './lib/http.ts';
@@ -22,6 +22,7 @@ import { notificationRoutes } from './modules/notifications/notifications.routes
 import { memberRoutes } from './modules/members/members.routes.ts';
 import { shipmentRoutes } from './modules/shipments/shipments.routes.ts';
 import { billingRoutes } from './modules/billing/billing.routes.ts';
+import { geoRoutes } from './modules/geo/geo.routes.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -112,7 +113,7 @@ export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {})
         defaultSrc: ["'self'"],
         scriptSrc: ["'self'", ...recaptchaOrigins],
         styleSrc: ["'self'", "'unsafe-inline'"],
-        imgSrc: ["'self'", 'data:', 'https:'],
+        imgSrc: ["'self'", 'data:', 'https:', ...tileOrigins(ctx.config)],
         connectSrc: ["'self'"],
         // blob: lets the print page show the label PDF it fetched (with the session header) and print it.
         frameSrc: ["'self'", 'blob:', 'https://www.youtube-nocookie.com', ...recaptchaOrigins],
@@ -189,6 +190,7 @@ export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {})
   await app.register(memberRoutes, { ctx });
   await app.register(shipmentRoutes, { ctx });
   await app.register(billingRoutes, { ctx });
+  await app.register(geoRoutes, { ctx });
   if (ctx.mailer.mode === 'outbox') await app.register(devOutboxRoutes, { ctx });
 
 
@@ -197,7 +199,7 @@ export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {})
   app.get('/web-config.json', async (_req, reply) => {
     reply.header('cache-control', 'no-cache');
     const { RECAPTCHA_SITE_KEY: siteKey, RECAPTCHA_SCRIPT_URL: scriptUrl } = ctx.config;
-    return { recaptcha: siteKey ? { siteKey, scriptUrl } : null };
+    return { recaptcha: siteKey ? { siteKey, scriptUrl } : null, map: mapConfig(ctx.config) };
   });
 
   if (hasWeb) {
@@ -223,6 +225,19 @@ export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {})
 
   app.get('/v1', async () => success({ name: 'Shiptrail API', docs: '/developers', openapi: '/v1/openapi.json' }));
   return app;
+}
+
+/** The map's tiles: null when they are off (the web app draws its offline outlines). */
+export function mapConfig(config: AppContext['config']): MapConfig {
+  const off = config.MAP_TILE_URL.toLowerCase() === 'off';
+  return { tileUrl: off ? null : config.MAP_TILE_URL, attribution: config.MAP_ATTRIBUTION };
+}
+
+/** Tiles over https are allowed already; a plain-http tile server (a private one) is allowed by its origin. */
+function tileOrigins(config: AppContext['config']): string[] {
+  const t = mapConfig(config).tileUrl;
+  if (!t || !t.startsWith('http:')) return [];
+  return [new URL(t.replace(/\{[a-z]\}/g, '0')).origin];
 }
 
 function recaptchaCspOrigins(config: AppContext['config']): string[] {
