@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GEO_MESSAGES } from '@shiptrail/contract';
 import { offlineDataLoaded } from '../../src/modules/geo/offline.ts';
 import { call, createTestEnv, type TestEnv } from '../helpers.ts';
-import { company, createShipment, readmeShipment } from '../shipments/fixtures.ts';
+import { company, courier, createShipment, readmeShipment } from '../shipments/fixtures.ts';
 
 /** The README shipment with the coordinates taken out (and ZIPs the offline data knows). */
 function shipmentWithoutCoordinates(originZip = '90403', destinationZip = 'M5V 3L9') {
@@ -96,6 +96,18 @@ describe('geocoding, offline (no GEOCODER_URL)', () => {
     expect(edit.statusCode).toBe(200);
     expect(edit.body.payload.destination.lat).toBeCloseTo(34.09, 1);
     expect(edit.body.payload.origin).toMatchObject({ lat: 34.032016, long: -118.482805 });
+  });
+
+  it('keeps when a courier reported their position (the couriers map shows the time of the fix)', async () => {
+    const k = await courier(env.app, token);
+    const before = await call(env.app, 'POST', '/v1/user/general/getmembers', { token });
+    expect(before.body.payload.find((m: { uid: string }) => m.uid === k.uid)).toMatchObject({ geo: null, geoAt: null });
+    const t0 = Date.now();
+    expect((await call(env.app, 'POST', '/v1/user/general/position', { token: k.session, body: { lat: 41.88, lng: -87.63 } })).statusCode).toBe(200);
+    const after = await call(env.app, 'POST', '/v1/user/general/getmembers', { token });
+    const m = after.body.payload.find((x: { uid: string }) => x.uid === k.uid);
+    expect(m.geo).toEqual({ lat: 41.88, lng: -87.63 });
+    expect(Date.parse(m.geoAt)).toBeGreaterThanOrEqual(t0 - 1000);
   });
 
   it('creates the shipment without coordinates when the address cannot be placed', async () => {
