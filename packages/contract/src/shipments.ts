@@ -346,7 +346,9 @@ export const publicShipmentSchema = z.object({
   destinationPlace: publicPlace,
   expected: z.string().nullable(),
   lastCheckPoint: z.object({ status: z.enum(SHIPMENT_STATUSES), location: z.string().nullable(), message: z.string(), time: z.string() }).nullable(),
-  checkpoints: z.array(z.object({ status: z.enum(SHIPMENT_STATUSES), location: z.string().nullable(), message: z.string(), time: z.string(), signedBy: z.string().nullable() })),
+  checkpoints: z.array(
+    z.object({ status: z.enum(SHIPMENT_STATUSES), location: z.string().nullable(), message: z.string(), time: z.string(), signedBy: z.string().nullable(), lat: z.number().nullable(), long: z.number().nullable() }),
+  ),
   notify: z.object({ email: z.string(), phone: z.string() }),
   signedBy: z.string().nullable(),
   brand: brandSchema,
