@@ -3,7 +3,7 @@ import './map-view.css';
 import { Box, Loader, Center } from '@mantine/core';
 import L, { type LatLngExpression } from 'leaflet';
 import { useEffect, useMemo, useState, type ReactNode } from 'react';
-import { GeoJSON, MapContainer, Marker, Pane, Polyline, Popup, TileLayer, useMap } from 'react-leaflet';
+import { GeoJSON, MapContainer, Marker, Pane, Polyline, Popup, TileLayer, Tooltip, useMap } from 'react-leaflet';
 import { loadOutlines, type Outlines } from './outlines';
 import { useMapConfig } from './map-config';
 
@@ -16,6 +16,8 @@ export interface MapMarker {
   /** Short text on the marker itself (a courier's initials); may be empty. */
   text?: string;
   title: string;
+  /** Always shown beside the marker (a courier's name and the time of the fix). */
+  label?: string;
   popup?: ReactNode;
 }
 
@@ -73,7 +75,7 @@ function OutlineLayer() {
   if (!data) return null;
   return (
     <Pane name="outlines" style={{ zIndex: 250 }}>
-      <GeoJSON data={data.countries} style={{ className: 'st-outline st-outline-country', color: '#7b8794', weight: 1, fillColor: '#eef2f5', fillOpacity: 1 }} interactive={false} />
+      <GeoJSON data={data.countries} attribution="Outlines: Natural Earth, US Census Bureau" style={{ className: 'st-outline st-outline-country', color: '#7b8794', weight: 1, fillColor: '#eef2f5', fillOpacity: 1 }} interactive={false} />
       <GeoJSON data={data.states} style={{ className: 'st-outline st-outline-state', color: '#9aa5b1', weight: 0.7, fill: false }} interactive={false} />
     </Pane>
   );
@@ -103,10 +105,15 @@ export default function MapView({ center, zoom, fitToMarkers = false, markers, l
         {tileUrl && !tilesFailed && <TileLayer url={tileUrl} attribution={config.data?.attribution ?? ''} eventHandlers={tileEvents} />}
         {offline && <OutlineLayer />}
         {lines.map((l) => (
-          <Polyline key={l.id} positions={l.points} pathOptions={{ className: 'st-route', color: '#1c7ed6', weight: 3, opacity: 0.8, dashArray: '6 6' }} />
+          <Polyline key={l.id} positions={l.points} className="st-route" color="#1c7ed6" weight={3} opacity={0.8} dashArray="6 6" />
         ))}
         {markers.map((m) => (
           <Marker key={m.id} position={[m.lat, m.lng]} icon={icon(m)} title={m.title} alt={m.title}>
+            {m.label && (
+              <Tooltip permanent direction="right" offset={[14, 0]} className="st-marker-label">
+                {m.label}
+              </Tooltip>
+            )}
             {m.popup && <Popup>{m.popup}</Popup>}
           </Marker>
         ))}

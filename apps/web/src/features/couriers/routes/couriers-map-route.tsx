@@ -19,6 +19,13 @@ const initials = (name: string) =>
     .slice(0, 2)
     .toUpperCase();
 
+/** The fix's time, short: the clock time today, else the date and time. */
+function fixTime(iso: string) {
+  const d = new Date(iso);
+  const sameDay = d.toDateString() === new Date().toDateString();
+  return sameDay ? d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' }) : formatDateTime(iso);
+}
+
 export default function CouriersMapRoute() {
   const members = useQuery({ ...membersQueryOptions(), refetchInterval: REFRESH_MS });
   const couriers = couriersOf(members.data ?? []);
@@ -32,6 +39,7 @@ export default function CouriersMapRoute() {
       kind: 'courier',
       text: initials(name),
       title: `${name}, ${c.geoAt ? formatDateTime(c.geoAt) : 'time unknown'}`,
+      label: c.geoAt ? `${name} · ${fixTime(c.geoAt)}` : name,
       popup: (
         <div>
           <strong>{name}</strong>
