@@ -16,7 +16,7 @@ const PHONE = { width: 390, height: 844 };
 
 let owner: Page;
 let ownerToken = '';
-const couriers: Array<{ email: string; uid: string; token: string }> = [];
+const couriers: Array<{ email: string; uid: string; token: string; version: string }> = [];
 
 async function newPage(browser: Browser, viewport = DESKTOP) {
   const context = await browser.newContext({ viewport });
@@ -27,9 +27,9 @@ async function addCourier(page: Page, firstName: string, at?: { lat: number; lng
   const email = uniqueEmail(`map-${firstName.toLowerCase()}`);
   const added = await apiPost(page.request, ownerToken, '/v1/user/general/addmember', { email, role: 'courier', firstName, lastName: 'Rider', phone: '2125550142', password: 'courierpass1' });
   const login = await page.request.post('/v1/user/general/login', { data: { email, password: 'courierpass1' } });
-  const token = ((await login.json()) as { payload: { sessionToken: string } }).payload.sessionToken;
+  const { sessionToken: token, version } = ((await login.json()) as { payload: { sessionToken: string; version: string } }).payload;
   if (at) expect((await apiPost(page.request, token, '/v1/user/general/position', at)).code).toBe(200);
-  couriers.push({ email, uid: added.payload.uid as string, token });
+  couriers.push({ email, uid: added.payload.uid as string, token, version });
 }
 
 async function shot(page: Page, name: string) {
@@ -144,4 +144,27 @@ test('the shipment form fills city and state from a ZIP, and an address from a s
   await expect(destination.getByLabel('City')).toHaveValue('Springfield');
   await expect(destination.getByLabel('State')).toHaveValue('IL');
   await expect(destination.getByLabel('Zip')).toHaveValue(/^62/);
+});
+
+test("a courier's Share my location sends the browser's position, and stays on after a reload", async ({ browser }) => {
+  const cy = couriers[2]!;
+  const context = await browser.newContext({ viewport: PHONE, geolocation: { latitude: 44.98, longitude: -93.27 }, permissions: ['geolocation'] });
+  const phone = await context.newPage();
+  await phone.goto('/terms-of-service');
+  await phone.evaluate((s) => localStorage.setItem('shiptrail.session', JSON.stringify(s)), { token: cy.token, version: cy.version });
+  await phone.goto('/account/shipments');
+  const share = phone.getByRole('switch', { name: 'Share my location' });
+  await expect(share).not.toBeChecked();
+  await share.click();
+  await expect(share).toBeChecked();
+  await expect
+    .poll(async () => {
+      const list = await apiPost(owner.request, ownerToken, '/v1/user/general/getmembers', {});
+      return (list.payload as Array<{ uid: string; geo: unknown }>).find((m) => m.uid === cy.uid)?.geo ?? null;
+    })
+    .toEqual({ lat: 44.98, lng: -93.27 });
+  await expect(phone.getByTestId('share-location-sent')).toBeVisible();
+  await phone.reload();
+  await expect(phone.getByRole('switch', { name: 'Share my location' })).toBeChecked();
+  await context.close();
 });

@@ -110,7 +110,7 @@ export default function MapView({ center, zoom, fitToMarkers = false, markers, l
         {markers.map((m) => (
           <Marker key={m.id} position={[m.lat, m.lng]} icon={icon(m)} title={m.title} alt={m.title}>
             {m.label && (
-              <Tooltip permanent direction="right" offset={[14, 0]} className="st-marker-label">
+              <Tooltip permanent direction="auto" offset={[14, 0]} className="st-marker-label">
                 {m.label}
               </Tooltip>
             )}
