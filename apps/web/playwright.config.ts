@@ -57,6 +57,8 @@ export default defineConfig({
       DATA_DIR: process.env.E2E_DATA_DIR,
       CARRIER_SANDBOX_PACE: '0.05',
       PUBLIC_URL: baseURL,
+      // No tile server is reachable (a closed loopback port): the maps must fall back to their offline outlines.
+      MAP_TILE_URL: 'http://127.0.0.1:9/{z}/{x}/{y}.png',
     },
   },
 });

@@ -11,7 +11,7 @@ import rateLimit from '@fastify/rate-limit';
 import { sharedRateLimitStore } from './lib/shared-rate-limit-store.ts';
 import { httpDuration, metricsText, tokenMatches } from './lib/metrics.ts';
 import fastifyStatic from '@fastify/static';
-import { MSG, findInputProblem } from '@shiptrail/contract';
+import { MSG, findInputProblem, type MapConfig } from '@shiptrail/contract';
 import type { AppContext } from './context.ts';
 import { AppError } from './lib/errors.ts';
 import { applyStatusContract, failure, success } from './lib/http.ts';
@@ -26,6 +26,7 @@ import { shipmentRoutes } from './modules/shipments/shipments.routes.ts';
 import { billingRoutes } from './modules/billing/billing.routes.ts';
 import { liveRoutes } from './modules/live/live.routes.ts';
 import { braintreeConfigured } from './modules/billing/billing.service.ts';
+import { geoRoutes } from './modules/geo/geo.routes.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -117,7 +118,7 @@ export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {})
         defaultSrc: ["'self'"],
         scriptSrc: ["'self'", ...recaptchaOrigins, ...braintree.script],
         styleSrc: ["'self'", "'unsafe-inline'", ...braintree.style],
-        imgSrc: ["'self'", 'data:', 'https:'],
+        imgSrc: ["'self'", 'data:', 'https:', ...tileOrigins(ctx.config)],
         connectSrc: ["'self'", ...braintree.connect],
         // blob: lets the print page show the label PDF it fetched (with the session header) and print it.
         frameSrc: ["'self'", 'blob:', 'https://www.youtube-nocookie.com', ...recaptchaOrigins, ...braintree.frame],
@@ -217,6 +218,7 @@ export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {})
   await app.register(shipmentRoutes, { ctx });
   await app.register(billingRoutes, { ctx });
   await app.register(liveRoutes, { ctx });
+  await app.register(geoRoutes, { ctx });
   if (ctx.mailer.mode === 'outbox') await app.register(devOutboxRoutes, { ctx });
 
 
@@ -225,7 +227,7 @@ export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {})
   app.get('/web-config.json', async (_req, reply) => {
     reply.header('cache-control', 'no-cache');
     const { RECAPTCHA_SITE_KEY: siteKey, RECAPTCHA_SCRIPT_URL: scriptUrl } = ctx.config;
-    return { recaptcha: siteKey ? { siteKey, scriptUrl } : null };
+    return { recaptcha: siteKey ? { siteKey, scriptUrl } : null, map: mapConfig(ctx.config) };
   });
 
   if (hasWeb) {
@@ -266,6 +268,19 @@ function braintreeCspOrigins(config: AppContext['config']): { script: string[]; 
     connect: [`https://api.${env}braintreegateway.com`, `https://client-analytics.${env}braintreegateway.com`, `https://payments.${env}braintree-api.com`],
     frame: ['https://assets.braintreegateway.com'],
   };
+}
+
+/** The map's tiles: null when they are off (the web app draws its offline outlines). */
+export function mapConfig(config: AppContext['config']): MapConfig {
+  const off = config.MAP_TILE_URL.toLowerCase() === 'off';
+  return { tileUrl: off ? null : config.MAP_TILE_URL, attribution: config.MAP_ATTRIBUTION };
+}
+
+/** Tiles over https are allowed already; a plain-http tile server (a private one) is allowed by its origin. */
+function tileOrigins(config: AppContext['config']): string[] {
+  const t = mapConfig(config).tileUrl;
+  if (!t || !t.startsWith('http:')) return [];
+  return [new URL(t.replace(/\{[a-z]\}/g, '0')).origin];
 }
 
 function recaptchaCspOrigins(config: AppContext['config']): string[] {

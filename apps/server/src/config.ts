@@ -115,6 +115,19 @@ const envSchema = carrierEnvSchema.extend({
   /** An admin port (every role, the worker too): /metrics, /healthz and /readyz, with no token. */
   ADMIN_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   ADMIN_HOST: z.string().default('127.0.0.1'),
+  /** A Nominatim-compatible geocoder (its base URL, before /search); unset: the offline ZIP data only. */
+  GEOCODER_URL: optionalUrl,
+  /** Nominatim's public service allows one request a second. */
+  GEOCODER_RATE_LIMIT: rateLimitSetting,
+  GEOCODER_TIMEOUT_MS: z.coerce.number().int().positive().default(3000),
+  GEOCODER_CACHE_SECONDS: z.coerce.number().nonnegative().default(86_400),
+  /** The map's tile URL template ({z}/{x}/{y}, optional {s}); 'off' draws the offline outlines only. */
+  MAP_TILE_URL: z
+    .string()
+    .trim()
+    .default('https://tile.openstreetmap.org/{z}/{x}/{y}.png')
+    .refine((v) => v.toLowerCase() === 'off' || /^https?:\/\/[^\s]+\{z\}[^\s]*$/.test(v), 'use an http(s) URL template with {z}, {x} and {y}, or "off"'),
+  MAP_ATTRIBUTION: z.string().default('&copy; <a href="https://www.openstreetmap.org/copyright">OpenStreetMap</a> contributors'),
 });
 
 export type Env = z.infer<typeof envSchema>;

@@ -8,6 +8,7 @@ import type { CarrierRuntime, JourneyStartLookup } from './modules/carriers/carr
 import type { SmsGateway } from './modules/sms/sms.service.ts';
 import type { PaymentGateway } from './modules/billing/gateway.ts';
 import type { Faults, Tuning } from './modules/notifications/tuning.ts';
+import type { Geocoder } from './modules/geo/geocoder.ts';
 
 /**
  * What modules get: the parsed config and the shared resources. Built once in main.ts (or by a test)
@@ -44,4 +45,6 @@ export interface FeatureResources {
   notificationTuning?: Partial<Tuning>;
   /** Fault injection around provider calls (tests). */
   notificationFaults?: Faults;
+  /** The HTTP geocoder when GEOCODER_URL is set (made on first use; it holds the rate limit and the cache). */
+  geocoder?: Geocoder;
 }

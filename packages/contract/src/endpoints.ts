@@ -5,6 +5,7 @@ import * as N from './notifications.ts';
 import * as S from './shipments.ts';
 import * as M from './members.ts';
 import * as B from './billing.ts';
+import * as G from './geo.ts';
 import { API_TOKEN_HEADER, HTTP_STATUS_HEADER, HTTP_STATUS_REAL } from './constants.ts';
 
 /** The API-wide rules, shown at the top of the OpenAPI document (and so on the /developers page). */
@@ -102,5 +103,10 @@ export const billingEndpoints: EndpointDef[] = [
   { method: 'POST', path: '/v1/user/general/getusage', summary: 'Usage per day between two dates: trackings and SMS, their costs and the total', tag: 'Billing', auth: true, body: B.usageRequest, response: z.array(B.usageRecordSchema) },
 ];
 
+export const geoEndpoints: EndpointDef[] = [
+  { method: 'GET', path: '/v1/user/geo/lookup', summary: 'The place of a US ZIP or Canadian postal code: city, state and coordinates (the address form\'s autofill)', tag: 'Geo', auth: true, query: G.geoLookupQuery, response: G.geoPlaceSchema },
+  { method: 'GET', path: '/v1/user/geo/autocomplete', summary: 'Address suggestions for what has been typed so far (a ZIP, a city, or a street address when a geocoding service is configured)', tag: 'Geo', auth: true, query: G.geoAutocompleteQuery, response: G.geoSuggestionsSchema },
+];
+
 /** Features append their lists here (trackings, carriers, notifications, ...). */
-export const endpoints: EndpointDef[] = [...accountEndpoints, ...trackingEndpoints, ...notificationEndpoints, ...memberEndpoints, ...shipmentEndpoints, ...billingEndpoints];
+export const endpoints: EndpointDef[] = [...accountEndpoints, ...trackingEndpoints, ...notificationEndpoints, ...memberEndpoints, ...shipmentEndpoints, ...billingEndpoints, ...geoEndpoints];

@@ -10,3 +10,4 @@ export * from './billing.ts';
 export * from './input-guards.ts';
 export * from './members.ts';
 export * from './shipments.ts';
+export * from './geo.ts';

@@ -68,6 +68,8 @@ export const memberViewSchema = z.object({
   phone: z.string(),
   /** Last known position (from the courier's latest checkpoint with coordinates); null until one. */
   geo: geoSchema.nullable(),
+  /** When `geo` was reported (ISO time), null when never. */
+  geoAt: z.string().nullable(),
   /** Shipments assigned to the member that are not Delivered or Expired yet. */
   openShipments: z.number().int(),
   createdAt: z.string(),

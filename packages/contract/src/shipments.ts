@@ -347,7 +347,7 @@ export const publicShipmentSchema = z.object({
   destinationPlace: publicPlace,
   expected: z.string().nullable(),
   lastCheckPoint: checkpointSchema.nullable(),
-  checkpoints: z.array(checkpointSchema.extend({ signedBy: z.string().nullable() })),
+  checkpoints: z.array(checkpointSchema.extend({ signedBy: z.string().nullable(), lat: z.number().nullable(), long: z.number().nullable() })),
   notify: z.object({ email: z.string(), phone: z.string() }),
   signedBy: z.string().nullable(),
   brand: brandSchema,

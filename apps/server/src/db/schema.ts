@@ -65,6 +65,8 @@ export const users = pgTable(
     version: text('version').notNull(),
     geoLat: text('geo_lat'),
     geoLng: text('geo_lng'),
+    /** When the position above was reported (the couriers map shows the fix's age). */
+    geoAt: ts('geo_at'),
     createdAt: createdAt(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },

@@ -31,6 +31,8 @@ const Invoice = lazy(() => import('../features/billing/routes/invoice-route'));
 const Shipments = lazy(() => import('../features/shipments/routes/shipments-route'));
 const PrintLabels = lazy(() => import('../features/shipments/routes/print-route'));
 const Couriers = lazy(() => import('../features/couriers/routes/couriers-route'));
+const CouriersMap = lazy(() => import('../features/couriers/routes/couriers-map-route'));
+const ShipmentsMap = lazy(() => import('../features/shipments/routes/shipments-map-route'));
 
 function page(C: LazyExoticComponent<ComponentType> | ComponentType) {
   return (
@@ -95,6 +97,8 @@ const router = createBrowserRouter([
           { path: 'shipments', element: page(Shipments) },
           { path: 'print', element: page(PrintLabels) },
           { path: 'couriers', element: page(Couriers) },
+          { path: 'couriers/map', element: page(CouriersMap) },
+          { path: 'shipments/map', element: page(ShipmentsMap) },
           { path: 'profile/settings/:tab?/:subTab?', element: page(Settings) },
           { path: 'profile/invoice/:invoiceId', element: page(Invoice) },
           { path: '*', element: page(NotFound) },

@@ -44,5 +44,5 @@ export async function deleteMember(db: Queryable, companyId: string, memberId: s
 }
 
 export async function setPosition(db: Queryable, memberId: string, lat: number, lng: number, now: Date) {
-  await db.update(users).set({ geoLat: String(lat), geoLng: String(lng), updatedAt: now }).where(eq(users.id, memberId));
+  await db.update(users).set({ geoLat: String(lat), geoLng: String(lng), geoAt: now, updatedAt: now }).where(eq(users.id, memberId));
 }

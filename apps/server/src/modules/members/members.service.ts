@@ -30,6 +30,7 @@ export function memberView(m: UserRow, open = 0): MemberView {
     lastName: m.lastName,
     phone: m.phone,
     geo: geoOf(m),
+    geoAt: m.geoAt?.toISOString() ?? null,
     openShipments: open,
     createdAt: m.createdAt.toISOString(),
     updatedAt: m.updatedAt.toISOString(),

@@ -23,6 +23,7 @@ import { isUniqueViolation } from '../../db/errors.ts';
 import { badRequest, forbidden, notFound } from '../../lib/errors.ts';
 import type { UserRow } from '../accounts/accounts.service.ts';
 import { charge } from '../billing/billing.service.ts';
+import { locateAddress } from '../geo/geo.service.ts';
 import { findCourierByEmail, setPosition } from '../members/members.service.ts';
 import { fanOutStatusEvent } from '../notifications/notifications.service.ts';
 import { publishLive } from '../live/live.service.ts';
@@ -119,16 +120,32 @@ const CREATE_ATTEMPTS = 5;
 /** SHM + 11 random digits + check digit; unique across the platform (the unique index decides). */
 const newShmNumber = () => shmNumber(String(randomInt(0, 1e11)).padStart(11, '0'));
 
-/** What a create needs to know before its transaction: the caller may create, and who the courier is. */
+/**
+ * What a create needs to know before its transaction: the caller may create, who the courier is, and the
+ * addresses with coordinates (geocoded here, outside any transaction, since a geocoder may be slow).
+ */
 export interface CreatePlan {
   member: UserRow | undefined;
   warning?: string;
+  origin?: CreateInput['origin'];
+  destination?: CreateInput['destination'];
 }
 export async function planShipment(ctx: AppContext, company: UserRow, input: CreateInput): Promise<CreatePlan> {
   requireCompanyOwner(company);
   const member = await findCourierByEmail(ctx, company.id, input.courierEmail);
   const warning = member ? undefined : `${input.courierEmail} is not one of your couriers, so nobody is assigned: add them under Couriers and edit the shipment to assign it.`;
-  return { member, warning };
+  const [origin, destination] = await Promise.all([withCoordinates(ctx, input.origin), withCoordinates(ctx, input.destination)]);
+  return { member, warning, origin, destination };
+}
+
+/**
+ * The address with lat/long from the geocoder when it came without them; as given when it had them or when
+ * it could not be placed (a shipment never fails for want of a map position).
+ */
+async function withCoordinates(ctx: AppContext, a: CreateInput['origin']): Promise<CreateInput['origin']> {
+  if (a.lat != null && a.long != null) return a;
+  const at = await locateAddress(ctx, { address1: a.address1, city: a.city, state: a.state, zip: a.zip, country: a.country });
+  return at ? { ...a, lat: at.lat, long: at.long } : a;
 }
 
 /** What identifies a create request under an Idempotency-Key: the request as validated. */
@@ -145,7 +162,10 @@ export async function createShipment(
   plan?: CreatePlan,
   outer?: Tx,
 ): Promise<{ view: ShipmentView; warning?: string }> {
-  const { member, warning } = plan ?? (await planShipment(ctx, company, input));
+  const p = plan ?? (await planShipment(ctx, company, input));
+  const { member, warning } = p;
+  const origin = p.origin ?? input.origin;
+  const destination = p.destination ?? input.destination;
   for (let attempt = 1; ; attempt++) {
     try {
       const run = <T>(work: (tx: Tx) => Promise<T>) => (outer ? outer.transaction(work) : ctx.db.transaction(work));
@@ -164,8 +184,8 @@ export async function createShipment(
           message: input.message ?? '',
           expected: input.expected ? new Date(input.expected) : null,
           metadata: input.metadata,
-          origin: addressRow(input.origin),
-          destination: addressRow(input.destination),
+          origin: addressRow(origin),
+          destination: addressRow(destination),
           courierId: member?.id ?? null,
           courier: input.courier,
           courierEmail: input.courierEmail,
@@ -233,12 +253,13 @@ export async function editShipment(ctx: AppContext, company: UserRow, input: Edi
   const tid = normalizeTrackingNumber(input.tid);
   let member: UserRow | undefined;
   if (input.courierEmail) member = await findCourierByEmail(ctx, company.id, input.courierEmail);
+  const [origin, destination] = await Promise.all([input.origin && withCoordinates(ctx, input.origin), input.destination && withCoordinates(ctx, input.destination)]);
   const row = await ctx.db.transaction(async (tx) => {
     const s = await repo.lockByTid(tx, { companyId: company.id }, tid);
     if (!s) throw notFoundShipment();
     const patch: Partial<repo.NewShipment> = { updatedAt: ctx.now() };
-    if (input.origin) patch.origin = addressRow(input.origin);
-    if (input.destination) patch.destination = addressRow(input.destination);
+    if (origin) patch.origin = addressRow(origin);
+    if (destination) patch.destination = addressRow(destination);
     if (input.orderId !== undefined) patch.orderId = input.orderId;
     if (input.message !== undefined) patch.message = input.message;
     if (input.expected !== undefined) patch.expected = new Date(input.expected);

@@ -104,6 +104,9 @@ export function publicShipmentView(s: ShipmentRow, cps: CheckpointSummary[], bra
     message: c.message,
     time: c.time.toISOString(),
     signedBy: c.podRecipientName ?? null,
+    // Where the courier reported it from: the public page draws the parcel's route from these.
+    lat: c.lat ?? null,
+    long: c.long ?? null,
   }));
   const last = checkpoints[0];
   return {

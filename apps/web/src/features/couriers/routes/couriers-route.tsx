@@ -1,8 +1,8 @@
 import { Badge, Box, Button, Center, Group, Loader, Modal, Paper, Stack, Table, Text, ThemeIcon } from '@mantine/core';
-import { IconEdit, IconPlus, IconTrash, IconTruck } from '@tabler/icons-react';
+import { IconEdit, IconMap, IconPlus, IconTrash, IconTruck } from '@tabler/icons-react';
 import type { MemberView } from '@shiptrail/contract';
 import { lazy, Suspense, useEffect, useState } from 'react';
-import { useSearchParams } from 'react-router';
+import { Link, useSearchParams } from 'react-router';
 import { PageHeader } from '../../../components/page-header';
 import { useCardLayout } from '../../../components/card-layout';
 import { formatDateTime } from '../../../lib/format';
@@ -56,9 +56,14 @@ export default function CouriersRoute() {
         title="Couriers"
         description="The people who deliver your shipments. They sign in with their own email and password."
         actions={
-          <Button leftSection={<IconPlus size={16} />} onClick={() => setAdding(true)}>
-            Add New Courier
-          </Button>
+          <Group gap="xs">
+            <Button component={Link} to="/account/couriers/map" variant="default" leftSection={<IconMap size={16} />}>
+              Map
+            </Button>
+            <Button leftSection={<IconPlus size={16} />} onClick={() => setAdding(true)}>
+              Add New Courier
+            </Button>
+          </Group>
         }
       />
       <Paper mih={200} pos="relative">

@@ -14,7 +14,7 @@ import {
   ThemeIcon,
   Title,
 } from '@mantine/core';
-import { MSG } from '@shiptrail/contract';
+import { MAP_DEFAULTS, MSG, type PublicShipment } from '@shiptrail/contract';
 import { IconMail, IconMapPin, IconPackageOff, IconPhone, IconTruck } from '@tabler/icons-react';
 import type { ReactNode } from 'react';
 import { Link, useParams } from 'react-router';
@@ -23,8 +23,9 @@ import { hasBrand, safeBrandColor, safeBrandUrl } from '../components/brand';
 import { Logo } from '../../../components/logo';
 import { StatusBadge } from '../../../components/status-badge';
 import { CheckpointTimeline } from '../../../components/checkpoint-timeline';
+import { LazyMap, type MapMarker } from '../../../components/map/lazy-map';
 import { PageLoader } from '../../../components/page-loader';
-import { courierName, formatDate, maskEmail, maskPhone } from '../../../lib/format';
+import { courierName, formatDate, formatDateTime, maskEmail, maskPhone, statusLabel } from '../../../lib/format';
 
 function Fact({ icon: Icon, label, value }: { icon: typeof IconMapPin; label: string; value: string }) {
   return (
@@ -178,6 +179,7 @@ export default function TrackRoute() {
             <Fact icon={IconMapPin} label="Origin" value={data.origin ?? ''} />
             <Fact icon={IconMapPin} label="Destination" value={data.destination ?? ''} />
           </SimpleGrid>
+          {data.kind === 'shipment' && <RouteMap checkpoints={data.checkpoints} tid={data.tid} />}
           <Grid gap="xl">
             <Grid.Col span={{ base: 12, sm: 8 }}>
               <Title order={2} fz="lg" mb="md">
@@ -206,5 +208,44 @@ export default function TrackRoute() {
         </Paper>
       </Container>
     </TrackFrame>
+  );
+}
+
+/** The parcel's route through the checkpoints that carry a position (oldest first); nothing when none does. */
+function RouteMap({ checkpoints, tid }: { checkpoints: PublicShipment['checkpoints']; tid: string }) {
+  const placed = [...checkpoints].reverse().filter((c) => c.lat != null && c.long != null);
+  if (placed.length === 0) return null;
+  const markers: MapMarker[] = placed.map((c, i) => ({
+    id: `${tid}-${i}`,
+    lat: c.lat!,
+    lng: c.long!,
+    kind: i === placed.length - 1 ? 'courier' : 'checkpoint',
+    title: `${statusLabel(c.status)}${c.location ? `, ${c.location}` : ''} (${formatDateTime(c.time)})`,
+    popup: (
+      <div>
+        <strong>{statusLabel(c.status)}</strong>
+        <br />
+        {c.location}
+        <br />
+        {formatDateTime(c.time)}
+      </div>
+    ),
+  }));
+  const last = placed[placed.length - 1]!;
+  return (
+    <Box mb="xl" data-testid="track-route-map">
+      <Title order={2} fz="lg" mb="md">
+        Route
+      </Title>
+      <LazyMap
+        label="The parcel's route"
+        center={[last.lat!, last.long!]}
+        zoom={MAP_DEFAULTS.detailZoom}
+        fitToMarkers={placed.length > 1}
+        height={320}
+        markers={markers}
+        lines={placed.length > 1 ? [{ id: tid, points: placed.map((c) => [c.lat!, c.long!] as [number, number]) }] : []}
+      />
+    </Box>
   );
 }

@@ -2,6 +2,7 @@ import {
   ActionIcon,
   Alert,
   Anchor,
+  Autocomplete,
   Button,
   Fieldset,
   Group,
@@ -16,10 +17,12 @@ import {
   Textarea,
 } from '@mantine/core';
 import { useForm, type UseFormReturnType } from '@mantine/form';
-import { IconPlus, IconTrash } from '@tabler/icons-react';
-import { useState } from 'react';
+import { useDebouncedValue } from '@mantine/hooks';
+import { IconPlus, IconSearch, IconTrash } from '@tabler/icons-react';
+import { useRef, useState } from 'react';
 import { Link } from 'react-router';
-import { COURIER_REQUIRED, MAX_PARCELS, type ShipmentView } from '@shiptrail/contract';
+import { COURIER_REQUIRED, MAX_PARCELS, type GeoPlace, type ShipmentView } from '@shiptrail/contract';
+import { isLookupZip, lookupZip, useGeoSuggestions } from '../api/geo';
 import { couriersOf, memberName, useMembers } from '../../../lib/members';
 import { ApiError } from '../../../lib/api-client';
 import { applyServerErrors, toastSuccess } from '../../../lib/notify';
@@ -47,11 +50,83 @@ function focusFirstError() {
   });
 }
 
+/**
+ * Search the geocoder for an address, a city or a ZIP and fill the address from the pick; and fill city and
+ * state from a typed ZIP (the offline data knows every US ZIP and Canadian postal code). A field the person
+ * typed is never overwritten by the ZIP autofill, only one that was empty or filled by it before.
+ */
+function useAddressGeo(form: Form, side: 'origin' | 'destination') {
+  const autofilled = useRef<{ city?: string; state?: string }>({});
+  const lastZip = useRef('');
+  const path = (f: string) => `${side}.${f}`;
+  const current = () => form.getValues()[side];
+
+  const fill = (place: GeoPlace) => {
+    if (place.address1) form.setFieldValue(path('address1'), place.address1);
+    if (place.city) form.setFieldValue(path('city'), place.city);
+    if (place.state) form.setFieldValue(path('state'), place.state);
+    if (place.zip) form.setFieldValue(path('zip'), place.zip);
+    if (place.country) form.setFieldValue(path('country'), place.country);
+    autofilled.current = { city: place.city, state: place.state };
+  };
+
+  const onZip = async (zip: string) => {
+    if (!isLookupZip(zip) || zip.trim() === lastZip.current) return;
+    lastZip.current = zip.trim();
+    const place = await lookupZip(zip).catch(() => null);
+    if (!place || current().zip.trim() !== zip.trim()) return;
+    const a = current();
+    const mayFill = (f: 'city' | 'state') => a[f].trim() === '' || a[f] === autofilled.current[f];
+    const next = { ...autofilled.current };
+    if (mayFill('city')) {
+      form.setFieldValue(path('city'), place.city);
+      next.city = place.city;
+    }
+    if (mayFill('state')) {
+      form.setFieldValue(path('state'), place.state);
+      next.state = place.state;
+    }
+    if (!a.country.trim() || a.country === 'US' || a.country === 'CA') form.setFieldValue(path('country'), place.country);
+    autofilled.current = next;
+  };
+  return { fill, onZip };
+}
+
+function AddressSearch({ onPick, side }: { onPick: (p: GeoPlace) => void; side: string }) {
+  const [q, setQ] = useState('');
+  const [debounced] = useDebouncedValue(q, 250);
+  const found = useGeoSuggestions(debounced);
+  const places = found.data ?? [];
+  return (
+    <Autocomplete
+      label="Find an address"
+      description="A street address, a city or a ZIP: pick a match to fill the fields below."
+      placeholder="e.g. 90210 or Springfield, IL"
+      leftSection={<IconSearch size={14} />}
+      value={q}
+      onChange={setQ}
+      data={places.map((p, i) => ({ value: `${i}`, label: p.label }))}
+      filter={({ options }) => options}
+      onOptionSubmit={(v) => {
+        const p = places[Number(v)];
+        if (p) onPick(p);
+        setQ('');
+      }}
+      aria-label={`Find the ${side} address`}
+      autoComplete="off"
+      mb="xs"
+    />
+  );
+}
+
 function AddressFields({ form, side }: { form: Form; side: 'origin' | 'destination' }) {
   const p = (f: string) => form.getInputProps(`${side}.${f}`);
   const title = side === 'origin' ? 'Origin (sender)' : 'Destination (recipient)';
+  const geo = useAddressGeo(form, side);
+  const zip = p('zip');
   return (
     <Fieldset legend={title} aria-label={title}>
+      <AddressSearch onPick={geo.fill} side={side} />
       <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm" verticalSpacing="xs">
         <TextInput label="Name" autoComplete="off" {...p('name')} />
         <TextInput label="Company" autoComplete="off" {...p('company')} />
@@ -59,7 +134,16 @@ function AddressFields({ form, side }: { form: Form; side: 'origin' | 'destinati
         <TextInput label="Address 2" autoComplete="off" {...p('address2')} />
         <TextInput label="City" required autoComplete="off" {...p('city')} />
         <TextInput label="State" autoComplete="off" {...p('state')} />
-        <TextInput label="Zip" required autoComplete="off" {...p('zip')} />
+        <TextInput
+          label="Zip"
+          required
+          autoComplete="off"
+          {...zip}
+          onChange={(e) => {
+            zip.onChange(e);
+            void geo.onZip(e.currentTarget.value);
+          }}
+        />
         <TextInput label="Country" autoComplete="off" {...p('country')} />
         <TextInput label="Email" type="email" autoComplete="off" {...p('email')} />
         <TextInput label="Phone" type="tel" placeholder="(212) 555-0142" autoComplete="off" {...p('phone')} />

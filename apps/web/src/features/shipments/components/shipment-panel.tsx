@@ -6,6 +6,20 @@ import { StatusBadge } from '../../../components/status-badge';
 import { statusColor } from '../../../config/status';
 import { formatDate, formatDateTime, statusLabel } from '../../../lib/format';
 import { ProofOfDelivery } from './proof-of-delivery';
+import { LazyMap } from '../../../components/map/lazy-map';
+import { DETAIL_ZOOM, shipmentCenter, shipmentLayers } from './shipment-map';
+
+/** The shipment's route on a small map, at the detail zoom on its last known point; nothing when unplaced. */
+function PanelMap({ s }: { s: ShipmentView }) {
+  const center = shipmentCenter(s);
+  if (!center) return null;
+  const { markers, line } = shipmentLayers(s, false);
+  return (
+    <div data-testid="shipment-panel-map">
+      <LazyMap label={`Map of ${s.tid}`} center={center} zoom={DETAIL_ZOOM} height={240} markers={markers} lines={line ? [line] : []} />
+    </div>
+  );
+}
 
 function Field({ label, value }: { label: string; value: string | null | undefined }) {
   return (
@@ -81,7 +95,8 @@ export function ShipmentPanel(props: {
               <Tabs.Tab value="parcels">Parcels ({s.parcels.length})</Tabs.Tab>
             </Tabs.List>
             <Tabs.Panel value="details" pt="md">
-              <SimpleGrid cols={2} spacing="md">
+              <PanelMap s={s} />
+              <SimpleGrid cols={2} spacing="md" mt="md">
                 <Field label="Status" value={statusLabel(s.status)} />
                 <Field label="Order ID" value={s.orderId} />
                 <Field label="Courier" value={s.courier} />

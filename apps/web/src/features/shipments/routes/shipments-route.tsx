@@ -1,7 +1,7 @@
 import { Button, Center, Group, Loader, MultiSelect, Paper, Select, Stack, Text, ThemeIcon } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { LIMITS, SHIPMENT_STATUSES, STATUS_LABELS, type ShipmentStatus, type ShipmentView } from '@shiptrail/contract';
-import { IconChevronLeft, IconChevronRight, IconPackage, IconPlus, IconPrinter, IconReload } from '@tabler/icons-react';
+import { IconChevronLeft, IconChevronRight, IconMap, IconPackage, IconPlus, IconPrinter, IconReload } from '@tabler/icons-react';
 import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { useShipments } from '../api/get-shipments';
@@ -13,6 +13,7 @@ import { couriersOf, memberName, useMembers } from '../../../lib/members';
 
 // The forms (signature pad, zod schemas) load when first opened, keeping the list light on a phone.
 const ShipmentFormModal = lazy(() => import('../components/shipment-form-modal').then((m) => ({ default: m.ShipmentFormModal })));
+const ShareLocation = lazy(() => import('../components/share-location').then((m) => ({ default: m.ShareLocation })));
 const CheckpointModal = lazy(() => import('../components/checkpoint-modal').then((m) => ({ default: m.CheckpointModal })));
 
 const PAGE_SIZES = ['10', '25', '50', String(LIMITS.trackingsPerPage)];
@@ -39,7 +40,8 @@ export default function ShipmentsRoute() {
   const [addOpened, add] = useDisclosure(false);
   const [editing, setEditing] = useState<ShipmentView | null>(null);
   const [checkpointFor, setCheckpointFor] = useState<ShipmentView | null>(null);
-  const [selectedTid, setSelectedTid] = useState<string | null>(null);
+  // The maps' popups link here with ?tid= to open that shipment's panel.
+  const [selectedTid, setSelectedTid] = useState<string | null>(() => search.get('tid'));
   const opened = shipments.find((s) => s.tid === selectedTid) ?? null;
   const [picked, setPicked] = useState<Set<string>>(new Set());
 
@@ -74,8 +76,15 @@ export default function ShipmentsRoute() {
         }
         actions={
           info &&
-          !asCourier && (
+          (asCourier ? (
+            <Button component={Link} to="/account/shipments/map" variant="default" leftSection={<IconMap size={16} />}>
+              Map
+            </Button>
+          ) : (
             <>
+              <Button component={Link} to="/account/shipments/map" variant="default" leftSection={<IconMap size={16} />}>
+                Map
+              </Button>
               {picked.size > 0 ? (
                 <Button component={Link} to={printHref} variant="default" leftSection={<IconPrinter size={16} />}>
                   Print ({picked.size})
@@ -89,9 +98,14 @@ export default function ShipmentsRoute() {
                 Add New Shipment
               </Button>
             </>
-          )
+          ))
         }
       />
+      {asCourier && (
+        <Suspense fallback={null}>
+          <ShareLocation />
+        </Suspense>
+      )}
       <Paper p="md" mb="md">
         <Group align="flex-end" gap="sm">
           <MultiSelect

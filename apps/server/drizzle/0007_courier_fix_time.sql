@@ -1,0 +1,1 @@
+ALTER TABLE "users" ADD COLUMN "geo_at" timestamp with time zone;

@@ -1,0 +1,124 @@
+import 'leaflet/dist/leaflet.css';
+import './map-view.css';
+import { Box, Loader, Center } from '@mantine/core';
+import L, { type LatLngExpression } from 'leaflet';
+import { useEffect, useMemo, useState, type ReactNode } from 'react';
+import { GeoJSON, MapContainer, Marker, Pane, Polyline, Popup, TileLayer, Tooltip, useMap } from 'react-leaflet';
+import { loadOutlines, type Outlines } from './outlines';
+import { useMapConfig } from './map-config';
+
+export interface MapMarker {
+  id: string;
+  lat: number;
+  lng: number;
+  /** Marker colour role: what the point is. */
+  kind: 'origin' | 'destination' | 'checkpoint' | 'courier';
+  /** Short text on the marker itself (a courier's initials); may be empty. */
+  text?: string;
+  title: string;
+  /** Always shown beside the marker (a courier's name and the time of the fix). */
+  label?: string;
+  popup?: ReactNode;
+}
+
+export interface MapLine {
+  id: string;
+  points: Array<[number, number]>;
+}
+
+export interface MapViewProps {
+  center: [number, number];
+  zoom: number;
+  /** Fit the view to the markers once they are known (otherwise centre and zoom stay as given). */
+  fitToMarkers?: boolean;
+  markers: MapMarker[];
+  lines?: MapLine[];
+  height: number | string;
+  minHeight?: number;
+  label: string;
+}
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+function icon(m: MapMarker) {
+  return L.divIcon({
+    className: 'st-marker-host',
+    html: `<span class="st-marker st-marker-${m.kind}" data-marker-id="${escapeHtml(m.id)}" title="${escapeHtml(m.title)}">${escapeHtml(m.text ?? '')}</span>`,
+    iconSize: m.kind === 'courier' ? [30, 30] : [18, 18],
+    iconAnchor: m.kind === 'courier' ? [15, 15] : [9, 9],
+    popupAnchor: [0, -10],
+  });
+}
+
+function FitBounds({ markers, enabled }: { markers: MapMarker[]; enabled: boolean }) {
+  const map = useMap();
+  const key = markers.map((m) => m.id).join('|');
+  useEffect(() => {
+    if (!enabled || markers.length === 0) return;
+    if (markers.length === 1) map.setView([markers[0]!.lat, markers[0]!.lng], Math.max(map.getZoom(), 8));
+    else map.fitBounds(L.latLngBounds(markers.map((m) => [m.lat, m.lng] as [number, number])), { padding: [32, 32], maxZoom: 10 });
+    // Only when the set of markers changes, not when one moves: a moving courier must not yank the view.
+  }, [key, enabled, map]);
+  return null;
+}
+
+/** Outlines of countries and US states, drawn under the markers when there are no tiles to show. */
+function OutlineLayer() {
+  const [data, setData] = useState<Outlines | null>(null);
+  useEffect(() => {
+    let live = true;
+    loadOutlines().then((d) => live && setData(d), () => undefined);
+    return () => {
+      live = false;
+    };
+  }, []);
+  if (!data) return null;
+  return (
+    <Pane name="outlines" style={{ zIndex: 250 }}>
+      <GeoJSON data={data.countries} attribution="Outlines: Natural Earth, US Census Bureau" style={{ className: 'st-outline st-outline-country', color: '#7b8794', weight: 1, fillColor: '#eef2f5', fillOpacity: 1 }} interactive={false} />
+      <GeoJSON data={data.states} style={{ className: 'st-outline st-outline-state', color: '#9aa5b1', weight: 0.7, fill: false }} interactive={false} />
+    </Pane>
+  );
+}
+
+/**
+ * A Leaflet map with the server's tiles, falling back to packaged outlines when tiles are turned off or fail
+ * to load (no route to a tile server is common on private deployments). Loaded only by map pages, lazily.
+ */
+export default function MapView({ center, zoom, fitToMarkers = false, markers, lines = [], height, minHeight, label }: MapViewProps) {
+  const config = useMapConfig();
+  const [tilesFailed, setTilesFailed] = useState(false);
+  const tileUrl = config.data?.tileUrl ?? null;
+  const offline = !config.isLoading && (tileUrl === null || tilesFailed);
+  const tileEvents = useMemo(() => ({ tileerror: () => setTilesFailed(true) }), []);
+  const start: LatLngExpression = center;
+
+  if (config.isLoading)
+    return (
+      <Center h={height} mih={minHeight}>
+        <Loader aria-label="Loading the map" />
+      </Center>
+    );
+  return (
+    <Box className={offline ? 'st-map st-map-offline' : 'st-map'} h={height} mih={minHeight} role="region" aria-label={label} data-offline={offline ? 'true' : 'false'}>
+      <MapContainer center={start} zoom={zoom} style={{ height: '100%', width: '100%', minHeight }} worldCopyJump>
+        {tileUrl && !tilesFailed && <TileLayer url={tileUrl} attribution={config.data?.attribution ?? ''} eventHandlers={tileEvents} />}
+        {offline && <OutlineLayer />}
+        {lines.map((l) => (
+          <Polyline key={l.id} positions={l.points} className="st-route" color="#1c7ed6" weight={3} opacity={0.8} dashArray="6 6" />
+        ))}
+        {markers.map((m) => (
+          <Marker key={m.id} position={[m.lat, m.lng]} icon={icon(m)} title={m.title} alt={m.title}>
+            {m.label && (
+              <Tooltip permanent direction="auto" offset={[14, 0]} className="st-marker-label">
+                {m.label}
+              </Tooltip>
+            )}
+            {m.popup && <Popup>{m.popup}</Popup>}
+          </Marker>
+        ))}
+        <FitBounds markers={markers} enabled={fitToMarkers} />
+      </MapContainer>
+    </Box>
+  );
+}
