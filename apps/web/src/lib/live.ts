@@ -23,7 +23,7 @@ export function staleKeysFor(e: LiveEvent): QueryKey[] | 'all' {
     case 'shipment':
       return [['shipments'], ['user-info'], ...(e.statusChanged ? [['notifications']] : [])];
     case 'position':
-      return [['members'], ['courier-positions']];
+      return [['members']];
     case 'balance':
       return [['user-info'], ['payment-info'], ['payment-history'], ['usage']];
     case 'alert':
