@@ -9,9 +9,9 @@ describe('one checkpoint schema', () => {
     expect(trackingViewSchema.shape.lastCheckPoint.unwrap()).toBe(checkpointSchema);
     expect(publicTrackingSchema.shape.lastCheckPoint.unwrap()).toBe(checkpointSchema);
     expect(publicShipmentSchema.shape.lastCheckPoint.unwrap()).toBe(checkpointSchema);
-    // The public shipment's list adds only the signer's name to the shared fields.
+    // The public shipment's list adds only the signer's name and the position (the route map) to the shared fields.
     const item = publicShipmentSchema.shape.checkpoints.element;
-    expect(Object.keys(item.shape).sort()).toEqual([...Object.keys(checkpointSchema.shape), 'signedBy'].sort());
+    expect(Object.keys(item.shape).sort()).toEqual([...Object.keys(checkpointSchema.shape), 'signedBy', 'lat', 'long'].sort());
   });
   it('accepts a status event and refuses an unknown status or a missing time', () => {
     const ok = { status: 'InTransit', location: null, message: 'Departed', time: '2026-11-23T10:00:00Z' };
@@ -20,6 +20,7 @@ describe('one checkpoint schema', () => {
     const { time: _time, ...noTime } = ok;
     expect(checkpointSchema.safeParse(noTime).success).toBe(false);
     expect(publicShipmentSchema.shape.checkpoints.element.safeParse(ok).success).toBe(false);
-    expect(publicShipmentSchema.shape.checkpoints.element.parse({ ...ok, signedBy: 'Ada' })).toEqual({ ...ok, signedBy: 'Ada' });
+    const item = { ...ok, signedBy: 'Ada', lat: 40.7, long: -74 };
+    expect(publicShipmentSchema.shape.checkpoints.element.parse(item)).toEqual(item);
   });
 });
