@@ -148,10 +148,11 @@ describe('CSV import and the rest of the server', () => {
   it('one import at a time per account, and a per-account ceiling', async () => {
     const a = await signUp(env.app);
     await setBalance(env, a.email, 0);
-    const [first, second] = await Promise.all([importCsv(a.apiKey, csvOf(2000, 'PAR')), importCsv(a.apiKey, csvOf(10, 'PAR'))]);
-    expect(first.body.code).toBe(200);
-    expect(second.body.code).toBe(429);
-    expect(second.body.message).toMatch(/already running/);
+    // Which of the two starts first is up to the server (on PostgreSQL the route limit's count is a database
+    // round trip before each handler): one runs, the other is told an import is already running.
+    const pair = await Promise.all([importCsv(a.apiKey, csvOf(2000, 'PAR')), importCsv(a.apiKey, csvOf(2000, 'PBR'))]);
+    expect(pair.map((r) => r.body.code).sort()).toEqual([200, 429]);
+    expect(pair.find((r) => r.body.code === 429)!.body.message).toMatch(/already running/);
     // From a new address each time, so the per-IP route limit is not what answers.
     const fromIp = (i: number) =>
       env.app.inject({ method: 'POST', url: '/v1/trackings/import', remoteAddress: `127.9.0.${i}`, headers: { 'sm-api-token': a.apiKey, 'content-type': 'text/csv' }, payload: csvOf(1, `SEQ${i}_`) });
