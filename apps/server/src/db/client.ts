@@ -17,6 +17,11 @@ export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 /** Anything that can run queries: the database or an open transaction. */
 export type Queryable = Db | Tx;
 
+/** The rows of a raw `db.execute(sql)` result: node-postgres and PGlite both answer `{ rows }`. */
+export function rowsOf<T>(r: unknown): T[] {
+  return Array.isArray(r) ? (r as T[]) : ((r as { rows?: T[] }).rows ?? []);
+}
+
 export interface Database {
   db: Db;
   kind: 'pglite' | 'postgres';

@@ -5,7 +5,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import client from 'prom-client';
 import { sql } from 'drizzle-orm';
-import type { Db } from '../db/client.ts';
+import { rowsOf, type Db } from '../db/client.ts';
 
 export const registry = new client.Registry();
 client.collectDefaultMetrics({ register: registry, prefix: 'shiptrail_' });
@@ -65,9 +65,6 @@ export function unbindMetricsDatabase(db: Db): void {
   if (bound === db) bound = undefined;
 }
 
-function rowsOf<T>(r: unknown): T[] {
-  return Array.isArray(r) ? (r as T[]) : ((r as { rows?: T[] }).rows ?? []);
-}
 
 new client.Gauge({
   name: 'shiptrail_jobs',

@@ -2,8 +2,9 @@
 // address holds across every api process instead of multiplying by their number.
 import { sql } from 'drizzle-orm';
 import type { FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
-import type { Queryable } from '../db/client.ts';
+import { rowsOf, type Queryable } from '../db/client.ts';
 import { rateLimitWindows } from '../db/schema.ts';
+import { sweepAttempts } from './attempts.repository.ts';
 
 type Result = { current: number; ttl: number };
 type Callback = (err: Error | null, res?: Result) => void;
@@ -12,9 +13,6 @@ type RouteOptions = { routeInfo: { method: string; url?: string } };
 // Expired windows are dropped now and then by the requests themselves: no job needed, bounded table.
 const SWEEP_EVERY = 500;
 
-function rowsOf<T>(r: unknown): T[] {
-  return Array.isArray(r) ? (r as T[]) : ((r as { rows?: T[] }).rows ?? []);
-}
 
 /** One fixed window per key: count and reset time in one upsert; answers how many hits and the ms left. */
 export async function hitWindow(db: Queryable, key: string, windowMs: number): Promise<Result> {
@@ -29,10 +27,6 @@ export async function hitWindow(db: Queryable, key: string, windowMs: number): P
   return { current: Number(row.count), ttl: Math.ceil(Number(row.ttl)) };
 }
 
-export async function sweepWindows(db: Queryable): Promise<void> {
-  await db.execute(sql`delete from ${rateLimitWindows} where reset_at < clock_timestamp() - interval '1 minute'`);
-}
-
 /** The store class @fastify/rate-limit instantiates (`store` option), bound to a database. */
 export function sharedRateLimitStore(db: Queryable): FastifyRateLimitStoreCtor {
   let hits = 0;
@@ -43,7 +37,7 @@ export function sharedRateLimitStore(db: Queryable): FastifyRateLimitStoreCtor {
     }
 
     incr(key: string, cb: Callback, timeWindow: number): void {
-      if (++hits % SWEEP_EVERY === 0) void sweepWindows(db).catch(() => {});
+      if (++hits % SWEEP_EVERY === 0) void sweepAttempts(db).catch(() => {});
       hitWindow(db, this.prefix + key, timeWindow).then(
         (res) => cb(null, res),
         (err: Error) => cb(err),

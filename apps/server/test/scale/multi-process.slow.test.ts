@@ -5,6 +5,7 @@
 // process); in the slow set.
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
+import { MSG } from '@shiptrail/contract';
 import { CREDS, startFakeCarrier, type FakeCarrier } from '../carriers/fake-carrier.ts';
 import { eventually, onPostgres, startSmtp, type SmtpCapture } from '../helpers.ts';
 import { allTriggers, mailTo, startReceiver } from '../notifications/fixtures.ts';
@@ -20,6 +21,7 @@ afterAll(async () => {
   for (const f of cleanups.reverse()) await f().catch(() => {});
 });
 
+const LOGIN_MAX = 5;
 const JOURNEYS = [EX.ups.delivered, EX.ups.failAttempt, EX.ups.exception, EX.usps.delivered, EX.fedex.delivered];
 // Canada Post goes to a carrier on loopback with credentials, under a quota of 1 request every 2 seconds.
 const CP = ['0073938000549297', '7035114477138472', '4002847016405018', '1371134583769923', '1680678172650919', '7023210039414604'];
@@ -48,6 +50,7 @@ describe.runIf(onPostgres)('2 api and 2 worker processes on one PostgreSQL serve
       CANADAPOST_USERNAME: CREDS.user,
       CANADAPOST_PASSWORD: CREDS.pass,
       CANADAPOST_RATE_LIMIT: '1/2',
+      LOGIN_MAX_ATTEMPTS: String(LOGIN_MAX),
     };
     // All four at once on an empty database: they also race to apply the migrations.
     const [api1, api2] = await Promise.all([cluster.start('api', env), cluster.start('api', env), cluster.start('worker', env), cluster.start('worker', env)]);
@@ -105,5 +108,22 @@ describe.runIf(onPostgres)('2 api and 2 worker processes on one PostgreSQL serve
     await eventually(async () => (fake.trackRequests.canadapost >= CP.length ? true : null), 90_000, 250);
     const times = [...fake.canadapostTrackTimes].sort((a, b) => a - b);
     for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!, `requests ${i - 1}..${i}`).toBeGreaterThanOrEqual(1200);
+
+    // Login throttling is shared too: 24 guesses at once from one address, spread over both api processes, get
+    // LOGIN_MAX_ATTEMPTS evaluations in all (a limit per process would let twice as many through), and the
+    // right password is refused after them.
+    const victim = { email: 'guess@example.com', password: 'password123' };
+    expect((await api(api1!.url, 'POST', '/v1/user/general/signup', undefined, { ...victim, repassword: victim.password, terms: true })).status).toBe(201);
+    const guesses = await Promise.all(
+      Array.from({ length: 24 }, (_, i) => api([api1!, api2!][i % 2]!.url, 'POST', '/v1/user/general/login', undefined, { email: victim.email, password: `wrong-${i}` })),
+    );
+    const evaluated = guesses.filter((r) => r.status === 401).length;
+    console.info(`multi-process: 24 parallel guesses over 2 api processes, ${evaluated} evaluated (limit ${LOGIN_MAX})`);
+    expect(evaluated).toBeGreaterThan(0);
+    expect(evaluated).toBeLessThanOrEqual(LOGIN_MAX);
+    expect(guesses.every((r) => r.status === 401 || r.status === 429)).toBe(true);
+    const right = await api(api2!.url, 'POST', '/v1/user/general/login', undefined, victim);
+    expect(right.status).toBe(429);
+    expect(right.body.message).toBe(MSG.tooManyAttempts);
   }, 420_000);
 });

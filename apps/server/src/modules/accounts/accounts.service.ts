@@ -14,9 +14,9 @@ import {
 import type { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import type { Queryable } from '../../db/client.ts';
-import { AppError, badRequest, conflict, unauthorized } from '../../lib/errors.ts';
+import { AppError, badRequest, conflict, tooMany, unauthorized } from '../../lib/errors.ts';
 import { decrypt, encrypt, randomAlnum } from '../../lib/crypto.ts';
-import { BackoffLimiter, WindowLimiter } from '../../lib/rate-limit.ts';
+import { forgetAttempts, releaseAttempt, sweepAttempts, takeBackoff, takeWindow } from '../../lib/attempts.repository.ts';
 import { balanceCents, credit, spentCents } from '../billing/billing.service.ts';
 import * as mail from './mails.ts';
 import * as repo from './accounts.repository.ts';
@@ -204,55 +204,46 @@ async function sendVerification(ctx: AppContext, user: UserRow) {
  *   against guessing from many addresses. When it is reached, only an address the account already had a
  *   session from gets through, so a distributed attack cannot lock the owner out of their usual device.
  * - per client IP, across accounts: 5 x LOGIN_MAX_ATTEMPTS per window (password spraying).
- * Every attempt is reserved before the password hash is verified, in one synchronous step, so parallel
- * requests cannot all pass the check; a successful login gives its reservation back.
+ * Every attempt is reserved before the password hash is verified, each in one statement on the shared
+ * table (lib/attempts.repository.ts), so parallel requests, on one api process or several, cannot all pass the
+ * check; a successful login gives its reservation back.
  */
 export const LOGIN_CEILING_FACTOR = 3;
-const loginLimiters = new WeakMap<AppContext, { pair: BackoffLimiter; account: WindowLimiter; ip: WindowLimiter }>();
-function limiters(ctx: AppContext) {
-  let l = loginLimiters.get(ctx);
-  if (!l) {
-    const windowMs = ctx.config.LOGIN_WINDOW_MINUTES * 60_000;
-    const now = () => ctx.now().getTime();
-    const max = ctx.config.LOGIN_MAX_ATTEMPTS;
-    l = {
-      pair: new BackoffLimiter({ free: max, baseMs: Math.min(60_000, windowMs), maxDelayMs: windowMs, forgetMs: Math.max(windowMs, 24 * 3600_000) }, now),
-      account: new WindowLimiter(max * LOGIN_CEILING_FACTOR, windowMs, now),
-      ip: new WindowLimiter(max * 5, windowMs, now),
-    };
-    loginLimiters.set(ctx, l);
-  }
-  return l;
-}
+const loginKeys = (email: string, ip: string) => ({ pair: `login:pair:${email}\n${ip}`, account: `login:account:${email}`, ip: `login:ip:${ip}` });
+/** Expired login counters are swept now and then by the logins themselves (a bounded table, no job). */
+const SWEEP_EVERY_LOGINS = 200;
+let loginsSinceSweep = 0;
 
 export async function login(ctx: AppContext, email: string, password: string, meta: RequestMeta): Promise<SessionPayload> {
-  const l = limiters(ctx);
-  const pairKey = `${email}\n${meta.ip}`;
-  // Reserve before any await: checks and counts happen together.
-  l.pair.take(pairKey, MSG.tooManyAttempts);
-  try {
-    l.ip.take(meta.ip, MSG.tooManyAttempts);
-  } catch (err) {
-    l.pair.release(pairKey);
-    throw err;
+  const windowMs = ctx.config.LOGIN_WINDOW_MINUTES * 60_000;
+  const max = ctx.config.LOGIN_MAX_ATTEMPTS;
+  const now = ctx.now();
+  const keys = loginKeys(email, meta.ip);
+  const refuse = (waitMs: number) => tooMany(MSG.tooManyAttempts, waitMs / 1000);
+  if (++loginsSinceSweep >= SWEEP_EVERY_LOGINS) {
+    loginsSinceSweep = 0;
+    await sweepAttempts(ctx.db);
   }
-  let overCeiling = false;
-  try {
-    l.account.take(email, MSG.tooManyAttempts);
-  } catch {
-    overCeiling = true;
+  // Reserve before the password is checked: each take counts and checks in one statement.
+  const pair = await takeBackoff(ctx.db, keys.pair, { free: max, baseMs: Math.min(60_000, windowMs), maxDelayMs: windowMs, forgetMs: Math.max(windowMs, 24 * 3600_000) }, now);
+  if (!pair.ok) throw refuse(pair.waitMs);
+  const ip = await takeWindow(ctx.db, keys.ip, max * 5, windowMs, now);
+  if (!ip.ok) {
+    await releaseAttempt(ctx.db, keys.pair);
+    throw refuse(ip.waitMs);
   }
+  const account = await takeWindow(ctx.db, keys.account, max * LOGIN_CEILING_FACTOR, windowMs, now);
   const user = await repo.findUserByEmail(ctx.db, email);
-  if (overCeiling && !(user && (await repo.hadSessionFrom(ctx.db, user.id, meta.ip)))) {
-    l.pair.release(pairKey);
-    l.ip.release(meta.ip);
-    l.account.check(email, MSG.tooManyAttempts);
+  if (!account.ok && !(user && (await repo.hadSessionFrom(ctx.db, user.id, meta.ip)))) {
+    await releaseAttempt(ctx.db, keys.pair);
+    await releaseAttempt(ctx.db, keys.ip);
+    throw refuse(account.waitMs);
   }
   const ok = await verifyPassword(user?.passwordHash ?? null, password);
   if (!user || !ok) throw unauthorized(MSG.invalidCredentials);
-  l.pair.reset(pairKey);
-  l.ip.release(meta.ip);
-  if (!overCeiling) l.account.release(email);
+  await forgetAttempts(ctx.db, keys.pair);
+  await releaseAttempt(ctx.db, keys.ip);
+  if (account.ok) await releaseAttempt(ctx.db, keys.account);
   return startSession(ctx, user, meta);
 }
 

@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 
-import type { Queryable, Tx } from '../../db/client.ts';
+import { rowsOf, type Queryable, type Tx } from '../../db/client.ts';
 import { billingAccounts, ledgerEntries, users } from '../../db/schema.ts';
 import { publishLive } from '../live/live.service.ts';
 
@@ -56,10 +56,6 @@ export async function insertEntryOnce(db: Queryable, e: { userId: string; amount
   return rowsOf(r).length > 0;
 }
 
-/** node-postgres answers { rows }, PGlite answers { rows } too; older drivers an array. */
-function rowsOf<T>(r: unknown): T[] {
-  return Array.isArray(r) ? (r as T[]) : ((r as { rows?: T[] }).rows ?? []);
-}
 
 /**
  * Lock the account row for the rest of the transaction: charges to one account queue up here. FOR NO KEY

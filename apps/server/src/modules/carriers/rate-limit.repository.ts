@@ -1,11 +1,8 @@
 // SQL of the carrier limiter shared by every process (rate_limit_slots, rate_limit_windows).
 import { sql } from 'drizzle-orm';
-import type { Queryable } from '../../db/client.ts';
+import { rowsOf, type Queryable } from '../../db/client.ts';
 import { rateLimitSlots, rateLimitWindows } from '../../db/schema.ts';
 
-function rowsOf<T>(r: unknown): T[] {
-  return Array.isArray(r) ? (r as T[]) : ((r as { rows?: T[] }).rows ?? []);
-}
 
 /** Make sure `key` has exactly `limit` slots (a changed limit drops or adds slots). */
 export async function ensureSlots(db: Queryable, key: string, limit: number): Promise<void> {

@@ -1,5 +1,5 @@
 import { and, desc, eq, inArray, min, sql } from 'drizzle-orm';
-import type { Queryable } from '../../db/client.ts';
+import { rowsOf, type Queryable } from '../../db/client.ts';
 import { checkpoints, trackingEvents, trackings, users } from '../../db/schema.ts';
 
 export type TrackingRow = typeof trackings.$inferSelect;
@@ -165,10 +165,6 @@ export async function leaseByIds(db: Queryable, ids: string[], leaseUntil: Date)
   return r;
 }
 
-function rowsOf<T>(r: unknown): T[] {
-  // node-postgres returns { rows }, PGlite returns { rows } too; guard for either shape.
-  return ((r as { rows?: T[] }).rows ?? (r as T[])) as T[];
-}
 
 /** The earliest stored checkpoint time of each of the courier's numbers that has one (any account). */
 export async function earliestCheckpointTimes(db: Queryable, courier: string, tids: string[]): Promise<Map<string, number>> {

@@ -23,7 +23,7 @@ import { AppError, badRequest, conflict, notFound, tooMany } from '../../lib/err
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { UserRow } from '../accounts/accounts.repository.ts';
 import { balanceCents, bookCharges, charge, InsufficientBalanceError, lockAccount } from '../billing/billing.service.ts';
-import { WindowLimiter } from '../../lib/rate-limit.ts';
+import { forgetAttempts, takeWindow } from '../../lib/attempts.repository.ts';
 import { CarrierDetectError, detectCarriers, normalizeTrackingNumber, resolveCourier, UNKNOWN_FORMAT_MESSAGE } from '../carriers/carriers.service.ts';
 import { carriersOf, type JourneyStartLookup } from '../carriers/carriers.service.ts';
 import { recordStatusChange } from './events.ts';
@@ -150,18 +150,11 @@ const IMPORT_VALIDATE_CHUNK = 100;
 /** Other requests get the event loop (and the embedded database) between two steps of an import. */
 const yieldToOthers = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-const importLimits = new WeakMap<AppContext, { perAccount: WindowLimiter; running: Set<string> }>();
-function importLimitsOf(ctx: AppContext) {
-  let l = importLimits.get(ctx);
-  if (!l) {
-    l = { perAccount: new WindowLimiter(IMPORT_MAX_PER_WINDOW, IMPORT_WINDOW_MS, () => ctx.now().getTime()), running: new Set() };
-    importLimits.set(ctx, l);
-  }
-  return l;
-}
 /** Imports per account per window, and one at a time: each can carry MAX_IMPORT_ROWS rows. */
 export const IMPORT_MAX_PER_WINDOW = 20;
 const IMPORT_WINDOW_MS = 15 * 60_000;
+/** How long an import holds its account's slot if its process dies before giving it back. */
+const IMPORT_SLOT_LEASE_MS = 10 * 60_000;
 
 interface ImportCandidate {
   index: number;
@@ -176,14 +169,16 @@ interface ImportCandidate {
  * MAX_IMPORT_ROWS rows). `work` runs holding the account's import slot.
  */
 export async function withImportSlot<T>(ctx: AppContext, user: UserRow, work: () => Promise<T>): Promise<T> {
-  const limits = importLimitsOf(ctx);
-  if (limits.running.has(user.id)) throw tooMany('An import is already running for this account: wait for its report, then send the next file', 5);
-  limits.perAccount.take(user.id, 'Too many imports: wait a few minutes, then send the next file');
-  limits.running.add(user.id);
+  // Shared by every api process (lib/attempts.repository.ts): the slot first, then the count.
+  const slotKey = `import:running:${user.id}`;
+  const slot = await takeWindow(ctx.db, slotKey, 1, IMPORT_SLOT_LEASE_MS, ctx.now());
+  if (!slot.ok) throw tooMany('An import is already running for this account: wait for its report, then send the next file', 5);
   try {
+    const count = await takeWindow(ctx.db, `import:count:${user.id}`, IMPORT_MAX_PER_WINDOW, IMPORT_WINDOW_MS, ctx.now());
+    if (!count.ok) throw tooMany('Too many imports: wait a few minutes, then send the next file', count.waitMs / 1000);
     return await work();
   } finally {
-    limits.running.delete(user.id);
+    await forgetAttempts(ctx.db, slotKey);
   }
 }
 
