@@ -27,6 +27,7 @@ import { billingRoutes } from './modules/billing/billing.routes.ts';
 import { liveRoutes } from './modules/live/live.routes.ts';
 import { braintreeConfigured } from './modules/billing/billing.service.ts';
 import { geoRoutes } from './modules/geo/geo.routes.ts';
+import { withLogContext } from './lib/log-context.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -34,12 +35,6 @@ declare module 'fastify' {
   }
 }
 
-export const LOG_REDACT = [
-  'req.headers["sm-api-token"]',
-  'req.headers.authorization',
-  'req.headers.cookie',
-  'res.headers["set-cookie"]',
-];
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -94,6 +89,8 @@ export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {})
   // Every /v1 route, as "METHOD /path": a test checks each is in the contract's endpoint list.
   const v1Routes: string[] = [];
   app.decorate('v1Routes', v1Routes);
+  // Every log line written while a request is handled (services' ctx.log too) carries its reqId (lib/log-context.ts).
+  app.addHook('onRequest', (req, _reply, done) => withLogContext({ reqId: req.id }, done));
   app.addHook('onRoute', (r) => {
     if (!r.url.startsWith('/v1/') || r.url === '/v1/openapi.json') return;
     for (const m of [r.method].flat()) if (m !== 'HEAD') v1Routes.push(`${m} ${r.url.replace(/:(\w+)/g, '{$1}')}`);

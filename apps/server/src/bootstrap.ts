@@ -6,7 +6,8 @@ import { openDatabase, type OpenOptions } from './db/client.ts';
 import { createQueue } from './jobs/queue.ts';
 import { createBus } from './lib/bus.ts';
 import { createMailer } from './modules/mail/mailer.ts';
-import { LOG_REDACT } from './app.ts';
+import { CENSOR, LOG_REDACT, redactUrl } from './lib/log-redact.ts';
+import { logContextMixin } from './lib/log-context.ts';
 import { closeCarriers, setupCarriers } from './modules/carriers/carriers.service.ts';
 import { stopRefreshScheduler } from './modules/trackings/refresh.ts';
 import { sandboxJourneyStarts } from './modules/trackings/trackings.service.ts';
@@ -22,11 +23,27 @@ export function logFormat(config: Pick<Config, 'LOG_FORMAT'>, isTTY = process.st
   return config.LOG_FORMAT ?? (isTTY ? 'pretty' : 'json');
 }
 
+type LoggedRequest = { method?: string; url?: string; host?: string; ip?: string; socket?: { remotePort?: number } };
+const requestForLog = (req: LoggedRequest) => ({
+  method: req.method,
+  url: redactUrl(req.url ?? ''),
+  host: req.host,
+  remoteAddress: req.ip,
+  remotePort: req.socket?.remotePort,
+});
+
 export function createLogger(
   config: Pick<Config, 'LOG_LEVEL'> & Partial<Pick<Config, 'LOG_FORMAT'>>,
   out: { isTTY?: boolean; destination?: NodeJS.WritableStream } = {},
 ): Logger {
-  const opts = { level: config.LOG_LEVEL, redact: { paths: LOG_REDACT, censor: '[redacted]' } };
+  const opts: pino.LoggerOptions = {
+    level: config.LOG_LEVEL,
+    redact: { paths: LOG_REDACT, censor: CENSOR },
+    // Fastify's request line, with one-time keys and secret query values censored (lib/log-redact.ts).
+    serializers: { req: requestForLog },
+    // The request's or job's ids on every line written on its behalf (lib/log-context.ts).
+    mixin: logContextMixin,
+  };
   const isTTY = out.isTTY ?? process.stdout.isTTY === true;
   if (logFormat(config, isTTY) === 'json') return out.destination ? pino(opts, out.destination) : pino(opts);
   // A synchronous stream rather than a transport thread: nothing is lost when the process exits right after a line.

@@ -5,6 +5,7 @@ import type { AppContext } from '../context.ts';
 import type { Tx } from '../db/client.ts';
 import { inTx } from './queue.ts';
 import { jobDuration, jobRuns } from '../lib/metrics.ts';
+import { withLogContext } from '../lib/log-context.ts';
 
 /**
  * One kind of job, declared in its feature's `<feature>.jobs.ts`: the queue's name, a versioned payload
@@ -59,7 +60,8 @@ export async function work(ctx: AppContext, def: JobDefinition<any>): Promise<st
   const handle = async (jobs: Array<Job<unknown>>) => {
     const end = jobDuration.startTimer({ queue: def.name });
     try {
-      const out = await def.handle(ctx, jobs);
+      // Log lines of the batch carry the queue, and the job id when the batch is one job (settleEach adds it per job).
+      const out = await withLogContext({ queue: def.name, ...(jobs.length === 1 ? { jobId: jobs[0]!.id } : {}) }, () => def.handle(ctx, jobs));
       jobRuns.inc({ queue: def.name, outcome: 'ok' });
       return out;
     } catch (err) {

@@ -30,7 +30,7 @@ export async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T
 }
 
 export interface ServerProcess {
-  role: 'api' | 'worker';
+  role: 'api' | 'worker' | 'all';
   url: string;
   child: ChildProcess;
   /** kill -9, and wait until the process is gone. */
@@ -38,21 +38,25 @@ export interface ServerProcess {
   /** Start it again with the same ports and settings; resolves once it is ready. */
   restart(): Promise<void>;
   stderr(): string;
+  /** Everything it wrote to stdout (its log lines), across restarts; empty unless started with `logs: true`. */
+  stdout(): string;
 }
 
 /** The processes a test started; `stopAll` kills what is left. */
 export class Cluster {
   readonly processes: ServerProcess[] = [];
 
-  async start(role: 'api' | 'worker', env: Record<string, string>): Promise<ServerProcess> {
+  async start(role: 'api' | 'worker' | 'all', env: Record<string, string>, opts: { logs?: boolean } = {}): Promise<ServerProcess> {
     const [port, adminPort] = [await freePort(), await freePort()];
     let stderr = '';
+    const stdout: string[] = [];
     const spawnIt = () => {
       const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--role', role], {
         cwd: serverDir,
         env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(port), ADMIN_PORT: String(adminPort), LOG_LEVEL: 'warn', LOG_FORMAT: 'json', WEB_DIST: path.join(serverDir, 'no-web'), ...env },
-        stdio: ['ignore', 'ignore', 'pipe'],
+        stdio: ['ignore', opts.logs ? 'pipe' : 'ignore', 'pipe'],
       });
+      child.stdout?.on('data', (c: Buffer) => stdout.push(c.toString()));
       child.stderr!.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-8000)));
       return child;
     };
@@ -80,6 +84,7 @@ export class Cluster {
         await ready(p.child);
       },
       stderr: () => stderr,
+      stdout: () => stdout.join(''),
     };
     this.processes.push(p);
     await ready(p.child);

@@ -23,6 +23,16 @@ export interface JobInfo {
 const errText = (err: unknown) => (err instanceof Error ? err.message : String(err)).slice(0, 500);
 const day = (d: Date) => d.toISOString().slice(0, 10);
 
+/**
+ * One line per delivery outcome, with the notification's id and its status event's id (the same ids the
+ * "status change: notifications queued" line lists) and, from the log context, the job's id. No recipient,
+ * body or secret: the notification id leads to those in the database.
+ */
+function logOutcome(ctx: AppContext, n: { id: string; eventId: string; channel: string }, outcome: string, extra: Record<string, unknown> = {}): void {
+  const level = outcome === 'failed' || outcome === 'retrying' ? 'warn' : 'info';
+  ctx.log[level]({ notificationId: n.id, eventId: n.eventId, channel: n.channel, outcome, ...extra }, `notification ${outcome}`);
+}
+
 /** SMTP 5xx is a final no (no such mailbox, refused); anything else (4xx, network) may pass later. */
 function isPermanentMailError(err: unknown): boolean {
   const code = (err as { responseCode?: number }).responseCode;
@@ -46,10 +56,12 @@ export async function deliverEmail(ctx: AppContext, notificationId: string, job:
   } catch (err) {
     const final = isPermanentMailError(err) || job.retryCount >= job.retryLimit;
     await repo.updateNotification(ctx.db, n.id, { status: final ? 'failed' : 'retrying', lastError: errText(err) });
+    logOutcome(ctx, n, final ? 'failed' : 'retrying', { error: errText(err) });
     if (final) return;
     throw err;
   }
   await repo.markAccepted(ctx.db, n.id, info.id, ctx.now());
+  logOutcome(ctx, n, 'sent');
   await faults(ctx).afterAccept?.(n.id);
 }
 
@@ -80,6 +92,7 @@ export async function deliverSms(ctx: AppContext, notificationId: string, job: J
         dedupeKey: `sms-balance:${day(ctx.now())}`,
       });
     });
+    logOutcome(ctx, n, 'skipped_balance');
     return;
   }
   await faults(ctx).beforeSend?.(n.id);
@@ -90,15 +103,18 @@ export async function deliverSms(ctx: AppContext, notificationId: string, job: J
     const final = (err instanceof SmsError && err.permanent) || job.retryCount >= job.retryLimit;
     if (!final) {
       await repo.updateNotification(ctx.db, n.id, { status: 'retrying', lastError: errText(err) });
+      logOutcome(ctx, n, 'retrying', { error: errText(err) });
       throw err;
     }
     await ctx.db.transaction(async (tx) => {
       await credit(tx, n.userId, PRICING.smsCents, 'refund', n.id, `SMS to ${n.recipient} not sent`);
       await repo.updateNotification(tx, n.id, { status: 'failed', lastError: errText(err) });
     });
+    logOutcome(ctx, n, 'failed', { error: errText(err) });
     return;
   }
   await repo.markAccepted(ctx.db, n.id, info.id, ctx.now());
+  logOutcome(ctx, n, 'sent');
   await faults(ctx).afterAccept?.(n.id);
 }
 
@@ -144,13 +160,14 @@ export async function deliverWebhook(ctx: AppContext, data: NotifyJob): Promise<
       await repo.insertWebhookAttempt(tx, { notificationId: n.id, httpStatus: null, durationMs: 0, error: err.message });
       await repo.settleWebhookAttempt(tx, n.id, data.attempt, { status: 'failed', lastError: err.message, nextAttemptAt: null });
     });
+    logOutcome(ctx, n, 'failed', { attempt: data.attempt, error: err.message });
     return;
   }
 
   const now = ctx.now();
   const ok = result.status !== null && result.status >= 200 && result.status < 300;
   const lastError = ok ? null : (result.error ?? `HTTP ${result.status}`);
-  await ctx.db.transaction(async (tx) => {
+  const outcome = await ctx.db.transaction(async (tx): Promise<string | null> => {
     await repo.insertWebhookAttempt(tx, {
       notificationId: n.id,
       httpStatus: result.status,
@@ -159,11 +176,10 @@ export async function deliverWebhook(ctx: AppContext, data: NotifyJob): Promise<
       responseBody: result.responseBody,
     });
     if (ok) {
-      await repo.settleWebhookAttempt(tx, n.id, data.attempt, { status: 'delivered', acceptedAt: now, providerId: `http-${result.status}`, lastError: null, nextAttemptAt: null });
-      return;
+      return (await repo.settleWebhookAttempt(tx, n.id, data.attempt, { status: 'delivered', acceptedAt: now, providerId: `http-${result.status}`, lastError: null, nextAttemptAt: null })) ? 'delivered' : null;
     }
     if (result.status === 410) {
-      if (!(await repo.settleWebhookAttempt(tx, n.id, data.attempt, { status: 'disabled', lastError, nextAttemptAt: null }))) return;
+      if (!(await repo.settleWebhookAttempt(tx, n.id, data.attempt, { status: 'disabled', lastError, nextAttemptAt: null }))) return null;
       await repo.disableWebhookEndpoint(tx, n.userId, n.recipient, newVersion());
       await raiseAlert(tx, n.userId, {
         group: 'general',
@@ -172,12 +188,12 @@ export async function deliverWebhook(ctx: AppContext, data: NotifyJob): Promise<
         message: `Your webhook endpoint ${n.recipient} answered 410 Gone, so webhook notifications were turned off. Tick the webhook triggers again in the notification settings to turn them back on.`,
         dedupeKey: `webhook-gone:${n.recipient}:${day(now)}`,
       });
-      return;
+      return 'disabled';
     }
     const delay = nextWebhookDelayMs(ctx, data.attempt, result.retryAfterMs);
     const at = new Date(now.getTime() + delay);
     if (at.getTime() - n.createdAt.getTime() > t.webhookMaxAgeMs) {
-      if (!(await repo.settleWebhookAttempt(tx, n.id, data.attempt, { status: 'failed', lastError, nextAttemptAt: null }))) return;
+      if (!(await repo.settleWebhookAttempt(tx, n.id, data.attempt, { status: 'failed', lastError, nextAttemptAt: null }))) return null;
       // After about three days of failures the event is given up: tell the user, once a day per endpoint.
       await raiseAlert(tx, n.userId, {
         group: 'general',
@@ -186,10 +202,13 @@ export async function deliverWebhook(ctx: AppContext, data: NotifyJob): Promise<
         message: `We could not deliver a webhook to ${n.recipient} after retrying for ${Math.round(t.webhookMaxAgeMs / 3600_000)} hours (last error: ${lastError}). You can resend it from the delivery log in the notification settings.`,
         dedupeKey: `webhook-failed:${n.recipient}:${day(now)}`,
       });
-      return;
+      return 'failed';
     }
-    if (!(await repo.settleWebhookAttempt(tx, n.id, data.attempt, { status: 'retrying', lastError, nextAttemptAt: at }))) return;
+    if (!(await repo.settleWebhookAttempt(tx, n.id, data.attempt, { status: 'retrying', lastError, nextAttemptAt: at }))) return null;
     const next: NotifyJob = { v: 1, notificationId: n.id, attempt: data.attempt + 1 };
     await enqueue(ctx, webhookJob, next, { tx, startAfter: at });
+    return 'retrying';
   });
+  // null: another worker settled this attempt first, and logged it.
+  if (outcome) logOutcome(ctx, n, outcome, { attempt: data.attempt, httpStatus: result.status, durationMs: result.durationMs, ...(lastError ? { error: lastError } : {}) });
 }

@@ -111,6 +111,23 @@ export function webhookEvent(ctx: AppContext, user: UserRow, tracking: TrackingR
 }
 
 /**
+ * Write the notifications and their jobs in the status change's transaction, and log one line that ties the
+ * change (eventId, and the request or job that made it: lib/log-context.ts) to each notification's id; every
+ * delivery logs that notification id and its own job id (delivery.ts).
+ */
+async function queueNotifications(tx: Tx, ctx: AppContext, event: EventRow, rows: repo.NewNotification[], subject: { trackingId?: string; shipmentId?: string }): Promise<void> {
+  const inserted = await repo.insertNotifications(tx, rows);
+  for (const n of inserted) {
+    const channel = n.channel as NotificationChannel;
+    await enqueue(ctx, notifyJobs[channel], { v: 1, notificationId: n.id, attempt: 0 }, { tx });
+  }
+  ctx.log.info(
+    { eventId: event.id, ...subject, fromStatus: event.fromStatus, toStatus: event.toStatus, notifications: inserted.map((n) => ({ id: n.id, channel: n.channel })) },
+    'status change: notifications queued',
+  );
+}
+
+/**
  * Called by the trackings module inside the transaction that records a status event: enqueues each
  * due notification (event, channel, recipient) exactly once, committing with the event. The rows and
  * their jobs are written through `tx`, so a rolled-back status change notifies nobody, and the unique
@@ -149,11 +166,7 @@ export async function fanOutStatusEvent(tx: Tx, ctx: AppContext, eventId: string
     return { eventId, userId: user.id, channel: p.channel, audience: p.audience, recipient: p.recipient, payload };
   });
 
-  const inserted = await repo.insertNotifications(tx, rows);
-  for (const n of inserted) {
-    const channel = n.channel as NotificationChannel;
-    await enqueue(ctx, notifyJobs[channel], { v: 1, notificationId: n.id, attempt: 0 }, { tx });
-  }
+  await queueNotifications(tx, ctx, event, rows, { trackingId: tracking.id });
 }
 
 // ------------------------------------------------------------------ a company's own shipments
@@ -220,9 +233,5 @@ async function fanOutShipmentEvent(tx: Tx, ctx: AppContext, eventId: string, eve
       };
     return { eventId, userId: user.id, channel: p.channel, audience: p.audience, recipient: p.recipient, payload };
   });
-  const inserted = await repo.insertNotifications(tx, rows);
-  for (const n of inserted) {
-    const channel = n.channel as NotificationChannel;
-    await enqueue(ctx, notifyJobs[channel], { v: 1, notificationId: n.id, attempt: 0 }, { tx });
-  }
+  await queueNotifications(tx, ctx, event, rows, { shipmentId: shipment.id });
 }

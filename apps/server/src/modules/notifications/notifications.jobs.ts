@@ -5,6 +5,7 @@ import type { AppContext } from '../../context.ts';
 import { defineJob, type JobDefinition } from '../../jobs/define.ts';
 import { deliverEmail, deliverSms, deliverWebhook } from './delivery.ts';
 import { tuning } from './tuning.ts';
+import { withLogContext } from '../../lib/log-context.ts';
 
 /**
  * One queue per channel, each with its own retry policy and concurrency. `attempt` is the webhook attempt a
@@ -21,7 +22,7 @@ async function settleEach(jobs: Array<JobWithMetadata<unknown>>, run: (job: JobW
   return Promise.all(
     jobs.map(async (job): Promise<JobResult> => {
       try {
-        await run(job);
+        await withLogContext({ jobId: job.id }, () => run(job));
         return { id: job.id, status: 'completed' };
       } catch (err) {
         return { id: job.id, status: 'failed', output: { message: err instanceof Error ? err.message : String(err) } };

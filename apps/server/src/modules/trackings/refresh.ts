@@ -8,6 +8,7 @@ import * as repo from './trackings.repository.ts';
 import { backoffMs, expireAfterMs, isFinal, nextCheckDelayMs, type ScheduleMode } from './schedule.ts';
 import { checkpointJson, fingerprint, parseExpected } from './views.ts';
 import { publishLive } from '../live/live.service.ts';
+import { withLogContext } from '../../lib/log-context.ts';
 
 // The refresh engine (docs/trackings.md). Two ways in, one path:
 //  - the scheduler loop claims due trackings (next_check_at <= now) with a lease, in batches;
@@ -248,7 +249,7 @@ export async function startRefreshScheduler(ctx: AppContext, opts: { tickMs?: nu
   let stopped = false;
   const timer = setInterval(() => {
     if (running || stopped) return;
-    running = runDueRefreshes(ctx)
+    running = withLogContext({ queue: 'tracking-refresh-scheduler' }, () => runDueRefreshes(ctx))
       .catch((err) => ctx.log.error({ err }, 'refresh scheduler round failed'))
       .finally(() => {
         running = null;
