@@ -2,7 +2,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAdminServer, type AdminServer } from '../../src/lib/admin-server.ts';
 import { carriersOf } from '../../src/modules/carriers/carriers.service.ts';
-import { call, createTestEnv, signUp, type TestEnv } from '../helpers.ts';
+import { call, createTestEnv, eventually, signUp, type TestEnv } from '../helpers.ts';
+import { openStream } from '../live/sse-client.ts';
+import { allTriggers, changeStatus, insertTracking, saveSettings, userRow } from '../notifications/fixtures.ts';
 
 const TOKEN = 'metrics-token-0123456789';
 let env: TestEnv;
@@ -46,6 +48,34 @@ describe('/metrics on the main port', () => {
     expect(text).toMatch(/shiptrail_carrier_results_total\{carrier="usps",outcome="ok"\} [1-9]/);
     expect(text).toMatch(/shiptrail_jobs\{queue="[a-z-]+",state="created"\} [1-9]/);
     expect(text).toContain('shiptrail_process_resident_memory_bytes');
+  });
+});
+
+describe('live streams and notifications', () => {
+  const gauge = async (pattern: RegExp) => Number(pattern.exec((await scrape(`Bearer ${TOKEN}`)).body)?.[1] ?? NaN);
+
+  it('counts the open live streams of this process, up when one opens and down when it closes', async () => {
+    const a = await signUp(env.app);
+    const base = await env.app.listen({ port: 0, host: '127.0.0.1' });
+    const before = await gauge(/^shiptrail_live_streams (\d+)$/m);
+    const streams = [await openStream(base, a.session), await openStream(base, a.session)];
+    expect(await gauge(/^shiptrail_live_streams (\d+)$/m)).toBe(before + 2);
+    streams[0]!.close();
+    await eventually(async () => ((await gauge(/^shiptrail_live_streams (\d+)$/m)) === before + 1 ? true : null), 5000, 50);
+    streams[1]!.close();
+    await eventually(async () => ((await gauge(/^shiptrail_live_streams (\d+)$/m)) === before ? true : null), 5000, 50);
+  });
+
+  it('counts notifications by channel and state, from the database', async () => {
+    const a = await signUp(env.app);
+    await saveSettings(env, a.session, { receiveNotification: { email: { triggers: allTriggers } } });
+    const queued = /^shiptrail_notifications\{channel="email",state="pending"\} (\d+)$/m;
+    const before = (await gauge(queued)) || 0;
+    const t = await insertTracking(env.ctx, (await userRow(env.ctx, a.email)).id);
+    await changeStatus(env.ctx, t.id, 'InTransit');
+    await changeStatus(env.ctx, t.id, 'Delivered');
+    // No worker runs in this file's context, so both mails stay pending.
+    expect(await gauge(queued)).toBe(before + 2);
   });
 });
 
