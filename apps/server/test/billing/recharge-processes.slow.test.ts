@@ -1,64 +1,24 @@
 // Two real server processes (src/main.ts, as `npm start` runs it, each with its API and its worker) on one
 // PostgreSQL database, with charges fired at both while automatic recharge is on. PostgreSQL only: PGlite is
 // one embedded database in one process. In the slow set: two server starts take most of the time.
-import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { asc, eq } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { call, createTestEnv, eventually, onPostgres, signUp, type TestEnv } from '../helpers.ts';
+import { Cluster } from '../scale/cluster.ts';
 import { ledgerEntries, payments, users } from '../../src/db/schema.ts';
 import { balanceCents, ledgerSumCents } from '../../src/modules/billing/billing.service.ts';
 
-const serverDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const children: ChildProcess[] = [];
+const cluster = new Cluster();
 let env: TestEnv | undefined;
 
 afterAll(async () => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
+  await cluster.stopAll();
   await env?.close();
 });
 
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
-
-async function startServer(databaseUrl: string): Promise<string> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: serverDir,
-    env: {
-      PATH: process.env.PATH,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      DATABASE_URL: databaseUrl,
-      DATA_DIR: 'memory://',
-      SESSION_SECRET: 'test-secret-test-secret-test-secret-0123',
-      LOG_LEVEL: 'warn',
-      LOG_FORMAT: 'json',
-      WEB_DIST: path.join(serverDir, 'no-web'),
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr!.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-4000)));
-  children.push(child);
-  const url = `http://127.0.0.1:${port}`;
-  await eventually(
-    async () => {
-      if (child.exitCode !== null) throw new Error(`server exited ${child.exitCode}: ${stderr}`);
-      return (await fetch(`${url}/healthz`).catch(() => null))?.ok ? true : null;
-    },
-    120_000,
-    200,
-  );
-  return url;
-}
+/** src/main.ts with both roles, as `npm start` runs it, on the test's database. */
+const startServer = async (databaseUrl: string) =>
+  (await cluster.start('all', { DATABASE_URL: databaseUrl, DATA_DIR: 'memory://', SESSION_SECRET: 'test-secret-test-secret-test-secret-0123' })).url;
 
 describe('automatic recharge with two server processes on PostgreSQL', () => {
   it.runIf(onPostgres)(

@@ -1,7 +1,7 @@
 // Faults the way they happen in production, on real OS processes (2 api and 2 worker processes on their own
 // PostgreSQL server): workers killed with kill -9 while they deliver and refresh, an api process killed mid-add
 // while the client retries with its Idempotency-Key, the SMTP server, the SMS gateway and the webhook receiver
-// down for a while, and PostgreSQL restarted mid-run. Afterwards nothing may be lost, nothing sent or charged
+// down for a while, a carrier down when a parcel is added, and PostgreSQL restarted mid-run. Afterwards nothing may be lost, nothing sent or charged
 // twice, the balance must equal the ledger, and no operator action may be needed. PostgreSQL only; slow set.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { CREDS, startFakeCarrier } from '../carriers/fake-carrier.ts';
+import { readSample } from '../carriers/helpers.ts';
 import { eventually, onPostgres } from '../helpers.ts';
 import { allTriggers, mailTo, sleep, startFakeTwilio, startReceiver } from '../notifications/fixtures.ts';
 import { EX } from '../trackings/fixtures.ts';
@@ -25,7 +27,9 @@ afterAll(async () => {
   for (const f of cleanups.reverse()) await Promise.resolve(f()).catch(() => {});
 });
 
-const JOURNEYS = [EX.ups.delivered, EX.ups.failAttempt, EX.ups.exception, EX.usps.delivered, EX.fedex.delivered, EX.canadapost.delivered];
+const JOURNEYS = [EX.ups.delivered, EX.ups.failAttempt, EX.ups.exception, EX.usps.delivered, EX.fedex.delivered];
+// Canada Post goes to a carrier on loopback (with credentials), which is down when this parcel is added.
+const CP_TID = '1371134583769923';
 
 describe.runIf(onPostgres)('faults on real processes', () => {
   it('kill -9 of workers and an api process, provider outages and a PostgreSQL restart lose nothing and repeat nothing', async () => {
@@ -45,6 +49,9 @@ describe.runIf(onPostgres)('faults on real processes', () => {
       smsAccepted++;
       return { status: 201, json: { sid: `SM${String(twilio.requests.length).padStart(32, '0')}`, to: r.to, status: 'queued' } };
     });
+    const carrier = await startFakeCarrier();
+    cleanups.push(() => carrier.close());
+    carrier.script('canadapost', CP_TID, { status: 503, body: 'Service Unavailable' });
     let secret = '';
     const rx = await startReceiver(() => [secret]);
     cleanups.push(() => rx.close());
@@ -59,6 +66,9 @@ describe.runIf(onPostgres)('faults on real processes', () => {
       TWILIO_FROM: '+15005550006',
       WEBHOOK_ALLOW_PRIVATE: 'true',
       CARRIER_SANDBOX_PACE: '0.1',
+      CANADAPOST_BASE_URL: carrier.url,
+      CANADAPOST_USERNAME: CREDS.user,
+      CANADAPOST_PASSWORD: CREDS.pass,
     };
     const [api1, api2, w1, w2] = await Promise.all([cluster.start('api', env), cluster.start('api', env), cluster.start('worker', env), cluster.start('worker', env)]);
 
@@ -71,8 +81,8 @@ describe.runIf(onPostgres)('faults on real processes', () => {
       settings: { receiveNotification: { email: { triggers: allTriggers }, phone: { triggers: allTriggers }, webhook: { triggers: allTriggers, endpoint: rx.url } } },
     });
     expect(saved.status).toBe(200);
-    for (const [i, tid] of JOURNEYS.entries()) {
-      const r = await api([api1, api2][i % 2]!.url, 'POST', '/v1/trackings/add', session, { tid });
+    for (const [i, tid] of [...JOURNEYS, CP_TID].entries()) {
+      const r = await api([api1, api2][i % 2]!.url, 'POST', '/v1/trackings/add', session, { tid, courier: tid === CP_TID ? 'canadapost' : undefined });
       expect(r.status, `${tid}: ${r.body.message}`).toBe(201);
     }
 
@@ -104,6 +114,10 @@ describe.runIf(onPostgres)('faults on real processes', () => {
     rx.setDown(false);
     smtp.setDown(false);
     twilioDown = false;
+    // The carrier was asked while it was down (the first refresh after the add), and is back with the parcel delivered.
+    expect(carrier.trackRequests.canadapost).toBeGreaterThanOrEqual(1);
+    const askedWhileDown = carrier.trackRequests.canadapost;
+    carrier.script('canadapost', CP_TID, { status: 200, body: readSample('samples/canadapost/canadapost_delivered_docs_example.xml') });
     await w2.restart();
     await restartApi;
     const recoveredFrom = Date.now();
@@ -118,6 +132,24 @@ describe.runIf(onPostgres)('faults on real processes', () => {
       240_000,
       1000,
     );
+    // The parcel added while its carrier was down: the refresh engine backed off (2 minutes after a first failure,
+    // ±20 %) and found it delivered once the carrier was back, with nobody pressing anything.
+    const cp = await eventually(
+      async () => {
+        const r = await api(api2.url, 'GET', '/v1/trackings/get?numRecords=50', session);
+        const row = (r.body.payload as Array<{ tid: string; status: string }>).find((t) => t.tid === CP_TID);
+        return row?.status === 'Delivered' ? row : null;
+      },
+      240_000,
+      1000,
+    );
+    const cpRecoveredAfter = ((Date.now() - recoveredFrom) / 1000).toFixed(0);
+    console.info(`faults: Canada Post down at the add (${askedWhileDown} refused request(s)); delivered ${cpRecoveredAfter} s after it came back, ${carrier.trackRequests.canadapost} requests in all`);
+    expect(cp.status).toBe('Delivered');
+    await withClient(dbUrl, async (c) => {
+      const row = (await c.query('select failures, last_error from trackings where tid = $1', [CP_TID])).rows[0];
+      expect(row).toEqual({ failures: 0, last_error: null });
+    });
     const events = await withClient(dbUrl, async (c) => Number((await c.query('select count(*) as n from tracking_events where to_status = any($1)', [Object.keys(allTriggers)])).rows[0].n));
     expect(events).toBeGreaterThanOrEqual(JOURNEYS.length * 3);
     // What each channel owes: one notification row per (event, channel, recipient), written with the event.
@@ -145,12 +177,13 @@ describe.runIf(onPostgres)('faults on real processes', () => {
     await withClient(dbUrl, async (c) => {
       const unsettled = (await c.query(`select channel, status, count(*)::int as n from notifications where status not in ('sent', 'delivered') group by 1, 2`)).rows;
       expect(unsettled).toEqual([]);
-      // One tracking for the retried add, charged once; SMS charged once each; the balance is the ledger's sum.
+      // One tracking for the retried add, charged once (and one each for the journeys and the Canada Post parcel);
+      // SMS charged once each; the balance is the ledger's sum.
       expect((await c.query('select count(*)::int as n from trackings where tid = $1', [extra])).rows[0].n).toBe(1);
       const charges = (await c.query(`select kind, count(*)::int as n from ledger_entries where amount_cents < 0 group by kind`)).rows as Array<{ kind: string; n: number }>;
       const byKind = Object.fromEntries(charges.map((r) => [r.kind, r.n]));
       console.info(`faults: ledger charges ${JSON.stringify(byKind)}`);
-      expect(Object.values(byKind).reduce((a, b) => a + b, 0)).toBe(JOURNEYS.length + 1 + events);
+      expect(Object.values(byKind).reduce((a, b) => a + b, 0)).toBe(JOURNEYS.length + 2 + events);
       const mismatch = (await c.query(`select b.user_id from billing_accounts b left join (select user_id, sum(amount_cents) as s from ledger_entries group by 1) l using (user_id) where b.balance_cents <> coalesce(l.s, 0)`)).rows;
       expect(mismatch).toEqual([]);
     });

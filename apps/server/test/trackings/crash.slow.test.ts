@@ -2,68 +2,25 @@
 // carrier about a tracking, then started again on the same data directory. The interrupted refresh must resume
 // within a minute, not sit frozen behind a long lease. In the slow set (`npm run test:slow`, run by CI): two
 // real server starts and a lease to wait out take most of a minute. The live worker's side is lease.test.ts.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startFakeCarrier, CREDS, type FakeCarrier } from '../carriers/fake-carrier.ts';
 import { eventually } from '../helpers.ts';
+import { api, Cluster } from '../scale/cluster.ts';
 import { LEASE_MS } from '../../src/modules/trackings/refresh.ts';
 import { EX } from './fixtures.ts';
 
-const serverDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const children: ChildProcess[] = [];
+const cluster = new Cluster();
 const dirs: string[] = [];
 let fake: FakeCarrier | undefined;
 
 afterAll(async () => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  await cluster.stopAll();
   await fake?.close();
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
-
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
-
-/** Start src/main.ts as `npm start` does (tsx), and wait until it answers. */
-async function startServer(extraEnv: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: serverDir,
-    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', LOG_FORMAT: 'json', WEB_DIST: path.join(serverDir, 'no-web'), ...extraEnv },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr!.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-4000)));
-  children.push(child);
-  const url = `http://127.0.0.1:${port}`;
-  await eventually(
-    async () => {
-      if (child.exitCode !== null) throw new Error(`server exited ${child.exitCode}: ${stderr}`);
-      return (await fetch(`${url}/healthz`).catch(() => null))?.ok ? true : null;
-    },
-    120_000,
-    200,
-  );
-  return { child, url };
-}
-
-async function api(url: string, method: string, p: string, token?: string, body?: unknown) {
-  const res = await fetch(url + p, {
-    method,
-    headers: { ...(token ? { 'sm-api-token': token } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return (await res.json()) as { code: number; payload: any };
-}
 
 describe('refresh after a crash', () => {
   it('trackings whose refresh was interrupted by kill -9 are refreshed again within a minute of the restart', async () => {
@@ -75,23 +32,22 @@ describe('refresh after a crash', () => {
     // UPS answers the track calls of the first server never: the kill lands while they are in flight.
     for (const tid of tids) fake.script('ups', tid, { status: 200, body: '{}', delayMs: 600_000 });
 
-    const first = await startServer({ ...common, UPS_BASE_URL: fake.url, UPS_CLIENT_ID: CREDS.id, UPS_CLIENT_SECRET: CREDS.secret });
+    const first = await cluster.start('all', { ...common, UPS_BASE_URL: fake.url, UPS_CLIENT_ID: CREDS.id, UPS_CLIENT_SECRET: CREDS.secret });
     const signup = await api(first.url, 'POST', '/v1/user/general/signup', undefined, { email: 'crash@example.com', password: 'password123', repassword: 'password123', terms: true });
-    expect(signup.code).toBe(201);
-    const key = signup.payload.profile.token as string;
-    for (const tid of tids) expect((await api(first.url, 'POST', '/v1/trackings/add', key, { tid, courier: 'ups' })).code).toBe(201);
+    expect(signup.status).toBe(201);
+    const key = signup.body.payload.profile.token as string;
+    for (const tid of tids) expect((await api(first.url, 'POST', '/v1/trackings/add', key, { tid, courier: 'ups' })).status).toBe(201);
     await eventually(async () => (fake!.trackRequests.ups >= 1 ? true : null), 30_000, 50);
-    first.child.kill('SIGKILL');
-    await new Promise((r) => first.child.once('exit', r));
+    await first.kill9();
     const killedAt = Date.now();
 
     // The same data directory, UPS now served by the built-in sandbox (no credentials).
-    const second = await startServer(common);
+    const second = await cluster.start('all', common);
     const readyAt = Date.now();
     const resumedAt = await eventually(
       async () => {
         const r = await api(second.url, 'GET', '/v1/trackings/get?numRecords=10', key);
-        const rows = r.payload as Array<{ tid: string; status: string }>;
+        const rows = r.body.payload as Array<{ tid: string; status: string }>;
         return rows.length === tids.length && rows.every((t) => t.status !== 'Pending') ? Date.now() : null;
       },
       75_000,
@@ -104,7 +60,5 @@ describe('refresh after a crash', () => {
     );
     expect(resumedAt - readyAt).toBeLessThan(60_000);
     expect(resumedAt - killedAt).toBeLessThan(Math.max(60_000, readyAt - killedAt + 30_000));
-    second.child.kill('SIGTERM');
-    await new Promise((r) => second.child.once('exit', r));
   }, 360_000);
 });
