@@ -34,9 +34,21 @@ export const defineJob = <P extends { v: number }>(def: JobDefinition<P>): JobDe
  */
 export async function ensureQueue(ctx: AppContext, def: JobDefinition<any>): Promise<void> {
   const o = def.options(ctx);
-  const policy = { retryLimit: o.retryLimit, retryDelay: o.retryDelay, retryBackoff: o.retryBackoff, retryDelayMax: o.retryDelayMax, expireInSeconds: o.expireInSeconds };
+  const policy = {
+    retryLimit: o.retryLimit,
+    retryDelay: o.retryDelay,
+    retryBackoff: o.retryBackoff,
+    retryDelayMax: o.retryDelayMax,
+    expireInSeconds: o.expireInSeconds,
+    heartbeatSeconds: o.heartbeatSeconds,
+    // A job committed to this queue NOTIFYs the workers (pg-boss's LISTEN connection), so they need not wait a poll.
+    notify: true,
+  };
   // pg-boss refuses a key that is present but undefined.
-  await ctx.queue.createQueue(def.name, Object.fromEntries(Object.entries(policy).filter(([, v]) => v !== undefined)));
+  const defined = Object.fromEntries(Object.entries(policy).filter(([, v]) => v !== undefined));
+  await ctx.queue.createQueue(def.name, defined);
+  // A queue made by an earlier version keeps its old policy unless told: bring it up to date (idempotent).
+  await ctx.queue.updateQueue(def.name, defined);
   await ctx.queue.getJobById(def.name, randomUUID());
 }
 
@@ -71,5 +83,9 @@ export async function work(ctx: AppContext, def: JobDefinition<any>): Promise<st
       end();
     }
   };
-  return ctx.queue.work(def.name, def.workOptions(ctx) as never, handle as never);
+  const opts = def.workOptions(ctx);
+  // NOTIFY wakes the worker; the poll stays at the queue's own pace as the backstop (and for jobs whose
+  // startAfter comes due, which nothing announces).
+  const withNotify = { ...opts, notifyPollingIntervalSeconds: opts.pollingIntervalSeconds ?? 2 };
+  return ctx.queue.work(def.name, withNotify as never, handle as never);
 }

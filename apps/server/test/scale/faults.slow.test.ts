@@ -165,8 +165,13 @@ describe.runIf(onPostgres)('faults on real processes', () => {
       throw new Error(`${err.message}: ${events} status changes, [webhooks, mails, sms] ${JSON.stringify(counts())}`);
     });
     const allDeliveredAfter = ((Date.now() - recoveredFrom) / 1000).toFixed(0);
+    // Recovery of the deliveries themselves: the last acceptance of a notification that existed when the last
+    // fault ended (the Canada Post parcel's, made later by the carrier's backoff, is not one of them).
+    const backlogDoneAfter = await withClient(dbUrl, async (c) =>
+      Number((await c.query('select extract(epoch from max(accepted_at) - $1::timestamptz) as s from notifications where created_at < $1::timestamptz', [new Date(recoveredFrom).toISOString()])).rows[0].s),
+    );
     const [hooks, mails, sms] = await quietWindow(5000, counts);
-    console.info(`faults: ${events} status changes; ${hooks} webhooks, ${mails} mails, ${sms} SMS accepted (${twilio.requests.length - sms!} refused while down); all delivered ${allDeliveredAfter} s after the last fault`);
+    console.info(`faults: ${events} status changes; ${hooks} webhooks, ${mails} mails, ${sms} SMS accepted (${twilio.requests.length - sms!} refused while down); all delivered ${allDeliveredAfter} s after the last fault; the backlog held by the faults delivered ${backlogDoneAfter.toFixed(0)} s after it`);
     const twice = (keys: string[]) => keys.filter((k, i) => keys.indexOf(k) !== i);
     console.info(`faults: repeated webhooks ${JSON.stringify(twice(rx.received.map((r) => `${r.id} ${r.json?.data?.tracking?.tid} ${r.json?.data?.status}`)))}; repeated mails ${JSON.stringify(twice(mine().map((m) => `${m.messageId} ${m.subject}`)))}`);
 

@@ -38,11 +38,16 @@ const workOptions = (ctx: AppContext) => ({
   includeMetadata: true as const,
   perJobResults: true as const,
 });
+/**
+ * A delivery's worker refreshes its claim every 5 s while it runs; a worker killed mid-delivery stops, and the
+ * job is retried after 10 s plus a supervision pass (jobs/queue.ts), instead of waiting out its 120 s expiry.
+ */
+const DELIVERY_HEARTBEAT_SECONDS = 10;
 const info = (job: { retryCount: number; retryLimit: number }) => ({ retryCount: job.retryCount, retryLimit: job.retryLimit });
 /** Email and SMS: pg-boss retries temporary provider failures with exponential backoff. */
 const providerOptions = (ctx: AppContext) => {
   const t = tuning(ctx);
-  return { retryLimit: t.providerRetryLimit, retryDelay: t.providerRetryDelaySeconds, retryBackoff: true, retryDelayMax: t.providerRetryDelayMaxSeconds, expireInSeconds: 120 };
+  return { retryLimit: t.providerRetryLimit, retryDelay: t.providerRetryDelaySeconds, retryBackoff: true, retryDelayMax: t.providerRetryDelayMaxSeconds, expireInSeconds: 120, heartbeatSeconds: DELIVERY_HEARTBEAT_SECONDS };
 };
 
 /** Email and SMS jobs differ only in their queue and the delivery they run. */
@@ -62,7 +67,7 @@ export const smsJob = providerJob('notify-sms', deliverSms);
 export const webhookJob = defineJob({
   name: 'notify-webhook',
   payload: notifyPayload,
-  options: (ctx) => ({ retryLimit: 3, retryDelay: tuning(ctx).providerRetryDelaySeconds, retryBackoff: true, expireInSeconds: 120 }),
+  options: (ctx) => ({ retryLimit: 3, retryDelay: tuning(ctx).providerRetryDelaySeconds, retryBackoff: true, expireInSeconds: 120, heartbeatSeconds: DELIVERY_HEARTBEAT_SECONDS }),
   workOptions: (ctx) => ({ ...workOptions(ctx), localConcurrency: 2 }),
   handle: (ctx, jobs) => settleEach(jobs as Array<JobWithMetadata<unknown>>, (job) => deliverWebhook(ctx, notifyPayload.parse(job.data))),
 });
