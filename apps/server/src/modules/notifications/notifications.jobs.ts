@@ -39,8 +39,9 @@ const workOptions = (ctx: AppContext) => ({
   perJobResults: true as const,
 });
 /**
- * A delivery's worker refreshes its claim every 5 s while it runs; a worker killed mid-delivery stops, and the
- * job is retried after 10 s plus a supervision pass (jobs/queue.ts), instead of waiting out its 120 s expiry.
+ * A delivery's worker refreshes its claim every 5 s while it runs. When a worker is killed mid-delivery the claim
+ * goes stale after 10 s, a supervision pass (every 15 s, jobs/queue.ts) fails the job, and it is retried after
+ * the queue's retry delay: 40-90 s in all, instead of the 120 s expiry, a 60 s supervision and that delay before.
  */
 const DELIVERY_HEARTBEAT_SECONDS = 10;
 const info = (job: { retryCount: number; retryLimit: number }) => ({ retryCount: job.retryCount, retryLimit: job.retryLimit });
