@@ -1,13 +1,16 @@
 // Property-based fuzzing of every operation in the served OpenAPI document: schema-valid and mutated
 // bodies, hostile scalars, wrong content types, hostile path parameters and query strings, with the
-// caller's own token, another account's, garbage, or none. No reply may be a 5xx, leave the envelope,
-// take over a second, or show internals. FUZZ_RUNS=10000 runs a longer campaign (default 2,500).
+// caller's own token, another account's, a company owner's, a courier's (of that company and of another), garbage,
+// or none; path ids and body fields are often real ids of those accounts (trackings, shipments, proofs, members,
+// payments, alerts, notifications), so handlers go deep. No reply may be a 5xx, leave the envelope, take over a
+// second, or show internals. 10,000 requests by default (FUZZ_RUNS to change it; about 10 s).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createTestEnv, signUp, type TestEnv } from '../helpers.ts';
 import { setBalance } from '../trackings/fixtures.ts';
+import { buildWorld, type World } from './world.ts';
 
-const RUNS = Number(process.env.FUZZ_RUNS ?? 2500);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 10_000);
 const LEAK = /node_modules|\.ts:\d+|\bat \w+ \(|TypeError|RangeError|ZodError|SQLSTATE|drizzle|pglite|duplicate key|violates|stack/i;
 
 type Schema = Record<string, any>;
@@ -20,6 +23,9 @@ interface Operation {
 }
 
 let env: TestEnv;
+let world: World;
+/** Real ids of the world's records, used as path values and id-like fields. */
+let realIds: string[] = [];
 const ops: Operation[] = [];
 const creds = { ownKey: '', ownSession: '', ownEmail: '', otherKey: '', ownTid: '1Z5R89390350075608', ownUid: '' };
 
@@ -30,6 +36,9 @@ beforeAll(async () => {
   await setBalance(env, a.email, 100_00);
   Object.assign(creds, { ownKey: a.apiKey, ownSession: a.session, ownEmail: a.email, otherKey: b.apiKey, ownUid: a.profile.uid });
   await env.app.inject({ method: 'POST', url: '/v1/trackings/add', headers: { 'sm-api-token': a.apiKey }, payload: { tid: creds.ownTid } });
+  world = await buildWorld(env);
+  const wa = world.a;
+  realIds = [wa.trackingTid, wa.privateTid, wa.shipmentTid, world.b.shipmentTid, wa.checkpointId, wa.paymentId, wa.alertId, wa.notificationId, world.courierA.uid, world.courierB.uid, world.companyA.uid, `${world.companyA.uid}_${wa.shipmentTid}`, `${world.companyA.uid}_${wa.trackingTid}`];
   const doc = (await env.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
   for (const [path, methods] of Object.entries<Record<string, any>>(doc.paths)) {
     for (const [method, op] of Object.entries<any>(methods)) {
@@ -103,7 +112,10 @@ function fromSchema(s: Schema | undefined, depth = 0): fc.Arbitrary<unknown> {
       return fc.array(fromSchema(s.items, depth + 1), { maxLength: 3 });
     case 'string':
       if (s.format === 'email') return fc.oneof(fc.emailAddress(), fc.constant(creds.ownEmail));
-      return fc.oneof(fc.string({ minLength: s.minLength ?? 0, maxLength: Math.min(s.maxLength ?? 30, 30) }), fc.constantFrom(creds.ownTid, 'password123', '1Z5R89390350075626'));
+      return fc.oneof(
+        fc.string({ minLength: s.minLength ?? 0, maxLength: Math.min(s.maxLength ?? 30, 30) }),
+        fc.constantFrom(creds.ownTid, 'password123', '1Z5R89390350075626', ...realIds, world.courierA.email, world.courierB.email),
+      );
     case 'integer':
       return fc.integer({ min: s.minimum ?? -10, max: s.maximum ?? 1000 });
     case 'number':
@@ -157,7 +169,7 @@ const pathValue = fc.oneof(
   }),
 );
 const queryValue = fc.oneof(fc.constantFrom('-1', '0', '1.5', '1e309', '99999999999999999999', '%00', 'a%00b', '', '%ff'), fc.integer().map(String), fc.string({ maxLength: 20 }).map(encodeURIComponent));
-const tokenKind = fc.constantFrom('own-key', 'own-key', 'own-key', 'own-session', 'other-key', 'garbage', 'none', 'none');
+const tokenKind = fc.constantFrom('own-key', 'own-key', 'own-session', 'other-key', 'company-a', 'company-a', 'courier-a', 'company-b', 'courier-b', 'garbage', 'none', 'none');
 
 const requestArb = fc
   .integer({ min: 0, max: 1_000_000 })
@@ -165,7 +177,7 @@ const requestArb = fc
     const op = ops[i % ops.length]!;
     return fc.record({
       op: fc.constant(op),
-      params: fc.tuple(...op.pathParams.map(() => fc.oneof(pathValue, fc.constant(`${creds.ownUid}_${creds.ownTid}`)))),
+      params: fc.tuple(...op.pathParams.map(() => fc.oneof(pathValue, fc.constant(`${creds.ownUid}_${creds.ownTid}`), fc.constantFrom(...realIds)))),
       query: fc.array(fc.tuple(fc.constantFrom(...op.query.map((q) => q.name), '__proto__[x]', 'status[]'), queryValue), { maxLength: 4 }),
       body: bodyFor(op),
       raw: fc.option(rawBodies, { freq: 4 }),
@@ -182,6 +194,7 @@ describe('fuzzing every operation in /v1/openapi.json', () => {
     expect(ops.length).toBeGreaterThanOrEqual(29);
     const statuses = new Map<number, number>();
     const perOp = new Map<string, number>();
+    const perActor = new Map<string, number>();
     let slowest = 0;
     const t0 = performance.now();
     await fc.assert(
@@ -189,7 +202,17 @@ describe('fuzzing every operation in /v1/openapi.json', () => {
         let url = r.op.path;
         r.op.pathParams.forEach((name, i) => (url = url.replace(`{${name}}`, r.params[i] as string)));
         if (r.query.length) url += '?' + r.query.map(([k, v]) => `${k}=${v}`).join('&');
-        const token = { 'own-key': creds.ownKey, 'own-session': creds.ownSession, 'other-key': creds.otherKey, garbage: r.garbage, none: '' }[r.token];
+        const token = {
+          'own-key': creds.ownKey,
+          'own-session': creds.ownSession,
+          'other-key': creds.otherKey,
+          'company-a': world.companyA.session,
+          'courier-a': world.courierA.session,
+          'company-b': world.companyB.session,
+          'courier-b': world.courierB.session,
+          garbage: r.garbage,
+          none: '',
+        }[r.token];
         const headers: Record<string, string> = {};
         if (token) headers['sm-api-token'] = token;
         let payload: string | undefined;
@@ -229,12 +252,20 @@ describe('fuzzing every operation in /v1/openapi.json', () => {
           const s = await env.app.inject({ method: 'POST', url: '/v1/user/general/login', remoteAddress: '127.78.0.1', payload: { email: creds.ownEmail, password: 'password123' } });
           if (s.json().code === 200) creds.ownSession = s.json().payload.sessionToken;
         }
+        // A world account that signed itself out signs in again, so later requests keep going deep.
+        const actor = { 'company-a': world.companyA, 'courier-a': world.courierA, 'company-b': world.companyB, 'courier-b': world.courierB }[r.token as 'company-a'];
+        if (code === 200 && r.op.path === '/v1/user/general/logout' && actor) {
+          const password = actor === world.companyA || actor === world.companyB ? 'password123' : 'courierpass1';
+          const s = await env.app.inject({ method: 'POST', url: '/v1/user/general/login', remoteAddress: '127.78.0.2', payload: { email: actor.email, password } });
+          if (s.json().code === 200) actor.session = s.json().payload.sessionToken;
+        }
+        perActor.set(r.token, (perActor.get(r.token) ?? 0) + 1);
       }),
       { numRuns: RUNS, seed: process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined, endOnFailure: true },
     );
     const secs = (performance.now() - t0) / 1000;
     console.log(
-      `[fuzz] ${RUNS} requests over ${perOp.size} operations in ${secs.toFixed(1)} s; slowest ${slowest.toFixed(0)} ms; codes ${JSON.stringify(Object.fromEntries([...statuses].sort((x, y) => x[0] - y[0])))}`,
+      `[fuzz] ${RUNS} requests over ${perOp.size} operations in ${secs.toFixed(1)} s; slowest ${slowest.toFixed(0)} ms; codes ${JSON.stringify(Object.fromEntries([...statuses].sort((x, y) => x[0] - y[0])))}; by caller ${JSON.stringify(Object.fromEntries(perActor))}`,
     );
     expect(perOp.size).toBe(ops.length);
     // The server still answers.
