@@ -68,3 +68,34 @@ test('a sandbox tracking status change appears in the open trackings table and d
   await context.close();
   await other.close();
 });
+
+test("a parcel's public page follows its status live, with no session and no reload", async ({ browser, request }) => {
+  test.setTimeout(60_000);
+  const owner = await (await browser.newContext()).newPage();
+  const token = await signUpViaApi(owner, request, uniqueEmail('public-live'));
+  const tid = '9400111206206406260015';
+  expect((await apiPost(request, token, '/v1/trackings/add', { tid, courier: null, title: 'Public live parcel' })).code).toBe(201);
+  const info = (await (await request.get('/v1/user/info', { headers: { 'sm-api-token': token } })).json()) as { payload: { profile: { uid: string } } };
+  const uid = info.payload.profile.uid;
+  expect(uid).toMatch(/^\w+$/);
+
+  // A visitor: a new browser context, no session. The page opens its parcel's stream.
+  const visitor = await (await browser.newContext()).newPage();
+  const stream = visitor.waitForResponse(
+    (r) => new URL(r.url()).pathname === `/v1/track/${uid}_${tid}/live` && (r.headers()['content-type'] ?? '').startsWith('text/event-stream'),
+  );
+  await visitor.goto(`/track/${uid}/${tid}`);
+  await stream;
+  const badge = visitor.getByTestId('track-status');
+  await expect(badge).toBeVisible();
+  expect(await badge.getAttribute('data-status')).not.toBe('Delivered');
+  let reloads = 0;
+  visitor.on('load', () => reloads++);
+
+  // The owner marks it delivered: the open public page shows it within 2 s (its fallback poll is every 5 min
+  // while the stream is open, 30 s without it), with no reload.
+  const res = await request.get(`/v1/trackings/delivered/${tid}`, { headers: { 'sm-api-token': token } });
+  expect(((await res.json()) as { code: number }).code).toBe(200);
+  await expect(badge).toHaveAttribute('data-status', 'Delivered', { timeout: 2000 });
+  expect(reloads).toBe(0);
+});

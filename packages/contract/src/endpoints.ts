@@ -78,6 +78,7 @@ export const memberEndpoints: EndpointDef[] = [
   { method: 'POST', path: '/v1/user/general/deletemember', summary: 'Delete a courier; their shipments stay with the company, unassigned', tag: 'Members', auth: true, body: M.deleteMemberRequest },
   { method: 'POST', path: '/v1/user/general/getmembers', summary: "Your company's couriers, with their last known position", tag: 'Members', auth: true, response: M.memberListSchema },
   { method: 'POST', path: '/v1/user/general/position', summary: 'A courier reports their position (the couriers map)', tag: 'Members', auth: true, body: M.positionRequest, response: M.geoSchema },
+  { method: 'GET', path: '/v1/track/{uidTid}/live', summary: 'Server-sent events of one parcel for its public page (no auth): its number and status each time it changes or gets a checkpoint (reconnect with Last-Event-ID); 20 open streams per address', tag: 'Live', auth: false },
   { method: 'GET', path: '/v1/live', summary: 'Server-sent events of your account: tracking and shipment status changes and checkpoints, courier positions, balance and alerts (reconnect with Last-Event-ID)', tag: 'Live', auth: true },
 ];
 

@@ -94,6 +94,7 @@ const SPECS: Record<string, Spec> = {
 /** Operations the matrix cannot probe with a request and a reply, and where they are covered instead. */
 const NOT_PROBED: Record<string, string> = {
   'GET /v1/live': 'a server-sent event stream that stays open; test/live/stream.test.ts checks that each stream carries only its own account',
+  'GET /v1/track/{uidTid}/live': "a public parcel page's event stream (public by design, as the page); test/live/public-stream.test.ts checks it carries that parcel's number and status only",
 };
 
 /** Operations a courier may not use (they belong to the account's owner): the account's settings, money and keys. */

@@ -8,6 +8,25 @@ export interface LiveFrame {
   event: LiveEvent | { kind: 'reset' };
 }
 
+/** What a public page's stream may carry of a parcel's event: its number and status, nothing of the account. */
+export interface PublicLiveEvent {
+  kind: 'tracking' | 'shipment';
+  tid: string;
+  status: string;
+  statusChanged: boolean;
+}
+
+/** A visitor of one parcel's public page: it hears that parcel's events only, stripped to PublicLiveEvent. */
+export interface PublicSubscriber {
+  accountId: string;
+  tid: string;
+  send(frame: { id: string; event: PublicLiveEvent | { kind: 'reset' } }): void;
+}
+
+const parcelKey = (accountId: string, tid: string) => `${accountId}\n${tid}`;
+const forPublic = (e: LiveEvent): PublicLiveEvent | null =>
+  e.kind === 'tracking' || e.kind === 'shipment' ? { kind: e.kind, tid: e.tid, status: e.status, statusChanged: e.statusChanged } : null;
+
 export interface LiveSubscriber {
   /** The signed-in user: an owner hears their account's events, a courier only what is assigned to them. */
   userId: string;
@@ -27,6 +46,7 @@ export const RING_SIZE = 2000;
  */
 export class LiveHub {
   private readonly byUser = new Map<string, Set<LiveSubscriber>>();
+  private readonly byParcel = new Map<string, Set<PublicSubscriber>>();
   private readonly ring: LiveFrame[] = [];
   private readonly unsubscribe: () => void;
 
@@ -41,11 +61,14 @@ export class LiveHub {
       // The listener reconnected: what was sent meanwhile is unknown, so everyone refetches.
       this.ring.length = 0;
       for (const set of this.byUser.values()) for (const s of set) s.send(frame);
+      for (const set of this.byParcel.values()) for (const p of set) p.send({ id: m.id, event: { kind: 'reset' } });
       return;
     }
     this.ring.push(frame);
     if (this.ring.length > RING_SIZE) this.ring.splice(0, this.ring.length - RING_SIZE);
     for (const s of this.audience(event)) s.send(frame);
+    const pub = forPublic(event);
+    if (pub) for (const p of this.byParcel.get(parcelKey(event.accountId, pub.tid)) ?? []) p.send({ id: m.id, event: pub });
   }
 
   private *audience(e: LiveEvent): Iterable<LiveSubscriber> {
@@ -82,10 +105,38 @@ export class LiveHub {
     };
   }
 
-  /** Open streams in this process. */
+  /**
+   * Start sending one parcel's events to a public page, replaying what it missed after `lastEventId` as `add`
+   * does (only that parcel's events, stripped to their public part).
+   */
+  addPublic(p: PublicSubscriber, lastEventId?: string): () => void {
+    const key = parcelKey(p.accountId, p.tid);
+    if (lastEventId) {
+      const at = this.ring.findIndex((f) => f.id === lastEventId);
+      if (at < 0) p.send({ id: lastEventId, event: { kind: 'reset' } });
+      else
+        for (const f of this.ring.slice(at + 1)) {
+          const pub = f.event.kind === 'reset' ? null : forPublic(f.event);
+          if (pub && f.event.kind !== 'reset' && parcelKey(f.event.accountId, pub.tid) === key) p.send({ id: f.id, event: pub });
+        }
+    }
+    let set = this.byParcel.get(key);
+    if (!set) this.byParcel.set(key, (set = new Set()));
+    set.add(p);
+    liveStreams.inc();
+    return () => {
+      const cur = this.byParcel.get(key);
+      if (!cur?.delete(p)) return;
+      liveStreams.dec();
+      if (cur.size === 0) this.byParcel.delete(key);
+    };
+  }
+
+  /** Open streams in this process (signed-in users' and public pages'). */
   get size(): number {
     let n = 0;
     for (const set of this.byUser.values()) n += set.size;
+    for (const set of this.byParcel.values()) n += set.size;
     return n;
   }
 
@@ -93,5 +144,6 @@ export class LiveHub {
     this.unsubscribe();
     liveStreams.dec(this.size);
     this.byUser.clear();
+    this.byParcel.clear();
   }
 }

@@ -470,6 +470,17 @@ export async function publicTracking(ctx: AppContext, key: string): Promise<Arra
   return [{ ...publicView(t, cps, carriersOf(ctx).isSandbox(t.courier as never)), brand: await publicBrand(ctx, key.slice(0, cut)) }];
 }
 
+/**
+ * Which parcel a public page's live stream follows: the account it belongs to and its stored number. Not found
+ * exactly when the page itself is not found.
+ */
+export async function publicParcelSubject(ctx: AppContext, key: string): Promise<{ accountId: string; tid: string }> {
+  const [view] = await publicTracking(ctx, key);
+  const accountId = await repo.findUserIdByUid(ctx.db, key.slice(0, key.indexOf('_')));
+  if (!view || !accountId) throw notFound(MSG.shipmentNotFound);
+  return { accountId, tid: view.tid };
+}
+
 // ------------------------------------------------------------------ the carrier sandbox's journey clock
 /**
  * The sandbox's durable journey clock. Every sandbox journey starts with its label scan at the journey's start

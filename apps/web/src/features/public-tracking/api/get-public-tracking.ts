@@ -1,4 +1,5 @@
-import { queryOptions, useQuery } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
+import { queryOptions, useQuery, useQueryClient } from '@tanstack/react-query';
 import { requestPayload } from '../../../lib/api-client';
 import type { Brand, PublicShipment, PublicTracking } from '@shiptrail/contract';
 
@@ -16,9 +17,32 @@ export async function getPublicTracking(uid: string, tid: string): Promise<Publi
   return (Array.isArray(list) ? list[0] : list) ?? null;
 }
 
-export const publicTrackingQueryOptions = (uid: string, tid: string) =>
-  // Visitors have no session and so no live stream: the page asks again while it is open (carriers move a
-  // parcel every few minutes at most, and the server answers from the database, not the carrier).
-  queryOptions({ queryKey: ['public-tracking', uid, tid], queryFn: () => getPublicTracking(uid, tid), retry: false, refetchInterval: 30_000 });
+/** How often the page asks again: rarely while its live stream is open, every 30 s when it cannot be. */
+export const POLL_LIVE_MS = 5 * 60_000;
+export const POLL_MS = 30_000;
 
-export const usePublicTracking = (uid: string, tid: string) => useQuery(publicTrackingQueryOptions(uid, tid));
+export const publicTrackingQueryOptions = (uid: string, tid: string, live = false) =>
+  queryOptions({ queryKey: ['public-tracking', uid, tid], queryFn: () => getPublicTracking(uid, tid), retry: false, refetchInterval: live ? POLL_LIVE_MS : POLL_MS });
+
+/**
+ * Follow the parcel's public stream (GET /v1/track/{uid}_{tid}/live, no token, so a plain EventSource, which
+ * reconnects and resumes by itself): each event makes the page read the parcel again. True while connected.
+ */
+export function usePublicLive(uid: string, tid: string): boolean {
+  const qc = useQueryClient();
+  const [live, setLive] = useState(false);
+  useEffect(() => {
+    if (typeof EventSource === 'undefined') return;
+    const es = new EventSource(`/v1/track/${encodeURIComponent(uid)}_${encodeURIComponent(tid)}/live`);
+    es.onopen = () => setLive(true);
+    es.onerror = () => setLive(false);
+    es.onmessage = () => void qc.invalidateQueries({ queryKey: ['public-tracking', uid, tid] });
+    return () => es.close();
+  }, [qc, uid, tid]);
+  return live;
+}
+
+export const usePublicTracking = (uid: string, tid: string) => {
+  const live = usePublicLive(uid, tid);
+  return useQuery(publicTrackingQueryOptions(uid, tid, live));
+};

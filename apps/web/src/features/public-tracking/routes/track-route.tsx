@@ -172,7 +172,7 @@ export default function TrackRoute() {
                 </Text>
               )}
             </div>
-            <StatusBadge status={data.status} size="xl" />
+            <StatusBadge status={data.status} size="xl" data-testid="track-status" data-status={data.status} />
           </Group>
           <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="lg" mb="xl">
             <Fact icon={IconTruck} label="Courier" value={data.courierName ?? courierName(data.courier)} />
