@@ -123,6 +123,42 @@ describe('GET /v1/live', () => {
     expect(sCo.frames.some((f) => f.data.kind === 'balance')).toBe(false);
   });
 
+  it('announces edits and removals too: a tracking renamed or deleted, a shipment edited or reassigned, a courier added, renamed or removed', async () => {
+    const co = await company(env.app);
+    const c1 = await courier(env.app, co.apiKey);
+    const c2 = await courier(env.app, co.apiKey);
+    const shipment = await createShipment(env.app, co.apiKey, readmeShipment(c1.email));
+    expect((await add(env, co.apiKey, { tid: EX.usps.notFound })).statusCode).toBe(201);
+    const sCo = await stream(co.session);
+    const s1 = await stream(c1.session);
+    const s2 = await stream(c2.session);
+    const next = async (s: SseStream, pred: (d: any) => boolean) => (await s.waitFor((f) => pred(f.data))).data;
+
+    expect((await call(env.app, 'PUT', '/v1/trackings/update', { token: co.apiKey, body: { tid: EX.usps.notFound, title: 'Renamed' } })).statusCode).toBe(200);
+    expect(await next(sCo, (d) => d.kind === 'tracking' && d.tid === EX.usps.notFound)).toMatchObject({ status: 'Pending', statusChanged: false });
+    const before = sCo.frames.length;
+    expect((await call(env.app, 'DELETE', `/v1/trackings/delete/${EX.usps.notFound}`, { token: co.apiKey })).statusCode).toBe(200);
+    await sCo.waitFor((f) => sCo.frames.indexOf(f) >= before && f.data.kind === 'tracking' && f.data.tid === EX.usps.notFound);
+
+    // Reassigned from c1 to c2: the company, the new courier and the old one are each told.
+    expect((await call(env.app, 'POST', '/v1/shipment/edit', { token: co.apiKey, body: { tid: shipment.tid, courierEmail: c2.email, message: 'Moved to Carl 2' } })).statusCode).toBe(200);
+    await next(sCo, (d) => d.kind === 'shipment' && d.tid === shipment.tid && d.statusChanged === false);
+    await next(s2, (d) => d.kind === 'shipment' && d.tid === shipment.tid);
+    await next(s1, (d) => d.kind === 'shipment' && d.tid === shipment.tid && d.statusChanged === false);
+
+    const third = { email: `c3.${Date.now()}@example.com`, firstName: 'Third', lastName: 'Rider', phone: '(213) 555-0199' };
+    const added = await call(env.app, 'POST', '/v1/user/general/addmember', { token: co.apiKey, body: { ...third, role: 'courier', password: 'courierpass1' } });
+    expect(added.statusCode).toBe(201);
+    await next(sCo, (d) => d.kind === 'members');
+    const n = sCo.frames.filter((f) => f.data.kind === 'members').length;
+    expect((await call(env.app, 'POST', '/v1/user/general/updatemember', { token: co.apiKey, body: { ...third, role: 'courier', uid: added.body.payload.uid, firstName: 'Renamed' } })).statusCode).toBe(200);
+    await sCo.waitFor(() => sCo.frames.filter((f) => f.data.kind === 'members').length >= n + 1);
+    expect((await call(env.app, 'POST', '/v1/user/general/deletemember', { token: co.apiKey, body: { uid: added.body.payload.uid } })).statusCode).toBe(200);
+    await sCo.waitFor(() => sCo.frames.filter((f) => f.data.kind === 'members').length >= n + 2);
+    // Couriers are not told about the team.
+    expect([...s1.frames, ...s2.frames].some((f) => f.data.kind === 'members')).toBe(false);
+  });
+
   it('replays what a reconnecting client missed after its Last-Event-ID, and says reset when the id is unknown', async () => {
     const a = await signUp(env.app);
     const aId = await userIdOf(env, a.email);

@@ -8,6 +8,7 @@ export type LiveEvent =
   | { kind: 'tracking'; accountId: string; trackingId: string; tid: string; status: string; statusChanged: boolean }
   | { kind: 'shipment'; accountId: string; courierId: string | null; shipmentId: string; tid: string; status: string; statusChanged: boolean }
   | { kind: 'position'; accountId: string; courierId: string }
+  | { kind: 'members'; accountId: string }
   | { kind: 'balance'; accountId: string }
   | { kind: 'alert'; accountId: string }
   | { kind: 'reset' };
@@ -24,6 +25,9 @@ export function staleKeysFor(e: LiveEvent): QueryKey[] | 'all' {
       return [['shipments'], ['user-info'], ...(e.statusChanged ? [['notifications']] : [])];
     case 'position':
       return [['members']];
+    case 'members':
+      // A courier added, renamed or removed: the team, the couriers map, and the shipments that name them.
+      return [['members'], ['shipments']];
     case 'balance':
       return [['user-info'], ['payment-info'], ['payment-history'], ['usage']];
     case 'alert':

@@ -47,6 +47,7 @@ export async function listMembers(ctx: AppContext, company: UserRow): Promise<Me
 export async function addMember(ctx: AppContext, company: UserRow, input: z.output<typeof addMemberRequest>): Promise<MemberView> {
   requireCompany(company);
   const m = await createMemberAccount(ctx, company, { email: input.email, firstName: input.firstName, lastName: input.lastName, phone: input.phone, password: input.password });
+  await publishLive(ctx.db, { kind: 'members', accountId: company.id });
   return memberView(m);
 }
 
@@ -55,6 +56,7 @@ export async function updateMember(ctx: AppContext, company: UserRow, input: z.o
   const m = await repo.findMember(ctx.db, company.id, input.uid ? { uid: input.uid } : { email: input.email });
   if (!m) throw notFound(MEMBER_NOT_FOUND);
   const updated = await updateMemberAccount(ctx, m, { email: input.email, firstName: input.firstName, lastName: input.lastName, phone: input.phone });
+  await publishLive(ctx.db, { kind: 'members', accountId: company.id });
   const open = await repo.openShipmentCounts(ctx.db, [m.id]);
   return memberView(updated, open.get(m.id) ?? 0);
 }
@@ -62,7 +64,10 @@ export async function updateMember(ctx: AppContext, company: UserRow, input: z.o
 export async function deleteMember(ctx: AppContext, company: UserRow, input: z.output<typeof deleteMemberRequest>): Promise<void> {
   requireCompany(company);
   const m = await repo.findMember(ctx.db, company.id, 'uid' in input && input.uid ? { uid: input.uid } : { email: input.email });
-  if (!m || !(await repo.deleteMember(ctx.db, company.id, m.id))) throw notFound(MEMBER_NOT_FOUND);
+  await ctx.db.transaction(async (tx) => {
+    if (!m || !(await repo.deleteMember(tx, company.id, m.id))) throw notFound(MEMBER_NOT_FOUND);
+    await publishLive(tx, { kind: 'members', accountId: company.id });
+  });
 }
 
 /** A courier's last known position (the couriers map); set by their checkpoints with coordinates too. */

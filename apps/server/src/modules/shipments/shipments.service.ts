@@ -269,7 +269,13 @@ export async function editShipment(ctx: AppContext, company: UserRow, input: Edi
       patch.courier = input.courier ?? (member ? fullName(member) : s.courier);
     } else if (input.courier !== undefined) patch.courier = input.courier;
     if (input.parcels) await repo.replaceParcels(tx, s.id, parcelRows(s.id, input.parcels));
-    return repo.updateShipment(tx, s.id, patch);
+    const updated = await repo.updateShipment(tx, s.id, patch);
+    // Open screens refetch it: the company's, the courier it is assigned to, and the one it was taken from.
+    const announce = (courierId: string | null) =>
+      publishLive(tx, { kind: 'shipment', accountId: company.id, courierId, shipmentId: s.id, tid: s.tid, status: updated.status, statusChanged: false });
+    await announce(updated.courierId);
+    if (s.courierId && s.courierId !== updated.courierId) await announce(s.courierId);
+    return updated;
   });
   return viewOf(ctx, row);
 }

@@ -390,7 +390,9 @@ export async function updateTracking(ctx: AppContext, user: UserRow, input: Upda
       Object.assign(patch, { courier: input.courier, status: 'Pending', origin: '', destination: '', expected: null, lastCheckPoint: null, lastCarrierDataAt: null, failures: 0, lastError: null, nextCheckAt: ctx.now() });
       await recordStatusChange(tx, ctx, t, 'Pending', null);
     }
-    return repo.updateTracking(tx, t.id, patch);
+    const updated = await repo.updateTracking(tx, t.id, patch);
+    await publishLive(tx, { kind: 'tracking', accountId: user.id, trackingId: t.id, tid: t.tid, status: updated.status, statusChanged: false });
+    return updated;
   });
   return { view: await viewOf(ctx, row, user.uid), warning };
 }
@@ -420,7 +422,13 @@ export async function markDelivered(ctx: AppContext, user: UserRow, rawTid: stri
 }
 
 export async function deleteTracking(ctx: AppContext, user: UserRow, rawTid: string): Promise<void> {
-  if (!(await repo.deleteTracking(ctx.db, user.id, normalizeTrackingNumber(rawTid)))) throw notFound(MSG.shipmentNotFound);
+  const tid = normalizeTrackingNumber(rawTid);
+  await ctx.db.transaction(async (tx) => {
+    const t = await repo.lockByTid(tx, user.id, tid);
+    if (!t || !(await repo.deleteTracking(tx, user.id, tid))) throw notFound(MSG.shipmentNotFound);
+    // Open screens drop it (and its public page, which then says not found).
+    await publishLive(tx, { kind: 'tracking', accountId: user.id, trackingId: t.id, tid: t.tid, status: t.status, statusChanged: false });
+  });
 }
 
 // ------------------------------------------------------------------ refresh now
