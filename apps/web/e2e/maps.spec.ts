@@ -58,6 +58,7 @@ test('the couriers map draws the offline outlines and a marker per courier, and 
   await expect(map).toHaveAttribute('data-offline', 'true');
   await expect.poll(() => map.locator('path.st-outline-country').count()).toBeGreaterThan(50);
   await expect.poll(() => map.locator('path.st-outline-state').count()).toBeGreaterThan(0);
+  await expect.poll(() => map.locator('path.st-outline-province').count()).toBeGreaterThan(0);
   await expect(map.locator('.st-marker-courier')).toHaveCount(2);
   await expect(owner.getByTestId('couriers-map-summary')).toHaveText('2 of 3 couriers on the map; 1 has not shared a position yet.');
   const box = await owner.evaluate(() => (document.querySelector('.leaflet-container') as HTMLElement).getBoundingClientRect().height);
@@ -75,6 +76,10 @@ test('the couriers map draws the offline outlines and a marker per courier, and 
     }, { timeout: 40_000 })
     .toBeGreaterThan(40);
   await shot(owner, 'couriers-map-1280');
+  // Two steps out: the continent, with Canada's provincial borders drawn as the US states are.
+  await map.getByRole('button', { name: 'Zoom out' }).click();
+  await map.getByRole('button', { name: 'Zoom out' }).click();
+  await shot(owner, 'couriers-map-canada-1280');
   await ann.click();
   await expect(owner.locator('.leaflet-popup')).toContainText('Ann Rider');
   await expect(owner.locator('.leaflet-popup')).toContainText('Position at');

@@ -62,7 +62,7 @@ function FitBounds({ markers, enabled }: { markers: MapMarker[]; enabled: boolea
   return null;
 }
 
-/** Outlines of countries and US states, drawn under the markers when there are no tiles to show. */
+/** Outlines of countries, US states and Canadian provinces, drawn under the markers when there are no tiles to show. */
 function OutlineLayer() {
   const [data, setData] = useState<Outlines | null>(null);
   useEffect(() => {
@@ -77,6 +77,7 @@ function OutlineLayer() {
     <Pane name="outlines" style={{ zIndex: 250 }}>
       <GeoJSON data={data.countries} attribution="Outlines: Natural Earth, US Census Bureau" style={{ className: 'st-outline st-outline-country', color: '#7b8794', weight: 1, fillColor: '#eef2f5', fillOpacity: 1 }} interactive={false} />
       <GeoJSON data={data.states} style={{ className: 'st-outline st-outline-state', color: '#9aa5b1', weight: 0.7, fill: false }} interactive={false} />
+      <GeoJSON data={data.provinces} style={{ className: 'st-outline st-outline-province', color: '#9aa5b1', weight: 0.7, fill: false }} interactive={false} />
     </Pane>
   );
 }
