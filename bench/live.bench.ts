@@ -1,9 +1,15 @@
 // Live updates (issue: every open screen follows status changes): a status change made through the API
 // (mark delivered: the change, its event, its notifications and its pg_notify in one transaction) to the
 // event read by a stream client over real HTTP, p50/p99; the server's memory per open stream; and the time
-// to fan one event out to 1,000 open streams of one account. PGlite in memory, one process.
+// to fan one event out to 1,000 open streams of one account; and the same status change to the row updated in
+// an open browser tab (Chromium, the trackings page, the web app's own stream and refetch). PGlite in memory,
+// one process.
 // Run: `npx tsx bench/live.bench.ts` (prints JSON), or `npm run bench -- live`.
 import http from 'node:http';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
 import { Worker } from 'node:worker_threads';
 import v8 from 'node:v8';
 import vm from 'node:vm';
@@ -19,6 +25,10 @@ import type { BenchResult } from './lib/types.ts';
 const CHANGES = Number(process.env.BENCH_LIVE_CHANGES ?? 300);
 const STREAMS = Number(process.env.BENCH_LIVE_STREAMS ?? 1000);
 const FANOUTS = 20;
+/** Status changes watched in the browser tab, one at a time. */
+const TAB_CHANGES = Number(process.env.BENCH_LIVE_TAB_CHANGES ?? 20);
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const webDist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../apps/web/dist/index.html');
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
@@ -144,6 +154,16 @@ export default async function bench(): Promise<BenchResult[]> {
     await ask(worker, { type: 'close' }, 'closed');
     await worker.terminate();
 
+    // 3. Status change → the row updated in an open browser tab (the web app's stream, merge window and refetch).
+    const tab = await browserTab(base, signup.json().payload as { sessionToken: string; version: string }, async (tid) => {
+      const res = await app.inject({ method: 'GET', url: `/v1/trackings/delivered/${tid}`, headers: { 'sm-api-token': token } });
+      if (res.json().code !== 200) throw new Error(res.body);
+    }, async () => {
+      const fresh = Array.from({ length: TAB_CHANGES }, (_, i) => `1ZTAB${String(i).padStart(11, '0')}`);
+      await ctx.db.insert(trackings).values(fresh.map((tid) => ({ userId: u!.id, tid, courier: 'ups', status: 'InTransit' })));
+      return fresh;
+    });
+
     return [
       {
         name: 'live: status change → event in an open stream',
@@ -162,10 +182,66 @@ export default async function bench(): Promise<BenchResult[]> {
         },
         note: `fan-out: one NOTIFY to the event read by all ${STREAMS} clients, ${FANOUTS} events; RSS includes the client thread's sockets`,
       },
+      tab,
     ];
   } finally {
     await app.close();
     await closeContext(ctx);
+  }
+}
+
+/**
+ * A signed-in Chromium tab on /account/trackings; for each number, `change` marks it delivered and the tab's
+ * MutationObserver notes when its row says Delivered. Times from the request's start (Date.now() on both sides,
+ * one machine). Skipped, with a note, when there is no Chromium or no built web app.
+ */
+async function browserTab(base: string, session: { sessionToken: string; version: string }, change: (tid: string) => Promise<void>, seed: () => Promise<string[]>): Promise<BenchResult> {
+  const name = 'live: status change → row updated in an open browser tab';
+  const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+  if (!existsSync(executablePath) || !existsSync(webDist)) return { name, metrics: {}, note: `skipped: needs Chromium at ${executablePath} and a built web app (npm run build --workspace apps/web)` };
+  const tids = await seed();
+  const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
+  try {
+    const page = await (await browser.newContext({ serviceWorkers: 'block' })).newPage();
+    await page.goto(`${base}/terms-of-service`);
+    await page.evaluate((s) => localStorage.setItem('shiptrail.session', JSON.stringify(s)), { token: session.sessionToken, version: session.version });
+    const stream = page.waitForResponse((r) => new URL(r.url()).pathname === '/v1/live');
+    await page.goto(`${base}/account/trackings`);
+    await stream;
+    await page.locator(`[data-tid="${tids.at(-1)}"]`).first().waitFor();
+    const shown = await page.evaluate(() => [...new Set([...document.querySelectorAll('[data-tid]')].map((e) => e.getAttribute('data-tid')!))]);
+    const watched = tids.filter((t) => shown.includes(t));
+    if (watched.length === 0) throw new Error('no seeded row on the first page');
+    // Each row reports, once, when it first says Delivered.
+    await page.evaluate(() => {
+      const seen: Record<string, number> = {};
+      (window as unknown as { __delivered: Record<string, number> }).__delivered = seen;
+      new MutationObserver(() => {
+        for (const el of document.querySelectorAll('[data-tid][data-status="Delivered"]')) {
+          const tid = el.getAttribute('data-tid')!;
+          seen[tid] ??= Date.now();
+        }
+      }).observe(document.body, { subtree: true, attributes: true, attributeFilter: ['data-status'], childList: true });
+    });
+    const lat: number[] = [];
+    for (const tid of watched) {
+      const t0 = Date.now();
+      await change(tid);
+      await page.waitForFunction((t) => (window as unknown as { __delivered: Record<string, number> }).__delivered[t] !== undefined, tid, { timeout: 10_000 });
+      const at = await page.evaluate((t) => (window as unknown as { __delivered: Record<string, number> }).__delivered[t]!, tid);
+      lat.push(at - t0);
+      // A gap, as between real scans: each change is measured on its own, not merged with the next.
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    lat.sort((a, b) => a - b);
+    return {
+      name,
+      setup: `Chromium headless, the built web app served by the same process, ${lat.length} changes one at a time`,
+      metrics: { p50_ms: pct(lat, 50), p99_ms: pct(lat, 99), max_ms: lat.at(-1)! },
+      note: "from the mark-delivered request's start to the row's data-status changing in the page: the event, the app's 150 ms merge window and the list's refetch",
+    };
+  } finally {
+    await browser.close();
   }
 }
 
