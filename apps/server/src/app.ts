@@ -35,7 +35,6 @@ declare module 'fastify' {
   }
 }
 
-
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 /** Security headers helmet sets that apply to documents only (not to the scripts and styles a page loads). */
@@ -217,7 +216,6 @@ export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {})
   await app.register(liveRoutes, { ctx });
   await app.register(geoRoutes, { ctx });
   if (ctx.mailer.mode === 'outbox') await app.register(devOutboxRoutes, { ctx });
-
 
   // What the web app needs to know at run time, read once per page load (never cached, so a config change
   // takes effect without a rebuild): the reCAPTCHA site key and script, or null to load nothing.

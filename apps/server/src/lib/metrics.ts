@@ -65,7 +65,6 @@ export function unbindMetricsDatabase(db: Db): void {
   if (bound === db) bound = undefined;
 }
 
-
 new client.Gauge({
   name: 'shiptrail_jobs',
   help: 'Jobs in the queue by queue and state (created, retry, active)',

@@ -13,7 +13,6 @@ type RouteOptions = { routeInfo: { method: string; url?: string } };
 // Expired windows are dropped now and then by the requests themselves: no job needed, bounded table.
 const SWEEP_EVERY = 500;
 
-
 /** One fixed window per key: count and reset time in one upsert; answers how many hits and the ms left. */
 export async function hitWindow(db: Queryable, key: string, windowMs: number): Promise<Result> {
   const r = await db.execute<{ count: number; ttl: number | string }>(sql`

@@ -56,7 +56,6 @@ export async function insertEntryOnce(db: Queryable, e: { userId: string; amount
   return rowsOf(r).length > 0;
 }
 
-
 /**
  * Lock the account row for the rest of the transaction: charges to one account queue up here. FOR NO KEY
  * UPDATE, not FOR UPDATE: the foreign-key checks of a concurrent credit (its ledger and balance rows point at

@@ -3,7 +3,6 @@ import { sql } from 'drizzle-orm';
 import { rowsOf, type Queryable } from '../../db/client.ts';
 import { rateLimitSlots, rateLimitWindows } from '../../db/schema.ts';
 
-
 /** Make sure `key` has exactly `limit` slots (a changed limit drops or adds slots). */
 export async function ensureSlots(db: Queryable, key: string, limit: number): Promise<void> {
   await db.execute(sql`

@@ -165,7 +165,6 @@ export async function leaseByIds(db: Queryable, ids: string[], leaseUntil: Date)
   return r;
 }
 
-
 /** The earliest stored checkpoint time of each of the courier's numbers that has one (any account). */
 export async function earliestCheckpointTimes(db: Queryable, courier: string, tids: string[]): Promise<Map<string, number>> {
   const rows = await db
