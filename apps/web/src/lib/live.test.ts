@@ -4,7 +4,7 @@ import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QueryClient, QueryObserver } from '@tanstack/react-query';
 import { API_TOKEN_HEADER } from '@shiptrail/contract';
-import { followLive, reconnectDelayMs, sseParser, staleKeysFor, type LiveEvent } from './live';
+import { followLive, patchStatus, reconnectDelayMs, sseParser, staleKeysFor, type LiveEvent } from './live';
 import { setSession } from './session';
 
 describe('sseParser', () => {
@@ -31,6 +31,25 @@ describe('staleKeysFor', () => {
     expect(reconnectDelayMs(0, () => 0.5)).toBe(1000);
     expect(reconnectDelayMs(3, () => 0.5)).toBe(8000);
     expect(reconnectDelayMs(20, () => 1)).toBeLessThanOrEqual(37_500);
+  });
+});
+
+describe('patchStatus', () => {
+  it('sets the new status on every cached list and record of that number, and leaves the rest as they were', () => {
+    const qc = new QueryClient();
+    const a = { tid: 'A1', status: 'InTransit', title: 'sofa' };
+    const b = { tid: 'B2', status: 'InTransit' };
+    qc.setQueryData(['trackings', { numRecords: 10 }], [a, b]);
+    qc.setQueryData(['trackings', { numRecords: 50 }], [b]);
+    qc.setQueryData(['trackings', 'detail', 'A1'], a);
+    qc.setQueryData(['shipments', 'company', {}], [{ tid: 'A1', status: 'InTransit' }]);
+    const untouched = qc.getQueryData(['trackings', { numRecords: 50 }]);
+    patchStatus(qc, 'trackings', 'A1', 'Delivered');
+    expect(qc.getQueryData(['trackings', { numRecords: 10 }])).toEqual([{ tid: 'A1', status: 'Delivered', title: 'sofa' }, b]);
+    expect(qc.getQueryData(['trackings', 'detail', 'A1'])).toEqual({ tid: 'A1', status: 'Delivered', title: 'sofa' });
+    expect(qc.getQueryData(['trackings', { numRecords: 50 }])).toBe(untouched);
+    // A shipment with the same number is another parcel: only the root asked for is touched.
+    expect(qc.getQueryData(['shipments', 'company', {}])).toEqual([{ tid: 'A1', status: 'InTransit' }]);
   });
 });
 

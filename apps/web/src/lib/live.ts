@@ -37,6 +37,23 @@ export function staleKeysFor(e: LiveEvent): QueryKey[] | 'all' {
   }
 }
 
+/**
+ * Show a status change at once in every cached list or record of `root` ('trackings' or 'shipments') that
+ * holds that number, before the refetch the event also triggers brings the rest (checkpoints, counts). Only
+ * `tid` and `status` are read, so this needs nothing of the features' own types.
+ */
+export function patchStatus(qc: QueryClient, root: 'trackings' | 'shipments', tid: string, status: string): void {
+  const fix = (x: unknown) => {
+    const r = x as { tid?: unknown; status?: unknown } | null;
+    return r && typeof r === 'object' && r.tid === tid && r.status !== status ? { ...r, status } : x;
+  };
+  qc.setQueriesData({ queryKey: [root] }, (old: unknown) => {
+    if (!Array.isArray(old)) return fix(old);
+    const next = old.map(fix);
+    return next.some((x, i) => x !== old[i]) ? next : old;
+  });
+}
+
 export interface SseFrame {
   id?: string;
   data: string;
@@ -106,6 +123,7 @@ export function followLive(qc: QueryClient, opts: { path?: string; mergeMs?: num
   };
   const apply = (e: LiveEvent) => {
     opts.onEvent?.(e);
+    if ((e.kind === 'tracking' || e.kind === 'shipment') && e.statusChanged) patchStatus(qc, e.kind === 'tracking' ? 'trackings' : 'shipments', e.tid, e.status);
     const keys = staleKeysFor(e);
     pending = keys === 'all' || pending === 'all' ? 'all' : [...pending, ...keys];
     flushTimer ??= setTimeout(flush, mergeMs);
