@@ -238,7 +238,7 @@ async function browserTab(base: string, session: { sessionToken: string; version
       name,
       setup: `Chromium headless, the built web app served by the same process, ${lat.length} changes one at a time`,
       metrics: { p50_ms: pct(lat, 50), p99_ms: pct(lat, 99), max_ms: lat.at(-1)! },
-      note: "from the mark-delivered request's start to the row's data-status changing in the page: the event, the app's 150 ms merge window and the list's refetch",
+      note: "from the mark-delivered request's start to the row's data-status changing in the page: the request, the event over the stream, and the app writing the new status into its cached list (the refetch follows)",
     };
   } finally {
     await browser.close();
