@@ -110,6 +110,8 @@ const envSchema = carrierEnvSchema.extend({
   SELLER_NAME: z.string().default('Shiptrail'),
   SELLER_ADDRESS: z.string().default(''),
   QUEUE_POLL_SECONDS: z.coerce.number().positive().default(0.5),
+  /** How long an api process trusts a checked token before reading it again (changes forget it at once); 0 turns the cache off. */
+  AUTH_CACHE_SECONDS: z.coerce.number().nonnegative().max(300).default(10),
   /** Serve Prometheus metrics at /metrics on the main port to requests bearing this token. */
   METRICS_TOKEN: z.string().min(16, 'METRICS_TOKEN must be at least 16 characters').optional(),
   /** An admin port (every role, the worker too): /metrics, /healthz and /readyz, with no token. */

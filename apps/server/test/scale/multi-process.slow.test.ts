@@ -66,6 +66,18 @@ describe.runIf(onPostgres)('2 api and 2 worker processes on one PostgreSQL serve
     });
     expect(saved.status).toBe(200);
 
+    // Each api process keeps checked tokens in memory; a logout or a new API key on one process is heard by
+    // the other through the bus (decision 086), well before the cache's own 10 s would run out.
+    const second = (await api(api1!.url, 'POST', '/v1/user/general/login', undefined, { email: 'multi@example.com', password: 'password123' })).body.payload.sessionToken as string;
+    const oldKey = info.body.payload.profile.token as string;
+    expect((await api(api2!.url, 'GET', '/v1/user/info', second)).status).toBe(200);
+    expect((await api(api2!.url, 'GET', '/v1/user/info', oldKey)).status).toBe(200);
+    const t0 = performance.now();
+    expect((await api(api1!.url, 'POST', '/v1/user/general/logout', second)).status).toBe(200);
+    expect((await api(api1!.url, 'POST', '/v1/user/general/generatenewtoken', session)).status).toBe(200);
+    await eventually(async () => ((await api(api2!.url, 'GET', '/v1/user/info', second)).status === 401 && (await api(api2!.url, 'GET', '/v1/user/info', oldKey)).status === 401 ? true : null), 2000, 10);
+    console.info(`multi-process: logout and new key on api 1 refused by api 2 within ${Math.round(performance.now() - t0)} ms of the logout request`);
+
     // Adds spread over both api processes.
     for (const [i, tid] of [...JOURNEYS, ...CP].entries()) {
       const r = await api([api1!, api2!][i % 2]!.url, 'POST', '/v1/trackings/add', session, { tid, courier: CP.includes(tid) ? 'canadapost' : undefined });

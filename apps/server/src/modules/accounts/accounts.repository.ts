@@ -2,6 +2,7 @@ import { and, count, eq, gt, isNull, ne, sql, desc } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.ts';
 import { alerts, emailKeys, messages, oauthStates, referrals, sessions, shipments, trackings, users } from '../../db/schema.ts';
 import { hashToken } from './tokens.ts';
+import { announceUserChanged } from '../../lib/auth-signal.ts';
 
 export type UserRow = typeof users.$inferSelect;
 export type NewUser = typeof users.$inferInsert;
@@ -30,8 +31,9 @@ export async function findUserByReferral(db: Queryable, code: string): Promise<U
     .limit(1);
   return u;
 }
-export async function findUserByApiKey(db: Queryable, key: string): Promise<UserRow | undefined> {
-  const [u] = await db.select().from(users).where(eq(users.apiKeyHash, hashToken(key))).limit(1);
+/** The account whose API key hashes to `keyHash` (hashToken of the key). */
+export async function findUserByApiKeyHash(db: Queryable, keyHash: string): Promise<UserRow | undefined> {
+  const [u] = await db.select().from(users).where(eq(users.apiKeyHash, keyHash)).limit(1);
   return u;
 }
 
@@ -45,6 +47,7 @@ export async function updateUser(db: Queryable, id: string, values: Partial<NewU
     .set({ ...values, updatedAt: new Date() })
     .where(eq(users.id, id))
     .returning();
+  await announceUserChanged(db, id);
   return u!;
 }
 
@@ -52,12 +55,13 @@ export async function updateUser(db: Queryable, id: string, values: Partial<NewU
 export async function insertSession(db: Queryable, userId: string, token: string, expiresAt: Date, meta: { ip?: string; userAgent?: string }) {
   await db.insert(sessions).values({ userId, tokenHash: hashToken(token), expiresAt, ip: meta.ip, userAgent: meta.userAgent?.slice(0, 300) });
 }
-export async function findSession(db: Queryable, token: string, now: Date): Promise<{ user: UserRow; sessionId: string } | null> {
+/** The live session whose token hashes to `tokenHash` (hashToken of the token), with its account. */
+export async function findSessionByHash(db: Queryable, tokenHash: string, now: Date): Promise<{ user: UserRow; sessionId: string; expiresAt: Date } | null> {
   const rows = await db
-    .select({ user: users, sessionId: sessions.id })
+    .select({ user: users, sessionId: sessions.id, expiresAt: sessions.expiresAt })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
-    .where(and(eq(sessions.tokenHash, hashToken(token)), isNull(sessions.revokedAt), gt(sessions.expiresAt, now)))
+    .where(and(eq(sessions.tokenHash, tokenHash), isNull(sessions.revokedAt), gt(sessions.expiresAt, now)))
     .limit(1);
   return rows[0] ?? null;
 }
@@ -67,7 +71,8 @@ export async function hadSessionFrom(db: Queryable, userId: string, ip: string):
   return !!r;
 }
 export async function revokeSession(db: Queryable, sessionId: string, now: Date) {
-  await db.update(sessions).set({ revokedAt: now }).where(eq(sessions.id, sessionId));
+  const [r] = await db.update(sessions).set({ revokedAt: now }).where(eq(sessions.id, sessionId)).returning({ userId: sessions.userId });
+  if (r) await announceUserChanged(db, r.userId);
 }
 export async function revokeUserSessions(db: Queryable, userId: string, now: Date, keepSessionId?: string | null) {
   const keep = keepSessionId ? [ne(sessions.id, keepSessionId)] : [];
@@ -75,6 +80,7 @@ export async function revokeUserSessions(db: Queryable, userId: string, now: Dat
     .update(sessions)
     .set({ revokedAt: now })
     .where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt), ...keep));
+  await announceUserChanged(db, userId);
 }
 
 // ---- single-use email keys

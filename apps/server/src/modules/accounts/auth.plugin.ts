@@ -3,8 +3,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { API_TOKEN_HEADER, MSG } from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
 import { unauthorized, forbidden } from '../../lib/errors.ts';
-import { findUserByApiKey, findSession, type UserRow } from './accounts.repository.ts';
-import { SESSION_PREFIX } from './tokens.ts';
+import { findUserByApiKeyHash, findSessionByHash, type UserRow } from './accounts.repository.ts';
+import { hashToken, SESSION_PREFIX } from './tokens.ts';
+import { AuthCache } from './auth-cache.ts';
+import { onUserChanged } from '../../lib/auth-signal.ts';
 
 export interface AuthInfo {
   user: UserRow;
@@ -27,16 +29,43 @@ declare module 'fastify' {
 export const authPlugin = fp(async (app, { ctx }: { ctx: AppContext }) => {
   app.decorateRequest('auth', null);
 
+  // Checked tokens are kept for AUTH_CACHE_SECONDS; a change to the account forgets them at once, here
+  // (lib/auth-signal.ts) and in every other process (the bus). A bus reconnect may have lost messages: forget all.
+  const cache = new AuthCache(ctx.config.AUTH_CACHE_SECONDS * 1000);
+  const stopLocal = onUserChanged((userId) => cache.forgetUser(userId));
+  const stopAuth = ctx.bus.subscribe('auth', (m) => {
+    const userId = (m.data as { userId?: unknown }).userId;
+    if (typeof userId === 'string') cache.forgetUser(userId);
+    else cache.clear();
+  });
+  const stopReset = ctx.bus.subscribe('live', (m) => {
+    if ((m.data as { kind?: unknown }).kind === 'reset') cache.clear();
+  });
+  app.addHook('onClose', async () => {
+    stopLocal();
+    stopAuth();
+    stopReset();
+  });
+
   async function resolve(req: FastifyRequest): Promise<AuthInfo | null> {
     const raw = req.headers[API_TOKEN_HEADER];
     const token = Array.isArray(raw) ? raw[0] : raw;
     if (!token || token.length > 200) return null;
+    const key = hashToken(token);
+    const now = ctx.now();
+    const hit = cache.get(key, now);
+    if (hit) return { user: hit.user, sessionId: hit.sessionId };
+    const epoch = cache.epoch;
     if (token.startsWith(SESSION_PREFIX)) {
-      const found = await findSession(ctx.db, token, ctx.now());
-      return found ? { user: found.user, sessionId: found.sessionId } : null;
+      const found = await findSessionByHash(ctx.db, key, now);
+      if (!found) return null;
+      cache.set(key, found, epoch);
+      return { user: found.user, sessionId: found.sessionId };
     }
-    const user = await findUserByApiKey(ctx.db, token);
-    return user ? { user, sessionId: null } : null;
+    const user = await findUserByApiKeyHash(ctx.db, key);
+    if (!user) return null;
+    cache.set(key, { user, sessionId: null, expiresAt: null }, epoch);
+    return { user, sessionId: null };
   }
 
   app.decorate('requireAuth', async (req: FastifyRequest) => {

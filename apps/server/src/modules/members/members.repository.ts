@@ -1,5 +1,6 @@
 import { and, asc, eq, inArray, notInArray, sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.ts';
+import { announceUserChanged } from '../../lib/auth-signal.ts';
 import { shipments, users } from '../../db/schema.ts';
 
 export type MemberRow = typeof users.$inferSelect;
@@ -40,9 +41,11 @@ export async function deleteMember(db: Queryable, companyId: string, memberId: s
     .delete(users)
     .where(and(eq(users.id, memberId), eq(users.companyId, companyId), eq(users.role, 'courier')))
     .returning({ id: users.id });
+  if (r.length > 0) await announceUserChanged(db, memberId);
   return r.length > 0;
 }
 
 export async function setPosition(db: Queryable, memberId: string, lat: number, lng: number, now: Date) {
   await db.update(users).set({ geoLat: String(lat), geoLng: String(lng), geoAt: now, updatedAt: now }).where(eq(users.id, memberId));
+  await announceUserChanged(db, memberId);
 }

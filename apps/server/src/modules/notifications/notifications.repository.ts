@@ -1,5 +1,6 @@
 import { and, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.ts';
+import { announceUserChanged } from '../../lib/auth-signal.ts';
 import { notifications, shipments, trackingEvents, trackings, users, webhookAttempts } from '../../db/schema.ts';
 
 export type NotificationRow = typeof notifications.$inferSelect;
@@ -91,6 +92,7 @@ export async function setUserSecrets(db: Queryable, userId: string, values: { we
     .update(users)
     .set({ ...values, updatedAt: new Date() })
     .where(eq(users.id, userId));
+  await announceUserChanged(db, userId);
 }
 
 /**
@@ -108,6 +110,7 @@ export async function disableWebhookEndpoint(db: Queryable, userId: string, url:
     })
     .where(and(eq(users.id, userId), sql`${users.settings} #>> '{receiveNotification,webhook,endpoint}' = ${url}`))
     .returning({ id: users.id });
+  if (r.length > 0) await announceUserChanged(db, userId);
   return r.length > 0;
 }
 

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { AuthCache, type CachedAuth } from './auth-cache.ts';
+import type { UserRow } from './accounts.repository.ts';
+
+const entry = (userId: string, expiresAt: Date | null = null): CachedAuth => ({ user: { id: userId, settings: { a: { b: 1 } } } as unknown as UserRow, sessionId: 's', expiresAt });
+
+describe('AuthCache', () => {
+  it('does not store a lookup that started before a change (the slow read that would bring a stale row back)', () => {
+    const c = new AuthCache(10_000);
+    const epoch = c.epoch;
+    c.forgetUser('u1'); // a change lands while the lookup is in flight
+    c.set('k', entry('u1'), epoch);
+    expect(c.get('k', new Date())).toBeUndefined();
+    c.set('k', entry('u1'), c.epoch);
+    expect(c.get('k', new Date())?.user.id).toBe('u1');
+  });
+
+  it("forgets every token of a user, and only that user's", () => {
+    const c = new AuthCache(10_000);
+    c.set('k1', entry('u1'), c.epoch);
+    c.set('k2', entry('u1'), c.epoch);
+    c.set('k3', entry('u2'), c.epoch);
+    c.forgetUser('u1');
+    expect([c.get('k1', new Date()), c.get('k2', new Date())]).toEqual([undefined, undefined]);
+    expect(c.get('k3', new Date())?.user.id).toBe('u2');
+  });
+
+  it('drops a session at its end, holds at most maxEntries, and stores nothing when off', () => {
+    const c = new AuthCache(10_000, 2);
+    c.set('k1', entry('u1', new Date(Date.now() + 1000)), c.epoch);
+    expect(c.get('k1', new Date(Date.now() + 2000))).toBeUndefined();
+    for (const k of ['a', 'b', 'c']) c.set(k, entry(k), c.epoch);
+    expect(c.size).toBe(2);
+    expect(c.get('a', new Date())).toBeUndefined();
+    const off = new AuthCache(0);
+    off.set('k', entry('u'), off.epoch);
+    expect(off.size).toBe(0);
+  });
+
+  it('freezes what it shares between requests', () => {
+    const c = new AuthCache(10_000);
+    const e = entry('u1');
+    c.set('k', e, c.epoch);
+    expect(() => {
+      (e.user.settings as { a: { b: number } }).a.b = 2;
+    }).toThrow(TypeError);
+  });
+});

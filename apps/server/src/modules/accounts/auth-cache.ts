@@ -1,0 +1,98 @@
+import type { UserRow } from './accounts.repository.ts';
+
+export interface CachedAuth {
+  user: UserRow;
+  sessionId: string | null;
+  /** When the session ends (null for the API key): a cached session is never used past it. */
+  expiresAt: Date | null;
+}
+
+interface Entry extends CachedAuth {
+  /** Wall-clock ms after which the entry is read from the database again. */
+  staleAt: number;
+}
+
+/**
+ * Token → account for the api process, so a request does not pay a hash and a sessions→users join on every
+ * call (decision 086). Keys are SHA-256 hashes of tokens, never the tokens.
+ *
+ * Correctness does not rest on the short TTL: every change to a user row or a session revocation forgets
+ * the user at once in this process and, through the bus, in every other (lib/auth-signal.ts). The TTL only
+ * bounds what a lost bus message could leave behind. A lookup that started before a change is never stored
+ * after it (the epoch check), so a slow read cannot put a stale row back.
+ */
+export class AuthCache {
+  private readonly entries = new Map<string, Entry>();
+  private readonly keysByUser = new Map<string, Set<string>>();
+  private epochValue = 0;
+
+  constructor(
+    private readonly ttlMs: number,
+    private readonly maxEntries = 10_000,
+  ) {}
+
+  get enabled(): boolean {
+    return this.ttlMs > 0;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Taken before a database lookup and handed back to `set`. */
+  get epoch(): number {
+    return this.epochValue;
+  }
+
+  get(key: string, now: Date): CachedAuth | undefined {
+    const e = this.entries.get(key);
+    if (!e) return undefined;
+    if (e.staleAt <= Date.now() || (e.expiresAt && e.expiresAt <= now)) {
+      this.delete(key, e.user.id);
+      return undefined;
+    }
+    return e;
+  }
+
+  set(key: string, value: CachedAuth, epochAtLookup: number): void {
+    if (!this.enabled || epochAtLookup !== this.epochValue) return;
+    if (this.entries.size >= this.maxEntries) {
+      // Oldest first: Map keeps insertion order.
+      const oldest = this.entries.entries().next().value;
+      if (oldest) this.delete(oldest[0], oldest[1].user.id);
+    }
+    // Shared by every request that hits the entry: frozen, so a handler that tried to edit it would throw.
+    deepFreeze(value.user);
+    this.entries.set(key, { ...value, staleAt: Date.now() + this.ttlMs });
+    let keys = this.keysByUser.get(value.user.id);
+    if (!keys) this.keysByUser.set(value.user.id, (keys = new Set()));
+    keys.add(key);
+  }
+
+  forgetUser(userId: string): void {
+    this.epochValue++;
+    const keys = this.keysByUser.get(userId);
+    if (!keys) return;
+    for (const k of keys) this.entries.delete(k);
+    this.keysByUser.delete(userId);
+  }
+
+  clear(): void {
+    this.epochValue++;
+    this.entries.clear();
+    this.keysByUser.clear();
+  }
+
+  private delete(key: string, userId: string) {
+    this.entries.delete(key);
+    const keys = this.keysByUser.get(userId);
+    keys?.delete(key);
+    if (keys?.size === 0) this.keysByUser.delete(userId);
+  }
+}
+
+function deepFreeze(o: unknown): void {
+  if (o === null || typeof o !== 'object' || Object.isFrozen(o) || o instanceof Date) return;
+  Object.freeze(o);
+  for (const v of Object.values(o)) deepFreeze(v);
+}
