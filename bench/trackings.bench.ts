@@ -15,6 +15,8 @@ import type { AppContext } from '../apps/server/src/context.ts';
 import { runDueRefreshes } from '../apps/server/src/modules/trackings/refresh.ts';
 import { carriersOf } from '../apps/server/src/modules/carriers/carriers.service.ts';
 import type { CourierSlug } from '../apps/server/src/modules/carriers/types.ts';
+import { listPageJson } from '../apps/server/src/modules/trackings/trackings.repository.ts';
+import { rawSuccess } from '../apps/server/src/lib/http.ts';
 import { startPostgres, type PrivatePostgres } from './lib/postgres.ts';
 import type { BenchResult } from './lib/types.ts';
 
@@ -121,36 +123,91 @@ async function seed(ctx: AppContext, userId: string, from: number, to: number) {
   return (performance.now() - t0) / 1000;
 }
 
+/**
+ * The floor: a minimal route in the same process, on the same database pool, that runs only the best single
+ * statement for the same work and sends its result (no auth, no plugins, no validation). List: the page
+ * statement the API uses (repo.listPageJson). Add: one statement that inserts the tracking, books the
+ * charge and moves the balance (the API also enqueues the refresh job and checks the balance first).
+ */
+async function floorRoutes(app: Awaited<ReturnType<typeof openApp>>, prefix: string) {
+  const f = Fastify({ logger: false });
+  let n = 0;
+  f.get('/floor/list', async (_req, reply) => {
+    const page = await listPageJson(app.ctx.db, { userId: app.userId, uid: 'bench', limit: 100, statuses: [], couriers: [], sandboxCouriers: ['ups', 'usps', 'fedex', 'canadapost'] });
+    return reply.type('application/json; charset=utf-8').send(rawSuccess(page!));
+  });
+  f.post('/floor/add', async () => {
+    const tid = `${prefix}F${n++}`;
+    const r = await rows<{ balance_cents: number }>(
+      app.ctx,
+      sql`with t as (insert into trackings (user_id, tid, courier, next_check_at) values (${app.userId}::uuid, ${tid}, 'ups', now()) returning id, tid),
+               l as (insert into ledger_entries (user_id, amount_cents, kind, ref, description) select ${app.userId}::uuid, -5, 'tracking', t.id::text, t.tid from t returning amount_cents)
+          update billing_accounts set balance_cents = balance_cents + (select amount_cents from l), updated_at = now() where user_id = ${app.userId}::uuid returning balance_cents`,
+    );
+    return { code: 201, status: 'success', message: 'OK', payload: { tid, balance: r[0]?.balance_cents } };
+  });
+  const url = await f.listen({ port: 0, host: '127.0.0.1' });
+  return { url, close: () => f.close() };
+}
+
 async function apiRound(label: string, app: Awaited<ReturnType<typeof openApp>>, bare: { url: string }, out: BenchResult[], prefix: string) {
   // Real HTTP statuses, so autocannon counts failures as non-2xx (by default /v1 answers 200 with the code inside).
   const headers = { 'sm-api-token': app.session, 'content-type': 'application/json', 'sm-http-status': 'real' };
-  // Warm-up: JIT, connection pool, plan cache.
-  await load({ url: `${app.url}/v1/trackings/get?numRecords=100`, headers, duration: 1 });
-  const b = await load({ url: `${bare.url}/bare` });
-  const list = await load({ url: `${app.url}/v1/trackings/get?numRecords=100`, headers });
-  let n = 0;
-  const add = await load({
-    url: app.url,
-    requests: [
-      {
-        method: 'POST',
-        path: '/v1/trackings/add',
-        headers,
-        setupRequest: (req: autocannon.Request) => ({ ...req, body: JSON.stringify({ tid: `${prefix}${n++}`, courier: 'ups' }) }),
-      },
-    ],
-  });
-  for (const [name, r] of [
-    ['list 100 trackings (session)', list],
-    ['add a tracking (charge + job, one transaction)', add],
-  ] as const) {
-    out.push({
-      name,
-      setup: label,
-      metrics: { 'req/s': r.rps, 'p99 ms': r.p99, 'bare Fastify req/s': b.rps, 'bare p99 ms': b.p99, 'share of bare': `${((100 * r.rps) / b.rps).toFixed(1)}%`, errors: r.non2xx },
-    });
+  const floor = await floorRoutes(app, prefix);
+  try {
+    // Warm-up: JIT, connection pool, plan cache.
+    await load({ url: `${app.url}/v1/trackings/get?numRecords=100`, headers, duration: 1 });
+    await load({ url: `${floor.url}/floor/list`, duration: 1 });
+    const b = await load({ url: `${bare.url}/bare` });
+    const floorList = await load({ url: `${floor.url}/floor/list` });
+    const floorAdd = await load({ url: floor.url, requests: [{ method: 'POST', path: '/floor/add' }] });
+    let n = 0;
+    const addOnce = () =>
+      load({
+        url: app.url,
+        requests: [
+          {
+            method: 'POST',
+            path: '/v1/trackings/add',
+            headers,
+            setupRequest: (req: autocannon.Request) => ({ ...req, body: JSON.stringify({ tid: `${prefix}${n++}`, courier: 'ups' }) }),
+          },
+        ],
+      });
+    // The same app with the token cache off (decision 086): every request hashes its token and reads the session.
+    const cacheSetting = app.ctx.config.AUTH_CACHE_SECONDS;
+    app.ctx.config.AUTH_CACHE_SECONDS = 0;
+    const listNoCache = await load({ url: `${app.url}/v1/trackings/get?numRecords=100`, headers });
+    const addNoCache = await addOnce();
+    app.ctx.config.AUTH_CACHE_SECONDS = cacheSetting;
+    const list = await load({ url: `${app.url}/v1/trackings/get?numRecords=100`, headers });
+    const add = await addOnce();
+    const pct = (x: number, y: number) => `${((100 * x) / y).toFixed(0)}%`;
+    for (const [name, r, off, fl] of [
+      ['list 100 trackings (session)', list, listNoCache, floorList],
+      ['add a tracking (charge + job, one transaction)', add, addNoCache, floorAdd],
+    ] as const) {
+      out.push({
+        name,
+        setup: label,
+        metrics: {
+          'req/s': r.rps,
+          'p99 ms': r.p99,
+          'token cache off req/s': off.rps,
+          'floor req/s': fl.rps,
+          'floor p99 ms': fl.p99,
+          'share of floor': pct(r.rps, fl.rps),
+          'bare Fastify req/s': b.rps,
+          'share of bare': pct(r.rps, b.rps),
+          errors: r.non2xx + off.non2xx + fl.non2xx,
+        },
+        note: 'floor = a route in the same process running only the best single SQL statement for the work (no auth, no plugins); token cache off = the same API with AUTH_CACHE_SECONDS=0',
+      });
+    }
+    log(label, `list ${list.rps}/s (cache off ${listNoCache.rps}, floor ${floorList.rps}) p99 ${list.p99}ms, add ${add.rps}/s (cache off ${addNoCache.rps}, floor ${floorAdd.rps}), bare ${b.rps}/s`);
+  } finally {
+    await floor.close();
   }
-  log(label, `list ${list.rps}/s p99 ${list.p99}ms, add ${add.rps}/s p99 ${add.p99}ms, bare ${b.rps}/s`);
 }
 
 async function apiBench(kind: 'PGlite' | string, databaseUrl: string | undefined, out: BenchResult[], withBig: boolean) {

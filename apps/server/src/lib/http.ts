@@ -7,6 +7,10 @@ import { AppError } from './errors.ts';
 export function success<T>(payload: T, message = 'OK', code = 200): Envelope<T> {
   return { code, status: 'success', message, payload };
 }
+/** The success envelope around a payload that is already JSON text (built by the database). */
+export function rawSuccess(payloadJson: string, message = 'OK', code = 200): string {
+  return `{"code":${code},"status":"success","message":${JSON.stringify(message)},"payload":${payloadJson}}`;
+}
 export function failure(code: number, message: string, payload: unknown = null): Envelope<unknown> {
   return { code, status: 'fail', message, payload };
 }

@@ -6,7 +6,7 @@ const entry = (userId: string, expiresAt: Date | null = null): CachedAuth => ({ 
 
 describe('AuthCache', () => {
   it('does not store a lookup that started before a change (the slow read that would bring a stale row back)', () => {
-    const c = new AuthCache(10_000);
+    const c = new AuthCache(() => 10_000);
     const epoch = c.epoch;
     c.forgetUser('u1'); // a change lands while the lookup is in flight
     c.set('k', entry('u1'), epoch);
@@ -16,7 +16,7 @@ describe('AuthCache', () => {
   });
 
   it("forgets every token of a user, and only that user's", () => {
-    const c = new AuthCache(10_000);
+    const c = new AuthCache(() => 10_000);
     c.set('k1', entry('u1'), c.epoch);
     c.set('k2', entry('u1'), c.epoch);
     c.set('k3', entry('u2'), c.epoch);
@@ -26,19 +26,19 @@ describe('AuthCache', () => {
   });
 
   it('drops a session at its end, holds at most maxEntries, and stores nothing when off', () => {
-    const c = new AuthCache(10_000, 2);
+    const c = new AuthCache(() => 10_000, 2);
     c.set('k1', entry('u1', new Date(Date.now() + 1000)), c.epoch);
     expect(c.get('k1', new Date(Date.now() + 2000))).toBeUndefined();
     for (const k of ['a', 'b', 'c']) c.set(k, entry(k), c.epoch);
     expect(c.size).toBe(2);
     expect(c.get('a', new Date())).toBeUndefined();
-    const off = new AuthCache(0);
+    const off = new AuthCache(() => 0);
     off.set('k', entry('u'), off.epoch);
     expect(off.size).toBe(0);
   });
 
   it('freezes what it shares between requests', () => {
-    const c = new AuthCache(10_000);
+    const c = new AuthCache(() => 10_000);
     const e = entry('u1');
     c.set('k', e, c.epoch);
     expect(() => {

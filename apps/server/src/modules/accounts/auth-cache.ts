@@ -26,13 +26,14 @@ export class AuthCache {
   private readonly keysByUser = new Map<string, Set<string>>();
   private epochValue = 0;
 
+  /** `ttlMs` is read at every store, so a changed setting applies at once (the bench turns it off and on). */
   constructor(
-    private readonly ttlMs: number,
+    private readonly ttlMs: () => number,
     private readonly maxEntries = 10_000,
   ) {}
 
   get enabled(): boolean {
-    return this.ttlMs > 0;
+    return this.ttlMs() > 0;
   }
 
   get size(): number {
@@ -47,6 +48,10 @@ export class AuthCache {
   get(key: string, now: Date): CachedAuth | undefined {
     const e = this.entries.get(key);
     if (!e) return undefined;
+    if (!this.enabled) {
+      this.clear();
+      return undefined;
+    }
     if (e.staleAt <= Date.now() || (e.expiresAt && e.expiresAt <= now)) {
       this.delete(key, e.user.id);
       return undefined;
@@ -55,7 +60,8 @@ export class AuthCache {
   }
 
   set(key: string, value: CachedAuth, epochAtLookup: number): void {
-    if (!this.enabled || epochAtLookup !== this.epochValue) return;
+    const ttl = this.ttlMs();
+    if (ttl <= 0 || epochAtLookup !== this.epochValue) return;
     if (this.entries.size >= this.maxEntries) {
       // Oldest first: Map keeps insertion order.
       const oldest = this.entries.entries().next().value;
@@ -63,7 +69,7 @@ export class AuthCache {
     }
     // Shared by every request that hits the entry: frozen, so a handler that tried to edit it would throw.
     deepFreeze(value.user);
-    this.entries.set(key, { ...value, staleAt: Date.now() + this.ttlMs });
+    this.entries.set(key, { ...value, staleAt: Date.now() + ttl });
     let keys = this.keysByUser.get(value.user.id);
     if (!keys) this.keysByUser.set(value.user.id, (keys = new Set()));
     keys.add(key);

@@ -31,7 +31,7 @@ export const authPlugin = fp(async (app, { ctx }: { ctx: AppContext }) => {
 
   // Checked tokens are kept for AUTH_CACHE_SECONDS; a change to the account forgets them at once, here
   // (lib/auth-signal.ts) and in every other process (the bus). A bus reconnect may have lost messages: forget all.
-  const cache = new AuthCache(ctx.config.AUTH_CACHE_SECONDS * 1000);
+  const cache = new AuthCache(() => ctx.config.AUTH_CACHE_SECONDS * 1000);
   const stopLocal = onUserChanged((userId) => cache.forgetUser(userId));
   const stopAuth = ctx.bus.subscribe('auth', (m) => {
     const userId = (m.data as { userId?: unknown }).userId;

@@ -88,6 +88,62 @@ export async function listTrackings(db: Queryable, f: ListFilter): Promise<Track
     .limit(f.limit);
 }
 
+/** ISO-8601 UTC with milliseconds, as Date.toISOString writes it (to_char truncates to ms, as the drivers do). */
+const iso = (col: ReturnType<typeof sql>) => sql`to_char(${col} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+export interface ListPageInput {
+  userId: string;
+  uid: string;
+  limit: number;
+  statuses: string[];
+  couriers: string[];
+  /** Keyset cursor: the previous page's last tracking number. */
+  lastTid?: string;
+  /** Couriers served by the carrier sandbox (each view says so). */
+  sandboxCouriers: string[];
+}
+
+/**
+ * A page of the list as the JSON text of its TrackingView array, in one statement: the cursor, the page,
+ * every tracking's checkpoints and the view itself are built in the database (issue 15: one statement per
+ * page; no dates or JSON rebuilt in JS). Null when `lastTid` is not one of the account's trackings.
+ * Same shape, order and formats as views.ts trackingView (test/trackings/list-json.test.ts compares them).
+ */
+export async function listPageJson(db: Queryable, f: ListPageInput): Promise<string | null> {
+  const t = sql.raw('t');
+  // Lists travel as one JSON parameter (drizzle would spread a JS array into separate parameters).
+  const anyOf = (values: string[]) => sql`any(array(select jsonb_array_elements_text(${JSON.stringify(values)}::jsonb)))`;
+  const lcp = sql`${t}.last_checkpoint`;
+  const r = await db.execute<{ j: string | null }>(sql`
+    with cursor as (
+      select created_at, id from ${trackings} where user_id = ${f.userId}::uuid and tid = ${f.lastTid ?? null}::text
+    ), page as (
+      select ${t}.* from ${trackings} ${t}
+      where ${t}.user_id = ${f.userId}::uuid
+        ${f.statuses.length ? sql`and ${t}.status = ${anyOf(f.statuses)}` : sql``}
+        ${f.couriers.length ? sql`and ${t}.courier = ${anyOf(f.couriers)}` : sql``}
+        and (${f.lastTid ?? null}::text is null or (${t}.created_at, ${t}.id) < (select created_at, id from cursor))
+      order by ${t}.created_at desc, ${t}.id desc
+      limit ${f.limit}
+    )
+    select case when ${f.lastTid ?? null}::text is not null and not exists (select 1 from cursor) then null else coalesce((
+      select json_agg(json_build_object(
+        'tid', ${t}.tid, 'title', ${t}.title, 'courier', ${t}.courier, 'orderId', ${t}.order_id, 'customer', ${t}.customer,
+        'notify', json_build_object('email', ${t}.notify_email, 'phone', ${t}.notify_phone),
+        'note', ${t}.note, 'origin', ${t}.origin, 'destination', ${t}.destination, 'status', ${t}.status,
+        'expected', ${iso(sql`${t}.expected`)},
+        'lastCheckPoint', case when jsonb_typeof(${lcp}) = 'object' then json_build_object(
+          'status', ${lcp} ->> 'status', 'location', ${lcp} ->> 'location', 'message', coalesce(${lcp} ->> 'message', ''), 'time', coalesce(${lcp} ->> 'time', '')) end,
+        'checkpoints', coalesce((
+          select json_agg(json_build_object('status', c.status, 'location', c.location, 'message', c.message, 'time', ${iso(sql`c.time`)}) order by c.time desc, c.id desc)
+          from ${checkpoints} c where c.tracking_id = ${t}.id), '[]'::json),
+        'createdAt', ${iso(sql`${t}.created_at`)}, 'updatedAt', ${iso(sql`${t}.updated_at`)},
+        'uid', ${f.uid}::text, 'sandbox', ${t}.courier = ${anyOf(f.sandboxCouriers)}
+      ) order by ${t}.created_at desc, ${t}.id desc)
+      from page ${t}), '[]'::json)::text end as j`);
+  return rowsOf<{ j: string | null }>(r)[0]?.j ?? null;
+}
+
 export async function checkpointsFor(db: Queryable, trackingIds: string[]): Promise<CheckpointRow[]> {
   if (trackingIds.length === 0) return [];
   return db
@@ -95,22 +151,6 @@ export async function checkpointsFor(db: Queryable, trackingIds: string[]): Prom
     .from(checkpoints)
     .where(inArray(checkpoints.trackingId, trackingIds))
     .orderBy(desc(checkpoints.time), desc(checkpoints.id));
-}
-
-/**
- * Checkpoints of many trackings, newest first, aggregated in the database: one JSON text per tracking is
- * far cheaper to move out of PGlite (and over the wire from PostgreSQL) than hundreds of rows.
- */
-export async function checkpointsJsonFor(db: Queryable, trackingIds: string[]): Promise<Map<string, Array<{ status: string; location: string | null; message: string; time: string }>>> {
-  const out = new Map<string, Array<{ status: string; location: string | null; message: string; time: string }>>();
-  if (trackingIds.length === 0) return out;
-  const r = await db.execute<{ tracking_id: string; j: string }>(sql`
-    select tracking_id, json_agg(json_build_object('status', status, 'location', location, 'message', message, 'time', time) order by time desc, id desc)::text as j
-    from ${checkpoints}
-    where tracking_id in (${sql.join(trackingIds.map((id) => sql`${id}::uuid`), sql`, `)})
-    group by tracking_id`);
-  for (const row of rowsOf<{ tracking_id: string; j: string }>(r)) out.set(row.tracking_id, JSON.parse(row.j));
-  return out;
 }
 
 /** Insert checkpoints not seen before (fingerprint unique per tracking); returns how many were new. */

@@ -3,7 +3,7 @@ import multipart from '@fastify/multipart';
 import { addTrackingRequest, detectRequest, listTrackingsQuery, updateTrackingRequest, type ImportReport } from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
 import { badRequest } from '../../lib/errors.ts';
-import { parse, success } from '../../lib/http.ts';
+import { parse, rawSuccess, success } from '../../lib/http.ts';
 import { exactReply, idempotencyKeyOf, idempotentReply, requestHash, sendExact } from '../../lib/idempotency.ts';
 import { userOf } from '../accounts/auth.plugin.ts';
 import * as svc from './trackings.service.ts';
@@ -67,7 +67,11 @@ export async function trackingRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
     return sendExact(reply, out);
   });
 
-  app.get('/v1/trackings/get', auth, async (req) => success(await svc.listTrackings(ctx, userOf(req), parse(listTrackingsQuery, req.query))));
+  // The page arrives as JSON text built by the database; it goes into the envelope as it is.
+  app.get('/v1/trackings/get', auth, async (req, reply) => {
+    const page = await svc.listTrackingsJson(ctx, userOf(req), parse(listTrackingsQuery, req.query));
+    return reply.type('application/json; charset=utf-8').send(rawSuccess(page));
+  });
 
   app.put('/v1/trackings/update', auth, async (req) => {
     const { view, warning } = await svc.updateTracking(ctx, userOf(req), parse(updateTrackingRequest, req.body));

@@ -33,7 +33,7 @@ import { refreshJob } from './trackings.jobs.ts';
 import { enqueue } from '../../jobs/define.ts';
 import { isFinal } from './schedule.ts';
 import * as repo from './trackings.repository.ts';
-import { checkpointFromJson, checkpointJson, fingerprint, publicView, trackingView } from './views.ts';
+import { checkpointJson, fingerprint, publicView, trackingView } from './views.ts';
 import { publishLive } from '../live/live.service.ts';
 
 type AddInput = z.output<typeof AddSchema>;
@@ -353,17 +353,23 @@ export async function importTrackings(ctx: AppContext, user: UserRow, records: C
 }
 
 // ------------------------------------------------------------------ list
-export async function listTrackings(ctx: AppContext, user: UserRow, q: ListInput): Promise<TrackingView[]> {
-  let after: { createdAt: Date; id: string } | undefined;
-  if (q.lastTid) {
-    const last = await repo.findByTid(ctx.db, user.id, normalizeTrackingNumber(q.lastTid));
-    if (!last) throw badRequest('lastTid is not one of your trackings (was it deleted?): start again without lastTid', { lastTid: 'Unknown tracking number' });
-    after = { createdAt: last.createdAt, id: last.id };
-  }
-  const rows = await repo.listTrackings(ctx.db, { userId: user.id, limit: q.numRecords, statuses: q.status, couriers: q.courier, after });
-  const byTracking = await repo.checkpointsJsonFor(ctx.db, rows.map((r) => r.id));
+/**
+ * A page of the list as the JSON text of its TrackingView[]: one statement builds it in the database
+ * (repo.listPageJson); the route sends it inside the envelope without parsing it again.
+ */
+export async function listTrackingsJson(ctx: AppContext, user: UserRow, q: ListInput): Promise<string> {
   const client = carriersOf(ctx);
-  return rows.map((r) => trackingView(r, (byTracking.get(r.id) ?? []).map(checkpointFromJson), user.uid, client.isSandbox(r.courier as never)));
+  const json = await repo.listPageJson(ctx.db, {
+    userId: user.id,
+    uid: user.uid,
+    limit: q.numRecords,
+    statuses: q.status,
+    couriers: q.courier,
+    lastTid: q.lastTid ? normalizeTrackingNumber(q.lastTid) : undefined,
+    sandboxCouriers: COURIER_SLUGS.filter((c) => client.isSandbox(c)),
+  });
+  if (json === null) throw badRequest('lastTid is not one of your trackings (was it deleted?): start again without lastTid', { lastTid: 'Unknown tracking number' });
+  return json;
 }
 
 // ------------------------------------------------------------------ update, delivered, delete

@@ -16,11 +16,6 @@ function storedCheckpoint(v: unknown): Checkpoint | null {
   return { status: c.status as TrackingStatus, location: (c.location as string | null) ?? null, message: String(c.message ?? ''), time: String(c.time ?? '') };
 }
 
-/** Checkpoints as aggregated JSON (times in the database's text form): normalised to ISO-8601 UTC. */
-export function checkpointFromJson(c: { status: string; location: string | null; message: string; time: string }): Checkpoint {
-  return { status: c.status as TrackingStatus, location: c.location ?? null, message: c.message, time: new Date(c.time).toISOString() };
-}
-
 export function trackingView(t: TrackingRow, cps: CheckpointRow[] | Checkpoint[], uid: string, sandbox: boolean): TrackingView {
   return {
     tid: t.tid,
