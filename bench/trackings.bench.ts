@@ -33,11 +33,19 @@ interface Load {
   rps: number;
   p99: number;
   non2xx: number;
+  /** Peak resident set of this process (the server, its database when embedded, and the load generator) during the load, MB. */
+  rssMb: number;
 }
 
 async function load(opts: Partial<autocannon.Options> & { url: string }): Promise<Load> {
-  const r = await autocannon({ connections: CONNECTIONS, duration: SECONDS, ...opts });
-  return { rps: Math.round(r.requests.average), p99: r.latency.p99, non2xx: r.non2xx + r.errors };
+  let peak = process.memoryUsage.rss();
+  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 250);
+  try {
+    const r = await autocannon({ connections: CONNECTIONS, duration: SECONDS, ...opts });
+    return { rps: Math.round(r.requests.average), p99: r.latency.p99, non2xx: r.non2xx + r.errors, rssMb: Math.round(Math.max(peak, process.memoryUsage.rss()) / 2 ** 20) };
+  } finally {
+    clearInterval(sampler);
+  }
 }
 
 async function bareFastify(): Promise<{ url: string; close: () => Promise<void> }> {
@@ -199,9 +207,10 @@ async function apiRound(label: string, app: Awaited<ReturnType<typeof openApp>>,
           'share of floor': pct(r.rps, fl.rps),
           'bare Fastify req/s': b.rps,
           'share of bare': pct(r.rps, b.rps),
+          'peak RSS MB': r.rssMb,
           errors: r.non2xx + off.non2xx + fl.non2xx,
         },
-        note: 'floor = a route in the same process running only the best single SQL statement for the work (no auth, no plugins); token cache off = the same API with AUTH_CACHE_SECONDS=0',
+        note: 'floor = a route in the same process running only the best single SQL statement for the work (no auth, no plugins); token cache off = the same API with AUTH_CACHE_SECONDS=0; peak RSS = the bench process (server, embedded database and load generator) during the load',
       });
     }
     log(label, `list ${list.rps}/s (cache off ${listNoCache.rps}, floor ${floorList.rps}) p99 ${list.p99}ms, add ${add.rps}/s (cache off ${addNoCache.rps}, floor ${floorAdd.rps}), bare ${b.rps}/s`);

@@ -341,10 +341,9 @@ export function brandOf(company: UserRow): Brand {
   };
 }
 
-/** The brand of the account behind a public uid, when it is a company (a person's parcels show Shiptrail). */
-export async function publicBrand(ctx: AppContext, uid: string): Promise<Brand | null> {
-  const company = await repo.findCompanyByUid(ctx.db, uid);
-  return company && isCompanyOwner(company) ? brandOf(company) : null;
+/** The brand an account shows on its public pages: a company's own; a person's parcels show Shiptrail (null). */
+export function brandOfOwner(owner: UserRow): Brand | null {
+  return isCompanyOwner(owner) ? brandOf(owner) : null;
 }
 
 /** GET /v1/track/{uid}_{tid} for an SHM number. */

@@ -216,6 +216,25 @@ export async function earliestCheckpointTimes(db: Queryable, courier: string, ti
   return new Map(rows.flatMap((r) => (r.start ? [[r.tid, new Date(r.start).getTime()] as const] : [])));
 }
 
+/**
+ * The public page of a tracking in one statement: the tracking, the account behind the uid (for its brand)
+ * and the checkpoints, newest first (ISO times), found by the public uid and the stored number.
+ */
+export async function findPublicTracking(db: Queryable, uid: string, tid: string): Promise<{ tracking: TrackingRow; owner: typeof users.$inferSelect; checkpoints: Array<{ status: string; location: string | null; message: string; time: string }> } | undefined> {
+  const [r] = await db
+    .select({
+      tracking: trackings,
+      owner: users,
+      checkpoints: sql<string>`coalesce((select json_agg(json_build_object('status', c.status, 'location', c.location, 'message', c.message, 'time', ${iso(sql`c.time`)}) order by c.time desc, c.id desc)
+        from ${checkpoints} c where c.tracking_id = ${trackings.id}), '[]'::json)::text`,
+    })
+    .from(trackings)
+    .innerJoin(users, eq(users.id, trackings.userId))
+    .where(and(eq(users.uid, uid), eq(trackings.tid, tid)))
+    .limit(1);
+  return r ? { tracking: r.tracking, owner: r.owner, checkpoints: JSON.parse(r.checkpoints) } : undefined;
+}
+
 export async function findUserIdByUid(db: Queryable, uid: string): Promise<string | undefined> {
   const [u] = await db.select({ id: users.id }).from(users).where(eq(users.uid, uid)).limit(1);
   return u?.id;

@@ -27,7 +27,7 @@ import { forgetAttempts, takeWindow } from '../../lib/attempts.repository.ts';
 import { CarrierDetectError, detectCarriers, normalizeTrackingNumber, resolveCourier, UNKNOWN_FORMAT_MESSAGE } from '../carriers/carriers.service.ts';
 import { carriersOf, type JourneyStartLookup } from '../carriers/carriers.service.ts';
 import { recordStatusChange } from './events.ts';
-import { detectShm, publicBrand, publicShipment } from '../shipments/shipments.service.ts';
+import { brandOfOwner, detectShm, publicShipment } from '../shipments/shipments.service.ts';
 import { LEASE_MS } from './refresh.ts';
 import { refreshJob } from './trackings.jobs.ts';
 import { enqueue } from '../../jobs/define.ts';
@@ -476,12 +476,12 @@ export async function publicTracking(ctx: AppContext, key: string): Promise<Arra
   // A company's own shipment (an SHM number) is on the same public page.
   const shipment = await publicShipment(ctx, key.slice(0, cut), key.slice(cut + 1));
   if (shipment) return [shipment];
-  const userId = await repo.findUserIdByUid(ctx.db, key.slice(0, cut));
-  if (!userId) throw notFound(MSG.shipmentNotFound);
-  const t = await repo.findByTid(ctx.db, userId, normalizeTrackingNumber(key.slice(cut + 1)));
-  if (!t) throw notFound(MSG.shipmentNotFound);
-  const cps = await repo.checkpointsFor(ctx.db, [t.id]);
-  return [{ ...publicView(t, cps, carriersOf(ctx).isSandbox(t.courier as never)), brand: await publicBrand(ctx, key.slice(0, cut)) }];
+  // One statement: the tracking, its account (for the brand) and its checkpoints.
+  const found = await repo.findPublicTracking(ctx.db, key.slice(0, cut), normalizeTrackingNumber(key.slice(cut + 1)));
+  if (!found) throw notFound(MSG.shipmentNotFound);
+  const { tracking: t, owner } = found;
+  const cps = found.checkpoints.map((c) => ({ ...c, time: new Date(c.time) }));
+  return [{ ...publicView(t, cps, carriersOf(ctx).isSandbox(t.courier as never)), brand: brandOfOwner(owner) }];
 }
 
 /**

@@ -57,7 +57,7 @@ export function maskPhone(phone: string): string {
   return digits.length >= 4 ? `***-***-${digits.slice(-4)}` : '';
 }
 
-export function publicView(t: TrackingRow, cps: CheckpointRow[], sandbox: boolean): PublicTracking {
+export function publicView(t: TrackingRow, cps: Array<Pick<CheckpointRow, 'status' | 'location' | 'message' | 'time'>>, sandbox: boolean): PublicTracking {
   const courier = t.courier as CourierSlug;
   return {
     tid: t.tid,
