@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { BenchResult } from './lib/types.ts';
+import { shareChart } from './lib/chart.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const only = process.argv.slice(2);
@@ -68,6 +69,11 @@ const md: string[] = [
   'Figures from one run on one machine: compare ratios (to the baseline measured in the same run), not absolutes. Raw data: latest.json.',
   '',
 ];
+const chart = shareChart(report);
+if (chart) {
+  writeFileSync(path.join(outDir, 'shares.svg'), chart);
+  md.push('![Each hot path as a share of its baseline in the same run](shares.svg)', '');
+}
 for (const r of report) {
   md.push(`## ${r.file} (${r.seconds} s, run ${r.when})`, '');
   if (r.error) md.push('Failed:', '', '```', r.error.split('\n').slice(0, 6).join('\n'), '```', '');
