@@ -15,15 +15,17 @@ export function shareChart(benches: Array<{ results: BenchResult[] }>): string |
   for (const b of benches)
     for (const r of b.results)
       for (const [metric, value] of Object.entries(r.metrics)) {
-        if (!metric.startsWith('share of') || typeof value !== 'string' || !value.endsWith('%')) continue;
+        // "share of bare" (a route that does nothing) is in the tables; the chart shows the baselines that do the same work.
+        if (!metric.startsWith('share of') || metric === 'share of bare' || typeof value !== 'string' || !value.endsWith('%')) continue;
         const pct = Number(value.slice(0, -1));
         if (!Number.isFinite(pct)) continue;
         const target = TARGETS.find((t) => t.metric === metric && t.name.test(r.name))?.pct;
-        bars.push({ label: `${r.name} — ${r.setup ?? ''} — ${metric}`, pct, target });
+        const short = (t: string) => t.replace(/\s*\(.*$/, '');
+        bars.push({ label: `${short(r.name)} · ${short(r.setup ?? '')} · ${metric.replace('share of ', 'of ')}`, pct, target });
       }
   if (bars.length === 0) return null;
   const rowH = 26;
-  const labelW = 620;
+  const labelW = 580;
   const barW = 360;
   const max = Math.max(100, ...bars.map((b) => b.pct));
   const x = (p: number) => labelW + (barW * p) / max;
