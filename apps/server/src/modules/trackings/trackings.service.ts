@@ -67,8 +67,6 @@ async function addInTx(ctx: AppContext, tx: Tx, user: UserRow, input: AddInput, 
   const duplicate = () => conflict(`You are already tracking ${resolved.tid}`);
   if (await repo.findByTid(tx, user.id, resolved.tid)) throw duplicate();
   const id = randomUUID();
-  // Locks the account row: concurrent adds of one account queue here, so none can overspend.
-  await charge(tx, user.id, PRICING.trackingCents, 'tracking', id, `Tracking ${resolved.tid}`);
   // The queued job holds the tracking (a lease), so the scheduler loop does not fetch it a second time.
   const now = ctx.now();
   const row = await repo.insertTracking(tx, {
@@ -88,8 +86,12 @@ async function addInTx(ctx: AppContext, tx: Tx, user: UserRow, input: AddInput, 
     updatedAt: now,
   });
   await enqueue(ctx, refreshJob, { v: 1, trackingIds: [id] }, { tx });
-  // Other open tabs of the account show the new row without waiting for its first status.
+  // Other open tabs of the account show the new row without waiting for its first status (sent at commit).
   await publishLive(tx, { kind: 'tracking', accountId: user.id, trackingId: id, tid: resolved.tid, status: 'Pending', statusChanged: false });
+  // The charge comes last: it locks the account row until the commit, so concurrent adds of one account queue
+  // here and none can overspend, and the lock is held for the charge and the commit only. An insufficient
+  // balance rolls back the tracking and its job with it.
+  await charge(tx, user.id, PRICING.trackingCents, 'tracking', id, `Tracking ${resolved.tid}`);
   return row;
 }
 
