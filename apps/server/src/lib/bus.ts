@@ -115,7 +115,12 @@ export async function createBus(database: Database, log: FastifyBaseLogger): Pro
       if (closed) return void (await c.end().catch(() => {}));
       client = c;
       retryMs = 250;
-      if (isReconnect) dispatch(JSON.stringify({ topic: 'live', id: newMessageId(), data: { kind: 'reset' } } satisfies BusMessage));
+      if (isReconnect) {
+        // Messages sent while the connection was down are lost: streams tell their clients to refetch, and
+        // the token caches forget everything (a revocation may have been among them).
+        dispatch(JSON.stringify({ topic: 'live', id: newMessageId(), data: { kind: 'reset' } } satisfies BusMessage));
+        dispatch(JSON.stringify({ topic: 'auth', id: newMessageId(), data: { kind: 'reset' } } satisfies BusMessage));
+      }
     };
     await connect(false);
     stop = async () => {

@@ -30,7 +30,8 @@ export const authPlugin = fp(async (app, { ctx }: { ctx: AppContext }) => {
   app.decorateRequest('auth', null);
 
   // Checked tokens are kept for AUTH_CACHE_SECONDS; a change to the account forgets them at once, here
-  // (lib/auth-signal.ts) and in every other process (the bus). A bus reconnect may have lost messages: forget all.
+  // (lib/auth-signal.ts) and in every other process (the bus). After a bus reconnect, which may have lost
+  // messages, the bus sends a message with no user: forget all.
   const cache = new AuthCache(() => ctx.config.AUTH_CACHE_SECONDS * 1000);
   const stopLocal = onUserChanged((userId) => cache.forgetUser(userId));
   const stopAuth = ctx.bus.subscribe('auth', (m) => {
@@ -38,13 +39,9 @@ export const authPlugin = fp(async (app, { ctx }: { ctx: AppContext }) => {
     if (typeof userId === 'string') cache.forgetUser(userId);
     else cache.clear();
   });
-  const stopReset = ctx.bus.subscribe('live', (m) => {
-    if ((m.data as { kind?: unknown }).kind === 'reset') cache.clear();
-  });
   app.addHook('onClose', async () => {
     stopLocal();
     stopAuth();
-    stopReset();
   });
 
   async function resolve(req: FastifyRequest): Promise<AuthInfo | null> {
