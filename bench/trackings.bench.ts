@@ -282,6 +282,23 @@ async function refreshBench(kind: string, databaseUrl: string | undefined, out: 
         await app.ctx.db.execute(sql`insert into trackings (user_id, tid, courier, next_check_at) values ${sql.join(values.slice(i, i + 500), sql`, `)}`);
       }
     }
+    // A user's request while the engine works: one small list at a time, its latency beside the same request idle.
+    const probe = async () => {
+      const t = performance.now();
+      const r = await fetch(`${app.url}/v1/trackings/get?numRecords=10`, { headers: { 'sm-api-token': app.session } });
+      await r.arrayBuffer();
+      return performance.now() - t;
+    };
+    const idle: number[] = [];
+    for (let i = 0; i < 40; i++) idle.push(await probe());
+    const busy: number[] = [];
+    let engineRunning = true;
+    const prober = (async () => {
+      while (engineRunning) {
+        busy.push(await probe());
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    })();
     const t0 = performance.now();
     let fetched = 0;
     let changed = 0;
@@ -292,6 +309,12 @@ async function refreshBench(kind: string, databaseUrl: string | undefined, out: 
       changed += s.changed;
     }
     const engS = (performance.now() - t0) / 1000;
+    engineRunning = false;
+    await prober;
+    const pct = (xs: number[], p: number) => {
+      const sorted = [...xs].sort((a, b) => a - b);
+      return Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0);
+    };
     const [cp] = await rows<{ n: string }>(app.ctx, sql`select count(*) as n from checkpoints`);
     const engine = Math.round(fetched / engS);
     const rawRate = Math.round(rawN / rawS);
@@ -304,8 +327,10 @@ async function refreshBench(kind: string, databaseUrl: string | undefined, out: 
         'share of raw': `${((100 * engine) / rawRate).toFixed(1)}%`,
         'status changes': changed,
         'checkpoints stored': Number(cp?.n ?? 0),
+        'list 10 p50 / p99 ms, idle': `${pct(idle, 50)} / ${pct(idle, 99)}`,
+        'list 10 p50 / p99 ms, engine running': `${pct(busy, 50)} / ${pct(busy, 99)}`,
       },
-      note: 'raw = the carrier client against the sandbox, no database; engine = claim + fetch + merge checkpoints + status event + schedule, one transaction per tracking',
+      note: 'raw = the carrier client against the sandbox, no database; engine = claim + fetch + merge checkpoints + status event and notifications + schedule, 50 trackings to a transaction, 4 transactions at a time; list 10 = a user listing 10 trackings over HTTP one request at a time, idle and while the engine runs',
     });
     log(kind, `refresh engine ${engine}/s, sandbox raw ${rawRate}/s`);
   } finally {
