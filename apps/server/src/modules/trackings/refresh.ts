@@ -1,6 +1,5 @@
 import type { TrackingStatus } from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
-import type { Tx } from '../../db/client.ts';
 import { mapConcurrent } from '../../lib/concurrency.ts';
 import { isCourierSlug, type CourierSlug, type TrackResult } from '../carriers/carriers.service.ts';
 import { carriersOf, sandboxPaceOf, sandboxPollIntervalMs } from '../carriers/carriers.service.ts';
@@ -27,10 +26,8 @@ export const LEASE_MS = 20_000;
 export const LEASE_RENEW_MS = LEASE_MS / 4;
 /** Trackings claimed per scheduler round. */
 export const CLAIM_BATCH = 500;
-/** Results applied per transaction (one lock statement and one checkpoint insert for all of them). */
-const APPLY_CHUNK = 50;
-/** Chunks applied at once, each in its own transaction. */
-const APPLY_CONCURRENCY = 4;
+/** Results applied at once (each is a small transaction). */
+const APPLY_CONCURRENCY = 8;
 
 export interface RefreshStats {
   fetched: number;
@@ -110,114 +107,24 @@ async function refreshLeased(ctx: AppContext, due: repo.DueTracking[], done: (id
       }
       const byTid = new Map(results.map((r) => [r.tid, r]));
       const mode = modeOf(ctx, courier);
-      const resultOf = (item: repo.DueTracking): TrackResult =>
-        byTid.get(item.tid) ?? { ok: false as const, tid: item.tid, courier, error: { kind: 'malformed' as const, message: 'The carrier returned no result for this number' } };
-      const applied = await applyResults(ctx, items.map((item) => ({ id: item.id, r: resultOf(item) })), mode, done);
-      stats.fetched += applied.fetched;
-      stats.changed += applied.changed;
-      stats.failed += applied.failed;
+      await mapConcurrent(items, APPLY_CONCURRENCY, async (item) => {
+        const r = byTid.get(item.tid) ?? { ok: false as const, tid: item.tid, courier, error: { kind: 'malformed' as const, message: 'The carrier returned no result for this number' } };
+        try {
+          const changed = await applyResult(ctx, item.id, r, mode);
+          stats.fetched++;
+          if (changed) stats.changed++;
+          if (!r.ok) stats.failed++;
+        } catch (err) {
+          // One tracking failing to apply must not stop the batch; its lease brings it back later.
+          stats.failed++;
+          ctx.log.error({ err, trackingId: item.id }, 'applying a carrier result failed');
+        } finally {
+          done(item.id);
+        }
+      });
     }),
   );
   return stats;
-}
-
-/** What applying one result does to its locked row, decided before and after its checkpoints are inserted. */
-interface Plan {
-  /** Checkpoints to insert (oldest first); none for a failed fetch or an older picture. */
-  checkpoints: repo.NewCheckpoint[];
-  /** Given how many of them were new: the row's update, and the status to record (null: no change). */
-  finish(added: number): { patch: Partial<repo.NewTracking>; toStatus: TrackingStatus | null; newest: ReturnType<typeof checkpointJson> | null; announceCheckpoints: boolean };
-}
-
-/**
- * Decide what one carrier result does to one locked tracking; null when there is nothing to do (deleted, marked
- * delivered or expired while the carrier was being asked). Pure: the caller runs the statements, one tracking
- * at a time (applyResult) or a chunk at a time (applyChunk), so both paths follow the same rules.
- */
-function planResult(t: repo.TrackingRow, r: TrackResult, mode: ScheduleMode, now: Date): Plan | null {
-  if (t.nextCheckAt === null || isFinal(t.status)) return null;
-  const expired = (lastData: Date | null) => now.getTime() - (lastData ?? t.createdAt).getTime() > expireAfterMs();
-  const nothingNew = (patch: Partial<repo.NewTracking>): Plan => ({ checkpoints: [], finish: () => ({ patch, toStatus: null, newest: null, announceCheckpoints: false }) });
-  const expire = (lastError: string | null, extra: Partial<repo.NewTracking> = {}): Plan => ({
-    checkpoints: [],
-    finish: () => ({ patch: { status: 'Expired', nextCheckAt: null, lastCheckedAt: now, lastError, updatedAt: now, ...extra }, toStatus: 'Expired', newest: null, announceCheckpoints: false }),
-  });
-
-  if (r.ok) {
-    // An older picture than the one stored (a carrier replica or cache behind the one read before, or a sandbox
-    // that lost its clock): it adds nothing and moves no status, so a parcel never goes back a step and nobody
-    // is told "In Transit" twice. Only the next check is scheduled.
-    const storedNewest = storedCheckpointTime(t.lastCheckPoint);
-    const responseNewest = r.checkpoints.reduce<number | null>((m, c) => Math.max(m ?? -Infinity, Date.parse(c.time)), null);
-    if (storedNewest !== null && (responseNewest === null || responseNewest < storedNewest)) {
-      if (expired(t.lastCarrierDataAt)) return expire(null, { failures: 0 });
-      const delay = nextCheckDelayMs(t.status as TrackingStatus, mode) ?? backoffMs(0, mode);
-      return nothingNew({ lastCheckedAt: now, failures: 0, lastError: null, nextCheckAt: new Date(now.getTime() + delay) });
-    }
-    // Carriers list newest first, and events of the same second keep that order (a Canada Post delivery and
-    // its signature scan share one). Inserted oldest first, ids grow with the carrier's order, so reading
-    // "time desc, id desc" shows a same-second pair as the carrier did; events first seen on a later fetch
-    // are newer and get higher ids too.
-    const rows = [...r.checkpoints].reverse().map((c) => ({ trackingId: t.id, status: c.status, location: c.location, message: c.message, time: new Date(c.time), fingerprint: fingerprint(c) }));
-    return {
-      checkpoints: rows,
-      finish(added) {
-        const lastCarrierDataAt = added > 0 ? now : t.lastCarrierDataAt;
-        let status: TrackingStatus = r.status;
-        if (added === 0 && status === t.status && expired(lastCarrierDataAt)) status = 'Expired';
-        const newest = r.checkpoints[0] ? checkpointJson(r.checkpoints[0]) : null;
-        const delay = nextCheckDelayMs(status, mode);
-        const origin = r.origin ?? t.origin;
-        const destination = r.destination ?? t.destination;
-        const expected = status === 'Delivered' ? null : parseExpected(r.expected);
-        const visible = added > 0 || status !== t.status || origin !== t.origin || destination !== t.destination || expected?.getTime() !== t.expected?.getTime();
-        return {
-          patch: {
-            status,
-            origin,
-            destination,
-            expected,
-            ...(newest ? { lastCheckPoint: newest } : {}),
-            lastCheckedAt: now,
-            lastCarrierDataAt,
-            failures: 0,
-            lastError: null,
-            nextCheckAt: delay === null ? null : new Date(now.getTime() + delay),
-            ...(visible ? { updatedAt: now } : {}),
-          },
-          toStatus: status === t.status ? null : status,
-          newest,
-          // New checkpoints under the same status: open screens show them too (a status change announces itself).
-          announceCheckpoints: added > 0 && status === t.status,
-        };
-      },
-    };
-  }
-
-  if (r.error.kind === 'not-found') {
-    // Normal for a few hours after a label is printed; only a long silence makes it Expired.
-    if (expired(t.lastCarrierDataAt)) return expire(r.error.message);
-    const delay = nextCheckDelayMs(t.status as TrackingStatus, mode) ?? backoffMs(0, mode);
-    return nothingNew({ lastCheckedAt: now, lastError: r.error.message, nextCheckAt: new Date(now.getTime() + delay) });
-  }
-
-  // Carrier down, throttled, credentials refused, unreadable reply: back off, keep the status.
-  const failures = t.failures + 1;
-  return nothingNew({
-    lastCheckedAt: now,
-    failures,
-    lastError: `${r.error.kind}: ${r.error.message}`.slice(0, 500),
-    nextCheckAt: new Date(now.getTime() + backoffMs(failures, mode, r.error.retryAfterMs)),
-  });
-}
-
-/** The statements after the checkpoints: the row, then the status change (event, notifications) or the live note. */
-async function finishPlan(tx: Tx, ctx: AppContext, t: repo.TrackingRow, plan: Plan, added: number): Promise<boolean> {
-  const { patch, toStatus, newest, announceCheckpoints } = plan.finish(added);
-  await repo.updateTracking(tx, t.id, patch);
-  if (announceCheckpoints) await publishLive(tx, { kind: 'tracking', accountId: t.userId, trackingId: t.id, tid: t.tid, status: t.status, statusChanged: false });
-  if (toStatus === null) return false;
-  return (await recordStatusChange(tx, ctx, t, toStatus, newest)) !== null;
 }
 
 /**
@@ -227,71 +134,82 @@ async function finishPlan(tx: Tx, ctx: AppContext, t: repo.TrackingRow, plan: Pl
 export async function applyResult(ctx: AppContext, trackingId: string, r: TrackResult, mode: ScheduleMode): Promise<boolean> {
   return ctx.db.transaction(async (tx) => {
     const t = await repo.lockById(tx, trackingId);
-    const plan = t ? planResult(t, r, mode, ctx.now()) : null;
-    if (!t || !plan) return false;
-    const added = await repo.insertCheckpoints(tx, plan.checkpoints);
-    return finishPlan(tx, ctx, t, plan, added);
-  });
-}
-
-/**
- * Apply a chunk of results in one transaction: one statement locks the rows (in id order, so chunks never
- * deadlock each other), one inserts every new checkpoint, then each row is updated and each status change
- * recorded with its notifications, under the same rules as applyResult. Returns the ids whose status changed.
- * Throws if anything fails; the caller then applies the chunk one tracking at a time, so one bad number never
- * holds back the others.
- */
-async function applyChunk(ctx: AppContext, items: Array<{ id: string; r: TrackResult }>, mode: ScheduleMode): Promise<Set<string>> {
-  return ctx.db.transaction(async (tx) => {
-    const rows = await repo.lockManyById(tx, items.map((i) => i.id));
+    // Deleted, marked delivered or expired while the carrier was being asked: nothing to do.
+    if (!t || t.nextCheckAt === null || isFinal(t.status)) return false;
     const now = ctx.now();
-    const planned: Array<{ t: repo.TrackingRow; plan: Plan }> = [];
-    for (const { id, r } of items) {
-      const t = rows.get(id);
-      // Each row once: its status change is decided on the row as locked.
-      rows.delete(id);
-      const plan = t ? planResult(t, r, mode, now) : null;
-      if (t && plan) planned.push({ t, plan });
-    }
-    const added = await repo.insertCheckpointsCounting(tx, planned.flatMap((p) => p.plan.checkpoints));
-    const changed = new Set<string>();
-    for (const { t, plan } of planned) if (await finishPlan(tx, ctx, t, plan, added.get(t.id) ?? 0)) changed.add(t.id);
-    return changed;
-  });
-}
+    const expired = (lastData: Date | null) => now.getTime() - (lastData ?? t.createdAt).getTime() > expireAfterMs();
 
-/**
- * Apply results to their leased trackings: chunks of APPLY_CHUNK in one transaction each (applyChunk),
- * APPLY_CONCURRENCY chunks at a time. A chunk that fails is applied again one tracking at a time, so one bad
- * number never holds back the others. `done` is called for every tracking once it is applied or given up.
- */
-export async function applyResults(ctx: AppContext, items: Array<{ id: string; r: TrackResult }>, mode: ScheduleMode, done: (id: string) => void = () => {}): Promise<RefreshStats> {
-  const stats: RefreshStats = { fetched: 0, changed: 0, failed: 0 };
-  const chunks: Array<typeof items> = [];
-  for (let i = 0; i < items.length; i += APPLY_CHUNK) chunks.push(items.slice(i, i + APPLY_CHUNK));
-  await mapConcurrent(chunks, APPLY_CONCURRENCY, async (chunk) => {
-    let changed: Set<string> | null = null;
-    try {
-      changed = await applyChunk(ctx, chunk, mode);
-    } catch (err) {
-      ctx.log.warn({ err, trackings: chunk.length }, 'applying a chunk of carrier results failed; applying them one by one');
-    }
-    for (const { id, r } of chunk) {
-      try {
-        const didChange = changed ? changed.has(id) : await applyResult(ctx, id, r, mode);
-        stats.fetched++;
-        if (didChange) stats.changed++;
-        if (!r.ok) stats.failed++;
-      } catch (err) {
-        // One tracking failing to apply must not stop the batch; its lease brings it back later.
-        stats.failed++;
-        ctx.log.error({ err, trackingId: id }, 'applying a carrier result failed');
-      } finally {
-        done(id);
+    if (r.ok) {
+      // An older picture than the one stored (a carrier replica or cache behind the one read before, or a sandbox
+      // that lost its clock): it adds nothing and moves no status, so a parcel never goes back a step and nobody
+      // is told "In Transit" twice. Only the next check is scheduled.
+      const storedNewest = storedCheckpointTime(t.lastCheckPoint);
+      const responseNewest = r.checkpoints.reduce<number | null>((m, c) => Math.max(m ?? -Infinity, Date.parse(c.time)), null);
+      if (storedNewest !== null && (responseNewest === null || responseNewest < storedNewest)) {
+        if (expired(t.lastCarrierDataAt)) {
+          await repo.updateTracking(tx, t.id, { status: 'Expired', nextCheckAt: null, lastCheckedAt: now, failures: 0, lastError: null, updatedAt: now });
+          return (await recordStatusChange(tx, ctx, t, 'Expired', null)) !== null;
+        }
+        const delay = nextCheckDelayMs(t.status as TrackingStatus, mode) ?? backoffMs(0, mode);
+        await repo.updateTracking(tx, t.id, { lastCheckedAt: now, failures: 0, lastError: null, nextCheckAt: new Date(now.getTime() + delay) });
+        return false;
       }
+      // Carriers list newest first, and events of the same second keep that order (a Canada Post delivery and
+      // its signature scan share one). Inserted oldest first, ids grow with the carrier's order, so reading
+      // "time desc, id desc" shows a same-second pair as the carrier did; events first seen on a later fetch
+      // are newer and get higher ids too.
+      const added = await repo.insertCheckpoints(
+        tx,
+        [...r.checkpoints].reverse().map((c) => ({ trackingId: t.id, status: c.status, location: c.location, message: c.message, time: new Date(c.time), fingerprint: fingerprint(c) })),
+      );
+      const lastCarrierDataAt = added > 0 ? now : t.lastCarrierDataAt;
+      let status: TrackingStatus = r.status;
+      if (added === 0 && status === t.status && expired(lastCarrierDataAt)) status = 'Expired';
+      const newest = r.checkpoints[0] ? checkpointJson(r.checkpoints[0]) : null;
+      const delay = nextCheckDelayMs(status, mode);
+      const origin = r.origin ?? t.origin;
+      const destination = r.destination ?? t.destination;
+      const expected = status === 'Delivered' ? null : parseExpected(r.expected);
+      const visible = added > 0 || status !== t.status || origin !== t.origin || destination !== t.destination || expected?.getTime() !== t.expected?.getTime();
+      await repo.updateTracking(tx, t.id, {
+        status,
+        origin,
+        destination,
+        expected,
+        ...(newest ? { lastCheckPoint: newest } : {}),
+        lastCheckedAt: now,
+        lastCarrierDataAt,
+        failures: 0,
+        lastError: null,
+        nextCheckAt: delay === null ? null : new Date(now.getTime() + delay),
+        ...(visible ? { updatedAt: now } : {}),
+      });
+      // New checkpoints under the same status: open screens show them too (a status change announces itself).
+      if (added > 0 && status === t.status) await publishLive(tx, { kind: 'tracking', accountId: t.userId, trackingId: t.id, tid: t.tid, status, statusChanged: false });
+      return (await recordStatusChange(tx, ctx, t, status, newest)) !== null;
     }
+
+    if (r.error.kind === 'not-found') {
+      // Normal for a few hours after a label is printed; only a long silence makes it Expired.
+      if (expired(t.lastCarrierDataAt)) {
+        await repo.updateTracking(tx, t.id, { status: 'Expired', nextCheckAt: null, lastCheckedAt: now, lastError: r.error.message, updatedAt: now });
+        return (await recordStatusChange(tx, ctx, t, 'Expired', null)) !== null;
+      }
+      const delay = nextCheckDelayMs(t.status as TrackingStatus, mode) ?? backoffMs(0, mode);
+      await repo.updateTracking(tx, t.id, { lastCheckedAt: now, lastError: r.error.message, nextCheckAt: new Date(now.getTime() + delay) });
+      return false;
+    }
+
+    // Carrier down, throttled, credentials refused, unreadable reply: back off, keep the status.
+    const failures = t.failures + 1;
+    await repo.updateTracking(tx, t.id, {
+      lastCheckedAt: now,
+      failures,
+      lastError: `${r.error.kind}: ${r.error.message}`.slice(0, 500),
+      nextCheckAt: new Date(now.getTime() + backoffMs(failures, mode, r.error.retryAfterMs)),
+    });
+    return false;
   });
-  return stats;
 }
 
 /** The time of the stored newest checkpoint (lastCheckPoint JSON), or null when there is none. */

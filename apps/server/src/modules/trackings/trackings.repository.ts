@@ -18,12 +18,6 @@ export async function lockById(db: Queryable, id: string): Promise<TrackingRow |
   const [t] = await db.select().from(trackings).where(eq(trackings.id, id)).for('update').limit(1);
   return t;
 }
-/** Many rows locked for the rest of the transaction, in id order (two lockers never wait on each other in a cycle). */
-export async function lockManyById(db: Queryable, ids: string[]): Promise<Map<string, TrackingRow>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db.select().from(trackings).where(inArray(trackings.id, ids)).orderBy(trackings.id).for('update');
-  return new Map(rows.map((t) => [t.id, t]));
-}
 export async function lockByTid(db: Queryable, userId: string, tid: string): Promise<TrackingRow | undefined> {
   const [t] = await db.select().from(trackings).where(and(eq(trackings.userId, userId), eq(trackings.tid, tid))).for('update').limit(1);
   return t;
@@ -157,15 +151,6 @@ export async function checkpointsFor(db: Queryable, trackingIds: string[]): Prom
     .from(checkpoints)
     .where(inArray(checkpoints.trackingId, trackingIds))
     .orderBy(desc(checkpoints.time), desc(checkpoints.id));
-}
-
-/** Insert checkpoints of many trackings not seen before, in one statement; how many were new per tracking. */
-export async function insertCheckpointsCounting(db: Queryable, rows: NewCheckpoint[]): Promise<Map<string, number>> {
-  const out = new Map<string, number>();
-  if (rows.length === 0) return out;
-  const r = await db.insert(checkpoints).values(rows).onConflictDoNothing().returning({ trackingId: checkpoints.trackingId });
-  for (const { trackingId } of r) out.set(trackingId, (out.get(trackingId) ?? 0) + 1);
-  return out;
 }
 
 /** Insert checkpoints not seen before (fingerprint unique per tracking); returns how many were new. */
