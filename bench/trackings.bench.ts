@@ -2,6 +2,7 @@
 // and 1M trackings stored; and the refresh engine against the carrier sandbox beside the sandbox's raw
 // capacity. Ratios matter more than absolutes (ARCHITECTURE §6): every figure has its baseline from the same run.
 import { mkdtempSync, rmSync } from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -292,6 +293,9 @@ async function refreshBench(kind: string, databaseUrl: string | undefined, out: 
     const idle: number[] = [];
     for (let i = 0; i < 40; i++) idle.push(await probe());
     const busy: number[] = [];
+    // Whether a slow request waited for the event loop (JavaScript running) or for the database.
+    const loop = monitorEventLoopDelay({ resolution: 10 });
+    loop.enable();
     let engineRunning = true;
     const prober = (async () => {
       while (engineRunning) {
@@ -311,6 +315,7 @@ async function refreshBench(kind: string, databaseUrl: string | undefined, out: 
     const engS = (performance.now() - t0) / 1000;
     engineRunning = false;
     await prober;
+    loop.disable();
     const pct = (xs: number[], p: number) => {
       const sorted = [...xs].sort((a, b) => a - b);
       return Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0);
@@ -329,6 +334,7 @@ async function refreshBench(kind: string, databaseUrl: string | undefined, out: 
         'checkpoints stored': Number(cp?.n ?? 0),
         'list 10 p50 / p99 ms, idle': `${pct(idle, 50)} / ${pct(idle, 99)}`,
         'list 10 p50 / p99 ms, engine running': `${pct(busy, 50)} / ${pct(busy, 99)}`,
+        'event loop delay p99 / max ms': `${Math.round(loop.percentile(99) / 1e6)} / ${Math.round(loop.max / 1e6)}`,
       },
       note: 'raw = the carrier client against the sandbox, no database; engine = claim + fetch + merge checkpoints + status event and notifications + schedule, 50 trackings to a transaction, 4 transactions at a time; list 10 = a user listing 10 trackings over HTTP one request at a time, idle and while the engine runs',
     });
