@@ -65,29 +65,6 @@ export async function claimManualRefresh(db: Queryable, id: string, now: Date, m
 }
 
 // ------------------------------------------------------------------ lists
-export interface ListFilter {
-  userId: string;
-  limit: number;
-  statuses: string[];
-  couriers: string[];
-  /** Keyset cursor: the (createdAt, id) of the last row of the previous page. */
-  after?: { createdAt: Date; id: string };
-}
-
-/** Newest first, ties broken by id, so pages never repeat or skip a row (index trackings_user_created_idx). */
-export async function listTrackings(db: Queryable, f: ListFilter): Promise<TrackingRow[]> {
-  const where = [eq(trackings.userId, f.userId)];
-  if (f.statuses.length) where.push(inArray(trackings.status, f.statuses));
-  if (f.couriers.length) where.push(inArray(trackings.courier, f.couriers));
-  if (f.after) where.push(sql`(${trackings.createdAt}, ${trackings.id}) < (${f.after.createdAt}, ${f.after.id})`);
-  return db
-    .select()
-    .from(trackings)
-    .where(and(...where))
-    .orderBy(desc(trackings.createdAt), desc(trackings.id))
-    .limit(f.limit);
-}
-
 /** ISO-8601 UTC with milliseconds, as Date.toISOString writes it (to_char truncates to ms, as the drivers do). */
 const iso = (col: ReturnType<typeof sql>) => sql`to_char(${col} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
