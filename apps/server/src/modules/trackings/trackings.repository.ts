@@ -68,6 +68,11 @@ export async function claimManualRefresh(db: Queryable, id: string, now: Date, m
 /** ISO-8601 UTC with milliseconds, as Date.toISOString writes it (to_char truncates to ms, as the drivers do). */
 const iso = (col: ReturnType<typeof sql>) => sql`to_char(${col} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
+/** A tracking's checkpoints as a JSON array, newest first (the list page and the public page both send it). */
+const checkpointsJsonOf = (trackingId: ReturnType<typeof sql> | typeof trackings.id) =>
+  sql`coalesce((select json_agg(json_build_object('status', c.status, 'location', c.location, 'message', c.message, 'time', ${iso(sql`c.time`)}) order by c.time desc, c.id desc)
+    from ${checkpoints} c where c.tracking_id = ${trackingId}), '[]'::json)`;
+
 export interface ListPageInput {
   userId: string;
   uid: string;
@@ -81,7 +86,8 @@ export interface ListPageInput {
 }
 
 /**
- * A page of the list as the JSON text of its TrackingView array, in one statement: the cursor, the page,
+ * A page of the list as the JSON text of its TrackingView array, newest first with ties broken by id (pages never
+ * repeat or skip a row; index trackings_user_created_idx), in one statement: the cursor, the page,
  * every tracking's checkpoints and the view itself are built in the database (issue 15: one statement per
  * page; no dates or JSON rebuilt in JS). Null when `lastTid` is not one of the account's trackings.
  * Same shape, order and formats as views.ts trackingView (test/trackings/list-json.test.ts compares them).
@@ -111,9 +117,7 @@ export async function listPageJson(db: Queryable, f: ListPageInput): Promise<str
         'expected', ${iso(sql`${t}.expected`)},
         'lastCheckPoint', case when jsonb_typeof(${lcp}) = 'object' then json_build_object(
           'status', ${lcp} ->> 'status', 'location', ${lcp} ->> 'location', 'message', coalesce(${lcp} ->> 'message', ''), 'time', coalesce(${lcp} ->> 'time', '')) end,
-        'checkpoints', coalesce((
-          select json_agg(json_build_object('status', c.status, 'location', c.location, 'message', c.message, 'time', ${iso(sql`c.time`)}) order by c.time desc, c.id desc)
-          from ${checkpoints} c where c.tracking_id = ${t}.id), '[]'::json),
+        'checkpoints', ${checkpointsJsonOf(sql`${t}.id`)},
         'createdAt', ${iso(sql`${t}.created_at`)}, 'updatedAt', ${iso(sql`${t}.updated_at`)},
         'uid', ${f.uid}::text, 'sandbox', ${t}.courier = ${anyOf(f.sandboxCouriers)}
       ) order by ${t}.created_at desc, ${t}.id desc)
@@ -202,8 +206,7 @@ export async function findPublicTracking(db: Queryable, uid: string, tid: string
     .select({
       tracking: trackings,
       owner: users,
-      checkpoints: sql<string>`coalesce((select json_agg(json_build_object('status', c.status, 'location', c.location, 'message', c.message, 'time', ${iso(sql`c.time`)}) order by c.time desc, c.id desc)
-        from ${checkpoints} c where c.tracking_id = ${trackings.id}), '[]'::json)::text`,
+      checkpoints: sql<string>`${checkpointsJsonOf(trackings.id)}::text`,
     })
     .from(trackings)
     .innerJoin(users, eq(users.id, trackings.userId))
