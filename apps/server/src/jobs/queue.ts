@@ -15,8 +15,12 @@ export const SUPERVISE_SECONDS = 15;
 export async function createQueue(database: Database): Promise<Queue> {
   // Workers are woken by NOTIFY when a job is committed (queues opt in with `notify`, jobs/define.ts), with
   // polling kept as the backstop. Supervision (expired jobs, jobs whose worker stopped sending heartbeats)
-  // runs every 15 s, so a job held by a killed worker is retried within heartbeat + 15 s.
-  const common = { schedule: false, superviseIntervalSeconds: SUPERVISE_SECONDS, useListenNotify: true };
+  // runs every 15 s, so a job held by a killed worker is retried within heartbeat + 15 s. pg-boss runs the
+  // heartbeat and expiry checks inside its monitor step, which it gates on monitorIntervalSeconds (60 s by
+  // default) whatever the supervise interval: left at 60, a dead worker's job waited up to 70 s before it was
+  // even seen (a CI run measured 116 s to redelivery). The monitor's stats aggregate then runs every 15 s too,
+  // a scan of the job table, which completed and deleted jobs keep small.
+  const common = { schedule: false, superviseIntervalSeconds: SUPERVISE_SECONDS, monitorIntervalSeconds: SUPERVISE_SECONDS, useListenNotify: true };
   const boss =
     database.kind === 'pglite'
       ? new PgBoss({ db: fromPglite(database.pglite!), backend: 'pglite', ...common })
