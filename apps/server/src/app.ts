@@ -18,6 +18,7 @@ import { applyStatusContract, failure, success } from './lib/http.ts';
 import { authPlugin } from './modules/accounts/auth.plugin.ts';
 import { accountRoutes } from './modules/accounts/accounts.routes.ts';
 import { trackingRoutes } from './modules/trackings/trackings.routes.ts';
+import { pushRoutes } from './modules/trackings/push.routes.ts';
 import { devOutboxRoutes } from './modules/mail/dev-outbox.routes.ts';
 import { openapiRoutes } from './modules/openapi/openapi.routes.ts';
 import { notificationRoutes } from './modules/notifications/notifications.routes.ts';
@@ -208,6 +209,7 @@ export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {})
   await app.register(authPlugin, { ctx });
   await app.register(accountRoutes, { ctx });
   await app.register(trackingRoutes, { ctx });
+  await app.register(pushRoutes, { ctx });
   await app.register(openapiRoutes, { ctx });
   await app.register(notificationRoutes, { ctx });
   await app.register(memberRoutes, { ctx });

@@ -77,6 +77,7 @@ export async function createContext(config: Config, log: Logger = createLogger(c
 
 export async function closeContext(ctx: AppContext): Promise<void> {
   await stopRefreshScheduler(ctx);
+  await ctx.resources.pushSubscriptions?.stop();
   await ctx.resources.rechargeLoop?.stop();
   await ctx.queue.stop({ graceful: true, timeout: 5000 }).catch(() => {});
   ctx.mailer.close();

@@ -59,6 +59,13 @@ export const carrierEnvSchema = z.object({
   CANADAPOST_PASSWORD: optionalText,
   CANADAPOST_RATE_LIMIT: rateLimitSetting,
   CANADAPOST_LANGUAGE: z.enum(['en-CA', 'fr-CA']).default('en-CA'),
+  // Carrier push (docs/carriers.md "Push"): a real carrier pushes only when its secret is set. UPS echoes the
+  // credential back; FedEx signs with the security token set in the FedEx project; USPS signs with a 32-character secret.
+  UPS_PUSH_CREDENTIAL: z.string().min(16, 'UPS_PUSH_CREDENTIAL must be at least 16 characters').optional(),
+  FEDEX_PUSH_SECRET: z.string().min(16, 'FEDEX_PUSH_SECRET must be at least 16 characters').optional(),
+  USPS_PUSH_SECRET: z.string().length(32, 'USPS_PUSH_SECRET must be exactly 32 characters').optional(),
+  /** Where carriers send their events: this deployment's public address (PUBLIC_URL when unset). */
+  CARRIER_PUSH_URL: optionalUrl,
 });
 export type CarrierEnv = z.infer<typeof carrierEnvSchema>;
 
@@ -93,6 +100,10 @@ const envSchema = carrierEnvSchema.extend({
   LOGIN_WINDOW_MINUTES: z.coerce.number().positive().default(15),
   CARRIER_SANDBOX_PACE: z.coerce.number().positive().default(1),
   CARRIER_SANDBOX_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+  /** The sandbox pushes UPS, FedEx and USPS scans as those carriers do; `off` leaves polling alone (the backstop). */
+  CARRIER_SANDBOX_PUSH: z.enum(['on', 'off']).default('on'),
+  /** Share of sandbox pushes silently lost (0-1), to show polling catching what push missed. */
+  CARRIER_SANDBOX_PUSH_DROP: z.coerce.number().min(0).max(1).default(0),
   TWILIO_BASE_URL: z.url().default('https://api.twilio.com'),
   TWILIO_ACCOUNT_SID: z.string().optional(),
   TWILIO_AUTH_TOKEN: z.string().optional(),

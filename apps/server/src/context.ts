@@ -39,6 +39,8 @@ export interface FeatureResources {
   payments?: PaymentGateway;
   /** The worker role's refresh scheduler loop. */
   refreshScheduler?: { stop(): Promise<void> };
+  /** The worker role's carrier push subscription loop (trackings/push.ts). */
+  pushSubscriptions?: { stop(): Promise<void> };
   /** The worker role's automatic recharge loop. */
   rechargeLoop?: { stop(): Promise<void> };
   /** Shorter delivery timings (tests). */

@@ -10,6 +10,7 @@ import {
   integer,
   jsonb,
   pgTable,
+  primaryKey,
   text,
   timestamp,
   uniqueIndex,
@@ -303,6 +304,8 @@ export const trackings = pgTable(
     nextCheckAt: ts('next_check_at'),
     lastCheckedAt: ts('last_checked_at'),
     lastCarrierDataAt: ts('last_carrier_data_at'),
+    /** When a carrier last pushed an event for this tracking (docs/carriers.md "Push"); null = only polled. */
+    lastPushedAt: ts('last_pushed_at'),
     failures: integer('failures').notNull().default(0),
     lastError: text('last_error'),
     createdAt: createdAt(),
@@ -314,7 +317,29 @@ export const trackings = pgTable(
     index('trackings_due_idx').on(t.nextCheckAt),
     // Keyset paging of GET /v1/trackings/get: newest first, id breaks ties (read backwards by the planner).
     index('trackings_user_created_idx').on(t.userId, t.createdAt, t.id),
+    // A pushed carrier event names a number, not an account: find every tracking of it.
+    index('trackings_tid_idx').on(t.tid),
   ],
+);
+
+/**
+ * Carrier push subscriptions (docs/carriers.md "Push"): one per carrier and number, whatever the number of
+ * accounts tracking it. `active` rows are subscribed until `expiresAt` (renewed before); `refused` rows are numbers
+ * the carrier would not subscribe, tried again after `expiresAt`.
+ */
+export const carrierSubscriptions = pgTable(
+  'carrier_subscriptions',
+  {
+    courier: text('courier').notNull(),
+    tid: text('tid').notNull(),
+    state: text('state').notNull(),
+    /** The carrier's id for it (USPS), when it has one. */
+    subscriptionId: text('subscription_id'),
+    expiresAt: ts('expires_at').notNull(),
+    renewAt: ts('renew_at').notNull(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.courier, t.tid] }), index('carrier_subscriptions_renew_idx').on(t.renewAt)],
 );
 
 export const checkpoints = pgTable(

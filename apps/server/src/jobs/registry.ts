@@ -1,6 +1,7 @@
 import type { AppContext } from '../context.ts';
 import { emailJob, smsJob, webhookJob } from '../modules/notifications/notifications.jobs.ts';
 import { startRefreshScheduler } from '../modules/trackings/refresh.ts';
+import { startPushSubscriptions } from '../modules/trackings/push.ts';
 import { refreshJob } from '../modules/trackings/trackings.jobs.ts';
 import { startRechargeLoop } from '../modules/billing/billing.service.ts';
 import { cardExpiryJob } from '../modules/billing/billing.jobs.ts';
@@ -26,5 +27,6 @@ export async function startJobWorkers(ctx: AppContext, jobs: ReadonlyArray<JobDe
 export async function startWorkers(ctx: AppContext): Promise<void> {
   await startJobWorkers(ctx);
   await startRefreshScheduler(ctx);
+  startPushSubscriptions(ctx, { base: ctx.config.CARRIER_PUSH_URL ?? ctx.config.publicUrl });
   ctx.resources.rechargeLoop = startRechargeLoop(ctx, 1000, (day) => enqueue(ctx, cardExpiryJob, { v: 1, day }));
 }

@@ -47,6 +47,28 @@ export const carrierRateLimitWait = new client.Counter({
   registers: [registry],
 });
 
+export const trackingUpdates = new client.Counter({
+  name: 'shiptrail_tracking_updates_total',
+  help: 'Trackings that got new checkpoints or a new status, by carrier and how the news came (poll or push)',
+  labelNames: ['carrier', 'source'] as const,
+  registers: [registry],
+});
+
+export const scanToStatusSeconds = new client.Histogram({
+  name: 'shiptrail_scan_to_status_seconds',
+  help: "Seconds from a carrier's scan to the status change it caused being recorded (notifications are queued in the same transaction), by source",
+  labelNames: ['source'] as const,
+  buckets: [0.1, 0.25, 0.5, 1, 2, 5, 15, 60, 300, 1800, 7200, 21600],
+  registers: [registry],
+});
+
+export const carrierPushEvents = new client.Counter({
+  name: 'shiptrail_carrier_push_events_total',
+  help: 'Calls carriers pushed to us, by carrier and outcome (applied, duplicate, unknown number, forged, stale, replay, malformed)',
+  labelNames: ['carrier', 'outcome'] as const,
+  registers: [registry],
+});
+
 export const liveStreams = new client.Gauge({
   name: 'shiptrail_live_streams',
   help: 'Live update streams open on this process',

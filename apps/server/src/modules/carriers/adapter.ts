@@ -2,6 +2,7 @@
 // one token refresh on 401, and 429/Retry-After handling.
 import { CarrierError, httpRequest, parseJson, parseRetryAfter, type HttpOptions, type HttpResponse } from './http.ts';
 import type { OAuthTokenCache } from './oauth.ts';
+import type { CarrierPush } from './push-subscribe.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import type { CarrierErrorKind, CourierSlug, NormalizedCheckpoint, TrackResult, TrackingStatus } from './types.ts';
 
@@ -11,6 +12,8 @@ export interface CarrierAdapter {
   readonly maxBatch: number;
   /** One result per tid, in order. Never throws for carrier problems. */
   trackBatch(tids: string[]): Promise<TrackResult[]>;
+  /** Present when the carrier can push events to us (push-subscribe.ts). */
+  readonly push?: CarrierPush;
 }
 
 export type AdapterDeps = {
@@ -83,7 +86,7 @@ export function jsonBody(res: Pick<HttpResponse, 'status' | 'text'>, carrierName
 export async function limitedRequest(
   deps: AdapterDeps,
   url: string,
-  init: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string },
+  init: { method: 'GET' | 'POST' | 'DELETE'; headers: Record<string, string>; body?: string },
 ): Promise<HttpResponse> {
   await deps.limiter.acquire();
   const res = await httpRequest(url, init, deps.http);
@@ -104,7 +107,7 @@ export async function limitedRequest(
 export async function bearerRequest(
   deps: AdapterDeps,
   oauth: OAuthTokenCache,
-  build: (token: string) => { url: string; init: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string } },
+  build: (token: string) => { url: string; init: { method: 'GET' | 'POST' | 'DELETE'; headers: Record<string, string>; body?: string } },
 ): Promise<HttpResponse> {
   let token = await oauth.get();
   let req = build(token);

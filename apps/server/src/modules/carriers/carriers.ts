@@ -11,6 +11,7 @@ import { createRateLimiter, type RateLimiter, type RateLimitSetting } from './ra
 import { COURIERS, type CourierSlug, type TrackResult } from './types.ts';
 import { createUpsAdapter, UPS_PRODUCTION_URL } from './ups.ts';
 import { createUspsAdapter, USPS_PRODUCTION_URL } from './usps.ts';
+import { isPushCourier, type CarrierPush, type PushCourier } from './push-subscribe.ts';
 
 export type { RateLimitSetting } from './rate-limit.ts';
 
@@ -25,11 +26,17 @@ type Common = {
 
 export interface CarrierConfig {
   ups: Common & { clientId?: string; clientSecret?: string; transactionSrc?: string };
-  usps: Common & { clientId?: string; clientSecret?: string; api?: 'v3' | 'v3r2' };
+  usps: Common & { clientId?: string; clientSecret?: string; api?: 'v3' | 'v3r2'; adminEmail?: string };
   fedex: Common & { clientId?: string; clientSecret?: string };
   canadapost: Common & { username?: string; password?: string; language?: 'en-CA' | 'fr-CA' };
   /** Built-in carrier sandbox; carriers without credentials are pointed at it. */
   sandboxUrl?: string;
+  /**
+   * Push secrets by carrier (push-subscribe.ts): a carrier with credentials pushes only when its secret is set; a
+   * sandbox carrier pushes unless `sandboxPush` is false, with the secret given here.
+   */
+  pushSecrets?: Partial<Record<PushCourier, string>>;
+  sandboxPush?: boolean;
   timeoutMs?: number;
   maxBodyBytes?: number;
 }
@@ -38,6 +45,8 @@ export interface CarrierClient {
   track(courier: CourierSlug, tids: string[]): Promise<TrackResult[]>;
   maxBatch(courier: CourierSlug): number;
   isSandbox(courier: CourierSlug): boolean;
+  /** The carrier's push side and the secret its events are checked with, or null when it is polled only. */
+  push(courier: CourierSlug): { push: CarrierPush; secret: string } | null;
   close?(): void;
 }
 
@@ -91,6 +100,7 @@ export function carrierConfig(env: CarrierEnv, sandboxUrl?: string): CarrierConf
     },
   };
   if (sandboxUrl) cfg.sandboxUrl = sandboxUrl;
+  cfg.pushSecrets = { ups: env.UPS_PUSH_CREDENTIAL, fedex: env.FEDEX_PUSH_SECRET, usps: env.USPS_PUSH_SECRET };
   if (env.CARRIER_TIMEOUT_MS) cfg.timeoutMs = env.CARRIER_TIMEOUT_MS;
   return cfg;
 }
@@ -142,7 +152,7 @@ export function createCarrierClient(config: CarrierConfig, opts: { limiter?: Lim
         break;
       case 'usps':
         adapter = createUspsAdapter(
-          { clientId: config.usps.clientId ?? SANDBOX_SECRET, clientSecret: config.usps.clientSecret ?? SANDBOX_SECRET, api: config.usps.api },
+          { clientId: config.usps.clientId ?? SANDBOX_SECRET, clientSecret: config.usps.clientSecret ?? SANDBOX_SECRET, api: config.usps.api, adminEmail: config.usps.adminEmail },
           deps,
         );
         break;
@@ -179,6 +189,13 @@ export function createCarrierClient(config: CarrierConfig, opts: { limiter?: Lim
     },
     isSandbox(courier) {
       return adapters.get(courier)?.sandbox ?? false;
+    },
+    push(courier) {
+      const entry = adapters.get(courier);
+      if (!entry?.adapter.push || !isPushCourier(courier)) return null;
+      if (entry.sandbox && config.sandboxPush === false) return null;
+      const secret = config.pushSecrets?.[courier];
+      return secret ? { push: entry.adapter.push, secret } : null;
     },
     close() {
       adapters.clear();

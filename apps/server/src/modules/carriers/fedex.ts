@@ -2,6 +2,7 @@
 import { bearerRequest, jsonBody, failure, fromError, joinUrl, kindForStatus, limitedRequest, success, tokenError, type AdapterDeps, type CarrierAdapter } from './adapter.ts';
 import { arr, CarrierError, cleanText, isObj, parseJson, str, type HttpResponse } from './http.ts';
 import { asStatus, expectedFrom, joinLocation, parseIsoLike, resolveTimes, STATUS_MAPPING, toUtcMs, type MappedStatus } from './normalize.ts';
+import { createFedexPush } from './push-subscribe.ts';
 import { OAuthTokenCache, readExpiresIn } from './oauth.ts';
 import type { NormalizedCheckpoint, TrackResult, TrackingStatus } from './types.ts';
 
@@ -53,7 +54,7 @@ export function createFedexAdapter(cfg: FedexConfig, deps: AdapterDeps): Carrier
     }
   }
 
-  return { courier: 'fedex', maxBatch: FEDEX_MAX_BATCH, trackBatch };
+  return { courier: 'fedex', maxBatch: FEDEX_MAX_BATCH, trackBatch, push: createFedexPush(deps, oauth) };
 }
 
 /** One result per requested number, in request order. Exported for unit tests. */

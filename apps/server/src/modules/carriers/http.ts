@@ -23,7 +23,7 @@ export type HttpOptions = { timeoutMs: number; maxBodyBytes: number };
 
 export async function httpRequest(
   url: string,
-  init: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string },
+  init: { method: 'GET' | 'POST' | 'DELETE'; headers: Record<string, string>; body?: string },
   opts: HttpOptions,
 ): Promise<HttpResponse> {
   const signal = AbortSignal.timeout(opts.timeoutMs);

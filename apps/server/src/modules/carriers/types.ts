@@ -36,6 +36,8 @@ export type TrackResult =
       expected: string | null;
       origin: string | null;
       destination: string | null;
+      /** One pushed event rather than the carrier's whole picture (UPS Track Alert): merged, never a regression. */
+      partial?: boolean;
     }
   | {
       ok: false;

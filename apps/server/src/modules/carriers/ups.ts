@@ -4,6 +4,7 @@ import { bearerRequest, jsonBody, failure, fromError, joinUrl, kindForStatus, li
 import { arr, basicAuth, CarrierError, cleanText, isObj, parseJson, str, type HttpResponse } from './http.ts';
 import { asStatus, expectedFrom, joinLocation, parseCompact, parseOffset, resolveTimes, STATUS_MAPPING, type MappedStatus } from './normalize.ts';
 import { OAuthTokenCache, readExpiresIn } from './oauth.ts';
+import { createUpsPush } from './push-subscribe.ts';
 import type { NormalizedCheckpoint, TrackResult, TrackingStatus } from './types.ts';
 
 export const UPS_PRODUCTION_URL = 'https://onlinetools.ups.com';
@@ -57,6 +58,7 @@ export function createUpsAdapter(cfg: UpsConfig, deps: AdapterDeps): CarrierAdap
     courier: 'ups',
     maxBatch: 1,
     trackBatch: (tids) => Promise.all(tids.map(trackOne)),
+    push: createUpsPush(deps, oauth, cfg.transactionSrc ?? 'shiptrail'),
   };
 }
 
@@ -94,7 +96,7 @@ function upsAddress(a: unknown): string | null {
   return joinLocation(a.city, a.stateProvince, a.postalCode, a.countryCode ?? a.country);
 }
 
-function normalizeUpsPackage(pkg: Record<string, unknown>, tid: string): TrackResult {
+export function normalizeUpsPackage(pkg: Record<string, unknown>, tid: string): TrackResult {
   const activities = arr(pkg.activity).filter(isObj).slice(0, 500);
   const per: Array<{ status: TrackingStatus | null | 'informational'; message: string; location: string | null }> = [];
   const times = activities.map((a) => {

@@ -2,6 +2,7 @@
 import { bearerRequest, jsonBody, failure, fromError, joinUrl, kindForStatus, limitedRequest, success, tokenError, type AdapterDeps, type CarrierAdapter } from './adapter.ts';
 import { arr, CarrierError, cleanText, isObj, parseJson, str, type HttpResponse } from './http.ts';
 import { asStatus, expectedFrom, joinLocation, parseIsoLike, parseOffset, resolveTimes, STATUS_MAPPING, type MappedStatus, type RawTime } from './normalize.ts';
+import { createUspsPush } from './push-subscribe.ts';
 import { OAuthTokenCache, readExpiresIn } from './oauth.ts';
 import type { NormalizedCheckpoint, TrackResult, TrackingStatus } from './types.ts';
 
@@ -12,7 +13,8 @@ export const USPS_TRACK_V3R2_PATH = '/tracking/v3r2/tracking';
 // The v3r2 batch limit is not verified; 35 is the old TrackV2 limit commonly quoted (carrier notes §2.3).
 export const USPS_V3R2_MAX_BATCH = 35;
 
-export type UspsConfig = { clientId: string; clientSecret: string; api?: 'v3' | 'v3r2' };
+/** `adminEmail`: where USPS writes about a subscription (it is required when subscribing). */
+export type UspsConfig = { clientId: string; clientSecret: string; api?: 'v3' | 'v3r2'; adminEmail?: string };
 
 export function createUspsAdapter(cfg: UspsConfig, deps: AdapterDeps): CarrierAdapter {
   const oauth = new OAuthTokenCache(async () => {
@@ -69,6 +71,7 @@ export function createUspsAdapter(cfg: UspsConfig, deps: AdapterDeps): CarrierAd
     courier: 'usps',
     maxBatch: v3r2 ? USPS_V3R2_MAX_BATCH : 1,
     trackBatch: (tids) => (v3r2 ? trackV3r2(tids) : Promise.all(tids.map(trackOne))),
+    push: createUspsPush(deps, oauth, cfg.adminEmail ?? 'support@shiptrail.local'),
   };
 }
 

@@ -9,6 +9,11 @@ import { backoffMs, expireAfterMs, isFinal, nextCheckDelayMs, type ScheduleMode 
 import { checkpointJson, fingerprint, parseExpected } from './views.ts';
 import { publishLive } from '../live/live.service.ts';
 import { withLogContext } from '../../lib/log-context.ts';
+import { scanToStatusSeconds, trackingUpdates } from '../../lib/metrics.ts';
+import { isPushed } from './push.repository.ts';
+
+/** How a carrier's news reached us: asked for (poll) or sent by the carrier (push). */
+export type UpdateSource = 'poll' | 'push';
 
 // The refresh engine (docs/trackings.md). Two ways in, one path:
 //  - the scheduler loop claims due trackings (next_check_at <= now) with a lease, in batches;
@@ -131,21 +136,35 @@ async function refreshLeased(ctx: AppContext, due: repo.DueTracking[], done: (id
  * Apply one carrier result to one tracking, idempotently: checkpoints merge by fingerprint, and a status
  * event is written only when the locked row's status differs. Returns whether the status changed.
  */
-export async function applyResult(ctx: AppContext, trackingId: string, r: TrackResult, mode: ScheduleMode): Promise<boolean> {
+export async function applyResult(ctx: AppContext, trackingId: string, r: TrackResult, baseMode: ScheduleMode, source: UpdateSource = 'poll'): Promise<boolean> {
   return ctx.db.transaction(async (tx) => {
     const t = await repo.lockById(tx, trackingId);
     // Deleted, marked delivered or expired while the carrier was being asked: nothing to do.
     if (!t || t.nextCheckAt === null || isFinal(t.status)) return false;
     const now = ctx.now();
     const expired = (lastData: Date | null) => now.getTime() - (lastData ?? t.createdAt).getTime() > expireAfterMs();
+    // A number the carrier pushes is polled less often: the poll is the backstop (schedule.ts).
+    const mode: ScheduleMode = { ...baseMode, pushed: source === 'push' || (carriersOf(ctx).push(t.courier as CourierSlug) !== null && (await isPushed(tx, t.courier, t.tid, now))) };
+    const lastPushedAt = source === 'push' ? now : t.lastPushedAt;
 
     if (r.ok) {
-      // An older picture than the one stored (a carrier replica or cache behind the one read before, or a sandbox
-      // that lost its clock): it adds nothing and moves no status, so a parcel never goes back a step and nobody
-      // is told "In Transit" twice. Only the next check is scheduled.
       const storedNewest = storedCheckpointTime(t.lastCheckPoint);
       const responseNewest = r.checkpoints.reduce<number | null>((m, c) => Math.max(m ?? -Infinity, Date.parse(c.time)), null);
+      // One pushed event older than what is stored (UPS sends one call per scan, and calls can cross): it joins the
+      // history but moves no status.
+      if (r.partial && storedNewest !== null && responseNewest !== null && responseNewest < storedNewest) {
+        const added = await repo.insertCheckpoints(tx, r.checkpoints.map((c) => ({ trackingId: t.id, status: c.status, location: c.location, message: c.message, time: new Date(c.time), fingerprint: fingerprint(c) })));
+        if (added > 0) {
+          await repo.updateTracking(tx, t.id, { lastPushedAt, lastCarrierDataAt: now, updatedAt: now });
+          await publishLive(tx, { kind: 'tracking', accountId: t.userId, trackingId: t.id, tid: t.tid, status: t.status as TrackingStatus, statusChanged: false });
+        }
+        return false;
+      }
+      // An older picture than the one stored (a carrier replica or cache behind the one read before, a late
+      // pushed call, or a sandbox that lost its clock): it adds nothing and moves no status, so a parcel never goes
+      // back a step and nobody is told "In Transit" twice. Only the next check is scheduled (a push changes nothing).
       if (storedNewest !== null && (responseNewest === null || responseNewest < storedNewest)) {
+        if (source === 'push') return false;
         if (expired(t.lastCarrierDataAt)) {
           await repo.updateTracking(tx, t.id, { status: 'Expired', nextCheckAt: null, lastCheckedAt: now, failures: 0, lastError: null, updatedAt: now });
           return (await recordStatusChange(tx, ctx, t, 'Expired', null)) !== null;
@@ -162,6 +181,8 @@ export async function applyResult(ctx: AppContext, trackingId: string, r: TrackR
         tx,
         [...r.checkpoints].reverse().map((c) => ({ trackingId: t.id, status: c.status, location: c.location, message: c.message, time: new Date(c.time), fingerprint: fingerprint(c) })),
       );
+      // A pushed event already known (a carrier's retry, a crossed poll): nothing to do, nobody told twice.
+      if (source === 'push' && added === 0 && r.status === t.status) return false;
       const lastCarrierDataAt = added > 0 ? now : t.lastCarrierDataAt;
       let status: TrackingStatus = r.status;
       if (added === 0 && status === t.status && expired(lastCarrierDataAt)) status = 'Expired';
@@ -169,7 +190,8 @@ export async function applyResult(ctx: AppContext, trackingId: string, r: TrackR
       const delay = nextCheckDelayMs(status, mode);
       const origin = r.origin ?? t.origin;
       const destination = r.destination ?? t.destination;
-      const expected = status === 'Delivered' ? null : parseExpected(r.expected);
+      // One pushed event says nothing of the estimate: it stays.
+      const expected = status === 'Delivered' ? null : r.partial ? t.expected : parseExpected(r.expected);
       const visible = added > 0 || status !== t.status || origin !== t.origin || destination !== t.destination || expected?.getTime() !== t.expected?.getTime();
       await repo.updateTracking(tx, t.id, {
         status,
@@ -177,7 +199,7 @@ export async function applyResult(ctx: AppContext, trackingId: string, r: TrackR
         destination,
         expected,
         ...(newest ? { lastCheckPoint: newest } : {}),
-        lastCheckedAt: now,
+        ...(source === 'poll' ? { lastCheckedAt: now } : { lastPushedAt }),
         lastCarrierDataAt,
         failures: 0,
         lastError: null,
@@ -186,7 +208,10 @@ export async function applyResult(ctx: AppContext, trackingId: string, r: TrackR
       });
       // New checkpoints under the same status: open screens show them too (a status change announces itself).
       if (added > 0 && status === t.status) await publishLive(tx, { kind: 'tracking', accountId: t.userId, trackingId: t.id, tid: t.tid, status, statusChanged: false });
-      return (await recordStatusChange(tx, ctx, t, status, newest)) !== null;
+      const changed = (await recordStatusChange(tx, ctx, t, status, newest)) !== null;
+      if (added > 0 || changed) trackingUpdates.inc({ carrier: t.courier, source });
+      if (changed && newest) scanToStatusSeconds.observe({ source }, Math.max(0, (now.getTime() - Date.parse(newest.time)) / 1000));
+      return changed;
     }
 
     if (r.error.kind === 'not-found') {

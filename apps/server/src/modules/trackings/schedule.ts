@@ -42,7 +42,16 @@ export const EXPIRE_AFTER_MS = 30 * DAY;
 export interface ScheduleMode {
   sandbox: boolean;
   pace: number;
+  /** The carrier pushes this number's events (docs/carriers.md "Push"): polling is only the backstop. */
+  pushed?: boolean;
 }
+
+/**
+ * A pushed tracking is polled this many times less often: push brings each scan within seconds, and the poll is
+ * there for what push lost (UPS does not retry; a listener can be down). Real carriers: an In Transit parcel is
+ * then polled every 8 hours instead of 2; sandbox ones every 4 steps' gaps.
+ */
+export const PUSH_BACKSTOP_FACTOR = 4;
 
 /** ±fraction, so trackings added together spread out instead of hitting the carrier in one burst. */
 export function jitter(ms: number, fraction: number, rand: () => number = Math.random): number {
@@ -51,12 +60,13 @@ export function jitter(ms: number, fraction: number, rand: () => number = Math.r
 
 /** Delay until the next check for a tracking in `status`; null = final, no more checks. */
 export function nextCheckDelayMs(status: TrackingStatus, mode: ScheduleMode, rand: () => number = Math.random): number | null {
+  const slower = mode.pushed ? PUSH_BACKSTOP_FACTOR : 1;
   if (mode.sandbox) {
     const f = SANDBOX_FACTOR[status];
-    return f === null ? null : jitter(sandboxPollIntervalMs(mode.pace) * f, 0.1, rand);
+    return f === null ? null : jitter(sandboxPollIntervalMs(mode.pace) * f * slower, 0.1, rand);
   }
   const base = REAL_INTERVAL[status];
-  return base === null ? null : jitter(base, 0.15, rand);
+  return base === null ? null : jitter(base * slower, 0.15, rand);
 }
 
 /** After a failed fetch (carrier down, auth, throttled): exponential backoff, honouring Retry-After. */

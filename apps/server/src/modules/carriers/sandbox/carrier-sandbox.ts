@@ -6,6 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import Fastify from 'fastify';
 import { normalizeTrackingNumber } from '../detect.ts';
 import { journeyFor, reachedSteps, journeyDurationMs } from './journeys.ts';
+import { createSandboxPush, type SandboxPushOptions } from './push.ts';
 import {
   canadaPostMessage,
   fedexNotFound,
@@ -27,7 +28,7 @@ export { sandboxPollIntervalMs, sandboxPaceFromEnv, describeSandboxJourney } fro
  * sandbox is asked about them, in memory.
  */
 export type JourneyStartLookup = (courier: Courier, tids: string[]) => Promise<Map<string, number>>;
-export type SandboxOptions = { pace?: number; now?: () => number; maxTracked?: number; journeyStart?: JourneyStartLookup };
+export type SandboxOptions = { pace?: number; now?: () => number; maxTracked?: number; journeyStart?: JourneyStartLookup; push?: SandboxPushOptions };
 export type SandboxReply = { status: number; headers: Record<string, string>; body: string };
 
 export type Courier = 'ups' | 'usps' | 'fedex' | 'canadapost';
@@ -171,10 +172,21 @@ export function createSandboxCore(opts: SandboxOptions = {}) {
       return { status: 200, headers: CP_TYPE, body: renderCanadaPost(s.tid, s.events, s.route, s.expectedMs) };
     }
 
+    const pushed = await push.dispatch(method, path, headers, safeJson(body));
+    if (pushed) return pushed;
+
     return json(404, { error: 'Not a sandbox route.' });
   }
 
-  return { dispatch, pace, trackedCount: () => anchors.size };
+  // Push: subscriptions answered above, scans sent by a timer the HTTP server starts (push.ts).
+  const push = createSandboxPush({
+    ...(opts.push ?? { enabled: false, fedexSecurityToken: '' }),
+    pace,
+    state: (courier, tid) => state(courier, tid),
+    resolve: (courier, tids) => resolveAnchors(courier, tids, now()),
+  });
+
+  return { dispatch, pace, trackedCount: () => anchors.size, push };
 }
 
 // Scans are rendered to the second; a journey starting on a whole second makes its label scan time exactly the
@@ -223,9 +235,9 @@ export function createCarrierSandboxHandler(opts: SandboxOptions = {}): (req: In
 
 /** Start the sandbox as a Fastify server. Port 0 picks a free port; `url` is what carriers' base URLs point at. */
 export async function startCarrierSandbox(
-  opts: { port?: number; host?: string; pace?: number; now?: () => number; journeyStart?: JourneyStartLookup } = {},
-): Promise<{ url: string; close(): Promise<void> }> {
-  const core = createSandboxCore({ pace: opts.pace, now: opts.now, journeyStart: opts.journeyStart });
+  opts: { port?: number; host?: string; pace?: number; now?: () => number; journeyStart?: JourneyStartLookup; push?: SandboxPushOptions } = {},
+): Promise<{ url: string; close(): Promise<void>; pushStats(): { subscriptions: number; delivered: number; lost: number } }> {
+  const core = createSandboxCore({ pace: opts.pace, now: opts.now, journeyStart: opts.journeyStart, push: opts.push });
   const app = Fastify({ logger: false, bodyLimit: MAX_REQUEST_BYTES });
   // Bodies are handed to the core as text: form-encoded token requests and JSON track requests alike.
   app.removeAllContentTypeParsers();
@@ -240,10 +252,13 @@ export async function startCarrierSandbox(
   const address = await app.listen({ port: opts.port ?? 0, host: opts.host ?? '127.0.0.1' });
   const u = new URL(address);
   if (u.hostname === '0.0.0.0' || u.hostname === '::') u.hostname = '127.0.0.1';
+  core.push.start();
   return {
     url: u.origin,
     close: async () => {
+      await core.push.stop();
       await app.close();
     },
+    pushStats: core.push.stats,
   };
 }

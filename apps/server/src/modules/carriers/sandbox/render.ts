@@ -117,6 +117,28 @@ export function renderUps(tid: string, events: SandboxEvent[], route: Route, exp
   };
 }
 
+/** One Track Alert event (UPS-API UPSTrackAlert.yaml, webhooks.TrackingEvent): the same scan as renderUps's activity. */
+export function renderUpsPushEvent(tid: string, e: SandboxEvent, route: Route, expectedMs: number | null): unknown {
+  const c = UPS_CODES[e.kind];
+  const p = placeOf(e.kind, route);
+  const local = parts(e.time, US_OFFSET);
+  const gmt = parts(e.time);
+  const delivered = e.kind === 'delivered';
+  return {
+    trackingNumber: tid,
+    localActivityDate: local.compactDate,
+    localActivityTime: local.compactTime,
+    activityLocation: { city: p.city, stateProvince: p.state, postalCode: p.zip, country: 'US' },
+    activityStatus: { type: c.type, code: c.code, description: c.description, descriptionCode: c.statusCode },
+    scheduledDeliveryDate: expectedMs === null ? '' : parts(expectedMs, US_OFFSET).compactDate,
+    actualDeliveryDate: delivered ? local.compactDate : '',
+    actualDeliveryTime: delivered ? local.compactTime : '',
+    gmtActivityDate: gmt.compactDate,
+    gmtActivityTime: gmt.compactTime,
+    gmtOffset: offsetText(US_OFFSET).replace(':', '.'),
+  };
+}
+
 export function upsNotFound(tid: string): unknown {
   return { trackResponse: { shipment: [{ inquiryNumber: tid, warnings: [{ code: 'TW0001', message: 'Tracking Information Not Found' }] }] } };
 }

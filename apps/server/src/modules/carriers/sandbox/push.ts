@@ -1,0 +1,174 @@
+// The sandbox as a pushing carrier: it takes UPS Track Alert, FedEx and USPS subscriptions on the carriers' paths and
+// sends each subscribed number's scans to the listener as they happen, in each carrier's shape and signed the way
+// that carrier signs (push-subscribe.ts subscribes, push.ts reads). Like UPS, it does not retry a failed delivery:
+// the platform's polling backstop catches what was lost. `dropRate` loses a share of events on purpose.
+import { randomUUID } from 'node:crypto';
+import { normalizeTrackingNumber } from '../detect.ts';
+import { FEDEX_SUBSCRIBE_PATH, PUSH_BATCH, UPS_SUBSCRIBE_PATH, USPS_SUBSCRIBE_PATH } from '../push-subscribe.ts';
+import { hashNumber } from './journeys.ts';
+import { fedexTrackResult, renderUpsPushEvent, renderUsps, type Route, type SandboxEvent } from './render.ts';
+import { hmacBase64 } from '../push.ts';
+
+type PushCourier = 'ups' | 'fedex' | 'usps';
+type Reply = { status: number; headers: Record<string, string>; body: string };
+type State = { tid: string; events: SandboxEvent[]; route: Route; expectedMs: number | null } | null;
+
+export type SandboxPushOptions = {
+  enabled: boolean;
+  /** The security token of the sandbox's FedEx "project" (FedEx sets it in its portal, not per subscription). */
+  fedexSecurityToken: string;
+  /** 0-1: share of events lost on the way. */
+  dropRate?: number;
+};
+
+type Subscription = { courier: PushCourier; tid: string; url: string; secret: string; id: string; sent: number };
+
+const JSON_TYPE = { 'content-type': 'application/json' };
+const json = (status: number, body: unknown): Reply => ({ status, headers: JSON_TYPE, body: JSON.stringify(body) });
+const MAX_SUBSCRIPTIONS = 200_000;
+const SEND_TIMEOUT_MS = 5000;
+
+export function createSandboxPush(
+  opts: SandboxPushOptions & { pace: number; state(courier: PushCourier, tid: string): State; resolve(courier: PushCourier, tids: string[]): Promise<void> },
+) {
+  const subs = new Map<string, Subscription>();
+  const byId = new Map<string, string>();
+  const drop = opts.dropRate ?? 0;
+  let sending: Promise<void> | null = null;
+  let timer: NodeJS.Timeout | null = null;
+  let delivered = 0;
+  let lost = 0;
+
+  function add(courier: PushCourier, tid: string, url: string, secret: string): Subscription {
+    const key = `${courier}:${tid}`;
+    const old = subs.get(key);
+    // Subscribing again renews: same events already sent, new listener details.
+    const sub: Subscription = { courier, tid, url, secret, id: old?.id ?? randomUUID(), sent: old?.sent ?? 0 };
+    subs.set(key, sub);
+    byId.set(sub.id, key);
+    if (subs.size > MAX_SUBSCRIPTIONS) remove(subs.keys().next().value!);
+    return sub;
+  }
+  function remove(key: string): void {
+    const s = subs.get(key);
+    if (!s) return;
+    subs.delete(key);
+    byId.delete(s.id);
+  }
+
+  /** The subscription endpoints, or null when the path is not one of them. */
+  async function dispatch(method: string, path: string, headers: Record<string, string | string[] | undefined>, body: unknown): Promise<Reply | null> {
+    const isSub = path === UPS_SUBSCRIBE_PATH || path === FEDEX_SUBSCRIBE_PATH || path.startsWith(USPS_SUBSCRIBE_PATH);
+    if (!isSub) return null;
+    if (!opts.enabled) return json(404, { error: 'Push is switched off in this sandbox.' });
+    if (!/^Bearer sbx\./.test(String(headers.authorization ?? ''))) return json(401, { error: 'Invalid Authentication Information.' });
+    const b = (body ?? {}) as Record<string, unknown>;
+
+    if (method === 'POST' && path === UPS_SUBSCRIBE_PATH) {
+      const list = Array.isArray(b.trackingNumberList) ? b.trackingNumberList.map((t) => normalizeTrackingNumber(String(t))) : [];
+      const dest = (b.destination ?? {}) as { url?: unknown; credential?: unknown };
+      if (list.length === 0 || typeof dest.url !== 'string' || typeof dest.credential !== 'string') return json(400, { response: { errors: [{ code: 'VSS100', message: 'trackingNumberList and destination are required.' }] } });
+      // More than 100 numbers rejects the whole submission (VSS220).
+      if (list.length > PUSH_BATCH.ups) return json(400, { response: { errors: [{ code: 'VSS220', message: 'The entire submission has been rejected: more than 100 tracking numbers.' }] } });
+      const valid = list.filter((t) => /^1Z[0-9A-Z]{16}$/.test(t));
+      await opts.resolve('ups', valid);
+      for (const t of valid) add('ups', t, dest.url, dest.credential);
+      return json(200, { validTrackingNumbers: valid, invalidTrackingNumbers: list.filter((t) => !valid.includes(t)) });
+    }
+    if (method === 'POST' && path === FEDEX_SUBSCRIBE_PATH) {
+      const list = Array.isArray(b.trackingNumbers) ? b.trackingNumbers.map((t) => normalizeTrackingNumber(String(t))) : [];
+      if (list.length === 0 || list.length > PUSH_BATCH.fedex || typeof b.destinationUrl !== 'string') return json(400, { errors: [{ code: 'INVALID.INPUT.EXCEPTION', message: 'Send 1 to 1000 trackingNumbers and a destinationUrl.' }] });
+      if (b.action === 'REMOVE') {
+        for (const t of list) remove(`fedex:${t}`);
+        return json(200, { output: { removed: list, rejected: [] } });
+      }
+      await opts.resolve('fedex', list);
+      for (const t of list) add('fedex', t, b.destinationUrl, opts.fedexSecurityToken);
+      return json(200, { output: { jobId: randomUUID(), added: list, rejected: [] } });
+    }
+    if (method === 'POST' && path === USPS_SUBSCRIBE_PATH) {
+      const tid = normalizeTrackingNumber(String((b.filterProperties as { trackingNumber?: unknown } | undefined)?.trackingNumber ?? ''));
+      if (!tid || typeof b.listenerURL !== 'string' || typeof b.secret !== 'string' || b.secret.length !== 32) return json(400, { error: { code: '400', message: 'listenerURL, a 32-character secret and filterProperties are required.' } });
+      await opts.resolve('usps', [tid]);
+      const sub = add('usps', tid, b.listenerURL, b.secret);
+      return json(201, { subscriptionId: sub.id, listenerURL: sub.url, filterProperties: { trackingNumber: tid }, status: 'ACTIVE' });
+    }
+    if (method === 'DELETE' && path.startsWith(USPS_SUBSCRIBE_PATH + '/')) {
+      const key = byId.get(decodeURIComponent(path.slice(USPS_SUBSCRIBE_PATH.length + 1)));
+      if (!key) return json(404, { error: { code: '404', message: 'Subscription not found.' } });
+      remove(key);
+      return { status: 204, headers: {}, body: '' };
+    }
+    return json(405, { error: 'Method not allowed.' });
+  }
+
+  /** What a subscription owes its listener now: one call per new UPS event, one whole record for FedEx and USPS. */
+  function due(sub: Subscription): Array<{ headers: Record<string, string>; body: string }> {
+    const s = opts.state(sub.courier, sub.tid);
+    if (!s || s.events.length <= sub.sent) return [];
+    const fresh = s.events.slice(sub.sent);
+    const from = sub.sent;
+    sub.sent = s.events.length;
+    const kept = (i: number) => !(drop > 0 && (hashNumber(`${sub.tid}#${i}`) % 1000) / 1000 < drop);
+    if (sub.courier === 'ups') {
+      return fresh.flatMap((e, i) => {
+        if (!kept(from + i)) return (lost++, []);
+        const body = JSON.stringify(renderUpsPushEvent(s.tid, e, s.route, s.expectedMs));
+        return [{ headers: { 'user-agent': 'UPSPubSubTrackingService', credential: sub.secret }, body }];
+      });
+    }
+    if (!kept(s.events.length - 1)) return (lost++, []);
+    if (sub.courier === 'fedex') {
+      const body = JSON.stringify({ transactionId: randomUUID(), output: { completeTrackResults: [fedexTrackResult(s.tid, s.events, s.route, s.expectedMs)] } });
+      return [{ headers: { 'fdx-signature': hmacBase64(sub.secret, body) }, body }];
+    }
+    const payload = JSON.stringify(renderUsps(s.tid, s.events, s.route, s.expectedMs));
+    const timestamp = new Date().toISOString();
+    return [{ headers: { 'x-hmac': hmacBase64(sub.secret, timestamp + payload) }, body: JSON.stringify({ subscriptionId: sub.id, timestamp, payload }) }];
+  }
+
+  async function send(url: string, call: { headers: Record<string, string>; body: string }): Promise<void> {
+    try {
+      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...call.headers }, body: call.body, signal: AbortSignal.timeout(SEND_TIMEOUT_MS) });
+      await res.arrayBuffer();
+      if (res.ok) delivered++;
+      else lost++;
+    } catch {
+      lost++;
+    }
+  }
+
+  async function round(): Promise<void> {
+    const calls: Array<Promise<void>> = [];
+    for (const [key, sub] of subs) {
+      // A subscription's calls go in order (a UPS parcel's events one after the other); parcels go in parallel.
+      const owed = due(sub);
+      if (owed.length) calls.push(owed.reduce<Promise<void>>((p, c) => p.then(() => send(sub.url, c)), Promise.resolve()));
+      const s = opts.state(sub.courier, sub.tid);
+      if (s && s.events.some((e) => e.kind === 'delivered' || e.kind === 'exception') && sub.sent >= s.events.length) remove(key);
+    }
+    await Promise.all(calls);
+  }
+
+  return {
+    dispatch,
+    start() {
+      if (!opts.enabled || timer) return;
+      // About every quarter of the shortest step gap at this pace, never more often than every 25 ms.
+      const tickMs = Math.max(25, Math.min(500, Math.round(6000 * opts.pace)));
+      timer = setInterval(() => {
+        if (sending) return;
+        sending = round().finally(() => {
+          sending = null;
+        });
+      }, tickMs);
+      timer.unref();
+    },
+    async stop() {
+      if (timer) clearInterval(timer);
+      timer = null;
+      await sending;
+    },
+    stats: () => ({ subscriptions: subs.size, delivered, lost }),
+  };
+}
