@@ -154,8 +154,8 @@ export function createSandboxPush(
     dispatch,
     start() {
       if (!opts.enabled || timer) return;
-      // About every quarter of the shortest step gap at this pace, never more often than every 25 ms.
-      const tickMs = Math.max(25, Math.min(500, Math.round(6000 * opts.pace)));
+      // A real carrier calls as it scans; the sandbox looks for new scans every 100 ms (less at a fast pace).
+      const tickMs = Math.max(25, Math.min(100, Math.round(2000 * opts.pace)));
       timer = setInterval(() => {
         if (sending) return;
         sending = round().finally(() => {
