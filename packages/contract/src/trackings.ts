@@ -97,6 +97,10 @@ export const trackingViewSchema = z.object({
   uid: z.string(),
   /** True when the courier is served by the built-in carrier sandbox (no credentials configured). */
   sandbox: z.boolean(),
+  /** True once the carrier pushes this parcel's scans to us (UPS, FedEx, USPS); false while it is only polled. */
+  pushed: z.boolean(),
+  /** ISO-8601 UTC: when the carrier last answered a poll or pushed a scan for it; null before the first. */
+  lastHeardAt: z.string().nullable(),
 });
 export type TrackingView = z.infer<typeof trackingViewSchema>;
 

@@ -185,7 +185,7 @@ describe('list', () => {
     expect((await list(env, a.apiKey, '?lastTid=NOPE')).statusCode).toBe(400);
     const view = all.body.payload[0];
     expect(Object.keys(view).sort()).toEqual(
-      ['tid', 'title', 'courier', 'orderId', 'customer', 'notify', 'note', 'origin', 'destination', 'status', 'expected', 'lastCheckPoint', 'checkpoints', 'createdAt', 'updatedAt', 'uid', 'sandbox'].sort(),
+      ['tid', 'title', 'courier', 'orderId', 'customer', 'notify', 'note', 'origin', 'destination', 'status', 'expected', 'lastCheckPoint', 'checkpoints', 'createdAt', 'updatedAt', 'uid', 'sandbox', 'pushed', 'lastHeardAt'].sort(),
     );
   });
 

@@ -119,7 +119,8 @@ export async function listPageJson(db: Queryable, f: ListPageInput): Promise<str
           'status', ${lcp} ->> 'status', 'location', ${lcp} ->> 'location', 'message', coalesce(${lcp} ->> 'message', ''), 'time', coalesce(${lcp} ->> 'time', '')) end,
         'checkpoints', ${checkpointsJsonOf(sql`${t}.id`)},
         'createdAt', ${iso(sql`${t}.created_at`)}, 'updatedAt', ${iso(sql`${t}.updated_at`)},
-        'uid', ${f.uid}::text, 'sandbox', ${t}.courier = ${anyOf(f.sandboxCouriers)}
+        'uid', ${f.uid}::text, 'sandbox', ${t}.courier = ${anyOf(f.sandboxCouriers)},
+        'pushed', ${t}.last_pushed_at is not null, 'lastHeardAt', ${iso(sql`greatest(${t}.last_pushed_at, ${t}.last_checked_at)`)}
       ) order by ${t}.created_at desc, ${t}.id desc)
       from page ${t}), '[]'::json)::text end as j`);
   return rowsOf<{ j: string | null }>(r)[0]?.j ?? null;

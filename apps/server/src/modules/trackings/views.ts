@@ -35,8 +35,12 @@ export function trackingView(t: TrackingRow, cps: CheckpointRow[] | Checkpoint[]
     updatedAt: t.updatedAt.toISOString(),
     uid,
     sandbox,
+    pushed: t.lastPushedAt !== null,
+    lastHeardAt: latest(t.lastPushedAt, t.lastCheckedAt)?.toISOString() ?? null,
   };
 }
+
+const latest = (a: Date | null, b: Date | null): Date | null => (a && b ? (a > b ? a : b) : (a ?? b));
 
 /** j***@e***.com: enough for the recipient to recognise their address, not enough to harvest it. */
 export function maskEmail(email: string): string {

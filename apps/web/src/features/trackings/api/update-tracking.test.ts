@@ -21,6 +21,8 @@ const t: TrackingView = trackingViewSchema.parse({
   createdAt: '2026-11-20T10:00:00.000Z',
   updatedAt: '2026-11-20T10:00:00.000Z',
   sandbox: true,
+  pushed: false,
+  lastHeardAt: null,
 });
 
 describe('update tracking body', () => {

@@ -76,6 +76,8 @@ export function TrackingPanel(props: {
                 <Field label="Last update" value={formatDateTime(t.updatedAt)} />
                 <Field label="Added" value={formatDateTime(t.createdAt)} />
                 <Field label="Courier" value={courierName(t.courier)} />
+                <Field label="Carrier updates" value={t.pushed ? 'Pushed by the carrier' : 'Polled'} />
+                <Field label="Last heard from the carrier" value={t.lastHeardAt ? formatDateTime(t.lastHeardAt) : 'Not yet'} />
                 {props.isCompany && (
                   <>
                     <Field label="Title" value={t.title} />
