@@ -11,14 +11,6 @@ export async function liveTrackingIds(db: Queryable, courier: string, tid: strin
   return rows.map((r) => r.id);
 }
 
-/** Whether the carrier pushes this number's events to us now (the poll is then only the backstop). */
-export async function isPushed(db: Queryable, courier: string, tid: string, now: Date): Promise<boolean> {
-  const r = await db.execute<{ n: number }>(
-    sql`select 1 as n from ${carrierSubscriptions} where courier = ${courier} and tid = ${tid} and state = 'active' and expires_at > ${now} limit 1`,
-  );
-  return rowsOf(r).length > 0;
-}
-
 /** Numbers of live trackings with no subscription, or one due for renewal (a refused one due for another try). */
 export async function numbersToSubscribe(db: Queryable, courier: string, now: Date, limit: number): Promise<string[]> {
   const r = await db.execute<{ tid: string }>(sql`

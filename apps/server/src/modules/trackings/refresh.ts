@@ -10,7 +10,6 @@ import { checkpointJson, fingerprint, parseExpected } from './views.ts';
 import { publishLive } from '../live/live.service.ts';
 import { withLogContext } from '../../lib/log-context.ts';
 import { scanToStatusSeconds, trackingUpdates } from '../../lib/metrics.ts';
-import { isPushed } from './push.repository.ts';
 
 /** How a carrier's news reached us: asked for (poll) or sent by the carrier (push). */
 export type UpdateSource = 'poll' | 'push';
@@ -138,13 +137,14 @@ async function refreshLeased(ctx: AppContext, due: repo.DueTracking[], done: (id
  */
 export async function applyResult(ctx: AppContext, trackingId: string, r: TrackResult, baseMode: ScheduleMode, source: UpdateSource = 'poll'): Promise<boolean> {
   return ctx.db.transaction(async (tx) => {
-    const t = await repo.lockById(tx, trackingId);
+    const now = ctx.now();
+    const locked = await repo.lockForApply(tx, trackingId, now);
+    const t = locked?.t;
     // Deleted, marked delivered or expired while the carrier was being asked: nothing to do.
     if (!t || t.nextCheckAt === null || isFinal(t.status)) return false;
-    const now = ctx.now();
     const expired = (lastData: Date | null) => now.getTime() - (lastData ?? t.createdAt).getTime() > expireAfterMs();
     // A number the carrier pushes is polled less often: the poll is the backstop (schedule.ts).
-    const mode: ScheduleMode = { ...baseMode, pushed: source === 'push' || (carriersOf(ctx).push(t.courier as CourierSlug) !== null && (await isPushed(tx, t.courier, t.tid, now))) };
+    const mode: ScheduleMode = { ...baseMode, pushed: source === 'push' || (locked.pushed && carriersOf(ctx).push(t.courier as CourierSlug) !== null) };
     const lastPushedAt = source === 'push' ? now : t.lastPushedAt;
 
     if (r.ok) {

@@ -17,6 +17,14 @@ describe('refresh schedule', () => {
     expect(isFinal('Delivered') && isFinal('Expired') && !isFinal('Exception')).toBe(true);
   });
 
+  it('a pushed number is polled 4x less often (the backstop); final states stay final', () => {
+    const pushed = { ...real, pushed: true };
+    expect(nextCheckDelayMs('InTransit', pushed, mid)).toBe(8 * 60 * MIN);
+    expect(nextCheckDelayMs('OutForDelivery', pushed, mid)).toBe(120 * MIN);
+    expect(nextCheckDelayMs('Delivered', pushed, mid)).toBeNull();
+    expect(nextCheckDelayMs('InTransit', { sandbox: true, pace: 1, pushed: true }, mid)).toBe(4 * sandboxPollIntervalMs(1));
+  });
+
   it('sandbox carriers follow the sandbox step spacing at its pace', () => {
     const sandbox = { sandbox: true, pace: 0.1 };
     expect(nextCheckDelayMs('InTransit', sandbox, mid)).toBe(sandboxPollIntervalMs(0.1));

@@ -1,6 +1,6 @@
 import { and, desc, eq, inArray, min, sql } from 'drizzle-orm';
 import { rowsOf, type Queryable } from '../../db/client.ts';
-import { checkpoints, trackingEvents, trackings, users } from '../../db/schema.ts';
+import { carrierSubscriptions, checkpoints, trackingEvents, trackings, users } from '../../db/schema.ts';
 
 export type TrackingRow = typeof trackings.$inferSelect;
 export type NewTracking = typeof trackings.$inferInsert;
@@ -17,6 +17,19 @@ export async function findByTid(db: Queryable, userId: string, tid: string): Pro
 export async function lockById(db: Queryable, id: string): Promise<TrackingRow | undefined> {
   const [t] = await db.select().from(trackings).where(eq(trackings.id, id)).for('update').limit(1);
   return t;
+}
+/** lockById, and whether the carrier pushes this number now (a live subscription), in one statement. */
+export async function lockForApply(db: Queryable, id: string, now: Date): Promise<{ t: TrackingRow; pushed: boolean } | undefined> {
+  const [r] = await db
+    .select({
+      t: trackings,
+      pushed: sql<boolean>`exists (select 1 from ${carrierSubscriptions} s where s.courier = ${trackings.courier} and s.tid = ${trackings.tid} and s.state = 'active' and s.expires_at > ${now})`,
+    })
+    .from(trackings)
+    .where(eq(trackings.id, id))
+    .for('update', { of: trackings })
+    .limit(1);
+  return r;
 }
 export async function lockByTid(db: Queryable, userId: string, tid: string): Promise<TrackingRow | undefined> {
   const [t] = await db.select().from(trackings).where(and(eq(trackings.userId, userId), eq(trackings.tid, tid))).for('update').limit(1);
