@@ -13,6 +13,7 @@ import { listenerUrl, runSubscriptionRound, startPushSubscriptions } from '../..
 import { carriersOf } from '../../src/modules/carriers/carriers.service.ts';
 import { hmacBase64 } from '../../src/modules/carriers/push.ts';
 import { registry } from '../../src/lib/metrics.ts';
+import { fedexTrackResult, routeFor } from '../../src/modules/carriers/sandbox/render.ts';
 import { EX, add, userIdOf } from './fixtures.ts';
 
 async function pushCount(carrier: string, outcome: string): Promise<number> {
@@ -165,6 +166,47 @@ describe('carrier push through the sandbox', () => {
   });
 });
 
+describe('FedEx pictures out of order', () => {
+  let env: TestEnv;
+  let base: string;
+  let user: Awaited<ReturnType<typeof signUp>>;
+  beforeAll(async () => {
+    ({ env, base } = await start());
+    user = await signUp(env.app);
+  });
+  afterAll(async () => {
+    await env?.close();
+  });
+
+  it('a signed older picture arriving after a newer one moves nothing back and tells nobody; the same picture again is a no-op', async () => {
+    // A number the sandbox never finds, so only the pictures the test pushes move it.
+    const tid = EX.fedex.notFound;
+    expect((await add(env, user.apiKey, { tid })).statusCode).toBe(201);
+    const id = (await row(env, tid)).id;
+    const token = carriersOf(env.ctx).push('fedex')!.secret;
+    const t0 = Date.now() - 3600_000;
+    const picture = (kinds: Array<'label' | 'pickup' | 'arrive' | 'ofd'>) =>
+      JSON.stringify({ output: { completeTrackResults: [fedexTrackResult(tid, kinds.map((kind, i) => ({ kind, time: t0 + i * 600_000 })), routeFor(7, false), null)] } });
+    const send = (body: string, pad = '') =>
+      fetch(listenerUrl(base, 'fedex'), { method: 'POST', headers: { 'content-type': 'application/json', 'fdx-signature': hmacBase64(token, body + pad) }, body: body + pad });
+
+    expect((await send(picture(['label', 'pickup', 'arrive', 'ofd']))).status).toBe(200);
+    expect((await row(env, tid)).status).toBe('OutForDelivery');
+    const events = async () => (await env.ctx.db.select().from(trackingEvents).where(eq(trackingEvents.trackingId, id))).length;
+    const cps = async () => (await env.ctx.db.select().from(checkpoints).where(eq(checkpoints.trackingId, id))).length;
+    const [e1, c1] = [await events(), await cps()];
+    expect(c1).toBe(4);
+
+    const older = await send(picture(['label', 'pickup']));
+    expect(await older.json()).toMatchObject({ ok: true, applied: 0 });
+    expect((await row(env, tid)).status).toBe('OutForDelivery');
+    // The same newest picture again, not byte-identical (a trailing space): no checkpoint, no event.
+    const again = await send(picture(['label', 'pickup', 'arrive', 'ofd']), ' ');
+    expect(await again.json()).toMatchObject({ ok: true, applied: 0 });
+    expect([await events(), await cps()]).toEqual([e1, c1]);
+  });
+});
+
 describe('the subscription loop', () => {
   let env: TestEnv;
   let base: string;
@@ -234,17 +276,22 @@ describe('the subscription loop', () => {
     env.ctx.now = () => new Date();
   });
 
-  it('the carrier refuses more than 100 UPS numbers in one request', async () => {
+  it('the carriers refuse more than 100 UPS numbers, or 1,000 FedEx numbers, in one request', async () => {
     const p = carriersOf(env.ctx).push('ups')!;
     const tids = Array.from({ length: 101 }, (_, i) => `1Z999AA1${2_000_000_000 + i}`);
     await expect(p.push.subscribe(tids, listenerUrl(base, 'ups'), p.secret)).rejects.toThrow(/refused the subscription/);
+    const f = carriersOf(env.ctx).push('fedex')!;
+    const fedex = Array.from({ length: 1001 }, (_, i) => String(600_000_000_000 + i));
+    await expect(f.push.subscribe(fedex, listenerUrl(base, 'fedex'), f.secret)).rejects.toThrow(/refused the subscription/);
+    expect((await f.push.subscribe(fedex.slice(0, 1000), listenerUrl(base, 'fedex'), f.secret)).subscribed).toHaveLength(1000);
   });
 });
 
 describe('push lost or off: polling delivers everything', () => {
   for (const [label, extra] of [
-    ['the sandbox loses every pushed event', { CARRIER_SANDBOX_PUSH_DROP: '1' }],
-    ['push is switched off', { CARRIER_SANDBOX_PUSH: 'off' }],
+    // Pace 0.02: a journey in about 5 s, polled every ~0.25 s (1 s for a pushed number).
+    ['the sandbox loses every pushed event', { CARRIER_SANDBOX_PUSH_DROP: '1', CARRIER_SANDBOX_PACE: '0.02' }],
+    ['push is switched off', { CARRIER_SANDBOX_PUSH: 'off', CARRIER_SANDBOX_PACE: '0.02' }],
   ] as const) {
     it(label, async () => {
       const { env, base } = await start(extra);
