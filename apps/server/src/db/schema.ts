@@ -324,8 +324,9 @@ export const trackings = pgTable(
 
 /**
  * Carrier push subscriptions (docs/carriers.md "Push"): one per carrier and number, whatever the number of
- * accounts tracking it. `active` rows are subscribed until `expiresAt` (renewed before); `refused` rows are numbers
- * the carrier would not subscribe, tried again after `expiresAt`.
+ * accounts tracking it. `active` rows are subscribed until `expiresAt`, renewed from `renewAt`; `refused` rows are
+ * numbers the carrier would not subscribe, offered again from `renewAt`; `pending` rows are being subscribed by a
+ * worker whose claim runs until `renewAt`.
  */
 export const carrierSubscriptions = pgTable(
   'carrier_subscriptions',

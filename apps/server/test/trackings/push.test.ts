@@ -251,6 +251,15 @@ describe('the subscription loop', () => {
       { userId, tid: EX.usps.notFound, courier: 'usps', nextCheckAt: new Date(now.getTime() + 3600_000) },
     ]);
 
+    // Two workers' rounds at once: each number is claimed by one of them and subscribed once.
+    const both = await Promise.all([runSubscriptionRound(env.ctx, base), runSubscriptionRound(env.ctx, base)]);
+    expect(both.map((b) => b.failed)).toEqual([0, 0]);
+    expect(both[0].subscribed + both[1].subscribed).toBe(230 + 2);
+    const upsSizes = batches.filter((b) => b.courier === 'ups').map((b) => b.size);
+    expect(upsSizes.reduce((a, b) => a + b, 0)).toBe(230);
+    expect(Math.max(...upsSizes)).toBeLessThanOrEqual(100);
+    batches.length = 0;
+    await env.ctx.db.delete(carrierSubscriptions);
     const stats = await runSubscriptionRound(env.ctx, base);
     expect(stats.failed).toBe(0);
     expect(batches.filter((b) => b.courier === 'ups').map((b) => b.size)).toEqual([100, 100, 30]);

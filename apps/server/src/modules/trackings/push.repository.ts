@@ -11,17 +11,29 @@ export async function liveTrackingIds(db: Queryable, courier: string, tid: strin
   return rows.map((r) => r.id);
 }
 
-/** Numbers of live trackings with no subscription, or one due for renewal (a refused one due for another try). */
-export async function numbersToSubscribe(db: Queryable, courier: string, now: Date, limit: number): Promise<string[]> {
+/**
+ * Claim the numbers of live trackings with no subscription, or one due for renewal (a refused one due for another
+ * try), until `claimUntil`: the claim moves the row's renew time forward in the same statement, so two workers never
+ * subscribe the same number at once (a second USPS subscription of a number is refused), and a worker that dies
+ * mid-round leaves numbers that are claimed again once the claim lapses. A new number's row is `pending` (not pushed).
+ */
+export async function claimNumbersToSubscribe(db: Queryable, courier: string, now: Date, claimUntil: Date, limit: number): Promise<string[]> {
   const r = await db.execute<{ tid: string }>(sql`
-    select distinct t.tid from ${trackings} t
-    left join ${carrierSubscriptions} s on s.courier = t.courier and s.tid = t.tid
-    where t.courier = ${courier} and t.next_check_at is not null and (s.tid is null or s.renew_at <= ${now})
-    limit ${limit}`);
+    with due as (
+      select distinct t.tid from ${trackings} t
+      left join ${carrierSubscriptions} s on s.courier = t.courier and s.tid = t.tid
+      where t.courier = ${courier} and t.next_check_at is not null and (s.tid is null or s.renew_at <= ${now})
+      limit ${limit}
+    )
+    insert into ${carrierSubscriptions} (courier, tid, state, subscription_id, expires_at, renew_at, updated_at)
+    select ${courier}, tid, 'pending', null, ${now}, ${claimUntil}, ${now} from due
+    on conflict (courier, tid) do update set renew_at = excluded.renew_at, updated_at = excluded.updated_at
+      where ${carrierSubscriptions}.renew_at <= ${now}
+    returning tid`);
   return rowsOf<{ tid: string }>(r).map((x) => x.tid);
 }
 
-export type SubscriptionRow = { tid: string; state: 'active' | 'refused'; subscriptionId: string | null; expiresAt: Date; renewAt: Date };
+export type SubscriptionRow = { tid: string; state: 'active' | 'refused' | 'pending'; subscriptionId: string | null; expiresAt: Date; renewAt: Date };
 
 export async function saveSubscriptions(db: Queryable, courier: string, rows: SubscriptionRow[], now: Date): Promise<void> {
   if (rows.length === 0) return;

@@ -72,6 +72,8 @@ export async function receivePush(ctx: AppContext, courier: string, headers: Rec
 /** Sandbox subscriptions live in a process's memory: renewed every minute, so a restarted sandbox is pushing again soon. */
 const SANDBOX_TTL_MS = 2 * 60_000;
 const ROUND_LIMIT = 2000;
+/** A worker's claim on the numbers it is subscribing; another worker takes them over once it lapses. */
+const CLAIM_MS = 2 * 60_000;
 /** A number a carrier refused is offered again after this long (it may become known to the carrier). */
 const REFUSED_RETRY_MS = 6 * 3_600_000;
 
@@ -111,7 +113,7 @@ export async function runSubscriptionRound(ctx: AppContext, base: string): Promi
     const url = listenerUrl(base, courier);
     const now = ctx.now();
     try {
-      const tids = await pushRepo.numbersToSubscribe(ctx.db, courier, now, ROUND_LIMIT);
+      const tids = await pushRepo.claimNumbersToSubscribe(ctx.db, courier, now, new Date(now.getTime() + CLAIM_MS), ROUND_LIMIT);
       const eligible = tids.filter((t) => p.push.eligible(t));
       const notEligible = tids.filter((t) => !p.push.eligible(t));
       const refusedRow = (tid: string) => ({ tid, state: 'refused' as const, subscriptionId: null, expiresAt: now, renewAt: new Date(now.getTime() + REFUSED_RETRY_MS) });
