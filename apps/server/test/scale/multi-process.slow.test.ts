@@ -52,8 +52,11 @@ describe.runIf(onPostgres)('2 api and 2 worker processes on one PostgreSQL serve
       CANADAPOST_RATE_LIMIT: '1/2',
       LOGIN_MAX_ATTEMPTS: String(LOGIN_MAX),
     };
-    // All four at once on an empty database: they also race to apply the migrations.
-    const [api1, api2] = await Promise.all([cluster.start('api', env), cluster.start('api', env), cluster.start('worker', env), cluster.start('worker', env)]);
+    // Three at once on an empty database: they also race to apply the migrations. The second worker starts once
+    // api 1 is up, with api 1 as the address carriers push to: the sandbox carriers in that worker push UPS, FedEx
+    // and USPS scans to api 1 while both workers poll, so pushes and polls of one parcel cross between processes.
+    const [api1, api2] = await Promise.all([cluster.start('api', env), cluster.start('api', env), cluster.start('worker', env)]);
+    await cluster.start('worker', { ...env, CARRIER_PUSH_URL: api1!.url });
 
     const signup = await api(api1!.url, 'POST', '/v1/user/general/signup', undefined, { email: 'multi@example.com', password: 'password123', repassword: 'password123', terms: true });
     expect(signup.status).toBe(201);
@@ -112,6 +115,10 @@ describe.runIf(onPostgres)('2 api and 2 worker processes on one PostgreSQL serve
     expect(rx.received.every((r) => r.verifiedWith !== null)).toBe(true);
     const dupes = await admin(dbUrl, async (c) => (await c.query('select event_id, channel, recipient, count(*) from notifications group by 1, 2, 3 having count(*) > 1')).rows);
     expect(dupes).toEqual([]);
+    // Some of those changes came pushed (from the second worker's sandbox to api 1), and still nothing twice.
+    const pushed = await admin(dbUrl, async (c) => Number((await c.query('select count(*) as n from trackings where last_pushed_at is not null')).rows[0].n));
+    console.info(`multi-process: ${pushed} trackings got pushed scans`);
+    expect(pushed).toBeGreaterThan(0);
 
     // The quota: each Canada Post number was asked once, one every 2 s across both workers. Grants are 2 s apart
     // by the database's clock; arrival at the carrier adds each request's own delay after its grant (up to a few
