@@ -28,6 +28,21 @@ async function start(extra: Record<string, string> = {}) {
   return { env, base: address };
 }
 
+type User = Awaited<ReturnType<typeof signUp>>;
+
+/** One app per describe block, listening on loopback, with a signed-up account. */
+function appPerBlock(set: (x: { env: TestEnv; base: string; user: User }) => void) {
+  let env: TestEnv | undefined;
+  beforeAll(async () => {
+    const s = await start();
+    env = s.env;
+    set({ ...s, user: await signUp(s.env.app) });
+  });
+  afterAll(async () => {
+    await env?.close();
+  });
+}
+
 async function row(env: TestEnv, tid: string) {
   const [t] = await env.ctx.db.select().from(trackings).where(eq(trackings.tid, tid));
   return t!;
@@ -36,13 +51,9 @@ async function row(env: TestEnv, tid: string) {
 describe('carrier push through the sandbox', () => {
   let env: TestEnv;
   let base: string;
-  let user: Awaited<ReturnType<typeof signUp>>;
-  beforeAll(async () => {
-    ({ env, base } = await start());
-    user = await signUp(env.app);
-  });
-  afterAll(async () => {
-    await env?.close();
+  let user: User;
+  appPerBlock((x) => {
+    ({ env, base, user } = x);
   });
 
   it('UPS, FedEx and USPS numbers are subscribed and their scans arrive pushed, each status recorded once', async () => {
@@ -169,13 +180,9 @@ describe('carrier push through the sandbox', () => {
 describe('FedEx pictures out of order', () => {
   let env: TestEnv;
   let base: string;
-  let user: Awaited<ReturnType<typeof signUp>>;
-  beforeAll(async () => {
-    ({ env, base } = await start());
-    user = await signUp(env.app);
-  });
-  afterAll(async () => {
-    await env?.close();
+  let user: User;
+  appPerBlock((x) => {
+    ({ env, base, user } = x);
   });
 
   it('a signed older picture arriving after a newer one moves nothing back and tells nobody; the same picture again is a no-op', async () => {
@@ -208,16 +215,12 @@ describe('FedEx pictures out of order', () => {
 });
 
 describe('the subscription loop', () => {
+    // Nothing moves on its own here: rounds are run by the test.
   let env: TestEnv;
   let base: string;
-  let user: Awaited<ReturnType<typeof signUp>>;
-  beforeAll(async () => {
-    // Nothing moves on its own here: rounds are run by the test.
-    ({ env, base } = await start());
-    user = await signUp(env.app);
-  });
-  afterAll(async () => {
-    await env?.close();
+  let user: User;
+  appPerBlock((x) => {
+    ({ env, base, user } = x);
   });
 
   it('subscribes in batches of each carrier limit (UPS 100, USPS 1), refuses numbers Track Alert does not take, and renews before expiry', async () => {
@@ -301,9 +304,14 @@ describe('push lost or off: polling delivers everything', () => {
     // Pace 0.02: a journey in about 5 s, polled every ~0.25 s (1 s for a pushed number).
     ['the sandbox loses every pushed event', { CARRIER_SANDBOX_PUSH_DROP: '1', CARRIER_SANDBOX_PACE: '0.02' }],
     ['push is switched off', { CARRIER_SANDBOX_PUSH: 'off', CARRIER_SANDBOX_PACE: '0.02' }],
+    // A wrong public address: nothing is subscribed (no pushes lost to it, no slower polls).
+    ['the public address does not answer as this deployment', { CARRIER_SANDBOX_PACE: '0.02', WRONG_BASE: 'http://127.0.0.1:9' }],
   ] as const) {
     it(label, async () => {
-      const { env, base } = await start(extra);
+      const { WRONG_BASE, ...config } = extra as Record<string, string>;
+      const started = await start(config);
+      const env = started.env;
+      const base = WRONG_BASE ?? started.base;
       try {
         const user = await signUp(env.app);
         const nums = [EX.ups.delivered, EX.fedex.delivered, EX.usps.delivered];
@@ -317,7 +325,7 @@ describe('push lost or off: polling delivers everything', () => {
         }, 90_000);
         for (const r of done) expect(r.lastPushedAt, r.tid).toBeNull();
         const subs = await env.ctx.db.select().from(carrierSubscriptions);
-        if (extra.CARRIER_SANDBOX_PUSH === 'off') expect(subs).toEqual([]);
+        if ('CARRIER_SANDBOX_PUSH' in extra || 'WRONG_BASE' in extra) expect(subs).toEqual([]);
       } finally {
         await env.close();
       }

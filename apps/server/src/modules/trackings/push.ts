@@ -9,7 +9,7 @@ import { createHash, createHmac, randomBytes } from 'node:crypto';
 import type { AppContext } from '../../context.ts';
 import { carriersOf, isPushCourier, PUSH_COURIERS, PUSH_TTL_MS, readPush, sandboxPaceOf, type PushCourier } from '../carriers/carriers.service.ts';
 import { carrierPushEvents } from '../../lib/metrics.ts';
-import { withLogContext } from '../../lib/log-context.ts';
+import { startTickLoop } from '../../lib/tick-loop.ts';
 import { applyResult, modeOf } from './refresh.ts';
 import * as pushRepo from './push.repository.ts';
 
@@ -159,39 +159,21 @@ export function startPushSubscriptions(ctx: AppContext, opts: { base: string; ti
   if (!PUSH_COURIERS.some((c) => carriersOf(ctx).push(c))) return;
   const anySandbox = PUSH_COURIERS.some((c) => carriersOf(ctx).push(c) && carriersOf(ctx).isSandbox(c));
   const tickMs = opts.tickMs ?? (anySandbox ? Math.max(100, Math.min(1000, Math.round(4000 * sandboxPaceOf(ctx)))) : 30_000);
-  let reachableUntil = 0;
-  let warned = false;
-  let running: Promise<unknown> | null = null;
-  let stopped = false;
+  // Checked every 5 minutes while it answers, every 30 s while it does not; transitions are logged once.
+  let checkedUntil = 0;
+  let reachable: boolean | null = null;
   const round = async () => {
     const t = Date.now();
-    if (t >= reachableUntil) {
-      if (!(await listenerAnswers(ctx, opts.base))) {
-        if (!warned) ctx.log.warn({ listener: opts.base }, 'carrier push is off: this deployment does not answer at its public address (set PUBLIC_URL or CARRIER_PUSH_URL); trackings stay polled');
-        warned = true;
-        reachableUntil = t + 30_000;
-        return;
+    if (t >= checkedUntil) {
+      const now = await listenerAnswers(ctx, opts.base);
+      if (now !== reachable) {
+        if (now) ctx.log.info({ listener: opts.base }, 'carrier push is on: the public address answers');
+        else ctx.log.warn({ listener: opts.base }, 'carrier push is off: this deployment does not answer at its public address (set PUBLIC_URL or CARRIER_PUSH_URL); trackings stay polled');
       }
-      if (warned) ctx.log.info({ listener: opts.base }, 'carrier push is on: the public address answers');
-      warned = false;
-      reachableUntil = t + 5 * 60_000;
+      reachable = now;
+      checkedUntil = t + (now ? 5 * 60_000 : 30_000);
     }
-    await runSubscriptionRound(ctx, opts.base);
+    if (reachable) await runSubscriptionRound(ctx, opts.base);
   };
-  const timer = setInterval(() => {
-    if (running || stopped) return;
-    running = withLogContext({ queue: 'carrier-push-subscriptions' }, round)
-      .catch((err) => ctx.log.error({ err }, 'carrier push subscription round failed'))
-      .finally(() => {
-        running = null;
-      });
-  }, tickMs);
-  timer.unref();
-  ctx.resources.pushSubscriptions = {
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      await running;
-    },
-  };
+  ctx.resources.pushSubscriptions = startTickLoop(ctx.log, 'carrier-push-subscriptions', tickMs, round);
 }

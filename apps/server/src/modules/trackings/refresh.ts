@@ -8,7 +8,7 @@ import * as repo from './trackings.repository.ts';
 import { backoffMs, expireAfterMs, isFinal, nextCheckDelayMs, type ScheduleMode } from './schedule.ts';
 import { checkpointJson, fingerprint, parseExpected } from './views.ts';
 import { publishLive } from '../live/live.service.ts';
-import { withLogContext } from '../../lib/log-context.ts';
+import { startTickLoop } from '../../lib/tick-loop.ts';
 import { scanToStatusSeconds, trackingUpdates } from '../../lib/metrics.ts';
 
 /** How a carrier's news reached us: asked for (poll) or sent by the carrier (push). */
@@ -270,25 +270,7 @@ export async function startRefreshScheduler(ctx: AppContext, opts: { tickMs?: nu
 
   const anySandbox = (['ups', 'usps', 'fedex', 'canadapost'] as const).some((c) => carriersOf(ctx).isSandbox(c));
   const tickMs = opts.tickMs ?? (anySandbox ? Math.max(50, Math.min(1000, sandboxPollIntervalMs(sandboxPaceOf(ctx)) / 4)) : 1000);
-  let running: Promise<unknown> | null = null;
-  let stopped = false;
-  const timer = setInterval(() => {
-    if (running || stopped) return;
-    running = withLogContext({ queue: 'tracking-refresh-scheduler' }, () => runDueRefreshes(ctx))
-      .catch((err) => ctx.log.error({ err }, 'refresh scheduler round failed'))
-      .finally(() => {
-        running = null;
-      });
-  }, tickMs);
-  timer.unref();
-
-  ctx.resources.refreshScheduler = {
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      await running;
-    },
-  };
+  ctx.resources.refreshScheduler = startTickLoop(ctx.log, 'tracking-refresh-scheduler', tickMs, () => runDueRefreshes(ctx));
 }
 
 export async function stopRefreshScheduler(ctx: AppContext): Promise<void> {
