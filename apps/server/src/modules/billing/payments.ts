@@ -6,6 +6,7 @@ import type { Queryable, Tx } from '../../db/client.ts';
 import { idempotencyKeys, users } from '../../db/schema.ts';
 import { AppError, badRequest, conflict, paymentRequired } from '../../lib/errors.ts';
 import { success } from '../../lib/http.ts';
+import { startTickLoop } from '../../lib/tick-loop.ts';
 import { GatewayUnavailableError, withTimeout, type GatewayTransaction, type PaymentGateway, type SaleResult } from './gateway.ts';
 import { SandboxGateway } from './sandbox-gateway.ts';
 import { BraintreeGateway, braintreeConfigured } from './braintree-gateway.ts';
@@ -462,34 +463,25 @@ export async function processRecharges(ctx: AppContext): Promise<number> {
   return n;
 }
 
-/** The worker role's loop: due recharges are run within about a second of the charge that made them due. */
+/**
+ * The worker role's loop: due recharges are run within about a second of the charge that made them due. A round
+ * still running when the next tick comes is not doubled (startTickLoop).
+ */
 export function startRechargeLoop(
   ctx: AppContext,
   intervalMs = 1000,
   daily?: (day: string) => Promise<unknown>,
 ): { stop(): Promise<void> } {
-  let stopped = false;
-  let running: Promise<unknown> = Promise.resolve();
   let lastDay = '';
-  const timer = setInterval(() => {
-    if (stopped) return;
+  return startTickLoop(ctx.log, 'automatic-recharge', intervalMs, async () => {
     const day = ctx.now().toISOString().slice(0, 10);
     if (daily && day !== lastDay) {
       lastDay = day;
       void daily(day).catch((err: unknown) => ctx.log.error({ err }, 'the daily billing job could not be enqueued'));
     }
-    running = processRecharges(ctx)
-      .then(() => reconcileTopups(ctx))
-      .catch((err: unknown) => ctx.log.error({ err }, 'automatic recharge loop failed'));
-  }, intervalMs);
-  timer.unref();
-  return {
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      await running;
-    },
-  };
+    await processRecharges(ctx);
+    await reconcileTopups(ctx);
+  });
 }
 
 export async function userForBilling(db: Queryable, userId: string) {
