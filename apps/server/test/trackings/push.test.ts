@@ -168,11 +168,18 @@ describe('carrier push through the sandbox', () => {
     expect(await dup.json()).toMatchObject({ ok: true, applied: 0 });
     expect((await env.ctx.db.select().from(checkpoints).where(eq(checkpoints.trackingId, t0.id))).length).toBe(n1);
 
+    // A newer informational scan (type U): it joins the history, the status stays what it was.
+    const info = { ...event(new Date(future.getTime() + 60_000), 'ofd'), activityStatus: { type: 'U', code: 'ZZ', description: 'Your package is at the clearing agency', descriptionCode: '' } };
+    expect((await send(info)).status).toBe(200);
+    expect((await row(env, tid)).status).toBe('OutForDelivery');
+    expect((await env.ctx.db.select().from(checkpoints).where(eq(checkpoints.trackingId, t0.id))).length).toBe(n1 + 1);
+    expect((await env.ctx.db.select().from(trackingEvents).where(eq(trackingEvents.trackingId, t0.id))).length).toBe(e1);
+
     // An older scan arriving late: kept in the history, the status stays Out For Delivery, nobody is told.
     expect((await send(event(new Date(future.getTime() - 7200_000), 'arrive'))).status).toBe(200);
     const t2 = await row(env, tid);
     expect(t2.status).toBe('OutForDelivery');
-    expect((await env.ctx.db.select().from(checkpoints).where(eq(checkpoints.trackingId, t0.id))).length).toBe(n1 + 1);
+    expect((await env.ctx.db.select().from(checkpoints).where(eq(checkpoints.trackingId, t0.id))).length).toBe(n1 + 2);
     expect((await env.ctx.db.select().from(trackingEvents).where(eq(trackingEvents.trackingId, t0.id))).length).toBe(e1);
   });
 });
@@ -277,6 +284,8 @@ describe('the subscription loop', () => {
     await runSubscriptionRound(env.ctx, base);
     expect(batches).toEqual([]);
 
+    const [uspsBefore] = await env.ctx.db.select().from(carrierSubscriptions).where(eq(carrierSubscriptions.tid, EX.usps.delivered));
+    expect(uspsBefore?.subscriptionId).toBeTruthy();
     // Past the renewal time (half the lifetime), every active subscription is made again, before it lapses.
     const later = new Date(one!.renewAt.getTime() + 1000);
     expect(later.getTime()).toBeLessThan(one!.expiresAt.getTime());
@@ -285,6 +294,10 @@ describe('the subscription loop', () => {
     expect(batches.filter((b) => b.courier === 'ups').map((b) => b.size)).toEqual([100, 100, 30]);
     const [renewed] = await env.ctx.db.select().from(carrierSubscriptions).where(eq(carrierSubscriptions.tid, upsTids[0]!));
     expect(renewed!.expiresAt.getTime()).toBeGreaterThan(one!.expiresAt.getTime());
+    // USPS refuses a second subscription of a number as a duplicate and names the first: it goes on, same id.
+    const [uspsAfter] = await env.ctx.db.select().from(carrierSubscriptions).where(eq(carrierSubscriptions.tid, EX.usps.delivered));
+    expect(uspsAfter).toMatchObject({ state: 'active', subscriptionId: uspsBefore!.subscriptionId });
+    expect(uspsAfter!.expiresAt.getTime()).toBeGreaterThan(uspsBefore!.expiresAt.getTime());
     env.ctx.now = () => new Date();
   });
 

@@ -121,8 +121,12 @@ export function createUspsPush(deps: AdapterDeps, oauth: OAuthTokenCache, adminE
           adminNotification: [{ email: adminEmail }],
         });
         const id = isObj(r.body) ? str(r.body.subscriptionId) : null;
+        // Subscribing a number again (a renewal) is refused as a duplicate, and the refusal names the existing
+        // subscription: that one goes on.
+        const existing = r.status === 400 || r.status === 409 ? /subscriptionId\W{1,5}([A-Za-z0-9-]{8,64})/.exec(JSON.stringify(r.body ?? ''))?.[1] : undefined;
         if ((r.status === 200 || r.status === 201) && id) out.subscribed.push({ tid, subscriptionId: id });
-        else if (r.status === 400 || r.status === 422) out.refused.push(tid);
+        else if (existing) out.subscribed.push({ tid, subscriptionId: existing });
+        else if (r.status === 400 || r.status === 409 || r.status === 422) out.refused.push(tid);
         else refusedAll(r.status, 'USPS');
       }
       return out;

@@ -3,7 +3,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { arr, isObj, str } from './http.ts';
 import type { TrackResult } from './types.ts';
-import { normalizeUpsPackage } from './ups.ts';
+import { normalizeUpsPackage, upsActivityTypeCode, upsStatusCode } from './ups.ts';
 import { parseFedexResponse } from './fedex.ts';
 import { parseUspsResponse } from './usps.ts';
 import { PUSH_TIMESTAMP_WINDOW_MS, type PushCourier } from './push-subscribe.ts';
@@ -90,8 +90,11 @@ function upsEventResult(e: Json, tid: string): TrackResult | null {
   };
   const r = normalizeUpsPackage(pkg, tid);
   if (!r.ok || r.checkpoints.length === 0) return null;
+  // An informational scan (type U, codes 153-155) says nothing of the status: the tracking keeps its own, where a
+  // one-event package would otherwise fall back to In Transit.
+  const own = upsStatusCode(str(st.descriptionCode)) ?? upsActivityTypeCode(str(st.type), str(st.code));
   // One event, not the whole picture: the expected date, origin and destination stay as they are.
-  return { ...r, expected: null, origin: null, destination: null, partial: true };
+  return { ...r, expected: null, origin: null, destination: null, partial: true, keepStatus: own === null || own === 'informational' };
 }
 
 function safeParse(text: string): unknown {

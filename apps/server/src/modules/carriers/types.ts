@@ -38,6 +38,8 @@ export type TrackResult =
       destination: string | null;
       /** One pushed event rather than the carrier's whole picture (UPS Track Alert): merged, never a regression. */
       partial?: boolean;
+      /** The pushed event carries no status of its own (a UPS informational scan): the tracking keeps its status. */
+      keepStatus?: boolean;
     }
   | {
       ok: false;

@@ -22,13 +22,17 @@ const REPLAY_WINDOW_MS = 10 * 60_000;
 const REPLAY_MEMORY = 20_000;
 const seen = new Map<string, number>();
 
-function replayed(courier: string, raw: string, nowMs: number): boolean {
-  const key = createHash('sha256').update(courier).update('\u0000').update(raw).digest('base64url');
+const digestOf = (courier: string, raw: string) => createHash('sha256').update(courier).update('\u0000').update(raw).digest('base64url');
+
+function seenRecently(key: string, nowMs: number): boolean {
   const at = seen.get(key);
-  if (at !== undefined && nowMs - at < REPLAY_WINDOW_MS) return true;
+  return at !== undefined && nowMs - at < REPLAY_WINDOW_MS;
+}
+
+function remember(key: string, nowMs: number): void {
+  seen.delete(key);
   seen.set(key, nowMs);
   if (seen.size > REPLAY_MEMORY) seen.delete(seen.keys().next().value!);
-  return false;
 }
 
 export type PushAnswer = { status: number; body: { ok: boolean; applied?: number; ignored?: string; error?: string } };
@@ -49,7 +53,8 @@ export async function receivePush(ctx: AppContext, courier: string, headers: Rec
   }
   // A byte-identical call again: answered (so the carrier stops) and not applied. A carrier's own retry of a
   // call we did take is the same bytes, and would be a no-op anyway.
-  if (replayed(courier, raw, now.getTime())) {
+  const key = digestOf(courier, raw);
+  if (seenRecently(key, now.getTime())) {
     carrierPushEvents.inc({ carrier: courier, outcome: 'replay' });
     ctx.log.warn({ carrier: courier }, 'carrier push refused: the same call was received before (replay)');
     return { status: 200, body: { ok: true, ignored: 'replay' } };
@@ -62,6 +67,9 @@ export async function receivePush(ctx: AppContext, courier: string, headers: Rec
     matched += ids.length;
     for (const id of ids) if (await applyResult(ctx, id, r, mode, 'push')) applied++;
   }
+  // Remembered only once applied: a call that failed here (the carrier sees a 500) is applied when the carrier
+  // sends it again, not taken for a replay.
+  remember(key, now.getTime());
   carrierPushEvents.inc({ carrier: courier, outcome: matched === 0 ? 'unknown_number' : applied > 0 ? 'applied' : 'no_change' });
   return { status: 200, body: { ok: true, applied } };
 }

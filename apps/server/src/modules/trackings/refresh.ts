@@ -181,10 +181,11 @@ export async function applyResult(ctx: AppContext, trackingId: string, r: TrackR
         tx,
         [...r.checkpoints].reverse().map((c) => ({ trackingId: t.id, status: c.status, location: c.location, message: c.message, time: new Date(c.time), fingerprint: fingerprint(c) })),
       );
+      const incoming: TrackingStatus = r.keepStatus ? (t.status as TrackingStatus) : r.status;
       // A pushed event already known (a carrier's retry, a crossed poll): nothing to do, nobody told twice.
-      if (source === 'push' && added === 0 && r.status === t.status) return false;
+      if (source === 'push' && added === 0 && incoming === t.status) return false;
       const lastCarrierDataAt = added > 0 ? now : t.lastCarrierDataAt;
-      let status: TrackingStatus = r.status;
+      let status: TrackingStatus = incoming;
       if (added === 0 && status === t.status && expired(lastCarrierDataAt)) status = 'Expired';
       const newest = r.checkpoints[0] ? checkpointJson(r.checkpoints[0]) : null;
       const delay = nextCheckDelayMs(status, mode);

@@ -89,6 +89,9 @@ export function createSandboxPush(
     if (method === 'POST' && path === USPS_SUBSCRIBE_PATH) {
       const tid = normalizeTrackingNumber(String((b.filterProperties as { trackingNumber?: unknown } | undefined)?.trackingNumber ?? ''));
       if (!tid || typeof b.listenerURL !== 'string' || typeof b.secret !== 'string' || b.secret.length !== 32) return json(400, { error: { code: '400', message: 'listenerURL, a 32-character secret and filterProperties are required.' } });
+      // As USPS does: the same number and listener again is a duplicate, refused with the existing subscription's id.
+      const same = subs.get(`usps:${tid}`);
+      if (same && same.url === b.listenerURL) return json(400, { error: { code: '400', message: 'A subscription with this listener and filter already exists.', subscriptionId: same.id } });
       await opts.resolve('usps', [tid]);
       const sub = add('usps', tid, b.listenerURL, b.secret);
       return json(201, { subscriptionId: sub.id, listenerURL: sub.url, filterProperties: { trackingNumber: tid }, status: 'ACTIVE' });
