@@ -106,8 +106,7 @@ export function createSandboxPush(
   }
 
   /** What a subscription owes its listener now: one call per new UPS event, one whole record for FedEx and USPS. */
-  function due(sub: Subscription): Array<{ headers: Record<string, string>; body: string }> {
-    const s = opts.state(sub.courier, sub.tid);
+  function due(sub: Subscription, s: State): Array<{ headers: Record<string, string>; body: string }> {
     if (!s || s.events.length <= sub.sent) return [];
     const fresh = s.events.slice(sub.sent);
     const from = sub.sent;
@@ -145,9 +144,10 @@ export function createSandboxPush(
     const calls: Array<Promise<void>> = [];
     for (const [key, sub] of subs) {
       // A subscription's calls go in order (a UPS parcel's events one after the other); parcels go in parallel.
-      const owed = due(sub);
-      if (owed.length) calls.push(owed.reduce<Promise<void>>((p, c) => p.then(() => send(sub.url, c)), Promise.resolve()));
       const s = opts.state(sub.courier, sub.tid);
+      const owed = due(sub, s);
+      if (owed.length) calls.push(owed.reduce<Promise<void>>((p, c) => p.then(() => send(sub.url, c)), Promise.resolve()));
+      // The journey is over and all of it sent: the carrier stops (as subscriptions end with delivery).
       if (s && s.events.some((e) => e.kind === 'delivered' || e.kind === 'exception') && sub.sent >= s.events.length) remove(key);
     }
     await Promise.all(calls);
