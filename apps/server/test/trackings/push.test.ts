@@ -89,7 +89,7 @@ describe('carrier push through the sandbox', () => {
     await eventually(async () => ((await env.ctx.db.select().from(carrierSubscriptions)).length === 0 ? true : null), 20_000);
   }, 90_000);
 
-  it('refuses forged and stale calls (401, counted) and answers a replay without applying it', async () => {
+  it('refuses forged and stale calls of each carrier (401, counted) and answers a replay without applying it', async () => {
     const ups = (cred: string) =>
       fetch(listenerUrl(base, 'ups'), {
         method: 'POST',
@@ -104,6 +104,13 @@ describe('carrier push through the sandbox', () => {
     const fedexBody = JSON.stringify({ output: { completeTrackResults: [{ trackingNumber: EX.fedex.notFound, trackResults: [] }] } });
     const fedex = (sig: string) => fetch(listenerUrl(base, 'fedex'), { method: 'POST', headers: { 'content-type': 'application/json', 'fdx-signature': sig }, body: fedexBody });
     expect((await fedex(hmacBase64('wrong-token-wrong-token', fedexBody))).status).toBe(401);
+    // Correctly signed, sent twice: the second is a replay.
+    const fedexToken = carriersOf(env.ctx).push('fedex')!.secret;
+    expect(await (await fedex(hmacBase64(fedexToken, fedexBody))).json()).toMatchObject({ ok: true, applied: 0 });
+    expect(await (await fedex(hmacBase64(fedexToken, fedexBody))).json()).toMatchObject({ ok: true, ignored: 'replay' });
+    // UPS: the right credential without the UPS user agent is not UPS.
+    const noAgent = await fetch(listenerUrl(base, 'ups'), { method: 'POST', headers: { 'content-type': 'application/json', credential: carriersOf(env.ctx).push('ups')!.secret }, body: '{}' });
+    expect(noAgent.status).toBe(401);
 
     const secret = carriersOf(env.ctx).push('usps')!.secret;
     const usps = (timestamp: string) => {
@@ -114,6 +121,20 @@ describe('carrier push through the sandbox', () => {
         body: JSON.stringify({ subscriptionId: 'x', timestamp, payload }),
       });
     };
+    // Signed with another secret, or the payload changed after signing: forged.
+    const forgedUsps = async (sign: (ts: string, payload: string) => string, payload: string) => {
+      const timestamp = new Date().toISOString();
+      return fetch(listenerUrl(base, 'usps'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-hmac': sign(timestamp, JSON.stringify({ trackingNumber: EX.usps.notFound, trackingEvents: [] })) },
+        body: JSON.stringify({ subscriptionId: 'x', timestamp, payload }),
+      });
+    };
+    const uspsForged = await pushCount('usps', 'forged');
+    const okPayload = JSON.stringify({ trackingNumber: EX.usps.notFound, trackingEvents: [] });
+    expect((await forgedUsps((ts, p) => hmacBase64('another-secret-another-secret-32', ts + p), okPayload)).status).toBe(401);
+    expect((await forgedUsps((ts, p) => hmacBase64(secret, ts + p), okPayload.replace('[]', '[{}]'))).status).toBe(401);
+    expect(await pushCount('usps', 'forged')).toBe(uspsForged + 2);
     const staleBefore = await pushCount('usps', 'stale');
     expect((await usps(new Date(Date.now() - 10 * 60_000).toISOString())).status).toBe(401);
     expect(await pushCount('usps', 'stale')).toBe(staleBefore + 1);
