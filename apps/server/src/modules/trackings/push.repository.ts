@@ -65,8 +65,3 @@ export async function endedSubscriptions(db: Queryable, courier: string, limit: 
 export async function deleteSubscriptions(db: Queryable, courier: string, tids: string[]): Promise<void> {
   if (tids.length) await db.delete(carrierSubscriptions).where(and(eq(carrierSubscriptions.courier, courier), inArray(carrierSubscriptions.tid, tids)));
 }
-
-/** Drop the subscriptions of a carrier (the listener changed, or push was switched off): they are made again. */
-export async function forgetSubscriptions(db: Queryable, courier: string): Promise<void> {
-  await db.delete(carrierSubscriptions).where(eq(carrierSubscriptions.courier, courier));
-}
