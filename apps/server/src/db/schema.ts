@@ -423,6 +423,8 @@ export const notifications = pgTable(
     lastError: text('last_error'),
     payload: jsonb('payload'),
     nextAttemptAt: ts('next_attempt_at'),
+    /** Until when a live delivery attempt holds this notification (delivery.ts): another run waits for it. */
+    leaseUntil: ts('lease_until'),
     createdAt: createdAt(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },

@@ -56,9 +56,16 @@ export function createMailer(opts: { smtpUrl?: string; from: string; db: Db; log
   };
 }
 
-/** Pooled SMTP connections unless the URL says otherwise. */
+/**
+ * SMTP waits, unless the URL sets its own (nodemailer's defaults are 2 and 10 minutes). A send is bounded by
+ * about their sum, which is what a mail delivery attempt holds its notification for (notifications/delivery.ts).
+ */
+const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 };
+export const MAIL_SEND_TIMEOUT_MS = SMTP_TIMEOUTS.connectionTimeout + SMTP_TIMEOUTS.greetingTimeout + SMTP_TIMEOUTS.socketTimeout;
+
+/** Pooled SMTP connections and bounded waits unless the URL says otherwise. */
 function withPool(url: string): string {
   const u = new URL(url);
-  if (!u.searchParams.has('pool')) u.searchParams.set('pool', 'true');
+  for (const [k, v] of Object.entries({ pool: 'true', ...SMTP_TIMEOUTS })) if (!u.searchParams.has(k)) u.searchParams.set(k, String(v));
   return u.toString();
 }

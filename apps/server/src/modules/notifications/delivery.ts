@@ -10,6 +10,10 @@ import { enqueue } from '../../jobs/define.ts';
 import { signatureHeader } from './signing.ts';
 import { UnsafeWebhookUrlError, resolveWebhookTarget } from './ssrf.ts';
 import { postWebhook, type PostResult } from './webhook-client.ts';
+import { MAIL_SEND_TIMEOUT_MS } from '../mail/mailer.ts';
+import { SMS_TIMEOUT_MS } from '../sms/sms.service.ts';
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** States after which a job has nothing left to do. */
 const SETTLED = new Set(['sent', 'delivered', 'failed', 'skipped_balance', 'disabled']);
@@ -18,6 +22,48 @@ const SETTLED = new Set(['sent', 'delivered', 'failed', 'skipped_balance', 'disa
 export interface JobInfo {
   retryCount: number;
   retryLimit: number;
+}
+
+/**
+ * A delivery attempt holds its notification for the longest the provider call can take plus this margin, so a
+ * second run of the same delivery (pg-boss retries a job whose heartbeat went stale, say after a database
+ * restart, while its worker is still sending) waits for the live attempt instead of sending again. A worker
+ * killed mid-attempt leaves a lease that simply runs out.
+ */
+const LEASE_MARGIN_SECONDS = 30;
+export const leaseSeconds = (ctx: AppContext, channel: 'email' | 'sms' | 'webhook'): number =>
+  (channel === 'email' ? MAIL_SEND_TIMEOUT_MS : channel === 'sms' ? SMS_TIMEOUT_MS : tuning(ctx).webhookTimeoutMs) / 1000 + LEASE_MARGIN_SECONDS;
+
+/**
+ * Take the notification's lease for this attempt, waiting while another live attempt holds it. False when there is
+ * nothing left to do (the other attempt settled it). Gives up, so the job is retried later, after a lease's time.
+ */
+async function holdAttempt(ctx: AppContext, id: string, channel: 'email' | 'sms' | 'webhook', attempt: number | null): Promise<string | null> {
+  const seconds = leaseSeconds(ctx, channel);
+  const giveUpAt = Date.now() + (seconds + 5) * 1000;
+  for (;;) {
+    const lease = await repo.takeLease(ctx.db, id, seconds, attempt);
+    if (lease.held) return lease.until;
+    if (lease.done) return null;
+    if (Date.now() + lease.waitMs > giveUpAt) throw new Error(`notification ${id} is held by another delivery attempt`);
+    ctx.log.info({ notificationId: id, waitMs: lease.waitMs }, 'notification held by a live attempt: waiting');
+    await sleep(Math.min(lease.waitMs + 20, 500));
+  }
+}
+
+/**
+ * Run one attempt under the lease. Settling the notification ends the lease (the repository clears it); an attempt
+ * that throws gives it back, so the job's retry does not wait for it (a process that dies leaves it to run out).
+ */
+async function underLease(ctx: AppContext, id: string, channel: 'email' | 'sms' | 'webhook', attempt: number | null, run: () => Promise<void>): Promise<void> {
+  const until = await holdAttempt(ctx, id, channel, attempt);
+  if (!until) return;
+  try {
+    await run();
+  } catch (err) {
+    await repo.releaseLease(ctx.db, id, until).catch(() => undefined);
+    throw err;
+  }
 }
 
 const errText = (err: unknown) => (err instanceof Error ? err.message : String(err)).slice(0, 500);
@@ -47,22 +93,24 @@ function isPermanentMailError(err: unknown): boolean {
 export async function deliverEmail(ctx: AppContext, notificationId: string, job: JobInfo = { retryCount: 0, retryLimit: 0 }): Promise<void> {
   const n = await repo.findNotification(ctx.db, notificationId);
   if (!n || n.acceptedAt || SETTLED.has(n.status)) return;
-  const msg = n.payload as { subject: string; text: string; html: string };
-  await repo.markSending(ctx.db, n.id);
-  await faults(ctx).beforeSend?.(n.id);
-  let info: { id: string };
-  try {
-    info = await ctx.mailer.send({ to: n.recipient, subject: msg.subject, text: msg.text, html: msg.html, messageId: n.id });
-  } catch (err) {
-    const final = isPermanentMailError(err) || job.retryCount >= job.retryLimit;
-    await repo.updateNotification(ctx.db, n.id, { status: final ? 'failed' : 'retrying', lastError: errText(err) });
-    logOutcome(ctx, n, final ? 'failed' : 'retrying', { error: errText(err) });
-    if (final) return;
-    throw err;
-  }
-  await repo.markAccepted(ctx.db, n.id, info.id, ctx.now());
-  logOutcome(ctx, n, 'sent');
-  await faults(ctx).afterAccept?.(n.id);
+  await underLease(ctx, n.id, 'email', null, async () => {
+    const msg = n.payload as { subject: string; text: string; html: string };
+    await repo.markSending(ctx.db, n.id);
+    await faults(ctx).beforeSend?.(n.id);
+    let info: { id: string };
+    try {
+      info = await ctx.mailer.send({ to: n.recipient, subject: msg.subject, text: msg.text, html: msg.html, messageId: n.id });
+    } catch (err) {
+      const final = isPermanentMailError(err) || job.retryCount >= job.retryLimit;
+      await repo.updateNotification(ctx.db, n.id, { status: final ? 'failed' : 'retrying', lastError: errText(err), leaseUntil: null });
+      logOutcome(ctx, n, final ? 'failed' : 'retrying', { error: errText(err) });
+      if (final) return;
+      throw err;
+    }
+    await repo.markAccepted(ctx.db, n.id, info.id, ctx.now());
+    logOutcome(ctx, n, 'sent');
+    await faults(ctx).afterAccept?.(n.id);
+  });
 }
 
 /**
@@ -74,48 +122,50 @@ export async function deliverEmail(ctx: AppContext, notificationId: string, job:
 export async function deliverSms(ctx: AppContext, notificationId: string, job: JobInfo = { retryCount: 0, retryLimit: 0 }): Promise<void> {
   const n = await repo.findNotification(ctx.db, notificationId);
   if (!n || n.acceptedAt || SETTLED.has(n.status)) return;
-  const { body } = n.payload as { body: string };
-  try {
-    await ctx.db.transaction(async (tx) => {
-      await charge(tx, n.userId, PRICING.smsCents, 'sms', n.id, `SMS to ${n.recipient}`);
-      await repo.markSending(tx, n.id);
-    });
-  } catch (err) {
-    if (!(err instanceof InsufficientBalanceError)) throw err;
-    await ctx.db.transaction(async (tx) => {
-      await repo.updateNotification(tx, n.id, { status: 'skipped_balance', lastError: err.message });
-      await raiseAlert(tx, n.userId, {
-        group: 'payment',
-        name: 'smsNotSent',
-        level: 'warning',
-        message: `SMS notifications are not being sent: your balance is too low ($${(PRICING.smsCents / 100).toFixed(2)} per SMS). Add balance to receive them again.`,
-        dedupeKey: `sms-balance:${day(ctx.now())}`,
+  await underLease(ctx, n.id, 'sms', null, async () => {
+    const { body } = n.payload as { body: string };
+    try {
+      await ctx.db.transaction(async (tx) => {
+        await charge(tx, n.userId, PRICING.smsCents, 'sms', n.id, `SMS to ${n.recipient}`);
+        await repo.markSending(tx, n.id);
       });
-    });
-    logOutcome(ctx, n, 'skipped_balance');
-    return;
-  }
-  await faults(ctx).beforeSend?.(n.id);
-  let info: { id: string };
-  try {
-    info = await smsGateway(ctx).send({ to: n.recipient, body });
-  } catch (err) {
-    const final = (err instanceof SmsError && err.permanent) || job.retryCount >= job.retryLimit;
-    if (!final) {
-      await repo.updateNotification(ctx.db, n.id, { status: 'retrying', lastError: errText(err) });
-      logOutcome(ctx, n, 'retrying', { error: errText(err) });
-      throw err;
+    } catch (err) {
+      if (!(err instanceof InsufficientBalanceError)) throw err;
+      await ctx.db.transaction(async (tx) => {
+        await repo.updateNotification(tx, n.id, { status: 'skipped_balance', lastError: err.message, leaseUntil: null });
+        await raiseAlert(tx, n.userId, {
+          group: 'payment',
+          name: 'smsNotSent',
+          level: 'warning',
+          message: `SMS notifications are not being sent: your balance is too low ($${(PRICING.smsCents / 100).toFixed(2)} per SMS). Add balance to receive them again.`,
+          dedupeKey: `sms-balance:${day(ctx.now())}`,
+        });
+      });
+      logOutcome(ctx, n, 'skipped_balance');
+      return;
     }
-    await ctx.db.transaction(async (tx) => {
-      await credit(tx, n.userId, PRICING.smsCents, 'refund', n.id, `SMS to ${n.recipient} not sent`);
-      await repo.updateNotification(tx, n.id, { status: 'failed', lastError: errText(err) });
-    });
-    logOutcome(ctx, n, 'failed', { error: errText(err) });
-    return;
-  }
-  await repo.markAccepted(ctx.db, n.id, info.id, ctx.now());
-  logOutcome(ctx, n, 'sent');
-  await faults(ctx).afterAccept?.(n.id);
+    await faults(ctx).beforeSend?.(n.id);
+    let info: { id: string };
+    try {
+      info = await smsGateway(ctx).send({ to: n.recipient, body });
+    } catch (err) {
+      const final = (err instanceof SmsError && err.permanent) || job.retryCount >= job.retryLimit;
+      if (!final) {
+        await repo.updateNotification(ctx.db, n.id, { status: 'retrying', lastError: errText(err), leaseUntil: null });
+        logOutcome(ctx, n, 'retrying', { error: errText(err) });
+        throw err;
+      }
+      await ctx.db.transaction(async (tx) => {
+        await credit(tx, n.userId, PRICING.smsCents, 'refund', n.id, `SMS to ${n.recipient} not sent`);
+        await repo.updateNotification(tx, n.id, { status: 'failed', lastError: errText(err), leaseUntil: null });
+      });
+      logOutcome(ctx, n, 'failed', { error: errText(err) });
+      return;
+    }
+    await repo.markAccepted(ctx.db, n.id, info.id, ctx.now());
+    logOutcome(ctx, n, 'sent');
+    await faults(ctx).afterAccept?.(n.id);
+  });
 }
 
 /** Exponential backoff with ±20 % jitter, capped; Retry-After wins when the receiver sent one. */
@@ -140,75 +190,77 @@ export async function deliverWebhook(ctx: AppContext, data: NotifyJob): Promise<
   const { body } = n.payload as { body: string };
   const secrets = await repo.findUserSecrets(ctx.db, n.userId);
   if (!secrets) return;
+  await underLease(ctx, n.id, 'webhook', data.attempt, async () => {
 
-  let result: PostResult;
-  try {
-    // Checked again at send: DNS may have changed since the URL was saved.
-    const target = await resolveWebhookTarget(n.recipient, { allowPrivate: ctx.config.WEBHOOK_ALLOW_PRIVATE });
+    let result: PostResult;
+    try {
+      // Checked again at send: DNS may have changed since the URL was saved.
+      const target = await resolveWebhookTarget(n.recipient, { allowPrivate: ctx.config.WEBHOOK_ALLOW_PRIVATE });
+      const now = ctx.now();
+      const ts = Math.floor(now.getTime() / 1000);
+      await faults(ctx).beforeSend?.(n.id);
+      result = await postWebhook(
+        target,
+        body,
+        { 'webhook-id': n.id, 'webhook-timestamp': String(ts), 'webhook-signature': signatureHeader(secrets, n.id, ts, body, now) },
+        t.webhookTimeoutMs,
+      );
+    } catch (err) {
+      if (!(err instanceof UnsafeWebhookUrlError)) throw err;
+      await ctx.db.transaction(async (tx) => {
+        await repo.insertWebhookAttempt(tx, { notificationId: n.id, httpStatus: null, durationMs: 0, error: err.message });
+        await repo.settleWebhookAttempt(tx, n.id, data.attempt, { status: 'failed', lastError: err.message, nextAttemptAt: null });
+      });
+      logOutcome(ctx, n, 'failed', { attempt: data.attempt, error: err.message });
+      return;
+    }
+
     const now = ctx.now();
-    const ts = Math.floor(now.getTime() / 1000);
-    await faults(ctx).beforeSend?.(n.id);
-    result = await postWebhook(
-      target,
-      body,
-      { 'webhook-id': n.id, 'webhook-timestamp': String(ts), 'webhook-signature': signatureHeader(secrets, n.id, ts, body, now) },
-      t.webhookTimeoutMs,
-    );
-  } catch (err) {
-    if (!(err instanceof UnsafeWebhookUrlError)) throw err;
-    await ctx.db.transaction(async (tx) => {
-      await repo.insertWebhookAttempt(tx, { notificationId: n.id, httpStatus: null, durationMs: 0, error: err.message });
-      await repo.settleWebhookAttempt(tx, n.id, data.attempt, { status: 'failed', lastError: err.message, nextAttemptAt: null });
-    });
-    logOutcome(ctx, n, 'failed', { attempt: data.attempt, error: err.message });
-    return;
-  }
-
-  const now = ctx.now();
-  const ok = result.status !== null && result.status >= 200 && result.status < 300;
-  const lastError = ok ? null : (result.error ?? `HTTP ${result.status}`);
-  const outcome = await ctx.db.transaction(async (tx): Promise<string | null> => {
-    await repo.insertWebhookAttempt(tx, {
-      notificationId: n.id,
-      httpStatus: result.status,
-      durationMs: result.durationMs,
-      error: result.error,
-      responseBody: result.responseBody,
-    });
-    if (ok) {
-      return (await repo.settleWebhookAttempt(tx, n.id, data.attempt, { status: 'delivered', acceptedAt: now, providerId: `http-${result.status}`, lastError: null, nextAttemptAt: null })) ? 'delivered' : null;
-    }
-    if (result.status === 410) {
-      if (!(await repo.settleWebhookAttempt(tx, n.id, data.attempt, { status: 'disabled', lastError, nextAttemptAt: null }))) return null;
-      await repo.disableWebhookEndpoint(tx, n.userId, n.recipient, newVersion());
-      await raiseAlert(tx, n.userId, {
-        group: 'general',
-        name: 'webhookDisabled',
-        level: 'danger',
-        message: `Your webhook endpoint ${n.recipient} answered 410 Gone, so webhook notifications were turned off. Tick the webhook triggers again in the notification settings to turn them back on.`,
-        dedupeKey: `webhook-gone:${n.recipient}:${day(now)}`,
+    const ok = result.status !== null && result.status >= 200 && result.status < 300;
+    const lastError = ok ? null : (result.error ?? `HTTP ${result.status}`);
+    const outcome = await ctx.db.transaction(async (tx): Promise<string | null> => {
+      await repo.insertWebhookAttempt(tx, {
+        notificationId: n.id,
+        httpStatus: result.status,
+        durationMs: result.durationMs,
+        error: result.error,
+        responseBody: result.responseBody,
       });
-      return 'disabled';
-    }
-    const delay = nextWebhookDelayMs(ctx, data.attempt, result.retryAfterMs);
-    const at = new Date(now.getTime() + delay);
-    if (at.getTime() - n.createdAt.getTime() > t.webhookMaxAgeMs) {
-      if (!(await repo.settleWebhookAttempt(tx, n.id, data.attempt, { status: 'failed', lastError, nextAttemptAt: null }))) return null;
-      // After about three days of failures the event is given up: tell the user, once a day per endpoint.
-      await raiseAlert(tx, n.userId, {
-        group: 'general',
-        name: 'webhookFailed',
-        level: 'warning',
-        message: `We could not deliver a webhook to ${n.recipient} after retrying for ${Math.round(t.webhookMaxAgeMs / 3600_000)} hours (last error: ${lastError}). You can resend it from the delivery log in the notification settings.`,
-        dedupeKey: `webhook-failed:${n.recipient}:${day(now)}`,
-      });
-      return 'failed';
-    }
-    if (!(await repo.settleWebhookAttempt(tx, n.id, data.attempt, { status: 'retrying', lastError, nextAttemptAt: at }))) return null;
-    const next: NotifyJob = { v: 1, notificationId: n.id, attempt: data.attempt + 1 };
-    await enqueue(ctx, webhookJob, next, { tx, startAfter: at });
-    return 'retrying';
+      if (ok) {
+        return (await repo.settleWebhookAttempt(tx, n.id, data.attempt, { status: 'delivered', acceptedAt: now, providerId: `http-${result.status}`, lastError: null, nextAttemptAt: null })) ? 'delivered' : null;
+      }
+      if (result.status === 410) {
+        if (!(await repo.settleWebhookAttempt(tx, n.id, data.attempt, { status: 'disabled', lastError, nextAttemptAt: null }))) return null;
+        await repo.disableWebhookEndpoint(tx, n.userId, n.recipient, newVersion());
+        await raiseAlert(tx, n.userId, {
+          group: 'general',
+          name: 'webhookDisabled',
+          level: 'danger',
+          message: `Your webhook endpoint ${n.recipient} answered 410 Gone, so webhook notifications were turned off. Tick the webhook triggers again in the notification settings to turn them back on.`,
+          dedupeKey: `webhook-gone:${n.recipient}:${day(now)}`,
+        });
+        return 'disabled';
+      }
+      const delay = nextWebhookDelayMs(ctx, data.attempt, result.retryAfterMs);
+      const at = new Date(now.getTime() + delay);
+      if (at.getTime() - n.createdAt.getTime() > t.webhookMaxAgeMs) {
+        if (!(await repo.settleWebhookAttempt(tx, n.id, data.attempt, { status: 'failed', lastError, nextAttemptAt: null }))) return null;
+        // After about three days of failures the event is given up: tell the user, once a day per endpoint.
+        await raiseAlert(tx, n.userId, {
+          group: 'general',
+          name: 'webhookFailed',
+          level: 'warning',
+          message: `We could not deliver a webhook to ${n.recipient} after retrying for ${Math.round(t.webhookMaxAgeMs / 3600_000)} hours (last error: ${lastError}). You can resend it from the delivery log in the notification settings.`,
+          dedupeKey: `webhook-failed:${n.recipient}:${day(now)}`,
+        });
+        return 'failed';
+      }
+      if (!(await repo.settleWebhookAttempt(tx, n.id, data.attempt, { status: 'retrying', lastError, nextAttemptAt: at }))) return null;
+      const next: NotifyJob = { v: 1, notificationId: n.id, attempt: data.attempt + 1 };
+      await enqueue(ctx, webhookJob, next, { tx, startAfter: at });
+      return 'retrying';
+    });
+    // null: another worker settled this attempt first, and logged it.
+    if (outcome) logOutcome(ctx, n, outcome, { attempt: data.attempt, httpStatus: result.status, durationMs: result.durationMs, ...(lastError ? { error: lastError } : {}) });
   });
-  // null: another worker settled this attempt first, and logged it.
-  if (outcome) logOutcome(ctx, n, outcome, { attempt: data.attempt, httpStatus: result.status, durationMs: result.durationMs, ...(lastError ? { error: lastError } : {}) });
 }

@@ -41,14 +41,16 @@ const workOptions = (ctx: AppContext) => ({
 /**
  * A delivery's worker refreshes its claim every 5 s while it runs. When a worker is killed mid-delivery the claim
  * goes stale after 10 s, a supervision pass (every 15 s, jobs/queue.ts) fails the job, and it is retried after
- * the queue's retry delay: 40-90 s in all, instead of the 120 s expiry, a 60 s supervision and that delay before.
+ * the queue's retry delay: 40-90 s in all, instead of the 300 s expiry, a 60 s supervision and that delay before.
  */
 const DELIVERY_HEARTBEAT_SECONDS = 10;
+/** A live run may wait out another attempt's lease (delivery.ts, up to 95 s for mail) before its own attempt. */
+const DELIVERY_EXPIRE_SECONDS = 300;
 const info = (job: { retryCount: number; retryLimit: number }) => ({ retryCount: job.retryCount, retryLimit: job.retryLimit });
 /** Email and SMS: pg-boss retries temporary provider failures with exponential backoff. */
 const providerOptions = (ctx: AppContext) => {
   const t = tuning(ctx);
-  return { retryLimit: t.providerRetryLimit, retryDelay: t.providerRetryDelaySeconds, retryBackoff: true, retryDelayMax: t.providerRetryDelayMaxSeconds, expireInSeconds: 120, heartbeatSeconds: DELIVERY_HEARTBEAT_SECONDS };
+  return { retryLimit: t.providerRetryLimit, retryDelay: t.providerRetryDelaySeconds, retryBackoff: true, retryDelayMax: t.providerRetryDelayMaxSeconds, expireInSeconds: DELIVERY_EXPIRE_SECONDS, heartbeatSeconds: DELIVERY_HEARTBEAT_SECONDS };
 };
 
 /** Email and SMS jobs differ only in their queue and the delivery they run. */
@@ -68,7 +70,7 @@ export const smsJob = providerJob('notify-sms', deliverSms);
 export const webhookJob = defineJob({
   name: 'notify-webhook',
   payload: notifyPayload,
-  options: (ctx) => ({ retryLimit: 3, retryDelay: tuning(ctx).providerRetryDelaySeconds, retryBackoff: true, expireInSeconds: 120, heartbeatSeconds: DELIVERY_HEARTBEAT_SECONDS }),
+  options: (ctx) => ({ retryLimit: 3, retryDelay: tuning(ctx).providerRetryDelaySeconds, retryBackoff: true, expireInSeconds: DELIVERY_EXPIRE_SECONDS, heartbeatSeconds: DELIVERY_HEARTBEAT_SECONDS }),
   workOptions: (ctx) => ({ ...workOptions(ctx), localConcurrency: 2 }),
   handle: (ctx, jobs) => settleEach(jobs as Array<JobWithMetadata<unknown>>, (job) => deliverWebhook(ctx, notifyPayload.parse(job.data))),
 });

@@ -1,5 +1,5 @@
 import { and, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
-import type { Queryable } from '../../db/client.ts';
+import { rowsOf, type Queryable } from '../../db/client.ts';
 import { announceUserChanged } from '../../lib/auth-signal.ts';
 import { notifications, shipments, trackingEvents, trackings, users, webhookAttempts } from '../../db/schema.ts';
 
@@ -57,7 +57,7 @@ export async function markSending(db: Queryable, id: string) {
 export async function markAccepted(db: Queryable, id: string, providerId: string, now: Date, status: 'sent' | 'delivered' = 'sent') {
   await db
     .update(notifications)
-    .set({ status, acceptedAt: now, providerId, lastError: null, nextAttemptAt: null, updatedAt: now })
+    .set({ status, acceptedAt: now, providerId, lastError: null, nextAttemptAt: null, leaseUntil: null, updatedAt: now })
     .where(and(eq(notifications.id, id), isNull(notifications.acceptedAt)));
 }
 
@@ -68,10 +68,47 @@ export async function markAccepted(db: Queryable, id: string, providerId: string
 export async function settleWebhookAttempt(db: Queryable, id: string, attempt: number, values: Partial<NewNotification>): Promise<boolean> {
   const r = await db
     .update(notifications)
-    .set({ ...values, attempts: attempt + 1, updatedAt: new Date() })
+    .set({ ...values, attempts: attempt + 1, leaseUntil: null, updatedAt: new Date() })
     .where(and(eq(notifications.id, id), eq(notifications.attempts, attempt)))
     .returning({ id: notifications.id });
   return r.length > 0;
+}
+
+
+export type LeaseResult = { held: true; until: string } | { held: false; done: true } | { held: false; done: false; waitMs: number };
+
+/**
+ * Take the notification for one delivery attempt, for `seconds` (on the database's clock, shared by every
+ * process). It is refused while another attempt's lease runs (waitMs says how long it has left) and when
+ * there is nothing left to do (done: settled, accepted, or, for a webhook, the attempt already made).
+ */
+export async function takeLease(db: Queryable, id: string, seconds: number, attempt: number | null): Promise<LeaseResult> {
+  // Mail and SMS are done once accepted; a webhook is sent again on a resend (accepted_at stays), so its attempt decides.
+  const settled = sql`${notifications.status} in ('sent', 'delivered', 'failed', 'skipped_balance', 'disabled')`;
+  const SETTLED_SQL = attempt === null ? sql`(${settled} or ${notifications.acceptedAt} is not null)` : settled;
+  const sameAttempt = attempt === null ? sql`true` : sql`${notifications.attempts} = ${attempt}`;
+  type Row = { until: string | null; done: boolean; wait_ms: number | string | null };
+  const r = await db.execute<Row>(sql`
+    with took as (
+      update ${notifications} set lease_until = now() + make_interval(secs => ${seconds})
+      where ${notifications.id} = ${id} and not ${SETTLED_SQL} and ${sameAttempt}
+        and (${notifications.leaseUntil} is null or ${notifications.leaseUntil} <= now())
+      returning lease_until::text as until
+    ), cur as (
+      select ${SETTLED_SQL} or not (${sameAttempt}) as done,
+             greatest(0, extract(epoch from (${notifications.leaseUntil} - now())) * 1000) as wait_ms
+      from ${notifications} where ${notifications.id} = ${id}
+    )
+    select (select until from took) as until, coalesce((select done from cur), true) as done, (select wait_ms from cur) as wait_ms`);
+  const row = rowsOf<Row>(r)[0];
+  if (row?.until) return { held: true, until: row.until };
+  if (!row || row.done) return { held: false, done: true };
+  return { held: false, done: false, waitMs: Math.max(1, Math.ceil(Number(row.wait_ms ?? 1))) };
+}
+
+/** Give back a lease this attempt holds (`until` from takeLease), unless another attempt has taken it since. */
+export async function releaseLease(db: Queryable, id: string, until: string) {
+  await db.execute(sql`update ${notifications} set lease_until = null where ${notifications.id} = ${id} and lease_until = ${until}::timestamptz`);
 }
 
 export async function insertWebhookAttempt(db: Queryable, v: typeof webhookAttempts.$inferInsert) {

@@ -27,7 +27,7 @@ export interface SmsGateway {
   send(msg: SmsMessage): Promise<{ id: string }>;
 }
 
-const TIMEOUT_MS = 15_000;
+export const SMS_TIMEOUT_MS = 15_000;
 
 /**
  * Twilio's Messages API (POST /2010-04-01/Accounts/{Sid}/Messages.json, form-encoded To, From, Body,
@@ -45,7 +45,7 @@ export function twilioGateway(opts: { baseUrl: string; accountSid: string; authT
           method: 'POST',
           headers: { authorization: auth, 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
           body: new URLSearchParams({ To: msg.to, From: opts.from, Body: msg.body }).toString(),
-          signal: AbortSignal.timeout(TIMEOUT_MS),
+          signal: AbortSignal.timeout(SMS_TIMEOUT_MS),
         });
       } catch (err) {
         throw new SmsError(`Twilio unreachable: ${(err as Error).message}`, false);

@@ -1,0 +1,1 @@
+ALTER TABLE "notifications" ADD COLUMN "lease_until" timestamp with time zone;
