@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import pg from 'pg';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database, Queryable } from '../db/client.ts';
@@ -43,9 +43,14 @@ export function newMessageId(): string {
  * rolls back). Costs one small statement.
  */
 export async function publish(db: Queryable, topic: BusTopic, data: Record<string, unknown>): Promise<void> {
+  await db.execute(sql`select ${notifySql(topic, data)}`);
+}
+
+/** The `pg_notify(...)` call that publishes a message, for a statement that does more (one round trip instead of two). */
+export function notifySql(topic: BusTopic, data: Record<string, unknown>): SQL {
   const payload = JSON.stringify({ topic, id: newMessageId(), data } satisfies BusMessage);
   if (payload.length > MAX_PAYLOAD) throw new Error(`bus message too large (${payload.length} bytes) on topic ${topic}`);
-  await db.execute(sql`select pg_notify(${BUS_CHANNEL}, ${payload})`);
+  return sql`pg_notify(${BUS_CHANNEL}, ${payload})`;
 }
 
 export type BusHandler = (m: BusMessage) => void;

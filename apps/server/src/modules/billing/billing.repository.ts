@@ -2,7 +2,7 @@ import { and, eq, sql } from 'drizzle-orm';
 
 import { rowsOf, type Queryable, type Tx } from '../../db/client.ts';
 import { billingAccounts, ledgerEntries, users } from '../../db/schema.ts';
-import { publishLive } from '../live/live.service.ts';
+import { liveNotifySql, publishLive } from '../live/live.service.ts';
 
 /** The account's balance in cents: one row read, kept equal to the ledger's sum by every write below. */
 export async function balanceCents(db: Queryable, userId: string): Promise<number> {
@@ -62,18 +62,52 @@ export async function insertEntryOnce(db: Queryable, e: { userId: string; amount
  * the user) take FOR KEY SHARE, which FOR UPDATE would block while that credit holds the balance row, a
  * deadlock PostgreSQL reported under racing charges, credits and recharges.
  */
+export interface ChargeOutcome {
+  /** (kind, ref) was booked before: nothing was done. */
+  duplicate: boolean;
+  /** The balance before this charge. */
+  balanceCents: number;
+  booked: boolean;
+  /** After the charge the balance is under the account's low-balance threshold (auto-recharge minimum or the default). */
+  low: boolean;
+}
+
+/**
+ * A charge in one statement, for a caller holding lockAccount (so the statement's snapshot already sees every
+ * earlier charge of the account): unless (kind, ref) was booked, and only if the balance covers it, book the
+ * entry, move the balance and announce it on the account's live stream. What it did, and the balance it saw,
+ * come back for the caller to decide on errors and follow-ups.
+ */
+export async function chargeOnce(tx: Tx, e: { userId: string; cents: number; kind: string; ref: string; description: string }, lowDefaultCents: number): Promise<ChargeOutcome> {
+  type Row = { duplicate: boolean; balance: number | string; booked: boolean; low: boolean | null; notified: number };
+  const r = await tx.execute<Row>(sql`
+    with acct as (
+      select balance_cents from ${billingAccounts} where user_id = ${e.userId}
+    ), dup as (
+      select exists (select 1 from ${ledgerEntries} where user_id = ${e.userId} and kind = ${e.kind} and ref = ${e.ref}) as d
+    ), ins as (
+      insert into ${ledgerEntries} (user_id, amount_cents, kind, ref, description)
+      select ${e.userId}, ${-e.cents}, ${e.kind}, ${e.ref}, ${e.description} from acct, dup
+      where not dup.d and acct.balance_cents >= ${e.cents}
+      on conflict do nothing
+      returning user_id, amount_cents
+    ), bal as (
+      update ${billingAccounts} b set balance_cents = b.balance_cents + ins.amount_cents, updated_at = now()
+      from ins where b.user_id = ins.user_id
+      returning b.balance_cents < case when b.auto_recharge_cents > 0 and b.payment_method_token is not null then b.minimum_balance_cents else ${lowDefaultCents} end as low
+    ), live as (
+      select ${liveNotifySql({ kind: 'balance', accountId: e.userId })} from bal
+    )
+    select (select d from dup) as duplicate, coalesce((select balance_cents from acct), 0) as balance,
+      exists (select 1 from bal) as booked, (select low from bal) as low, (select count(*) from live)::int as notified`);
+  const row = rowsOf<Row>(r)[0]!;
+  return { duplicate: row.duplicate, balanceCents: Number(row.balance), booked: row.booked, low: row.low === true };
+}
+
 export async function lockAccount(tx: Tx, userId: string): Promise<void> {
   await tx.execute(sql`select 1 from ${users} where ${users.id} = ${userId} for no key update`);
 }
 
-export async function entryExists(tx: Tx, userId: string, kind: string, ref: string): Promise<boolean> {
-  const [dup] = await tx
-    .select({ id: ledgerEntries.id })
-    .from(ledgerEntries)
-    .where(and(eq(ledgerEntries.userId, userId), eq(ledgerEntries.kind, kind), eq(ledgerEntries.ref, ref)))
-    .limit(1);
-  return !!dup;
-}
 
 export async function insertEntries(tx: Tx, rows: Array<{ userId: string; amountCents: number; kind: string; ref: string; description: string }>): Promise<void> {
   if (!rows.length) return;

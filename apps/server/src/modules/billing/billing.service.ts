@@ -1,7 +1,7 @@
 import type { Queryable, Tx } from '../../db/client.ts';
 import { AppError } from '../../lib/errors.ts';
 import * as repo from './billing.repository.ts';
-import { scheduleRechargeIfLow } from './payments.ts';
+import { LOW_BALANCE_DEFAULT_CENTS, scheduleRechargeIfLow } from './payments.ts';
 
 export { gatewayOf, processRecharges, reconcileTopups, startRechargeLoop } from './payments.ts';
 export { braintreeConfigured } from './braintree-gateway.ts';
@@ -33,12 +33,12 @@ export async function credit(db: Queryable, userId: string, cents: number, kind:
 export async function charge(tx: Tx, userId: string, cents: number, kind: LedgerKind, ref: string, description = ''): Promise<boolean> {
   if (cents <= 0) throw new Error('charge must be positive');
   await repo.lockAccount(tx, userId);
-  if (await repo.entryExists(tx, userId, kind, ref)) return false;
-  const balance = await repo.balanceCents(tx, userId);
-  if (balance < cents) throw new InsufficientBalanceError(balance, cents);
-  const booked = await repo.insertEntryOnce(tx, { userId, amountCents: -cents, kind, ref, description });
-  if (booked) await scheduleRechargeIfLow(tx, userId, cents, `${kind}:${ref}`);
-  return booked;
+  // Checked, booked and announced in one statement; the recharge and the low-balance alert only when it went low.
+  const r = await repo.chargeOnce(tx, { userId, cents, kind, ref, description }, LOW_BALANCE_DEFAULT_CENTS);
+  if (r.duplicate) return false;
+  if (!r.booked) throw new InsufficientBalanceError(r.balanceCents, cents);
+  if (r.low) await scheduleRechargeIfLow(tx, userId, cents, `${kind}:${ref}`);
+  return true;
 }
 
 /** Lock the account for the rest of the transaction: charges to one account queue up behind it. */

@@ -1,5 +1,6 @@
+import type { SQL } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.ts';
-import { publish } from '../../lib/bus.ts';
+import { notifySql, publish } from '../../lib/bus.ts';
 
 /**
  * What the signed-in users' streams carry: small facts that tell an open screen what to refetch, never
@@ -20,4 +21,9 @@ export type LiveEvent =
  */
 export function publishLive(db: Queryable, event: LiveEvent): Promise<void> {
   return publish(db, 'live', event);
+}
+
+/** publishLive as a `pg_notify(...)` call to put in a statement that makes the change. */
+export function liveNotifySql(event: LiveEvent): SQL {
+  return notifySql('live', event);
 }

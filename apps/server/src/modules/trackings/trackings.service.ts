@@ -64,8 +64,7 @@ function resolve(input: { tid: string; courier: AddInput['courier'] }) {
  * an insufficient balance or a duplicate leaves nothing behind.
  */
 async function addInTx(ctx: AppContext, tx: Tx, user: UserRow, input: AddInput, resolved: { tid: string; courier: string }): Promise<repo.TrackingRow> {
-  const duplicate = () => conflict(`You are already tracking ${resolved.tid}`);
-  if (await repo.findByTid(tx, user.id, resolved.tid)) throw duplicate();
+  // A number the account already tracks fails the insert on the (user, tid) unique index: addTracking answers 409.
   const id = randomUUID();
   // The queued job holds the tracking (a lease), so the scheduler loop does not fetch it a second time.
   const now = ctx.now();
