@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { hashToken } from '../../src/modules/accounts/tokens.ts';
-import { call, createTestEnv, signUp, type TestEnv } from '../helpers.ts';
+import { call, createTestEnv, eventually, onPostgres, signUp, type TestEnv } from '../helpers.ts';
 import { company, courier } from '../shipments/fixtures.ts';
 
 describe('the token cache', () => {
@@ -79,6 +79,25 @@ describe('the token cache', () => {
       expect(await info(env, a.session)).toBe(401);
     } finally {
       env.ctx.now = real;
+    }
+  });
+
+  // A message lost while the bus was down (a revocation announced then) must not live on for the TTL: after a
+  // reconnect the cache forgets everything. The TTL here is 5 minutes, so only the reset can explain a 401.
+  it.runIf(onPostgres)('forgets everything when the bus connection is lost and comes back', async () => {
+    const long = await createTestEnv({ AUTH_CACHE_SECONDS: '300' });
+    try {
+      const a = await signUp(long.app);
+      expect(await info(long, a.session)).toBe(200);
+      await revokeBehindTheApisBack(long, a.session);
+      expect(await info(long, a.session)).toBe(200); // cached, nothing announced
+      const killed = await long.ctx.db.execute(
+        sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query = 'LISTEN shiptrail_bus' and pid <> pg_backend_pid()`,
+      );
+      expect((killed as unknown as { rows: unknown[] }).rows.length).toBeGreaterThanOrEqual(1);
+      await eventually(async () => ((await info(long, a.session)) === 401 ? true : null), 10_000, 100);
+    } finally {
+      await long.close();
     }
   });
 });

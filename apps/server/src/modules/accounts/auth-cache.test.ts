@@ -15,6 +15,31 @@ describe('AuthCache', () => {
     expect(c.get('k', new Date())?.user.id).toBe('u1');
   });
 
+  it("a change to one account does not stop another account's lookup from being kept; a clear stops every earlier one", () => {
+    const c = new AuthCache(() => 10_000);
+    const epoch = c.epoch;
+    c.forgetUser('u2'); // another account changes while u1's lookup is in flight
+    c.set('k1', entry('u1'), epoch);
+    expect(c.get('k1', new Date())?.user.id).toBe('u1');
+    c.set('k2', entry('u2'), epoch);
+    expect(c.get('k2', new Date())).toBeUndefined();
+
+    const before = c.epoch;
+    c.clear(); // the bus reconnected: any forget may have been lost
+    c.set('k3', entry('u3'), before);
+    expect(c.get('k3', new Date())).toBeUndefined();
+  });
+
+  it('bounds its per-user marks: a lookup older than a dropped mark is not kept', () => {
+    const c = new AuthCache(() => 10_000, 100, 2);
+    const epoch = c.epoch;
+    for (const u of ['a', 'b', 'c']) c.forgetUser(u); // 'a' drops out of the marks
+    c.set('k', entry('a'), epoch);
+    expect(c.get('k', new Date())).toBeUndefined();
+    c.set('k', entry('a'), c.epoch);
+    expect(c.get('k', new Date())?.user.id).toBe('a');
+  });
+
   it("forgets every token of a user, and only that user's", () => {
     const c = new AuthCache(() => 10_000);
     c.set('k1', entry('u1'), c.epoch);

@@ -18,18 +18,27 @@ interface Entry extends CachedAuth {
  *
  * Correctness does not rest on the short TTL: every change to a user row or a session revocation forgets
  * the user at once in this process and, through the bus, in every other (lib/auth-signal.ts). The TTL only
- * bounds what a lost bus message could leave behind. A lookup that started before a change is never stored
- * after it (the epoch check), so a slow read cannot put a stale row back.
+ * bounds what a lost bus message could leave behind. A lookup that started before a change to its user is never
+ * stored after it (the epoch check), so a slow read cannot put a stale row back. Epochs are per user: a change to
+ * one account does not stop another account's lookups from being kept (a busy install changes some account
+ * every few milliseconds). The per-user marks are bounded; one dropped from the bound, or a clear, turns every
+ * older lookup away.
  */
 export class AuthCache {
   private readonly entries = new Map<string, Entry>();
   private readonly keysByUser = new Map<string, Set<string>>();
+  /** Counts forgets and clears; a lookup takes its value when it starts. */
   private epochValue = 0;
+  /** The epoch of each user's last forget, oldest first. */
+  private readonly forgotAt = new Map<string, number>();
+  /** Lookups that started before this may have missed a forget no longer in forgotAt (a clear, or one evicted). */
+  private floor = 0;
 
   /** `ttlMs` is read at every store, so a changed setting applies at once (the bench turns it off and on). */
   constructor(
     private readonly ttlMs: () => number,
     private readonly maxEntries = 10_000,
+    private readonly maxForgets = 10_000,
   ) {}
 
   get enabled(): boolean {
@@ -61,7 +70,7 @@ export class AuthCache {
 
   set(key: string, value: CachedAuth, epochAtLookup: number): void {
     const ttl = this.ttlMs();
-    if (ttl <= 0 || epochAtLookup !== this.epochValue) return;
+    if (ttl <= 0 || epochAtLookup < this.floor || (this.forgotAt.get(value.user.id) ?? -1) > epochAtLookup) return;
     if (this.entries.size >= this.maxEntries) {
       // Oldest first: Map keeps insertion order.
       const oldest = this.entries.entries().next().value;
@@ -77,6 +86,13 @@ export class AuthCache {
 
   forgetUser(userId: string): void {
     this.epochValue++;
+    this.forgotAt.delete(userId);
+    this.forgotAt.set(userId, this.epochValue);
+    if (this.forgotAt.size > this.maxForgets) {
+      const [oldUser, oldEpoch] = this.forgotAt.entries().next().value!;
+      this.forgotAt.delete(oldUser);
+      this.floor = Math.max(this.floor, oldEpoch);
+    }
     const keys = this.keysByUser.get(userId);
     if (!keys) return;
     for (const k of keys) this.entries.delete(k);
@@ -85,6 +101,8 @@ export class AuthCache {
 
   clear(): void {
     this.epochValue++;
+    this.floor = this.epochValue;
+    this.forgotAt.clear();
     this.entries.clear();
     this.keysByUser.clear();
   }
