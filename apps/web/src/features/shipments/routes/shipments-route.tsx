@@ -1,13 +1,14 @@
-import { Button, Center, Group, Loader, MultiSelect, Paper, Select, Stack, Text, ThemeIcon } from '@mantine/core';
+import { Button, Center, Group, Loader, Paper, Stack, Text, ThemeIcon } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { LIMITS, SHIPMENT_STATUSES, STATUS_LABELS, type ShipmentStatus, type ShipmentView } from '@shiptrail/contract';
-import { IconChevronLeft, IconChevronRight, IconMap, IconPackage, IconPlus, IconPrinter, IconReload } from '@tabler/icons-react';
+import { IconChevronLeft, IconChevronRight, IconMap, IconPackage, IconPlus, IconPrinter } from '@tabler/icons-react';
 import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { useShipments } from '../api/get-shipments';
 import { ShipmentTable } from '../components/shipment-table';
 import { ShipmentPanel } from '../components/shipment-panel';
 import { PageHeader } from '../../../components/page-header';
+import { ListFilters } from '../../../components/list-filters';
 import { useUserInfo } from '../../../lib/user-info';
 import { couriersOf, memberName, useMembers } from '../../../lib/members';
 
@@ -15,8 +16,6 @@ import { couriersOf, memberName, useMembers } from '../../../lib/members';
 const ShipmentFormModal = lazy(() => import('../components/shipment-form-modal').then((m) => ({ default: m.ShipmentFormModal })));
 const ShareLocation = lazy(() => import('../components/share-location').then((m) => ({ default: m.ShareLocation })));
 const CheckpointModal = lazy(() => import('../components/checkpoint-modal').then((m) => ({ default: m.CheckpointModal })));
-
-const PAGE_SIZES = ['10', '25', '50', String(LIMITS.trackingsPerPage)];
 
 export default function ShipmentsRoute() {
   const [search, setSearch] = useSearchParams();
@@ -106,56 +105,36 @@ export default function ShipmentsRoute() {
           <ShareLocation />
         </Suspense>
       )}
-      <Paper p="md" mb="md">
-        <Group align="flex-end" gap="sm">
-          <MultiSelect
-            label="Status"
-            placeholder={status.length ? undefined : 'All statuses'}
-            data={SHIPMENT_STATUSES.map((s) => ({ value: s, label: STATUS_LABELS[s] }))}
-            value={status}
-            onChange={(v) => {
-              setStatus(v);
-              resetPaging();
-            }}
-            clearable
-            w={{ base: '100%', sm: 300 }}
-          />
-          {!asCourier && (
-            <MultiSelect
-              label="Courier"
-              placeholder={courier.length ? undefined : 'All couriers'}
-              data={couriers.map((c) => ({ value: c.email, label: memberName(c) }))}
-              value={courier}
-              onChange={(v) => {
-                setCourier(v);
-                resetPaging();
-              }}
-              clearable
-              w={{ base: '100%', sm: 260 }}
-            />
-          )}
-          <Select
-            label="Per page"
-            data={PAGE_SIZES}
-            value={String(pageSize)}
-            onChange={(v) => {
-              setPageSize(Number(v ?? LIMITS.trackingsPerPage));
-              resetPaging();
-            }}
-            allowDeselect={false}
-            w={100}
-          />
-          <Button
-            variant="light"
-            leftSection={<IconReload size={16} />}
-            onClick={() => list.refetch()}
-            loading={list.isFetching && !list.isLoading}
-            ml={{ sm: 'auto' }}
-          >
-            Reload
-          </Button>
-        </Group>
-      </Paper>
+      <ListFilters
+        filters={[
+          {
+            label: 'Status',
+            placeholder: 'All statuses',
+            data: SHIPMENT_STATUSES.map((s) => ({ value: s, label: STATUS_LABELS[s] })),
+            value: status,
+            onChange: setStatus,
+            width: 300,
+          },
+          // A courier sees only their own shipments: no courier filter.
+          ...(asCourier
+            ? []
+            : [
+                {
+                  label: 'Courier',
+                  placeholder: 'All couriers',
+                  data: couriers.map((c) => ({ value: c.email, label: memberName(c) })),
+                  value: courier,
+                  onChange: setCourier,
+                  width: 260,
+                },
+              ]),
+        ]}
+        pageSize={pageSize}
+        onPageSize={setPageSize}
+        onPagingReset={resetPaging}
+        onReload={() => list.refetch()}
+        reloading={list.isFetching && !list.isLoading}
+      />
       <Paper pos="relative" mih={200}>
         {loading ? (
           <Center py={64}>

@@ -1,7 +1,7 @@
-import { Button, Center, Group, LoadingOverlay, Modal, MultiSelect, Paper, Select, Stack, Text, ThemeIcon, Box } from '@mantine/core';
+import { Button, Center, Group, LoadingOverlay, Modal, Paper, Stack, Text, ThemeIcon, Box } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { LIMITS, STATUS_LABELS, TRACKING_STATUSES } from '@shiptrail/contract';
-import { IconChevronLeft, IconChevronRight, IconFileImport, IconPackage, IconPlus, IconReload } from '@tabler/icons-react';
+import { IconChevronLeft, IconChevronRight, IconFileImport, IconPackage, IconPlus } from '@tabler/icons-react';
 import { lazy, Suspense, useEffect, useMemo, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { useTrackings } from '../api/get-trackings';
@@ -13,6 +13,7 @@ import type { TrackingView } from '@shiptrail/contract';
 import { TrackingTable } from '../components/tracking-table';
 import { TrackingPanel } from '../components/tracking-panel';
 import { PageHeader } from '../../../components/page-header';
+import { ListFilters } from '../../../components/list-filters';
 import { useUserInfo } from '../../../lib/user-info';
 
 // The forms (and the contract's zod schemas) load when a modal first opens, keeping the list page light.
@@ -20,7 +21,6 @@ const AddTrackingModal = lazy(() => import('../components/add-tracking-modal').t
 const EditTrackingModal = lazy(() => import('../components/edit-tracking-modal').then((m) => ({ default: m.EditTrackingModal })));
 const ImportModal = lazy(() => import('../components/import-modal').then((m) => ({ default: m.ImportModal })));
 
-const PAGE_SIZES = ['10', '25', '50', String(LIMITS.trackingsPerPage)];
 
 export default function TrackingsRoute() {
   const [search, setSearch] = useSearchParams();
@@ -87,48 +87,17 @@ export default function TrackingsRoute() {
           </>
         }
       />
-      <Paper p="md" mb="md">
-        <Group align="flex-end" gap="sm">
-          <MultiSelect
-            label="Status"
-            placeholder={status.length ? undefined : 'All statuses'}
-            data={TRACKING_STATUSES.map((s) => ({ value: s, label: STATUS_LABELS[s] }))}
-            value={status}
-            onChange={(v) => {
-              setStatus(v);
-              resetPaging();
-            }}
-            clearable
-            w={{ base: '100%', sm: 300 }}
-          />
-          <MultiSelect
-            label="Courier"
-            placeholder={courier.length ? undefined : 'All couriers'}
-            data={couriers.map((c) => ({ value: c.courier, label: c.name }))}
-            value={courier}
-            onChange={(v) => {
-              setCourier(v);
-              resetPaging();
-            }}
-            clearable
-            w={{ base: '100%', sm: 260 }}
-          />
-          <Select
-            label="Per page"
-            data={PAGE_SIZES}
-            value={String(pageSize)}
-            onChange={(v) => {
-              setPageSize(Number(v ?? LIMITS.trackingsPerPage));
-              resetPaging();
-            }}
-            allowDeselect={false}
-            w={100}
-          />
-          <Button variant="light" leftSection={<IconReload size={16} />} onClick={() => list.refetch()} loading={list.isFetching && !list.isLoading} ml={{ sm: 'auto' }}>
-            Reload
-          </Button>
-        </Group>
-      </Paper>
+      <ListFilters
+        filters={[
+          { label: 'Status', placeholder: 'All statuses', data: TRACKING_STATUSES.map((s) => ({ value: s, label: STATUS_LABELS[s] })), value: status, onChange: setStatus, width: 300 },
+          { label: 'Courier', placeholder: 'All couriers', data: couriers.map((c) => ({ value: c.courier, label: c.name })), value: courier, onChange: setCourier, width: 260 },
+        ]}
+        pageSize={pageSize}
+        onPageSize={setPageSize}
+        onPagingReset={resetPaging}
+        onReload={() => list.refetch()}
+        reloading={list.isFetching && !list.isLoading}
+      />
       <Paper pos="relative" mih={200}>
         <LoadingOverlay visible={list.isLoading} overlayProps={{ blur: 1 }} />
         {!list.isLoading && trackings.length === 0 ? (
