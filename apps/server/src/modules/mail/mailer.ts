@@ -14,6 +14,8 @@ export interface MailMessage {
 
 export interface Mailer {
   readonly mode: 'smtp' | 'outbox';
+  /** About the longest a send can take (its waits summed): what a mail delivery attempt holds its notification for. */
+  readonly sendTimeoutMs: number;
   send(msg: MailMessage): Promise<{ id: string }>;
   close(): void;
 }
@@ -27,6 +29,7 @@ export function createMailer(opts: { smtpUrl?: string; from: string; db: Db; log
     const transport = nodemailer.createTransport(withPool(opts.smtpUrl));
     return {
       mode: 'smtp',
+      sendTimeoutMs: MAIL_SEND_TIMEOUT_MS,
       async send(msg) {
         const info = await transport.sendMail({
           from: opts.from,
@@ -43,6 +46,7 @@ export function createMailer(opts: { smtpUrl?: string; from: string; db: Db; log
   }
   return {
     mode: 'outbox',
+    sendTimeoutMs: 5_000,
     async send(msg) {
       const [row] = await opts.db
         .insert(devOutbox)
@@ -61,7 +65,7 @@ export function createMailer(opts: { smtpUrl?: string; from: string; db: Db; log
  * about their sum, which is what a mail delivery attempt holds its notification for (notifications/delivery.ts).
  */
 const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 };
-export const MAIL_SEND_TIMEOUT_MS = SMTP_TIMEOUTS.connectionTimeout + SMTP_TIMEOUTS.greetingTimeout + SMTP_TIMEOUTS.socketTimeout;
+const MAIL_SEND_TIMEOUT_MS = SMTP_TIMEOUTS.connectionTimeout + SMTP_TIMEOUTS.greetingTimeout + SMTP_TIMEOUTS.socketTimeout;
 
 /** Pooled SMTP connections and bounded waits unless the URL says otherwise. */
 function withPool(url: string): string {

@@ -10,7 +10,6 @@ import { enqueue } from '../../jobs/define.ts';
 import { signatureHeader } from './signing.ts';
 import { UnsafeWebhookUrlError, resolveWebhookTarget } from './ssrf.ts';
 import { postWebhook, type PostResult } from './webhook-client.ts';
-import { MAIL_SEND_TIMEOUT_MS } from '../mail/mailer.ts';
 import { SMS_TIMEOUT_MS } from '../sms/sms.service.ts';
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -32,7 +31,7 @@ export interface JobInfo {
  */
 const LEASE_MARGIN_SECONDS = 30;
 export const leaseSeconds = (ctx: AppContext, channel: 'email' | 'sms' | 'webhook'): number =>
-  (channel === 'email' ? MAIL_SEND_TIMEOUT_MS : channel === 'sms' ? SMS_TIMEOUT_MS : tuning(ctx).webhookTimeoutMs) / 1000 + LEASE_MARGIN_SECONDS;
+  (channel === 'email' ? ctx.mailer.sendTimeoutMs : channel === 'sms' ? SMS_TIMEOUT_MS : tuning(ctx).webhookTimeoutMs) / 1000 + LEASE_MARGIN_SECONDS;
 
 /**
  * Take the notification's lease for this attempt, waiting while another live attempt holds it. False when there is
