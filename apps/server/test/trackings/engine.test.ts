@@ -14,6 +14,8 @@ import { claimDue } from '../../src/modules/trackings/trackings.repository.ts';
 import { EX, add, list } from './fixtures.ts';
 
 const BAD = 'BADNUMBER1';
+/** The carrier answers this one with a checkpoint whose time is no time: writing it fails. */
+const UNWRITABLE = '1ZUNWRITABLE0001';
 let env: TestEnv;
 let user: Awaited<ReturnType<typeof signUp>>;
 const trackCalls: string[][] = [];
@@ -28,8 +30,14 @@ beforeAll(async () => {
     ...real,
     async track(courier, tids) {
       trackCalls.push(tids);
-      const good = await real.track(courier, tids.filter((t) => t !== BAD));
-      return tids.includes(BAD) ? [...good, { ok: false, tid: BAD, courier, error: { kind: 'carrier-down', message: 'HTTP 503' } }] : good;
+      const good = await real.track(courier, tids.filter((t) => t !== BAD && t !== UNWRITABLE));
+      const odd = [
+        ...(tids.includes(BAD) ? [{ ok: false as const, tid: BAD, courier, error: { kind: 'carrier-down' as const, message: 'HTTP 503' } }] : []),
+        ...(tids.includes(UNWRITABLE)
+          ? [{ ok: true as const, tid: UNWRITABLE, courier, status: 'InTransit' as const, checkpoints: [{ status: 'InTransit' as const, location: null, message: 'Scanned', time: 'not a time' }], expected: null, origin: null, destination: null }]
+          : []),
+      ];
+      return [...good, ...odd];
     },
   };
   user = await signUp(env.app);
@@ -121,6 +129,23 @@ describe('refresh engine against the carrier sandbox', () => {
     expect(bad.nextCheckAt!.getTime()).toBeGreaterThan(Date.now());
     // The exception journey in the same UPS calls finished regardless.
     expect((await row(EX.ups.exception)).status).toBe('Exception');
+  });
+
+  it('a result that cannot be written fails alone: its batch is applied one by one instead', async () => {
+    // Both due in the same round, for the same carrier: one batch, whose write fails on the bad checkpoint.
+    const u = await env.ctx.db.select({ id: trackings.userId }).from(trackings).limit(1);
+    const rows = await env.ctx.db
+      .insert(trackings)
+      .values([UNWRITABLE, '1Z5R89390350075699'].map((tid) => ({ userId: u[0]!.id, tid, courier: 'ups', nextCheckAt: new Date(Date.now() - 1000) })))
+      .returning();
+    const good = await eventually(async () => {
+      const t = await row('1Z5R89390350075699');
+      return t.lastCheckedAt ? t : null;
+    });
+    expect(good.status).not.toBe('Pending');
+    const broken = rows.find((r) => r.tid === UNWRITABLE)!;
+    expect(await env.ctx.db.select().from(checkpoints).where(eq(checkpoints.trackingId, broken.id))).toEqual([]);
+    expect((await row(UNWRITABLE)).lastCheckedAt).toBeNull();
   });
 
   it('a number the carrier never finds stays Pending, then expires after the silence limit', async () => {

@@ -1,4 +1,4 @@
-import type { SQL } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.ts';
 import { notifySql, publish } from '../../lib/bus.ts';
 
@@ -21,6 +21,13 @@ export type LiveEvent =
  */
 export function publishLive(db: Queryable, event: LiveEvent): Promise<void> {
   return publish(db, 'live', event);
+}
+
+/** Many events in few statements (the refresh engine's batch), each sent when `db` commits as publishLive's. */
+export async function publishLiveMany(db: Queryable, events: LiveEvent[]): Promise<void> {
+  for (let i = 0; i < events.length; i += 200) {
+    await db.execute(sql`select ${sql.join(events.slice(i, i + 200).map(liveNotifySql), sql`, `)}`);
+  }
 }
 
 /** publishLive as a `pg_notify(...)` call to put in a statement that makes the change. */

@@ -135,7 +135,17 @@ async function queueNotifications(tx: Tx, ctx: AppContext, event: EventRow, rows
  */
 export async function fanOutStatusEvent(tx: Tx, ctx: AppContext, eventId: string): Promise<void> {
   const found = await repo.findEventWithContext(tx, eventId);
-  if (!found) return;
+  if (found) await fanOutFound(tx, ctx, found);
+}
+
+/** fanOutStatusEvent for many events of one transaction (the refresh engine's batch): their context read at once. */
+export async function fanOutStatusEvents(tx: Tx, ctx: AppContext, eventIds: string[]): Promise<void> {
+  if (eventIds.length === 0) return;
+  for (const found of await repo.findEventsWithContext(tx, eventIds)) await fanOutFound(tx, ctx, found);
+}
+
+async function fanOutFound(tx: Tx, ctx: AppContext, found: NonNullable<Awaited<ReturnType<typeof repo.findEventWithContext>>>): Promise<void> {
+  const eventId = found.event.id;
   if (found.shipment) return fanOutShipmentEvent(tx, ctx, eventId, found.event, found.shipment, found.user);
   const { event, tracking, user } = found;
   if (!tracking) return;

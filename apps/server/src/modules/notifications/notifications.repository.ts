@@ -8,15 +8,20 @@ export type NewNotification = typeof notifications.$inferInsert;
 
 /** The event with its tracking (or a company's shipment) and owner, as the fan-out needs them. */
 export async function findEventWithContext(db: Queryable, eventId: string) {
-  const [row] = await db
+  return (await findEventsWithContext(db, [eventId]))[0];
+}
+
+/** Events with their context, in the order of `eventIds` (ids not found are left out). */
+export async function findEventsWithContext(db: Queryable, eventIds: string[]) {
+  const rows = await db
     .select({ event: trackingEvents, tracking: trackings, shipment: shipments, user: users })
     .from(trackingEvents)
     .leftJoin(trackings, eq(trackings.id, trackingEvents.trackingId))
     .leftJoin(shipments, eq(shipments.id, trackingEvents.shipmentId))
     .innerJoin(users, eq(users.id, trackingEvents.userId))
-    .where(eq(trackingEvents.id, eventId))
-    .limit(1);
-  return row;
+    .where(inArray(trackingEvents.id, eventIds));
+  const byId = new Map(rows.map((r) => [r.event.id, r]));
+  return eventIds.flatMap((id) => byId.get(id) ?? []);
 }
 
 /** Insert the rows that are new; (event, channel, recipient) is unique, so a repeat inserts nothing. */

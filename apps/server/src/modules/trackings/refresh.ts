@@ -1,13 +1,15 @@
-import type { TrackingStatus } from '@shiptrail/contract';
+import { randomUUID } from 'node:crypto';
+import type { Checkpoint, TrackingStatus } from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
 import { mapConcurrent } from '../../lib/concurrency.ts';
-import { isCourierSlug, type CourierSlug, type TrackResult } from '../carriers/carriers.service.ts';
+import { isCourierSlug, type CourierSlug, type NormalizedCheckpoint, type TrackResult } from '../carriers/carriers.service.ts';
 import { carriersOf, sandboxPaceOf, sandboxPollIntervalMs } from '../carriers/carriers.service.ts';
 import { recordStatusChange } from './events.ts';
 import * as repo from './trackings.repository.ts';
 import { backoffMs, expireAfterMs, isFinal, nextCheckDelayMs, type ScheduleMode } from './schedule.ts';
 import { checkpointJson, fingerprint, parseExpected } from './views.ts';
-import { publishLive } from '../live/live.service.ts';
+import { publishLive, publishLiveMany, type LiveEvent } from '../live/live.service.ts';
+import { fanOutStatusEvents } from '../notifications/notifications.service.ts';
 import { startTickLoop } from '../../lib/tick-loop.ts';
 import { scanToStatusSeconds, trackingUpdates } from '../../lib/metrics.ts';
 
@@ -36,6 +38,11 @@ export const CLAIM_BATCH = 500;
  * a list request's p99 at 305 ms with 8 and 81 ms with 2 while a refresh ran, and 111 trackings/s with 2 against 107).
  */
 const applyConcurrency = (ctx: AppContext) => (ctx.database.kind === 'pglite' ? 2 : 8);
+/**
+ * Results applied together in one transaction (applyBatch). On PGlite a transaction holds the database for its whole
+ * length, so its batches stay small enough that a user's request waits tens of milliseconds at most.
+ */
+const applyBatchSize = (ctx: AppContext) => (ctx.database.kind === 'pglite' ? 50 : 200);
 
 export interface RefreshStats {
   fetched: number;
@@ -115,139 +122,235 @@ async function refreshLeased(ctx: AppContext, due: repo.DueTracking[], done: (id
       }
       const byTid = new Map(results.map((r) => [r.tid, r]));
       const mode = modeOf(ctx, courier);
-      await mapConcurrent(items, applyConcurrency(ctx), async (item) => {
-        const r = byTid.get(item.tid) ?? { ok: false as const, tid: item.tid, courier, error: { kind: 'malformed' as const, message: 'The carrier returned no result for this number' } };
+      const resultOf = (item: repo.DueTracking): TrackResult =>
+        byTid.get(item.tid) ?? { ok: false, tid: item.tid, courier, error: { kind: 'malformed', message: 'The carrier returned no result for this number' } };
+      const size = applyBatchSize(ctx);
+      for (let i = 0; i < items.length; i += size) {
+        const chunk = items.slice(i, i + size).map((item) => ({ item, r: resultOf(item) }));
         try {
-          const changed = await applyResult(ctx, item.id, r, mode);
-          stats.fetched++;
-          if (changed) stats.changed++;
-          if (!r.ok) stats.failed++;
+          const changed = await applyBatch(ctx, chunk.map(({ item, r }) => ({ id: item.id, r })), mode);
+          stats.fetched += chunk.length;
+          stats.changed += changed.size;
+          stats.failed += chunk.filter(({ r }) => !r.ok).length;
+          for (const { item } of chunk) done(item.id);
         } catch (err) {
-          // One tracking failing to apply must not stop the batch; its lease brings it back later.
-          stats.failed++;
-          ctx.log.error({ err, trackingId: item.id }, 'applying a carrier result failed');
-        } finally {
-          done(item.id);
+          // Nothing of the batch was written: apply its results one by one, so only a bad one fails.
+          ctx.log.warn({ err, courier, trackings: chunk.length }, 'applying a batch of carrier results failed; applying them one by one');
+          await applyOneByOne(ctx, chunk, mode, stats, done);
         }
-      });
+      }
     }),
   );
   return stats;
 }
 
+async function applyOneByOne(ctx: AppContext, chunk: Array<{ item: repo.DueTracking; r: TrackResult }>, mode: ScheduleMode, stats: RefreshStats, done: (id: string) => void): Promise<void> {
+  await mapConcurrent(chunk, applyConcurrency(ctx), async ({ item, r }) => {
+    try {
+      const changed = await applyResult(ctx, item.id, r, mode);
+      stats.fetched++;
+      if (changed) stats.changed++;
+      if (!r.ok) stats.failed++;
+    } catch (err) {
+      // One tracking failing to apply must not stop the batch; its lease brings it back later.
+      stats.failed++;
+      ctx.log.error({ err, trackingId: item.id }, 'applying a carrier result failed');
+    } finally {
+      done(item.id);
+    }
+  });
+}
+
+/** What applying a carrier result does to one tracking, decided on its locked row. */
+interface Outcome {
+  /** Columns to write, or null. */
+  update: Partial<repo.NewTracking> | null;
+  /** The status change to record (event, notifications, live update), or null. */
+  change: { to: TrackingStatus; checkpoint: Checkpoint | null } | null;
+  /** New checkpoints under the same status: open screens are told (a status change announces itself). */
+  announce: boolean;
+  /** Counted in shiptrail_tracking_updates_total (new checkpoints or a new status from the carrier). */
+  counted: boolean;
+}
+const NOTHING: Outcome = { update: null, change: null, announce: false, counted: false };
+/** Either the outcome, or the checkpoints to insert first and the outcome given how many of them were new. */
+type Step = { done: Outcome } | { insert: repo.NewCheckpoint[]; then: (added: number) => Outcome };
+type Locked = { t: repo.TrackingRow; pushed: boolean };
+
+const checkpointRow = (trackingId: string) => (c: NormalizedCheckpoint): repo.NewCheckpoint => ({
+  trackingId,
+  status: c.status,
+  location: c.location,
+  message: c.message,
+  time: new Date(c.time),
+  fingerprint: fingerprint(c),
+});
+
 /**
- * Apply one carrier result to one tracking, idempotently: checkpoints merge by fingerprint, and a status
- * event is written only when the locked row's status differs. Returns whether the status changed.
+ * Decide what a carrier result does to a tracking, idempotently: checkpoints merge by fingerprint, and a status
+ * changes only when the locked row's status differs. Pure: the one-result path (applyResult) and the batch path
+ * (applyBatch) write what it decides. Null when there is nothing to do.
+ */
+function planApply(ctx: AppContext, locked: Locked | undefined, r: TrackResult, baseMode: ScheduleMode, source: UpdateSource, now: Date): Step | null {
+  const t = locked?.t;
+  // Deleted, marked delivered or expired while the carrier was being asked: nothing to do.
+  if (!locked || !t || t.nextCheckAt === null || isFinal(t.status)) return null;
+  const done = (o: Partial<Outcome>): Step => ({ done: { ...NOTHING, ...o } });
+  const expired = (lastData: Date | null) => now.getTime() - (lastData ?? t.createdAt).getTime() > expireAfterMs();
+  // A number the carrier pushes is polled less often: the poll is the backstop (schedule.ts).
+  const mode: ScheduleMode = { ...baseMode, pushed: source === 'push' || (locked.pushed && carriersOf(ctx).push(t.courier as CourierSlug) !== null) };
+  const lastPushedAt = source === 'push' ? now : t.lastPushedAt;
+  // A push that changed nothing still shows the carrier pushes this number (`pushed`, `lastHeardAt`): only that
+  // time is written, nothing a user or a notification sees.
+  const heardByPush: Outcome = { ...NOTHING, update: { lastPushedAt: now } };
+
+  if (r.ok) {
+    const storedNewest = storedCheckpointTime(t.lastCheckPoint);
+    const responseNewest = r.checkpoints.reduce<number | null>((m, c) => Math.max(m ?? -Infinity, Date.parse(c.time)), null);
+    // One pushed event older than what is stored (UPS sends one call per scan, and calls can cross): it joins the
+    // history but moves no status.
+    if (r.partial && storedNewest !== null && responseNewest !== null && responseNewest < storedNewest) {
+      return {
+        insert: r.checkpoints.map(checkpointRow(t.id)),
+        then: (added) => (added > 0 ? { ...NOTHING, update: { lastPushedAt, lastCarrierDataAt: now, updatedAt: now }, announce: true } : NOTHING),
+      };
+    }
+    // An older picture than the one stored (a carrier replica or cache behind the one read before, a late
+    // pushed call, or a sandbox that lost its clock): it adds nothing and moves no status, so a parcel never goes
+    // back a step and nobody is told "In Transit" twice. Only the next check is scheduled (a push changes nothing).
+    if (storedNewest !== null && (responseNewest === null || responseNewest < storedNewest)) {
+      if (source === 'push') return { done: heardByPush };
+      if (expired(t.lastCarrierDataAt)) {
+        return done({ update: { status: 'Expired', nextCheckAt: null, lastCheckedAt: now, failures: 0, lastError: null, updatedAt: now }, change: { to: 'Expired', checkpoint: null } });
+      }
+      const delay = nextCheckDelayMs(t.status as TrackingStatus, mode) ?? backoffMs(0, mode);
+      return done({ update: { lastCheckedAt: now, failures: 0, lastError: null, nextCheckAt: new Date(now.getTime() + delay) } });
+    }
+    // Carriers list newest first, and events of the same second keep that order (a Canada Post delivery and
+    // its signature scan share one). Inserted oldest first, ids grow with the carrier's order, so reading
+    // "time desc, id desc" shows a same-second pair as the carrier did; events first seen on a later fetch
+    // are newer and get higher ids too.
+    return {
+      insert: [...r.checkpoints].reverse().map(checkpointRow(t.id)),
+      then: (added) => {
+        const incoming: TrackingStatus = r.keepStatus ? (t.status as TrackingStatus) : r.status;
+        // A pushed event already known (a carrier's retry, a crossed poll): nothing to do, nobody told twice.
+        if (source === 'push' && added === 0 && incoming === t.status) return heardByPush;
+        const lastCarrierDataAt = added > 0 ? now : t.lastCarrierDataAt;
+        let status: TrackingStatus = incoming;
+        if (added === 0 && status === t.status && expired(lastCarrierDataAt)) status = 'Expired';
+        const newest = r.checkpoints[0] ? checkpointJson(r.checkpoints[0]) : null;
+        const delay = nextCheckDelayMs(status, mode);
+        const origin = r.origin ?? t.origin;
+        const destination = r.destination ?? t.destination;
+        // One pushed event says nothing of the estimate: it stays.
+        const expected = status === 'Delivered' ? null : r.partial ? t.expected : parseExpected(r.expected);
+        const visible = added > 0 || status !== t.status || origin !== t.origin || destination !== t.destination || expected?.getTime() !== t.expected?.getTime();
+        const changed = status !== t.status;
+        return {
+          update: {
+            status,
+            origin,
+            destination,
+            expected,
+            ...(newest ? { lastCheckPoint: newest } : {}),
+            ...(source === 'poll' ? { lastCheckedAt: now } : { lastPushedAt }),
+            lastCarrierDataAt,
+            failures: 0,
+            lastError: null,
+            nextCheckAt: delay === null ? null : new Date(now.getTime() + delay),
+            ...(visible ? { updatedAt: now } : {}),
+          },
+          change: changed ? { to: status, checkpoint: newest } : null,
+          announce: added > 0 && !changed,
+          counted: added > 0 || changed,
+        };
+      },
+    };
+  }
+
+  if (r.error.kind === 'not-found') {
+    // Normal for a few hours after a label is printed; only a long silence makes it Expired.
+    if (expired(t.lastCarrierDataAt)) {
+      return done({ update: { status: 'Expired', nextCheckAt: null, lastCheckedAt: now, lastError: r.error.message, updatedAt: now }, change: { to: 'Expired', checkpoint: null } });
+    }
+    const delay = nextCheckDelayMs(t.status as TrackingStatus, mode) ?? backoffMs(0, mode);
+    return done({ update: { lastCheckedAt: now, lastError: r.error.message, nextCheckAt: new Date(now.getTime() + delay) } });
+  }
+
+  // Carrier down, throttled, credentials refused, unreadable reply: back off, keep the status.
+  const failures = t.failures + 1;
+  return done({
+    update: { lastCheckedAt: now, failures, lastError: `${r.error.kind}: ${r.error.message}`.slice(0, 500), nextCheckAt: new Date(now.getTime() + backoffMs(failures, mode, r.error.retryAfterMs)) },
+  });
+}
+
+/** Metrics of one applied outcome. */
+function observe(t: repo.TrackingRow, o: Outcome, source: UpdateSource, now: Date): void {
+  if (o.counted) trackingUpdates.inc({ carrier: t.courier, source });
+  const cp = o.change?.checkpoint;
+  if (cp) scanToStatusSeconds.observe({ source }, Math.max(0, (now.getTime() - Date.parse(cp.time)) / 1000));
+}
+
+/**
+ * Apply one carrier result to one tracking (a push, the refresh job, or a batch that failed as a whole), in its own
+ * transaction. Returns whether the status changed.
  */
 export async function applyResult(ctx: AppContext, trackingId: string, r: TrackResult, baseMode: ScheduleMode, source: UpdateSource = 'poll'): Promise<boolean> {
   return ctx.db.transaction(async (tx) => {
     const now = ctx.now();
     const locked = await repo.lockForApply(tx, trackingId, now);
-    const t = locked?.t;
-    // Deleted, marked delivered or expired while the carrier was being asked: nothing to do.
-    if (!t || t.nextCheckAt === null || isFinal(t.status)) return false;
-    const expired = (lastData: Date | null) => now.getTime() - (lastData ?? t.createdAt).getTime() > expireAfterMs();
-    // A number the carrier pushes is polled less often: the poll is the backstop (schedule.ts).
-    const mode: ScheduleMode = { ...baseMode, pushed: source === 'push' || (locked.pushed && carriersOf(ctx).push(t.courier as CourierSlug) !== null) };
-    const lastPushedAt = source === 'push' ? now : t.lastPushedAt;
-
-    if (r.ok) {
-      const storedNewest = storedCheckpointTime(t.lastCheckPoint);
-      const responseNewest = r.checkpoints.reduce<number | null>((m, c) => Math.max(m ?? -Infinity, Date.parse(c.time)), null);
-      // One pushed event older than what is stored (UPS sends one call per scan, and calls can cross): it joins the
-      // history but moves no status.
-      if (r.partial && storedNewest !== null && responseNewest !== null && responseNewest < storedNewest) {
-        const added = await repo.insertCheckpoints(tx, r.checkpoints.map((c) => ({ trackingId: t.id, status: c.status, location: c.location, message: c.message, time: new Date(c.time), fingerprint: fingerprint(c) })));
-        if (added > 0) {
-          await repo.updateTracking(tx, t.id, { lastPushedAt, lastCarrierDataAt: now, updatedAt: now });
-          await publishLive(tx, { kind: 'tracking', accountId: t.userId, trackingId: t.id, tid: t.tid, status: t.status as TrackingStatus, statusChanged: false });
-        }
-        return false;
-      }
-      // An older picture than the one stored (a carrier replica or cache behind the one read before, a late
-      // pushed call, or a sandbox that lost its clock): it adds nothing and moves no status, so a parcel never goes
-      // back a step and nobody is told "In Transit" twice. Only the next check is scheduled (a push changes nothing).
-      if (storedNewest !== null && (responseNewest === null || responseNewest < storedNewest)) {
-        if (source === 'push') return (await heardByPush(tx, t.id, now), false);
-        if (expired(t.lastCarrierDataAt)) {
-          await repo.updateTracking(tx, t.id, { status: 'Expired', nextCheckAt: null, lastCheckedAt: now, failures: 0, lastError: null, updatedAt: now });
-          return (await recordStatusChange(tx, ctx, t, 'Expired', null)) !== null;
-        }
-        const delay = nextCheckDelayMs(t.status as TrackingStatus, mode) ?? backoffMs(0, mode);
-        await repo.updateTracking(tx, t.id, { lastCheckedAt: now, failures: 0, lastError: null, nextCheckAt: new Date(now.getTime() + delay) });
-        return false;
-      }
-      // Carriers list newest first, and events of the same second keep that order (a Canada Post delivery and
-      // its signature scan share one). Inserted oldest first, ids grow with the carrier's order, so reading
-      // "time desc, id desc" shows a same-second pair as the carrier did; events first seen on a later fetch
-      // are newer and get higher ids too.
-      const added = await repo.insertCheckpoints(
-        tx,
-        [...r.checkpoints].reverse().map((c) => ({ trackingId: t.id, status: c.status, location: c.location, message: c.message, time: new Date(c.time), fingerprint: fingerprint(c) })),
-      );
-      const incoming: TrackingStatus = r.keepStatus ? (t.status as TrackingStatus) : r.status;
-      // A pushed event already known (a carrier's retry, a crossed poll): nothing to do, nobody told twice.
-      if (source === 'push' && added === 0 && incoming === t.status) return (await heardByPush(tx, t.id, now), false);
-      const lastCarrierDataAt = added > 0 ? now : t.lastCarrierDataAt;
-      let status: TrackingStatus = incoming;
-      if (added === 0 && status === t.status && expired(lastCarrierDataAt)) status = 'Expired';
-      const newest = r.checkpoints[0] ? checkpointJson(r.checkpoints[0]) : null;
-      const delay = nextCheckDelayMs(status, mode);
-      const origin = r.origin ?? t.origin;
-      const destination = r.destination ?? t.destination;
-      // One pushed event says nothing of the estimate: it stays.
-      const expected = status === 'Delivered' ? null : r.partial ? t.expected : parseExpected(r.expected);
-      const visible = added > 0 || status !== t.status || origin !== t.origin || destination !== t.destination || expected?.getTime() !== t.expected?.getTime();
-      await repo.updateTracking(tx, t.id, {
-        status,
-        origin,
-        destination,
-        expected,
-        ...(newest ? { lastCheckPoint: newest } : {}),
-        ...(source === 'poll' ? { lastCheckedAt: now } : { lastPushedAt }),
-        lastCarrierDataAt,
-        failures: 0,
-        lastError: null,
-        nextCheckAt: delay === null ? null : new Date(now.getTime() + delay),
-        ...(visible ? { updatedAt: now } : {}),
-      });
-      // New checkpoints under the same status: open screens show them too (a status change announces itself).
-      if (added > 0 && status === t.status) await publishLive(tx, { kind: 'tracking', accountId: t.userId, trackingId: t.id, tid: t.tid, status, statusChanged: false });
-      const changed = (await recordStatusChange(tx, ctx, t, status, newest)) !== null;
-      if (added > 0 || changed) trackingUpdates.inc({ carrier: t.courier, source });
-      if (changed && newest) scanToStatusSeconds.observe({ source }, Math.max(0, (now.getTime() - Date.parse(newest.time)) / 1000));
-      return changed;
-    }
-
-    if (r.error.kind === 'not-found') {
-      // Normal for a few hours after a label is printed; only a long silence makes it Expired.
-      if (expired(t.lastCarrierDataAt)) {
-        await repo.updateTracking(tx, t.id, { status: 'Expired', nextCheckAt: null, lastCheckedAt: now, lastError: r.error.message, updatedAt: now });
-        return (await recordStatusChange(tx, ctx, t, 'Expired', null)) !== null;
-      }
-      const delay = nextCheckDelayMs(t.status as TrackingStatus, mode) ?? backoffMs(0, mode);
-      await repo.updateTracking(tx, t.id, { lastCheckedAt: now, lastError: r.error.message, nextCheckAt: new Date(now.getTime() + delay) });
-      return false;
-    }
-
-    // Carrier down, throttled, credentials refused, unreadable reply: back off, keep the status.
-    const failures = t.failures + 1;
-    await repo.updateTracking(tx, t.id, {
-      lastCheckedAt: now,
-      failures,
-      lastError: `${r.error.kind}: ${r.error.message}`.slice(0, 500),
-      nextCheckAt: new Date(now.getTime() + backoffMs(failures, mode, r.error.retryAfterMs)),
-    });
-    return false;
+    const step = planApply(ctx, locked, r, baseMode, source, now);
+    if (!step || !locked) return false;
+    const o = 'done' in step ? step.done : step.then(await repo.insertCheckpoints(tx, step.insert));
+    const t = locked.t;
+    if (o.update) await repo.updateTracking(tx, t.id, o.update);
+    if (o.announce) await publishLive(tx, { kind: 'tracking', accountId: t.userId, trackingId: t.id, tid: t.tid, status: (o.update?.status ?? t.status) as TrackingStatus, statusChanged: false });
+    if (o.change) await recordStatusChange(tx, ctx, t, o.change.to, o.change.checkpoint);
+    observe(t, o, source, now);
+    return o.change !== null;
   });
 }
 
 /**
- * A push that changed nothing still shows the carrier pushes this number (`pushed`, `lastHeardAt`): only that
- * time is written, nothing a user or a notification sees.
+ * Apply the polled results of many trackings in one transaction, set-based: one statement locks them, one inserts
+ * every new checkpoint, one writes every row, one records every status change, their notifications are fanned out
+ * together and one statement tells the open screens. The decisions are applyResult's (planApply). Throws if any
+ * write fails, having written nothing: the caller then applies the results one by one, so one bad number never
+ * holds back the others. Returns the trackings whose status changed.
  */
-async function heardByPush(tx: Parameters<typeof repo.updateTracking>[0], id: string, now: Date): Promise<void> {
-  await repo.updateTracking(tx, id, { lastPushedAt: now });
+async function applyBatch(ctx: AppContext, items: Array<{ id: string; r: TrackResult }>, mode: ScheduleMode): Promise<Set<string>> {
+  return ctx.db.transaction(async (tx) => {
+    const now = ctx.now();
+    const locked = await repo.lockManyForApply(tx, items.map((i) => i.id), now);
+    const steps = items.flatMap((i) => {
+      const l = locked.get(i.id);
+      const step = planApply(ctx, l, i.r, mode, 'poll', now);
+      return step && l ? [{ l, step }] : [];
+    });
+    const added = await repo.insertCheckpointsCounted(tx, steps.flatMap(({ step }) => ('insert' in step ? step.insert : [])));
+    const applied = steps.map(({ l, step }) => ({ t: l.t, o: 'done' in step ? step.done : step.then(added.get(l.t.id) ?? 0) }));
+
+    await repo.updateApplied(
+      tx,
+      applied.filter(({ o }) => o.update).map(({ t, o }) => ({ ...pickApplied(t), ...(o.update as Partial<repo.AppliedColumns>), id: t.id })),
+    );
+    const changes = applied.filter(({ o }) => o.change).map(({ t, o }) => ({ t, to: o.change!.to, checkpoint: o.change!.checkpoint, eventId: randomUUID() }));
+    await repo.insertEvents(tx, changes.map((c) => ({ id: c.eventId, trackingId: c.t.id, userId: c.t.userId, fromStatus: c.t.status, toStatus: c.to, checkpoint: c.checkpoint, createdAt: now })));
+    await fanOutStatusEvents(tx, ctx, changes.map((c) => c.eventId));
+    const live: LiveEvent[] = applied.flatMap(({ t, o }): LiveEvent[] =>
+      o.change || o.announce ? [{ kind: 'tracking', accountId: t.userId, trackingId: t.id, tid: t.tid, status: o.change?.to ?? ((o.update?.status ?? t.status) as TrackingStatus), statusChanged: o.change !== null }] : [],
+    );
+    await publishLiveMany(tx, live);
+    for (const { t, o } of applied) observe(t, o, 'poll', now);
+    return new Set(changes.map((c) => c.t.id));
+  });
+}
+
+/** The columns a result may change, as the locked row has them. */
+function pickApplied(t: repo.TrackingRow): repo.AppliedColumns {
+  const { id, status, origin, destination, expected, lastCheckPoint, nextCheckAt, lastCheckedAt, lastCarrierDataAt, lastPushedAt, failures, lastError, updatedAt } = t;
+  return { id, status, origin, destination, expected, lastCheckPoint, nextCheckAt, lastCheckedAt, lastCarrierDataAt, lastPushedAt, failures, lastError, updatedAt };
 }
 
 /** The time of the stored newest checkpoint (lastCheckPoint JSON), or null when there is none. */

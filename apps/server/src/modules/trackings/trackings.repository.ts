@@ -20,16 +20,46 @@ export async function lockById(db: Queryable, id: string): Promise<TrackingRow |
 }
 /** lockById, and whether the carrier pushes this number now (a live subscription), in one statement. */
 export async function lockForApply(db: Queryable, id: string, now: Date): Promise<{ t: TrackingRow; pushed: boolean } | undefined> {
-  const [r] = await db
+  return (await lockManyForApply(db, [id], now)).get(id);
+}
+
+/** lockForApply for many trackings at once, locked in id order (two batches never wait on each other crosswise). */
+export async function lockManyForApply(db: Queryable, ids: string[], now: Date): Promise<Map<string, { t: TrackingRow; pushed: boolean }>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
     .select({
       t: trackings,
       pushed: sql<boolean>`exists (select 1 from ${carrierSubscriptions} s where s.courier = ${trackings.courier} and s.tid = ${trackings.tid} and s.state = 'active' and s.expires_at > ${now})`,
     })
     .from(trackings)
-    .where(eq(trackings.id, id))
-    .for('update', { of: trackings })
-    .limit(1);
-  return r;
+    .where(inArray(trackings.id, ids))
+    .orderBy(trackings.id)
+    .for('update', { of: trackings });
+  return new Map(rows.map((r) => [r.t.id, r]));
+}
+
+/** The columns a carrier result may change, with the value each tracking gets (its own value when unchanged). */
+export type AppliedColumns = Pick<
+  TrackingRow,
+  'id' | 'status' | 'origin' | 'destination' | 'expected' | 'lastCheckPoint' | 'nextCheckAt' | 'lastCheckedAt' | 'lastCarrierDataAt' | 'lastPushedAt' | 'failures' | 'lastError' | 'updatedAt'
+>;
+
+/** Write the applied columns of many trackings in one statement (the refresh engine's batch). */
+export async function updateApplied(db: Queryable, rows: AppliedColumns[]): Promise<void> {
+  if (rows.length === 0) return;
+  const iso = (d: Date | null) => (d ? d.toISOString() : null);
+  const values = rows.map(
+    (r) =>
+      sql`(${r.id}::uuid, ${r.status}, ${r.origin}, ${r.destination}, ${iso(r.expected)}::timestamptz, ${r.lastCheckPoint === null || r.lastCheckPoint === undefined ? null : JSON.stringify(r.lastCheckPoint)}::jsonb,
+           ${iso(r.nextCheckAt)}::timestamptz, ${iso(r.lastCheckedAt)}::timestamptz, ${iso(r.lastCarrierDataAt)}::timestamptz, ${iso(r.lastPushedAt)}::timestamptz,
+           ${r.failures}::int, ${r.lastError}::text, ${iso(r.updatedAt)}::timestamptz)`,
+  );
+  await db.execute(sql`
+    update ${trackings} t set status = v.status, origin = v.origin, destination = v.destination, expected = v.expected, last_checkpoint = v.last_checkpoint,
+      next_check_at = v.next_check_at, last_checked_at = v.last_checked_at, last_carrier_data_at = v.last_carrier_data_at, last_pushed_at = v.last_pushed_at,
+      failures = v.failures, last_error = v.last_error, updated_at = v.updated_at
+    from (values ${sql.join(values, sql`, `)}) as v(id, status, origin, destination, expected, last_checkpoint, next_check_at, last_checked_at, last_carrier_data_at, last_pushed_at, failures, last_error, updated_at)
+    where t.id = v.id`);
 }
 export async function lockByTid(db: Queryable, userId: string, tid: string): Promise<TrackingRow | undefined> {
   const [t] = await db.select().from(trackings).where(and(eq(trackings.userId, userId), eq(trackings.tid, tid))).for('update').limit(1);
@@ -150,9 +180,16 @@ export async function checkpointsFor(db: Queryable, trackingIds: string[]): Prom
 
 /** Insert checkpoints not seen before (fingerprint unique per tracking); returns how many were new. */
 export async function insertCheckpoints(db: Queryable, rows: NewCheckpoint[]): Promise<number> {
-  if (rows.length === 0) return 0;
-  const r = await db.insert(checkpoints).values(rows).onConflictDoNothing().returning({ id: checkpoints.id });
-  return r.length;
+  return (await insertCheckpointsCounted(db, rows)).get(rows[0]?.trackingId ?? '') ?? 0;
+}
+
+/** Insert checkpoints of many trackings (in the order given, so ids follow it); the new ones counted per tracking. */
+export async function insertCheckpointsCounted(db: Queryable, rows: NewCheckpoint[]): Promise<Map<string, number>> {
+  const added = new Map<string, number>();
+  if (rows.length === 0) return added;
+  const r = await db.insert(checkpoints).values(rows).onConflictDoNothing().returning({ trackingId: checkpoints.trackingId });
+  for (const { trackingId } of r) added.set(trackingId, (added.get(trackingId) ?? 0) + 1);
+  return added;
 }
 export async function deleteCheckpoints(db: Queryable, trackingId: string): Promise<void> {
   await db.delete(checkpoints).where(eq(checkpoints.trackingId, trackingId));
@@ -161,6 +198,11 @@ export async function deleteCheckpoints(db: Queryable, trackingId: string): Prom
 export async function insertEvent(db: Queryable, v: typeof trackingEvents.$inferInsert): Promise<string> {
   const [e] = await db.insert(trackingEvents).values(v).returning({ id: trackingEvents.id });
   return e!.id;
+}
+
+/** Insert many status events; each row carries its id. */
+export async function insertEvents(db: Queryable, rows: Array<typeof trackingEvents.$inferInsert & { id: string }>): Promise<void> {
+  if (rows.length > 0) await db.insert(trackingEvents).values(rows);
 }
 
 // ------------------------------------------------------------------ refresh engine
