@@ -336,7 +336,7 @@ async function refreshBench(kind: string, databaseUrl: string | undefined, out: 
         'list 10 p50 / p99 ms, engine running': `${pct(busy, 50)} / ${pct(busy, 99)}`,
         'event loop delay p99 / max ms': `${Math.round(loop.percentile(99) / 1e6)} / ${Math.round(loop.max / 1e6)}`,
       },
-      note: 'raw = the carrier client against the sandbox, no database; engine = claim + fetch + merge checkpoints + status event and notifications + schedule, a carrier's results applied set-based, 200 to a transaction (50 on PGlite); list 10 = a user listing 10 trackings over HTTP one request at a time, idle and while the engine runs',
+      note: 'raw = the carrier client against the sandbox, no database; engine = claim + fetch + merge checkpoints + status event and notifications + schedule, results of each carrier batch applied set-based, 200 to a transaction (50 on PGlite); list 10 = a user listing 10 trackings over HTTP one request at a time, idle and while the engine runs',
     });
     log(kind, `refresh engine ${engine}/s, sandbox raw ${rawRate}/s`);
   } finally {
