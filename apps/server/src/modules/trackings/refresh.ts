@@ -360,20 +360,32 @@ function storedCheckpointTime(stored: unknown): number | null {
   return Number.isFinite(ms) ? ms : null;
 }
 
-/** One scheduler round: claim and refresh due trackings until none are due (or the batch ran short). */
+/**
+ * Claim-and-refresh loops a round runs side by side: on PostgreSQL one loop asks the carriers while the other writes
+ * (claims are disjoint, so they never take the same tracking); on PGlite one, so the embedded database stays free
+ * for users' requests between batches.
+ */
+const pipelines = (ctx: AppContext) => (ctx.database.kind === 'pglite' ? 1 : 2);
+
+/** One scheduler round: claim and refresh due trackings until none are due (or a claim ran short). */
 export async function runDueRefreshes(ctx: AppContext, batch = CLAIM_BATCH): Promise<RefreshStats> {
   const total: RefreshStats = { fetched: 0, changed: 0, failed: 0 };
-  for (;;) {
-    const now = ctx.now();
-    const leaseUntil = new Date(now.getTime() + LEASE_MS);
-    const due = await repo.claimDue(ctx.db, now, leaseUntil, batch);
-    if (due.length === 0) break;
-    const s = await refreshTrackings(ctx, due, leaseUntil);
-    total.fetched += s.fetched;
-    total.changed += s.changed;
-    total.failed += s.failed;
-    if (due.length < batch) break;
-  }
+  const n = pipelines(ctx);
+  const each = Math.max(1, Math.ceil(batch / n));
+  const loop = async () => {
+    for (;;) {
+      const now = ctx.now();
+      const leaseUntil = new Date(now.getTime() + LEASE_MS);
+      const due = await repo.claimDue(ctx.db, now, leaseUntil, each);
+      if (due.length === 0) break;
+      const s = await refreshTrackings(ctx, due, leaseUntil);
+      total.fetched += s.fetched;
+      total.changed += s.changed;
+      total.failed += s.failed;
+      if (due.length < each) break;
+    }
+  };
+  await Promise.all(Array.from({ length: n }, loop));
   return total;
 }
 
