@@ -255,9 +255,12 @@ test('select shipments and print their labels: one PDF, the print dialog on load
   // The frame loaded the PDF (the CSP allows it) and the page asked for the print dialog.
   await expect(frame).toHaveAttribute('data-print-requested', 'true');
   await expect(owner.getByText('Could not make the labels')).toHaveCount(0);
-  await shot(owner, 'print-desktop');
-  // Headless Chromium's print preview of a PDF frame takes the tab down on the next navigation; the rest of
-  // the journey goes on in a fresh tab of the same session.
+  // Headless Chromium's print preview of a PDF frame takes the tab down, on the next navigation or (one CI run)
+  // already while the screenshot waited: everything above is checked by then, so only that crash is let through.
+  await shot(owner, 'print-desktop').catch((err: Error) => {
+    if (!/Page crashed|Target page, context or browser has been closed/.test(err.message)) throw err;
+  });
+  // The rest of the journey goes on in a fresh tab of the same session.
   const printed = owner;
   owner = await printed.context().newPage();
   await printed.close().catch(() => undefined);
