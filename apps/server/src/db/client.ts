@@ -70,7 +70,7 @@ async function migrateUnderLock(pool: pg.Pool): Promise<void> {
 
 /**
  * PGlite runs in this thread and answers without I/O, so a query's promise settles as a microtask: while many
- * callers keep it busy (the refresh engine applies 32 results at once) the microtask queue never empties, and
+ * callers keep it busy (the refresh engine applied 32 results at once) the microtask queue never empties, and
  * timers and sockets wait for the whole burst. The bench measured a user's request waiting 4 s behind a refresh
  * batch. Every top-level query or transaction takes PGlite's turn through `_runExclusiveTransaction`; waiting one
  * macrotask (setImmediate) before it lets the event loop serve I/O between turns. Statements inside a transaction

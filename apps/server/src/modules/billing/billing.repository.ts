@@ -62,6 +62,10 @@ export async function insertEntryOnce(db: Queryable, e: { userId: string; amount
  * the user) take FOR KEY SHARE, which FOR UPDATE would block while that credit holds the balance row, a
  * deadlock PostgreSQL reported under racing charges, credits and recharges.
  */
+export async function lockAccount(tx: Tx, userId: string): Promise<void> {
+  await tx.execute(sql`select 1 from ${users} where ${users.id} = ${userId} for no key update`);
+}
+
 export interface ChargeOutcome {
   /** (kind, ref) was booked before: nothing was done. */
   duplicate: boolean;
@@ -96,6 +100,7 @@ export async function chargeOnce(tx: Tx, e: { userId: string; cents: number; kin
       from ins where b.user_id = ins.user_id
       returning b.balance_cents < case when b.auto_recharge_cents > 0 and b.payment_method_token is not null then b.minimum_balance_cents else ${lowDefaultCents} end as low
     ), live as (
+      -- Counted below: PostgreSQL runs a SELECT in WITH only when something reads it.
       select ${liveNotifySql({ kind: 'balance', accountId: e.userId })} from bal
     )
     select (select d from dup) as duplicate, coalesce((select balance_cents from acct), 0) as balance,
@@ -103,11 +108,6 @@ export async function chargeOnce(tx: Tx, e: { userId: string; cents: number; kin
   const row = rowsOf<Row>(r)[0]!;
   return { duplicate: row.duplicate, balanceCents: Number(row.balance), booked: row.booked, low: row.low === true };
 }
-
-export async function lockAccount(tx: Tx, userId: string): Promise<void> {
-  await tx.execute(sql`select 1 from ${users} where ${users.id} = ${userId} for no key update`);
-}
-
 
 export async function insertEntries(tx: Tx, rows: Array<{ userId: string; amountCents: number; kind: string; ref: string; description: string }>): Promise<void> {
   if (!rows.length) return;

@@ -30,22 +30,23 @@ export interface JobInfo {
  * killed mid-attempt leaves a lease that simply runs out.
  */
 const LEASE_MARGIN_SECONDS = 30;
-export const leaseSeconds = (ctx: AppContext, channel: 'email' | 'sms' | 'webhook'): number =>
+const leaseSeconds = (ctx: AppContext, channel: 'email' | 'sms' | 'webhook'): number =>
   (channel === 'email' ? ctx.mailer.sendTimeoutMs : channel === 'sms' ? SMS_TIMEOUT_MS : tuning(ctx).webhookTimeoutMs) / 1000 + LEASE_MARGIN_SECONDS;
 
 /**
- * Take the notification's lease for this attempt, waiting while another live attempt holds it. False when there is
- * nothing left to do (the other attempt settled it). Gives up, so the job is retried later, after a lease's time.
+ * Take the notification's lease for this attempt, waiting while another live attempt holds it: the lease's end time,
+ * or null when there is nothing left to do (the other attempt settled it). Gives up after a lease's time and throws,
+ * so the job is retried later.
  */
 async function holdAttempt(ctx: AppContext, id: string, channel: 'email' | 'sms' | 'webhook', attempt: number | null): Promise<string | null> {
   const seconds = leaseSeconds(ctx, channel);
   const giveUpAt = Date.now() + (seconds + 5) * 1000;
-  for (;;) {
+  for (let waited = false; ; waited = true) {
     const lease = await repo.takeLease(ctx.db, id, seconds, attempt);
     if (lease.held) return lease.until;
     if (lease.done) return null;
     if (Date.now() + lease.waitMs > giveUpAt) throw new Error(`notification ${id} is held by another delivery attempt`);
-    ctx.log.info({ notificationId: id, waitMs: lease.waitMs }, 'notification held by a live attempt: waiting');
+    if (!waited) ctx.log.info({ notificationId: id, waitMs: lease.waitMs }, 'notification held by a live attempt: waiting');
     await sleep(Math.min(lease.waitMs + 20, 500));
   }
 }

@@ -79,7 +79,6 @@ export async function settleWebhookAttempt(db: Queryable, id: string, attempt: n
   return r.length > 0;
 }
 
-
 export type LeaseResult = { held: true; until: string } | { held: false; done: true } | { held: false; done: false; waitMs: number };
 
 /**
@@ -90,17 +89,17 @@ export type LeaseResult = { held: true; until: string } | { held: false; done: t
 export async function takeLease(db: Queryable, id: string, seconds: number, attempt: number | null): Promise<LeaseResult> {
   // Mail and SMS are done once accepted; a webhook is sent again on a resend (accepted_at stays), so its attempt decides.
   const settled = sql`${notifications.status} in ('sent', 'delivered', 'failed', 'skipped_balance', 'disabled')`;
-  const SETTLED_SQL = attempt === null ? sql`(${settled} or ${notifications.acceptedAt} is not null)` : settled;
+  const finished = attempt === null ? sql`(${settled} or ${notifications.acceptedAt} is not null)` : settled;
   const sameAttempt = attempt === null ? sql`true` : sql`${notifications.attempts} = ${attempt}`;
   type Row = { until: string | null; done: boolean; wait_ms: number | string | null };
   const r = await db.execute<Row>(sql`
     with took as (
       update ${notifications} set lease_until = now() + make_interval(secs => ${seconds})
-      where ${notifications.id} = ${id} and not ${SETTLED_SQL} and ${sameAttempt}
+      where ${notifications.id} = ${id} and not ${finished} and ${sameAttempt}
         and (${notifications.leaseUntil} is null or ${notifications.leaseUntil} <= now())
       returning lease_until::text as until
     ), cur as (
-      select ${SETTLED_SQL} or not (${sameAttempt}) as done,
+      select ${finished} or not (${sameAttempt}) as done,
              greatest(0, extract(epoch from (${notifications.leaseUntil} - now())) * 1000) as wait_ms
       from ${notifications} where ${notifications.id} = ${id}
     )
