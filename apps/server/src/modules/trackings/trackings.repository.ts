@@ -178,7 +178,6 @@ export async function checkpointsFor(db: Queryable, trackingIds: string[]): Prom
     .orderBy(desc(checkpoints.time), desc(checkpoints.id));
 }
 
-/** Insert checkpoints not seen before (fingerprint unique per tracking); returns how many were new. */
 /** Insert checkpoints of one tracking; returns how many were new (a fingerprint already stored is skipped). */
 export async function insertCheckpoints(db: Queryable, rows: NewCheckpoint[]): Promise<number> {
   return (await insertCheckpointsCounted(db, rows)).get(rows[0]?.trackingId ?? '') ?? 0;
