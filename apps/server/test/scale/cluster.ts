@@ -47,7 +47,7 @@ export class Cluster {
   readonly processes: ServerProcess[] = [];
 
   async start(role: 'api' | 'worker' | 'all', env: Record<string, string>, opts: { logs?: boolean } = {}): Promise<ServerProcess> {
-    const [port, adminPort] = [await freePort(), await freePort()];
+    let [port, adminPort] = [0, 0];
     let stderr = '';
     const stdout: string[] = [];
     const spawnIt = () => {
@@ -69,10 +69,24 @@ export class Cluster {
         180_000,
         250,
       );
+    // A free port can be taken by someone else between freePort() and the child's listen (an outbound connection
+    // gets an ephemeral port from the same range): the first start tries again on new ports when that happens.
+    let child: ChildProcess;
+    for (let attempt = 1; ; attempt++) {
+      [port, adminPort] = [await freePort(), await freePort()];
+      child = spawnIt();
+      try {
+        await ready(child);
+        break;
+      } catch (err) {
+        if (attempt >= 3 || !/EADDRINUSE/.test((err as Error).message)) throw err;
+        stderr = '';
+      }
+    }
     const p: ServerProcess = {
       role,
       url: `http://127.0.0.1:${port}`,
-      child: spawnIt(),
+      child,
       async kill9() {
         if (p.child.exitCode !== null || p.child.signalCode !== null) return;
         const gone = new Promise((r) => p.child.once('exit', r));
@@ -87,7 +101,6 @@ export class Cluster {
       stdout: () => stdout.join(''),
     };
     this.processes.push(p);
-    await ready(p.child);
     return p;
   }
 
