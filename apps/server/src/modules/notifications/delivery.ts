@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { PRICING } from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
 import { newVersion, raiseAlert } from '../accounts/accounts.service.ts';
@@ -12,7 +13,6 @@ import { UnsafeWebhookUrlError, resolveWebhookTarget } from './ssrf.ts';
 import { postWebhook, type PostResult } from './webhook-client.ts';
 import { SMS_TIMEOUT_MS } from '../sms/sms.service.ts';
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** States after which a job has nothing left to do. */
 const SETTLED = new Set(['sent', 'delivered', 'failed', 'skipped_balance', 'disabled']);
