@@ -100,7 +100,9 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     return { db, kind: 'postgres', pool, url: opts.databaseUrl, close: () => pool.end() };
   }
   const dir = opts.dataDir === 'memory://' ? undefined : path.join(opts.dataDir, 'pglite');
-  const pglite = opts.pglite ? new PGlite(dir, opts.pglite) : new PGlite(dir);
+  // One options object: PGlite reads its second argument only when the first is a directory string, so
+  // `new PGlite(undefined, options)` for an in-memory database silently dropped every option.
+  const pglite = new PGlite({ ...opts.pglite, ...(dir ? { dataDir: dir } : {}) });
   await pglite.waitReady;
   yieldBeforeEachTurn(pglite);
   const db = drizzlePglite(pglite, { schema }) as unknown as Db;
