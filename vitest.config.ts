@@ -5,10 +5,12 @@ import os from 'node:os';
 // An unexpected console.error or console.warn fails the test; every project loads it.
 const setupFiles = [fileURLToPath(new URL('./vitest.setup.ts', import.meta.url))];
 
-// One file at a time unless the machine has more than two cores: several server tests bound a request's
-// latency while heavy work runs (relative to an idle figure taken in the same file), and a second file
-// running beside them on a 2-core machine made those bounds fail on PostgreSQL. `--maxWorkers N` overrides.
-const WORKERS = os.availableParallelism() > 2 ? Math.max(2, os.availableParallelism() - 1) : 1;
+// Server files mostly wait on real time (queue polls, loopback servers, quiet windows), so several of them
+// share two cores well: they run WORKERS at a time. Files that bound a latency against the machine's idle
+// figure (`*.timed.test.ts`) and the real-process set (`*.slow.test.ts`) run afterwards, one at a time, with
+// the cores to themselves (`sequence.groupOrder`); a second file beside a latency bound made it fail on
+// PostgreSQL in CI (decision 025). `--maxWorkers N` overrides the parallel group's count.
+const WORKERS = Math.max(3, os.availableParallelism() + 1);
 
 const server = {
   setupFiles,
@@ -27,7 +29,6 @@ const server = {
 // One runner for the whole repo; each workspace is a project so `vitest run --project server` works.
 export default defineConfig({
   test: {
-    maxWorkers: WORKERS,
     // CI asks for a JSON report too, to count every test in its closing line.
     reporters: process.env.VITEST_JSON ? ['default', 'json'] : ['default'],
     outputFile: process.env.VITEST_JSON ? { json: process.env.VITEST_JSON } : undefined,
@@ -44,17 +45,31 @@ export default defineConfig({
         test: {
           name: 'server',
           ...server,
+          maxWorkers: WORKERS,
           include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, '**/*.slow.test.ts'],
+          exclude: [...configDefaults.exclude, '**/*.slow.test.ts', '**/*.timed.test.ts'],
+        },
+      },
+      {
+        // Latency bounds (an import must not stall a GET, fuzzing's 1 s per request, PGlite's fairness, the
+        // timing of unknown and known sessions): after the parallel group, one file at a time.
+        test: {
+          name: 'server-timed',
+          ...server,
+          maxWorkers: 1,
+          sequence: { groupOrder: 1 },
+          include: ['src/**/*.timed.test.ts', 'test/**/*.timed.test.ts'],
         },
       },
       {
         // The slow set: tests that spend most of a minute on real processes and real time (kill -9 and a
-        // restart, fuzzing). `npm test` leaves them out to stay quick; `npm run test:slow` runs them, and CI
-        // runs both (and the PostgreSQL pass runs both projects).
+        // restart, a cluster of api and worker processes). `npm test` runs them last, one at a time;
+        // `npm run test:quick` leaves them out and `npm run test:slow` runs only them.
         test: {
           name: 'server-slow',
           ...server,
+          maxWorkers: 1,
+          sequence: { groupOrder: 2 },
           include: ['src/**/*.slow.test.ts', 'test/**/*.slow.test.ts'],
         },
       },
