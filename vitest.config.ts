@@ -20,10 +20,7 @@ const server = {
   testTimeout: 30_000,
   hookTimeout: 60_000,
   pool: 'forks' as const,
-  // Each file in a fresh worker process (Vitest's default). Sharing one process across files (isolate: false)
-  // halved a light file's time, but the first CI run with it answered two proof-of-delivery uploads with a 500
-  // on PGlite that neither the file alone nor the PostgreSQL pass reproduced; until that is understood, the
-  // suite keeps files apart (decision 025).
+  // Each file in a fresh worker process (Vitest's default); the parallel group below shares processes.
 };
 
 // One runner for the whole repo; each workspace is a project so `vitest run --project server` works.
@@ -46,6 +43,9 @@ export default defineConfig({
           name: 'server',
           ...server,
           maxWorkers: WORKERS,
+          // A worker process runs file after file, keeping its loaded modules and compiled PGlite; each file
+          // still gets a fresh database and app from createTestEnv (decision 025, last revision).
+          isolate: false,
           include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
           exclude: [...configDefaults.exclude, '**/*.slow.test.ts', '**/*.timed.test.ts'],
         },
