@@ -11,6 +11,7 @@ import { enqueue } from '../../jobs/define.ts';
 import { signatureHeader } from './signing.ts';
 import { UnsafeWebhookUrlError, resolveWebhookTarget } from './ssrf.ts';
 import { postWebhook, type PostResult } from './webhook-client.ts';
+import { withLogContext } from '../../lib/log-context.ts';
 import { SMS_TIMEOUT_MS } from '../sms/sms.service.ts';
 
 
@@ -186,81 +187,161 @@ export function nextWebhookDelayMs(ctx: AppContext, attempt: number, retryAfterM
 export async function deliverWebhook(ctx: AppContext, data: NotifyJob): Promise<void> {
   const n = await repo.findNotification(ctx.db, data.notificationId);
   if (!n || SETTLED.has(n.status) || n.attempts !== data.attempt) return;
-  const t = tuning(ctx);
-  const { body } = n.payload as { body: string };
   const secrets = await repo.findUserSecrets(ctx.db, n.userId);
   if (!secrets) return;
-  await underLease(ctx, n.id, 'webhook', data.attempt, async () => {
+  await underLease(ctx, n.id, 'webhook', data.attempt, async () => settleWebhook(ctx, n, data.attempt, await postAttempt(ctx, n, secrets)));
+}
 
-    let result: PostResult;
-    try {
-      // Checked again at send: DNS may have changed since the URL was saved.
-      const target = await resolveWebhookTarget(n.recipient, { allowPrivate: ctx.config.WEBHOOK_ALLOW_PRIVATE });
-      const now = ctx.now();
-      const ts = Math.floor(now.getTime() / 1000);
-      await faults(ctx).beforeSend?.(n.id);
-      result = await postWebhook(
-        target,
-        body,
-        { 'webhook-id': n.id, 'webhook-timestamp': String(ts), 'webhook-signature': signatureHeader(secrets, n.id, ts, body, now) },
-        t.webhookTimeoutMs,
-      );
-    } catch (err) {
-      if (!(err instanceof UnsafeWebhookUrlError)) throw err;
-      await ctx.db.transaction(async (tx) => {
-        await repo.insertWebhookAttempt(tx, { notificationId: n.id, httpStatus: null, durationMs: 0, error: err.message });
-        await repo.settleWebhookAttempt(tx, n.id, data.attempt, { status: 'failed', lastError: err.message, nextAttemptAt: null });
-      });
-      logOutcome(ctx, n, 'failed', { attempt: data.attempt, error: err.message });
-      return;
-    }
+type WebhookNotification = Pick<repo.NotificationRow, 'id' | 'eventId' | 'userId' | 'channel' | 'recipient' | 'payload' | 'createdAt'>;
 
+/** Post the attempt, signed; an address that is not allowed (checked again at send: DNS may have changed since the URL was saved) is the answer too. */
+async function postAttempt(ctx: AppContext, n: WebhookNotification, secrets: repo.WebhookClaim['secrets']): Promise<PostResult | UnsafeWebhookUrlError> {
+  const { body } = n.payload as { body: string };
+  try {
+    const target = await resolveWebhookTarget(n.recipient, { allowPrivate: ctx.config.WEBHOOK_ALLOW_PRIVATE });
     const now = ctx.now();
-    const ok = result.status !== null && result.status >= 200 && result.status < 300;
-    const lastError = ok ? null : (result.error ?? `HTTP ${result.status}`);
-    const outcome = await ctx.db.transaction(async (tx): Promise<string | null> => {
-      await repo.insertWebhookAttempt(tx, {
-        notificationId: n.id,
-        httpStatus: result.status,
-        durationMs: result.durationMs,
-        error: result.error,
-        responseBody: result.responseBody,
-      });
-      if (ok) {
-        return (await repo.settleWebhookAttempt(tx, n.id, data.attempt, { status: 'delivered', acceptedAt: now, providerId: `http-${result.status}`, lastError: null, nextAttemptAt: null })) ? 'delivered' : null;
-      }
-      if (result.status === 410) {
-        if (!(await repo.settleWebhookAttempt(tx, n.id, data.attempt, { status: 'disabled', lastError, nextAttemptAt: null }))) return null;
-        await repo.disableWebhookEndpoint(tx, n.userId, n.recipient, newVersion());
-        await raiseAlert(tx, n.userId, {
-          group: 'general',
-          name: 'webhookDisabled',
-          level: 'danger',
-          message: `Your webhook endpoint ${n.recipient} answered 410 Gone, so webhook notifications were turned off. Tick the webhook triggers again in the notification settings to turn them back on.`,
-          dedupeKey: `webhook-gone:${n.recipient}:${day(now)}`,
-        });
-        return 'disabled';
-      }
-      const delay = nextWebhookDelayMs(ctx, data.attempt, result.retryAfterMs);
-      const at = new Date(now.getTime() + delay);
-      if (at.getTime() - n.createdAt.getTime() > t.webhookMaxAgeMs) {
-        if (!(await repo.settleWebhookAttempt(tx, n.id, data.attempt, { status: 'failed', lastError, nextAttemptAt: null }))) return null;
-        // After about three days of failures the event is given up: tell the user, once a day per endpoint.
-        await raiseAlert(tx, n.userId, {
-          group: 'general',
-          name: 'webhookFailed',
-          level: 'warning',
-          message: `We could not deliver a webhook to ${n.recipient} after retrying for ${Math.round(t.webhookMaxAgeMs / 3600_000)} hours (last error: ${lastError}). You can resend it from the delivery log in the notification settings.`,
-          dedupeKey: `webhook-failed:${n.recipient}:${day(now)}`,
-        });
-        return 'failed';
-      }
-      if (!(await repo.settleWebhookAttempt(tx, n.id, data.attempt, { status: 'retrying', lastError, nextAttemptAt: at }))) return null;
-      const next: NotifyJob = { v: 1, notificationId: n.id, attempt: data.attempt + 1 };
-      await enqueue(ctx, webhookJob, next, { tx, startAfter: at });
-      return 'retrying';
+    const ts = Math.floor(now.getTime() / 1000);
+    await faults(ctx).beforeSend?.(n.id);
+    return await postWebhook(
+      target,
+      body,
+      { 'webhook-id': n.id, 'webhook-timestamp': String(ts), 'webhook-signature': signatureHeader(secrets, n.id, ts, body, now) },
+      tuning(ctx).webhookTimeoutMs,
+    );
+  } catch (err) {
+    if (err instanceof UnsafeWebhookUrlError) return err;
+    throw err;
+  }
+}
+
+const answered2xx = (r: PostResult | UnsafeWebhookUrlError): r is PostResult & { status: number } => !(r instanceof UnsafeWebhookUrlError) && r.status !== null && r.status >= 200 && r.status < 300;
+
+/** Log the attempt and settle it (delivered, retry scheduled, turned off on 410, or given up), unless another worker settled it first. */
+async function settleWebhook(ctx: AppContext, n: WebhookNotification, attempt: number, result: PostResult | UnsafeWebhookUrlError): Promise<void> {
+  if (result instanceof UnsafeWebhookUrlError) {
+    await ctx.db.transaction(async (tx) => {
+      await repo.insertWebhookAttempt(tx, { notificationId: n.id, httpStatus: null, durationMs: 0, error: result.message });
+      await repo.settleWebhookAttempt(tx, n.id, attempt, { status: 'failed', lastError: result.message, nextAttemptAt: null });
     });
-    // null: another worker settled this attempt first, and logged it.
-    if (outcome) logOutcome(ctx, n, outcome, { attempt: data.attempt, httpStatus: result.status, durationMs: result.durationMs, ...(lastError ? { error: lastError } : {}) });
+    logOutcome(ctx, n, 'failed', { attempt, error: result.message });
+    return;
+  }
+  const t = tuning(ctx);
+  const now = ctx.now();
+  const ok = answered2xx(result);
+  const lastError = ok ? null : (result.error ?? `HTTP ${result.status}`);
+  const outcome = await ctx.db.transaction(async (tx): Promise<string | null> => {
+    await repo.insertWebhookAttempt(tx, {
+      notificationId: n.id,
+      httpStatus: result.status,
+      durationMs: result.durationMs,
+      error: result.error,
+      responseBody: result.responseBody,
+    });
+    if (ok) {
+      return (await repo.settleWebhookAttempt(tx, n.id, attempt, { status: 'delivered', acceptedAt: now, providerId: `http-${result.status}`, lastError: null, nextAttemptAt: null })) ? 'delivered' : null;
+    }
+    if (result.status === 410) {
+      if (!(await repo.settleWebhookAttempt(tx, n.id, attempt, { status: 'disabled', lastError, nextAttemptAt: null }))) return null;
+      await repo.disableWebhookEndpoint(tx, n.userId, n.recipient, newVersion());
+      await raiseAlert(tx, n.userId, {
+        group: 'general',
+        name: 'webhookDisabled',
+        level: 'danger',
+        message: `Your webhook endpoint ${n.recipient} answered 410 Gone, so webhook notifications were turned off. Tick the webhook triggers again in the notification settings to turn them back on.`,
+        dedupeKey: `webhook-gone:${n.recipient}:${day(now)}`,
+      });
+      return 'disabled';
+    }
+    const delay = nextWebhookDelayMs(ctx, attempt, result.retryAfterMs);
+    const at = new Date(now.getTime() + delay);
+    if (at.getTime() - n.createdAt.getTime() > t.webhookMaxAgeMs) {
+      if (!(await repo.settleWebhookAttempt(tx, n.id, attempt, { status: 'failed', lastError, nextAttemptAt: null }))) return null;
+      // After about three days of failures the event is given up: tell the user, once a day per endpoint.
+      await raiseAlert(tx, n.userId, {
+        group: 'general',
+        name: 'webhookFailed',
+        level: 'warning',
+        message: `We could not deliver a webhook to ${n.recipient} after retrying for ${Math.round(t.webhookMaxAgeMs / 3600_000)} hours (last error: ${lastError}). You can resend it from the delivery log in the notification settings.`,
+        dedupeKey: `webhook-failed:${n.recipient}:${day(now)}`,
+      });
+      return 'failed';
+    }
+    if (!(await repo.settleWebhookAttempt(tx, n.id, attempt, { status: 'retrying', lastError, nextAttemptAt: at }))) return null;
+    const next: NotifyJob = { v: 1, notificationId: n.id, attempt: attempt + 1 };
+    await enqueue(ctx, webhookJob, next, { tx, startAfter: at });
+    return 'retrying';
   });
+  // null: another worker settled this attempt first, and logged it.
+  if (outcome) logOutcome(ctx, n, outcome, { attempt, httpStatus: result.status, durationMs: result.durationMs, ...(lastError ? { error: lastError } : {}) });
+}
+
+/**
+ * A batch of webhook jobs (one pg-boss fetch): one statement takes every lease with the signing secrets, the posts
+ * go out together, and one statement logs and settles every 2xx answer. Everything else (another answer, a refused
+ * address, a notification this batch could not take) goes the one-at-a-time way, with the same rules as
+ * deliverWebhook. Returns, per job, the error that should make pg-boss retry it, or null.
+ */
+export async function deliverWebhooks(ctx: AppContext, jobs: Array<{ jobId: string; data: NotifyJob }>): Promise<Array<Error | null>> {
+  const errors = new Map<number, Error>();
+  const fail = (i: number, err: unknown) => errors.set(i, err instanceof Error ? err : new Error(String(err)));
+  const claims = new Map((await repo.takeWebhookLeases(ctx.db, jobs.map((j) => ({ id: j.data.notificationId, attempt: j.data.attempt })), leaseSeconds(ctx, 'webhook'))).map((c) => [c.id, c]));
+  const held: Array<{ i: number; jobId: string; c: repo.WebhookClaim }> = [];
+  const alone: number[] = [];
+  jobs.forEach((j, i) => {
+    const c = claims.get(j.data.notificationId);
+    // A notification twice in one batch (a stale duplicate job) is posted by its first job only.
+    if (c && c.attempt === j.data.attempt && !held.some((h) => h.c.id === c.id)) held.push({ i, jobId: j.jobId, c });
+    else alone.push(i);
+  });
+  const one = (i: number, run: () => Promise<void>) => withLogContext({ jobId: jobs[i]!.jobId }, run).catch((err) => fail(i, err));
+  const giveBack = (h: (typeof held)[number]) => repo.releaseLease(ctx.db, h.c.id, h.c.until).catch(() => undefined);
+
+  const batch = async () => {
+    const posted = await Promise.all(
+      held.map(async (h) => {
+        try {
+          return { h, result: await withLogContext({ jobId: h.jobId }, () => postAttempt(ctx, h.c, h.c.secrets)) };
+        } catch (err) {
+          await giveBack(h);
+          fail(h.i, err);
+          return null;
+        }
+      }),
+    );
+    const done = posted.filter((p): p is NonNullable<typeof p> => p !== null);
+    const ok = done.filter((p): p is { h: (typeof held)[number]; result: PostResult & { status: number } } => answered2xx(p.result));
+    const rest = done.filter((p) => !answered2xx(p.result));
+    let settledTogether = false;
+    if (ok.length > 0) {
+      const now = ctx.now();
+      try {
+        const settled = await repo.settleDeliveredWebhooks(
+          ctx.db,
+          ok.map(({ h, result }) => ({ id: h.c.id, attempt: h.c.attempt, httpStatus: result.status, durationMs: result.durationMs, responseBody: result.responseBody })),
+          now,
+        );
+        settledTogether = true;
+        for (const { h, result } of ok)
+          if (settled.has(h.c.id)) withLogContext({ jobId: h.jobId }, () => logOutcome(ctx, h.c, 'delivered', { attempt: h.c.attempt, httpStatus: result.status, durationMs: result.durationMs }));
+      } catch (err) {
+        // Nothing was written: settle each on its own below.
+        ctx.log.warn({ err: errText(err), deliveries: ok.length }, 'webhook batch settle failed: settling one by one');
+      }
+    }
+    await Promise.all(
+      (settledTogether ? rest : done).map(({ h, result }) =>
+        one(h.i, async () => {
+          try {
+            await settleWebhook(ctx, h.c, h.c.attempt, result);
+          } catch (err) {
+            await giveBack(h);
+            throw err;
+          }
+        }),
+      ),
+    );
+  };
+  await Promise.all([batch(), ...alone.map((i) => one(i, () => deliverWebhook(ctx, jobs[i]!.data)))]);
+  return jobs.map((_, i) => errors.get(i) ?? null);
 }

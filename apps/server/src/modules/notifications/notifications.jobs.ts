@@ -3,7 +3,7 @@ import type { JobResult, JobWithMetadata } from 'pg-boss';
 import type { NotificationChannel } from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
 import { defineJob, type JobDefinition } from '../../jobs/define.ts';
-import { deliverEmail, deliverSms, deliverWebhook } from './delivery.ts';
+import { deliverEmail, deliverSms, deliverWebhooks } from './delivery.ts';
 import { tuning } from './tuning.ts';
 import { withLogContext } from '../../lib/log-context.ts';
 
@@ -72,7 +72,18 @@ export const webhookJob = defineJob({
   payload: notifyPayload,
   options: (ctx) => ({ retryLimit: 3, retryDelay: tuning(ctx).providerRetryDelaySeconds, retryBackoff: true, expireInSeconds: DELIVERY_EXPIRE_SECONDS, heartbeatSeconds: DELIVERY_HEARTBEAT_SECONDS }),
   workOptions: (ctx) => ({ ...workOptions(ctx), localConcurrency: 2 }),
-  handle: (ctx, jobs) => settleEach(jobs as Array<JobWithMetadata<unknown>>, (job) => deliverWebhook(ctx, notifyPayload.parse(job.data))),
+  // The whole fetch is one batch (deliverWebhooks): one statement takes the leases, one settles the 2xx answers.
+  handle: async (ctx, jobs) => {
+    const list = jobs as Array<JobWithMetadata<unknown>>;
+    const parsed = list.map((job) => notifyPayload.safeParse(job.data));
+    const valid = list.flatMap((job, i) => (parsed[i]!.success ? [{ jobId: job.id, data: parsed[i]!.data }] : []));
+    const errors = await deliverWebhooks(ctx, valid);
+    const byJob = new Map(valid.map((v, i) => [v.jobId, errors[i]]));
+    return list.map((job, i): JobResult => {
+      const err = parsed[i]!.success ? byJob.get(job.id) : parsed[i]!.error;
+      return err ? { id: job.id, status: 'failed', output: { message: err.message } } : { id: job.id, status: 'completed' };
+    });
+  },
 });
 
 export const notifyJobs: Record<NotificationChannel, JobDefinition<NotifyJob>> = { email: emailJob, sms: smsJob, webhook: webhookJob };

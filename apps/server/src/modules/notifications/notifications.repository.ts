@@ -115,6 +115,82 @@ export async function releaseLease(db: Queryable, id: string, until: string) {
   await db.execute(sql`update ${notifications} set lease_until = null where ${notifications.id} = ${id} and lease_until = ${until}::timestamptz`);
 }
 
+/** A webhook notification whose lease a batch took, with what its delivery needs. */
+export interface WebhookClaim {
+  id: string;
+  eventId: string;
+  userId: string;
+  channel: string;
+  recipient: string;
+  payload: unknown;
+  createdAt: Date;
+  attempt: number;
+  /** The lease's end, as takeLease returns it (for releaseLease). */
+  until: string;
+  secrets: { webhookSecret: string; webhookSecretPrev: string | null; webhookSecretPrevUntil: Date | null };
+}
+
+const asDate = (v: unknown): Date | null => (v === null || v === undefined ? null : v instanceof Date ? v : new Date(String(v)));
+
+/**
+ * takeLease for a batch of webhook deliveries in one statement, with the account's signing secrets. Each item is
+ * (notification, attempt); the notifications returned are held for this attempt. One not returned is settled, past
+ * that attempt, or held by another live attempt: the caller runs those one at a time (deliverWebhook waits out a
+ * live lease or finds nothing to do).
+ */
+export async function takeWebhookLeases(db: Queryable, items: Array<{ id: string; attempt: number }>, seconds: number): Promise<WebhookClaim[]> {
+  if (items.length === 0) return [];
+  const values = items.map((i) => sql`(${i.id}::uuid, ${i.attempt}::int)`);
+  type Row = {
+    id: string; event_id: string; user_id: string; channel: string; recipient: string; payload: unknown; created_at: unknown; attempt: number; until: string;
+    webhook_secret: string; webhook_secret_prev: string | null; webhook_secret_prev_until: unknown;
+  };
+  const r = await db.execute<Row>(sql`
+    update ${notifications} n set lease_until = now() + make_interval(secs => ${seconds})
+    from (values ${sql.join(values, sql`, `)}) as j(id, attempt), ${users} u
+    where n.id = j.id and n.attempts = j.attempt and u.id = n.user_id
+      and n.status not in ('sent', 'delivered', 'failed', 'skipped_balance', 'disabled')
+      and (n.lease_until is null or n.lease_until <= now())
+    returning n.id, n.event_id, n.user_id, n.channel, n.recipient, n.payload, n.created_at, j.attempt, n.lease_until::text as until,
+      u.webhook_secret, u.webhook_secret_prev, u.webhook_secret_prev_until`);
+  return rowsOf<Row>(r).map((x) => ({
+    id: x.id,
+    eventId: x.event_id,
+    userId: x.user_id,
+    channel: x.channel,
+    recipient: x.recipient,
+    payload: x.payload,
+    createdAt: asDate(x.created_at)!,
+    attempt: Number(x.attempt),
+    until: x.until,
+    secrets: { webhookSecret: x.webhook_secret, webhookSecretPrev: x.webhook_secret_prev, webhookSecretPrevUntil: asDate(x.webhook_secret_prev_until) },
+  }));
+}
+
+/**
+ * Settle many answered webhook attempts (2xx) in one statement: each attempt is logged, and each notification still
+ * at that attempt becomes delivered (settleWebhookAttempt's rule). Returns the ids it settled.
+ */
+export async function settleDeliveredWebhooks(
+  db: Queryable,
+  rows: Array<{ id: string; attempt: number; httpStatus: number; durationMs: number; responseBody: string | null }>,
+  now: Date,
+): Promise<Set<string>> {
+  if (rows.length === 0) return new Set();
+  const values = rows.map((x) => sql`(${x.id}::uuid, ${x.attempt}::int, ${x.httpStatus}::int, ${x.durationMs}::int, ${x.responseBody}::text)`);
+  const r = await db.execute<{ id: string }>(sql`
+    with j(id, attempt, http_status, duration_ms, response_body) as (values ${sql.join(values, sql`, `)}),
+    logged as (
+      insert into ${webhookAttempts} (notification_id, http_status, duration_ms, response_body)
+      select id, http_status, duration_ms, response_body from j
+    )
+    update ${notifications} n set status = 'delivered', accepted_at = ${now.toISOString()}::timestamptz, provider_id = 'http-' || j.http_status,
+      last_error = null, next_attempt_at = null, attempts = j.attempt + 1, lease_until = null, updated_at = ${now.toISOString()}::timestamptz
+    from j where n.id = j.id and n.attempts = j.attempt
+    returning n.id`);
+  return new Set(rowsOf<{ id: string }>(r).map((x) => x.id));
+}
+
 export async function insertWebhookAttempt(db: Queryable, v: typeof webhookAttempts.$inferInsert) {
   await db.insert(webhookAttempts).values(v);
 }
