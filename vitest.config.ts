@@ -9,7 +9,7 @@ const setupFiles = [fileURLToPath(new URL('./vitest.setup.ts', import.meta.url))
 // share two cores well: they run WORKERS at a time. Files that bound a latency against the machine's idle
 // figure (`*.timed.test.ts`) and the real-process set (`*.slow.test.ts`) run afterwards, one at a time, with
 // the cores to themselves (`sequence.groupOrder`); a second file beside a latency bound made it fail on
-// PostgreSQL in CI (decision 025). `--maxWorkers N` overrides the parallel group's count.
+// PostgreSQL in CI (decision 025). Three at a time measured as fast as four on 2 cores.
 const WORKERS = Math.max(3, os.availableParallelism() + 1);
 
 const server = {
@@ -52,7 +52,7 @@ export default defineConfig({
       },
       {
         // Latency bounds (an import must not stall a GET, fuzzing's 1 s per request, PGlite's fairness, the
-        // timing of unknown and known sessions): after the parallel group, one file at a time.
+        // timing of unknown and known sessions, the geocoder's timeouts): after the parallel group, one at a time.
         test: {
           name: 'server-timed',
           ...server,
