@@ -6,14 +6,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import pg from 'pg';
 import { sql } from 'drizzle-orm';
 import { loadConfig } from '../apps/server/src/config.ts';
 import { closeContext, createContext, createLogger } from '../apps/server/src/bootstrap.ts';
 import { buildApp } from '../apps/server/src/app.ts';
 import type { AppContext } from '../apps/server/src/context.ts';
 import { balanceCents, ledgerSumCents } from '../apps/server/src/modules/billing/billing.service.ts';
-import { startPostgres, type PrivatePostgres } from './lib/postgres.ts';
+import { freshDatabase, startPostgres, type PrivatePostgres } from './lib/postgres.ts';
 import type { BenchResult } from './lib/types.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -28,17 +27,7 @@ async function rows<T>(ctx: AppContext, q: ReturnType<typeof sql>): Promise<T[]>
 }
 
 async function openApp(adminUrl: string | undefined) {
-  let databaseUrl: string | undefined;
-  if (adminUrl) {
-    const name = `bench_billing_${process.pid}`;
-    const client = new pg.Client({ connectionString: adminUrl });
-    await client.connect();
-    await client.query(`create database ${name}`);
-    await client.end();
-    const u = new URL(adminUrl);
-    u.pathname = `/${name}`;
-    databaseUrl = u.toString();
-  }
+  const databaseUrl = adminUrl ? await freshDatabase(adminUrl, 'billing') : undefined;
   const dataDir = mkdtempSync(path.join(tmpdir(), 'shiptrail-bench-'));
   const config = loadConfig({
     DATA_DIR: dataDir,

@@ -5,7 +5,7 @@
 // so "2 api / 1 api" says what a second process buys here, not on a bigger machine.
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { startPostgres, type PrivatePostgres } from './lib/postgres.ts';
+import { freshDatabase, startPostgres, type PrivatePostgres } from './lib/postgres.ts';
 import type { BenchResult } from './lib/types.ts';
 import { Cluster, api } from '../apps/server/test/scale/cluster.ts';
 
@@ -40,10 +40,7 @@ export default async function clusterBench(): Promise<BenchResult[]> {
   if ('skipped' in server) return [{ name: '2 api + 2 worker processes', metrics: {}, note: `skipped: ${server.skipped}` }];
   const cluster = new Cluster();
   try {
-    const name = `bench_cluster_${process.pid}`;
-    await exec(server.url, `create database ${name}`);
-    const u = new URL(server.url);
-    u.pathname = `/${name}`;
+    const u = new URL(await freshDatabase(server.url, 'cluster'));
     const env = { DATABASE_URL: u.toString(), SESSION_SECRET: 'bench-cluster-secret-bench-cluster-0123', LOG_LEVEL: 'warn', QUEUE_POLL_SECONDS: '0.5' };
     // One at a time first: the first process migrates the database.
     const api1 = await cluster.start('api', env);

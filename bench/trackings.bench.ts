@@ -7,7 +7,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
-import pg from 'pg';
 import { sql } from 'drizzle-orm';
 import { loadConfig } from '../apps/server/src/config.ts';
 import { closeContext, createContext, createLogger } from '../apps/server/src/bootstrap.ts';
@@ -18,7 +17,7 @@ import { carriersOf } from '../apps/server/src/modules/carriers/carriers.service
 import type { CourierSlug } from '../apps/server/src/modules/carriers/types.ts';
 import { listPageJson } from '../apps/server/src/modules/trackings/trackings.repository.ts';
 import { rawSuccess } from '../apps/server/src/lib/http.ts';
-import { startPostgres, type PrivatePostgres } from './lib/postgres.ts';
+import { freshDatabase, startPostgres, type PrivatePostgres } from './lib/postgres.ts';
 import type { BenchResult } from './lib/types.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -56,21 +55,8 @@ async function bareFastify(): Promise<{ url: string; close: () => Promise<void> 
   return { url, close: () => app.close() };
 }
 
-let dbSeq = 0;
-/** A fresh database per app on the PostgreSQL server, so rounds never see each other's rows. */
-async function freshDatabase(adminUrl: string): Promise<string> {
-  const name = `bench_${process.pid}_${dbSeq++}`;
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  await client.query(`create database ${name}`);
-  await client.end();
-  const u = new URL(adminUrl);
-  u.pathname = `/${name}`;
-  return u.toString();
-}
-
 async function openApp(adminUrl: string | undefined, extraEnv: Record<string, string> = {}) {
-  const databaseUrl = adminUrl ? await freshDatabase(adminUrl) : undefined;
+  const databaseUrl = adminUrl ? await freshDatabase(adminUrl, 'trackings') : undefined;
   const dataDir = mkdtempSync(path.join(tmpdir(), 'shiptrail-bench-'));
   const config = loadConfig({
     DATA_DIR: dataDir,

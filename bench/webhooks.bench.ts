@@ -13,7 +13,6 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
-import pg from 'pg';
 import { loadConfig } from '../apps/server/src/config.ts';
 import { createContext, closeContext, createLogger } from '../apps/server/src/bootstrap.ts';
 import { buildApp } from '../apps/server/src/app.ts';
@@ -21,7 +20,7 @@ import { notifications, trackingEvents, trackings, users } from '../apps/server/
 import { fanOutStatusEvent } from '../apps/server/src/modules/notifications/fanout.ts';
 import { startJobWorkers } from '../apps/server/src/jobs/registry.ts';
 import { notifyJobs } from '../apps/server/src/modules/notifications/notifications.jobs.ts';
-import { startPostgres, type PrivatePostgres } from './lib/postgres.ts';
+import { freshDatabase, startPostgres, type PrivatePostgres } from './lib/postgres.ts';
 import type { BenchResult } from './lib/types.ts';
 
 const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 300);
@@ -91,20 +90,9 @@ async function plainPostLoop(port: number, n: number, bodySize: number): Promise
   return n / secs;
 }
 
-async function freshDatabase(adminUrl: string): Promise<string> {
-  const name = `bench_hooks_${process.pid}_${Date.now()}`;
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  await client.query(`create database ${name}`);
-  await client.end();
-  const u = new URL(adminUrl);
-  u.pathname = `/${name}`;
-  return u.toString();
-}
-
 async function webhookRun(kind: string, adminUrl: string | undefined): Promise<BenchResult[]> {
   const rx = await receiver();
-  const databaseUrl = adminUrl ? await freshDatabase(adminUrl) : undefined;
+  const databaseUrl = adminUrl ? await freshDatabase(adminUrl, 'hooks') : undefined;
   const config = loadConfig({
     DATA_DIR: mkdtempSync(path.join(tmpdir(), 'shiptrail-bench-hooks-')),
     SESSION_SECRET: 'bench-secret-bench-secret-bench-secret-01',

@@ -5,6 +5,7 @@ import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 
 export interface PrivatePostgres {
   url: string;
@@ -63,4 +64,20 @@ export async function startPostgres(): Promise<PrivatePostgres | { skipped: stri
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+let databases = 0;
+/** A new empty database on the bench's server (`label` names it), so each app starts from nothing: its URL. */
+export async function freshDatabase(adminUrl: string, label: string): Promise<string> {
+  const name = `bench_${label}_${process.pid}_${databases++}`;
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query(`create database ${name}`);
+  } finally {
+    await client.end();
+  }
+  const u = new URL(adminUrl);
+  u.pathname = `/${name}`;
+  return u.toString();
 }
