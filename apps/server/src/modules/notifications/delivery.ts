@@ -15,8 +15,7 @@ import { withLogContext } from '../../lib/log-context.ts';
 import { SMS_TIMEOUT_MS } from '../sms/sms.service.ts';
 
 
-/** States after which a job has nothing left to do. */
-const SETTLED = new Set(['sent', 'delivered', 'failed', 'skipped_balance', 'disabled']);
+const SETTLED = new Set<string>(repo.SETTLED_STATUSES);
 
 /** Where the job stands in pg-boss's retries: the last try turns a temporary failure into 'failed'. */
 export interface JobInfo {

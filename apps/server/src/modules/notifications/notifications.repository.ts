@@ -4,6 +4,10 @@ import { announceUserChanged } from '../../lib/auth-signal.ts';
 import { notifications, shipments, trackingEvents, trackings, users, webhookAttempts } from '../../db/schema.ts';
 
 export type NotificationRow = typeof notifications.$inferSelect;
+
+/** Statuses after which a delivery has nothing left to do. */
+export const SETTLED_STATUSES = ['sent', 'delivered', 'failed', 'skipped_balance', 'disabled'] as const;
+const settledSql = sql.raw(SETTLED_STATUSES.map((x) => `'${x}'`).join(', '));
 export type NewNotification = typeof notifications.$inferInsert;
 
 /** The event with its tracking (or a company's shipment) and owner, as the fan-out needs them. */
@@ -88,7 +92,7 @@ export type LeaseResult = { held: true; until: string } | { held: false; done: t
  */
 export async function takeLease(db: Queryable, id: string, seconds: number, attempt: number | null): Promise<LeaseResult> {
   // Mail and SMS are done once accepted; a webhook is sent again on a resend (accepted_at stays), so its attempt decides.
-  const settled = sql`${notifications.status} in ('sent', 'delivered', 'failed', 'skipped_balance', 'disabled')`;
+  const settled = sql`${notifications.status} in (${settledSql})`;
   const finished = attempt === null ? sql`(${settled} or ${notifications.acceptedAt} is not null)` : settled;
   const sameAttempt = attempt === null ? sql`true` : sql`${notifications.attempts} = ${attempt}`;
   type Row = { until: string | null; done: boolean; wait_ms: number | string | null };
@@ -149,7 +153,7 @@ export async function takeWebhookLeases(db: Queryable, items: Array<{ id: string
     update ${notifications} n set lease_until = now() + make_interval(secs => ${seconds})
     from (values ${sql.join(values, sql`, `)}) as j(id, attempt), ${users} u
     where n.id = j.id and n.attempts = j.attempt and u.id = n.user_id
-      and n.status not in ('sent', 'delivered', 'failed', 'skipped_balance', 'disabled')
+      and n.status not in (${settledSql})
       and (n.lease_until is null or n.lease_until <= now())
     returning n.id, n.event_id, n.user_id, n.channel, n.recipient, n.payload, n.created_at, j.attempt, n.lease_until::text as until,
       u.webhook_secret, u.webhook_secret_prev, u.webhook_secret_prev_until`);
