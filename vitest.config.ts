@@ -23,6 +23,17 @@ const server = {
   // Each file in a fresh worker process (Vitest's default); the parallel group below shares processes.
 };
 
+/** A server project of `*.<kind>.test.ts` files that runs after the lower groups, one file at a time. */
+const afterTheRest = (name: string, kind: string, groupOrder: number) => ({
+  test: {
+    name,
+    ...server,
+    maxWorkers: 1,
+    sequence: { groupOrder },
+    include: [`src/**/*.${kind}.test.ts`, `test/**/*.${kind}.test.ts`],
+  },
+});
+
 // One runner for the whole repo; each workspace is a project so `vitest run --project server` works.
 export default defineConfig({
   test: {
@@ -50,29 +61,13 @@ export default defineConfig({
           exclude: [...configDefaults.exclude, '**/*.slow.test.ts', '**/*.timed.test.ts'],
         },
       },
-      {
-        // Latency bounds (an import must not stall a GET, fuzzing's 1 s per request, PGlite's fairness, the
-        // timing of unknown and known sessions, the geocoder's timeouts): after the parallel group, one at a time.
-        test: {
-          name: 'server-timed',
-          ...server,
-          maxWorkers: 1,
-          sequence: { groupOrder: 1 },
-          include: ['src/**/*.timed.test.ts', 'test/**/*.timed.test.ts'],
-        },
-      },
-      {
-        // The slow set: tests that spend most of a minute on real processes and real time (kill -9 and a
-        // restart, a cluster of api and worker processes). `npm test` runs them last, one at a time;
-        // `npm run test:quick` leaves them out and `npm run test:slow` runs only them.
-        test: {
-          name: 'server-slow',
-          ...server,
-          maxWorkers: 1,
-          sequence: { groupOrder: 2 },
-          include: ['src/**/*.slow.test.ts', 'test/**/*.slow.test.ts'],
-        },
-      },
+      // Latency bounds (an import must not stall a GET, fuzzing's 1 s per request, PGlite's fairness, the timing of
+      // unknown and known sessions, the geocoder's timeouts): after the parallel group, one file at a time.
+      afterTheRest('server-timed', 'timed', 1),
+      // The slow set: tests that spend most of a minute on real processes and real time (kill -9 and a restart, a
+      // cluster of api and worker processes). `npm test` runs them last, one at a time; `npm run test:quick` leaves
+      // them out and `npm run test:slow` runs only them.
+      afterTheRest('server-slow', 'slow', 2),
       {
         test: {
           name: 'scripts',
