@@ -118,6 +118,24 @@ new client.Gauge({
 });
 
 new client.Gauge({
+  name: 'shiptrail_trackings_due',
+  help: 'Trackings due for a refresh now, by kind: first (added, no carrier answer yet; the scheduler claims these first) and recheck',
+  labelNames: ['kind'] as const,
+  registers: [registry],
+  async collect() {
+    this.reset();
+    if (!bound) return;
+    // A tracking just added is due at the epoch (refresh.ts FIRST_IN_LINE).
+    const r = await bound.execute<{ first: string | number; recheck: string | number }>(
+      sql`select count(*) filter (where next_check_at = to_timestamp(0)) as first, count(*) filter (where next_check_at > to_timestamp(0)) as recheck from trackings where next_check_at <= now()`,
+    );
+    const row = rowsOf<{ first: string | number; recheck: string | number }>(r)[0];
+    this.set({ kind: 'first' }, Number(row?.first ?? 0));
+    this.set({ kind: 'recheck' }, Number(row?.recheck ?? 0));
+  },
+});
+
+new client.Gauge({
   name: 'shiptrail_notifications',
   help: 'Notifications by channel and delivery state (the whole deployment, from the database)',
   labelNames: ['channel', 'state'] as const,

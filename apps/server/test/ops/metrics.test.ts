@@ -44,10 +44,14 @@ describe('/metrics on the main port', () => {
     // Route patterns, not raw URLs: the number in the path must not become a label (unbounded cardinality).
     expect(text).toMatch(/shiptrail_http_request_duration_seconds_count\{method="POST",route="\/v1\/trackings\/add",status="201"\} [1-9]/);
     expect(text).not.toContain('9400111899223197428490');
-    // Adding a tracking queued its first refresh.
     expect(text).toMatch(/shiptrail_carrier_results_total\{carrier="usps",outcome="ok"\} [1-9]/);
-    expect(text).toMatch(/shiptrail_jobs\{queue="[a-z-]+",state="created"\} [1-9]/);
+    // Adding a tracking made it due first in line for the scheduler (no worker runs here).
+    expect(text).toMatch(/shiptrail_trackings_due\{kind="first"\} [1-9]/);
+    expect(text).toMatch(/shiptrail_trackings_due\{kind="recheck"\} \d+/);
     expect(text).toContain('shiptrail_process_resident_memory_bytes');
+    // "Refresh now" queues a refresh job: the queue's depth shows it.
+    expect((await call(env.app, 'POST', '/v1/trackings/refresh/9400111899223197428490', { token: a.apiKey })).statusCode).toBe(200);
+    expect((await scrape(`Bearer ${TOKEN}`)).body).toMatch(/shiptrail_jobs\{queue="tracking-refresh",state="created"\} [1-9]/);
   });
 });
 

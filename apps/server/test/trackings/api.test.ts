@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, count, eq, sql } from 'drizzle-orm';
 import { refreshJob } from '../../src/modules/trackings/trackings.jobs.ts';
+import { FIRST_IN_LINE } from '../../src/modules/trackings/refresh.ts';
 import { createTestEnv, call, signUp, type TestEnv } from '../helpers.ts';
 import { checkpoints, ledgerEntries, trackingEvents, trackings } from '../../src/db/schema.ts';
 import { EX, add, balanceCents, list, setBalance, userIdOf } from './fixtures.ts';
@@ -37,11 +38,11 @@ describe('add', () => {
     expect(await balanceCents(env, id)).toBe(before - 5);
     const charges = await env.ctx.db.select().from(ledgerEntries).where(and(eq(ledgerEntries.userId, id), eq(ledgerEntries.kind, 'tracking')));
     expect(charges.map((c) => c.amountCents)).toEqual([-5]);
-    // The first refresh is queued with the tracking: one refresh job naming it (whatever state the
-    // worker has moved it to since).
-    const [row] = await env.ctx.db.select({ id: trackings.id }).from(trackings).where(eq(trackings.userId, id));
+    // The first refresh: due first in line for the workers' scheduler (ahead of any routine re-check), no job.
+    const [row] = await env.ctx.db.select({ id: trackings.id, nextCheckAt: trackings.nextCheckAt }).from(trackings).where(eq(trackings.userId, id));
+    expect(row!.nextCheckAt).toEqual(FIRST_IN_LINE);
     const jobs = (await env.ctx.db.execute(sql`select data from pgboss.job where name = ${refreshJob.name} and data->'trackingIds' ? ${row!.id}`)) as unknown as { rows: Array<{ data: unknown }> };
-    expect(jobs.rows.map((j) => j.data)).toEqual([{ v: 1, trackingIds: [row!.id] }]);
+    expect(jobs.rows).toEqual([]);
   });
 
   it('accepts the trailing-slash path, an explicit courier and warns on a number that does not fit it', async () => {

@@ -1,4 +1,4 @@
-import { eq, sql } from 'drizzle-orm';
+import { eq, sql, type SQL } from 'drizzle-orm';
 
 import { rowsOf, type Queryable, type Tx } from '../../db/client.ts';
 import { billingAccounts, ledgerEntries, users } from '../../db/schema.ts';
@@ -107,6 +107,36 @@ export async function chargeOnce(tx: Tx, e: { userId: string; cents: number; kin
       exists (select 1 from bal) as booked, (select low from bal) as low, (select count(*) from live)::int as notified`);
   const row = rowsOf<Row>(r)[0]!;
   return { duplicate: row.duplicate, balanceCents: Number(row.balance), booked: row.booked, low: row.low === true };
+}
+
+/**
+ * A charge whose ref is new (made in the same statement, so it cannot have been booked before), as the WITH
+ * queries of a statement that also does the work it pays for: in autocommit the account is locked for that one
+ * statement only, where `lockAccount` + `chargeOnce` hold it for two round trips and the commit.
+ * - `charge_lock` locks the account row first, as lockAccount does (the order of imports and recharges);
+ * - `charge_paid` moves the balance only if it covers the charge. The check is in the UPDATE's WHERE, so a
+ *   statement that waited for the lock re-checks it on the newest balance (PostgreSQL re-evaluates an UPDATE's
+ *   condition on the row a concurrent commit left): none overspends. It returns the account row after the
+ *   charge when paid, nothing when the balance is short;
+ * - `charge_booked` inserts the ledger entry and `charge_live` announces the balance, both only when paid.
+ * The work's own WITH queries select `from charge_paid`, so they happen only when it is paid; the statement
+ * must read `charge_live` (a SELECT in WITH runs only when read).
+ */
+export function freshChargeCtes(e: { userId: string; cents: number; kind: string; ref: string; description: string }): SQL {
+  if (e.cents <= 0) throw new Error('charge must be positive');
+  return sql`charge_lock as materialized (
+      select id from ${users} where id = ${e.userId} for no key update
+    ), charge_paid as (
+      update ${billingAccounts} b set balance_cents = b.balance_cents - ${e.cents}, updated_at = now()
+      from charge_lock where b.user_id = charge_lock.id and b.balance_cents >= ${e.cents}
+      returning b.*
+    ), charge_booked as (
+      insert into ${ledgerEntries} (user_id, amount_cents, kind, ref, description)
+      select ${e.userId}, ${-e.cents}, ${e.kind}, ${e.ref}, ${e.description} from charge_paid
+      returning 1
+    ), charge_live as (
+      select ${liveNotifySql({ kind: 'balance', accountId: e.userId })} from charge_paid
+    )`;
 }
 
 export async function insertEntries(tx: Tx, rows: Array<{ userId: string; amountCents: number; kind: string; ref: string; description: string }>): Promise<void> {

@@ -1,7 +1,8 @@
+import { sql, type SQL } from 'drizzle-orm';
 import type { Queryable, Tx } from '../../db/client.ts';
 import { AppError } from '../../lib/errors.ts';
 import * as repo from './billing.repository.ts';
-import { LOW_BALANCE_DEFAULT_CENTS, scheduleRechargeIfLow } from './payments.ts';
+import { LOW_BALANCE_DEFAULT_CENTS, lowBalanceFollowUpSql, scheduleRechargeIfLow } from './payments.ts';
 
 export { gatewayOf, processRecharges, reconcileTopups, startRechargeLoop } from './payments.ts';
 export { braintreeConfigured } from './braintree-gateway.ts';
@@ -39,6 +40,23 @@ export async function charge(tx: Tx, userId: string, cents: number, kind: Ledger
   if (!r.booked) throw new InsufficientBalanceError(r.balanceCents, cents);
   if (r.low) await scheduleRechargeIfLow(tx, userId, cents, `${kind}:${ref}`);
   return true;
+}
+
+/**
+ * A charge whose ref is new, folded into the statement that does the work it pays for (the add of a tracking):
+ * the WITH queries to put first in that statement (repo.freshChargeCtes says what they do and what the statement
+ * must read), with the recharge and the low-balance alert of scheduleRechargeIfLow, written from the charged row
+ * in the same statement. The statement's work selects `from charge_paid`, so it happens only when it is paid.
+ */
+export function freshChargeCtes(userId: string, cents: number, kind: LedgerKind, ref: string, description = ''): SQL {
+  const followUp = lowBalanceFollowUpSql(sql`charge_paid`, cents, `${kind}:${ref}`);
+  return sql`${repo.freshChargeCtes({ userId, cents, kind, ref, description })},
+    charge_recharge as (${followUp.recharge}), charge_alert as (${followUp.alert})`;
+}
+
+/** After a statement with freshChargeCtes whose charge was not paid (nothing was written): the error to answer. */
+export async function insufficientFor(db: Queryable, userId: string, cents: number): Promise<InsufficientBalanceError> {
+  return new InsufficientBalanceError(await repo.balanceCents(db, userId), cents);
 }
 
 /** Lock the account for the rest of the transaction: charges to one account queue up behind it. */

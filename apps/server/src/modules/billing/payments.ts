@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
 import { MSG, PRICING, centsToDollars, type Envelope, type PaymentHistoryItem, type PaymentInfo } from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
 import type { Queryable, Tx } from '../../db/client.ts';
-import { idempotencyKeys, users } from '../../db/schema.ts';
+import { billingAccounts, idempotencyKeys, users } from '../../db/schema.ts';
 import { AppError, badRequest, conflict, paymentRequired } from '../../lib/errors.ts';
 import { success } from '../../lib/http.ts';
 import { startTickLoop } from '../../lib/tick-loop.ts';
@@ -353,28 +353,41 @@ export const LOW_BALANCE_DEFAULT_CENTS = 500;
  *   that crosses raises it, under a key of that charge.
  */
 export async function scheduleRechargeIfLow(tx: Tx, userId: string, chargedCents: number, chargeKey: string): Promise<void> {
-  await tx.execute(sql`
-    insert into payments (user_id, kind, amount_cents, status, gateway, card_type, masked_number, cardholder_name)
-    select user_id, 'auto_recharge', auto_recharge_cents, 'pending', coalesce(gateway, 'sandbox'), card_type, masked_number, cardholder_name
-    from billing_accounts
-    where user_id = ${userId} and auto_recharge_cents > 0 and payment_method_token is not null
-      and balance_cents < minimum_balance_cents and recharge_failures < ${RECHARGE_MAX_FAILURES}
-      and (recharge_retry_at is null or recharge_retry_at <= now())
-    on conflict do nothing`);
-  await tx.execute(sql`
-    insert into alerts (user_id, grp, name, message, level, dedupe_key)
-    select user_id, 'payment', 'lowBalance',
-      'Your balance is $' || to_char(balance_cents / 100.0, 'FM999999990.00') || ', under $' || to_char(t / 100.0, 'FM999999990.00') ||
-        case when auto_recharge_cents > 0 and payment_method_token is not null
-          then '. An automatic recharge of $' || to_char(auto_recharge_cents / 100.0, 'FM999999990.00') || ' is on its way.'
-          else '. Please add balance so your alerts keep running.' end,
-      'warning', ${'low-balance:' + chargeKey}
-    from (
-      select *, case when auto_recharge_cents > 0 and payment_method_token is not null then minimum_balance_cents else ${LOW_BALANCE_DEFAULT_CENTS} end as t
-      from billing_accounts where user_id = ${userId}
-    ) a
-    where balance_cents < t and balance_cents + ${chargedCents} >= t
-    on conflict do nothing`);
+  const f = lowBalanceFollowUpSql(sql`(select * from ${billingAccounts} where user_id = ${userId})`, chargedCents, chargeKey);
+  await tx.execute(f.recharge);
+  await tx.execute(f.alert);
+}
+
+/**
+ * The two statements of scheduleRechargeIfLow for an account row `acct` (a relation with billing_accounts'
+ * columns, its balance after a charge of `chargedCents`): the current row, or the RETURNING of the UPDATE that
+ * charged it, for a statement that charges and follows up at once.
+ */
+export function lowBalanceFollowUpSql(acct: SQL, chargedCents: number, chargeKey: string): { recharge: SQL; alert: SQL } {
+  return {
+    recharge: sql`
+      insert into payments (user_id, kind, amount_cents, status, gateway, card_type, masked_number, cardholder_name)
+      select user_id, 'auto_recharge', auto_recharge_cents, 'pending', coalesce(gateway, 'sandbox'), card_type, masked_number, cardholder_name
+      from ${acct} a
+      where auto_recharge_cents > 0 and payment_method_token is not null
+        and balance_cents < minimum_balance_cents and recharge_failures < ${RECHARGE_MAX_FAILURES}
+        and (recharge_retry_at is null or recharge_retry_at <= now())
+      on conflict do nothing`,
+    alert: sql`
+      insert into alerts (user_id, grp, name, message, level, dedupe_key)
+      select user_id, 'payment', 'lowBalance',
+        'Your balance is $' || to_char(balance_cents / 100.0, 'FM999999990.00') || ', under $' || to_char(t / 100.0, 'FM999999990.00') ||
+          case when auto_recharge_cents > 0 and payment_method_token is not null
+            then '. An automatic recharge of $' || to_char(auto_recharge_cents / 100.0, 'FM999999990.00') || ' is on its way.'
+            else '. Please add balance so your alerts keep running.' end,
+        'warning', ${'low-balance:' + chargeKey}
+      from (
+        select *, case when auto_recharge_cents > 0 and payment_method_token is not null then minimum_balance_cents else ${LOW_BALANCE_DEFAULT_CENTS} end as t
+        from ${acct} a
+      ) a
+      where balance_cents < t and balance_cents + ${chargedCents} >= t
+      on conflict do nothing`,
+  };
 }
 
 /**

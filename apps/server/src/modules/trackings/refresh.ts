@@ -11,14 +11,17 @@ import { checkpointJson, fingerprint, parseExpected } from './views.ts';
 import { publishLive, publishLiveMany, type LiveEvent } from '../live/live.service.ts';
 import { fanOutStatusEvents } from '../notifications/notifications.service.ts';
 import { startTickLoop } from '../../lib/tick-loop.ts';
+import { notifySql } from '../../lib/bus.ts';
 import { scanToStatusSeconds, trackingUpdates } from '../../lib/metrics.ts';
 
 /** How a carrier's news reached us: asked for (poll) or sent by the carrier (push). */
 export type UpdateSource = 'poll' | 'push';
 
 // The refresh engine (docs/trackings.md). Two ways in, one path:
-//  - the scheduler loop claims due trackings (next_check_at <= now) with a lease, in batches;
-//  - a refresh job (trackings.jobs.ts: first refresh after add, "refresh now") leases specific trackings.
+//  - the scheduler loop claims due trackings (next_check_at <= now) with a lease, in batches; a tracking just
+//    added is due at FIRST_IN_LINE, and its add wakes the loop (refreshWakeSql) so its first status comes at once;
+//  - a refresh job (trackings.jobs.ts: the first refresh of imported trackings, "refresh now") leases specific
+//    trackings.
 // Both call refreshTrackings: group by carrier, one client.track call per carrier (the client splits into
 // the carrier's batch size and keeps its rate limit), then apply each result in its own transaction so one
 // bad number never holds back the others.
@@ -390,15 +393,37 @@ export async function runDueRefreshes(ctx: AppContext, batch = CLAIM_BATCH): Pro
 }
 
 /**
+ * When a tracking just added is due: before any other (the epoch), so the scheduler's claims, oldest due first,
+ * take it ahead of a backlog of routine refreshes. A user waits for a first status; nobody waits for a re-check.
+ */
+export const FIRST_IN_LINE = new Date(0);
+
+/** The bus message (topic `jobs`) that tells the workers' scheduler loops a tracking is due now. */
+const WAKE = { queue: 'tracking-refresh-scheduler' } as const;
+
+/** The `pg_notify(...)` call that wakes the scheduler loops, for the statement that makes a tracking due (sent at its commit). */
+export const refreshWakeSql = () => notifySql('jobs', WAKE);
+
+/**
  * The worker role's scheduler loop (the refresh job's handler is registered with every other job by the
- * job registry). The loop ticks faster when a carrier is in sandbox mode so a sandbox parcel visibly moves.
+ * job registry). The loop ticks faster when a carrier is in sandbox mode so a sandbox parcel visibly moves,
+ * and runs a round at once when an add wakes it (a wake during a round makes one more round after it).
  */
 export async function startRefreshScheduler(ctx: AppContext, opts: { tickMs?: number } = {}): Promise<void> {
   if (ctx.resources.refreshScheduler) return;
 
   const anySandbox = (['ups', 'usps', 'fedex', 'canadapost'] as const).some((c) => carriersOf(ctx).isSandbox(c));
   const tickMs = opts.tickMs ?? (anySandbox ? Math.max(50, Math.min(1000, sandboxPollIntervalMs(sandboxPaceOf(ctx)) / 4)) : 1000);
-  ctx.resources.refreshScheduler = startTickLoop(ctx.log, 'tracking-refresh-scheduler', tickMs, () => runDueRefreshes(ctx));
+  const loop = startTickLoop(ctx.log, 'tracking-refresh-scheduler', tickMs, () => runDueRefreshes(ctx));
+  const unsubscribe = ctx.bus.subscribe('jobs', (m) => {
+    if (m.data.queue === WAKE.queue) loop.wake();
+  });
+  ctx.resources.refreshScheduler = {
+    async stop() {
+      unsubscribe();
+      await loop.stop();
+    },
+  };
 }
 
 export async function stopRefreshScheduler(ctx: AppContext): Promise<void> {

@@ -4,8 +4,9 @@ import { LEASE_MS, refreshTrackings } from './refresh.ts';
 import * as repo from './trackings.repository.ts';
 
 /**
- * Refresh specific trackings now: the first refresh after an add and "refresh now". The scheduler loop
- * (refresh.ts) covers everything else, so a lost job only delays a refresh until the tracking is due.
+ * Refresh specific trackings now: the first refresh of imported trackings and "refresh now" (an add makes its
+ * tracking due first in line and wakes the scheduler loop instead, refresh.ts). The scheduler loop covers
+ * everything else, so a lost job only delays a refresh until the tracking is due.
  */
 export const refreshJob = defineJob({
   name: 'tracking-refresh',

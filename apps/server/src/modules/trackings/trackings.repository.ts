@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, min, sql } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, inArray, min, sql, type SQL } from 'drizzle-orm';
 import { rowsOf, type Queryable } from '../../db/client.ts';
 import { carrierSubscriptions, checkpoints, trackingEvents, trackings, users } from '../../db/schema.ts';
 
@@ -69,6 +69,46 @@ export async function lockByTid(db: Queryable, userId: string, tid: string): Pro
 export async function insertTracking(db: Queryable, values: NewTracking): Promise<TrackingRow> {
   const [t] = await db.insert(trackings).values(values).returning();
   return t!;
+}
+
+/** The columns an add sets; the others take their defaults. */
+export type AddedTracking = Required<Pick<NewTracking, 'id' | 'userId' | 'tid' | 'courier' | 'title' | 'orderId' | 'customer' | 'notifyEmail' | 'notifyPhone' | 'note' | 'status' | 'nextCheckAt' | 'createdAt' | 'updatedAt'>>;
+
+const trackingColumns = getTableColumns(trackings);
+
+/** A trackings row read by a raw statement (`select t.*`), mapped as Drizzle maps its own selects. */
+function trackingFromRaw(raw: Record<string, unknown>): TrackingRow {
+  const out: Record<string, unknown> = {};
+  for (const [key, col] of Object.entries(trackingColumns)) {
+    const v = raw[col.name];
+    out[key] = v === null || v === undefined ? null : col.mapFromDriverValue(v);
+  }
+  return out as TrackingRow;
+}
+
+/**
+ * Insert a tracking in the statement that pays for it: `charge` is the WITH queries of billing's
+ * freshChargeCtes, and the row is inserted only when its `charge_paid` has a row; `live` (pg_notify calls)
+ * calls are sent with it. One statement, so in autocommit the account is locked for this statement alone. The
+ * new row, or null when the balance was short and nothing was written.
+ */
+export async function insertPaidTracking(db: Queryable, v: AddedTracking, charge: SQL, live: SQL): Promise<TrackingRow | null> {
+  const r = await db.execute<Record<string, unknown>>(sql`
+    with ${charge}, t as (
+      insert into ${trackings} (id, user_id, tid, courier, title, order_id, customer, notify_email, notify_phone, note, status, next_check_at, created_at, updated_at)
+      select ${v.id}, ${v.userId}, ${v.tid}, ${v.courier}, ${v.title}, ${v.orderId}, ${v.customer}, ${v.notifyEmail}, ${v.notifyPhone}, ${v.note}, ${v.status},
+        ${v.nextCheckAt}::timestamptz, ${v.createdAt}::timestamptz, ${v.updatedAt}::timestamptz
+      from charge_paid
+      returning *
+    ), t_live as (
+      select ${live} from t
+    )
+    select t.*,
+      -- Read so that the announcements are sent (a SELECT in WITH runs only when read).
+      (select count(*) from charge_live)::int + (select count(*) from t_live)::int as charge_notified
+    from (select 1) one left join t on true`);
+  const raw = rowsOf<Record<string, unknown>>(r)[0]!;
+  return raw.id ? trackingFromRaw(raw) : null;
 }
 
 /** Set-based insert for imports: rows whose (user, tid) already exists are skipped, not an error. */

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import { parse as parseCsv } from 'csv-parse/sync';
 import {
@@ -18,23 +19,23 @@ import {
   type updateTrackingRequest,
 } from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
-import type { Tx } from '../../db/client.ts';
+import type { Queryable, Tx } from '../../db/client.ts';
 import { AppError, badRequest, conflict, notFound, tooMany } from '../../lib/errors.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { UserRow } from '../accounts/accounts.repository.ts';
-import { balanceCents, bookCharges, charge, InsufficientBalanceError, lockAccount } from '../billing/billing.service.ts';
+import { balanceCents, bookCharges, freshChargeCtes, InsufficientBalanceError, insufficientFor, lockAccount } from '../billing/billing.service.ts';
 import { forgetAttempts, takeWindow } from '../../lib/attempts.repository.ts';
 import { CarrierDetectError, detectCarriers, normalizeTrackingNumber, resolveCourier, UNKNOWN_FORMAT_MESSAGE } from '../carriers/carriers.service.ts';
 import { carriersOf, type JourneyStartLookup } from '../carriers/carriers.service.ts';
 import { recordStatusChange } from './events.ts';
 import { brandOfOwner, detectShm, publicShipment } from '../shipments/shipments.service.ts';
-import { LEASE_MS } from './refresh.ts';
+import { FIRST_IN_LINE, LEASE_MS, refreshWakeSql } from './refresh.ts';
 import { refreshJob } from './trackings.jobs.ts';
 import { enqueue } from '../../jobs/define.ts';
 import { isFinal } from './schedule.ts';
 import * as repo from './trackings.repository.ts';
 import { checkpointJson, fingerprint, publicView, trackingView } from './views.ts';
-import { publishLive } from '../live/live.service.ts';
+import { liveNotifySql, publishLive } from '../live/live.service.ts';
 
 type AddInput = z.output<typeof AddSchema>;
 type UpdateInput = z.output<typeof updateTrackingRequest>;
@@ -60,37 +61,38 @@ function resolve(input: { tid: string; courier: AddInput['courier'] }) {
 }
 
 /**
- * Store, charge and queue the first refresh in the caller's transaction: all three commit together, so
- * an insufficient balance or a duplicate leaves nothing behind.
+ * Store the tracking and charge for it in one statement (in `db`: the database, so the statement commits alone,
+ * or the caller's transaction). The account is locked from that statement to its commit, so concurrent adds of one
+ * account queue there and none can overspend; in autocommit that is the statement alone. An insufficient balance
+ * writes nothing. The same statement announces the new row to the account's other open tabs and the balance, and
+ * wakes the workers' scheduler: the tracking is due first in line, so its first refresh starts at once.
  */
-async function addInTx(ctx: AppContext, tx: Tx, user: UserRow, input: AddInput, resolved: { tid: string; courier: string }): Promise<repo.TrackingRow> {
+async function addPaid(ctx: AppContext, db: Queryable, user: UserRow, input: AddInput, resolved: { tid: string; courier: string }): Promise<repo.TrackingRow> {
   // A number the account already tracks fails the insert on the (user, tid) unique index: addTracking answers 409.
   const id = randomUUID();
-  // The queued job holds the tracking (a lease), so the scheduler loop does not fetch it a second time.
   const now = ctx.now();
-  const row = await repo.insertTracking(tx, {
-    id,
-    userId: user.id,
-    tid: resolved.tid,
-    courier: resolved.courier,
-    title: input.title ?? '',
-    orderId: input.orderId ?? '',
-    customer: input.customer ?? '',
-    notifyEmail: input.notify?.email ?? '',
-    notifyPhone: input.notify?.phone ?? '',
-    note: input.note ?? '',
-    status: 'Pending',
-    nextCheckAt: new Date(now.getTime() + LEASE_MS),
-    createdAt: now,
-    updatedAt: now,
-  });
-  await enqueue(ctx, refreshJob, { v: 1, trackingIds: [id] }, { tx });
-  // Other open tabs of the account show the new row without waiting for its first status (sent at commit).
-  await publishLive(tx, { kind: 'tracking', accountId: user.id, trackingId: id, tid: resolved.tid, status: 'Pending', statusChanged: false });
-  // The charge comes last: it locks the account row until the commit, so concurrent adds of one account queue
-  // here and none can overspend, and the lock is held for the charge and the commit only. An insufficient
-  // balance rolls back the tracking and its job with it.
-  await charge(tx, user.id, PRICING.trackingCents, 'tracking', id, `Tracking ${resolved.tid}`);
+  const row = await repo.insertPaidTracking(
+    db,
+    {
+      id,
+      userId: user.id,
+      tid: resolved.tid,
+      courier: resolved.courier,
+      title: input.title ?? '',
+      orderId: input.orderId ?? '',
+      customer: input.customer ?? '',
+      notifyEmail: input.notify?.email ?? '',
+      notifyPhone: input.notify?.phone ?? '',
+      note: input.note ?? '',
+      status: 'Pending',
+      nextCheckAt: FIRST_IN_LINE,
+      createdAt: now,
+      updatedAt: now,
+    },
+    freshChargeCtes(user.id, PRICING.trackingCents, 'tracking', id, `Tracking ${resolved.tid}`),
+    sql`${liveNotifySql({ kind: 'tracking', accountId: user.id, trackingId: id, tid: resolved.tid, status: 'Pending', statusChanged: false })}, ${refreshWakeSql()}`,
+  );
+  if (!row) throw await insufficientFor(db, user.id, PRICING.trackingCents);
   return row;
 }
 
@@ -110,13 +112,13 @@ export function addRequestIdentity(input: AddInput): unknown {
 }
 
 /**
- * Add one tracking: in its own transaction, or in the caller's `tx` (an Idempotency-Key's, which then
- * commits the key and its reply with the tracking).
+ * Add one tracking: in one statement that commits alone, or in the caller's `tx` (an Idempotency-Key's, which
+ * then commits the key and its reply with the tracking).
  */
 export async function addTracking(ctx: AppContext, user: UserRow, input: AddInput, tx?: Tx): Promise<AddedTracking> {
   const resolved = resolve(input);
   try {
-    const row = await (tx ? addInTx(ctx, tx, user, input, resolved) : ctx.db.transaction((t) => addInTx(ctx, t, user, input, resolved)));
+    const row = await addPaid(ctx, tx ?? ctx.db, user, input, resolved);
     return { view: trackingView(row, [], user.uid, carriersOf(ctx).isSandbox(row.courier as never)), warning: resolved.warning };
   } catch (err) {
     // Two adds of one number raced past the duplicate check: the unique index decides.

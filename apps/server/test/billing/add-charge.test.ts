@@ -1,0 +1,89 @@
+// The add's charge: one statement that locks the account, checks and moves the balance, books the entry, stores
+// the tracking and writes the low-balance follow-ups. On PostgreSQL the requests below really race (a pool of
+// connections); the balance must never go under zero, every 201 is one tracking and one entry, and the kept
+// balance stays the ledger's sum while credits and batch charges (which take the account lock the same way) run
+// beside them.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { and, count, eq, sql } from 'drizzle-orm';
+import { createTestEnv, signUp, type TestEnv } from '../helpers.ts';
+import { alerts, ledgerEntries, payments, trackings } from '../../src/db/schema.ts';
+import { balanceCents, bookCharges, credit, ledgerSumCents, lockAccount } from '../../src/modules/billing/billing.service.ts';
+import { add, setBalance, userIdOf } from '../trackings/fixtures.ts';
+
+let env: TestEnv;
+beforeAll(async () => {
+  env = await createTestEnv();
+});
+afterAll(async () => {
+  await env?.close();
+});
+
+const countOf = async (table: typeof trackings | typeof ledgerEntries, userId: string) => {
+  const [r] = await env.ctx.db.select({ n: count() }).from(table).where(eq(table.userId, userId));
+  return Number(r!.n);
+};
+
+describe('the charge of an add', () => {
+  it('racing adds, credits and batch charges: never under zero, one tracking and one entry per 201, balance = ledger sum', async () => {
+    const a = await signUp(env.app);
+    const id = await userIdOf(env, a.email);
+    await setBalance(env, a.email, 200); // 40 adds of 5
+    const ops: Array<Promise<unknown>> = [];
+    const codes: number[] = [];
+    for (let i = 0; i < 60; i++) {
+      ops.push(add(env, a.apiKey, { tid: `RACE${1000000 + i}`, courier: 'ups' }).then((r) => codes.push(r.statusCode)));
+      if (i % 10 === 0) ops.push(credit(env.ctx.db, id, 1, 'promo', `race-p-${i}`));
+      if (i % 15 === 0)
+        ops.push(
+          env.ctx.db
+            .transaction(async (tx) => {
+              await lockAccount(tx, id);
+              if ((await balanceCents(tx, id)) < 4) throw new Error('short');
+              await bookCharges(tx, id, 2, 'sms', [
+                { ref: `race-b-${i}-1`, description: '' },
+                { ref: `race-b-${i}-2`, description: '' },
+              ]);
+            })
+            .catch(() => undefined),
+        );
+    }
+    await Promise.all(ops);
+    const paid = codes.filter((c) => c === 201).length;
+    expect(codes.filter((c) => c !== 201 && c !== 402)).toEqual([]);
+    const kept = await balanceCents(env.ctx.db, id);
+    expect(kept).toBeGreaterThanOrEqual(0);
+    expect(kept).toBe(await ledgerSumCents(env.ctx.db, id));
+    const [tr] = await env.ctx.db.select({ n: count() }).from(ledgerEntries).where(and(eq(ledgerEntries.userId, id), eq(ledgerEntries.kind, 'tracking')));
+    expect(await countOf(trackings, id)).toBe(paid);
+    expect(Number(tr!.n)).toBe(paid);
+    // 200 + 6 promos of 1 covers at most 41 adds; with the batch charges, fewer, and the money ran out.
+    expect(paid).toBeGreaterThan(30);
+    expect(paid).toBeLessThanOrEqual(41);
+    expect(kept).toBeLessThan(5);
+  });
+
+  it('the add that crosses under $5 raises the low-balance alert once; the ones after it do not', async () => {
+    const a = await signUp(env.app);
+    const id = await userIdOf(env, a.email);
+    await setBalance(env, a.email, 508);
+    for (const tid of ['LOWB1000001', 'LOWB1000002', 'LOWB1000003']) expect((await add(env, a.apiKey, { tid, courier: 'ups' })).statusCode).toBe(201);
+    const raised = await env.ctx.db.select().from(alerts).where(and(eq(alerts.userId, id), eq(alerts.name, 'lowBalance')));
+    // 508 -> 503 -> 498 (crosses) -> 493
+    expect(raised.map((r) => r.message)).toEqual(['Your balance is $4.98, under $5.00. Please add balance so your alerts keep running.']);
+    expect(await balanceCents(env.ctx.db, id)).toBe(493);
+  });
+
+  it('with automatic recharge on, the add that goes under the minimum schedules one recharge', async () => {
+    const a = await signUp(env.app);
+    const id = await userIdOf(env, a.email);
+    await setBalance(env, a.email, 1004);
+    await env.ctx.db.execute(sql`
+      update billing_accounts set auto_recharge_cents = 2000, minimum_balance_cents = 1000, payment_method_token = 'tok-add-charge', card_type = 'Visa', masked_number = '411111******1111'
+      where user_id = ${id}::uuid`);
+    for (const tid of ['AUTOR1000001', 'AUTOR1000002']) expect((await add(env, a.apiKey, { tid, courier: 'ups' })).statusCode).toBe(201);
+    const pending = await env.ctx.db.select().from(payments).where(and(eq(payments.userId, id), eq(payments.kind, 'auto_recharge')));
+    expect(pending.map((p) => [p.status, p.amountCents])).toEqual([['pending', 2000]]);
+    const raised = await env.ctx.db.select().from(alerts).where(and(eq(alerts.userId, id), eq(alerts.name, 'lowBalance')));
+    expect(raised.map((r) => r.message)).toEqual(['Your balance is $9.99, under $10.00. An automatic recharge of $20.00 is on its way.']);
+  });
+});
