@@ -29,14 +29,17 @@ describe('parallel guesses', () => {
     expect(Number(rs[37].retryAfter)).toBeGreaterThan(0);
   });
 
-  it('40 at once from 40 addresses: at most the per-account ceiling evaluated, the right one refused', async () => {
+  it('40 at once from 40 addresses: at most the per-account ceiling evaluated, then the right one refused', async () => {
     const a = await signUp(env.app);
     const s = subnet();
-    const guesses = Array.from({ length: 40 }, (_, i) => (i === 37 ? 'password123' : `wrong-${i}`));
-    const rs = await Promise.all(guesses.map((p, i) => login(a.email, p, `${s}.1.${i + 1}`)));
-    const evaluated = rs.filter((r) => r.code === 401 || r.code === 200);
+    // All wrong: on PostgreSQL the 40 reserve their attempts in whatever order the pool runs them, so which of them
+    // are evaluated is not known in advance; how many is.
+    const rs = await Promise.all(Array.from({ length: 40 }, (_, i) => login(a.email, `wrong-${i}`, `${s}.1.${i + 1}`)));
+    const evaluated = rs.filter((r) => r.code === 401);
     expect(evaluated.length).toBeLessThanOrEqual(MAX * 3);
-    expect(rs[37]).toMatchObject({ code: 429, message: MSG.tooManyAttempts });
+    expect(rs.filter((r) => r.code === 429)).toHaveLength(40 - evaluated.length);
+    // The ceiling is reached: the right password, from yet another address, is refused too (no oracle).
+    expect(await login(a.email, 'password123', `${s}.1.41`)).toMatchObject({ code: 429, message: MSG.tooManyAttempts });
   });
 });
 
