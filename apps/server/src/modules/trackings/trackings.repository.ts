@@ -66,11 +66,6 @@ export async function lockByTid(db: Queryable, userId: string, tid: string): Pro
   return t;
 }
 
-export async function insertTracking(db: Queryable, values: NewTracking): Promise<TrackingRow> {
-  const [t] = await db.insert(trackings).values(values).returning();
-  return t!;
-}
-
 /** The columns an add sets; the others take their defaults. */
 export type AddedTracking = Required<Pick<NewTracking, 'id' | 'userId' | 'tid' | 'courier' | 'title' | 'orderId' | 'customer' | 'notifyEmail' | 'notifyPhone' | 'note' | 'status' | 'nextCheckAt' | 'createdAt' | 'updatedAt'>>;
 
@@ -88,8 +83,8 @@ function trackingFromRaw(raw: Record<string, unknown>): TrackingRow {
 
 /**
  * Insert a tracking in the statement that pays for it: `charge` is the WITH queries of billing's
- * freshChargeCtes, and the row is inserted only when its `charge_paid` has a row; `live` (pg_notify calls)
- * calls are sent with it. One statement, so in autocommit the account is locked for this statement alone. The
+ * freshChargeCtes, and the row is inserted only when its `charge_paid` has a row; `live` (pg_notify calls) is
+ * sent with it. One statement, so in autocommit the account is locked for this statement alone. The
  * new row, or null when the balance was short and nothing was written.
  */
 export async function insertPaidTracking(db: Queryable, v: AddedTracking, charge: SQL, live: SQL): Promise<TrackingRow | null> {
