@@ -1,8 +1,12 @@
 // Soak: the whole platform in one process on PGlite (API, worker with the refresh scheduler, carrier sandbox) under
 // a steady mixed load for BENCH_SOAK_SECONDS (600 by default): users listing their trackings, new trackings being
 // added, the sandbox moving every parcel along its journey. Resident memory and the JavaScript heap are sampled
-// every 10 s; the result compares the first minute with the last. `npm run bench -- soak`.
+// every 10 s; the result compares the first minute with the last. The heap is also read after a full collection,
+// twice (at the end of the 2nd minute and 5 s before the end): what is still referenced, not what the collector has
+// not reached yet. `npm run bench -- soak`.
 import { mkdtempSync, rmSync } from 'node:fs';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -16,6 +20,16 @@ import type { BenchResult } from './lib/types.ts';
 
 const SECONDS = Number(process.env.BENCH_SOAK_SECONDS ?? 600);
 const SAMPLE_MS = 10_000;
+
+/** A full garbage collection, without starting node with --expose-gc. */
+function fullGc(): void {
+  v8.setFlagsFromString('--expose-gc');
+  (vm.runInNewContext('gc') as () => void)();
+}
+const heapAfterGcMb = () => {
+  fullGc();
+  return process.memoryUsage().heapUsed / 2 ** 20;
+};
 
 export default async function soakBench(): Promise<BenchResult[]> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'shiptrail-soak-'));
@@ -39,6 +53,11 @@ export default async function soakBench(): Promise<BenchResult[]> {
     };
     sample();
     const sampler = setInterval(sample, SAMPLE_MS);
+    // The embedded database's WebAssembly memory (PGlite's Module): it grows when PostgreSQL needs more and never
+    // shrinks, and it is part of the RSS but not of the JavaScript heap.
+    const wasmMb = () => ((ctx.database.pglite as unknown as { Module?: { HEAPU8?: Uint8Array } } | undefined)?.Module?.HEAPU8?.byteLength ?? NaN) / 2 ** 20;
+    const collected: Array<{ heap: number; wasm: number }> = [];
+    const gcTimers = [Math.min(120, SECONDS / 2), SECONDS - 5].map((at) => setTimeout(() => collected.push({ heap: heapAfterGcMb(), wasm: wasmMb() }), at * 1000));
     // Sandbox UPS numbers: each added parcel then moves along its journey (refreshes, checkpoints, status events).
     let n = 0;
     const ups = () => `1ZSOAK${String(n++).padStart(10, '0')}`;
@@ -53,6 +72,7 @@ export default async function soakBench(): Promise<BenchResult[]> {
       }),
     ]);
     clearInterval(sampler);
+    for (const t of gcTimers) clearTimeout(t);
     sample();
     const minute = (from: number, to: number) => samples.filter((s) => s.at >= from && s.at < to);
     const start = samples[0]!.at;
@@ -80,6 +100,10 @@ export default async function soakBench(): Promise<BenchResult[]> {
           'RSS growth': `${(((rssLast - rssFirst) / rssFirst) * 100).toFixed(1)}%`,
           'heap MB, 2nd minute': Math.round(heapFirst),
           'heap MB, last minute': Math.round(heapLast),
+          'heap MB after full GC, 2nd minute': collected[0] === undefined ? 'n/a' : Math.round(collected[0].heap),
+          'heap MB after full GC, end': collected[1] === undefined ? 'n/a' : Math.round(collected[1].heap),
+          'database WebAssembly memory MB, 2nd minute': collected[0] === undefined ? 'n/a' : Math.round(collected[0].wasm),
+          'database WebAssembly memory MB, end': collected[1] === undefined ? 'n/a' : Math.round(collected[1].wasm),
         },
         note: 'lists of 50 at 40 req/s over 2 connections, adds at 5/s of sandbox UPS numbers that then move along their journeys (pace 0.05); the first minute is warm-up, so the 2nd minute is compared with the last',
       },
