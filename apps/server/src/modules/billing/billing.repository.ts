@@ -66,69 +66,28 @@ export async function lockAccount(tx: Tx, userId: string): Promise<void> {
   await tx.execute(sql`select 1 from ${users} where ${users.id} = ${userId} for no key update`);
 }
 
-export interface ChargeOutcome {
-  /** (kind, ref) was booked before: nothing was done. */
-  duplicate: boolean;
-  /** The balance before this charge. */
-  balanceCents: number;
-  booked: boolean;
-  /** After the charge the balance is under the account's low-balance threshold (auto-recharge minimum or the default). */
-  low: boolean;
-}
-
 /**
- * A charge in one statement, for a caller holding lockAccount (so the statement's snapshot already sees every
- * earlier charge of the account): unless (kind, ref) was booked, and only if the balance covers it, book the
- * entry, move the balance and announce it on the account's live stream. What it did, and the balance it saw,
- * come back for the caller to decide on errors and follow-ups.
- */
-export async function chargeOnce(tx: Tx, e: { userId: string; cents: number; kind: string; ref: string; description: string }, lowDefaultCents: number): Promise<ChargeOutcome> {
-  type Row = { duplicate: boolean; balance: number | string; booked: boolean; low: boolean | null; notified: number };
-  const r = await tx.execute<Row>(sql`
-    with acct as (
-      select balance_cents from ${billingAccounts} where user_id = ${e.userId}
-    ), dup as (
-      select exists (select 1 from ${ledgerEntries} where user_id = ${e.userId} and kind = ${e.kind} and ref = ${e.ref}) as d
-    ), ins as (
-      insert into ${ledgerEntries} (user_id, amount_cents, kind, ref, description)
-      select ${e.userId}, ${-e.cents}, ${e.kind}, ${e.ref}, ${e.description} from acct, dup
-      where not dup.d and acct.balance_cents >= ${e.cents}
-      on conflict do nothing
-      returning user_id, amount_cents
-    ), bal as (
-      update ${billingAccounts} b set balance_cents = b.balance_cents + ins.amount_cents, updated_at = now()
-      from ins where b.user_id = ins.user_id
-      returning b.balance_cents < case when b.auto_recharge_cents > 0 and b.payment_method_token is not null then b.minimum_balance_cents else ${lowDefaultCents} end as low
-    ), live as (
-      -- Counted below: PostgreSQL runs a SELECT in WITH only when something reads it.
-      select ${liveNotifySql({ kind: 'balance', accountId: e.userId })} from bal
-    )
-    select (select d from dup) as duplicate, coalesce((select balance_cents from acct), 0) as balance,
-      exists (select 1 from bal) as booked, (select low from bal) as low, (select count(*) from live)::int as notified`);
-  const row = rowsOf<Row>(r)[0]!;
-  return { duplicate: row.duplicate, balanceCents: Number(row.balance), booked: row.booked, low: row.low === true };
-}
-
-/**
- * A charge whose ref is new (made in the same statement, so it cannot have been booked before), as the WITH
- * queries of a statement that also does the work it pays for: in autocommit the account is locked for that one
- * statement only, where `lockAccount` + `chargeOnce` hold it for two round trips and the commit.
+ * A charge as the WITH queries of a statement (the statement may also do the work it pays for): in autocommit
+ * the account is locked for that one statement only.
  * - `charge_lock` locks the account row first, as lockAccount does (the order of imports and recharges);
- * - `charge_paid` moves the balance only if it covers the charge. The check is in the UPDATE's WHERE, so a
- *   statement that waited for the lock re-checks it on the newest balance (PostgreSQL re-evaluates an UPDATE's
- *   condition on the row a concurrent commit left): none overspends. It returns the account row after the
- *   charge when paid, nothing when the balance is short;
+ * - `charge_paid` moves the balance only if it covers the charge (and, with `unlessBooked`, only if (kind, ref)
+ *   was not booked before). The balance check is in the UPDATE's WHERE, so a statement that waited for the lock
+ *   re-checks it on the newest balance (PostgreSQL re-evaluates an UPDATE's condition on the row a concurrent
+ *   commit left): none overspends. The booked check reads the statement's snapshot, so a caller asking for it
+ *   holds lockAccount from an earlier statement (its snapshot then sees every earlier charge). It returns the
+ *   account row after the charge when paid, nothing otherwise;
  * - `charge_booked` inserts the ledger entry and `charge_live` announces the balance, both only when paid.
- * The work's own WITH queries select `from charge_paid`, so they happen only when it is paid; the statement
- * must read `charge_live` (a SELECT in WITH runs only when read).
+ * Work in the same statement selects `from charge_paid`, so it happens only when it is paid; the statement must
+ * read `charge_live` (a SELECT in WITH runs only when read).
  */
-export function freshChargeCtes(e: { userId: string; cents: number; kind: string; ref: string; description: string }): SQL {
+export function chargeCtes(e: { userId: string; cents: number; kind: string; ref: string; description: string }, opts: { unlessBooked: boolean }): SQL {
   if (e.cents <= 0) throw new Error('charge must be positive');
+  const unbooked = opts.unlessBooked ? sql`and not exists (select 1 from ${ledgerEntries} where user_id = ${e.userId} and kind = ${e.kind} and ref = ${e.ref})` : sql``;
   return sql`charge_lock as materialized (
       select id from ${users} where id = ${e.userId} for no key update
     ), charge_paid as (
       update ${billingAccounts} b set balance_cents = b.balance_cents - ${e.cents}, updated_at = now()
-      from charge_lock where b.user_id = charge_lock.id and b.balance_cents >= ${e.cents}
+      from charge_lock where b.user_id = charge_lock.id and b.balance_cents >= ${e.cents} ${unbooked}
       returning b.*
     ), charge_booked as (
       insert into ${ledgerEntries} (user_id, amount_cents, kind, ref, description)
@@ -137,6 +96,21 @@ export function freshChargeCtes(e: { userId: string; cents: number; kind: string
     ), charge_live as (
       select ${liveNotifySql({ kind: 'balance', accountId: e.userId })} from charge_paid
     )`;
+}
+
+/**
+ * Run a charge alone (`ctes` from chargeCtes, with whatever follow-ups the caller added): whether (kind, ref) was
+ * booked before, whether this booked it, and the balance before it (for the caller's error message).
+ */
+export async function runCharge(tx: Tx, e: { userId: string; kind: string; ref: string }, ctes: SQL): Promise<{ duplicate: boolean; booked: boolean; balanceCents: number }> {
+  type Row = { duplicate: boolean; balance: number | string; booked: boolean; notified: number };
+  const r = await tx.execute<Row>(sql`
+    with ${ctes}
+    select exists (select 1 from ${ledgerEntries} where user_id = ${e.userId} and kind = ${e.kind} and ref = ${e.ref}) as duplicate,
+      coalesce((select balance_cents from ${billingAccounts} where user_id = ${e.userId}), 0) as balance,
+      exists (select 1 from charge_paid) as booked, (select count(*) from charge_live)::int as notified`);
+  const row = rowsOf<Row>(r)[0]!;
+  return { duplicate: row.duplicate, booked: row.booked, balanceCents: Number(row.balance) };
 }
 
 export async function insertEntries(tx: Tx, rows: Array<{ userId: string; amountCents: number; kind: string; ref: string; description: string }>): Promise<void> {

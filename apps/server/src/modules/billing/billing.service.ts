@@ -2,7 +2,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { Queryable, Tx } from '../../db/client.ts';
 import { AppError } from '../../lib/errors.ts';
 import * as repo from './billing.repository.ts';
-import { LOW_BALANCE_DEFAULT_CENTS, lowBalanceFollowUpSql, scheduleRechargeIfLow } from './payments.ts';
+import { lowBalanceFollowUpSql, scheduleRechargeIfLow } from './payments.ts';
 
 export { gatewayOf, processRecharges, reconcileTopups, startRechargeLoop } from './payments.ts';
 export { braintreeConfigured } from './braintree-gateway.ts';
@@ -27,31 +27,39 @@ export async function credit(db: Queryable, userId: string, cents: number, kind:
 }
 
 /**
+ * A charge's WITH queries (repo.chargeCtes) with its follow-ups written from the charged row in the same
+ * statement: the pending recharge and the low-balance alert of scheduleRechargeIfLow.
+ */
+function chargeWithFollowUps(userId: string, cents: number, kind: LedgerKind, ref: string, description: string, unlessBooked: boolean): SQL {
+  const followUp = lowBalanceFollowUpSql(sql`charge_paid`, cents, `${kind}:${ref}`);
+  return sql`${repo.chargeCtes({ userId, cents, kind, ref, description }, { unlessBooked })},
+    charge_recharge as (${followUp.recharge}), charge_alert as (${followUp.alert})`;
+}
+
+/**
  * Charge inside the caller's transaction, so the charge and the work it pays for commit together.
  * The account row is locked first: concurrent charges queue up and none can overspend. A charge whose
  * (kind, ref) was already booked is not booked again (returns false).
  */
 export async function charge(tx: Tx, userId: string, cents: number, kind: LedgerKind, ref: string, description = ''): Promise<boolean> {
   if (cents <= 0) throw new Error('charge must be positive');
+  // Locked by a statement of its own, so the charge's snapshot sees every earlier booking of (kind, ref).
   await repo.lockAccount(tx, userId);
-  // Checked, booked and announced in one statement; the recharge and the low-balance alert only when it went low.
-  const r = await repo.chargeOnce(tx, { userId, cents, kind, ref, description }, LOW_BALANCE_DEFAULT_CENTS);
+  // Checked, booked, announced and followed up (recharge, low-balance alert) in one statement.
+  const r = await repo.runCharge(tx, { userId, kind, ref }, chargeWithFollowUps(userId, cents, kind, ref, description, true));
   if (r.duplicate) return false;
   if (!r.booked) throw new InsufficientBalanceError(r.balanceCents, cents);
-  if (r.low) await scheduleRechargeIfLow(tx, userId, cents, `${kind}:${ref}`);
   return true;
 }
 
 /**
  * A charge whose ref is new, folded into the statement that does the work it pays for (the add of a tracking):
- * the WITH queries to put first in that statement (repo.freshChargeCtes says what they do and what the statement
- * must read), with the recharge and the low-balance alert of scheduleRechargeIfLow, written from the charged row
- * in the same statement. The statement's work selects `from charge_paid`, so it happens only when it is paid.
+ * the WITH queries to put first in that statement (repo.chargeCtes says what they do and what the statement must
+ * read), with the same follow-ups as `charge`. The statement's work selects `from charge_paid`, so it happens only
+ * when it is paid. A new ref cannot have been booked, so there is no booked check and no earlier lock statement.
  */
 export function freshChargeCtes(userId: string, cents: number, kind: LedgerKind, ref: string, description = ''): SQL {
-  const followUp = lowBalanceFollowUpSql(sql`charge_paid`, cents, `${kind}:${ref}`);
-  return sql`${repo.freshChargeCtes({ userId, cents, kind, ref, description })},
-    charge_recharge as (${followUp.recharge}), charge_alert as (${followUp.alert})`;
+  return chargeWithFollowUps(userId, cents, kind, ref, description, false);
 }
 
 /** After a statement with freshChargeCtes whose charge was not paid (nothing was written): the error to answer. */

@@ -343,7 +343,8 @@ const CHARGED_STATUSES = new Set(['authorized', 'submitted_for_settlement', 'set
 export const LOW_BALANCE_DEFAULT_CENTS = 500;
 
 /**
- * Called in the transaction of every charge:
+ * The follow-ups of a charge (a single charge writes them in its own statement from lowBalanceFollowUpSql; batch
+ * charges call this in their transaction afterwards):
  * - when the charge took the balance under the account's minimum and automatic recharges are on (a card, an
  *   amount, fewer than the maximum failures, past the backoff), a pending recharge is recorded. The unique
  *   index on pending/processing recharges keeps it to one per account at a time, across processes; the

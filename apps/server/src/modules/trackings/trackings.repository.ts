@@ -67,7 +67,7 @@ export async function lockByTid(db: Queryable, userId: string, tid: string): Pro
 }
 
 /** The columns an add sets; the others take their defaults. */
-export type AddedTracking = Required<Pick<NewTracking, 'id' | 'userId' | 'tid' | 'courier' | 'title' | 'orderId' | 'customer' | 'notifyEmail' | 'notifyPhone' | 'note' | 'status' | 'nextCheckAt' | 'createdAt' | 'updatedAt'>>;
+export type PaidTrackingValues = Required<Pick<NewTracking, 'id' | 'userId' | 'tid' | 'courier' | 'title' | 'orderId' | 'customer' | 'notifyEmail' | 'notifyPhone' | 'note' | 'status' | 'nextCheckAt' | 'createdAt' | 'updatedAt'>>;
 
 const trackingColumns = getTableColumns(trackings);
 
@@ -87,7 +87,7 @@ function trackingFromRaw(raw: Record<string, unknown>): TrackingRow {
  * sent with it. One statement, so in autocommit the account is locked for this statement alone. The
  * new row, or null when the balance was short and nothing was written.
  */
-export async function insertPaidTracking(db: Queryable, v: AddedTracking, charge: SQL, live: SQL): Promise<TrackingRow | null> {
+export async function insertPaidTracking(db: Queryable, v: PaidTrackingValues, charge: SQL, live: SQL): Promise<TrackingRow | null> {
   const r = await db.execute<Record<string, unknown>>(sql`
     with ${charge}, t as (
       insert into ${trackings} (id, user_id, tid, courier, title, order_id, customer, notify_email, notify_phone, note, status, next_check_at, created_at, updated_at)
