@@ -58,7 +58,7 @@ export default defineConfig({
           // still gets a fresh database and app from createTestEnv (decision 025, last revision).
           isolate: false,
           include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, '**/*.slow.test.ts', '**/*.timed.test.ts'],
+          exclude: [...configDefaults.exclude, '**/*.slow.test.ts', '**/*.timed.test.ts', '**/*.shared.test.ts'],
         },
       },
       // Latency bounds (an import must not stall a GET, fuzzing's 1 s per request, PGlite's fairness, the timing of
@@ -84,6 +84,11 @@ export default defineConfig({
           include: ['src/**/*.test.{ts,tsx}'],
         },
       },
+      // Third-party recordings of the carriers' APIs, kept outside the repository (../shared/carriers/samples): only
+      // when CARRIER_SAMPLES_DIR names them (`npm run check:carrier-samples`; CI runs it). A fresh clone has none.
+      ...(process.env.CARRIER_SAMPLES_DIR
+        ? [{ test: { name: 'carrier-samples', ...server, maxWorkers: 1, include: ['test/**/*.shared.test.ts'] } }]
+        : []),
     ],
   },
 });

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { carrierConfigFromEnv, createCarrierClient } from '../../src/modules/carriers/carriers.ts';
 import { startFakeCarrier, type FakeCarrier } from './fake-carrier.ts';
-import { clientFor, readFixture, readSample } from './helpers.ts';
+import { clientFor, readFixture } from './helpers.ts';
 
 let fake: FakeCarrier;
 beforeAll(async () => {
@@ -62,10 +62,10 @@ describe('constructed fixtures (cases without a recorded sample)', () => {
   });
 
   it('FedEx batch mixing found and not-found numbers, in request order', async () => {
-    fake.script('fedex', '122816215025810', { status: 200, body: readSample('samples/fedex/fedex_track_sandbox_delivered.json') });
-    fake.script('fedex', '647719948679', { status: 200, body: readSample('samples/fedex/fedex_track_sandbox_not_found.json') });
-    fake.script('fedex', '449044304137821', { status: 200, body: readSample('samples/fedex/fedex_track_sandbox_label_created.json') });
-    const rs = await clientFor(fake.url).track('fedex', ['647719948679', '122816215025810', '449044304137821']);
+    fake.script('fedex', '794612387705', { status: 200, body: readFixture('fedex/fedex_delivered.json') });
+    fake.script('fedex', '700000000017', { status: 200, body: readFixture('fedex/fedex_not_found_sandbox_wording.json') });
+    fake.script('fedex', '772899170235', { status: 200, body: readFixture('fedex/fedex_label_created.json') });
+    const rs = await clientFor(fake.url).track('fedex', ['700000000017', '794612387705', '772899170235']);
     expect(rs.map((r) => (r.ok ? r.status : r.error.kind))).toEqual(['not-found', 'Delivered', 'InfoReceived']);
     expect(fake.fedexBatchSizes).toEqual([3]);
   });
@@ -85,11 +85,11 @@ describe('OAuth', () => {
   });
 
   it('refreshes once on 401 and retries', async () => {
-    fake.script('fedex', '122816215025810', { status: 200, body: readSample('samples/fedex/fedex_track_sandbox_delivered.json') });
+    fake.script('fedex', '794612387705', { status: 200, body: readFixture('fedex/fedex_delivered.json') });
     const client = clientFor(fake.url);
-    await client.track('fedex', ['122816215025810']);
+    await client.track('fedex', ['794612387705']);
     fake.revokeTokens();
-    const [r] = await client.track('fedex', ['122816215025810']);
+    const [r] = await client.track('fedex', ['794612387705']);
     expect(r?.ok && r.status).toBe('Delivered');
     expect(fake.tokenRequests.fedex).toBe(2);
   });
@@ -193,8 +193,8 @@ describe('untrusted bodies never crash', () => {
   }
 
   it('a gzip-encoded FedEx body is decoded', async () => {
-    fake.script('fedex', '122816215025810', { status: 200, body: readSample('samples/fedex/fedex_track_sandbox_delivered.json'), gzip: true });
-    const [r] = await clientFor(fake.url).track('fedex', ['122816215025810']);
+    fake.script('fedex', '794612387705', { status: 200, body: readFixture('fedex/fedex_delivered.json'), gzip: true });
+    const [r] = await clientFor(fake.url).track('fedex', ['794612387705']);
     expect(r?.ok && r.status).toBe('Delivered');
   });
 });

@@ -8,11 +8,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 export const repoRoot = path.resolve(here, '..', '..', '..', '..');
 export const fixturesDir = path.join(here, 'fixtures');
 
-/** A recorded carrier response, by its MANIFEST.json path (`samples/<carrier>/<file>`); see samples/README.md. */
-export function readSample(rel: string): string {
-  return fs.readFileSync(path.join(here, rel), 'utf8');
-}
-
+/** One of our own carrier responses, by its path under fixtures/ (`fedex/fedex_delivered.json`); see fixtures/README.md. */
 export function readFixture(name: string): string {
   return fs.readFileSync(path.join(fixturesDir, name), 'utf8');
 }

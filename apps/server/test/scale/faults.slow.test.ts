@@ -12,7 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CREDS, startFakeCarrier } from '../carriers/fake-carrier.ts';
-import { readSample } from '../carriers/helpers.ts';
+import { readFixture } from '../carriers/helpers.ts';
 import { eventually, onPostgres } from '../helpers.ts';
 import { allTriggers, mailTo, sleep, startFakeTwilio, startReceiver } from '../notifications/fixtures.ts';
 import { EX } from '../trackings/fixtures.ts';
@@ -119,7 +119,7 @@ describe.runIf(onPostgres)('faults on real processes', () => {
     // The carrier was asked while it was down (the first refresh after the add), and is back with the parcel delivered.
     expect(carrier.trackRequests.canadapost).toBeGreaterThanOrEqual(1);
     const askedWhileDown = carrier.trackRequests.canadapost;
-    carrier.script('canadapost', CP_TID, { status: 200, body: readSample('samples/canadapost/canadapost_delivered_docs_example.xml') });
+    carrier.script('canadapost', CP_TID, { status: 200, body: readFixture('canadapost/canadapost_delivered.xml') });
     await w2.restart();
     await restartApi;
     const recoveredFrom = Date.now();
