@@ -5,6 +5,7 @@ import { buildApp } from './app.ts';
 import { createContext, closeContext, createLogger } from './bootstrap.ts';
 import { startWorkers } from './jobs/registry.ts';
 import { startAdminServer } from './lib/admin-server.ts';
+import { dumpEmbedded } from './db/backup.ts';
 import { sql } from 'drizzle-orm';
 
 /**
@@ -33,9 +34,14 @@ async function main() {
   if (config.ROLE !== 'api') await startWorkers(ctx);
   const admin =
     config.ADMIN_PORT !== undefined
-      ? await startAdminServer({ port: config.ADMIN_PORT, host: config.ADMIN_HOST, ready: async () => void (await ctx.db.execute(sql`select 1`)) })
+      ? await startAdminServer({
+          port: config.ADMIN_PORT,
+          host: config.ADMIN_HOST,
+          ready: async () => void (await ctx.db.execute(sql`select 1`)),
+          backup: ctx.database.pglite ? () => dumpEmbedded(ctx.database.pglite!) : undefined,
+        })
       : null;
-  if (admin) log.info(`admin endpoints (/healthz, /readyz, /metrics) at ${admin.url}`);
+  if (admin) log.info(`admin endpoints (/healthz, /readyz, /metrics${ctx.database.pglite ? ', /backup' : ''}) at ${admin.url}`);
   if (app) {
     await app.listen({ port: config.PORT, host: config.HOST });
     log.info(`Shiptrail is running at ${config.publicUrl} (database: ${ctx.database.kind}, mail: ${ctx.mailer.mode === 'smtp' ? 'SMTP' : 'dev outbox at /dev/mail'})`);

@@ -10,7 +10,7 @@ export interface AdminServer {
   close(): Promise<void>;
 }
 
-export async function startAdminServer(opts: { port: number; host: string; ready: () => Promise<void> }): Promise<AdminServer> {
+export async function startAdminServer(opts: { port: number; host: string; ready: () => Promise<void>; backup?: () => Promise<Buffer> }): Promise<AdminServer> {
   const server = http.createServer((req, res) => {
     const send = (status: number, type: string, body: string) => {
       res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
@@ -30,6 +30,17 @@ export async function startAdminServer(opts: { port: number; host: string; ready
       metricsText().then(
         (m) => send(200, m.contentType, m.body),
         () => send(500, 'text/plain', 'metrics unavailable\n'),
+      );
+      return;
+    }
+    // The embedded database's backup (a gzipped tar of its data directory; db/backup.ts).
+    if (path === '/backup' && opts.backup) {
+      opts.backup().then(
+        (bytes) => {
+          res.writeHead(200, { 'content-type': 'application/gzip', 'content-disposition': 'attachment; filename="shiptrail-backup.tar.gz"', 'cache-control': 'no-store' });
+          res.end(bytes);
+        },
+        () => send(500, 'application/json', '{"status":"backup failed"}'),
       );
       return;
     }

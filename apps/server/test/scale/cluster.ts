@@ -32,6 +32,8 @@ export async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T
 export interface ServerProcess {
   role: 'api' | 'worker' | 'all';
   url: string;
+  /** Its admin port (/readyz, /metrics, /backup). */
+  adminUrl: string;
   child: ChildProcess;
   /** kill -9, and wait until the process is gone. */
   kill9(): Promise<void>;
@@ -86,6 +88,7 @@ export class Cluster {
     const p: ServerProcess = {
       role,
       url: `http://127.0.0.1:${port}`,
+      adminUrl: `http://127.0.0.1:${adminPort}`,
       child,
       async kill9() {
         if (p.child.exitCode !== null || p.child.signalCode !== null) return;
