@@ -201,7 +201,7 @@ describe('the embedded default under kill -9', () => {
 
     // Read the data directory the last process left, as the next start would.
     const database = await openDatabase({ dataDir });
-    const rows = async <T>(q: ReturnType<typeof sql>) => (await database.db.execute(q)).rows as T[];
+    const rows = async <T>(q: ReturnType<typeof sql>) => ((await database.db.execute(q)) as unknown as { rows: T[] }).rows;
     try {
       const trackingTids = new Set((await rows<{ tid: string }>(sql`select tid from trackings`)).map((r) => r.tid));
       const missingAdds = acked.adds.filter((t) => !trackingTids.has(t));
