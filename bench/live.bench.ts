@@ -106,7 +106,9 @@ function ask(w: Worker, msg: unknown, reply: string): Promise<{ at?: number }> {
 }
 
 export default async function bench(): Promise<BenchResult[]> {
-  const config = loadConfig({ DATA_DIR: 'memory://', SESSION_SECRET: 'bench-secret-bench-secret-bench-secret-01', LOG_LEVEL: 'silent', QUEUE_POLL_SECONDS: '0.5', PUBLIC_URL: 'http://bench.local' } as NodeJS.ProcessEnv);
+  const config = loadConfig({ DATA_DIR: 'memory://', SESSION_SECRET: 'bench-secret-bench-secret-bench-secret-01', LOG_LEVEL: 'silent', QUEUE_POLL_SECONDS: '0.5', PUBLIC_URL: 'http://bench.local',
+    // The bench opens STREAMS streams of one account from one address: above the per-user and per-address caps.
+    LIVE_STREAMS_PER_USER: String(STREAMS + 10), LIVE_STREAMS_MAX: String(STREAMS + 10), CONNECTIONS_PER_ADDRESS: '0', REQUESTS_IN_FLIGHT_PER_ADDRESS: '0' } as NodeJS.ProcessEnv);
   const ctx = await createContext(config, createLogger(config));
   const app = await buildApp(ctx, { logger: false });
   await app.listen({ port: 0, host: '127.0.0.1' });

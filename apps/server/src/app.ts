@@ -29,6 +29,7 @@ import { liveRoutes } from './modules/live/live.routes.ts';
 import { braintreeConfigured } from './modules/billing/billing.service.ts';
 import { geoRoutes } from './modules/geo/geo.routes.ts';
 import { withLogContext } from './lib/log-context.ts';
+import { limitConnections } from './lib/connection-limits.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -65,6 +66,15 @@ export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {})
     },
     trustProxy: ctx.config.TRUST_PROXY,
     bodyLimit: 2 * 1024 * 1024,
+    // A request's headers, then its whole body, must arrive in time (a slow client holds no socket for ever). A live
+    // stream's request is complete once its headers are in: the stream itself is not cut (docs/operations.md "Limits").
+    requestTimeout: ctx.config.REQUEST_TIMEOUT_SECONDS * 1000,
+    http: {
+      requestTimeout: ctx.config.REQUEST_TIMEOUT_SECONDS * 1000,
+      headersTimeout: Math.min(ctx.config.HEADERS_TIMEOUT_SECONDS, ctx.config.REQUEST_TIMEOUT_SECONDS) * 1000,
+      // Node checks both timeouts this often (30 s by default, which would let a 1-second timeout run 30).
+      connectionsCheckingInterval: Math.max(100, Math.min(30_000, (Math.min(ctx.config.HEADERS_TIMEOUT_SECONDS, ctx.config.REQUEST_TIMEOUT_SECONDS) * 1000) / 5)),
+    },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 300 },
     // Fastify's own routing and connection errors answer in the envelope too, and never echo the URL.
     frameworkErrors: (err, _req, reply) => {
@@ -84,6 +94,13 @@ export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {})
       const body = JSON.stringify(failure(status, message));
       socket.end(`HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
     },
+  });
+
+  // Per-address caps on sockets (not behind a proxy: there the proxy is the only peer) and requests under way.
+  limitConnections(app, {
+    perAddress: ctx.config.CONNECTIONS_PER_ADDRESS ?? (ctx.config.TRUST_PROXY ? 0 : 256),
+    inFlightPerAddress: ctx.config.REQUESTS_IN_FLIGHT_PER_ADDRESS,
+    max: ctx.config.MAX_CONNECTIONS,
   });
 
   // Every /v1 route, as "METHOD /path": a test checks each is in the contract's endpoint list.

@@ -86,6 +86,22 @@ const envSchema = carrierEnvSchema.extend({
   ROLE: z.enum(['all', 'api', 'worker']).default('all'),
   WEB_DIST: z.string().optional(),
   TRUST_PROXY: bool,
+  // Abuse limits (docs/operations.md "Limits"). A request's headers and body must arrive within these; an
+  // upgraded live stream is a finished request and is not cut.
+  REQUEST_TIMEOUT_SECONDS: z.coerce.number().positive().max(3600).default(30),
+  HEADERS_TIMEOUT_SECONDS: z.coerce.number().positive().max(3600).default(15),
+  /** Open connections per client address (per /64 for IPv6); 0 is no cap. Unset: 256, or no cap behind TRUST_PROXY. */
+  CONNECTIONS_PER_ADDRESS: z.coerce.number().int().nonnegative().optional(),
+  /** Requests under way per client address (the real client behind TRUST_PROXY; an open live stream is one); 0 is no cap. */
+  REQUESTS_IN_FLIGHT_PER_ADDRESS: z.coerce.number().int().nonnegative().default(256),
+  /** Open connections per process; 0 is no cap. */
+  MAX_CONNECTIONS: z.coerce.number().int().nonnegative().default(10_000),
+  LIVE_STREAMS_PER_USER: z.coerce.number().int().positive().default(10),
+  LIVE_STREAMS_MAX: z.coerce.number().int().positive().default(5000),
+  LIVE_PUBLIC_STREAMS_PER_ADDRESS: z.coerce.number().int().positive().default(20),
+  LIVE_PUBLIC_STREAMS_MAX: z.coerce.number().int().positive().default(5000),
+  /** Proofs of delivery (signature and photo) one account may upload per hour. */
+  PROOF_UPLOADS_PER_HOUR: z.coerce.number().int().positive().default(60),
   GOOGLE_CLIENT_ID: z.string().optional(),
   GOOGLE_CLIENT_SECRET: z.string().optional(),
   GOOGLE_AUTH_URL: z.url().default('https://accounts.google.com/o/oauth2/v2/auth'),

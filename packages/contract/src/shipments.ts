@@ -138,6 +138,10 @@ export const POD_LIMITS = {
   /** After downscaling, what is stored. */
   photoStoredMaxBytes: 600 * 1024,
   photoMaxSide: 1280,
+  /** Read from the image's header before anything decodes it (decision 107). */
+  photoMaxPixels: 50_000_000,
+  signatureMaxWidth: 2400,
+  signatureMaxHeight: 1600,
   /** The request body of an update with a photo (base64 is 4/3 of the bytes). */
   bodyMaxBytes: 9 * 1024 * 1024,
 } as const;

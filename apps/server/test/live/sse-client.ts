@@ -14,6 +14,8 @@ export interface SseStream {
   /** Resolves with the first frame (already received or coming) that matches. */
   waitFor(pred: (f: SseFrame) => boolean, timeoutMs?: number): Promise<SseFrame>;
   close(): void;
+  /** Resolves when the server ends the stream (or the connection goes). */
+  ended: Promise<void>;
 }
 
 /** A real HTTP client reading the event stream as it arrives (app.inject cannot stream). */
@@ -25,6 +27,10 @@ export function openStream(base: string, token: string | null, headers: Record<s
       let buf = '';
       let all = '';
       res.setEncoding('utf8');
+      const ended = new Promise<void>((done) => {
+        res.once('end', done);
+        res.once('close', done);
+      });
       res.on('data', (chunk: string) => {
         all += chunk;
         buf += chunk;
@@ -66,6 +72,7 @@ export function openStream(base: string, token: string | null, headers: Record<s
           });
         },
         close: () => req.destroy(),
+        ended,
       });
     });
     req.on('error', reject);

@@ -12,6 +12,8 @@ export interface AuthInfo {
   user: UserRow;
   /** The web session behind the request, or null when an API key was used. */
   sessionId: string | null;
+  /** When that session ends (null for the API key). */
+  expiresAt?: Date | null;
 }
 
 declare module 'fastify' {
@@ -23,6 +25,8 @@ declare module 'fastify' {
     requireAuth: (req: FastifyRequest, reply: FastifyReply) => Promise<void>;
     /** preHandler: as requireAuth, and the account must be an account owner (not a courier). */
     requireOwner: (req: FastifyRequest, reply: FastifyReply) => Promise<void>;
+    /** Who `token` signs in now, read from the database (not the cache): an open live stream checks itself with it. */
+    authenticateFresh: (token: string) => Promise<AuthInfo | null>;
   }
 }
 
@@ -47,24 +51,29 @@ export const authPlugin = fp(async (app, { ctx }: { ctx: AppContext }) => {
   async function resolve(req: FastifyRequest): Promise<AuthInfo | null> {
     const raw = req.headers[API_TOKEN_HEADER];
     const token = Array.isArray(raw) ? raw[0] : raw;
+    return token ? byToken(token, true) : null;
+  }
+
+  async function byToken(token: string, useCache: boolean): Promise<AuthInfo | null> {
     if (!token || token.length > 200) return null;
     const key = hashToken(token);
     const now = ctx.now();
-    const hit = cache.get(key, now);
-    if (hit) return { user: hit.user, sessionId: hit.sessionId };
+    const hit = useCache ? cache.get(key, now) : undefined;
+    if (hit) return { user: hit.user, sessionId: hit.sessionId, expiresAt: hit.expiresAt };
     const epoch = cache.epoch;
     if (token.startsWith(SESSION_PREFIX)) {
       const found = await findSessionByHash(ctx.db, key, now);
       if (!found) return null;
       cache.set(key, found, epoch);
-      return { user: found.user, sessionId: found.sessionId };
+      return { user: found.user, sessionId: found.sessionId, expiresAt: found.expiresAt };
     }
     const user = await findUserByApiKeyHash(ctx.db, key);
     if (!user) return null;
     cache.set(key, { user, sessionId: null, expiresAt: null }, epoch);
-    return { user, sessionId: null };
+    return { user, sessionId: null, expiresAt: null };
   }
 
+  app.decorate('authenticateFresh', (token: string) => byToken(token, false));
   app.decorate('requireAuth', async (req: FastifyRequest) => {
     req.auth = await resolve(req);
     if (!req.auth) throw unauthorized(MSG.unauthorized);

@@ -20,7 +20,8 @@ import {
 import type { AppContext } from '../../context.ts';
 import type { Queryable, Tx } from '../../db/client.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
-import { badRequest, forbidden, notFound } from '../../lib/errors.ts';
+import { badRequest, forbidden, notFound, tooMany } from '../../lib/errors.ts';
+import { takeWindow } from '../../lib/attempts.repository.ts';
 import type { UserRow } from '../accounts/accounts.service.ts';
 import { charge } from '../billing/billing.service.ts';
 import { locateAddress } from '../geo/geo.service.ts';
@@ -208,12 +209,18 @@ export async function createShipment(
 }
 
 // ------------------------------------------------------------------ update (a checkpoint)
+export const PROOF_UPLOADS_MESSAGE = 'Too many proofs of delivery sent from this account: wait a while, then send it again';
 /** The company, or the courier the shipment is assigned to; anyone else gets "not found" (nothing leaks). */
 export async function updateShipment(ctx: AppContext, user: UserRow, input: UpdateInput): Promise<ShipmentView> {
   const scope = scopeOf(user);
   const tid = normalizeTrackingNumber(input.tid);
   if (!scope || !(await repo.findByTid(ctx.db, scope, tid))) throw notFoundShipment();
-  // Images are checked and shrunk before the transaction: a bad one is refused with nothing written.
+  // Images are checked and shrunk before the transaction: a bad one is refused with nothing written. Decoding is
+  // CPU work: each account may send PROOF_UPLOADS_PER_HOUR proofs an hour (every api process counts together).
+  if (input.proof) {
+    const take = await takeWindow(ctx.db, `proof:${user.id}`, ctx.config.PROOF_UPLOADS_PER_HOUR, 3_600_000, ctx.now());
+    if (!take.ok) throw tooMany(PROOF_UPLOADS_MESSAGE, take.waitMs / 1000);
+  }
   const proof: PreparedProof | null = input.proof ? await prepareProof(input.proof) : null;
   const time = input.time ? new Date(input.time) : ctx.now();
   const row = await ctx.db.transaction(async (tx) => {
