@@ -14,6 +14,8 @@ export const MSG = {
   phoneInvalid: 'Invalid phone number',
   urlRequired: 'Url is required',
   urlInvalid: 'Invalid Url',
+  companyInvalid: 'Invalid company name',
+  nameInvalid: 'Invalid name',
   phoneNumberRequired: 'Phone Number is required',
   phoneNumberInvalid: 'Invalid Phone Number',
   wizardPhoneForSms: 'Please provide valid phone number on previous step to receive SMS alerts.',

@@ -1,4 +1,4 @@
-import { THEME_PRIMARY_COLORS, TRIGGER_EVENTS, WEBHOOK_EVENT_TYPE, normalizeUsPhone, toE164, type NotificationChannel, type TriggerEvent, type WebhookEvent } from '@shiptrail/contract';
+import { THEME_PRIMARY_COLORS, cleanBrandUrl, cleanText, TRIGGER_EVENTS, WEBHOOK_EVENT_TYPE, normalizeUsPhone, toE164, type NotificationChannel, type TriggerEvent, type WebhookEvent } from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
 import type { Tx } from '../../db/client.ts';
 import type { shipments, trackings, trackingEvents, users } from '../../db/schema.ts';
@@ -74,8 +74,12 @@ function checkpointView(c: Cp): WebhookEvent['data']['checkpoint'] {
 /** A company's look in its customers' messages: the primary colour of its theme and its logo (profile image). */
 export function brandStyleOf(user: UserRow): { color: string; logo: string } {
   const themeid = ((user.settings as { themeid?: string } | null)?.themeid ?? 'A') as keyof typeof THEME_PRIMARY_COLORS;
-  return { color: THEME_PRIMARY_COLORS[themeid] ?? THEME_PRIMARY_COLORS.A, logo: user.image };
+  return { color: THEME_PRIMARY_COLORS[themeid] ?? THEME_PRIMARY_COLORS.A, logo: cleanBrandUrl(user.image) };
 }
+
+/** The name that signs a company's messages to its customers, cleaned of control and bidi characters (decision 109). */
+export const senderNameOf = (user: Pick<UserRow, 'company' | 'firstName' | 'lastName'>): string | null =>
+  cleanText(user.company) || cleanText([user.firstName, user.lastName].filter(Boolean).join(' ')) || null;
 
 export const publicTrackingUrl = (ctx: AppContext, user: Pick<UserRow, 'uid'>, tid: string) =>
   `${ctx.config.publicUrl}/track/${encodeURIComponent(user.uid)}/${encodeURIComponent(tid)}`;
@@ -166,7 +170,7 @@ async function fanOutFound(tx: Tx, ctx: AppContext, found: NonNullable<Awaited<R
     brand,
     ...(brand ? { brandStyle: brandStyleOf(user) } : {}),
   });
-  const brandOf = (p: Planned) => (p.audience === 'send' ? user.company || [user.firstName, user.lastName].filter(Boolean).join(' ') || null : null);
+  const brandOf = (p: Planned) => (p.audience === 'send' ? senderNameOf(user) : null);
   let webhookBody: string | undefined;
   const rows: repo.NewNotification[] = planned.map((p) => {
     let payload: unknown;
@@ -197,7 +201,7 @@ async function fanOutShipmentEvent(tx: Tx, ctx: AppContext, eventId: string, eve
   if (planned.length === 0) return;
   const link = publicTrackingUrl(ctx, user, shipment.tid);
   const cp = checkpointView(event.checkpoint as Cp);
-  const brand = user.company || [user.firstName, user.lastName].filter(Boolean).join(' ') || null;
+  const brand = senderNameOf(user);
   const message = (b: string | null): StatusMessageInput => ({
     tid: shipment.tid,
     title: shipment.orderId ? `Order ${shipment.orderId}` : '',
