@@ -50,6 +50,8 @@ export const MSG = {
   invalidCredentials: 'Invalid email or password',
   emailTaken: 'An account with this email already exists',
   tooManyAttempts: 'Too many attempts. Please wait a few minutes and try again.',
+  tooManyCardSaves: 'Too many card changes. Please wait a while and try again.',
+  tooManyTopUps: 'Too many payments. Please wait a while and try again.',
   unauthorized: 'Please log in again',
   emailVerified: 'Your email address is verified',
   verificationFailed: 'Verification Error',

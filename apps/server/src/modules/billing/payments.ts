@@ -4,7 +4,8 @@ import { MSG, PRICING, centsToDollars, type Envelope, type PaymentHistoryItem, t
 import type { AppContext } from '../../context.ts';
 import type { Queryable, Tx } from '../../db/client.ts';
 import { billingAccounts, idempotencyKeys, users } from '../../db/schema.ts';
-import { AppError, badRequest, conflict, paymentRequired } from '../../lib/errors.ts';
+import { AppError, badRequest, conflict, paymentRequired, tooMany } from '../../lib/errors.ts';
+import { takeWindow } from '../../lib/attempts.repository.ts';
 import { success } from '../../lib/http.ts';
 import { startTickLoop } from '../../lib/tick-loop.ts';
 import { GatewayUnavailableError, withTimeout, type GatewayTransaction, type PaymentGateway, type SaleResult } from './gateway.ts';
@@ -99,8 +100,37 @@ export async function clientToken(ctx: AppContext, userId: string): Promise<{ to
   return { token: await ask(ctx, g.clientToken(a?.customerId ?? null)), gateway: g.name };
 }
 
+/**
+ * One card however it is vaulted, as the gateway describes it: its BIN (the masked number's first digits),
+ * last four and expiry. Neither gateway hands us more of the number, and this is enough to tell a card
+ * used again on another account (card testing, a self-referral) from a stranger's (decision 110).
+ */
+export function cardFingerprint(c: { maskedNumber?: string | null; last4?: string | null; expirationMonth?: string | null; expirationYear?: string | null }): string | null {
+  const bin = /^(\d{6})/.exec(c.maskedNumber ?? '')?.[1] ?? '';
+  const last4 = c.last4 || /(\d{4})$/.exec(c.maskedNumber ?? '')?.[1] || '';
+  if (!last4) return null;
+  return `${bin}:${last4}:${Number(c.expirationMonth) || ''}/${c.expirationYear ?? ''}`;
+}
+
+/**
+ * Card saves and top-ups per account, and both together per card on any account (CARD_SAVE_RATE_LIMIT,
+ * TOPUP_RATE_LIMIT, CARD_USE_RATE_LIMIT; docs/operations.md): each is a gateway call that costs a fee, and
+ * unthrottled they make the platform a card tester. Counted in the shared table, so every api process counts
+ * the same attempts; an attempt counts whether or not the card then goes through.
+ */
+async function throttle(ctx: AppContext, key: string, limit: { limit: number; intervalMs: number } | false, message: string): Promise<void> {
+  if (!limit) return;
+  const took = await takeWindow(ctx.db, key, limit.limit, limit.intervalMs, ctx.now());
+  if (!took.ok) throw tooMany(message, took.waitMs / 1000);
+}
+const throttleCard = (ctx: AppContext, card: Parameters<typeof cardFingerprint>[0], message: string) => {
+  const fp = cardFingerprint(card);
+  return fp ? throttle(ctx, `card-use:${fp}`, ctx.config.CARD_USE_RATE_LIMIT, message) : Promise.resolve();
+};
+
 /** Vault the card behind a nonce; it replaces the card on file, and restarts automatic recharges. */
 export async function addCard(ctx: AppContext, user: UserLike, nonce: string): Promise<PaymentInfo> {
+  await throttle(ctx, `card-save:${user.id}`, ctx.config.CARD_SAVE_RATE_LIMIT, MSG.tooManyCardSaves);
   const a = await repo.account(ctx.db, user.id);
   const g = gatewayOf(ctx);
   const res = await ask(
@@ -119,6 +149,8 @@ export async function addCard(ctx: AppContext, user: UserLike, nonce: string): P
     if (res.reason === 'rejected') throw paymentRequired(`${MSG.paymentRejected}: ${res.message}`);
     throw badRequest(res.message, { paymentMethodToken: res.message });
   }
+  // Only now is the card known: the same card saved on account after account is refused here, before it is kept.
+  await throttleCard(ctx, res.card, MSG.tooManyCardSaves);
   await ctx.db.transaction(async (tx) => {
     await repo.updateAccount(tx, user.id, {
       gateway: g.name,
@@ -227,6 +259,11 @@ export async function addBalance(ctx: AppContext, user: UserLike, amountDollars:
   }
   const a = await repo.account(ctx.db, user.id);
   if (!a?.paymentMethodToken) throw paymentRequired(MSG.noPaymentMethod);
+  // A retry under a key already used is the same payment, not another: only new payments count.
+  if (!key || !(await repo.paymentByKey(ctx.db, user.id, key))) {
+    await throttle(ctx, `topup:${user.id}`, ctx.config.TOPUP_RATE_LIMIT, MSG.tooManyTopUps);
+    await throttleCard(ctx, a, MSG.tooManyTopUps);
+  }
   const g = gatewayOf(ctx);
   let p = await repo.insertPayment(ctx.db, {
     userId: user.id,
