@@ -25,7 +25,7 @@ import { hashPassword, verifyPassword } from './passwords.ts';
 import { mergeSettings, settingsView, type StoredSettings } from './settings.ts';
 import { hashToken, newApiKey, newEmailKey, newSessionToken, newVersion } from './tokens.ts';
 import { googleExchange } from './google.ts';
-import { newWebhookSecret, resolveWebhookTarget } from '../notifications/notifications.service.ts';
+import { newWebhookSecret, releaseHeldCustomerMessages, resolveWebhookTarget } from '../notifications/notifications.service.ts';
 
 const VERIFY_TTL_MS = 48 * 3600 * 1000;
 const RESET_TTL_MS = 3600 * 1000;
@@ -259,6 +259,7 @@ export async function googleLogin(
     if (!user.googleSub) {
       if (!profile.emailVerified) throw badRequest(MSG.googleFailed);
       user = await repo.updateUser(ctx.db, user.id, { googleSub: profile.sub, emailVerified: true });
+      await releaseHeldCustomerMessages(ctx, user.id);
     }
   } else {
     // Log in and sign up both work for a new Google user: a first "Log in with Google" creates the account.
@@ -292,6 +293,8 @@ export async function verifyEmail(ctx: AppContext, key: string, meta: RequestMet
   const userId = await repo.consumeEmailKey(ctx.db, 'verify', key, ctx.now());
   if (!userId) throw badRequest(MSG.verificationFailed);
   const user = await repo.updateUser(ctx.db, userId, { emailVerified: true, version: newVersion() });
+  // Messages to the company's customers waited for this (decision 109).
+  await releaseHeldCustomerMessages(ctx, userId);
   return startSession(ctx, user, meta);
 }
 
@@ -335,6 +338,7 @@ export async function resetPassword(ctx: AppContext, key: string, password: stri
     version: newVersion(),
   });
   await repo.revokeUserSessions(ctx.db, userId, ctx.now());
+  await releaseHeldCustomerMessages(ctx, userId);
 }
 
 /** A password change ends every other session of the account; the one that made the change stays. */
