@@ -131,7 +131,7 @@ type SignupInput = z.output<typeof signupRequest>;
 
 async function createAccount(
   ctx: AppContext,
-  input: { email: string; firstName?: string; lastName?: string; userType: 'person' | 'company'; company?: string; password: string | null; timeZone?: string; promocode?: string; referrer?: string; googleSub?: string; emailVerified?: boolean; image?: string },
+  input: { email: string; firstName?: string; lastName?: string; userType: 'person' | 'company'; company?: string; password: string | null; timeZone?: string; promocode?: string; referrer?: string; googleSub?: string; emailVerified?: boolean; image?: string; signupIp?: string },
 ): Promise<UserRow> {
   if (await repo.findUserByEmail(ctx.db, input.email)) throw conflict(MSG.emailTaken);
   const inviter = input.referrer ? await repo.findUserByReferral(ctx.db, input.referrer) : undefined;
@@ -159,6 +159,8 @@ async function createAccount(
       referralCode: randomAlnum(10),
       referredBy: inviter?.id ?? null,
       promocode: input.promocode ?? null,
+      // A referral from the inviter's own address earns nothing (decision 110).
+      signupIp: input.signupIp ?? null,
       version: newVersion(),
     });
     // The sign-up bonus is booked with the account: both exist or neither (product rules §9).
@@ -182,7 +184,7 @@ function isUniqueViolation(err: unknown): boolean {
 }
 
 export async function signup(ctx: AppContext, input: SignupInput, meta: RequestMeta): Promise<SessionPayload> {
-  const user = await createAccount(ctx, { ...input, password: input.password });
+  const user = await createAccount(ctx, { ...input, password: input.password, signupIp: meta.ip });
   await sendVerification(ctx, user);
   return startSession(ctx, user, meta);
 }
@@ -275,6 +277,7 @@ export async function googleLogin(
       timeZone: input.timeZone,
       promocode: input.promocode,
       referrer: input.referrer,
+      signupIp: meta.ip,
     });
     if (!user.emailVerified) await sendVerification(ctx, user);
   }
