@@ -133,6 +133,21 @@ const envSchema = carrierEnvSchema.extend({
   /** Another Braintree gateway address (http://host:port), e.g. a local fake in tests. */
   BRAINTREE_GATEWAY_URL: z.url().optional(),
   PAYMENT_TIMEOUT_MS: z.coerce.number().int().positive().default(20_000),
+  /**
+   * Abuse limits (docs/operations.md "Abuse limits"), each "<count>/<seconds>" or "off". Card saves per account,
+   * top-ups per account, and card saves plus top-ups per card (the same card on any account).
+   */
+  CARD_SAVE_RATE_LIMIT: rateLimitSetting.transform((v) => (v === undefined ? { limit: 5, intervalMs: 3_600_000 } : v)),
+  TOPUP_RATE_LIMIT: rateLimitSetting.transform((v) => (v === undefined ? { limit: 10, intervalMs: 3_600_000 } : v)),
+  CARD_USE_RATE_LIMIT: rateLimitSetting.transform((v) => (v === undefined ? { limit: 20, intervalMs: 3_600_000 } : v)),
+  /** Messages to a company's customers: one per status per shipment (or tracking) per recipient in this window. */
+  CUSTOMER_NOTIFY_REPEAT_MINUTES: z.coerce.number().nonnegative().default(60),
+  /** Messages to customers per account per 24 hours; accounts younger than CUSTOMER_NOTIFY_NEW_DAYS get the lower cap. 0 lifts a cap. */
+  CUSTOMER_NOTIFY_DAILY: z.coerce.number().int().nonnegative().default(5000),
+  CUSTOMER_NOTIFY_NEW_DAILY: z.coerce.number().int().nonnegative().default(100),
+  CUSTOMER_NOTIFY_NEW_DAYS: z.coerce.number().nonnegative().default(7),
+  /** How long a qualifying referral payment must stand before its reward is paid (the settle window, decision 110). */
+  REFERRAL_SETTLE_HOURS: z.coerce.number().nonnegative().default(72),
   /** Seller lines printed on receipts. */
   SELLER_NAME: z.string().default('Shiptrail'),
   SELLER_ADDRESS: z.string().default(''),

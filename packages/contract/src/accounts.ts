@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MSG } from './messages.ts';
 import { LIMITS, THEME_IDS, TRIGGER_EVENTS, USER_TYPES, ROLES, TRACKING_STATUSES } from './constants.ts';
-import { emailField, optionalString, optionalUsPhone, requiredString, requiredText } from './common.ts';
+import { brandUrlField, emailField, optionalString, optionalUsPhone, requiredString, requiredText, saneText } from './common.ts';
 
 const password = (min: number, minMessage: string) =>
   requiredText(MSG.passwordRequired).min(1, MSG.passwordRequired).min(min, minMessage).max(200);
@@ -33,12 +33,12 @@ export type LoginPasswordRequest = z.input<typeof loginPasswordRequest>;
 export const signupRequest = z
   .object({
     email: requiredText(MSG.emailRequired).pipe(emailField),
-    firstName: optionalString(100),
-    lastName: optionalString(100),
+    firstName: saneText(100, MSG.nameInvalid),
+    lastName: saneText(100, MSG.nameInvalid),
     promocode: optionalString(64),
     userType: z.enum(USER_TYPES).default('person'),
     /** A company account's name (shown to its customers); ignored for a person. */
-    company: optionalString(200),
+    company: saneText(200, MSG.companyInvalid),
     password: password(LIMITS.signupPasswordMin, MSG.passwordMin8),
     repassword: requiredText(MSG.passwordsMismatch),
     terms: z.literal(true, { error: MSG.termsRequired }),
@@ -152,13 +152,15 @@ export const settingsUpdateSchema = z.object({
 export const profileUpdateSchema = z.object({
   // The email is read-only in the form (product rules §5); when sent it must be valid and equal the account's.
   email: z.string().pipe(emailField).optional(),
-  firstName: optionalString(100),
-  lastName: optionalString(100),
+  // The names sign the company's mails and SMS to its customers, the logo and site go out with its brand in
+  // the public tracking API: one line of plain text, https addresses (docs/decisions/109-customer-messages-held-and-limited.md).
+  firstName: saneText(100, MSG.nameInvalid),
+  lastName: saneText(100, MSG.nameInvalid),
   phone: optionalUsPhone(MSG.phoneInvalid),
-  image: optionalString(2048),
+  image: brandUrlField(2048),
   userType: z.enum(USER_TYPES).optional(),
-  company: optionalString(200),
-  companyUrl: optionalString(500),
+  company: saneText(200, MSG.companyInvalid),
+  companyUrl: brandUrlField(500),
   InvoiceExtraInfo: optionalString(2000),
   timeZone: optionalString(64),
   showWizard: z.boolean().optional(),

@@ -32,6 +32,42 @@ export const requiredString = (message: string, max = 200) => requiredText(messa
 export const optionalString = (max = 200) => trimmed.max(max).optional();
 
 /**
+ * Characters a name that signs other people's mail and SMS must not carry: C0 and C1 controls (line breaks
+ * among them) and the bidi embeddings, overrides and isolates (U+202A-E, U+2066-9) that make text read
+ * other than it is stored ("gnp.exe"). Refused on save; cleanText strips them from what is served.
+ */
+// eslint-disable-next-line no-control-regex
+const UNSAFE_TEXT = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+export const hasUnsafeText = (s: string) => new RegExp(UNSAFE_TEXT.source).test(s);
+/** A stored name as it may be shown: unsafe characters dropped, runs of spaces left by them folded, trimmed. */
+export const cleanText = (s: string) => s.replace(UNSAFE_TEXT, ' ').replace(/\s{2,}/g, ' ').trim();
+/** Optional one-line text that signs messages to others (a company or person name): no controls, no bidi overrides. */
+export const saneText = (max: number, message: string) =>
+  trimmed
+    .max(max)
+    .refine((s) => !hasUnsafeText(s), message)
+    .optional();
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+/**
+ * A logo or site address a company publishes with its brand (the public tracking API, mails): https only, or
+ * http to this machine's loopback for development. Never javascript:, data: or anything a consumer would run.
+ */
+export function isBrandUrl(value: string): boolean {
+  if (!URL.canParse(value)) return false;
+  const u = new URL(value);
+  if (u.username || u.password || !u.hostname) return false;
+  return u.protocol === 'https:' || (u.protocol === 'http:' && LOOPBACK_HOSTS.has(u.hostname));
+}
+/** What is served for a stored brand address: the address when it passes isBrandUrl, else '' (rows saved before the rule). */
+export const cleanBrandUrl = (value: string) => (value && isBrandUrl(value.trim()) ? value.trim() : '');
+export const brandUrlField = (max: number) =>
+  trimmed
+    .max(max)
+    .refine((s) => isBrandUrl(s), MSG.urlInvalid)
+    .optional();
+
+/**
  * `null` means "not given" in every /v1 request body, at any depth. Clients of the original API (its Node SDK
  * among them) send null for each optional field they leave out, so a null property is dropped before the
  * schema sees it: an optional field then takes its default (an update keeps the stored value) and a required

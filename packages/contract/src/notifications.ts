@@ -13,9 +13,11 @@ export type NotificationAudience = (typeof NOTIFICATION_AUDIENCES)[number];
 /**
  * pending → sending → sent (email, SMS: the provider accepted it) or delivered (webhook: a 2xx);
  * retrying between attempts; failed when retries are exhausted or the provider refused for good;
- * skipped_balance (SMS with too little balance); disabled (the webhook endpoint answered 410 Gone).
+ * skipped_balance (SMS with too little balance); disabled (the webhook endpoint answered 410 Gone);
+ * held (a message to a customer of an account whose email is not verified yet: sent once it is) and limited
+ * (a message to a customer over a sending limit, never sent); decision 109.
  */
-export const NOTIFICATION_STATUSES = ['pending', 'sending', 'retrying', 'sent', 'delivered', 'failed', 'skipped_balance', 'disabled'] as const;
+export const NOTIFICATION_STATUSES = ['pending', 'sending', 'retrying', 'sent', 'delivered', 'failed', 'skipped_balance', 'disabled', 'held', 'limited'] as const;
 export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
 
 export const WEBHOOK_EVENT_TYPE = 'tracking.status_changed';

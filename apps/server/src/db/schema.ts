@@ -62,6 +62,8 @@ export const users = pgTable(
     referralCode: text('referral_code').notNull(),
     referredBy: uuid('referred_by'),
     promocode: text('promocode'),
+    /** The client address of the sign-up: a referral from the inviter's own address earns nothing (decision 110). */
+    signupIp: text('signup_ip'),
     /** Bumped on every successful save: the web app refetches info when it changes (product rules §3 Session). */
     version: text('version').notNull(),
     geoLat: text('geo_lat'),
@@ -153,6 +155,14 @@ export const referrals = pgTable(
     email: text('email').notNull(),
     invitedUserId: uuid('invited_user_id'),
     rewardedAt: ts('rewarded_at'),
+    /**
+     * The friend's payment that reached the reward, and when the reward may be paid: it is held for the settle
+     * window (REFERRAL_SETTLE_HOURS) and checked again by the billing sweep (decision 110).
+     */
+    rewardPaymentId: uuid('reward_payment_id'),
+    rewardDueAt: ts('reward_due_at'),
+    /** Why no reward was paid (same card, same address, payment reversed): for support. */
+    rewardRefusal: text('reward_refusal'),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex('referrals_inviter_email_uq').on(t.inviterId, t.email)],

@@ -4,7 +4,7 @@ import { MSG } from '@shiptrail/contract';
 import { extractText, getDocumentProxy } from 'unpdf';
 import { call, createTestEnv, eventually, signUp, type TestEnv } from '../helpers.ts';
 import { alerts, billingAccounts, ledgerEntries, payments, users } from '../../src/db/schema.ts';
-import { balanceCents, charge, ledgerSumCents, processRecharges } from '../../src/modules/billing/billing.service.ts';
+import { balanceCents, charge, ledgerSumCents, payDueReferralRewards, processRecharges } from '../../src/modules/billing/billing.service.ts';
 import { SandboxGateway } from '../../src/modules/billing/sandbox-gateway.ts';
 import { loadConfig } from '../../src/config.ts';
 import { gatewayOf, reconcileTopups } from '../../src/modules/billing/billing.service.ts';
@@ -422,15 +422,29 @@ describe('billing through the API, sandbox gateway', () => {
     await consistent(a.id);
   });
 
-  it("referral: the inviter gets $10 once, on the invited friend's first successful payment", async () => {
+  it("referral: the inviter gets $10 once, when the verified friend's successful payments reach it and have settled (decision 110)", async () => {
     const inviter = await signUp(env.app);
     const inviterId = await idOf(inviter.email);
     const friend = await withCard('fake-valid-visa-nonce', { referrer: inviter.profile.referralCode });
     const declined = await withCard('fake-processor-declined-visa-nonce', { referrer: inviter.profile.referralCode });
-    await call(env.app, 'POST', '/v1/user/general/addbalance', { token: declined.session, body: { amount: 5 } });
+    for (const f of [friend, declined]) await env.ctx.db.update(users).set({ emailVerified: true }).where(eq(users.id, f.id));
+    const afterWindow = async () => {
+      env.ctx.now = () => new Date(Date.now() + (env.config.REFERRAL_SETTLE_HOURS + 1) * 3_600_000);
+      try {
+        return await payDueReferralRewards(env.ctx);
+      } finally {
+        env.ctx.now = () => new Date();
+      }
+    };
+    await call(env.app, 'POST', '/v1/user/general/addbalance', { token: declined.session, body: { amount: 10 } });
+    await call(env.app, 'POST', '/v1/user/general/addbalance', { token: friend.session, body: { amount: 5 } });
+    expect(await afterWindow()).toBe(0);
     expect(await balanceCents(env.ctx.db, inviterId)).toBe(1000);
     await call(env.app, 'POST', '/v1/user/general/addbalance', { token: friend.session, body: { amount: 5 } });
     await call(env.app, 'POST', '/v1/user/general/addbalance', { token: friend.session, body: { amount: 5 } });
+    expect(await payDueReferralRewards(env.ctx)).toBe(0);
+    expect(await afterWindow()).toBe(1);
+    expect(await afterWindow()).toBe(0);
     expect(await balanceCents(env.ctx.db, inviterId)).toBe(2000);
     await consistent(inviterId);
   });

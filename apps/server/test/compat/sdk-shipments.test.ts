@@ -9,7 +9,7 @@ import { ledgerEntries } from '../../src/db/schema.ts';
 import { startJobWorkers } from '../../src/jobs/registry.ts';
 import { notifyJobs } from '../../src/modules/notifications/notifications.jobs.ts';
 import { call, createTestEnv, startSmtp, type SmtpCapture, type TestEnv } from '../helpers.ts';
-import { fastTuning, mailTo, saveSettings, startFakeTwilio, startReceiver, userRow } from '../notifications/fixtures.ts';
+import { fastTuning, mailTo, markVerified, saveSettings, startFakeTwilio, startReceiver, userRow } from '../notifications/fixtures.ts';
 import { company, courier, readmeShipment } from '../shipments/fixtures.ts';
 
 interface Shm {
@@ -52,6 +52,7 @@ function sdk(token: string): Shm {
 describe('shipmentmentor SDK 1.0.5: sendShipment and updateShipment', () => {
   it('round-trips the README payloads, and the status change reaches the webhook, the customer mail and SMS', async () => {
     const c = await company(env.app, { company: 'Santa Monica Couriers' });
+    await markVerified(env.ctx, c.email); // customer messages wait for a verified account (decision 109)
     const k = await courier(env.app, c.session, { email: 'courier@example.com' });
     const info = await call(env.app, 'GET', '/v1/user/info', { token: c.session });
     secret = info.body.payload.settings.webhookSecret;

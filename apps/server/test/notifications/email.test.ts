@@ -6,7 +6,7 @@ import { notifyJobs } from '../../src/modules/notifications/notifications.jobs.t
 import { fanOutStatusEvent } from '../../src/modules/notifications/fanout.ts';
 import { QUIET_MS, queuesIdle, quietWindow, waitFor } from '../wait.ts';
 import { call, createTestEnv, eventually, signUp, startSmtp, type SmtpCapture, type TestEnv } from '../helpers.ts';
-import { allTriggers, mailTo, changeStatus, fastTuning, insertTracking, saveSettings, userRow } from './fixtures.ts';
+import { allTriggers, mailTo, changeStatus, fastTuning, insertTracking, markVerified, saveSettings, userRow } from './fixtures.ts';
 
 /** Notification mails carry the notification id as Message-ID (account mails do not). */
 const isNotification = (m: { messageId?: string }) => /@shiptrail>$/.test(m.messageId ?? '');
@@ -76,6 +76,7 @@ describe('email notifications over a real SMTP server', () => {
 
   it("company accounts mail the tracking's customer, branded with the company name", async () => {
     const c = await signUp(env.app, { userType: 'company' });
+    await markVerified(env.ctx, c.email); // customer messages wait for a verified account (customer-limits.test.ts)
     const r = await call(env.app, 'POST', '/v1/user/general/update', { token: c.session, body: { profile: { company: 'Acme Furniture' } } });
     expect(r.statusCode).toBe(200);
     await saveSettings(env, c.session, { sendNotification: { email: { triggers: { OutForDelivery: true } } } });

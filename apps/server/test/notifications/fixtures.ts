@@ -17,6 +17,11 @@ export async function userRow(ctx: AppContext, email: string) {
   return u!;
 }
 
+/** Mark the account's email verified, as its verify link would: its customer messages go out (decision 109). */
+export async function markVerified(ctx: AppContext, email: string) {
+  await ctx.db.update(users).set({ emailVerified: true }).where(eq(users.email, email));
+}
+
 /** A tracking row inserted directly (as the trackings module would). */
 export async function insertTracking(ctx: AppContext, userId: string, over: Partial<typeof trackings.$inferInsert> = {}) {
   const [t] = await ctx.db

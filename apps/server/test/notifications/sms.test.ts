@@ -7,7 +7,7 @@ import { notifyJobs } from '../../src/modules/notifications/notifications.jobs.t
 import { QUIET_MS, queuesIdle, quietWindow, waitFor } from '../wait.ts';
 import { balanceCents } from '../../src/modules/billing/billing.service.ts';
 import { call, createTestEnv, eventually, signUp, type TestEnv } from '../helpers.ts';
-import { allTriggers, changeStatus, fastTuning, insertTracking, saveSettings, startFakeTwilio, userRow } from './fixtures.ts';
+import { allTriggers, changeStatus, fastTuning, insertTracking, markVerified, saveSettings, startFakeTwilio, userRow } from './fixtures.ts';
 
 describe('SMS through a fake Twilio on loopback', () => {
   let env: TestEnv;
@@ -100,6 +100,7 @@ describe('SMS through a fake Twilio on loopback', () => {
 
   it("company accounts text the tracking's customer, branded", async () => {
     const c = await phoneAccount({ userType: 'company' });
+    await markVerified(env.ctx, c.user.email); // customer messages wait for a verified account (customer-limits.test.ts)
     await call(env.app, 'POST', '/v1/user/general/update', { token: c.session, body: { profile: { company: 'Acme Furniture' } } });
     await saveSettings(env, c.session, { sendNotification: { phone: { triggers: { Delivered: true } } } });
     const t = await insertTracking(env.ctx, c.user.id, { tid: '1ZSMSCUST01', notifyPhone: '(303) 555-0188' });

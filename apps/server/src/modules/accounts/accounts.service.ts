@@ -25,7 +25,7 @@ import { hashPassword, verifyPassword } from './passwords.ts';
 import { mergeSettings, settingsView, type StoredSettings } from './settings.ts';
 import { hashToken, newApiKey, newEmailKey, newSessionToken, newVersion } from './tokens.ts';
 import { googleExchange } from './google.ts';
-import { newWebhookSecret, resolveWebhookTarget } from '../notifications/notifications.service.ts';
+import { newWebhookSecret, releaseHeldCustomerMessages, resolveWebhookTarget } from '../notifications/notifications.service.ts';
 
 const VERIFY_TTL_MS = 48 * 3600 * 1000;
 const RESET_TTL_MS = 3600 * 1000;
@@ -131,7 +131,7 @@ type SignupInput = z.output<typeof signupRequest>;
 
 async function createAccount(
   ctx: AppContext,
-  input: { email: string; firstName?: string; lastName?: string; userType: 'person' | 'company'; company?: string; password: string | null; timeZone?: string; promocode?: string; referrer?: string; googleSub?: string; emailVerified?: boolean; image?: string },
+  input: { email: string; firstName?: string; lastName?: string; userType: 'person' | 'company'; company?: string; password: string | null; timeZone?: string; promocode?: string; referrer?: string; googleSub?: string; emailVerified?: boolean; image?: string; signupIp?: string },
 ): Promise<UserRow> {
   if (await repo.findUserByEmail(ctx.db, input.email)) throw conflict(MSG.emailTaken);
   const inviter = input.referrer ? await repo.findUserByReferral(ctx.db, input.referrer) : undefined;
@@ -159,6 +159,8 @@ async function createAccount(
       referralCode: randomAlnum(10),
       referredBy: inviter?.id ?? null,
       promocode: input.promocode ?? null,
+      // A referral from the inviter's own address earns nothing (decision 110).
+      signupIp: input.signupIp ?? null,
       version: newVersion(),
     });
     // The sign-up bonus is booked with the account: both exist or neither (product rules §9).
@@ -182,7 +184,7 @@ function isUniqueViolation(err: unknown): boolean {
 }
 
 export async function signup(ctx: AppContext, input: SignupInput, meta: RequestMeta): Promise<SessionPayload> {
-  const user = await createAccount(ctx, { ...input, password: input.password });
+  const user = await createAccount(ctx, { ...input, password: input.password, signupIp: meta.ip });
   await sendVerification(ctx, user);
   return startSession(ctx, user, meta);
 }
@@ -259,6 +261,7 @@ export async function googleLogin(
     if (!user.googleSub) {
       if (!profile.emailVerified) throw badRequest(MSG.googleFailed);
       user = await repo.updateUser(ctx.db, user.id, { googleSub: profile.sub, emailVerified: true });
+      await releaseHeldCustomerMessages(ctx, user.id);
     }
   } else {
     // Log in and sign up both work for a new Google user: a first "Log in with Google" creates the account.
@@ -274,6 +277,7 @@ export async function googleLogin(
       timeZone: input.timeZone,
       promocode: input.promocode,
       referrer: input.referrer,
+      signupIp: meta.ip,
     });
     if (!user.emailVerified) await sendVerification(ctx, user);
   }
@@ -292,6 +296,8 @@ export async function verifyEmail(ctx: AppContext, key: string, meta: RequestMet
   const userId = await repo.consumeEmailKey(ctx.db, 'verify', key, ctx.now());
   if (!userId) throw badRequest(MSG.verificationFailed);
   const user = await repo.updateUser(ctx.db, userId, { emailVerified: true, version: newVersion() });
+  // Messages to the company's customers waited for this (decision 109).
+  await releaseHeldCustomerMessages(ctx, userId);
   return startSession(ctx, user, meta);
 }
 
@@ -335,6 +341,7 @@ export async function resetPassword(ctx: AppContext, key: string, password: stri
     version: newVersion(),
   });
   await repo.revokeUserSessions(ctx.db, userId, ctx.now());
+  await releaseHeldCustomerMessages(ctx, userId);
 }
 
 /** A password change ends every other session of the account; the one that made the change stays. */

@@ -4,7 +4,7 @@ import { AppError } from '../../lib/errors.ts';
 import * as repo from './billing.repository.ts';
 import { lowBalanceFollowUpSql, scheduleRechargeIfLow } from './payments.ts';
 
-export { gatewayOf, processRecharges, reconcileTopups, startRechargeLoop } from './payments.ts';
+export { gatewayOf, payDueReferralRewards, processRecharges, reconcileTopups, startRechargeLoop } from './payments.ts';
 export { braintreeConfigured } from './braintree-gateway.ts';
 
 export { balanceCents, ledgerSumCents, spentCents } from './billing.repository.ts';

@@ -1,6 +1,6 @@
 import { and, desc, eq, inArray, lt, or, sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.ts';
-import { alerts, billingAccounts, payments, referrals, sandboxSales, users } from '../../db/schema.ts';
+import { alerts, billingAccounts, payments, referrals, sandboxSales, sessions, users } from '../../db/schema.ts';
 import type { GatewayTransaction } from './gateway.ts';
 import type { SandboxSaleStore } from './sandbox-gateway.ts';
 
@@ -75,14 +75,6 @@ export async function dueRecharges(db: Queryable, staleBefore: Date, limit = 50)
     .limit(limit);
 }
 
-export async function successfulPaymentCount(db: Queryable, userId: string): Promise<number> {
-  const [r] = await db
-    .select({ n: sql<number>`count(*)::int` })
-    .from(payments)
-    .where(and(eq(payments.userId, userId), eq(payments.status, 'submitted_for_settlement')));
-  return r?.n ?? 0;
-}
-
 export async function inviterOf(db: Queryable, userId: string): Promise<string | null> {
   const [u] = await db.select({ referredBy: users.referredBy }).from(users).where(eq(users.id, userId));
   return u?.referredBy ?? null;
@@ -93,6 +85,77 @@ export async function markReferralRewarded(db: Queryable, inviterId: string, inv
     .update(referrals)
     .set({ rewardedAt: sql`now()` })
     .where(and(eq(referrals.inviterId, inviterId), eq(referrals.invitedUserId, invitedUserId)));
+}
+
+/** What the invited account has paid in: the sum of its succeeded payments, in cents. */
+export async function paidInCents(db: Queryable, userId: string): Promise<number> {
+  const [r] = await db
+    .select({ n: sql<string>`coalesce(sum(${payments.amountCents}), 0)` })
+    .from(payments)
+    .where(and(eq(payments.userId, userId), inArray(payments.status, ['submitted_for_settlement', 'settling', 'settled'])));
+  return Number(r?.n ?? 0);
+}
+
+/**
+ * Hold the inviter's reward on the friend's payment `paymentId` until `dueAt`; only the first payment to reach
+ * the reward holds it (a referral already held, paid or refused keeps its state). True when this one held it.
+ */
+export async function holdReferralReward(db: Queryable, inviterId: string, invitedUserId: string, paymentId: string, dueAt: Date): Promise<boolean> {
+  const rows = await db
+    .update(referrals)
+    .set({ rewardPaymentId: paymentId, rewardDueAt: dueAt })
+    .where(
+      and(
+        eq(referrals.inviterId, inviterId),
+        eq(referrals.invitedUserId, invitedUserId),
+        sql`${referrals.rewardPaymentId} is null and ${referrals.rewardedAt} is null and ${referrals.rewardRefusal} is null`,
+      ),
+    )
+    .returning({ id: referrals.id });
+  return rows.length > 0;
+}
+
+export type HeldReferral = typeof referrals.$inferSelect;
+/** Held rewards whose settle window has passed (the sweep pays or refuses them). */
+export async function dueReferralRewards(db: Queryable, now: Date, limit = 50): Promise<HeldReferral[]> {
+  return db
+    .select()
+    .from(referrals)
+    .where(
+      and(
+        sql`${referrals.rewardPaymentId} is not null and ${referrals.rewardedAt} is null and ${referrals.rewardRefusal} is null`,
+        lt(referrals.rewardDueAt, now),
+      ),
+    )
+    .limit(limit);
+}
+
+export async function refuseReferralReward(db: Queryable, id: string, reason: string): Promise<void> {
+  await db.update(referrals).set({ rewardRefusal: reason }).where(and(eq(referrals.id, id), sql`${referrals.rewardedAt} is null`));
+}
+
+/** The two accounts of a referral as the reward checks need them. */
+export async function referralParty(db: Queryable, userId: string) {
+  const [u] = await db
+    .select({ id: users.id, emailVerified: users.emailVerified, signupIp: users.signupIp })
+    .from(users)
+    .where(eq(users.id, userId));
+  return u;
+}
+
+/** Whether the account signed up from, or ever had a session from, `ip`. */
+export async function accountUsedAddress(db: Queryable, userId: string, ip: string): Promise<boolean> {
+  const [u] = await db.select({ id: users.id }).from(users).where(and(eq(users.id, userId), eq(users.signupIp, ip)));
+  if (u) return true;
+  const [s] = await db.select({ id: sessions.id }).from(sessions).where(and(eq(sessions.userId, userId), eq(sessions.ip, ip))).limit(1);
+  return !!s;
+}
+
+/** The masked numbers (BIN and last four) of every card the account has paid with or keeps on file. */
+export async function cardsOf(db: Queryable, userId: string): Promise<string[]> {
+  const paid = await db.selectDistinct({ m: payments.maskedNumber }).from(payments).where(eq(payments.userId, userId));
+  const onFile = await account(db, userId);
+  return [...new Set([...paid.map((p) => p.m), onFile?.maskedNumber].filter((m): m is string => !!m))];
 }
 
 /** A payment alert (the alerts table belongs to accounts; billing only adds and clears its own names). */

@@ -4,7 +4,8 @@ import { MSG, PRICING, centsToDollars, type Envelope, type PaymentHistoryItem, t
 import type { AppContext } from '../../context.ts';
 import type { Queryable, Tx } from '../../db/client.ts';
 import { billingAccounts, idempotencyKeys, users } from '../../db/schema.ts';
-import { AppError, badRequest, conflict, paymentRequired } from '../../lib/errors.ts';
+import { AppError, badRequest, conflict, paymentRequired, tooMany } from '../../lib/errors.ts';
+import { takeWindow } from '../../lib/attempts.repository.ts';
 import { success } from '../../lib/http.ts';
 import { startTickLoop } from '../../lib/tick-loop.ts';
 import { GatewayUnavailableError, withTimeout, type GatewayTransaction, type PaymentGateway, type SaleResult } from './gateway.ts';
@@ -99,8 +100,37 @@ export async function clientToken(ctx: AppContext, userId: string): Promise<{ to
   return { token: await ask(ctx, g.clientToken(a?.customerId ?? null)), gateway: g.name };
 }
 
+/**
+ * One card however it is vaulted, as the gateway describes it: its BIN (the masked number's first digits),
+ * last four and expiry. Neither gateway hands us more of the number, and this is enough to tell a card
+ * used again on another account (card testing, a self-referral) from a stranger's (decision 110).
+ */
+export function cardFingerprint(c: { maskedNumber?: string | null; last4?: string | null; expirationMonth?: string | null; expirationYear?: string | null }): string | null {
+  const bin = /^(\d{6})/.exec(c.maskedNumber ?? '')?.[1] ?? '';
+  const last4 = c.last4 || /(\d{4})$/.exec(c.maskedNumber ?? '')?.[1] || '';
+  if (!last4) return null;
+  return `${bin}:${last4}:${Number(c.expirationMonth) || ''}/${c.expirationYear ?? ''}`;
+}
+
+/**
+ * Card saves and top-ups per account, and both together per card on any account (CARD_SAVE_RATE_LIMIT,
+ * TOPUP_RATE_LIMIT, CARD_USE_RATE_LIMIT; docs/operations.md): each is a gateway call that costs a fee, and
+ * unthrottled they make the platform a card tester. Counted in the shared table, so every api process counts
+ * the same attempts; an attempt counts whether or not the card then goes through.
+ */
+async function throttle(ctx: AppContext, key: string, limit: { limit: number; intervalMs: number } | false, message: string): Promise<void> {
+  if (!limit) return;
+  const took = await takeWindow(ctx.db, key, limit.limit, limit.intervalMs, ctx.now());
+  if (!took.ok) throw tooMany(message, took.waitMs / 1000);
+}
+const throttleCard = (ctx: AppContext, card: Parameters<typeof cardFingerprint>[0], message: string) => {
+  const fp = cardFingerprint(card);
+  return fp ? throttle(ctx, `card-use:${fp}`, ctx.config.CARD_USE_RATE_LIMIT, message) : Promise.resolve();
+};
+
 /** Vault the card behind a nonce; it replaces the card on file, and restarts automatic recharges. */
 export async function addCard(ctx: AppContext, user: UserLike, nonce: string): Promise<PaymentInfo> {
+  await throttle(ctx, `card-save:${user.id}`, ctx.config.CARD_SAVE_RATE_LIMIT, MSG.tooManyCardSaves);
   const a = await repo.account(ctx.db, user.id);
   const g = gatewayOf(ctx);
   const res = await ask(
@@ -119,6 +149,8 @@ export async function addCard(ctx: AppContext, user: UserLike, nonce: string): P
     if (res.reason === 'rejected') throw paymentRequired(`${MSG.paymentRejected}: ${res.message}`);
     throw badRequest(res.message, { paymentMethodToken: res.message });
   }
+  // Only now is the card known: the same card saved on account after account is refused here, before it is kept.
+  await throttleCard(ctx, res.card, MSG.tooManyCardSaves);
   await ctx.db.transaction(async (tx) => {
     await repo.updateAccount(tx, user.id, {
       gateway: g.name,
@@ -149,10 +181,10 @@ export async function paymentHistory(ctx: AppContext, userId: string): Promise<P
 
 /**
  * Book a succeeded sale: the payment moves to submitted_for_settlement and its amount is credited with the
- * payment's id as ref, in one transaction; a second settle of the same payment books nothing. The first
- * successful payment of an invited account rewards its inviter, once (the reward's ref is the friend's id).
+ * payment's id as ref, in one transaction; a second settle of the same payment books nothing. The payment that
+ * brings an invited account's payments to the invite reward holds the reward (holdReferralReward).
  */
-async function settle(tx: Tx, p: repo.PaymentRow, t: GatewayTransaction): Promise<boolean> {
+async function settle(ctx: AppContext, tx: Tx, p: repo.PaymentRow, t: GatewayTransaction): Promise<boolean> {
   // The account lock first, in the order every charge takes it: a charge holding it may be waiting on this
   // payment row (its pending-recharge insert checks the one-recharge index), so touching the row first deadlocks.
   await ledger.lockAccount(tx, p.userId);
@@ -173,18 +205,78 @@ async function settle(tx: Tx, p: repo.PaymentRow, t: GatewayTransaction): Promis
     description: p.kind === 'auto_recharge' ? 'Automatic recharge' : 'Balance added',
   });
   await repo.clearPaymentAlert(tx, p.userId, 'low-balance:');
-  const inviter = await repo.inviterOf(tx, p.userId);
-  if (inviter && (await repo.successfulPaymentCount(tx, p.userId)) === 1) {
-    const booked = await ledger.insertEntryOnce(tx, {
-      userId: inviter,
-      amountCents: PRICING.referralRewardCents,
-      kind: 'referral_reward',
-      ref: p.userId,
-      description: 'Reward: a friend you invited made a first payment',
-    });
-    if (booked) await repo.markReferralRewarded(tx, inviter, p.userId);
-  }
+  await holdReferralReward(ctx, tx, p);
   return true;
+}
+
+/**
+ * The invite reward (decision 110): the invited friend's first payment that brings what they paid in to the
+ * reward's amount holds the inviter's reward for the settle window (REFERRAL_SETTLE_HOURS); the sweep then pays
+ * it (payDueReferralRewards) if the friend's email is verified, the payment still stands at the gateway, and
+ * neither the friend's card nor sign-up address is the inviter's. A $1 top-up by a throwaway account never
+ * reaches it.
+ */
+async function holdReferralReward(ctx: AppContext, tx: Tx, p: repo.PaymentRow): Promise<void> {
+  const inviter = await repo.inviterOf(tx, p.userId);
+  if (!inviter) return;
+  if ((await repo.paidInCents(tx, p.userId)) < PRICING.referralRewardCents) return;
+  await repo.holdReferralReward(tx, inviter, p.userId, p.id, new Date(ctx.now().getTime() + ctx.config.REFERRAL_SETTLE_HOURS * 3_600_000));
+}
+
+/** Why the reward of `r` must not be paid, or null; 'wait' while the friend's email is not verified yet. */
+async function referralRefusal(ctx: AppContext, r: repo.HeldReferral): Promise<string | null> {
+  const friend = await repo.referralParty(ctx.db, r.invitedUserId!);
+  const payment = r.rewardPaymentId ? await repo.paymentById(ctx.db, r.rewardPaymentId) : undefined;
+  if (!friend || !payment) return 'the invited account or its payment is gone';
+  const inviterCards = new Set(await repo.cardsOf(ctx.db, r.inviterId));
+  const friendCards = await repo.cardsOf(ctx.db, friend.id);
+  if (friendCards.some((c) => inviterCards.has(c))) return "the invited account paid with the inviter's card";
+  if (friend.signupIp && (await repo.accountUsedAddress(ctx.db, r.inviterId, friend.signupIp))) return "the invited account signed up from the inviter's address";
+  if (!['submitted_for_settlement', 'settling', 'settled'].includes(payment.status)) return `the payment is ${payment.status}`;
+  if (payment.transactionId) {
+    const t = await withTimeout(gatewayOf(ctx).find(payment.transactionId), ctx.config.PAYMENT_TIMEOUT_MS);
+    if (!t || !CHARGED_STATUSES.has(t.status)) return `the payment is ${t?.status ?? 'unknown to the gateway'}`;
+  }
+  if (!friend.emailVerified) return 'wait';
+  return null;
+}
+
+/**
+ * Pay or refuse every held invite reward whose settle window has passed (the billing sweep runs it; tests call
+ * it). A reward whose friend has not verified their email stays held until they do; a gateway that does not
+ * answer leaves it for the next sweep. Booked once: the ledger's (kind, ref) is unique.
+ */
+export async function payDueReferralRewards(ctx: AppContext): Promise<number> {
+  let paid = 0;
+  for (const r of await repo.dueReferralRewards(ctx.db, ctx.now())) {
+    let why: string | null;
+    try {
+      why = await referralRefusal(ctx, r);
+    } catch (err) {
+      if (err instanceof GatewayUnavailableError) continue;
+      throw err;
+    }
+    if (why === 'wait') continue;
+    if (why) {
+      await repo.refuseReferralReward(ctx.db, r.id, why);
+      ctx.log.info({ referralId: r.id, inviterId: r.inviterId, reason: why }, 'invite reward refused');
+      continue;
+    }
+    const booked = await ctx.db.transaction(async (tx) => {
+      await ledger.lockAccount(tx, r.inviterId);
+      const b = await ledger.insertEntryOnce(tx, {
+        userId: r.inviterId,
+        amountCents: PRICING.referralRewardCents,
+        kind: 'referral_reward',
+        ref: r.invitedUserId!,
+        description: 'Reward: a friend you invited made a first payment',
+      });
+      await repo.markReferralRewarded(tx, r.inviterId, r.invitedUserId!);
+      return b;
+    });
+    if (booked) paid++;
+  }
+  return paid;
 }
 
 async function fail(db: Queryable, p: repo.PaymentRow, res: Extract<SaleResult, { ok: false }>): Promise<void> {
@@ -227,6 +319,11 @@ export async function addBalance(ctx: AppContext, user: UserLike, amountDollars:
   }
   const a = await repo.account(ctx.db, user.id);
   if (!a?.paymentMethodToken) throw paymentRequired(MSG.noPaymentMethod);
+  // A retry under a key already used is the same payment, not another: only new payments count.
+  if (!key || !(await repo.paymentByKey(ctx.db, user.id, key))) {
+    await throttle(ctx, `topup:${user.id}`, ctx.config.TOPUP_RATE_LIMIT, MSG.tooManyTopUps);
+    await throttleCard(ctx, a, MSG.tooManyTopUps);
+  }
   const g = gatewayOf(ctx);
   let p = await repo.insertPayment(ctx.db, {
     userId: user.id,
@@ -283,7 +380,7 @@ export async function addBalance(ctx: AppContext, user: UserLike, amountDollars:
   }
   const sale = res.transaction;
   return ctx.db.transaction(async (tx) => {
-    await settle(tx, payment, sale);
+    await settle(ctx, tx, payment, sale);
     const row = (await repo.paymentById(tx, payment.id))!;
     const balance = await ledger.balanceCents(tx, user.id);
     return keep(tx, {
@@ -325,7 +422,7 @@ export async function reconcileTopups(ctx: AppContext): Promise<number> {
       if (err instanceof GatewayUnavailableError) continue;
       throw err;
     }
-    if (found && CHARGED_STATUSES.has(found.status)) await ctx.db.transaction((tx) => settle(tx, claimed, found));
+    if (found && CHARGED_STATUSES.has(found.status)) await ctx.db.transaction((tx) => settle(ctx, tx, claimed, found));
     else if (found) await fail(ctx.db, claimed, { ok: false, reason: 'declined', message: found.processorResponseText, transaction: found });
     else
       await repo.movePayment(ctx.db, p.id, ['processing'], {
@@ -441,7 +538,7 @@ export async function runRecharge(ctx: AppContext, p: repo.PaymentRow): Promise<
   if (res.ok) {
     const t = res.transaction;
     await ctx.db.transaction(async (tx) => {
-      if (await settle(tx, claimed, t)) {
+      if (await settle(ctx, tx, claimed, t)) {
         await repo.updateAccount(tx, p.userId, { rechargeFailures: 0, rechargeRetryAt: null });
         await repo.clearPaymentAlert(tx, p.userId, 'recharge-failed');
       }
@@ -495,6 +592,7 @@ export function startRechargeLoop(
     }
     await processRecharges(ctx);
     await reconcileTopups(ctx);
+    await payDueReferralRewards(ctx);
   });
 }
 

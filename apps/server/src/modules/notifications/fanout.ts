@@ -1,4 +1,4 @@
-import { THEME_PRIMARY_COLORS, TRIGGER_EVENTS, WEBHOOK_EVENT_TYPE, normalizeUsPhone, toE164, type NotificationChannel, type TriggerEvent, type WebhookEvent } from '@shiptrail/contract';
+import { THEME_PRIMARY_COLORS, cleanBrandUrl, cleanText, TRIGGER_EVENTS, WEBHOOK_EVENT_TYPE, normalizeUsPhone, toE164, type NotificationChannel, type TriggerEvent, type WebhookEvent } from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
 import type { Tx } from '../../db/client.ts';
 import type { shipments, trackings, trackingEvents, users } from '../../db/schema.ts';
@@ -74,8 +74,12 @@ function checkpointView(c: Cp): WebhookEvent['data']['checkpoint'] {
 /** A company's look in its customers' messages: the primary colour of its theme and its logo (profile image). */
 export function brandStyleOf(user: UserRow): { color: string; logo: string } {
   const themeid = ((user.settings as { themeid?: string } | null)?.themeid ?? 'A') as keyof typeof THEME_PRIMARY_COLORS;
-  return { color: THEME_PRIMARY_COLORS[themeid] ?? THEME_PRIMARY_COLORS.A, logo: user.image };
+  return { color: THEME_PRIMARY_COLORS[themeid] ?? THEME_PRIMARY_COLORS.A, logo: cleanBrandUrl(user.image) };
 }
+
+/** The name that signs a company's messages to its customers, cleaned of control and bidi characters (decision 109). */
+export const senderNameOf = (user: Pick<UserRow, 'company' | 'firstName' | 'lastName'>): string | null =>
+  cleanText(user.company) || cleanText([user.firstName, user.lastName].filter(Boolean).join(' ')) || null;
 
 export const publicTrackingUrl = (ctx: AppContext, user: Pick<UserRow, 'uid'>, tid: string) =>
   `${ctx.config.publicUrl}/track/${encodeURIComponent(user.uid)}/${encodeURIComponent(tid)}`;
@@ -111,20 +115,94 @@ export function webhookEvent(ctx: AppContext, user: UserRow, tracking: TrackingR
 }
 
 /**
+ * The one gate of messages to a company's customers (audience 'send'; decision 109), whatever planned them:
+ * - over a limit, a message is written as 'limited' and never sent (the delivery log shows it): one per recipient
+ *   and channel per status of a tracking or shipment in CUSTOMER_NOTIFY_REPEAT_MINUTES, and at most
+ *   CUSTOMER_NOTIFY_DAILY a day per account (CUSTOMER_NOTIFY_NEW_DAILY in its first CUSTOMER_NOTIFY_NEW_DAYS);
+ * - within the limits, an account whose email is not verified has it written as 'held': no job until the
+ *   address is verified (releaseHeldCustomerMessages), so a throwaway sign-up cannot mail or text strangers
+ *   in its name. Held ones count against the limits, so verifying cannot release a flood.
+ * The account's own channels (audience 'receive') are not touched.
+ */
+async function gateCustomerMessages(tx: Tx, ctx: AppContext, user: UserRow, event: EventRow, rows: repo.NewNotification[]): Promise<void> {
+  const customer = rows.filter((r) => r.audience === 'send');
+  if (customer.length === 0) return;
+  const c = ctx.config;
+  const isNew = ctx.now().getTime() - user.createdAt.getTime() < c.CUSTOMER_NOTIFY_NEW_DAYS * 86_400_000;
+  const dailyCap = isNew ? c.CUSTOMER_NOTIFY_NEW_DAILY : c.CUSTOMER_NOTIFY_DAILY;
+  let today = dailyCap > 0 ? await repo.countCustomerMessages(tx, user.id, 24 * 60) : 0;
+  // Read under a share lock: a verification committing meanwhile either is seen here, or waits for this
+  // transaction, and then its release finds the rows held here.
+  let isVerified: boolean | undefined = user.emailVerified || undefined;
+  const verified = async () => (isVerified ??= await repo.emailVerifiedForShare(tx, user.id));
+  for (const r of customer) {
+    const repeated =
+      c.CUSTOMER_NOTIFY_REPEAT_MINUTES > 0 &&
+      (await repo.countCustomerMessages(tx, user.id, c.CUSTOMER_NOTIFY_REPEAT_MINUTES, {
+        channel: r.channel,
+        recipient: r.recipient,
+        toStatus: event.toStatus,
+        trackingId: event.trackingId,
+        shipmentId: event.shipmentId,
+      })) > 0;
+    if (repeated || (dailyCap > 0 && today >= dailyCap)) {
+      r.status = 'limited';
+      r.lastError = repeated
+        ? `Not sent: this customer already had this status by ${r.channel === 'sms' ? 'SMS' : 'email'} in the last ${c.CUSTOMER_NOTIFY_REPEAT_MINUTES} minutes`
+        : `Not sent: the account reached its ${dailyCap} messages to customers in 24 hours`;
+      continue;
+    }
+    today++;
+    if (!(await verified())) {
+      r.status = 'held';
+      r.lastError = 'Held until the account email address is verified';
+    }
+  }
+}
+
+/**
  * Write the notifications and their jobs in the status change's transaction, and log one line that ties the
  * change (eventId, and the request or job that made it: lib/log-context.ts) to each notification's id; every
- * delivery logs that notification id and its own job id (delivery.ts).
+ * delivery logs that notification id and its own job id (delivery.ts). Customer messages pass the gate first.
  */
-async function queueNotifications(tx: Tx, ctx: AppContext, event: EventRow, rows: repo.NewNotification[], subject: { trackingId?: string; shipmentId?: string }): Promise<void> {
+async function queueNotifications(
+  tx: Tx,
+  ctx: AppContext,
+  user: UserRow,
+  event: EventRow,
+  rows: repo.NewNotification[],
+  subject: { trackingId?: string; shipmentId?: string },
+): Promise<void> {
+  await gateCustomerMessages(tx, ctx, user, event, rows);
   const inserted = await repo.insertNotifications(tx, rows);
   for (const n of inserted) {
+    if (n.status !== 'pending') continue;
     const channel = n.channel as NotificationChannel;
     await enqueue(ctx, notifyJobs[channel], { v: 1, notificationId: n.id, attempt: 0 }, { tx });
   }
   ctx.log.info(
-    { eventId: event.id, ...subject, fromStatus: event.fromStatus, toStatus: event.toStatus, notifications: inserted.map((n) => ({ id: n.id, channel: n.channel })) },
+    {
+      eventId: event.id,
+      ...subject,
+      fromStatus: event.fromStatus,
+      toStatus: event.toStatus,
+      notifications: inserted.map((n) => ({ id: n.id, channel: n.channel, ...(n.status !== 'pending' ? { status: n.status } : {}) })),
+    },
     'status change: notifications queued',
   );
+}
+
+/**
+ * The account's email was verified: its held customer messages go out now, in one transaction with their jobs
+ * (decision 109). Called by accounts when an address is verified (the verify link, a password reset).
+ */
+export async function releaseHeldCustomerMessages(ctx: AppContext, userId: string): Promise<number> {
+  return ctx.db.transaction(async (tx) => {
+    const released = await repo.releaseHeld(tx, userId);
+    for (const n of released) await enqueue(ctx, notifyJobs[n.channel as NotificationChannel], { v: 1, notificationId: n.id, attempt: 0 }, { tx });
+    if (released.length) ctx.log.info({ userId, notifications: released.map((n) => ({ id: n.id, channel: n.channel })) }, 'email verified: held customer messages released');
+    return released.length;
+  });
 }
 
 /**
@@ -166,7 +244,7 @@ async function fanOutFound(tx: Tx, ctx: AppContext, found: NonNullable<Awaited<R
     brand,
     ...(brand ? { brandStyle: brandStyleOf(user) } : {}),
   });
-  const brandOf = (p: Planned) => (p.audience === 'send' ? user.company || [user.firstName, user.lastName].filter(Boolean).join(' ') || null : null);
+  const brandOf = (p: Planned) => (p.audience === 'send' ? senderNameOf(user) : null);
   let webhookBody: string | undefined;
   const rows: repo.NewNotification[] = planned.map((p) => {
     let payload: unknown;
@@ -176,7 +254,7 @@ async function fanOutFound(tx: Tx, ctx: AppContext, found: NonNullable<Awaited<R
     return { eventId, userId: user.id, channel: p.channel, audience: p.audience, recipient: p.recipient, payload };
   });
 
-  await queueNotifications(tx, ctx, event, rows, { trackingId: tracking.id });
+  await queueNotifications(tx, ctx, user, event, rows, { trackingId: tracking.id });
 }
 
 // ------------------------------------------------------------------ a company's own shipments
@@ -197,7 +275,7 @@ async function fanOutShipmentEvent(tx: Tx, ctx: AppContext, eventId: string, eve
   if (planned.length === 0) return;
   const link = publicTrackingUrl(ctx, user, shipment.tid);
   const cp = checkpointView(event.checkpoint as Cp);
-  const brand = user.company || [user.firstName, user.lastName].filter(Boolean).join(' ') || null;
+  const brand = senderNameOf(user);
   const message = (b: string | null): StatusMessageInput => ({
     tid: shipment.tid,
     title: shipment.orderId ? `Order ${shipment.orderId}` : '',
@@ -243,5 +321,5 @@ async function fanOutShipmentEvent(tx: Tx, ctx: AppContext, eventId: string, eve
       };
     return { eventId, userId: user.id, channel: p.channel, audience: p.audience, recipient: p.recipient, payload };
   });
-  await queueNotifications(tx, ctx, event, rows, { shipmentId: shipment.id });
+  await queueNotifications(tx, ctx, user, event, rows, { shipmentId: shipment.id });
 }

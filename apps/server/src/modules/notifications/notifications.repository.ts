@@ -5,8 +5,12 @@ import { notifications, shipments, trackingEvents, trackings, users, webhookAtte
 
 export type NotificationRow = typeof notifications.$inferSelect;
 
-/** Statuses after which a delivery has nothing left to do. */
-export const SETTLED_STATUSES = ['sent', 'delivered', 'failed', 'skipped_balance', 'disabled'] as const;
+/**
+ * Statuses after which a delivery has nothing left to do. 'held' (a customer message of an unverified account)
+ * and 'limited' (over a customer-message limit) never have a job: a held one is moved back to pending, with its
+ * job, when the account is verified (releaseHeld), so no delivery may take it before that.
+ */
+export const SETTLED_STATUSES = ['sent', 'delivered', 'failed', 'skipped_balance', 'disabled', 'held', 'limited'] as const;
 const settledSql = sql.raw(SETTLED_STATUSES.map((x) => `'${x}'`).join(', '));
 export type NewNotification = typeof notifications.$inferInsert;
 
@@ -31,7 +35,47 @@ export async function findEventsWithContext(db: Queryable, eventIds: string[]) {
 /** Insert the rows that are new; (event, channel, recipient) is unique, so a repeat inserts nothing. */
 export async function insertNotifications(db: Queryable, rows: NewNotification[]) {
   if (rows.length === 0) return [];
-  return db.insert(notifications).values(rows).onConflictDoNothing().returning({ id: notifications.id, channel: notifications.channel });
+  return db
+    .insert(notifications)
+    .values(rows)
+    .onConflictDoNothing()
+    .returning({ id: notifications.id, channel: notifications.channel, status: notifications.status });
+}
+
+/**
+ * Customer messages (audience 'send') of an account that count against its limits: every one written in the last
+ * `windowMinutes`, but those refused as over a limit. With `same`, only those to that recipient on that channel
+ * about the same status of the same tracking or shipment.
+ */
+export async function countCustomerMessages(
+  db: Queryable,
+  userId: string,
+  windowMinutes: number,
+  same?: { channel: string; recipient: string; toStatus: string; trackingId: string | null; shipmentId: string | null },
+): Promise<number> {
+  const subject = same?.trackingId ? sql`e.tracking_id = ${same.trackingId}` : sql`e.shipment_id = ${same?.shipmentId ?? null}`;
+  const r = await db.execute<{ n: number | string }>(sql`
+    select count(*)::int as n from ${notifications} n
+    ${same ? sql`join ${trackingEvents} e on e.id = n.event_id` : sql``}
+    where n.user_id = ${userId} and n.audience = 'send' and n.status <> 'limited'
+      and n.created_at > now() - make_interval(secs => ${windowMinutes * 60}::float8)
+      ${same ? sql`and n.channel = ${same.channel} and n.recipient = ${same.recipient} and e.to_status = ${same.toStatus} and ${subject}` : sql``}`);
+  return Number(rowsOf<{ n: number | string }>(r)[0]?.n ?? 0);
+}
+
+/** Whether the account's email is verified, read with a share lock on its row (held until the caller commits). */
+export async function emailVerifiedForShare(db: Queryable, userId: string): Promise<boolean> {
+  const r = await db.execute<{ v: boolean }>(sql`select email_verified as v from ${users} where id = ${userId} for share`);
+  return rowsOf<{ v: boolean }>(r)[0]?.v === true;
+}
+
+/** Move an account's held customer messages to pending: the ones moved, for their jobs. */
+export async function releaseHeld(db: Queryable, userId: string) {
+  return db
+    .update(notifications)
+    .set({ status: 'pending', updatedAt: new Date() })
+    .where(and(eq(notifications.userId, userId), eq(notifications.status, 'held')))
+    .returning({ id: notifications.id, channel: notifications.channel, status: notifications.status });
 }
 
 export async function findNotification(db: Queryable, id: string): Promise<NotificationRow | undefined> {

@@ -13,7 +13,7 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
 /** The account's notifications with their webhook attempts, newest first (the delivery log). */
 // What other modules may use of notifications: fan-out of a status event (in the caller's transaction),
 // webhook secrets, and the SSRF check of a webhook URL at save.
-export { fanOutStatusEvent, fanOutStatusEvents } from './fanout.ts';
+export { fanOutStatusEvent, fanOutStatusEvents, releaseHeldCustomerMessages } from './fanout.ts';
 export { newWebhookSecret } from './signing.ts';
 export { resolveWebhookTarget } from './ssrf.ts';
 

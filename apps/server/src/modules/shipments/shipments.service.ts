@@ -1,6 +1,8 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import {
+  cleanBrandUrl,
+  cleanText,
   MSG,
   PRICING,
   THEME_PRIMARY_COLORS,
@@ -337,14 +339,18 @@ export async function shipmentsForLabels(ctx: AppContext, user: UserRow, tids: s
 }
 
 // ------------------------------------------------------------------ public page, branding, detection
-/** How a company shows itself to its customers: its name, logo (profile image), theme colour and site. */
+/**
+ * How a company shows itself to its customers: its name, logo (profile image), theme colour and site. Rows saved
+ * before names and addresses were checked on save are cleaned here: no control or bidi characters in the name,
+ * and a logo or site that is not https (javascript:, data:...) is served as '' (decision 109).
+ */
 export function brandOf(company: UserRow): Brand {
   const themeid = ((company.settings as { themeid?: string } | null)?.themeid ?? 'A') as keyof typeof THEME_PRIMARY_COLORS;
   return {
-    name: company.company || fullName(company),
-    logo: company.image,
+    name: cleanText(company.company) || cleanText(fullName(company)),
+    logo: cleanBrandUrl(company.image),
     color: THEME_PRIMARY_COLORS[themeid] ?? THEME_PRIMARY_COLORS.A,
-    url: company.companyUrl,
+    url: cleanBrandUrl(company.companyUrl),
   };
 }
 

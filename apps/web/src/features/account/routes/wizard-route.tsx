@@ -15,6 +15,7 @@ import {
   type ChannelValues,
 } from '../../../components/notification-channels';
 import { PageLoader } from '../../../components/page-loader';
+import { CustomerMessagesHeld } from '../../../components/customer-messages-held';
 import { money, timeZone } from '../../../lib/format';
 
 type Phase = 'form' | 'saving' | 'done';
@@ -214,6 +215,7 @@ function CompanyWizard({ info }: { info: UserInfo }) {
             withEndpoints={false}
             caption="Notifications sent to your customers"
           />
+          <CustomerMessagesHeld />
         </Stack>
       ) : (
         <Stack>

@@ -16,6 +16,8 @@ const DELIVERY_COLORS: Record<string, string> = {
   failed: 'red',
   skipped_balance: 'orange',
   disabled: 'gray',
+  held: 'yellow',
+  limited: 'orange',
 };
 const CHANNEL_ICONS = { email: IconMail, sms: IconMessage, webhook: IconWebhook } as const;
 const CHANNEL_NAMES: Record<string, string> = { email: 'Email', sms: 'SMS', webhook: 'Webhook' };

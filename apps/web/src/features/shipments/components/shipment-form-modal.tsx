@@ -26,6 +26,7 @@ import { isLookupZip, lookupZip, useGeoSuggestions } from '../api/geo';
 import { couriersOf, memberName, useMembers } from '../../../lib/members';
 import { ApiError } from '../../../lib/api-client';
 import { applyServerErrors, toastSuccess } from '../../../lib/notify';
+import { CustomerMessagesHeld } from '../../../components/customer-messages-held';
 import { useCreateShipment, useEditShipment } from '../api/mutations';
 import {
   emptyParcel,
@@ -345,6 +346,7 @@ export function ShipmentFormModal({
             </Fieldset>
             <AddressFields form={form} side="origin" />
             <AddressFields form={form} side="destination" />
+            <CustomerMessagesHeld />
           </Stack>
         ) : (
           <ParcelFields form={form} />

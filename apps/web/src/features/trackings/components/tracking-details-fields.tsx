@@ -1,5 +1,6 @@
 import { SimpleGrid, Stack, Textarea, TextInput } from '@mantine/core';
 import type { GetInputPropsReturnType } from '@mantine/form';
+import { CustomerMessagesHeld } from '../../../components/customer-messages-held';
 
 type DetailsPath = 'title' | 'orderId' | 'customer' | 'notify.email' | 'notify.phone' | 'note';
 
@@ -14,6 +15,7 @@ export function TrackingDetailsFields({ form }: { form: { getInputProps: (path: 
         <TextInput label="Notify email" type="email" placeholder="customer@example.com" {...form.getInputProps('notify.email')} />
         <TextInput label="Notify phone" type="tel" placeholder="(212) 555-0142" description="US numbers only" {...form.getInputProps('notify.phone')} />
       </SimpleGrid>
+      <CustomerMessagesHeld />
       <Textarea label="Note" autosize minRows={2} {...form.getInputProps('note')} />
     </Stack>
   );

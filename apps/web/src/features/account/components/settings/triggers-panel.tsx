@@ -5,6 +5,7 @@ import type { ReactNode } from 'react';
 import { useUpdateUser } from '../../api/update-user';
 import { NotificationChannels, toChannelValues, validateReceive, validateSend, type ChannelValues } from '../../../../components/notification-channels';
 import { applyServerErrors } from '../../../../lib/notify';
+import { CustomerMessagesHeld } from '../../../../components/customer-messages-held';
 
 function ReceiveForm({ info }: { info: UserInfo }) {
   const update = useUpdateUser();
@@ -59,6 +60,7 @@ function SendForm({ info }: { info: UserInfo }) {
         <Text size="sm" c="dimmed" mb="md">
           Updates sent to your customers, at the email and phone you set on each tracking.
         </Text>
+        <CustomerMessagesHeld />
         <NotificationChannels form={form} channels={['email', 'phone']} withEndpoints={false} caption="Notifications sent to your customers" />
         <Group justify="flex-end" mt="md">
           <Button type="submit" loading={update.isPending} disabled={update.isPending}>
