@@ -74,7 +74,7 @@ export default function InviteAcceptRoute() {
         ) : inv.reason ? (
           <Stack>
             <Title order={1} fz={24}>
-              {inv.state === 'accepted' ? 'Already accepted' : inv.state === 'expired' ? 'Invitation expired' : 'Invitation withdrawn'}
+              {{ accepted: 'Already accepted', expired: 'Invitation expired', revoked: 'Invitation withdrawn', declined: 'Invitation declined', pending: '' }[inv.state]}
             </Title>
             <Alert color={inv.state === 'accepted' ? 'blue' : 'orange'} data-testid="invite-result">
               {inv.reason.replace('the company', inv.company || 'the company')}
