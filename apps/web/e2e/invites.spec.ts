@@ -49,13 +49,13 @@ test('the owner invites a courier; the courier sets a password from the mailed l
   await expect(form).toBeHidden();
   await expect(owner.getByText('Invitation sent by email and SMS ($0.04)')).toBeVisible();
   const row = owner.locator(`[data-testid="invitations-table"] tr[data-email="${courierEmail}"]`);
-  await expect(row).toContainText('Waiting for the courier');
+  await expect(row).toContainText('Waiting');
   await expect(row).toContainText('Dana Lee');
   // A second one, through the API, to show a list of pending invitations.
   const other = await apiPost(owner.request, ownerToken, '/v1/user/invitations/create', { email: otherEmail, firstName: 'Sam', lastName: 'Other' });
   expect(other.status).toBe('success');
   await owner.reload();
-  await expect(owner.locator(`tr[data-email="${otherEmail}"]`)).toContainText('Waiting for the courier');
+  await expect(owner.locator(`tr[data-email="${otherEmail}"]`)).toContainText('Waiting');
   await shot(owner, 'couriers-pending-1366');
 
   const link = await linkFromOutbox(owner.request, courierEmail, '/invite/');
@@ -121,7 +121,7 @@ test('screens: the couriers page on a phone, and the accept page at 1366x768', a
   await ownerPhone.goto('/terms-of-service');
   await ownerPhone.evaluate((t) => localStorage.setItem('shiptrail.session', JSON.stringify({ token: t, version: 'x' })), ownerToken);
   await ownerPhone.goto('/account/couriers');
-  await expect(ownerPhone.locator(`[data-testid="invitations-cards"] li[data-email="${fresh}"]`)).toContainText('Waiting for the courier');
+  await expect(ownerPhone.locator(`[data-testid="invitations-cards"] li[data-email="${fresh}"]`)).toContainText('Waiting');
   await ownerPhone.locator(`[data-testid="invitations-cards"]`).scrollIntoViewIfNeeded();
   await shot(ownerPhone, 'couriers-pending-pixel7');
   const width = await ownerPhone.evaluate(() => document.documentElement.scrollWidth);

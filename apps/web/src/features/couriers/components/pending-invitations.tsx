@@ -5,8 +5,8 @@ import { formatDateTime } from '../../../lib/format';
 import { useInvitations, useResendInvitation, useRevokeInvitation } from '../api/invitations';
 
 const STATE: Record<InvitationState, { label: string; color: string }> = {
-  pending: { label: 'Waiting for the courier', color: 'blue' },
-  expired: { label: 'Link expired', color: 'orange' },
+  pending: { label: 'Waiting', color: 'blue' },
+  expired: { label: 'Expired', color: 'orange' },
   accepted: { label: 'Accepted', color: 'teal' },
   revoked: { label: 'Revoked', color: 'gray' },
   declined: { label: 'Declined', color: 'red' },
@@ -55,22 +55,20 @@ export function PendingInvitations({ cards }: { cards: boolean }) {
         <Stack component="ul" gap={0} m={0} p={0} data-testid="invitations-cards" style={{ listStyle: 'none' }}>
           {list.map((i) => (
             <Box component="li" key={i.id} px="md" py="sm" data-email={i.email} style={{ borderTop: '1px solid var(--mantine-color-default-border)' }}>
-              <Group justify="space-between" wrap="nowrap" align="flex-start">
-                <div style={{ minWidth: 0 }}>
-                  <Text fw={600} size="sm">
-                    {name(i)}
-                  </Text>
-                  <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
-                    {i.email}
-                  </Text>
-                  <Text size="sm" c="dimmed">
-                    Sent {formatDateTime(i.sentAt)} · {i.state === 'expired' ? 'expired' : 'expires'} {formatDateTime(i.expiresAt)}
-                  </Text>
-                </div>
+              <Group justify="space-between" wrap="nowrap" align="center" gap="xs">
+                <Text fw={600} size="sm">
+                  {name(i)}
+                </Text>
                 <Badge variant="light" color={STATE[i.state].color} style={{ flexShrink: 0 }}>
                   {STATE[i.state].label}
                 </Badge>
               </Group>
+              <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+                {i.email}
+              </Text>
+              <Text size="sm" c="dimmed">
+                Sent {formatDateTime(i.sentAt)} · {i.state === 'expired' ? 'expired' : 'expires'} {formatDateTime(i.expiresAt)}
+              </Text>
               <Box mt="xs">
                 <Actions i={i} />
               </Box>

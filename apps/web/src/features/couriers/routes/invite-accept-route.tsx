@@ -3,6 +3,7 @@ import { useForm } from '@mantine/form';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { acceptInvitationForm } from '@shiptrail/contract';
 import { Link, useNavigate, useParams } from 'react-router';
+import { formatDateTime } from '../../../lib/format';
 import { logout } from '../../../lib/logout';
 import { applyServerErrors } from '../../../lib/notify';
 import { getSession } from '../../../lib/session';
@@ -118,7 +119,7 @@ export default function InviteAcceptRoute() {
                 </Button>
               )}
               <Text size="xs" c="dimmed">
-                This link works until {new Date(inv.expiresAt).toLocaleString()} and only once.
+                This link works until {formatDateTime(inv.expiresAt)}, once.
               </Text>
             </Stack>
           </form>
