@@ -97,10 +97,11 @@ export function PendingInvitations({ cards }: { cards: boolean }) {
                   <Table.Td>{name(i)}</Table.Td>
                   <Table.Td style={{ whiteSpace: 'nowrap' }}>{formatDateTime(i.sentAt)}</Table.Td>
                   <Table.Td style={{ whiteSpace: 'nowrap' }}>{formatDateTime(i.expiresAt)}</Table.Td>
-                  <Table.Td>
-                    <Badge variant="light" color={STATE[i.state].color} style={{ whiteSpace: 'nowrap', overflow: 'visible' }}>
+                  <Table.Td style={{ whiteSpace: 'nowrap' }}>
+                    {/* Plain text, not a Badge: a badge clips its label when the table narrows the column. */}
+                    <Text size="sm" fw={600} c={`${STATE[i.state].color}.7`}>
                       {STATE[i.state].label}
-                    </Badge>
+                    </Text>
                   </Table.Td>
                   <Table.Td>
                     <Actions i={i} />
