@@ -23,6 +23,7 @@ import { devOutboxRoutes } from './modules/mail/dev-outbox.routes.ts';
 import { openapiRoutes } from './modules/openapi/openapi.routes.ts';
 import { notificationRoutes } from './modules/notifications/notifications.routes.ts';
 import { memberRoutes } from './modules/members/members.routes.ts';
+import { invitationRoutes } from './modules/members/invitations.routes.ts';
 import { shipmentRoutes } from './modules/shipments/shipments.routes.ts';
 import { billingRoutes } from './modules/billing/billing.routes.ts';
 import { liveRoutes } from './modules/live/live.routes.ts';
@@ -233,6 +234,7 @@ export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {})
   await app.register(openapiRoutes, { ctx });
   await app.register(notificationRoutes, { ctx });
   await app.register(memberRoutes, { ctx });
+  await app.register(invitationRoutes, { ctx });
   await app.register(shipmentRoutes, { ctx });
   await app.register(billingRoutes, { ctx });
   await app.register(liveRoutes, { ctx });

@@ -4,6 +4,7 @@ import * as T from './trackings.ts';
 import * as N from './notifications.ts';
 import * as S from './shipments.ts';
 import * as M from './members.ts';
+import * as I from './invitations.ts';
 import * as B from './billing.ts';
 import * as G from './geo.ts';
 import { API_TOKEN_HEADER, HTTP_STATUS_HEADER, HTTP_STATUS_REAL } from './constants.ts';
@@ -110,4 +111,14 @@ export const geoEndpoints: EndpointDef[] = [
 ];
 
 /** Features append their lists here (trackings, carriers, notifications, ...). */
-export const endpoints: EndpointDef[] = [...accountEndpoints, ...trackingEndpoints, ...notificationEndpoints, ...memberEndpoints, ...shipmentEndpoints, ...billingEndpoints, ...geoEndpoints];
+export const invitationEndpoints: EndpointDef[] = [
+  { method: 'POST', path: '/v1/user/invitations/create', summary: `Invite a courier by email (and SMS when a phone is given, $0.04): a link valid ${I.INVITATION_TTL_DAYS} days where they set their own password (company owners; ${I.INVITATION_SENDS_PER_HOUR} sends an hour)`, tag: 'Members', auth: true, body: I.createInvitationRequest, response: I.invitationViewSchema },
+  { method: 'GET', path: '/v1/user/invitations/list', summary: 'Your courier invitations, newest first, with their state (pending, accepted, expired, revoked, declined)', tag: 'Members', auth: true, response: I.invitationListSchema },
+  { method: 'POST', path: '/v1/user/invitations/resend', summary: 'Send an invitation again with a new link (the old link stops working) and a new expiry', tag: 'Members', auth: true, body: I.invitationIdRequest, response: I.invitationViewSchema },
+  { method: 'POST', path: '/v1/user/invitations/revoke', summary: 'Withdraw a pending invitation (its link stops working)', tag: 'Members', auth: true, body: I.invitationIdRequest, response: I.invitationViewSchema },
+  { method: 'GET', path: '/v1/invitations/{token}', summary: 'The invitation behind a link: company, email and whether it can still be accepted (no auth)', tag: 'Members', auth: false, response: I.publicInvitationSchema },
+  { method: 'POST', path: '/v1/invitations/accept', summary: 'Accept an invitation: set a password (8+ characters, repeated) and sign in as the courier (no auth)', tag: 'Members', auth: false, body: I.acceptInvitationRequest, response: A.sessionPayloadSchema },
+  { method: 'POST', path: '/v1/invitations/decline', summary: 'Decline an invitation; for a courier account a company made on your address, release the address (no auth)', tag: 'Members', auth: false, body: I.declineInvitationRequest },
+];
+
+export const endpoints: EndpointDef[] = [...accountEndpoints, ...trackingEndpoints, ...notificationEndpoints, ...memberEndpoints, ...invitationEndpoints, ...shipmentEndpoints, ...billingEndpoints, ...geoEndpoints];

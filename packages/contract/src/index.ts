@@ -9,5 +9,6 @@ export * from './notifications.ts';
 export * from './billing.ts';
 export * from './input-guards.ts';
 export * from './members.ts';
+export * from './invitations.ts';
 export * from './shipments.ts';
 export * from './geo.ts';

@@ -145,6 +145,42 @@ export const alerts = pgTable(
   (t) => [index('alerts_user_idx').on(t.userId), uniqueIndex('alerts_dedupe_uq').on(t.userId, t.dedupeKey)],
 );
 
+/**
+ * A company's invitation to a courier (docs/decisions/096-courier-invitations.md). The link's token is only in
+ * the mail and SMS; its SHA-256 is kept. Resend replaces the hash (the old link stops working); accept, revoke
+ * and decline settle it. `memberId` is set for the confirmation of an account made by addmember with an
+ * owner-chosen password (docs/decisions/097-owner-made-courier-accounts.md): accepting sets the courier's own
+ * password on that account, declining releases the address.
+ */
+export const courierInvitations = pgTable(
+  'courier_invitations',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    companyId: uuid('company_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    memberId: uuid('member_id').references(() => users.id, { onDelete: 'cascade' }),
+    email: text('email').notNull(),
+    firstName: text('first_name').notNull().default(''),
+    lastName: text('last_name').notNull().default(''),
+    phone: text('phone').notNull().default(''),
+    tokenHash: text('token_hash').notNull(),
+    /** pending, accepted, revoked or declined; a pending one past expires_at is expired. */
+    state: text('state').notNull().default('pending'),
+    sentAt: ts('sent_at').notNull(),
+    expiresAt: ts('expires_at').notNull(),
+    sends: integer('sends').notNull().default(1),
+    settledAt: ts('settled_at'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('courier_invitations_token_uq').on(t.tokenHash),
+    index('courier_invitations_company_idx').on(t.companyId, t.createdAt),
+    // One open invitation per address and company: inviting again is a resend.
+    uniqueIndex('courier_invitations_pending_uq').on(t.companyId, t.email).where(sql`state = 'pending'`),
+  ],
+);
+
 export const referrals = pgTable(
   'referrals',
   {

@@ -63,6 +63,13 @@ const SPECS: Record<string, Spec> = {
   'POST /v1/user/general/generatenewtoken': { probes: () => [{ url: '/v1/user/general/generatenewtoken' }] },
   'POST /v1/user/general/getintouch': { probes: (w) => [{ url: '/v1/user/general/getintouch', body: { name: 'Probe', email: w.companyA.email, message: 'Hello from the isolation matrix' } }] },
   'POST /v1/user/general/getmembers': { probes: () => [{ url: '/v1/user/general/getmembers', body: {} }] },
+  'POST /v1/user/invitations/create': { probes: (w) => [{ url: '/v1/user/invitations/create', body: { email: w.courierA.email, firstName: 'Taken', lastName: 'Over' } }] },
+  'GET /v1/user/invitations/list': { probes: () => [{ url: '/v1/user/invitations/list' }] },
+  'POST /v1/user/invitations/resend': { targetsA: true, probes: (w) => [{ url: '/v1/user/invitations/resend', body: { id: w.a.invitationId } }] },
+  'POST /v1/user/invitations/revoke': { targetsA: true, probes: (w) => [{ url: '/v1/user/invitations/revoke', body: { id: w.a.invitationId } }] },
+  'GET /v1/invitations/{token}': { probes: () => [{ url: '/v1/invitations/not-a-real-invitation-token-0000' }] },
+  'POST /v1/invitations/accept': { probes: () => [{ url: '/v1/invitations/accept', body: { token: 'not-a-real-invitation-token-0000', password: 'password123', repassword: 'password123' } }] },
+  'POST /v1/invitations/decline': { probes: () => [{ url: '/v1/invitations/decline', body: { token: 'not-a-real-invitation-token-0000' } }] },
   'POST /v1/user/general/getusage': { probes: () => [{ url: '/v1/user/general/getusage', body: {} }] },
   'POST /v1/user/general/invitefriend': { probes: (w) => [{ url: '/v1/user/general/invitefriend', body: { email: w.companyA.email } }] },
   'POST /v1/user/general/login': { probes: (w) => [{ url: '/v1/user/general/login', body: { email: w.companyA.email, password: 'not-the-password' } }] },
@@ -114,6 +121,10 @@ const OWNER_ONLY = [
   'GET /v1/user/payment/receipt/{id}',
   'GET /v1/user/payment/receipt/{id}/pdf',
   'POST /v1/user/general/getusage',
+  'POST /v1/user/invitations/create',
+  'GET /v1/user/invitations/list',
+  'POST /v1/user/invitations/resend',
+  'POST /v1/user/invitations/revoke',
 ];
 
 /** A digest of every row that belongs to company A (its users, trackings, shipments, money, alerts, notifications). */
@@ -131,7 +142,8 @@ async function snapshotOfA(): Promise<Record<string, string>> {
     union all select 'ledger', md5(string_agg(row_to_json(x)::text, '|' order by x.id)) from ledger_entries x where x.user_id in (select id from a)
     union all select 'billing', md5(string_agg(row_to_json(x)::text, '|' order by x.user_id)) from billing_accounts x where x.user_id in (select id from a)
     union all select 'alerts', md5(string_agg(row_to_json(x)::text, '|' order by x.id)) from alerts x where x.user_id in (select id from ids)
-    union all select 'notifications', md5(string_agg(row_to_json(x)::text, '|' order by x.id)) from notifications x where x.user_id in (select id from a)`);
+    union all select 'notifications', md5(string_agg(row_to_json(x)::text, '|' order by x.id)) from notifications x where x.user_id in (select id from a)
+    union all select 'courier_invitations', md5(string_agg(row_to_json(x)::text, '|' order by x.id)) from courier_invitations x where x.company_id in (select id from a)`);
   const rows = (r as unknown as { rows: Array<{ t: string; d: string | null }> }).rows;
   return Object.fromEntries(rows.map((x) => [x.t, x.d ?? '']));
 }

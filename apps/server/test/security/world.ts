@@ -34,6 +34,8 @@ export interface World {
     paymentId: string;
     alertId: string;
     notificationId: string;
+    /** A pending courier invitation of A's. */
+    invitationId: string;
     /** Values only company A's data holds: none may show in a reply to anybody else. */
     secrets: string[];
   };
@@ -88,6 +90,9 @@ export async function buildWorld(env: TestEnv): Promise<World> {
   const [n] = await env.ctx.db.select({ id: notifications.id }).from(notifications).where(eq(notifications.userId, aRow!.id));
 
   const sb = await createShipment(env.app, b.session, { ...readmeShipment(cb.email), orderId: 'BETA-ORDER-1' });
+  const inv = await call(env.app, 'POST', '/v1/user/invitations/create', { token: a.session, body: { email: 'alpha.invitee@alpha.example', firstName: 'Alpha', lastName: 'Invitee' } });
+  if (inv.statusCode !== 201) throw new Error(`invitation failed: ${JSON.stringify(inv.body)}`);
+
   return {
     person: actor('person', person),
     companyA: actor('company A', a),
@@ -102,7 +107,8 @@ export async function buildWorld(env: TestEnv): Promise<World> {
       paymentId,
       alertId: String(alert!.id),
       notificationId: String(n!.id),
-      secrets: [a.email, a.profile.uid, a.apiKey, a.session, ca.email, ca.uid, ca.session, s.tid, 'ALPHA-ORDER-7781', 'alpha.customer@alpha.example', 'Alpha Customer', 'Alpha secret sofa', 'Alpha second parcel', A_PRIVATE_TRACKING, 'Alpha private alert', paymentId],
+      invitationId: inv.body.payload.id as string,
+      secrets: ['alpha.invitee@alpha.example', inv.body.payload.id, a.email, a.profile.uid, a.apiKey, a.session, ca.email, ca.uid, ca.session, s.tid, 'ALPHA-ORDER-7781', 'alpha.customer@alpha.example', 'Alpha Customer', 'Alpha secret sofa', 'Alpha second parcel', A_PRIVATE_TRACKING, 'Alpha private alert', paymentId],
     },
     b: { shipmentTid: sb.tid },
   };

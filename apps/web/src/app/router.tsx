@@ -16,6 +16,7 @@ const Privacy = lazy(() => import('../features/legal/routes/privacy-route'));
 const Track = lazy(() => import('../features/public-tracking/routes/track-route'));
 const Verify = lazy(() => import('../features/auth/routes/verify-route'));
 const PasswordReset = lazy(() => import('../features/auth/routes/password-reset-route'));
+const InviteAccept = lazy(() => import('../features/couriers/routes/invite-accept-route'));
 const NotFound = lazy(() => import('./not-found'));
 
 const AccountLayout = lazy(() => import('./layouts/account-layout'));
@@ -44,7 +45,7 @@ function page(C: LazyExoticComponent<ComponentType> | ComponentType) {
 
 // First segments of real pages: a promo link never takes one of these (/verify without its key, /track/x,
 // /account...), and nor does a name with a dot (a missing file such as /robots.txt).
-const RESERVED = new Set(['account', 'assets', 'dev', 'developers', 'get-in-touch', 'healthz', 'password', 'privacy-policy', 'promocode', 'referrer', 'terms-of-service', 'track', 'v1', 'verify']);
+const RESERVED = new Set(['account', 'assets', 'dev', 'developers', 'get-in-touch', 'healthz', 'invite', 'password', 'privacy-policy', 'promocode', 'referrer', 'terms-of-service', 'track', 'v1', 'verify']);
 
 function PromoLanding() {
   const { promocode = '' } = useParams();
@@ -68,6 +69,7 @@ const router = createBrowserRouter([
       { path: '/:promocode/:userID?', element: <PromoLanding /> },
       { path: '/verify/:key', element: page(Verify) },
       { path: '/password/reset/:key', element: page(PasswordReset) },
+      { path: '/invite/:token', element: page(InviteAccept) },
       { path: '*', element: page(NotFound) },
     ],
   },

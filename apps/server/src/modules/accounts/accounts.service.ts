@@ -1,4 +1,5 @@
 import {
+  INVITE_MSG,
   MSG,
   PRICING,
   TRACKING_STATUSES,
@@ -26,6 +27,7 @@ import { mergeSettings, settingsView, type StoredSettings } from './settings.ts'
 import { hashToken, newApiKey, newEmailKey, newSessionToken, newVersion } from './tokens.ts';
 import { googleExchange } from './google.ts';
 import { newWebhookSecret, releaseHeldCustomerMessages, resolveWebhookTarget } from '../notifications/notifications.service.ts';
+import { offerClaim } from '../members/invitations.service.ts';
 
 const VERIFY_TTL_MS = 48 * 3600 * 1000;
 const RESET_TTL_MS = 3600 * 1000;
@@ -184,6 +186,13 @@ function isUniqueViolation(err: unknown): boolean {
 }
 
 export async function signup(ctx: AppContext, input: SignupInput, meta: RequestMeta): Promise<SessionPayload> {
+  // An address a company took for a courier account without the owner's word can be claimed (decision 097):
+  // the mailbox gets the link that releases it, and the reply says so instead of a bare "already exists".
+  const held = await repo.findUserByEmail(ctx.db, input.email);
+  if (held && isUnclaimedCourier(held)) {
+    await offerClaim(ctx, held, { force: false });
+    throw conflict(INVITE_MSG.addressHeldByCourier);
+  }
   const user = await createAccount(ctx, { ...input, password: input.password, signupIp: meta.ip });
   await sendVerification(ctx, user);
   return startSession(ctx, user, meta);
@@ -257,6 +266,11 @@ export async function googleLogin(
   const { profile } = await googleExchange(ctx, input.code, input.state);
   let user = (await repo.findUserByGoogleSub(ctx.db, profile.sub)) ?? (await repo.findUserByEmail(ctx.db, profile.email));
   if (user) {
+    // Google vouching for the address must not land its owner in a company's unclaimed courier account (decision 097).
+    if (isUnclaimedCourier(user)) {
+      await offerClaim(ctx, user, { force: false });
+      throw conflict(INVITE_MSG.addressHeldByCourier);
+    }
     // Link the Google identity to an existing account only when Google vouches for the address.
     if (!user.googleSub) {
       if (!profile.emailVerified) throw badRequest(MSG.googleFailed);
@@ -320,6 +334,9 @@ export function recoverInBackground(ctx: AppContext, email: string): Promise<voi
 export async function recover(ctx: AppContext, email: string) {
   const user = await repo.findUserByEmail(ctx.db, email);
   if (!user) return;
+  // A reset would hand the mailbox's owner an account of a company they may not know: they get the link that
+  // either sets their own password as that courier or releases the address (decision 097).
+  if (isUnclaimedCourier(user)) return offerClaim(ctx, user, { force: false });
   await repo.expireEmailKeys(ctx.db, user.id, 'reset', ctx.now());
   const key = newEmailKey();
   await repo.insertEmailKey(ctx.db, user.id, 'reset', key, new Date(ctx.now().getTime() + RESET_TTL_MS));
@@ -419,13 +436,19 @@ export interface MemberAccountInput {
 
 /**
  * A courier's own account, bound to the company: they sign in with this email and password. No sign-up bonus
- * and no wizard (a courier has no balance or settings of their own); the company vouches for the address.
+ * and no wizard (a courier has no balance or settings of their own). `verified` only when the courier proved
+ * the address (an accepted invitation).
  */
-export async function createMemberAccount(ctx: AppContext, company: UserRow, input: MemberAccountInput & { password: string }): Promise<UserRow> {
-  if (await repo.findUserByEmail(ctx.db, input.email)) throw conflict(MSG.emailTaken);
+export async function createMemberAccount(
+  ctx: AppContext,
+  company: UserRow,
+  input: MemberAccountInput & { password: string; verified: boolean },
+  db: Queryable = ctx.db,
+): Promise<UserRow> {
+  if (await repo.findUserByEmail(db, input.email)) throw conflict(MSG.emailTaken);
   const apiKey = newApiKey();
   try {
-    return await repo.insertUser(ctx.db, {
+    return await repo.insertUser(db, {
       uid: randomAlnum(12).toLowerCase(),
       email: input.email,
       passwordHash: await hashPassword(input.password),
@@ -436,7 +459,9 @@ export async function createMemberAccount(ctx: AppContext, company: UserRow, inp
       lastName: input.lastName,
       phone: input.phone,
       timeZone: company.timeZone,
-      emailVerified: true,
+      // Only an accepted invitation proves the address is the courier's; an account made with a password the
+      // owner chose starts unverified and its address can be claimed (docs/decisions/097-owner-made-courier-accounts.md).
+      emailVerified: input.verified,
       showWizard: false,
       apiKeyHash: hashToken(apiKey),
       apiKeyEnc: encrypt(ctx.config.sessionSecret, apiKey),
@@ -450,16 +475,43 @@ export async function createMemberAccount(ctx: AppContext, company: UserRow, inp
   }
 }
 
-/** Change a member's name, phone or email (the email must stay unique across accounts). */
+/**
+ * Change a member's name, phone or email (the email must stay unique across accounts). A new address is the
+ * owner's word only, so it is unverified again (decision 097).
+ */
 export async function updateMemberAccount(ctx: AppContext, member: UserRow, input: MemberAccountInput): Promise<UserRow> {
-  if (input.email !== member.email) {
+  const moved = input.email !== member.email;
+  if (moved) {
     const other = await repo.findUserByEmail(ctx.db, input.email);
     if (other && other.id !== member.id) throw conflict(MSG.emailTaken);
   }
   try {
-    return await repo.updateUser(ctx.db, member.id, { ...input, version: newVersion() });
+    return await repo.updateUser(ctx.db, member.id, { ...input, ...(moved ? { emailVerified: false } : {}), version: newVersion() });
   } catch (err) {
     if (isUniqueViolation(err)) throw conflict(MSG.emailTaken);
     throw err;
   }
 }
+
+/**
+ * A courier takes their account over through an invitation link (decision 097): their own password, the address
+ * verified, and, since the owner knew the old password, every session ended and the API key replaced.
+ */
+export async function claimMemberAccount(ctx: AppContext, db: Queryable, memberId: string, password: string): Promise<UserRow> {
+  const apiKey = newApiKey();
+  const user = await repo.updateUser(db, memberId, {
+    passwordHash: await hashPassword(password),
+    emailVerified: true,
+    apiKeyHash: hashToken(apiKey),
+    apiKeyEnc: encrypt(ctx.config.sessionSecret, apiKey),
+    version: newVersion(),
+  });
+  await repo.revokeUserSessions(db, memberId, ctx.now());
+  return user;
+}
+
+/** A courier who accepted an invitation is signed in, as after a login. */
+export const startInvitedSession = (ctx: AppContext, u: UserRow, meta: RequestMeta): Promise<SessionPayload> => startSession(ctx, u, meta);
+
+/** An account a company made on this address with a password it chose, never confirmed by the address's owner. */
+export const isUnclaimedCourier = (u: UserRow): boolean => u.role === 'courier' && !u.emailVerified && !!u.companyId;

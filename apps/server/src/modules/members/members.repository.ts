@@ -49,3 +49,8 @@ export async function setPosition(db: Queryable, memberId: string, lat: number, 
   await db.update(users).set({ geoLat: String(lat), geoLng: String(lng), geoAt: now, updatedAt: now }).where(eq(users.id, memberId));
   await announceUserChanged(db, memberId);
 }
+
+export async function findUserByEmail(db: Queryable, email: string): Promise<MemberRow | undefined> {
+  const [u] = await db.select().from(users).where(eq(users.email, email.toLowerCase())).limit(1);
+  return u;
+}

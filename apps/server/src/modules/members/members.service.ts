@@ -5,6 +5,7 @@ import { forbidden, notFound } from '../../lib/errors.ts';
 import { createMemberAccount, updateMemberAccount, type UserRow } from '../accounts/accounts.service.ts';
 import * as repo from './members.repository.ts';
 import { publishLive } from '../live/live.service.ts';
+import { offerClaim } from './invitations.service.ts';
 
 export const MEMBER_NOT_FOUND = 'This courier is not one of your members';
 export const COMPANY_ONLY = 'Only company accounts have couriers: switch the account type to company under Settings';
@@ -46,7 +47,10 @@ export async function listMembers(ctx: AppContext, company: UserRow): Promise<Me
 
 export async function addMember(ctx: AppContext, company: UserRow, input: z.output<typeof addMemberRequest>): Promise<MemberView> {
   requireCompany(company);
-  const m = await createMemberAccount(ctx, company, { email: input.email, firstName: input.firstName, lastName: input.lastName, phone: input.phone, password: input.password });
+  // The old API keeps working (the courier signs in with this password at once), but the account is unverified
+  // and its address is mailed a link to take it over or release it (docs/decisions/097-owner-made-courier-accounts.md).
+  const m = await createMemberAccount(ctx, company, { email: input.email, firstName: input.firstName, lastName: input.lastName, phone: input.phone, password: input.password, verified: false });
+  await offerClaim(ctx, m, { force: true });
   await publishLive(ctx.db, { kind: 'members', accountId: company.id });
   return memberView(m);
 }
@@ -56,6 +60,7 @@ export async function updateMember(ctx: AppContext, company: UserRow, input: z.o
   const m = await repo.findMember(ctx.db, company.id, input.uid ? { uid: input.uid } : { email: input.email });
   if (!m) throw notFound(MEMBER_NOT_FOUND);
   const updated = await updateMemberAccount(ctx, m, { email: input.email, firstName: input.firstName, lastName: input.lastName, phone: input.phone });
+  if (updated.email !== m.email) await offerClaim(ctx, updated, { force: true });
   await publishLive(ctx.db, { kind: 'members', accountId: company.id });
   const open = await repo.openShipmentCounts(ctx.db, [m.id]);
   return memberView(updated, open.get(m.id) ?? 0);

@@ -1,5 +1,5 @@
 import { Badge, Box, Button, Center, Group, Loader, Modal, Paper, Stack, Table, Text, ThemeIcon } from '@mantine/core';
-import { IconEdit, IconMap, IconPlus, IconTrash, IconTruck } from '@tabler/icons-react';
+import { IconEdit, IconMailPlus, IconMap, IconPlus, IconTrash, IconTruck } from '@tabler/icons-react';
 import type { MemberView } from '@shiptrail/contract';
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
@@ -8,8 +8,10 @@ import { useCardLayout } from '../../../components/card-layout';
 import { formatDateTime } from '../../../lib/format';
 import { memberName, useMembers } from '../../../lib/members';
 import { useDeleteMember } from '../api/members';
+import { PendingInvitations } from '../components/pending-invitations';
 
 const CourierModal = lazy(() => import('../components/courier-modal').then((m) => ({ default: m.CourierModal })));
+const InviteModal = lazy(() => import('../components/invite-modal').then((m) => ({ default: m.InviteModal })));
 
 function RowButtons({ m, onEdit, onDelete }: { m: MemberView; onEdit: (m: MemberView) => void; onDelete: (m: MemberView) => void }) {
   return (
@@ -37,14 +39,15 @@ export default function CouriersRoute() {
   const list = members.data ?? [];
   const cards = useCardLayout();
   const [adding, setAdding] = useState(false);
+  const [inviting, setInviting] = useState(false);
   const [editing, setEditing] = useState<MemberView | null>(null);
   const [deleting, setDeleting] = useState<MemberView | null>(null);
   const remove = useDeleteMember();
 
-  // The shipment form links here with ?add=1 when there is no courier to choose yet.
+  // The shipment form links here with ?add=1 when there is no courier to choose yet: inviting is the main way.
   useEffect(() => {
     if (search.get('add') === '1') {
-      setAdding(true);
+      setInviting(true);
       search.delete('add');
       setSearch(search, { replace: true });
     }
@@ -54,14 +57,19 @@ export default function CouriersRoute() {
     <>
       <PageHeader
         title="Couriers"
-        description="The people who deliver your shipments. They sign in with their own email and password."
+        description="The people who deliver your shipments. Invite them by email: they choose their own password and sign in from their phone."
         actions={
           <Group gap="xs">
             <Button component={Link} to="/account/couriers/map" variant="default" leftSection={<IconMap size={16} />}>
               Map
             </Button>
-            <Button leftSection={<IconPlus size={16} />} onClick={() => setAdding(true)}>
+            {/* The old way, for owners who hand the password over themselves: the account stays unverified until the
+                courier confirms the address (docs/decisions/097-owner-made-courier-accounts.md). */}
+            <Button variant="default" leftSection={<IconPlus size={16} />} onClick={() => setAdding(true)}>
               Add New Courier
+            </Button>
+            <Button leftSection={<IconMailPlus size={16} />} onClick={() => setInviting(true)}>
+              Invite courier
             </Button>
           </Group>
         }
@@ -79,7 +87,7 @@ export default function CouriersRoute() {
               </ThemeIcon>
               <Text fw={600}>No couriers yet</Text>
               <Text size="sm" c="dimmed" maw={380}>
-                Add a courier, then assign shipments to them. They update each one from their phone.
+                Invite a courier, then assign shipments to them. They update each one from their phone.
               </Text>
             </Stack>
           </Center>
@@ -151,7 +159,17 @@ export default function CouriersRoute() {
           </Table.ScrollContainer>
         )}
       </Paper>
+      <PendingInvitations cards={cards} />
       <Suspense>
+        {inviting && (
+          <InviteModal
+            onClose={() => setInviting(false)}
+            onAddWithPassword={() => {
+              setInviting(false);
+              setAdding(true);
+            }}
+          />
+        )}
         {adding && <CourierModal onClose={() => setAdding(false)} />}
         {editing && <CourierModal key={editing.uid} member={editing} onClose={() => setEditing(null)} />}
       </Suspense>
