@@ -22,7 +22,7 @@ import * as mail from './mails.ts';
 import * as repo from './accounts.repository.ts';
 import type { UserRow } from './accounts.repository.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
-import { mergeSettings, settingsView, type StoredSettings } from './settings.ts';
+import { initialSettings, mergeSettings, settingsView, type StoredSettings } from './settings.ts';
 import { hashToken, newApiKey, newEmailKey, newSessionToken, newVersion } from './tokens.ts';
 import { googleExchange } from './google.ts';
 import { newWebhookSecret, resolveWebhookTarget } from '../notifications/notifications.service.ts';
@@ -32,7 +32,7 @@ const RESET_TTL_MS = 3600 * 1000;
 
 // What other modules may use of accounts (the boundary lint rule allows only this file and auth.plugin.ts).
 export { raiseAlert, type NewAlert } from './alerts.ts';
-export { effectiveEndpoint, settingsView, type StoredSettings } from './settings.ts';
+export { effectiveEndpoint, promisedNotify, settingsView, type StoredSettings } from './settings.ts';
 export { newVersion } from './tokens.ts';
 export type { UserRow } from './accounts.repository.ts';
 
@@ -159,6 +159,7 @@ async function createAccount(
       referralCode: randomAlnum(10),
       referredBy: inviter?.id ?? null,
       promocode: input.promocode ?? null,
+      settings: initialSettings(),
       version: newVersion(),
     });
     // The sign-up bonus is booked with the account: both exist or neither (product rules §9).
@@ -373,9 +374,8 @@ export async function update(ctx: AppContext, user: UserRow, input: z.output<typ
     // SSRF guard at save (ARCHITECTURE §5); delivery checks again after its own DNS lookup.
     const hook = s.receiveNotification?.webhook?.endpoint;
     if (hook) await resolveWebhookTarget(hook, { allowPrivate: ctx.config.WEBHOOK_ALLOW_PRIVATE });
-    if (s.sendNotification && (values.userType ?? user.userType) !== 'company') {
-      throw badRequest('Only company accounts send notifications to their customers');
-    }
+    // A person's customers are told too (the email and phone set on a tracking; decision 100); a courier has none.
+    if (s.sendNotification && user.role === 'courier') throw badRequest('Couriers do not send notifications to customers');
     values.settings = mergeSettings(user.settings as StoredSettings, {
       themeid: s.themeid,
       sendNotification: s.sendNotification as StoredSettings['sendNotification'],
