@@ -100,7 +100,11 @@ export async function clientToken(ctx: AppContext, userId: string): Promise<{ to
 }
 
 /** Vault the card behind a nonce; it replaces the card on file, and restarts automatic recharges. */
-export async function addCard(ctx: AppContext, user: UserLike, nonce: string): Promise<PaymentInfo> {
+/**
+ * Vault the card and verify it there (Braintree's verifyCard; the sandbox does the same), so a card that would
+ * decline is refused when saved, not at the first top-up. `expiry` is the sandbox form's, already checked.
+ */
+export async function addCard(ctx: AppContext, user: UserLike, nonce: string, expiry?: { month: string; year: string }): Promise<PaymentInfo> {
   const a = await repo.account(ctx.db, user.id);
   const g = gatewayOf(ctx);
   const res = await ask(
@@ -111,6 +115,7 @@ export async function addCard(ctx: AppContext, user: UserLike, nonce: string): P
       email: user.email,
       firstName: user.firstName,
       lastName: user.lastName,
+      ...(expiry ? { expiry } : {}),
     }),
   );
   if (!res.ok) {
