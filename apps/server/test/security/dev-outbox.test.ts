@@ -64,6 +64,11 @@ describe('dev outbox page', () => {
         expect(r.statusCode).toBe(200);
         expect(r.body).toMatch(/<meta http-equiv="refresh" content="\d+">/);
       }
+      // A mail's own page says its charset: "·" and "é" in a mail are not shown as "Â·".
+      await signUp(env.app);
+      const [first] = (await env.app.inject({ method: 'GET', url: '/dev/mail/api', remoteAddress: '127.0.0.1' })).json() as Array<{ id: number }>;
+      const one = await env.app.inject({ method: 'GET', url: `/dev/mail/${first!.id}`, remoteAddress: '127.0.0.1' });
+      expect(one.headers['content-type']).toBe('text/html; charset=utf-8');
       // Fastify logs a second send after the reply only once the event loop has moved on.
       await new Promise((r) => setTimeout(r, 200));
       expect(lines.filter((l) => l.level >= 40).map((l) => `${l.msg}: ${l.err?.message ?? ''}`)).toEqual([]);
