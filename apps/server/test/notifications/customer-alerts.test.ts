@@ -84,6 +84,9 @@ describe('customer alerts: failed attempts, defaults, persons, time zones', () =
     const c = await signUp(env.app, { userType: 'company', company: 'Swift Parcel', timeZone: 'America/Los_Angeles' });
     await verified(c.email);
     const k = await courier(env.app, c.session);
+    // A courier has no customers (nor settings) of its own.
+    const refused = await call(env.app, 'POST', '/v1/user/general/update', { token: k.session, body: { settings: { sendNotification: { email: { triggers: { Delivered: true } } } } } });
+    expect(refused.body.code).toBe(403);
     const s = await createShipment(env.app, c.apiKey, { ...readmeShipment(k.email), destination: { ...readmeShipment().destination, email: 'dest-customer@example.net' } });
     const r = await call(env.app, 'POST', '/v1/shipment/update', { token: k.session, body: { tid: s.tid, status: 'FailAttempt', location: 'Oakland, CA', message: 'Nobody home', time: '2026-11-26T18:00:00Z' } });
     expect(r.statusCode).toBe(200);

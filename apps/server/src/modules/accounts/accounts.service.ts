@@ -374,8 +374,8 @@ export async function update(ctx: AppContext, user: UserRow, input: z.output<typ
     // SSRF guard at save (ARCHITECTURE §5); delivery checks again after its own DNS lookup.
     const hook = s.receiveNotification?.webhook?.endpoint;
     if (hook) await resolveWebhookTarget(hook, { allowPrivate: ctx.config.WEBHOOK_ALLOW_PRIVATE });
-    // A person's customers are told too (the email and phone set on a tracking; decision 100); a courier has none.
-    if (s.sendNotification && user.role === 'courier') throw badRequest('Couriers do not send notifications to customers');
+    // A person's customers are told too (the email and phone set on a tracking; decision 100). Couriers never get
+    // here (the route is owner-only).
     values.settings = mergeSettings(user.settings as StoredSettings, {
       themeid: s.themeid,
       sendNotification: s.sendNotification as StoredSettings['sendNotification'],
