@@ -72,7 +72,7 @@ export interface TestEnv {
 }
 
 /** A whole app on a fresh database; `env` overrides configuration (e.g. SMTP_URL of a loopback server). */
-export async function createTestEnv(env: Record<string, string> = {}): Promise<TestEnv> {
+export async function createTestEnv(env: Record<string, string> = {}, opts: { logTo?: NodeJS.WritableStream } = {}): Promise<TestEnv> {
   const databaseUrl = await freshDatabaseUrl();
   const config = loadConfig({
     DATA_DIR: 'memory://',
@@ -86,7 +86,8 @@ export async function createTestEnv(env: Record<string, string> = {}): Promise<T
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...env,
   } as NodeJS.ProcessEnv);
-  const ctx = await createContext(config, createLogger(config), { pglite: databaseUrl ? undefined : await pgliteOptions() });
+  const log = opts.logTo ? createLogger({ ...config, LOG_FORMAT: 'json' }, { destination: opts.logTo }) : createLogger(config);
+  const ctx = await createContext(config, log, { pglite: databaseUrl ? undefined : await pgliteOptions() });
   const app = await buildApp(ctx);
   await app.ready();
   giveSignUpsTheirOwnAddress(app);

@@ -31,9 +31,37 @@ export const wholeDollars = (required: string, min: number, max: number) =>
 export const addBalanceRequest = z.object({ amount: wholeDollars(MSG.amountRequired, BILLING_LIMITS.minTopUp, BILLING_LIMITS.maxTopUp) });
 export type AddBalanceRequest = z.input<typeof addBalanceRequest>;
 
-/** The card vault's one-time nonce (the field keeps the original API's name). */
+/**
+ * A card's expiry as typed, MM/YY: well formed and not before this month (a card is valid through the last day of
+ * its month). `now` is for tests.
+ */
+export const cardExpiry = (now: () => Date = () => new Date()) =>
+  z
+    .string({ error: MSG.cardExpiryFormat })
+    .trim()
+    .transform((v, ctx) => {
+      const m = /^(0[1-9]|1[0-2])\s*\/\s*(\d{2})$/.exec(v);
+      if (!m) {
+        ctx.addIssue({ code: 'custom', message: MSG.cardExpiryFormat });
+        return z.NEVER;
+      }
+      const month = Number(m[1]);
+      const year = 2000 + Number(m[2]);
+      const d = now();
+      if (year < d.getUTCFullYear() || (year === d.getUTCFullYear() && month < d.getUTCMonth() + 1)) {
+        ctx.addIssue({ code: 'custom', message: MSG.cardExpired });
+        return z.NEVER;
+      }
+      return { month: String(month).padStart(2, '0'), year: String(year) };
+    });
+
+/**
+ * The card vault's one-time nonce (the field keeps the original API's name). `expirationDate` is the sandbox card
+ * form's expiry (MM/YY), checked here and kept by the sandbox gateway; Braintree's own form puts it in the nonce.
+ */
 export const paymentAddRequest = z.object({
   paymentMethodToken: z.string({ error: MSG.paymentMethodRequired }).trim().min(1, MSG.paymentMethodRequired).max(4096),
+  expirationDate: cardExpiry().optional(),
 });
 export type PaymentAddRequest = z.input<typeof paymentAddRequest>;
 

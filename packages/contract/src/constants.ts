@@ -34,16 +34,26 @@ export const STATUS_LABELS: Record<TrackingStatus, string> = {
   Pending: 'Pending',
 };
 
-/** The notification triggers of product rules §3 (FailAttempt and Pending are not triggers). */
+/**
+ * The notification triggers of product rules §3, and FailAttempt ("Attempt failed": the courier could not deliver),
+ * which the original lacked (decision 100). Pending is not a trigger.
+ */
 export const TRIGGER_EVENTS = [
   'Delivered',
   'Exception',
   'Expired',
+  'FailAttempt',
   'InTransit',
   'InfoReceived',
   'OutForDelivery',
 ] as const;
 export type TriggerEvent = (typeof TRIGGER_EVENTS)[number];
+
+/**
+ * What a new account tells its customers by email from the start (decision 100): the moments a recipient acts on.
+ * SMS starts off (each one is charged); the account's own alerts start off as before.
+ */
+export const DEFAULT_CUSTOMER_EMAIL_TRIGGERS: readonly TriggerEvent[] = ['OutForDelivery', 'FailAttempt', 'Delivered', 'Exception'];
 
 export const COURIER_SLUGS = ['ups', 'usps', 'fedex', 'canadapost'] as const;
 export type CourierSlug = (typeof COURIER_SLUGS)[number];

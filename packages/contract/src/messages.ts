@@ -31,6 +31,8 @@ export const MSG = {
   balanceAdded: 'Balance added',
   paymentDeclined: 'Your card was declined',
   paymentRejected: 'The payment was rejected',
+  cardExpiryFormat: 'Enter the expiry as MM/YY',
+  cardExpired: 'This card has expired: check the expiry date',
   paymentNonceUsed: 'This card entry was already used. Please enter your card again.',
   paymentTimeout: 'The payment service did not answer in time. No balance was added; please try again in a minute.',
   paymentUnavailable: 'The payment service is unavailable. No balance was added; please try again later.',

@@ -125,10 +125,12 @@ describe('validation messages (product rules §5)', () => {
     expect(ticked.body.payload.settings.receiveNotification.phone.endpoint).toBe('(202) 555-0143');
   });
 
-  it('theme must be A to H; person accounts have no send-notification settings', async () => {
+  // Decision 100 reverses the second half (person accounts had no send-notification settings): their customers are told too.
+  it('theme must be A to H; person accounts may set send-notification settings', async () => {
     expect(await errorsOf('POST', '/v1/user/general/update', { settings: { themeid: 'Z' } }, true)).toHaveProperty(['settings.themeid']);
-    const r = await call(env.app, 'POST', '/v1/user/general/update', { token, body: { settings: { sendNotification: { email: { triggers: { Delivered: true } } } } } });
-    expect(r.body).toMatchObject({ code: 400, status: 'fail' });
+    const r = await call(env.app, 'POST', '/v1/user/general/update', { token, body: { settings: { sendNotification: { email: { triggers: { Delivered: false, InTransit: true } } } } } });
+    expect(r.body).toMatchObject({ code: 200, status: 'success' });
+    expect(r.body.payload.settings.sendNotification.email.triggers).toMatchObject({ Delivered: false, InTransit: true, FailAttempt: true });
   });
 
   it('support and invite', async () => {

@@ -103,6 +103,8 @@ export interface FakeBraintree {
   calls: string[];
   /** Delay every reply by this many ms (a slow gateway, for timeout tests). */
   delayMs: number;
+  /** A stored card that verified when saved starts to decline (a card gone bad: cancelled, over its limit). */
+  declineCard(token: string): void;
   close(): Promise<void>;
 }
 
@@ -164,6 +166,15 @@ export async function startFakeBraintree(): Promise<FakeBraintree> {
     if (nonce === 'fake-luhn-invalid-nonce') return [422, errorXml('Credit card number is invalid.')];
     const known = VALID[nonce] ?? DECLINING[nonce];
     if (!known) return [422, errorXml('Unknown or expired payment_method_nonce.')];
+    // options.verify_card: Braintree verifies the card before storing it; a processor-declined card fails here.
+    if (pm.options?.verify_card === true && nonce in DECLINING)
+      return [
+        422,
+        errorXml(
+          'Do Not Honor',
+          `<verification>${el('status', 'processor_declined')}${el('processor-response-code', '2000')}${el('processor-response-text', 'Do Not Honor')}</verification>`,
+        ),
+      ];
     if (!nonce.startsWith('fake-')) usedNonces.add(nonce);
     const card: Card = {
       token: id(),
@@ -277,6 +288,10 @@ export async function startFakeBraintree(): Promise<FakeBraintree> {
     },
     transactions,
     calls,
+    declineCard(token) {
+      const c = cards.get(token);
+      if (c) c.declines = true;
+    },
     get delayMs() {
       return state.delayMs;
     },

@@ -14,6 +14,13 @@ import { GatewayUnavailableError } from '../../src/modules/billing/gateway.ts';
 import { startFakeBraintree, type FakeBraintree } from './fake-braintree.ts';
 
 
+/** The sandbox keeps a vaulted card in its token: the same card, now declining. */
+function sandboxTokenDeclining(token: string): string {
+  const [prefix, body, tail] = token.split('.');
+  const card = JSON.parse(Buffer.from(body!, 'base64url').toString('utf8'));
+  return [prefix, Buffer.from(JSON.stringify({ ...card, declines: true })).toString('base64url'), tail].join('.');
+}
+
 interface GatewayCase {
   name: 'sandbox' | 'braintree';
   start(): Promise<{ env: TestEnv; fake?: FakeBraintree }>;
@@ -46,6 +53,12 @@ describe.each(GATEWAYS)('cards and top-ups through the $name gateway', (gw) => {
     const res = await call(env.app, 'POST', '/v1/user/payment/add', { token: a.session, body: { paymentMethodToken: nonce } });
     expect(res.statusCode, JSON.stringify(res.body)).toBe(200);
     return { ...a, id: await idOf(a.email) };
+  };
+  /** A card that verified when saved and declines now (cancelled, over its limit): cards are verified at save. */
+  const cardGoesBad = async (userId: string) => {
+    const [acct] = await env.ctx.db.select().from(billingAccounts).where(eq(billingAccounts.userId, userId));
+    if (fake) return fake.declineCard(acct!.paymentMethodToken!);
+    await env.ctx.db.update(billingAccounts).set({ paymentMethodToken: sandboxTokenDeclining(acct!.paymentMethodToken!) }).where(eq(billingAccounts.userId, userId));
   };
   const topups = async (userId: string) =>
     env.ctx.db
@@ -169,8 +182,17 @@ describe.each(GATEWAYS)('cards and top-ups through the $name gateway', (gw) => {
     await consistent(a.id);
   });
 
+  it('a card the processor declines is refused when saved (verified at save), with the reason; nothing is stored', async () => {
+    const a = await signUp(env.app);
+    const r = await call(env.app, 'POST', '/v1/user/payment/add', { token: a.session, body: { paymentMethodToken: 'fake-processor-declined-visa-nonce' } });
+    expect([r.statusCode, r.body.status, r.body.message]).toEqual([402, 'fail', `${MSG.paymentDeclined}: Do Not Honor`]);
+    const info = await call(env.app, 'GET', '/v1/user/payment/info', { token: a.session });
+    expect(info.body.payload.paymentActive).toBe(false);
+  });
+
   it('a declined card: a clear message, the attempt in the history, nothing booked; the decline is replayed under its key', async () => {
-    const a = await withCard('fake-processor-declined-visa-nonce');
+    const a = await withCard();
+    await cardGoesBad(a.id);
     const send = () =>
       call(env.app, 'POST', '/v1/user/general/addbalance', {
         token: a.session,
@@ -327,6 +349,13 @@ describe('billing through the API, sandbox gateway', () => {
     expect(res.statusCode, JSON.stringify(res.body)).toBe(200);
     return { ...a, id: await idOf(a.email) };
   };
+  /** A card that verified when saved and declines now (cancelled, over its limit): cards are verified at save. */
+  const withDecliningCard = async (over: Record<string, unknown> = {}) => {
+    const a = await withCard('fake-valid-visa-nonce', over);
+    const [acct] = await env.ctx.db.select().from(billingAccounts).where(eq(billingAccounts.userId, a.id));
+    await env.ctx.db.update(billingAccounts).set({ paymentMethodToken: sandboxTokenDeclining(acct!.paymentMethodToken!) }).where(eq(billingAccounts.userId, a.id));
+    return a;
+  };
   const topups = async (userId: string) =>
     env.ctx.db
       .select()
@@ -334,6 +363,22 @@ describe('billing through the API, sandbox gateway', () => {
       .where(and(eq(ledgerEntries.userId, userId), eq(ledgerEntries.kind, 'topup')));
   const consistent = async (userId: string) =>
     expect(await balanceCents(env.ctx.db, userId)).toBe(await ledgerSumCents(env.ctx.db, userId));
+
+  it('the sandbox card form\'s expiry: kept on the card; a past or malformed one refused with a clear message', async () => {
+    const a = await signUp(env.app);
+    const add = (expirationDate: unknown) => call(env.app, 'POST', '/v1/user/payment/add', { token: a.session, body: { paymentMethodToken: 'fake-valid-visa-nonce', expirationDate } });
+    const past = await add('01/20');
+    expect([past.statusCode, past.body.message, past.body.payload.errors]).toEqual([400, MSG.cardExpired, { expirationDate: MSG.cardExpired }]);
+    const bad = await add('13/40');
+    expect([bad.statusCode, bad.body.payload.errors]).toEqual([400, { expirationDate: MSG.cardExpiryFormat }]);
+    expect((await call(env.app, 'GET', '/v1/user/payment/info', { token: a.session })).body.payload.paymentActive).toBe(false);
+    const now = new Date();
+    const thisMonth = `${String(now.getUTCMonth() + 1).padStart(2, '0')}/${String(now.getUTCFullYear() % 100).padStart(2, '0')}`;
+    expect((await add(thisMonth)).statusCode).toBe(200);
+    const ok = await add('07/31');
+    expect(ok.statusCode).toBe(200);
+    expect(ok.body.payload.details).toMatchObject({ expirationMonth: '07', expirationYear: '2031' });
+  });
 
   it('autofill: integers with the spec messages; saved and shown in payment info', async () => {
     const a = await withCard();
@@ -373,7 +418,7 @@ describe('billing through the API, sandbox gateway', () => {
   });
 
   it('a failing automatic recharge: a payment alert, backoff before the next try, and a cap', async () => {
-    const a = await withCard('fake-processor-declined-mastercard-nonce');
+    const a = await withDecliningCard();
     await call(env.app, 'POST', '/v1/user/payment/edit', {
       token: a.session,
       body: { amountAutoRecharge: 20, minimumBalanceForAutoRecharge: 9 },
@@ -426,7 +471,7 @@ describe('billing through the API, sandbox gateway', () => {
     const inviter = await signUp(env.app);
     const inviterId = await idOf(inviter.email);
     const friend = await withCard('fake-valid-visa-nonce', { referrer: inviter.profile.referralCode });
-    const declined = await withCard('fake-processor-declined-visa-nonce', { referrer: inviter.profile.referralCode });
+    const declined = await withDecliningCard({ referrer: inviter.profile.referralCode });
     for (const f of [friend, declined]) await env.ctx.db.update(users).set({ emailVerified: true }).where(eq(users.id, f.id));
     const afterWindow = async () => {
       env.ctx.now = () => new Date(Date.now() + (env.config.REFERRAL_SETTLE_HOURS + 1) * 3_600_000);

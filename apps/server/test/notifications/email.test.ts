@@ -94,14 +94,17 @@ describe('email notifications over a real SMTP server', () => {
     expect(rows.map((x) => [x.channel, x.audience, x.recipient])).toEqual([['email', 'send', 'customer@example.net']]);
   });
 
-  it('a person account never sends to the customer', async () => {
+  // Decision 100 reverses what this test held (a person never sent to its customer): the public page promised it.
+  it('a person account sends to the customer on its send triggers, and not when they are off', async () => {
     const p = await signUp(env.app);
     const u = await userRow(env.ctx, p.email);
-    // Stored directly: the API refuses sendNotification for a person.
-    await env.ctx.db.update((await import('../../src/db/schema.ts')).users).set({ settings: { sendNotification: { email: { triggers: allTriggers, endpoint: '' } } } }).where(eq((await import('../../src/db/schema.ts')).users.id, u.id));
+    const { users } = await import('../../src/db/schema.ts');
+    await env.ctx.db.update(users).set({ emailVerified: true, settings: { sendNotification: { email: { triggers: { ...allTriggers, Delivered: false }, endpoint: '' } } } }).where(eq(users.id, u.id));
     const t = await insertTracking(env.ctx, u.id, { notifyEmail: 'someone@example.net' });
     await changeStatus(env.ctx, t.id, 'Delivered');
+    expect(await env.ctx.db.select().from(notifications).where(eq(notifications.userId, u.id))).toHaveLength(0);
+    await changeStatus(env.ctx, t.id, 'Exception');
     const rows = await env.ctx.db.select().from(notifications).where(eq(notifications.userId, u.id));
-    expect(rows).toHaveLength(0);
+    expect(rows.map((x) => [x.channel, x.audience, x.recipient])).toEqual([['email', 'send', 'someone@example.net']]);
   });
 });

@@ -153,6 +153,8 @@ describe('detect and the public page', () => {
 
   it('shows a shipment on GET /v1/track/{uid}_{tid} without street addresses or contacts, branded with the company', async () => {
     const c = await company(env.app);
+    // The page names only the channels the company sends its customers on (decision 100): mail is on from sign-up, SMS is ticked here.
+    await call(env.app, 'POST', '/v1/user/general/update', { token: c.apiKey, body: { settings: { sendNotification: { phone: { triggers: { Delivered: true } } } } } });
     const s = await createShipment(env.app, c.apiKey);
     const r = await call(env.app, 'GET', `/v1/track/${c.profile.uid}_${s.tid}`);
     expect(r.statusCode).toBe(200);

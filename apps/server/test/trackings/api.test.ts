@@ -279,6 +279,8 @@ describe('isolation', () => {
 describe('public page and couriers', () => {
   it('shows the tracking to anyone with {uid}_{tid}, contacts masked; 404 Shipment not found otherwise', async () => {
     const a = await signUp(env.app);
+    // The page names only the channels the account sends its customers on (decision 100): mail is on from sign-up, SMS is ticked here.
+    await call(env.app, 'POST', '/v1/user/general/update', { token: a.apiKey, body: { settings: { sendNotification: { phone: { triggers: { Delivered: true } } } } } });
     const added = await add(env, a.apiKey, { tid: EX.usps.delivered, note: 'secret note', customer: 'Secret Customer', notify: { email: 'john@example.com', phone: '(212) 555-9876' } });
     const uid = added.body.payload.uid;
     const r = await call(env.app, 'GET', `/v1/track/${uid}_${EX.usps.delivered}`);

@@ -18,9 +18,32 @@ export function toastError(error: unknown, title = DEFAULT_ERROR_TITLE, fallback
   notifications.show({ color: 'red', title: same(title, message) ? undefined : title, message, autoClose: 6000 });
 }
 
-/** Puts server field errors (payload.errors) onto a @mantine/form. */
-export function applyServerErrors(form: { setErrors: (e: Record<string, string>) => void }, error: unknown) {
-  if (error instanceof ApiError && Object.keys(error.errors).length) form.setErrors(error.errors);
+// Refusals a form has shown next to its fields: useApiMutation toasts every other refusal, so none is silent.
+const shownInForm = new WeakSet<object>();
+
+/** Whether the form that made the call showed this refusal next to its fields (applyServerErrors). */
+export const wasShownInForm = (error: unknown) => typeof error === 'object' && error !== null && shownInForm.has(error);
+
+function hasPath(values: unknown, path: string): boolean {
+  let v: unknown = values;
+  for (const k of path.split('.')) {
+    if (v === null || typeof v !== 'object' || !(k in (v as object))) return false;
+    v = (v as Record<string, unknown>)[k];
+  }
+  return true;
+}
+
+/**
+ * Puts server field errors (payload.errors) onto a @mantine/form. The refusal counts as shown only when every
+ * field it names is a field of this form; otherwise (no field errors, or a field the form does not have) the
+ * mutation's toast says it, so a refusal never vanishes (issue 26: "no silent form").
+ */
+export function applyServerErrors(form: { setErrors: (e: Record<string, string>) => void; getValues?: () => unknown }, error: unknown) {
+  if (!(error instanceof ApiError)) return;
+  const keys = Object.keys(error.errors);
+  if (!keys.length) return;
+  form.setErrors(error.errors);
+  if (form.getValues && keys.every((k) => hasPath(form.getValues!(), k))) shownInForm.add(error);
 }
 
 /** True when every field error of `error` names one of `fields`, so the form shows it next to the field. */

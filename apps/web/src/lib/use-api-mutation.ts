@@ -1,6 +1,7 @@
-import { useMutation, type UseMutationOptions } from '@tanstack/react-query';
+import { useCallback } from 'react';
+import { useMutation, type MutateOptions, type UseMutationOptions } from '@tanstack/react-query';
 import type { Envelope } from '@shiptrail/contract';
-import { errorsBelongTo, toastError, toastSuccess } from './notify';
+import { toastError, toastSuccess, wasShownInForm } from './notify';
 
 type Opts<TVars, TPayload> = Omit<UseMutationOptions<Envelope<TPayload>, Error, TVars>, 'mutationFn'> & {
   /** Show the server message as a toast (product rules §8). Landing and contact forms use a status box instead. */
@@ -8,27 +9,41 @@ type Opts<TVars, TPayload> = Omit<UseMutationOptions<Envelope<TPayload>, Error, 
   /** Toast titles that say what happened, e.g. { success: 'Saved', error: 'Could not save' }. */
   titles?: { success?: string; error?: string };
   /**
-   * Fields of the calling form. A failure whose field errors all name these fields is shown next to the
-   * fields (applyServerErrors) and not toasted as well, so each error appears once.
+   * @deprecated Not needed: a refusal the calling form shows next to its fields (applyServerErrors in the call's
+   * onError) is not toasted as well; every other refusal is. Kept so existing callers compile.
    */
   formFields?: readonly string[];
 };
 
-/** useMutation over a /v1 call that toasts the server's message on success and on failure. */
+/**
+ * useMutation over a /v1 call that toasts the server's message on success and on failure. A failure is toasted
+ * after the call's own onError ran, unless that onError showed it next to the form's fields (applyServerErrors):
+ * so every refusal reaches the person exactly once, on every form (issue 26).
+ */
 export function useApiMutation<TVars, TPayload>(
   fn: (vars: TVars) => Promise<Envelope<TPayload>>,
-  { toast = true, titles, formFields, onSuccess, onError, ...rest }: Opts<TVars, TPayload> = {},
+  { toast = true, titles, formFields: _formFields, onSuccess, ...rest }: Opts<TVars, TPayload> = {},
 ) {
-  return useMutation<Envelope<TPayload>, Error, TVars>({
+  const m = useMutation<Envelope<TPayload>, Error, TVars>({
     mutationFn: fn,
     ...rest,
     onSuccess: (data, vars, ctx, meta) => {
       if (toast && data.message) toastSuccess(data.message, titles?.success);
       return onSuccess?.(data, vars, ctx, meta);
     },
-    onError: (err, vars, ctx, meta) => {
-      if (toast && !(formFields && errorsBelongTo(err, formFields))) toastError(err, titles?.error);
-      return onError?.(err, vars, ctx, meta);
-    },
   });
+  const { mutate: run } = m;
+  const errorTitle = titles?.error;
+  const mutate = useCallback(
+    (vars: TVars, opts?: MutateOptions<Envelope<TPayload>, Error, TVars>) =>
+      run(vars, {
+        ...opts,
+        onError: (err, v, c, meta) => {
+          opts?.onError?.(err, v, c, meta);
+          if (toast && !wasShownInForm(err)) toastError(err, errorTitle);
+        },
+      }),
+    [run, toast, errorTitle],
+  );
+  return { ...m, mutate };
 }

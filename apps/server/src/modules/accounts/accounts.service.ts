@@ -23,7 +23,7 @@ import * as mail from './mails.ts';
 import * as repo from './accounts.repository.ts';
 import type { UserRow } from './accounts.repository.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
-import { mergeSettings, settingsView, type StoredSettings } from './settings.ts';
+import { initialSettings, mergeSettings, settingsView, type StoredSettings } from './settings.ts';
 import { hashToken, newApiKey, newEmailKey, newSessionToken, newVersion } from './tokens.ts';
 import { googleExchange } from './google.ts';
 import { newWebhookSecret, releaseHeldCustomerMessages, resolveWebhookTarget } from '../notifications/notifications.service.ts';
@@ -34,7 +34,7 @@ const RESET_TTL_MS = 3600 * 1000;
 
 // What other modules may use of accounts (the boundary lint rule allows only this file and auth.plugin.ts).
 export { raiseAlert, type NewAlert } from './alerts.ts';
-export { effectiveEndpoint, settingsView, type StoredSettings } from './settings.ts';
+export { effectiveEndpoint, promisedNotify, settingsView, type StoredSettings } from './settings.ts';
 export { newVersion } from './tokens.ts';
 export type { UserRow } from './accounts.repository.ts';
 
@@ -163,6 +163,7 @@ async function createAccount(
       promocode: input.promocode ?? null,
       // A referral from the inviter's own address earns nothing (decision 110).
       signupIp: input.signupIp ?? null,
+      settings: initialSettings(),
       version: newVersion(),
     });
     // The sign-up bonus is booked with the account: both exist or neither (product rules §9).
@@ -397,9 +398,8 @@ export async function update(ctx: AppContext, user: UserRow, input: z.output<typ
     // SSRF guard at save (ARCHITECTURE §5); delivery checks again after its own DNS lookup.
     const hook = s.receiveNotification?.webhook?.endpoint;
     if (hook) await resolveWebhookTarget(hook, { allowPrivate: ctx.config.WEBHOOK_ALLOW_PRIVATE });
-    if (s.sendNotification && (values.userType ?? user.userType) !== 'company') {
-      throw badRequest('Only company accounts send notifications to their customers');
-    }
+    // A person's customers are told too (the email and phone set on a tracking; decision 100). Couriers never get
+    // here (the route is owner-only).
     values.settings = mergeSettings(user.settings as StoredSettings, {
       themeid: s.themeid,
       sendNotification: s.sendNotification as StoredSettings['sendNotification'],

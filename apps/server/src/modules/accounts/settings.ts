@@ -1,4 +1,4 @@
-import { TRIGGER_EVENTS, THEME_IDS, type Settings, type ThemeId } from '@shiptrail/contract';
+import { DEFAULT_CUSTOMER_EMAIL_TRIGGERS, TRIGGER_EVENTS, THEME_IDS, type Settings, type ThemeId } from '@shiptrail/contract';
 
 type Channel = { triggers: Record<string, boolean>; endpoint: string };
 export interface StoredSettings {
@@ -12,6 +12,29 @@ const channel = (c?: Partial<Channel>): Channel => ({
   triggers: { ...emptyTriggers(), ...(c?.triggers ?? {}) },
   endpoint: c?.endpoint ?? '',
 });
+
+/**
+ * The settings a new account is created with (decision 100): customer mail on the triggers of
+ * DEFAULT_CUSTOMER_EMAIL_TRIGGERS. Stored at creation, never filled in on read: an existing account's missing
+ * trigger (FailAttempt, added later) reads as off, so nobody's settings change under them.
+ */
+export function initialSettings(): StoredSettings {
+  const on = Object.fromEntries(DEFAULT_CUSTOMER_EMAIL_TRIGGERS.map((t) => [t, true]));
+  return { sendNotification: { email: { triggers: { ...emptyTriggers(), ...on }, endpoint: '' }, phone: { triggers: emptyTriggers(), endpoint: '' } } };
+}
+
+/** Whether the account sends its customers anything on this channel (what the public page may promise). */
+export function sendsToCustomers(stored: StoredSettings, channel: 'email' | 'phone'): boolean {
+  return Object.values(stored.sendNotification?.[channel]?.triggers ?? {}).some(Boolean);
+}
+
+/**
+ * The public page says where notifications go: only the channels the owner sends its customers anything on, so
+ * the promise made there is kept (decision 100).
+ */
+export function promisedNotify(notify: { email: string; phone: string }, stored: StoredSettings): { email: string; phone: string } {
+  return { email: sendsToCustomers(stored, 'email') ? notify.email : '', phone: sendsToCustomers(stored, 'phone') ? notify.phone : '' };
+}
 
 /** Settings as the API shows them: every channel and trigger present, defaults filled in. */
 export function settingsView(stored: StoredSettings, webhookSecret: string): Settings {

@@ -26,8 +26,8 @@ export async function billingRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
   app.get('/v1/user/payment/token/generate', owner, async (req) => success(await pay.clientToken(ctx, userOf(req).id)));
 
   app.post('/v1/user/payment/add', owner, async (req) => {
-    const { paymentMethodToken } = parse(paymentAddRequest, req.body);
-    return success(await pay.addCard(ctx, userOf(req), paymentMethodToken), MSG.cardAdded);
+    const { paymentMethodToken, expirationDate } = parse(paymentAddRequest, req.body);
+    return success(await pay.addCard(ctx, userOf(req), paymentMethodToken, expirationDate), MSG.cardAdded);
   });
 
   app.get('/v1/user/payment/info', owner, async (req) => success(await pay.paymentInfo(ctx, userOf(req).id)));

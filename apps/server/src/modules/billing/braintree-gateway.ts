@@ -130,7 +130,7 @@ export class BraintreeGateway implements PaymentGateway {
     return r.clientToken;
   }
 
-  async vault(input: { nonce: string; customerId: string | null; email: string; firstName: string; lastName: string }): Promise<VaultResult> {
+  async vault(input: { nonce: string; customerId: string | null; email: string; firstName: string; lastName: string; expiry?: { month: string; year: string } }): Promise<VaultResult> {
     let customerId = input.customerId;
     if (!customerId) {
       const c = (await this.sdk(() =>
@@ -140,7 +140,7 @@ export class BraintreeGateway implements PaymentGateway {
       customerId = c.customer.id;
     }
     const r = (await this.sdk(() =>
-      this.gw.paymentMethod.create({ customerId: customerId!, paymentMethodNonce: input.nonce.trim(), options: { makeDefault: true } }),
+      this.gw.paymentMethod.create({ customerId: customerId!, paymentMethodNonce: input.nonce.trim(), options: { makeDefault: true, verifyCard: true } }),
     )) as unknown as SdkResult;
     if (!r.success || !r.paymentMethod) {
       const status = r.verification?.status;

@@ -36,8 +36,11 @@ export type SaleResult =
 export interface PaymentGateway {
   readonly name: 'sandbox' | 'braintree';
   clientToken(customerId?: string | null): Promise<string>;
-  /** Store the card behind `nonce`, for the customer (created when null). */
-  vault(input: { nonce: string; customerId: string | null; email: string; firstName: string; lastName: string }): Promise<VaultResult>;
+  /**
+   * Store the card behind `nonce`, for the customer (created when null), verified first: a card the processor
+   * declines is not stored. `expiry` comes from the sandbox card form (Braintree's nonce carries its own).
+   */
+  vault(input: { nonce: string; customerId: string | null; email: string; firstName: string; lastName: string; expiry?: { month: string; year: string } }): Promise<VaultResult>;
   /** Charge a vaulted card. A sale repeated with the same orderId must not charge twice. */
   sale(input: { token: string; amountCents: number; orderId: string }): Promise<SaleResult>;
   refund(transactionId: string, amountCents?: number): Promise<SaleResult>;

@@ -129,7 +129,11 @@ const throttleCard = (ctx: AppContext, card: Parameters<typeof cardFingerprint>[
 };
 
 /** Vault the card behind a nonce; it replaces the card on file, and restarts automatic recharges. */
-export async function addCard(ctx: AppContext, user: UserLike, nonce: string): Promise<PaymentInfo> {
+/**
+ * Vault the card and verify it there (Braintree's verifyCard; the sandbox does the same), so a card that would
+ * decline is refused when saved, not at the first top-up. `expiry` is the sandbox form's, already checked.
+ */
+export async function addCard(ctx: AppContext, user: UserLike, nonce: string, expiry?: { month: string; year: string }): Promise<PaymentInfo> {
   await throttle(ctx, `card-save:${user.id}`, ctx.config.CARD_SAVE_RATE_LIMIT, MSG.tooManyCardSaves);
   const a = await repo.account(ctx.db, user.id);
   const g = gatewayOf(ctx);
@@ -141,6 +145,7 @@ export async function addCard(ctx: AppContext, user: UserLike, nonce: string): P
       email: user.email,
       firstName: user.firstName,
       lastName: user.lastName,
+      ...(expiry ? { expiry } : {}),
     }),
   );
   if (!res.ok) {

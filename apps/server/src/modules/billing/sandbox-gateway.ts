@@ -12,7 +12,7 @@ const VALID: Record<string, { cardType: string; last4: string; bin: string }> = 
   'fake-valid-amex-nonce': { cardType: 'American Express', last4: '0005', bin: '378282' },
   'fake-valid-discover-nonce': { cardType: 'Discover', last4: '1117', bin: '601111' },
 };
-/** Cards that vault but whose sales the processor declines (2000 Do Not Honor). */
+/** Cards the processor declines (2000 Do Not Honor): their verification when vaulted fails, as on Braintree with verifyCard. */
 const DECLINING: Record<string, { cardType: string; last4: string; bin: string }> = {
   'fake-processor-declined-visa-nonce': { cardType: 'Visa', last4: '1115', bin: '400011' },
   'fake-processor-declined-mastercard-nonce': { cardType: 'MasterCard', last4: '5100', bin: '510510' },
@@ -57,8 +57,8 @@ interface SandboxCard extends CardInfo {
 
 /**
  * The built-in sandbox gateway, used when no Braintree credentials are configured. It behaves like Braintree's
- * sandbox for the values Braintree documents: fake-valid-*-nonce vault, fake-processor-declined-*-nonce vault
- * a card whose sales are declined, fake-gateway-rejected-fraud-nonce is rejected, fake-luhn-invalid-nonce is
+ * sandbox for the values Braintree documents: fake-valid-*-nonce vault, fake-processor-declined-*-nonce fail
+ * the verification made when vaulting (Do Not Honor), fake-gateway-rejected-fraud-nonce is rejected, fake-luhn-invalid-nonce is
  * invalid, fake-consumed-nonce (or a nonce of ours used twice) is refused, and a sale of 2000.00-2999.99 is
  * declined with that processor code, 3000.00-3000.99 fails, as on Braintree. A sale repeated with the same
  * order id returns the first sale (kept in the database by the app, so also after a restart). Vaulted cards live in the token itself, so tokens outlive a restart.
@@ -89,6 +89,7 @@ export class SandboxGateway implements PaymentGateway {
     email: string;
     firstName: string;
     lastName: string;
+    expiry?: { month: string; year: string };
   }): Promise<VaultResult> {
     await this.pause();
     const nonce = input.nonce.trim();
@@ -98,13 +99,15 @@ export class SandboxGateway implements PaymentGateway {
     if (nonce === 'fake-luhn-invalid-nonce') return { ok: false, reason: 'invalid', message: 'Credit card number is invalid.' };
     const known = VALID[nonce] ?? DECLINING[nonce];
     if (!known) return { ok: false, reason: 'invalid', message: 'Unknown or expired payment_method_nonce.' };
+    // Verified when vaulted (verifyCard): the processor's decline is known now, and nothing is stored.
+    if (nonce in DECLINING) return { ok: false, reason: 'declined', message: 'Do Not Honor' };
     if (!nonce.startsWith('fake-')) this.usedNonces.add(nonce);
-    const year = String(new Date().getUTCFullYear() + 3);
+    const year = input.expiry?.year ?? String(new Date().getUTCFullYear() + 3);
     const card: SandboxCard = {
       cardType: known.cardType,
       last4: known.last4,
       maskedNumber: `${known.bin}******${known.last4}`,
-      expirationMonth: '12',
+      expirationMonth: input.expiry?.month ?? '12',
       expirationYear: year,
       cardholderName: `${input.firstName} ${input.lastName}`.trim(),
       imageUrl: IMAGE[known.cardType] ?? '',

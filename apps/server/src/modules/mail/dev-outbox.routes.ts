@@ -31,7 +31,7 @@ export async function devOutboxRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
     if (!m) return reply.code(404).type('text/plain').send('Not found');
     // The mail's own HTML, sandboxed: it cannot run scripts or reach this origin.
     reply.header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; img-src data: https:; sandbox");
-    return reply.type('text/html').send(m.html ?? `<pre>${escapeHtml(m.text)}</pre>`);
+    return reply.type('text/html; charset=utf-8').send(m.html ?? `<pre>${escapeHtml(m.text)}</pre>`);
   });
 
   app.get('/dev/mail', async (_req, reply) => {
@@ -44,11 +44,13 @@ export async function devOutboxRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
 <h3>${escapeHtml(m.subject)}</h3><pre>${escapeHtml(m.text)}</pre>${links ? `<p>${links}</p>` : ''}</article>`;
       })
       .join('');
-    reply.type('text/html').send(`<!doctype html><html><head><meta charset="utf-8"><title>Dev outbox · Shiptrail</title>
+    // Returned: an async handler that sends without returning the reply has Fastify send again (an unhandled
+    // "Cannot write headers after they are sent" on every visit).
+    return reply.type('text/html; charset=utf-8').send(`<!doctype html><html><head><meta charset="utf-8"><meta http-equiv="refresh" content="5"><title>Dev outbox · Shiptrail</title>
 <style>body{font:14px system-ui,sans-serif;max-width:900px;margin:24px auto;padding:0 16px;color:#1f2937}
 .banner{background:#fef3c7;border:1px solid #f59e0b;padding:12px 16px;border-radius:8px}
 article{border:1px solid #e5e7eb;border-radius:8px;padding:12px 16px;margin:12px 0}pre{white-space:pre-wrap;background:#f9fafb;padding:8px;border-radius:6px}</style></head>
-<body><h1>Dev outbox</h1><p class="banner"><b>For development only.</b> This server has no SMTP_URL (and no SMS gateway), so mail and SMS are kept here instead of being sent. A deployment sets SMTP_URL, and this page no longer exists.</p>
+<body><h1>Dev outbox</h1><p class="banner"><b>For development only.</b> This server has no SMTP_URL (and no SMS gateway), so mail and SMS are kept here instead of being sent. A deployment sets SMTP_URL, and this page no longer exists. The page refreshes itself every 5 seconds.</p>
 ${items || '<p>No messages yet.</p>'}</body></html>`);
   });
 }

@@ -27,8 +27,7 @@ const e164 = (phone: string) => {
 
 /**
  * Who hears about a status change (product rules §3-4): the account's own channels (receiveNotification), and
- * for company accounts the tracking's notify email and phone, i.e. the company's customer
- * (sendNotification). Email and phone of the account default to the profile's when left empty.
+ * the tracking's notify email and phone, i.e. the account's customer (sendNotification; persons too, decision 100). Email and phone of the account default to the profile's when left empty.
  */
 export function planRecipients(user: UserRow, tracking: Pick<TrackingRow, 'notifyEmail' | 'notifyPhone'>, status: TriggerEvent): Planned[] {
   const s = settingsView(user.settings as StoredSettings, '');
@@ -46,13 +45,12 @@ export function planRecipients(user: UserRow, tracking: Pick<TrackingRow, 'notif
     const url = effectiveEndpoint('webhook', recv.webhook.endpoint, user);
     if (url) out.push({ channel: 'webhook', audience: 'receive', recipient: url });
   }
-  if (user.userType === 'company') {
-    const send = s.sendNotification;
-    const email = tracking.notifyEmail.trim().toLowerCase();
-    if (send.email.triggers[status] && email) out.push({ channel: 'email', audience: 'send', recipient: email });
-    const phone = e164(tracking.notifyPhone);
-    if (send.phone.triggers[status] && phone) out.push({ channel: 'sms', audience: 'send', recipient: phone });
-  }
+  // Companies and persons alike tell the customer named on the tracking (decision 100).
+  const send = s.sendNotification;
+  const email = tracking.notifyEmail.trim().toLowerCase();
+  if (send.email.triggers[status] && email) out.push({ channel: 'email', audience: 'send', recipient: email });
+  const phone = e164(tracking.notifyPhone);
+  if (send.phone.triggers[status] && phone) out.push({ channel: 'sms', audience: 'send', recipient: phone });
   // The same address twice (a company that is its own customer) gets one message: the unique index
   // would drop the second row anyway; keep the first, the account's own.
   const seen = new Set<string>();
@@ -242,6 +240,7 @@ async function fanOutFound(tx: Tx, ctx: AppContext, found: NonNullable<Awaited<R
     checkpoint: cp,
     link,
     brand,
+    timeZone: user.timeZone,
     ...(brand ? { brandStyle: brandStyleOf(user) } : {}),
   });
   const brandOf = (p: Planned) => (p.audience === 'send' ? senderNameOf(user) : null);
@@ -285,6 +284,7 @@ async function fanOutShipmentEvent(tx: Tx, ctx: AppContext, eventId: string, eve
     checkpoint: cp,
     link,
     brand: b,
+    timeZone: user.timeZone,
     ...(b ? { brandStyle: brandStyleOf(user) } : {}),
   });
   let webhookBody: string | undefined;

@@ -12,25 +12,56 @@ export interface StatusMessageInput {
   link: string;
   /** A company's name when the message goes to the company's customer (sendNotification). */
   brand: string | null;
+  /** The account's time zone (IANA, from its profile): checkpoint times are written in it. */
+  timeZone?: string;
   /** The company's look in its customers' mails: its theme colour and logo (an image URL), when it has them. */
   brandStyle?: { color: string; logo: string };
 }
 
-const label = (s: string | null) => (s ? (STATUS_LABELS[s as TrackingStatus] ?? s) : '');
+// Mail words: "Attempt failed" reads as a sentence where the status list's "Fail Attempt" does not.
+const label = (s: string | null) => (s === 'FailAttempt' ? 'Attempt failed' : s ? (STATUS_LABELS[s as TrackingStatus] ?? s) : '');
 
-function checkpointLine(c: StatusMessageInput['checkpoint']): string {
+/**
+ * A checkpoint's time as the account's customers read it: in the account's time zone, named ("Nov 26, 2026,
+ * 5:18 AM EST"). A zone Intl does not know falls back to UTC.
+ */
+export function formatTime(iso: string, timeZone: string | undefined): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return '';
+  const opts: Intl.DateTimeFormatOptions = { year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZoneName: 'short' };
+  try {
+    return new Intl.DateTimeFormat('en-US', { ...opts, timeZone: timeZone || 'UTC' }).format(d);
+  } catch {
+    return new Intl.DateTimeFormat('en-US', { ...opts, timeZone: 'UTC' }).format(d);
+  }
+}
+
+function checkpointLine(c: StatusMessageInput['checkpoint'], timeZone: string | undefined): string {
   if (!c) return '';
   const parts = [c.message, c.location].filter(Boolean).join(', ');
-  const when = c.time ? new Date(c.time).toISOString().replace('T', ' ').slice(0, 16) + ' UTC' : '';
+  const when = c.time ? formatTime(c.time, timeZone) : '';
   return [parts, when].filter(Boolean).join(' · ');
+}
+
+/** The first line of a mail: a failed attempt and an exception ask something of the recipient, so they say so. */
+function introOf(m: StatusMessageInput, name: string): string {
+  const parcel = m.brand ? `Your parcel from ${m.brand}` : `Your parcel ${name}`;
+  if (m.status === 'FailAttempt') return `A delivery attempt failed: ${parcel.charAt(0).toLowerCase()}${parcel.slice(1)} could not be delivered. Follow the link for what happens next.`;
+  if (m.status === 'Exception') return `${parcel} has a problem on its way (an exception). Follow the link for what happens next.`;
+  return m.brand ? `Your parcel from ${m.brand} has a new status.` : `Your parcel ${name} has a new status.`;
 }
 
 export function statusEmail(m: StatusMessageInput): { subject: string; text: string; html: string } {
   const name = m.title ? `${m.title} (${m.tid})` : m.tid;
   const from = m.brand ?? 'Shiptrail';
-  const subject = m.brand ? `${m.brand}: your parcel ${m.tid} is ${label(m.status)}` : `${name}: ${label(m.status)}`;
-  const cp = checkpointLine(m.checkpoint);
-  const intro = m.brand ? `Your parcel from ${m.brand} has a new status.` : `Your parcel ${name} has a new status.`;
+  const subject =
+    m.brand && m.status === 'FailAttempt'
+      ? `${m.brand}: delivery attempt failed for your parcel ${m.tid}`
+      : m.brand
+        ? `${m.brand}: your parcel ${m.tid} is ${label(m.status)}`
+        : `${name}: ${label(m.status)}`;
+  const cp = checkpointLine(m.checkpoint, m.timeZone);
+  const intro = introOf(m, name);
   const text = [
     intro,
     '',
@@ -70,5 +101,6 @@ export function statusEmail(m: StatusMessageInput): { subject: string; text: str
 export function statusSms(m: StatusMessageInput): string {
   const from = m.brand ?? 'Shiptrail';
   const where = m.checkpoint?.location ? ` (${m.checkpoint.location})` : '';
+  if (m.status === 'FailAttempt') return `${from}: delivery attempt failed for parcel ${m.tid}${where}. ${m.link}`;
   return `${from}: parcel ${m.tid} is ${label(m.status)}${where}. ${m.link}`;
 }

@@ -24,7 +24,7 @@ import type { Queryable, Tx } from '../../db/client.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { badRequest, forbidden, notFound, tooMany } from '../../lib/errors.ts';
 import { takeWindow } from '../../lib/attempts.repository.ts';
-import type { UserRow } from '../accounts/accounts.service.ts';
+import { promisedNotify, type StoredSettings, type UserRow } from '../accounts/accounts.service.ts';
 import { charge } from '../billing/billing.service.ts';
 import { locateAddress } from '../geo/geo.service.ts';
 import { findCourierByEmail, setPosition } from '../members/members.service.ts';
@@ -368,7 +368,8 @@ export async function publicShipment(ctx: AppContext, companyUid: string, rawTid
   const s = await repo.findForCompany(ctx.db, company.id, tid);
   if (!s) return null;
   const cps = await repo.checkpointsFor(ctx.db, [s.id]);
-  return publicShipmentView(s, cps, brandOf(company));
+  const view = publicShipmentView(s, cps, brandOf(company));
+  return { ...view, notify: promisedNotify(view.notify, company.settings as StoredSettings) };
 }
 
 /** The detect call's answer for an SHM number: Shiptrail's own. */

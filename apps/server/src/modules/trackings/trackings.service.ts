@@ -23,6 +23,7 @@ import type { Queryable, Tx } from '../../db/client.ts';
 import { AppError, badRequest, conflict, notFound, tooMany } from '../../lib/errors.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { UserRow } from '../accounts/accounts.repository.ts';
+import { promisedNotify, type StoredSettings } from '../accounts/accounts.service.ts';
 import { balanceCents, bookCharges, freshChargeCtes, InsufficientBalanceError, insufficientFor, lockAccount } from '../billing/billing.service.ts';
 import { forgetAttempts, takeWindow } from '../../lib/attempts.repository.ts';
 import { CarrierDetectError, detectCarriers, normalizeTrackingNumber, resolveCourier, UNKNOWN_FORMAT_MESSAGE } from '../carriers/carriers.service.ts';
@@ -484,7 +485,8 @@ export async function publicTracking(ctx: AppContext, key: string): Promise<Arra
   if (!found) throw notFound(MSG.shipmentNotFound);
   const { tracking: t, owner } = found;
   const cps = found.checkpoints.map((c) => ({ ...c, time: new Date(c.time) }));
-  return [{ ...publicView(t, cps, carriersOf(ctx).isSandbox(t.courier as never)), brand: brandOfOwner(owner) }];
+  const view = publicView(t, cps, carriersOf(ctx).isSandbox(t.courier as never));
+  return [{ ...view, notify: promisedNotify(view.notify, owner.settings as StoredSettings), brand: brandOfOwner(owner) }];
 }
 
 /**

@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import type { Envelope, PaymentHistoryItem, PaymentInfo, Receipt, UsageRecord } from '@shiptrail/contract';
+import type { Envelope, PaymentAddRequest, PaymentHistoryItem, PaymentInfo, Receipt, UsageRecord } from '@shiptrail/contract';
 import { API_TOKEN_HEADER } from '@shiptrail/contract';
 import { ApiError, request, requestPayload } from '../../../lib/api-client';
 import { getSession } from '../../../lib/session';
@@ -36,7 +36,7 @@ function useRefreshBilling() {
 
 export function useAddCard() {
   const refresh = useRefreshBilling();
-  return useApiMutation((paymentMethodToken: string) => request<PaymentInfo>('/v1/user/payment/add', { body: { paymentMethodToken } }), {
+  return useApiMutation((body: PaymentAddRequest) => request<PaymentInfo>('/v1/user/payment/add', { body }), {
     titles: { success: 'Card saved', error: 'Could not save the card' },
     onSuccess: refresh,
   });
@@ -49,7 +49,6 @@ export function useEditAutofill() {
       request<PaymentInfo>('/v1/user/payment/edit', { body }),
     {
       titles: { success: 'Autofill saved', error: 'Could not save autofill' },
-      formFields: ['amountAutoRecharge', 'minimumBalanceForAutoRecharge'],
       onSuccess: refresh,
     },
   );
@@ -61,7 +60,7 @@ export function useAddBalance() {
     // One key per click: a retried request (network hiccup) is not charged twice.
     ({ amount, key }: { amount: number | string; key: string }) =>
       fetchEnvelope('/v1/user/general/addbalance', { amount }, { 'idempotency-key': key }),
-    { titles: { success: 'Balance added', error: 'Payment failed' }, formFields: ['amount'], onSuccess: refresh, onError: refresh },
+    { titles: { success: 'Balance added', error: 'Payment failed' }, onSuccess: refresh, onError: refresh },
   );
 }
 

@@ -42,7 +42,7 @@ export function BraintreeDropIn({ onSaved }: { onSaved?: () => void }) {
     if (!instance) return;
     try {
       const { nonce } = await instance.requestPaymentMethod();
-      add.mutate(nonce, { onSuccess: () => onSaved?.() });
+      add.mutate({ paymentMethodToken: nonce }, { onSuccess: () => onSaved?.() });
     } catch (e) {
       setError(e instanceof Error ? e.message : 'Please check the card details.');
     }

@@ -1,7 +1,9 @@
 import { lazy, Suspense, useState } from 'react';
 import { Alert, Badge, Button, Card, Group, Image, Loader, Stack, Table, Tabs, Text, Title } from '@mantine/core';
 import { useForm } from '@mantine/form';
-import { AUTO_RECHARGE, MSG, type PaymentHistoryItem, type UserInfo } from '@shiptrail/contract';
+import { AUTO_RECHARGE, MSG, addBalanceRequest, paymentEditRequest, type PaymentHistoryItem, type UserInfo } from '@shiptrail/contract';
+import { applyServerErrors } from '../../../lib/notify';
+import { zodResolver } from '../../../lib/zod-resolver';
 import { Link } from 'react-router';
 import { formatDate, money } from '../../../lib/format';
 import { useAddBalance, useEditAutofill, usePaymentHistory, usePaymentInfo } from '../api/billing';
@@ -66,15 +68,17 @@ export function PaymentMethodPanel({ info, subTab, onSubTab }: { info: UserInfo;
   );
 }
 
+type AutofillValues = { amountAutoRecharge: number | string; minimumBalanceForAutoRecharge: number | string };
+
 function AutofillForm() {
   const { data } = usePaymentInfo();
   const edit = useEditAutofill();
-  const form = useForm<{ amountAutoRecharge: number | string; minimumBalanceForAutoRecharge: number | string }>({
+  // The contract's schema: the server's own words ("Enter a whole number of dollars from 0 to 1000") as you type.
+  const form = useForm<AutofillValues>({
+    mode: 'controlled',
     initialValues: { amountAutoRecharge: AUTO_RECHARGE.defaultAmount, minimumBalanceForAutoRecharge: AUTO_RECHARGE.defaultMinimum },
-    validate: {
-      amountAutoRecharge: (v) => (v === '' ? MSG.amountAutoRechargeRequired : Number.isInteger(Number(v)) ? null : MSG.amountNumber),
-      minimumBalanceForAutoRecharge: (v) => (v === '' ? MSG.minimumBalanceRequired : Number.isInteger(Number(v)) ? null : MSG.amountNumber),
-    },
+    validate: zodResolver<AutofillValues>(paymentEditRequest),
+    validateInputOnChange: true,
   });
   const [loaded, setLoaded] = useState(false);
   if (data && !loaded) {
@@ -83,7 +87,7 @@ function AutofillForm() {
       form.setValues({ amountAutoRecharge: data.amountAutoRecharge, minimumBalanceForAutoRecharge: data.minimumBalanceForAutoRecharge });
   }
   return (
-    <form onSubmit={form.onSubmit((v) => edit.mutate(v))}>
+    <form noValidate aria-label="Automatic top-up" onSubmit={form.onSubmit((v) => edit.mutate(v, { onError: (e) => applyServerErrors(form, e) }))}>
       <Stack maw={520}>
         <Text size="sm" c="dimmed">
           When a charge takes your balance under the minimum, your card is charged the recharge amount once. Set the amount to 0 to turn it
@@ -105,7 +109,7 @@ function AutofillForm() {
           error={form.errors.minimumBalanceForAutoRecharge}
         />
         <Group>
-          <Button type="submit" loading={edit.isPending}>
+          <Button type="submit" loading={edit.isPending} disabled={!form.isValid() || edit.isPending}>
             Save autofill
           </Button>
         </Group>
@@ -118,8 +122,12 @@ function AutofillForm() {
 export function AddBalancePanel({ info }: { info: UserInfo }) {
   const add = useAddBalance();
   const { data } = usePaymentInfo();
-  const [amount, setAmount] = useState<number | string>(AUTO_RECHARGE.defaultAmount);
-  const [error, setError] = useState<string | null>(null);
+  const form = useForm<{ amount: number | string }>({
+    mode: 'controlled',
+    initialValues: { amount: AUTO_RECHARGE.defaultAmount },
+    validate: zodResolver<{ amount: number | string }>(addBalanceRequest),
+    validateInputOnChange: true,
+  });
   return (
     <Stack maw={520}>
       <Group>
@@ -130,18 +138,14 @@ export function AddBalancePanel({ info }: { info: UserInfo }) {
       </Group>
       <CardOnFile />
       <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          if (amount === '') return setError(MSG.amountRequired);
-          if (!Number.isInteger(Number(amount))) return setError(MSG.amountNumber);
-          setError(null);
-          add.mutate({ amount: Number(amount), key: crypto.randomUUID() });
-        }}
+        noValidate
+        aria-label="Add balance"
+        onSubmit={form.onSubmit((v) => add.mutate({ amount: Number(v.amount), key: crypto.randomUUID() }, { onError: (e) => applyServerErrors(form, e) }))}
       >
         <Stack>
-          <AmountPicker label="Amount" name="amount" value={amount} onChange={setAmount} error={error} />
+          <AmountPicker label="Amount" name="amount" value={form.values.amount} onChange={(v) => form.setFieldValue('amount', v)} error={form.errors.amount} />
           <Group>
-            <Button type="submit" loading={add.isPending} disabled={!data?.paymentActive}>
+            <Button type="submit" loading={add.isPending} disabled={!data?.paymentActive || !form.isValid() || add.isPending}>
               Add Balance
             </Button>
             {data && !data.paymentActive ? (

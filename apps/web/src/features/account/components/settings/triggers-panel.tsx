@@ -81,7 +81,14 @@ export function TriggersPanel({ info, subTab, onSubTab, webhooks }: { info: User
       {webhooks}
     </Stack>
   );
-  if (!isCompany) return receive;
+  // A person's customers are told too (decision 100): the customer form under the receive form, no sub-tabs.
+  if (!isCompany)
+    return (
+      <Stack gap="lg">
+        {receive}
+        <SendForm info={info} />
+      </Stack>
+    );
   const tab = subTab === 'receiveNotification' ? 'receiveNotification' : 'sendNotifications';
   return (
     <Tabs value={tab} onChange={(v) => v && onSubTab(v)} variant="pills" keepMounted={false}>
