@@ -72,9 +72,11 @@ function checkpointView(c: Cp): WebhookEvent['data']['checkpoint'] {
 }
 
 /** A company's look in its customers' messages: the primary colour of its theme and its logo (profile image). */
-export function brandStyleOf(user: UserRow): { color: string; logo: string } {
+export function brandStyleOf(user: UserRow, publicUrl?: string): { color: string; logo: string } {
   const themeid = ((user.settings as { themeid?: string } | null)?.themeid ?? 'A') as keyof typeof THEME_PRIMARY_COLORS;
-  return { color: THEME_PRIMARY_COLORS[themeid] ?? THEME_PRIMARY_COLORS.A, logo: user.image };
+  // An uploaded logo is stored as a path on this deployment (/v1/brand/logo/...): a mail needs it whole.
+  const logo = publicUrl && user.image.startsWith('/') && !user.image.startsWith('//') ? `${publicUrl}${user.image}` : user.image;
+  return { color: THEME_PRIMARY_COLORS[themeid] ?? THEME_PRIMARY_COLORS.A, logo };
 }
 
 export const publicTrackingUrl = (ctx: AppContext, user: Pick<UserRow, 'uid'>, tid: string) =>
@@ -164,7 +166,7 @@ async function fanOutFound(tx: Tx, ctx: AppContext, found: NonNullable<Awaited<R
     checkpoint: cp,
     link,
     brand,
-    ...(brand ? { brandStyle: brandStyleOf(user) } : {}),
+    ...(brand ? { brandStyle: brandStyleOf(user, ctx.config.publicUrl) } : {}),
   });
   const brandOf = (p: Planned) => (p.audience === 'send' ? user.company || [user.firstName, user.lastName].filter(Boolean).join(' ') || null : null);
   let webhookBody: string | undefined;
@@ -207,7 +209,7 @@ async function fanOutShipmentEvent(tx: Tx, ctx: AppContext, eventId: string, eve
     checkpoint: cp,
     link,
     brand: b,
-    ...(b ? { brandStyle: brandStyleOf(user) } : {}),
+    ...(b ? { brandStyle: brandStyleOf(user, ctx.config.publicUrl) } : {}),
   });
   let webhookBody: string | undefined;
   const rows: repo.NewNotification[] = planned.map((p) => {

@@ -9,7 +9,7 @@ export interface PreparedProof {
   photoType: string | null;
 }
 
-const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+export const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 function decode(dataUrl: string, field: string): { type: string; bytes: Buffer } {
   const m = /^data:image\/(png|jpeg|webp);base64,(.*)$/s.exec(dataUrl.trim());
@@ -29,7 +29,7 @@ const notAnImage = (field: string) => {
 type SharpFn = typeof import('sharp').default;
 let sharpLoaded: Promise<SharpFn | null> | undefined;
 /** sharp is a native module; where it cannot load, photos are only size-capped and checked, not downscaled. */
-function loadSharp(): Promise<SharpFn | null> {
+export function loadSharp(): Promise<SharpFn | null> {
   sharpLoaded ??= import('sharp').then((m) => m.default).catch(() => null);
   return sharpLoaded;
 }
