@@ -63,7 +63,13 @@ export function AssignModal({ tids, onClose, onDone }: { tids: string[]; onClose
             The courier sees them in their list at once. A shipment that had another courier leaves theirs.
           </Text>
           <Group justify="space-between">
-            <Button variant="subtle" color="red" loading={unassign.isPending} disabled={assign.isPending} onClick={() => (setError(null), unassign.mutate({ tids }, done))}>
+            <Button
+              variant="subtle"
+              color="red"
+              loading={unassign.isPending}
+              disabled={assign.isPending}
+              onClick={() => (setError(null), unassign.mutate({ tids }, done))}
+            >
               Unassign
             </Button>
             <Group gap="xs">
