@@ -122,14 +122,15 @@ export function ShipmentTable(props: Props) {
                 />
               </Table.Th>
             )}
-            <Table.Th w={128}>Status</Table.Th>
-            <Table.Th w="9%">Order ID</Table.Th>
-            <Table.Th w={160}>Tracking Number</Table.Th>
-            <Table.Th w="12%">Recipient</Table.Th>
-            <Table.Th w="14%">Destination</Table.Th>
-            <Table.Th w="11%">Courier</Table.Th>
-            <Table.Th>Note</Table.Th>
-            <Table.Th w="15%">Last check point</Table.Th>
+            {/* Fixed layout: the columns with a width take it, Last check point takes what is left (~110 px at 1366). */}
+            <Table.Th w={124}>Status</Table.Th>
+            <Table.Th w="8%">Order ID</Table.Th>
+            <Table.Th w={152}>Tracking Number</Table.Th>
+            <Table.Th w="11%">Recipient</Table.Th>
+            <Table.Th w="12%">Destination</Table.Th>
+            <Table.Th w="10%">Courier</Table.Th>
+            <Table.Th w="11%">Note</Table.Th>
+            <Table.Th>Last check point</Table.Th>
             <Table.Th w={props.asCourier ? 132 : 92}>{props.asCourier ? 'Update' : 'Edit'}</Table.Th>
           </Table.Tr>
         </Table.Thead>
