@@ -167,3 +167,44 @@ test('the map shows every open shipment, grouped, with a status filter', async (
   await expect(summary).toHaveAttribute('data-count', '1');
   await expect(summary).toContainText('1 of 1 Delivered shipment on the map');
 });
+
+test('the company logo is uploaded from Settings and served from our own origin', async () => {
+  await owner.goto('/account/profile/settings');
+  const section = owner.getByRole('region', { name: 'Company logo' });
+  await expect(section.getByText('No logo yet')).toBeVisible();
+  // Not an image: the server's sentence, nothing saved.
+  await section.locator('input[type="file"]').setInputFiles({ name: 'logo.png', mimeType: 'image/png', buffer: Buffer.from('not a png') });
+  await expect(section.getByTestId('logo-error')).toHaveText('The logo must be a PNG or JPEG image');
+  // A 2x2 PNG.
+  const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP8z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg==', 'base64');
+  await section.locator('input[type="file"]').setInputFiles({ name: 'logo.png', mimeType: 'image/png', buffer: png });
+  const img = section.getByTestId('company-logo');
+  await expect(img).toBeVisible();
+  const src = (await img.getAttribute('src'))!;
+  expect(src).toMatch(/^\/v1\/brand\/logo\/[A-Za-z0-9_-]+\.png\?v=\d+$/);
+  const served = await owner.request.get(src);
+  expect(served.headers()['content-type']).toBe('image/png');
+  await owner.screenshot({ path: `${SHOTS}/logo-settings-1366.png` });
+});
+
+test('the couriers map fits its couriers, however far apart', async () => {
+  // Dana in Anchorage, a second courier in Miami: both outside the default view of the contiguous US.
+  const login = await owner.request.post('/v1/user/general/login', { data: { email: courierEmail, password: 'courierpass1' } });
+  const dana = ((await login.json()) as { payload: { sessionToken: string } }).payload.sessionToken;
+  expect((await apiPost(owner.request, dana, '/v1/user/general/position', { lat: 61.2, lng: -149.9 })).code).toBe(200);
+  const otherEmail = uniqueEmail('day-courier2');
+  await apiPost(owner.request, token, '/v1/user/general/addmember', { email: otherEmail, role: 'courier', firstName: 'Max', lastName: 'Ray', phone: '2125550143', password: 'courierpass1' });
+  const login2 = await owner.request.post('/v1/user/general/login', { data: { email: otherEmail, password: 'courierpass1' } });
+  const max = ((await login2.json()) as { payload: { sessionToken: string } }).payload.sessionToken;
+  expect((await apiPost(owner.request, max, '/v1/user/general/position', { lat: 25.76, lng: -80.19 })).code).toBe(200);
+  await owner.goto('/account/couriers/map');
+  const map = owner.getByRole('region', { name: 'Couriers map' });
+  await expect(map.locator('.st-marker-courier')).toHaveCount(2);
+  const box = (await map.locator('.leaflet-container').boundingBox())!;
+  await expect
+    .poll(async () => {
+      const inside = await map.locator('.st-marker-courier').evaluateAll((els) => els.map((e) => e.getBoundingClientRect()).map((r) => [r.left, r.top, r.right, r.bottom]));
+      return inside.every(([l, t, r, b]) => l! >= box.x && t! >= box.y && r! <= box.x + box.width && b! <= box.y + box.height);
+    })
+    .toBe(true);
+});
