@@ -53,7 +53,10 @@ const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
  * A logo or site address a company publishes with its brand (the public tracking API, mails): https only, or
  * http to this machine's loopback for development. Never javascript:, data: or anything a consumer would run.
  */
+/** A logo the company uploaded, served by this deployment (POST /v1/user/general/logo): a path with a version. */
+export const UPLOADED_LOGO_PATH = /^\/v1\/brand\/logo\/[0-9a-f-]{36}\.png(\?v=\d{1,16})?$/;
 export function isBrandUrl(value: string): boolean {
+  if (UPLOADED_LOGO_PATH.test(value)) return true;
   if (!URL.canParse(value)) return false;
   const u = new URL(value);
   if (u.username || u.password || !u.hostname) return false;

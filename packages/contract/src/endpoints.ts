@@ -90,7 +90,13 @@ export const shipmentEndpoints: EndpointDef[] = [
   { method: 'POST', path: '/v1/shipment/getshipments', summary: "The company's shipments, newest first; keyset paging with lastTid; filter by status and courier email", tag: 'Shipments', auth: true, body: S.listShipmentsRequest, response: S.shipmentListSchema },
   { method: 'POST', path: '/v1/shipment/getassigned', summary: 'The shipments assigned to the calling courier, newest first (same paging and filters)', tag: 'Shipments', auth: true, body: S.listShipmentsRequest, response: S.shipmentListSchema },
   { method: 'GET', path: '/v1/shipment/proof/{tid}/{checkpointId}', summary: "A checkpoint's proof of delivery: recipient's name, signature and photo as data URLs (the company or the assigned courier)", tag: 'Shipments', auth: true, response: S.proofViewSchema },
-  { method: 'GET', path: '/v1/shipment/labels', summary: 'Shipping labels, 4x6 in, one page per shipment, as one PDF (application/pdf; errors are JSON envelopes)', tag: 'Shipments', auth: true, query: S.labelsQuery },
+  { method: 'GET', path: '/v1/shipment/labels', summary: 'Shipping labels, 4x6 in, one page per shipment (addresses, note, barcode), as one PDF (application/pdf; errors are JSON envelopes)', tag: 'Shipments', auth: true, query: S.labelsQuery },
+  { method: 'POST', path: '/v1/shipment/assign', summary: "Assign shipments to one of the company's couriers in one go, all or nothing (the company; at most 500)", tag: 'Shipments', auth: true, body: S.assignShipmentsRequest, response: S.shipmentListSchema },
+  { method: 'POST', path: '/v1/shipment/unassign', summary: 'Take shipments from their courier, leaving them unassigned, all or nothing (the company; at most 500)', tag: 'Shipments', auth: true, body: S.unassignShipmentsRequest, response: S.shipmentListSchema },
+  { method: 'POST', path: '/v1/shipment/markers', summary: "The shipments map's light list: tid, status, courier and positions of every shipment in the given statuses (open ones by default), paged by tid with afterTid/nextTid", tag: 'Shipments', auth: true, body: S.shipmentMarkersRequest, response: S.shipmentMarkersSchema },
+  { method: 'POST', path: '/v1/user/general/logo', summary: "Upload the company's logo (PNG or JPEG data URL, at most 2 MB); stored re-encoded as a PNG of at most 512 px a side and served from /v1/brand/logo/{uid}", tag: 'Shipments', auth: true, body: S.logoUploadRequest, response: S.logoViewSchema },
+  { method: 'POST', path: '/v1/user/general/logo/remove', summary: "Remove the company's uploaded logo", tag: 'Shipments', auth: true, response: S.logoViewSchema },
+  { method: 'GET', path: '/v1/brand/logo/{file}', summary: "A company's uploaded logo ({uid}.png; image/png; no auth: it shows on public pages and in mails)", tag: 'Shipments', auth: false },
 ];
 
 export const billingEndpoints: EndpointDef[] = [

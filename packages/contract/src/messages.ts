@@ -46,6 +46,10 @@ export const MSG = {
   currentPasswordRequired: 'Current password is required',
   apiKeyCopied: 'API key copied to clipboard',
   shipmentNotFound: 'Shipment not found',
+  courierRequiredForAssign: 'Choose a courier',
+  notYourCourier: 'That person is not one of your couriers: add them under Couriers first',
+  logoRequired: 'Choose a logo image',
+  logoUnreadable: 'The logo must be a PNG or JPEG image',
   // Outcomes (server messages shown as toasts, product rules §8).
   signedUp: 'Your account is ready. We sent you an email to verify your address.',
   loggedIn: 'Welcome back',

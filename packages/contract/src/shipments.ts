@@ -116,18 +116,30 @@ export const COURIER_REQUIRED = 'Courier is required.';
  * the assigned member when it is one of the company's couriers; otherwise the shipment keeps the free-text
  * courier and nobody is assigned (the SDK's README uses an outside courier's name).
  */
-export const createShipmentRequest = z.object({
-  origin: addressInput('Origin'),
-  destination: addressInput('Destination'),
-  parcels: z.array(parcelInput).max(MAX_PARCELS, `A shipment has at most ${MAX_PARCELS} parcels`).default([]),
-  expected: dateText('Expected must be a date, e.g. 2019-02-15T14:12:16Z'),
-  message: optionalString(2000),
-  orderId: optionalString(100),
-  status: statusField('InfoReceived'),
-  courier: requiredString(COURIER_REQUIRED, 200),
-  courierEmail: requiredText(COURIER_REQUIRED).pipe(emailField),
-  metadata,
-});
+const isMissing = (v: unknown) => typeof v !== 'string' || v.trim() === '';
+
+export const createShipmentRequest = z
+  .object({
+    origin: addressInput('Origin'),
+    destination: addressInput('Destination'),
+    parcels: z.array(parcelInput).max(MAX_PARCELS, `A shipment has at most ${MAX_PARCELS} parcels`).default([]),
+    expected: dateText('Expected must be a date, e.g. 2019-02-15T14:12:16Z'),
+    message: optionalString(2000),
+    orderId: optionalString(100),
+    status: statusField('InfoReceived'),
+    /**
+     * `true` creates the shipment with nobody assigned, to be assigned later (POST /v1/shipment/assign);
+     * `courier` and `courierEmail` may then be left out (decision 098). Without it both are required, as in
+     * the original API.
+     */
+    unassigned: z.boolean({ error: 'unassigned must be true or false' }).optional(),
+    courier: requiredText(COURIER_REQUIRED).trim().max(200).optional(),
+    courierEmail: requiredText(COURIER_REQUIRED).pipe(emailField).optional(),
+    metadata,
+  })
+  // Checked even when other fields fail, so the wizard shows every missing part at once.
+  .refine((v) => v.unassigned === true || !isMissing(v.courier), { message: COURIER_REQUIRED, path: ['courier'], when: () => true })
+  .refine((v) => v.unassigned === true || !isMissing(v.courierEmail), { message: COURIER_REQUIRED, path: ['courierEmail'], when: () => true });
 export type CreateShipmentRequest = z.input<typeof createShipmentRequest>;
 
 // ------------------------------------------------------------------ checkpoints and proof of delivery
@@ -229,6 +241,80 @@ export const listShipmentsRequest = z.object({
   v: z.string().optional(),
 });
 export type ListShipmentsRequest = z.input<typeof listShipmentsRequest>;
+
+/** How many shipments one assign or unassign call may change. */
+export const ASSIGN_MAX = 500;
+const tidList = listOf(z.string().max(64)).pipe(
+  z.array(z.string()).min(1, 'Choose at least one shipment').max(ASSIGN_MAX, `At most ${ASSIGN_MAX} shipments at once`),
+);
+
+/**
+ * POST /v1/shipment/assign (the company): give every listed shipment to one of the company's couriers, all or
+ * nothing: an unknown tid or a courier who is not the company's changes nothing.
+ */
+export const assignShipmentsRequest = z.object({
+  tids: tidList,
+  courierEmail: requiredText(MSG.courierRequiredForAssign).pipe(emailField),
+});
+export type AssignShipmentsRequest = z.input<typeof assignShipmentsRequest>;
+
+/** POST /v1/shipment/unassign (the company): take the listed shipments from their courier, all or nothing. */
+export const unassignShipmentsRequest = z.object({ tids: tidList });
+export type UnassignShipmentsRequest = z.input<typeof unassignShipmentsRequest>;
+
+/** Statuses a shipment is still open in: the map shows these unless asked for others. */
+export const OPEN_SHIPMENT_STATUSES = SHIPMENT_STATUSES.filter((s) => s !== 'Delivered' && s !== 'Expired');
+export const MARKERS_PAGE_MAX = 5000;
+
+/**
+ * POST /v1/shipment/markers (the company; a courier gets theirs): the map's light list, every shipment in the
+ * given statuses (open ones by default), paged by tid: ask again with `afterTid` = the answer's `nextTid`.
+ */
+export const shipmentMarkersRequest = z.object({
+  status: listOf(z.enum(SHIPMENT_STATUSES, { error: `Unknown status: use ${SHIPMENT_STATUSES.join(', ')}` })),
+  afterTid: z.string().trim().max(64).optional().transform((v) => (v ? v : undefined)),
+  numRecords: z.coerce
+    .number({ error: 'numRecords must be a number' })
+    .int('numRecords must be a whole number')
+    .min(1, 'numRecords must be at least 1')
+    .transform((n) => Math.min(n, MARKERS_PAGE_MAX))
+    .default(MARKERS_PAGE_MAX),
+});
+export type ShipmentMarkersRequest = z.input<typeof shipmentMarkersRequest>;
+
+const point = z.object({ lat: z.number(), long: z.number() }).nullable();
+export const shipmentMarkerSchema = z.object({
+  tid: z.string(),
+  status: z.enum(SHIPMENT_STATUSES),
+  courier: z.string(),
+  origin: point,
+  /** Where the last checkpoint that had a position was reported. */
+  position: point,
+  destination: point,
+  /** "City, ST" of each end, for the popup. */
+  originCity: z.string(),
+  destinationCity: z.string(),
+});
+export type ShipmentMarker = z.infer<typeof shipmentMarkerSchema>;
+export const shipmentMarkersSchema = z.object({
+  markers: z.array(shipmentMarkerSchema),
+  /** The next page starts after this tid; null on the last page. */
+  nextTid: z.string().nullable(),
+});
+export type ShipmentMarkers = z.infer<typeof shipmentMarkersSchema>;
+
+/** A company's logo upload: checked on the decoded bytes and re-encoded (the proof photo's rules). */
+export const LOGO_LIMITS = { maxBytes: 2 * 1024 * 1024, maxSide: 512, maxInputPixels: 25_000_000 } as const;
+export const logoUploadRequest = z.object({
+  image: requiredText(MSG.logoRequired)
+    .trim()
+    .min(1, MSG.logoRequired)
+    .max(Math.ceil((LOGO_LIMITS.maxBytes * 4) / 3) + 100, `The logo is too large (at most ${LOGO_LIMITS.maxBytes / 1024 / 1024} MB)`)
+    .regex(/^data:image\/(png|jpeg);base64,[A-Za-z0-9+/=\s]+$/, MSG.logoUnreadable),
+});
+export type LogoUploadRequest = z.input<typeof logoUploadRequest>;
+/** The logo's address ('' when none): the brand's logo and the profile's image. */
+export const logoViewSchema = z.object({ logo: z.string() });
 
 /** GET /v1/shipment/labels?tids=SHM…,SHM…: one 4x6 in label per shipment, one PDF. */
 export const labelsQuery = z.object({

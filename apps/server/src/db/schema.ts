@@ -533,6 +533,18 @@ export const shipments = pgTable(
   ],
 );
 
+/**
+ * A company's uploaded logo, re-encoded as a PNG (decision 099). Served from our own origin at
+ * /v1/brand/logo/{uid}.png; the brand's logo (users.image) points there with a version.
+ */
+export const companyLogos = pgTable('company_logos', {
+  userId: uuid('user_id')
+    .primaryKey()
+    .references(() => users.id, { onDelete: 'cascade' }),
+  png: bytea('png').notNull(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+});
+
 export const shipmentParcels = pgTable(
   'shipment_parcels',
   {

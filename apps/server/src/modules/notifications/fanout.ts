@@ -70,9 +70,12 @@ function checkpointView(c: Cp): WebhookEvent['data']['checkpoint'] {
 }
 
 /** A company's look in its customers' messages: the primary colour of its theme and its logo (profile image). */
-export function brandStyleOf(user: UserRow): { color: string; logo: string } {
+export function brandStyleOf(user: UserRow, publicUrl?: string): { color: string; logo: string } {
   const themeid = ((user.settings as { themeid?: string } | null)?.themeid ?? 'A') as keyof typeof THEME_PRIMARY_COLORS;
-  return { color: THEME_PRIMARY_COLORS[themeid] ?? THEME_PRIMARY_COLORS.A, logo: cleanBrandUrl(user.image) };
+  // An uploaded logo is stored as a path on this deployment (/v1/brand/logo/...): a mail needs it whole.
+  const image = cleanBrandUrl(user.image);
+  const logo = publicUrl && image.startsWith('/') ? `${publicUrl}${image}` : image;
+  return { color: THEME_PRIMARY_COLORS[themeid] ?? THEME_PRIMARY_COLORS.A, logo };
 }
 
 /** The name that signs a company's messages to its customers, cleaned of control and bidi characters (decision 109). */
@@ -241,7 +244,7 @@ async function fanOutFound(tx: Tx, ctx: AppContext, found: NonNullable<Awaited<R
     link,
     brand,
     timeZone: user.timeZone,
-    ...(brand ? { brandStyle: brandStyleOf(user) } : {}),
+    ...(brand ? { brandStyle: brandStyleOf(user, ctx.config.publicUrl) } : {}),
   });
   const brandOf = (p: Planned) => (p.audience === 'send' ? senderNameOf(user) : null);
   let webhookBody: string | undefined;
@@ -285,7 +288,7 @@ async function fanOutShipmentEvent(tx: Tx, ctx: AppContext, eventId: string, eve
     link,
     brand: b,
     timeZone: user.timeZone,
-    ...(b ? { brandStyle: brandStyleOf(user) } : {}),
+    ...(b ? { brandStyle: brandStyleOf(user, ctx.config.publicUrl) } : {}),
   });
   let webhookBody: string | undefined;
   const rows: repo.NewNotification[] = planned.map((p) => {

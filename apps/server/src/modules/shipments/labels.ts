@@ -26,6 +26,37 @@ function addressLines(a: AddressView): string[] {
   return [a.name, a.company, a.address1, a.address2, cityLine, a.country].filter((l) => l && l.trim());
 }
 
+/** Words of `text` in lines of at most `width` points; at most `max` lines, the last cut with an ellipsis. */
+export function wrap(font: PDFFont, text: string, size: number, width: number, max: number): string[] {
+  const lines: string[] = [];
+  for (const para of winAnsi(text).split(/\r?\n/)) {
+    let line = '';
+    for (const word of para.split(/\s+/).filter(Boolean)) {
+      const next = line ? `${line} ${word}` : word;
+      if (font.widthOfTextAtSize(next, size) <= width) line = next;
+      else {
+        if (line) lines.push(line);
+        line = fit(font, word, size, width);
+      }
+    }
+    if (line) lines.push(line);
+  }
+  if (lines.length <= max) return lines;
+  const kept = lines.slice(0, max);
+  kept[max - 1] = fit(font, `${kept[max - 1]}...`, size, width);
+  if (!kept[max - 1]!.endsWith('...')) kept[max - 1] = `${fit(font, kept[max - 1]!, size, width - font.widthOfTextAtSize('...', size))}...`;
+  return kept;
+}
+
+const NOTE_MAX_LINES = 4;
+const BARCODE_MAX_HEIGHT = 150;
+const BARCODE_MIN_HEIGHT = 54;
+
+/**
+ * One label, laid out on the whole page: the sender and the recipient from the top, the barcode block from the
+ * bottom edge up, and the note (e.g. "Fragile: glass") between them in a box; the barcode takes the height
+ * that is left (within bounds), so a short label has no empty third.
+ */
 async function drawLabel(doc: PDFDocument, page: PDFPage, s: ShipmentView, brand: string, fonts: { regular: PDFFont; bold: PDFFont }) {
   const { regular, bold } = fonts;
   const inner = LABEL_WIDTH - 2 * MARGIN;
@@ -35,39 +66,65 @@ async function drawLabel(doc: PDFDocument, page: PDFPage, s: ShipmentView, brand
     y -= size + 2;
     page.drawText(fit(font, t, size, width), { x, y, size, font, color: black });
   };
+  const ruleAt = (at: number, thickness = 1) => page.drawLine({ start: { x: MARGIN, y: at }, end: { x: LABEL_WIDTH - MARGIN, y: at }, thickness, color: black });
   const rule = () => {
     y -= 6;
-    page.drawLine({ start: { x: MARGIN, y }, end: { x: LABEL_WIDTH - MARGIN, y }, thickness: 1, color: black });
+    ruleAt(y);
     y -= 4;
   };
 
-  text(brand, 12, bold);
+  // ---- from the top: brand, sender, order, recipient
+  text(brand, 14, bold);
   rule();
   text('FROM', 7, bold);
   for (const l of addressLines(s.origin)) text(l, 9);
   if (s.orderId) {
     y -= 2;
-    text(`ORDER ID: ${s.orderId}`, 9, bold);
+    text(`ORDER ID: ${s.orderId}`, 10, bold);
   }
   rule();
   text('SHIP TO', 8, bold);
-  for (const l of addressLines(s.destination)) text(l, 13, bold);
+  y -= 2;
+  for (const l of addressLines(s.destination)) text(l, 15, bold);
+  if (s.destination.phone) text(s.destination.phone, 10);
   rule();
+  const topEnd = y;
 
-  const png = await doc.embedPng(await barcodePng(s.tid));
-  const w = inner;
-  const h = Math.min(90, (png.height / png.width) * w * 1.6);
-  y -= h + 4;
-  page.drawImage(png, { x: MARGIN, y, width: w, height: h });
-  const size = 14;
-  const tw = bold.widthOfTextAtSize(s.tid, size);
-  y -= size + 4;
-  page.drawText(s.tid, { x: (LABEL_WIDTH - tw) / 2, y, size, font: bold, color: black });
+  // ---- from the bottom: the number, the barcode over it, the parcels line over that
+  const tidSize = 16;
+  const tidY = MARGIN;
   const weight = s.parcels.reduce((sum, p) => sum + p.weight * p.quantity, 0);
   const count = s.parcels.reduce((sum, p) => sum + p.quantity, 0);
-  if (count) {
-    y -= 4;
-    text(`${count} parcel${count === 1 ? '' : 's'}, ${Math.round(weight * 100) / 100} ${s.parcels[0]?.weightUnit ?? ''}`.trim(), 9);
+  const parcelsLine = count ? `${count} parcel${count === 1 ? '' : 's'}, ${Math.round(weight * 100) / 100} ${s.parcels[0]?.weightUnit ?? ''}`.trim() : '';
+
+  // ---- the note between them
+  const noteSize = 12;
+  const note = s.message.trim() ? wrap(bold, s.message.trim(), noteSize, inner - 12, NOTE_MAX_LINES) : [];
+  const noteHeight = note.length ? 14 + note.length * (noteSize + 3) + 8 : 0;
+  const parcelsHeight = parcelsLine ? 14 : 0;
+  const room = topEnd - (tidY + tidSize + 6) - parcelsHeight - noteHeight - 12;
+  const barcodeHeight = Math.max(BARCODE_MIN_HEIGHT, Math.min(BARCODE_MAX_HEIGHT, room));
+
+  if (note.length) {
+    const boxTop = topEnd - 2;
+    const boxBottom = boxTop - noteHeight + 4;
+    page.drawRectangle({ x: MARGIN, y: boxBottom, width: inner, height: boxTop - boxBottom, borderColor: black, borderWidth: 1.5 });
+    let ny = boxTop - 11;
+    page.drawText('NOTE', { x: MARGIN + 6, y: ny, size: 7, font: bold, color: black });
+    for (const l of note) {
+      ny -= noteSize + 3;
+      page.drawText(l, { x: MARGIN + 6, y: ny, size: noteSize, font: bold, color: black });
+    }
+  }
+
+  const png = await doc.embedPng(await barcodePng(s.tid));
+  const barcodeY = tidY + tidSize + 6;
+  page.drawImage(png, { x: MARGIN, y: barcodeY, width: inner, height: barcodeHeight });
+  const tw = bold.widthOfTextAtSize(s.tid, tidSize);
+  page.drawText(s.tid, { x: (LABEL_WIDTH - tw) / 2, y: tidY + 2, size: tidSize, font: bold, color: black });
+  if (parcelsLine) {
+    const py = barcodeY + barcodeHeight + 4;
+    page.drawText(fit(regular, parcelsLine, 10, inner), { x: MARGIN, y: py, size: 10, font: regular, color: black });
   }
 }
 

@@ -25,7 +25,7 @@ export const PHOTO_PIXELS_MESSAGE = `The photo is too large (at most ${POD_LIMIT
 export const SIGNATURE_SIZE_MESSAGE = `The signature is too large (at most ${POD_LIMITS.signatureMaxWidth} x ${POD_LIMITS.signatureMaxHeight} pixels)`;
 export const IMAGES_BUSY_MESSAGE = 'The server is busy with other pictures: try again in a minute';
 
-const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+export const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 /** The format the bytes are, from their magic numbers alone: only the three we decode are named. */
 export function sniffFormat(b: Buffer): ImageFormat | null {
@@ -84,7 +84,7 @@ let sharpLoaded: Promise<SharpFn | null> | undefined;
  * Loaded, libvips may only load JPEG, PNG and WebP from memory (no SVG, TIFF, GIF, PDF, HEIF, ...), whatever
  * the bytes say, and uses one thread per image.
  */
-function loadSharp(): Promise<SharpFn | null> {
+export function loadSharp(): Promise<SharpFn | null> {
   sharpLoaded ??= import('sharp')
     .then((m) => {
       const sharp = m.default;

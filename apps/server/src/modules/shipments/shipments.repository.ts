@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, inArray, or, sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.ts';
-import { shipmentCheckpoints, shipmentParcels, shipments, trackingEvents, users } from '../../db/schema.ts';
+import { companyLogos, shipmentCheckpoints, shipmentParcels, shipments, trackingEvents, users } from '../../db/schema.ts';
 
 export type ShipmentRow = typeof shipments.$inferSelect;
 export type NewShipment = typeof shipments.$inferInsert;
@@ -140,5 +140,68 @@ export async function findCompanyByUid(db: Queryable, uid: string) {
 }
 export async function findUserById(db: Queryable, id: string) {
   const [r] = await db.select().from(users).where(eq(users.id, id)).limit(1);
+  return r;
+}
+
+// ------------------------------------------------------------------ bulk assignment
+/** The company's shipments among `tids`, locked for the assignment (in tid order: no deadlock between two). */
+export async function lockCompanyTids(db: Queryable, companyId: string, tids: string[]): Promise<ShipmentRow[]> {
+  if (tids.length === 0) return [];
+  return db
+    .select()
+    .from(shipments)
+    .where(and(eq(shipments.companyId, companyId), inArray(shipments.tid, tids)))
+    .orderBy(asc(shipments.tid))
+    .for('update');
+}
+export async function setCourier(db: Queryable, ids: string[], v: { courierId: string | null; courier: string; courierEmail: string; updatedAt: Date }): Promise<ShipmentRow[]> {
+  if (ids.length === 0) return [];
+  return db.update(shipments).set(v).where(inArray(shipments.id, ids)).returning();
+}
+
+// ------------------------------------------------------------------ the map's markers
+export interface MarkerRow {
+  tid: string;
+  status: string;
+  courier: string;
+  origin: unknown;
+  destination: unknown;
+  posLat: number | null;
+  posLong: number | null;
+}
+/**
+ * The map's light list: no parcels, no checkpoint lists; the last checkpoint that carried a position is one
+ * indexed look-up per shipment. Ordered by tid (unique) for paging.
+ */
+export async function listMarkers(db: Queryable, f: { scope: Scope; statuses: string[]; afterTid?: string; limit: number }): Promise<MarkerRow[]> {
+  const where = [scoped(f.scope), inArray(shipments.status, f.statuses)];
+  if (f.afterTid) where.push(sql`${shipments.tid} > ${f.afterTid}`);
+  const pos = (col: 'lat' | 'long') =>
+    sql<number | null>`(select c.${sql.raw(col)} from shipment_checkpoints c where c.shipment_id = "shipments"."id" and c.lat is not null and c.long is not null order by c.id desc limit 1)`.mapWith(Number);
+  return db
+    .select({
+      tid: shipments.tid,
+      status: shipments.status,
+      courier: shipments.courier,
+      origin: shipments.origin,
+      destination: shipments.destination,
+      posLat: pos('lat'),
+      posLong: pos('long'),
+    })
+    .from(shipments)
+    .where(and(...where))
+    .orderBy(asc(shipments.tid))
+    .limit(f.limit);
+}
+
+// ------------------------------------------------------------------ the company's logo
+export async function saveLogo(db: Queryable, userId: string, png: Buffer, at: Date) {
+  await db.insert(companyLogos).values({ userId, png, updatedAt: at }).onConflictDoUpdate({ target: companyLogos.userId, set: { png, updatedAt: at } });
+}
+export async function deleteLogo(db: Queryable, userId: string) {
+  await db.delete(companyLogos).where(eq(companyLogos.userId, userId));
+}
+export async function findLogoByUid(db: Queryable, uid: string): Promise<{ png: Buffer; updatedAt: Date } | undefined> {
+  const [r] = await db.select({ png: companyLogos.png, updatedAt: companyLogos.updatedAt }).from(companyLogos).innerJoin(users, eq(users.id, companyLogos.userId)).where(eq(users.uid, uid)).limit(1);
   return r;
 }

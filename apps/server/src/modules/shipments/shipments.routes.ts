@@ -1,7 +1,22 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { POD_LIMITS, createShipmentRequest, editShipmentRequest, labelsQuery, listShipmentsRequest, proofParams, updateShipmentRequest } from '@shiptrail/contract';
+import {
+  LOGO_LIMITS,
+  POD_LIMITS,
+  assignShipmentsRequest,
+  createShipmentRequest,
+  editShipmentRequest,
+  labelsQuery,
+  listShipmentsRequest,
+  logoUploadRequest,
+  proofParams,
+  shipmentMarkersRequest,
+  unassignShipmentsRequest,
+  updateShipmentRequest,
+} from '@shiptrail/contract';
+import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { parse, success } from '../../lib/http.ts';
+import { notFound } from '../../lib/errors.ts';
 import { exactReply, idempotencyKeyOf, idempotentReply, requestHash, sendExact } from '../../lib/idempotency.ts';
 import { userOf } from '../accounts/auth.plugin.ts';
 import { renderLabels } from './labels.ts';
@@ -43,6 +58,38 @@ export async function shipmentRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
   app.get('/v1/shipment/proof/:tid/:checkpointId', auth, async (req) => {
     const { tid, checkpointId } = parse(proofParams, req.params);
     return success(await svc.proofOf(ctx, userOf(req), tid, checkpointId));
+  });
+
+  app.post('/v1/shipment/assign', auth, async (req) => {
+    const list = await svc.assignShipments(ctx, userOf(req), parse(assignShipmentsRequest, body(req)));
+    return success(list, `${list.length} ${list.length === 1 ? 'shipment' : 'shipments'} assigned to ${list[0]?.courier ?? ''}`);
+  });
+
+  app.post('/v1/shipment/unassign', auth, async (req) => {
+    const list = await svc.unassignShipments(ctx, userOf(req), parse(unassignShipmentsRequest, body(req)));
+    return success(list, `${list.length} ${list.length === 1 ? 'shipment' : 'shipments'} unassigned`);
+  });
+
+  app.post('/v1/shipment/markers', auth, async (req) => success(await svc.shipmentMarkers(ctx, userOf(req), parse(shipmentMarkersRequest, body(req)))));
+
+  // The logo's body is a data URL of up to LOGO_LIMITS.maxBytes (base64 is 4/3 of the bytes).
+  app.post('/v1/user/general/logo', { ...auth, bodyLimit: Math.ceil((LOGO_LIMITS.maxBytes * 4) / 3) + 64 * 1024 }, async (req) =>
+    success(await svc.uploadLogo(ctx, userOf(req), parse(logoUploadRequest, body(req)).image), 'Logo saved'),
+  );
+  app.post('/v1/user/general/logo/remove', auth, async (req) => success(await svc.removeLogo(ctx, userOf(req)), 'Logo removed'));
+
+  // Public: the branded page and customer mails show it. Only bytes we re-encoded are served, as a PNG, and
+  // never run as anything else (nosniff is set for every reply; the CSP sandbox covers a direct visit).
+  app.get('/v1/brand/logo/:file', async (req, reply) => {
+    const { file } = parse(z.object({ file: z.string().max(80) }), req.params);
+    const logo = await svc.logoFile(ctx, file);
+    if (!logo) throw notFound('No logo here');
+    return reply
+      .type('image/png')
+      .header('cache-control', 'public, max-age=86400')
+      .header('content-security-policy', "default-src 'none'; sandbox")
+      .header('last-modified', logo.updatedAt.toUTCString())
+      .send(logo.png);
   });
 
   // A PDF, not an envelope (errors before it are envelopes as usual). Rendering is CPU work: limited per IP.

@@ -13,6 +13,11 @@ import {
   type Brand,
   type ProofView,
   type PublicShipment,
+  type ShipmentMarkers,
+  type assignShipmentsRequest,
+  type shipmentMarkersRequest,
+  type unassignShipmentsRequest,
+  OPEN_SHIPMENT_STATUSES,
   type ShipmentView,
   type createShipmentRequest,
   type editShipmentRequest,
@@ -22,7 +27,7 @@ import {
 import type { AppContext } from '../../context.ts';
 import type { Queryable, Tx } from '../../db/client.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
-import { badRequest, forbidden, notFound, tooMany } from '../../lib/errors.ts';
+import { AppError, badRequest, forbidden, notFound, tooMany } from '../../lib/errors.ts';
 import { takeWindow } from '../../lib/attempts.repository.ts';
 import { promisedNotify, type StoredSettings, type UserRow } from '../accounts/accounts.service.ts';
 import { charge } from '../billing/billing.service.ts';
@@ -31,8 +36,10 @@ import { findCourierByEmail, setPosition } from '../members/members.service.ts';
 import { fanOutStatusEvent } from '../notifications/notifications.service.ts';
 import { publishLive } from '../live/live.service.ts';
 import { prepareProof, type PreparedProof } from './proof.ts';
+import { prepareLogo } from './logo.ts';
+import { update as updateAccount } from '../accounts/accounts.service.ts';
 import * as repo from './shipments.repository.ts';
-import { placeLine, publicShipmentView, shipmentView } from './views.ts';
+import { addressView, placeLine, publicShipmentView, shipmentView } from './views.ts';
 
 type CreateInput = z.output<typeof createShipmentRequest>;
 type UpdateInput = z.output<typeof updateShipmentRequest>;
@@ -135,8 +142,10 @@ export interface CreatePlan {
 }
 export async function planShipment(ctx: AppContext, company: UserRow, input: CreateInput): Promise<CreatePlan> {
   requireCompanyOwner(company);
-  const member = await findCourierByEmail(ctx, company.id, input.courierEmail);
-  const warning = member ? undefined : `${input.courierEmail} is not one of your couriers, so nobody is assigned: add them under Couriers and edit the shipment to assign it.`;
+  // Unassigned (decision 098): nobody yet, assigned later with POST /v1/shipment/assign.
+  const member = input.courierEmail ? await findCourierByEmail(ctx, company.id, input.courierEmail) : undefined;
+  const warning =
+    member || !input.courierEmail ? undefined : `${input.courierEmail} is not one of your couriers, so nobody is assigned: add them under Couriers and edit the shipment to assign it.`;
   const [origin, destination] = await Promise.all([withCoordinates(ctx, input.origin), withCoordinates(ctx, input.destination)]);
   return { member, warning, origin, destination };
 }
@@ -190,8 +199,8 @@ export async function createShipment(
           origin: addressRow(origin),
           destination: addressRow(destination),
           courierId: member?.id ?? null,
-          courier: input.courier,
-          courierEmail: input.courierEmail,
+          courier: input.courier || (member ? fullName(member) : ''),
+          courierEmail: input.courierEmail ?? '',
           createdAt: now,
           updatedAt: now,
         });
@@ -289,6 +298,84 @@ export async function editShipment(ctx: AppContext, company: UserRow, input: Edi
   return viewOf(ctx, row);
 }
 
+// ------------------------------------------------------------------ bulk assignment
+type AssignInput = z.output<typeof assignShipmentsRequest>;
+type UnassignInput = z.output<typeof unassignShipmentsRequest>;
+
+/**
+ * Give `tids` to one courier, or take them from theirs (`courier` null), all or nothing: every tid must be one
+ * of the company's shipments and the courier one of its couriers, else nothing changes. Open screens hear of
+ * each shipment (the company's, the new courier's and the one it was taken from).
+ */
+async function setCourierOf(ctx: AppContext, company: UserRow, rawTids: string[], courier: UserRow | null): Promise<ShipmentView[]> {
+  const tids = [...new Set(rawTids.map(normalizeTrackingNumber))];
+  const rows = await ctx.db.transaction(async (tx) => {
+    const found = await repo.lockCompanyTids(tx, company.id, tids);
+    const missing = tids.filter((t) => !found.some((r) => r.tid === t));
+    if (missing.length) throw new AppError(404, `${MSG.shipmentNotFound}: ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ` and ${missing.length - 5} more` : ''}`, 'not_found', { missing });
+    const updated = await repo.setCourier(
+      tx,
+      found.map((r) => r.id),
+      { courierId: courier?.id ?? null, courier: courier ? fullName(courier) : '', courierEmail: courier?.email ?? '', updatedAt: ctx.now() },
+    );
+    for (const before of found) {
+      const after = updated.find((u) => u.id === before.id)!;
+      const announce = (courierId: string | null) =>
+        publishLive(tx, { kind: 'shipment', accountId: company.id, courierId, shipmentId: after.id, tid: after.tid, status: after.status, statusChanged: false });
+      await announce(after.courierId);
+      if (before.courierId && before.courierId !== after.courierId) await announce(before.courierId);
+    }
+    return updated;
+  });
+  const views = await viewsOf(ctx, rows);
+  return tids.map((t) => views.find((v) => v.tid === t)!);
+}
+
+export async function assignShipments(ctx: AppContext, company: UserRow, input: AssignInput): Promise<ShipmentView[]> {
+  requireCompanyOwner(company);
+  const courier = await findCourierByEmail(ctx, company.id, input.courierEmail);
+  if (!courier) throw badRequest(MSG.notYourCourier, { courierEmail: MSG.notYourCourier });
+  return setCourierOf(ctx, company, input.tids, courier);
+}
+
+export async function unassignShipments(ctx: AppContext, company: UserRow, input: UnassignInput): Promise<ShipmentView[]> {
+  requireCompanyOwner(company);
+  return setCourierOf(ctx, company, input.tids, null);
+}
+
+// ------------------------------------------------------------------ the map's markers
+type MarkersInput = z.output<typeof shipmentMarkersRequest>;
+const pointOf = (lat: number | null | undefined, long: number | null | undefined) => (lat != null && long != null ? { lat, long } : null);
+const cityOf = (a: ReturnType<typeof addressView>) => [a.city, a.state].filter(Boolean).join(', ');
+
+/** Every shipment of the caller in the asked statuses (open ones by default), light, a page at a time. */
+export async function shipmentMarkers(ctx: AppContext, user: UserRow, q: MarkersInput): Promise<ShipmentMarkers> {
+  const scope = scopeOf(user);
+  if (!scope) throw forbidden(COMPANY_ONLY);
+  const statuses = q.status.length ? q.status : [...OPEN_SHIPMENT_STATUSES];
+  const afterTid = q.afterTid ? normalizeTrackingNumber(q.afterTid) : undefined;
+  // One more than a page tells whether another page follows.
+  const rows = await repo.listMarkers(ctx.db, { scope, statuses, afterTid, limit: q.numRecords + 1 });
+  const page = rows.slice(0, q.numRecords);
+  return {
+    markers: page.map((r) => {
+      const o = addressView(r.origin);
+      const d = addressView(r.destination);
+      return {
+        tid: r.tid,
+        status: r.status as ShipmentView['status'],
+        courier: r.courier,
+        origin: pointOf(o.lat, o.long),
+        position: pointOf(r.posLat, r.posLong),
+        destination: pointOf(d.lat, d.long),
+        originCity: cityOf(o),
+        destinationCity: cityOf(d),
+      };
+    }),
+    nextTid: rows.length > q.numRecords ? page[page.length - 1]!.tid : null,
+  };
+}
+
 // ------------------------------------------------------------------ lists
 async function list(ctx: AppContext, scope: repo.Scope, q: ListInput): Promise<ShipmentView[]> {
   let after: { createdAt: Date; id: string } | undefined;
@@ -352,6 +439,38 @@ export function brandOf(company: UserRow): Brand {
     color: THEME_PRIMARY_COLORS[themeid] ?? THEME_PRIMARY_COLORS.A,
     url: cleanBrandUrl(company.companyUrl),
   };
+}
+
+// ------------------------------------------------------------------ the company's logo (decision 099)
+export const logoPath = (uid: string, at: Date) => `/v1/brand/logo/${uid}.png?v=${at.getTime()}`;
+const isUploadedLogo = (image: string) => image.startsWith('/v1/brand/logo/');
+
+/** Check and re-encode an uploaded logo, store it, and make it the brand's logo (the profile image). */
+export async function uploadLogo(ctx: AppContext, company: UserRow, dataUrl: string): Promise<{ logo: string }> {
+  requireCompanyOwner(company);
+  const png = await prepareLogo(dataUrl);
+  const at = ctx.now();
+  await repo.saveLogo(ctx.db, company.id, png, at);
+  const logo = logoPath(company.uid, at);
+  await updateAccount(ctx, company, { profile: { image: logo } } as Parameters<typeof updateAccount>[2]);
+  return { logo };
+}
+
+/** Drop the uploaded logo; a logo given as a web address is left alone. */
+export async function removeLogo(ctx: AppContext, company: UserRow): Promise<{ logo: string }> {
+  requireCompanyOwner(company);
+  await repo.deleteLogo(ctx.db, company.id);
+  if (isUploadedLogo(company.image)) {
+    await updateAccount(ctx, company, { profile: { image: '' } } as Parameters<typeof updateAccount>[2]);
+    return { logo: '' };
+  }
+  return { logo: company.image };
+}
+
+/** The stored PNG behind /v1/brand/logo/{uid}.png, for anyone (public pages and mails show it). */
+export async function logoFile(ctx: AppContext, file: string): Promise<{ png: Buffer; updatedAt: Date } | undefined> {
+  const m = /^([A-Za-z0-9_-]{1,64})\.png$/.exec(file);
+  return m ? repo.findLogoByUid(ctx.db, m[1]!) : undefined;
 }
 
 /** The brand an account shows on its public pages: a company's own; a person's parcels show Shiptrail (null). */

@@ -3,7 +3,8 @@ import './map-view.css';
 import { Box, Loader, Center } from '@mantine/core';
 import L, { type LatLngExpression } from 'leaflet';
 import { useEffect, useMemo, useState, type ReactNode } from 'react';
-import { GeoJSON, MapContainer, Marker, Pane, Polyline, Popup, TileLayer, Tooltip, useMap } from 'react-leaflet';
+import Supercluster from 'supercluster';
+import { GeoJSON, MapContainer, Marker, Pane, Polyline, Popup, TileLayer, Tooltip, useMap, useMapEvents } from 'react-leaflet';
 import { loadOutlines, type Outlines } from './outlines';
 import { useMapConfig } from './map-config';
 
@@ -36,6 +37,8 @@ export interface MapViewProps {
   height: number | string;
   minHeight?: number;
   label: string;
+  /** Group nearby markers into one numbered circle that opens on a click (supercluster). */
+  cluster?: boolean;
 }
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -62,6 +65,68 @@ function FitBounds({ markers, enabled }: { markers: MapMarker[]; enabled: boolea
   return null;
 }
 
+function MarkerItem({ m }: { m: MapMarker }) {
+  return (
+    <Marker position={[m.lat, m.lng]} icon={icon(m)} title={m.title} alt={m.title}>
+      {m.label && (
+        <Tooltip permanent direction="auto" offset={[14, 0]} className="st-marker-label">
+          {m.label}
+        </Tooltip>
+      )}
+      {m.popup && <Popup>{m.popup}</Popup>}
+    </Marker>
+  );
+}
+
+function clusterIcon(count: number) {
+  const size = count < 10 ? 30 : count < 100 ? 36 : count < 1000 ? 42 : 48;
+  return L.divIcon({
+    className: 'st-marker-host',
+    html: `<span class="st-cluster" data-cluster-count="${count}" title="${count} points: click to zoom in">${count >= 1000 ? `${Math.floor(count / 1000)}k` : count}</span>`,
+    iconSize: [size, size],
+    iconAnchor: [size / 2, size / 2],
+  });
+}
+
+/**
+ * The markers grouped for the current view: supercluster indexes them once per set, and each move or zoom asks
+ * it for the clusters in the visible box (a few hundred elements on screen, whatever the number of markers).
+ */
+function ClusteredMarkers({ markers }: { markers: MapMarker[] }) {
+  const map = useMap();
+  const [view, setView] = useState(() => ({ bounds: map.getBounds(), zoom: map.getZoom() }));
+  useMapEvents({ moveend: () => setView({ bounds: map.getBounds(), zoom: map.getZoom() }) });
+  const index = useMemo(() => {
+    const sc = new Supercluster<{ i: number }>({ radius: 56, maxZoom: 15 });
+    sc.load(markers.map((m, i) => ({ type: 'Feature', properties: { i }, geometry: { type: 'Point', coordinates: [m.lng, m.lat] } })));
+    return sc;
+  }, [markers]);
+  const b = view.bounds;
+  const box: [number, number, number, number] = [Math.max(-180, b.getWest()), Math.max(-85, b.getSouth()), Math.min(180, b.getEast()), Math.min(85, b.getNorth())];
+  const clusters = index.getClusters(box, Math.round(view.zoom));
+  return (
+    <>
+      {clusters.map((c) => {
+        const [lng, lat] = c.geometry.coordinates as [number, number];
+        if ('cluster' in c.properties && c.properties.cluster) {
+          const id = c.properties.cluster_id;
+          return (
+            <Marker
+              key={`cluster-${id}`}
+              position={[lat, lng]}
+              icon={clusterIcon(c.properties.point_count)}
+              title={`${c.properties.point_count} points`}
+              eventHandlers={{ click: () => map.setView([lat, lng], Math.min(index.getClusterExpansionZoom(id), 18)) }}
+            />
+          );
+        }
+        const m = markers[(c.properties as { i: number }).i]!;
+        return <MarkerItem key={m.id} m={m} />;
+      })}
+    </>
+  );
+}
+
 /** Outlines of countries, US states and Canadian provinces, drawn under the markers when there are no tiles to show. */
 function OutlineLayer() {
   const [data, setData] = useState<Outlines | null>(null);
@@ -86,7 +151,7 @@ function OutlineLayer() {
  * A Leaflet map with the server's tiles, falling back to packaged outlines when tiles are turned off or fail
  * to load (no route to a tile server is common on private deployments). Loaded only by map pages, lazily.
  */
-export default function MapView({ center, zoom, fitToMarkers = false, markers, lines = [], height, minHeight, label }: MapViewProps) {
+export default function MapView({ center, zoom, fitToMarkers = false, markers, lines = [], height, minHeight, label, cluster = false }: MapViewProps) {
   const config = useMapConfig();
   const [tilesFailed, setTilesFailed] = useState(false);
   const tileUrl = config.data?.tileUrl ?? null;
@@ -108,16 +173,7 @@ export default function MapView({ center, zoom, fitToMarkers = false, markers, l
         {lines.map((l) => (
           <Polyline key={l.id} positions={l.points} className="st-route" color="#1c7ed6" weight={3} opacity={0.8} dashArray="6 6" />
         ))}
-        {markers.map((m) => (
-          <Marker key={m.id} position={[m.lat, m.lng]} icon={icon(m)} title={m.title} alt={m.title}>
-            {m.label && (
-              <Tooltip permanent direction="auto" offset={[14, 0]} className="st-marker-label">
-                {m.label}
-              </Tooltip>
-            )}
-            {m.popup && <Popup>{m.popup}</Popup>}
-          </Marker>
-        ))}
+        {cluster ? <ClusteredMarkers markers={markers} /> : markers.map((m) => <MarkerItem key={m.id} m={m} />)}
         <FitBounds markers={markers} enabled={fitToMarkers} />
       </MapContainer>
     </Box>

@@ -69,6 +69,8 @@ export default function CouriersMapRoute() {
           label="Couriers map"
           center={[MAP_DEFAULTS.center.lat, MAP_DEFAULTS.center.lng]}
           zoom={MAP_DEFAULTS.zoom}
+          // The view fits the couriers when the set of them changes, not when one moves.
+          fitToMarkers
           height={MAP_DEFAULTS.minHeight}
           minHeight={MAP_DEFAULTS.minHeight}
           markers={markers}

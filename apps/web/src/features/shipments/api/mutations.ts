@@ -1,13 +1,16 @@
 import { useQueryClient } from '@tanstack/react-query';
-import type { CreateShipmentRequest, EditShipmentRequest, ShipmentView, UpdateShipmentRequest } from '@shiptrail/contract';
+import type { AssignShipmentsRequest, CreateShipmentRequest, EditShipmentRequest, ShipmentView, UnassignShipmentsRequest, UpdateShipmentRequest } from '@shiptrail/contract';
 import { request } from '../../../lib/api-client';
 import { useApiMutation } from '../../../lib/use-api-mutation';
 import { userInfoKey } from '../../../lib/user-info';
+import { toastSuccess } from '../../../lib/notify';
 import { shipmentsKey } from './get-shipments';
 
 export const createShipment = (body: CreateShipmentRequest) =>
   request<ShipmentView & { warning?: string }>('/v1/shipment/create', { body });
 export const editShipment = (body: EditShipmentRequest) => request<ShipmentView>('/v1/shipment/edit', { body });
+export const assignShipments = (body: AssignShipmentsRequest) => request<ShipmentView[]>('/v1/shipment/assign', { body });
+export const unassignShipments = (body: UnassignShipmentsRequest) => request<ShipmentView[]>('/v1/shipment/unassign', { body });
 export const updateShipment = (body: UpdateShipmentRequest) => request<ShipmentView>('/v1/shipment/update', { body });
 
 function useInvalidate() {
@@ -32,4 +35,25 @@ export function useEditShipment() {
 export function useUpdateShipment() {
   const invalidate = useInvalidate();
   return useApiMutation(updateShipment, { toast: false, onSuccess: invalidate });
+}
+
+/** Bulk assignment: the server's message ("3 shipments assigned to Dana Lee") or its refusal is the toast. */
+export function useAssignShipments() {
+  const invalidate = useInvalidate();
+  const qc = useQueryClient();
+  // The dialog shows a refusal; a success is a toast (the dialog closes).
+  return useApiMutation(assignShipments, {
+    toast: false,
+    onSuccess: (env) => {
+      toastSuccess(env.message, 'Assigned');
+      invalidate();
+      // The couriers list counts open shipments.
+      void qc.invalidateQueries({ queryKey: ['members'] });
+    },
+  });
+}
+
+export function useUnassignShipments() {
+  const invalidate = useInvalidate();
+  return useApiMutation(unassignShipments, { toast: false, onSuccess: (env) => (toastSuccess(env.message, 'Unassigned'), invalidate()) });
 }

@@ -2,7 +2,7 @@
 // spec's messages under the form's field names, and the first page held back only by its own fields.
 import { describe, expect, it } from 'vitest';
 import { createShipmentRequest } from '@shiptrail/contract';
-import { emptyShipment, pageOneErrors, toCreateBody, toEditBody, validateShipment, valuesOf, type ShipmentValues } from './shipment-form';
+import { emptyShipment, pageOneErrors, toCreateBody, toEditBody, UNASSIGNED, validateShipment, valuesOf, type ShipmentValues } from './shipment-form';
 
 function filled(): ShipmentValues {
   const v = emptyShipment();
@@ -90,3 +90,15 @@ describe('shipment wizard validation', () => {
     expect(validateShipment(values, 'Dana Lee', 'edit')).toEqual({});
   });
 });
+
+describe('a shipment created with nobody assigned (decision 098)', () => {
+  it('sends unassigned: true without courier fields, and the contract accepts it', () => {
+    const v = { ...filled(), courierEmail: UNASSIGNED };
+    const body = toCreateBody(v, '');
+    expect(body.unassigned).toBe(true);
+    expect('courier' in body || 'courierEmail' in body).toBe(false);
+    expect(createShipmentRequest.safeParse(body).success).toBe(true);
+    expect(validateShipment(v, '')).toEqual({});
+  });
+});
+

@@ -146,8 +146,15 @@ function parcelsBody(list: ParcelValues[]) {
   })) as CreateShipmentRequest['parcels'];
 }
 
+/** The courier select's choice for "nobody yet": the shipment is created unassigned (decision 098). */
+export const UNASSIGNED = '__unassigned__';
+
 /** `courierName` is the display name of the member behind courierEmail (the shipment's courier name). */
 export function toCreateBody(v: ShipmentValues, courierName: string): CreateShipmentRequest {
+  if (v.courierEmail === UNASSIGNED) {
+    const { courier: _c, courierEmail: _e, ...rest } = toCreateBody({ ...v, courierEmail: '' }, '');
+    return { ...rest, unassigned: true };
+  }
   return {
     origin: addressBody(v.origin),
     destination: addressBody(v.destination),
@@ -161,7 +168,7 @@ export function toCreateBody(v: ShipmentValues, courierName: string): CreateShip
 }
 
 export function toEditBody(tid: string, v: ShipmentValues, courierName: string): EditShipmentRequest {
-  const c = toCreateBody(v, courierName);
+  const c = toCreateBody(v.courierEmail === UNASSIGNED ? { ...v, courierEmail: '' } : v, courierName);
   return {
     tid,
     origin: c.origin,

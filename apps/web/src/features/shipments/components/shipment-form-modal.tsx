@@ -35,6 +35,7 @@ import {
   pageOneErrors,
   toCreateBody,
   toEditBody,
+  UNASSIGNED,
   validateShipment,
   valuesOf,
   type ShipmentValues,
@@ -312,7 +313,11 @@ export function ShipmentFormModal({
                   label="Courier"
                   required
                   placeholder={couriers.length ? 'Choose a courier' : 'No couriers yet'}
-                  data={couriers.map((c) => ({ value: c.email, label: `${memberName(c)} (${c.email})` }))}
+                  data={[
+                    // A new shipment may wait for its courier: assigned later from the list (decision 098).
+                    ...(mode === 'create' ? [{ value: UNASSIGNED, label: 'Nobody yet (assign later)' }] : []),
+                    ...couriers.map((c) => ({ value: c.email, label: `${memberName(c)} (${c.email})` })),
+                  ]}
                   searchable
                   nothingFoundMessage="No courier with that name"
                   {...form.getInputProps('courierEmail')}

@@ -23,7 +23,14 @@ export function lastCheckPointText(s: ShipmentView) {
   return [statusLabel(c.status), c.location].filter(Boolean).join(' · ');
 }
 
-const courierText = (s: ShipmentView) => s.courier || s.courierEmail || '—';
+const courierText = (s: ShipmentView) => s.courier || s.courierEmail || 'Unassigned';
+
+/** "Jo Customer" and "Santa Monica, CA 90403": who receives it and where it goes, for the table. */
+export const recipientText = (s: ShipmentView) => s.destination.name || s.destination.company || '—';
+export const destinationText = (s: ShipmentView) => {
+  const d = s.destination;
+  return [d.city, [d.state, d.zip].filter(Boolean).join(' ')].filter(Boolean).join(', ') || '—';
+};
 
 function RowAction({ s, ...props }: Props & { s: ShipmentView }) {
   if (props.asCourier) {
@@ -101,7 +108,7 @@ export function ShipmentTable(props: Props) {
   const all = props.shipments.length > 0 && props.shipments.every((s) => props.selected.has(s.tid));
   const some = props.shipments.some((s) => props.selected.has(s.tid));
   return (
-    <Table.ScrollContainer minWidth={820}>
+    <Table.ScrollContainer minWidth={1040}>
       <Table highlightOnHover verticalSpacing="sm" aria-label="Shipments" data-testid="shipments-table" layout="fixed">
         <Table.Thead>
           <Table.Tr>
@@ -115,12 +122,15 @@ export function ShipmentTable(props: Props) {
                 />
               </Table.Th>
             )}
-            <Table.Th w={128}>Status</Table.Th>
-            <Table.Th w="12%">Order ID</Table.Th>
-            <Table.Th w={170}>Tracking Number</Table.Th>
-            <Table.Th w="14%">Courier</Table.Th>
-            <Table.Th>Note</Table.Th>
-            <Table.Th w="22%">Last check point</Table.Th>
+            {/* Fixed layout: the columns with a width take it, Last check point takes what is left (~110 px at 1366). */}
+            <Table.Th w={124}>Status</Table.Th>
+            <Table.Th w="8%">Order ID</Table.Th>
+            <Table.Th w={152}>Tracking Number</Table.Th>
+            <Table.Th w="11%">Recipient</Table.Th>
+            <Table.Th w="12%">Destination</Table.Th>
+            <Table.Th w="10%">Courier</Table.Th>
+            <Table.Th w="11%">Note</Table.Th>
+            <Table.Th>Last check point</Table.Th>
             <Table.Th w={props.asCourier ? 132 : 92}>{props.asCourier ? 'Update' : 'Edit'}</Table.Th>
           </Table.Tr>
         </Table.Thead>
@@ -155,8 +165,18 @@ export function ShipmentTable(props: Props) {
                   </Text>
                 </Box>
               </Table.Td>
-              <Table.Td>
+              <Table.Td data-col="recipient">
                 <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+                  {recipientText(s)}
+                </Text>
+              </Table.Td>
+              <Table.Td data-col="destination">
+                <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+                  {destinationText(s)}
+                </Text>
+              </Table.Td>
+              <Table.Td data-col="courier">
+                <Text size="sm" style={{ overflowWrap: 'anywhere' }} c={s.courier || s.courierEmail ? undefined : 'dimmed'}>
                   {courierText(s)}
                 </Text>
               </Table.Td>

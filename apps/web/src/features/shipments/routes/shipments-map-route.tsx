@@ -1,58 +1,116 @@
-import { Button, Paper, Text } from '@mantine/core';
+import { Anchor, Button, Group, MultiSelect, Paper, Text } from '@mantine/core';
 import { IconList } from '@tabler/icons-react';
-import { LIMITS, MAP_DEFAULTS } from '@shiptrail/contract';
-import { useMemo } from 'react';
+import { MAP_DEFAULTS, SHIPMENT_STATUSES, STATUS_LABELS, type ShipmentMarker, type ShipmentStatus } from '@shiptrail/contract';
+import { useMemo, useState } from 'react';
 import { Link } from 'react-router';
 import { LazyMap, type MapLine, type MapMarker } from '../../../components/map/lazy-map';
 import { PageHeader } from '../../../components/page-header';
+import { statusLabel } from '../../../lib/format';
 import { useUserInfo } from '../../../lib/user-info';
-import { useShipments } from '../api/get-shipments';
-import { shipmentLayers } from '../components/shipment-map';
+import { useShipmentMarkers } from '../api/get-markers';
+
+/** Routes are drawn while they stay readable; past this many shipments the map shows points only. */
+const MAX_LINES = 100;
+const POINT_TITLES = { origin: 'Origin', checkpoint: 'Last checkpoint', destination: 'Destination' } as const;
+
+function layersOf(s: ShipmentMarker): { markers: MapMarker[]; line: MapLine | null } {
+  const points = (
+    [
+      ['origin', s.origin],
+      ['checkpoint', s.position],
+      ['destination', s.destination],
+    ] as const
+  ).flatMap(([kind, p]) => (p ? [{ kind, lat: p.lat, lng: p.long }] : []));
+  const popup = (
+    <div>
+      <Text fw={700} ff="monospace" size="sm">
+        {s.tid}
+      </Text>
+      <Text size="sm">{statusLabel(s.status)}</Text>
+      <Text size="sm">
+        {s.originCity} → {s.destinationCity}
+      </Text>
+      <Text size="sm">Courier: {s.courier || 'unassigned'}</Text>
+      <Anchor component={Link} to={`/account/shipments?tid=${encodeURIComponent(s.tid)}`} size="sm">
+        Open details
+      </Anchor>
+    </div>
+  );
+  const markers = points.map((p) => ({
+    id: `${s.tid}-${p.kind}`,
+    lat: p.lat,
+    lng: p.lng,
+    kind: p.kind,
+    title: `${s.tid}: ${POINT_TITLES[p.kind]}`,
+    popup,
+  }));
+  return { markers, line: points.length > 1 ? { id: s.tid, points: points.map((p) => [p.lat, p.lng] as [number, number]) } : null };
+}
 
 export default function ShipmentsMapRoute() {
   const { data: info } = useUserInfo();
-  const asCourier = info?.profile.role === 'courier';
-  const query = useMemo(() => ({ numRecords: LIMITS.trackingsPerPage, status: [], courier: [] }), []);
-  const list = useShipments(query, asCourier, !!info);
-  const shipments = useMemo(() => list.data ?? [], [list.data]);
+  const [status, setStatus] = useState<ShipmentStatus[]>([]);
+  // Every shipment in the statuses chosen (open ones by default), from the light markers call, page after page.
+  const query = useShipmentMarkers(status, !!info);
+  const list = useMemo(() => query.data ?? [], [query.data]);
   const { markers, lines, placed } = useMemo(() => {
     const markers: MapMarker[] = [];
     const lines: MapLine[] = [];
     let placed = 0;
-    for (const s of shipments) {
-      const l = shipmentLayers(s, true);
+    for (const s of list) {
+      const l = layersOf(s);
       if (l.markers.length) placed++;
       markers.push(...l.markers);
       if (l.line) lines.push(l.line);
     }
-    return { markers, lines, placed };
-  }, [shipments]);
+    return { markers, lines: lines.length <= MAX_LINES ? lines : [], placed };
+  }, [list]);
+  const what = status.length ? status.map((s) => STATUS_LABELS[s]).join(', ') : 'open';
 
   return (
     <>
       <PageHeader
         title="Shipments map"
-        description="Each shipment's origin, last checkpoint position and destination, where known."
+        description="Where every shipment starts, was last reported and is going. Nearby points are grouped: click a group to zoom in."
         actions={
           <Button component={Link} to="/account/shipments" variant="default" leftSection={<IconList size={16} />}>
             Shipments
           </Button>
         }
       />
+      <Group mb="sm" align="flex-end">
+        <MultiSelect
+          label="Status"
+          placeholder={status.length ? undefined : 'Open shipments (not Delivered or Expired)'}
+          data={SHIPMENT_STATUSES.map((s) => ({ value: s, label: STATUS_LABELS[s] }))}
+          value={status}
+          onChange={(v) => setStatus(v as ShipmentStatus[])}
+          clearable
+          w={420}
+          data-testid="map-status-filter"
+        />
+      </Group>
       <Paper p={0} style={{ overflow: 'hidden' }}>
         <LazyMap
           label="Shipments map"
           center={[MAP_DEFAULTS.center.lat, MAP_DEFAULTS.center.lng]}
           zoom={MAP_DEFAULTS.zoom}
           fitToMarkers
+          cluster
           height={MAP_DEFAULTS.minHeight}
           minHeight={MAP_DEFAULTS.minHeight}
           markers={markers}
           lines={lines}
         />
       </Paper>
-      <Text mt="xs" size="sm" c="dimmed" data-testid="shipments-map-summary">
-        {list.isLoading ? 'Loading shipments…' : `${placed} of ${shipments.length} ${shipments.length === 1 ? 'shipment' : 'shipments'} on the map (the newest ${LIMITS.trackingsPerPage}).`}
+      <Text mt="xs" size="sm" c="dimmed" data-testid="shipments-map-summary" data-count={list.length} data-placed={placed}>
+        {query.isLoading
+          ? 'Loading shipments…'
+          : query.isError
+            ? `Could not load the shipments: ${query.error.message}`
+            : `${placed} of ${list.length} ${what} ${list.length === 1 ? 'shipment' : 'shipments'} on the map` +
+              (list.length > placed ? ` (${list.length - placed} without a known position).` : '.') +
+              (lines.length === 0 && list.length > MAX_LINES ? ' Routes are drawn for 100 shipments or fewer.' : '')}
       </Text>
     </>
   );

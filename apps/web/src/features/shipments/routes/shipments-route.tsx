@@ -1,7 +1,7 @@
 import { Button, Center, Group, Loader, Paper, Stack, Text, ThemeIcon } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { LIMITS, SHIPMENT_STATUSES, STATUS_LABELS, type ShipmentStatus, type ShipmentView } from '@shiptrail/contract';
-import { IconChevronLeft, IconChevronRight, IconMap, IconPackage, IconPlus, IconPrinter } from '@tabler/icons-react';
+import { IconChevronLeft, IconChevronRight, IconMap, IconPackage, IconPlus, IconPrinter, IconUserShare } from '@tabler/icons-react';
 import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { useShipments } from '../api/get-shipments';
@@ -15,6 +15,7 @@ import { couriersOf, memberName, useMembers } from '../../../lib/members';
 // The forms (signature pad, zod schemas) load when first opened, keeping the list light on a phone.
 const ShipmentFormModal = lazy(() => import('../components/shipment-form-modal').then((m) => ({ default: m.ShipmentFormModal })));
 const ShareLocation = lazy(() => import('../components/share-location').then((m) => ({ default: m.ShareLocation })));
+const AssignModal = lazy(() => import('../components/assign-modal').then((m) => ({ default: m.AssignModal })));
 const CheckpointModal = lazy(() => import('../components/checkpoint-modal').then((m) => ({ default: m.CheckpointModal })));
 
 export default function ShipmentsRoute() {
@@ -43,6 +44,7 @@ export default function ShipmentsRoute() {
   const [selectedTid, setSelectedTid] = useState<string | null>(() => search.get('tid'));
   const opened = shipments.find((s) => s.tid === selectedTid) ?? null;
   const [picked, setPicked] = useState<Set<string>>(new Set());
+  const [assigning, setAssigning] = useState(false);
 
   useEffect(() => {
     if (search.get('add') === '1' && info) {
@@ -83,6 +85,15 @@ export default function ShipmentsRoute() {
             <>
               <Button component={Link} to="/account/shipments/map" variant="default" leftSection={<IconMap size={16} />}>
                 Map
+              </Button>
+              <Button
+                variant="default"
+                leftSection={<IconUserShare size={16} />}
+                disabled={picked.size === 0}
+                title={picked.size === 0 ? 'Select shipments to assign them to a courier' : undefined}
+                onClick={() => setAssigning(true)}
+              >
+                {picked.size > 0 ? `Assign to courier (${picked.size})` : 'Assign to courier'}
               </Button>
               {picked.size > 0 ? (
                 <Button component={Link} to={printHref} variant="default" leftSection={<IconPrinter size={16} />}>
@@ -214,6 +225,7 @@ export default function ShipmentsRoute() {
       <Suspense>
         {addOpened && !asCourier && <ShipmentFormModal onClose={add.close} />}
         {editing && !asCourier && <ShipmentFormModal key={editing.tid} shipment={editing} onClose={() => setEditing(null)} />}
+        {assigning && !asCourier && <AssignModal tids={[...picked]} onClose={() => setAssigning(false)} onDone={() => setPicked(new Set())} />}
         {checkpointFor && (
           <CheckpointModal key={checkpointFor.tid} shipment={checkpointFor} asCourier={asCourier} onClose={() => setCheckpointFor(null)} />
         )}

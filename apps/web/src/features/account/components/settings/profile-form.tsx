@@ -5,6 +5,7 @@ import { useUpdateUser } from '../../api/update-user';
 import { zodResolver } from '../../../../lib/zod-resolver';
 import { applyServerErrors } from '../../../../lib/notify';
 import { timeZone } from '../../../../lib/format';
+import { LogoField } from './logo-field';
 
 export function ProfileForm({ info }: { info: UserInfo }) {
   const p = info.profile;
@@ -69,6 +70,8 @@ export function ProfileForm({ info }: { info: UserInfo }) {
           </Group>
         </Stack>
       </form>
+      {/* The logo is uploaded on its own (decision 099), for a company's owner. */}
+      {p.userType === 'company' && p.role !== 'courier' && <LogoField info={info} />}
     </Paper>
   );
 }
