@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { POD_LIMITS, createShipmentRequest, editShipmentRequest, labelsQuery, listShipmentsRequest, proofParams, updateShipmentRequest } from '@shiptrail/contract';
+import { POD_LIMITS, courierDayRequest, createShipmentRequest, editShipmentRequest, labelsQuery, listShipmentsRequest, proofParams, updateShipmentRequest } from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
 import { parse, success } from '../../lib/http.ts';
 import { exactReply, idempotencyKeyOf, idempotentReply, requestHash, sendExact } from '../../lib/idempotency.ts';
@@ -39,6 +39,8 @@ export async function shipmentRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
   app.post('/v1/shipment/getshipments', auth, async (req) => success(await svc.listCompanyShipments(ctx, userOf(req), parse(listShipmentsRequest, body(req)))));
 
   app.post('/v1/shipment/getassigned', auth, async (req) => success(await svc.listAssigned(ctx, userOf(req), parse(listShipmentsRequest, body(req)))));
+
+  app.post('/v1/shipment/today', auth, async (req) => success(await svc.courierDay(ctx, userOf(req), parse(courierDayRequest, body(req)))));
 
   app.get('/v1/shipment/proof/:tid/:checkpointId', auth, async (req) => {
     const { tid, checkpointId } = parse(proofParams, req.params);

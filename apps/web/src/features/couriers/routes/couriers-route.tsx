@@ -9,6 +9,9 @@ import { formatDateTime } from '../../../lib/format';
 import { memberName, useMembers } from '../../../lib/members';
 import { useDeleteMember } from '../api/members';
 
+// The role is a word, never cut to "COURI…": the badge keeps its width however the table squeezes the column.
+const ROLE_BADGE = { root: { flexShrink: 0, overflow: 'visible' }, label: { overflow: 'visible' } } as const;
+
 const CourierModal = lazy(() => import('../components/courier-modal').then((m) => ({ default: m.CourierModal })));
 
 function RowButtons({ m, onEdit, onDelete }: { m: MemberView; onEdit: (m: MemberView) => void; onDelete: (m: MemberView) => void }) {
@@ -106,7 +109,7 @@ export default function CouriersRoute() {
                       {m.phone} · updated {formatDateTime(m.updatedAt)}
                     </Text>
                   </div>
-                  <Badge variant="light">{m.role}</Badge>
+                  <Badge variant="light" styles={ROLE_BADGE} data-testid="role-badge">{m.role}</Badge>
                 </Group>
                 <Box mt="xs">
                   <RowButtons m={m} onEdit={setEditing} onDelete={setDeleting} />
@@ -135,7 +138,7 @@ export default function CouriersRoute() {
                   <Table.Tr key={m.uid} data-email={m.email}>
                     <Table.Td style={{ overflowWrap: 'anywhere' }}>{m.email}</Table.Td>
                     <Table.Td>
-                      <Badge variant="light">{m.role}</Badge>
+                      <Badge variant="light" styles={ROLE_BADGE} data-testid="role-badge">{m.role}</Badge>
                     </Table.Td>
                     <Table.Td>{m.firstName}</Table.Td>
                     <Table.Td>{m.lastName}</Table.Td>
