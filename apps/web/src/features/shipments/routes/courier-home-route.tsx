@@ -72,7 +72,7 @@ export default function CourierHomeRoute() {
         }
       />
       <SimpleGrid cols={3} spacing="sm" mb="md" aria-label="Today's counts">
-        <Count label="Stops left" value={day.data?.stops.length} color="blue" testId="day-left" icon={<IconMapPin size={14} />} />
+        <Count label="To do" value={day.data?.stops.length} color="blue" testId="day-left" icon={<IconMapPin size={14} />} />
         <Count label="Delivered" value={day.data?.done} color="green" testId="day-done" icon={<IconCheck size={14} />} />
         <Count label="Failed" value={day.data?.failed} color="orange" testId="day-failed" icon={<IconX size={14} />} />
       </SimpleGrid>
