@@ -55,6 +55,9 @@ export function buildTheme(id: string | null | undefined): MantineThemeOverride 
       // sticks out to the right, a phone widens its layout viewport to fit, a full-screen modal widens with it,
       // and the list chases the field in a loop, half off the screen, so a tap on an option misses.
       Combobox: { defaultProps: { position: 'bottom-start' } },
+      // The same loop on every other floating layer (the account menu opens 'bottom-end' from the header's right
+      // edge): placed against the viewport (fixed), a layer that sticks out for a moment does not widen the page.
+      Popover: { defaultProps: { floatingStrategy: 'fixed' } },
     },
   });
 }
