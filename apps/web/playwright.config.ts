@@ -1,4 +1,4 @@
-import { defineConfig } from '@playwright/test';
+import { defineConfig, devices } from '@playwright/test';
 import { execSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +14,17 @@ if (!process.env.E2E_PORT) {
     .trim();
 }
 if (!process.env.E2E_DATA_DIR) process.env.E2E_DATA_DIR = mkdtempSync(join(tmpdir(), 'shiptrail-e2e-'));
+
+/**
+ * A phone profile of Playwright's device list (viewport, touch, mobile layout, the device's user agent) run in
+ * our Chromium: the iPhone profile names WebKit as its browser, which is dropped.
+ */
+function phone(name: 'Pixel 7' | 'iPhone 13') {
+  const { defaultBrowserType: _browser, ...profile } = devices[name];
+  return profile;
+}
+// The courier's and the customer's flows run on both phone profiles, by tap; the rest at a desk.
+const PHONE_SPECS = /courier-day\.spec\.ts/;
 
 const port = process.env.E2E_PORT;
 const baseURL = `http://127.0.0.1:${port}`;
@@ -44,6 +55,11 @@ export default defineConfig({
       ],
     },
   },
+  projects: [
+    { name: 'desktop', testIgnore: PHONE_SPECS },
+    { name: 'pixel-7', testMatch: PHONE_SPECS, use: phone('Pixel 7') },
+    { name: 'iphone-13', testMatch: PHONE_SPECS, use: phone('iPhone 13') },
+  ],
   webServer: {
     command: 'npm start',
     cwd: '../..',

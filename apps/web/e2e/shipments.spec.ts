@@ -276,13 +276,14 @@ test('the courier signs in on a phone and sees only the shipments assigned to th
     await form.getByRole('button', { name: 'Log in', exact: true }).click();
     await expect(phone).toHaveURL(/\/account\/(dashboard|init)/, { timeout: 20_000 });
     await phone.goto('/account/dashboard');
-    await expect(phone.getByTestId('shipments-box')).toBeVisible();
+    // A courier's home is their day (decision 094): their one open stop.
+    await expect(phone.getByRole('list', { name: "Today's stops" }).getByRole('listitem')).toHaveCount(1);
     await expect(phone.getByRole('link', { name: 'Add tracking' })).toHaveCount(0);
     await phone.getByRole('button', { name: 'Toggle navigation' }).click();
     const nav = phone.getByRole('navigation', { name: 'Account navigation' });
-    await expect(nav.getByRole('link')).toHaveText(['Dashboard', 'Shipments']);
+    await expect(nav.getByRole('link')).toHaveText(['Today', 'My shipments', 'My account', 'Support']);
     await shot(phone, 'courier-menu-phone');
-    await nav.getByRole('link', { name: 'Shipments' }).click();
+    await nav.getByRole('link', { name: 'My shipments' }).click();
 
     await expect(phone.getByRole('heading', { name: 'My shipments' })).toBeVisible();
     const cards = phone.getByTestId('shipments-cards').locator('li');

@@ -450,3 +450,25 @@ export const positionViewSchema = geoSchema;
 
 /** The primary colour of each theme (A to H), for a company's branded page and mails (same as the web themes). */
 export const THEME_PRIMARY_COLORS = { A: '#364fc7', B: '#099268', C: '#6741d9', D: '#1971c2', E: '#9c36b5', F: '#d9480f', G: '#2b8a3e', H: '#343a40' } as const;
+
+/**
+ * POST /v1/shipment/today (a courier): the courier's day. `since` is the start of the courier's day, the
+ * phone's local midnight as ISO-8601 with its offset; left out, midnight UTC. `stops` are the courier's open
+ * shipments (not Delivered or Expired), oldest first: the order they were handed out. `done` counts the
+ * shipments the courier marked Delivered since then, `failed` the failed attempts they recorded.
+ */
+export const courierDayRequest = z.object({
+  since: z
+    .string()
+    .trim()
+    .pipe(z.iso.datetime({ offset: true, error: 'since must be a date and time with its UTC offset, e.g. 2026-11-26T00:00:00-06:00' }))
+    .optional(),
+});
+export type CourierDayRequest = z.input<typeof courierDayRequest>;
+export const courierDaySchema = z.object({
+  since: z.string(),
+  stops: shipmentListSchema,
+  done: z.number().int(),
+  failed: z.number().int(),
+});
+export type CourierDay = z.infer<typeof courierDaySchema>;

@@ -5,6 +5,7 @@
 // endpoint fails this test until it has a probe here (or a stated reason in NOT_PROBED).
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { endpoints } from '@shiptrail/contract';
 import { createTestEnv, type TestEnv } from '../helpers.ts';
 import { readmeShipment } from '../shipments/fixtures.ts';
 import { buildWorld, type World } from './world.ts';
@@ -42,6 +43,7 @@ const SPECS: Record<string, Spec> = {
   'POST /v1/shipment/getshipments': { probes: () => [{ url: '/v1/shipment/getshipments', body: {} }] },
   'GET /v1/shipment/labels': { targetsA: true, probes: (w) => [{ url: `/v1/shipment/labels?tids=${w.a.shipmentTid}` }] },
   'GET /v1/shipment/proof/{tid}/{checkpointId}': { targetsA: true, probes: (w) => [{ url: `/v1/shipment/proof/${w.a.shipmentTid}/${w.a.checkpointId}` }] },
+  'POST /v1/shipment/today': { probes: () => [{ url: '/v1/shipment/today', body: {} }] },
   'POST /v1/shipment/update': { targetsA: true, probes: (w) => [{ url: '/v1/shipment/update', body: { tid: w.a.shipmentTid, status: 'Exception', location: 'Nowhere' } }] },
   'GET /v1/track/{uidTid}': {
     publicByDesign: "the public tracking page: anyone with the link sees the parcel's status (the data the mails link to)",
@@ -127,6 +129,30 @@ const OWNER_ONLY = [
   'POST /v1/user/invitations/revoke',
 ];
 
+/**
+ * What a courier may call, besides the public calls: its own session, password, alerts and support request,
+ * the place helpers of a checkpoint, its live stream and position, and the shipments assigned to it. Every
+ * other signed-in operation belongs to the account's owner and must refuse a courier with 403: a new endpoint
+ * is the owner's unless it is named here.
+ */
+const COURIER_MAY = new Set([
+  'POST /v1/user/general/logout',
+  'GET /v1/user/email/verify/resend',
+  'POST /v1/user/general/passwordupdate',
+  'GET /v1/user/info',
+  'POST /v1/user/general/supportrequest',
+  'POST /v1/user/alerts/dismiss/{id}',
+  'GET /v1/user/geo/lookup',
+  'GET /v1/user/geo/autocomplete',
+  'GET /v1/live',
+  'POST /v1/user/general/position',
+  'POST /v1/shipment/update',
+  'POST /v1/shipment/getassigned',
+  'POST /v1/shipment/today',
+  'GET /v1/shipment/proof/{tid}/{checkpointId}',
+  'GET /v1/shipment/labels',
+]);
+
 /** A digest of every row that belongs to company A (its users, trackings, shipments, money, alerts, notifications). */
 async function snapshotOfA(): Promise<Record<string, string>> {
   const r = await env.ctx.db.execute<{ t: string; d: string | null }>(sql`
@@ -210,6 +236,25 @@ describe('the isolation matrix', () => {
     const before = await snapshotOfA();
     const allowed: string[] = [];
     for (const op of OWNER_ONLY) {
+      const method = op.split(' ')[0]!;
+      for (const probe of SPECS[op]!.probes(w)) {
+        const res = await send(probe, method, w.courierA.session);
+        if (res.statusCode !== 403) allowed.push(`${method} ${probe.url} -> ${res.statusCode} ${res.body.slice(0, 200)}`);
+      }
+    }
+    expect(allowed).toEqual([]);
+    expect(await snapshotOfA()).toEqual(before);
+  });
+
+  it("company A's own courier is refused every signed-in operation that is not a courier's (the list comes from the document)", async () => {
+    const signedIn = new Set(endpoints.filter((e) => e.auth).map((e) => `${e.method} ${e.path}`));
+    const ownerOps = ops.filter((op) => signedIn.has(op) && !COURIER_MAY.has(op));
+    // The document's signed-in operations and the courier's list agree: nothing named here is gone.
+    expect([...COURIER_MAY].filter((op) => !ops.includes(op))).toEqual([]);
+    expect(ownerOps.length).toBeGreaterThan(OWNER_ONLY.length);
+    const before = await snapshotOfA();
+    const allowed: string[] = [];
+    for (const op of ownerOps) {
       const method = op.split(' ')[0]!;
       for (const probe of SPECS[op]!.probes(w)) {
         const res = await send(probe, method, w.courierA.session);

@@ -21,7 +21,9 @@ const NotFound = lazy(() => import('./not-found'));
 
 const AccountLayout = lazy(() => import('./layouts/account-layout'));
 const Wizard = lazy(() => import('../features/account/routes/wizard-route'));
-const Dashboard = lazy(() => import('../features/account/routes/dashboard-route'));
+// The dashboard, or for a courier their day: the home route picks one (each its own chunk).
+const Home = lazy(() => import('./routes/home-route'));
+const CourierAccount = lazy(() => import('../features/account/routes/courier-account-route'));
 const Trackings = lazy(() => import('../features/trackings/routes/trackings-route'));
 const Notifications = lazy(() => import('../features/notifications/routes/notifications-route'));
 const Invite = lazy(() => import('../features/account/routes/invite-route'));
@@ -90,7 +92,8 @@ const router = createBrowserRouter([
         children: [
           { index: true, element: <Navigate to="/account/dashboard" replace /> },
           { path: 'init', element: page(Wizard) },
-          { path: 'dashboard', element: page(Dashboard) },
+          { path: 'dashboard', element: page(Home) },
+          { path: 'me', element: page(CourierAccount) },
           { path: 'trackings', element: page(Trackings) },
           { path: 'notifications', element: page(Notifications) },
           { path: 'invite', element: page(Invite) },

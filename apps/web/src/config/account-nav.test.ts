@@ -1,13 +1,35 @@
 import { describe, expect, it } from 'vitest';
 import { THEME_IDS } from '@shiptrail/contract';
-import { accountNav } from './account-nav';
+import { accountNav, courierMayOpen } from './account-nav';
 import { THEMES, themeDef } from './themes';
 
 describe('account menu by role (product rules §6)', () => {
-  it('gives couriers Dashboard and Shipments only', () => {
+  it('gives couriers their own menu: their day, their shipments, their account and support', () => {
     const nav = accountNav({ role: 'courier', userType: 'company' });
-    expect(nav.map((i) => i.label)).toEqual(['Dashboard', 'Shipments']);
-    expect(nav.map((i) => i.to)).toEqual(['/account/dashboard', '/account/shipments']);
+    expect(nav.map((i) => i.label)).toEqual(['Today', 'My shipments', 'My account', 'Support']);
+    expect(nav.map((i) => i.to)).toEqual(['/account/dashboard', '/account/shipments', '/account/me', '/account/support']);
+    // Every page of the courier's menu is one a courier may open.
+    expect(nav.every((i) => courierMayOpen(i.to))).toBe(true);
+  });
+  it("keeps couriers out of the owner's pages", () => {
+    for (const path of ['/account/dashboard', '/account', '/account/shipments', '/account/shipments/map', '/account/me', '/account/support']) expect(courierMayOpen(path), path).toBe(true);
+    for (const path of [
+      '/account/trackings',
+      '/account/couriers',
+      '/account/couriers/map',
+      '/account/invite',
+      '/account/notifications',
+      '/account/alerts',
+      '/account/init',
+      '/account/print',
+      '/account/profile/settings',
+      '/account/profile/settings/apiKey',
+      '/account/profile/settings/paymentHistory',
+      '/account/profile/invoice/abc',
+      '/account/shipmentsx',
+      '/account/dashboard/x',
+    ])
+      expect(courierMayOpen(path), path).toBe(false);
   });
   it('gives company owners SHM System and Couriers', () => {
     const nav = accountNav({ role: 'owner', userType: 'company' });

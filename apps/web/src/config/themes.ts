@@ -50,6 +50,14 @@ export function buildTheme(id: string | null | undefined): MantineThemeOverride 
       Paper: { defaultProps: { withBorder: true, radius: 'lg' } },
       Card: { defaultProps: { withBorder: true, radius: 'lg' } },
       Modal: { defaultProps: { radius: 'lg', centered: true } },
+      // Every Select, Autocomplete and the like opens its list from the field's left edge (decision 094). The
+      // default, centred under the field, is placed before the list takes the field's width: for a moment it
+      // sticks out to the right, a phone widens its layout viewport to fit, a full-screen modal widens with it,
+      // and the list chases the field in a loop, half off the screen, so a tap on an option misses.
+      Combobox: { defaultProps: { position: 'bottom-start' } },
+      // The same loop on every other floating layer (the account menu opens 'bottom-end' from the header's right
+      // edge): placed against the viewport (fixed), a layer that sticks out for a moment does not widen the page.
+      Popover: { defaultProps: { floatingStrategy: 'fixed' } },
     },
   });
 }

@@ -7,19 +7,22 @@ import * as svc from './members.service.ts';
 
 export async function memberRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   const auth = { preHandler: app.requireAuth };
+  // Managing members is the owner's: a courier is refused before its input is read (a 403, not a 400 about a
+  // field of a call it may not make).
+  const owner = { preHandler: app.requireOwner };
 
-  app.post('/v1/user/general/addmember', auth, async (req, reply) => {
+  app.post('/v1/user/general/addmember', owner, async (req, reply) => {
     const input = parse(addMemberRequest, req.body);
     const view = await svc.addMember(ctx, userOf(req), input);
     reply.code(201);
     return success(view, `${view.firstName} ${view.lastName} can now sign in as your courier`, 201);
   });
-  app.post('/v1/user/general/updatemember', auth, async (req) => success(await svc.updateMember(ctx, userOf(req), parse(updateMemberRequest, req.body)), 'Saved'));
-  app.post('/v1/user/general/deletemember', auth, async (req) => {
+  app.post('/v1/user/general/updatemember', owner, async (req) => success(await svc.updateMember(ctx, userOf(req), parse(updateMemberRequest, req.body)), 'Saved'));
+  app.post('/v1/user/general/deletemember', owner, async (req) => {
     await svc.deleteMember(ctx, userOf(req), parse(deleteMemberRequest, req.body));
     return success(null, 'Courier deleted. Their shipments stay with you, unassigned.');
   });
-  app.post('/v1/user/general/getmembers', auth, async (req) => success(await svc.listMembers(ctx, userOf(req))));
+  app.post('/v1/user/general/getmembers', owner, async (req) => success(await svc.listMembers(ctx, userOf(req))));
   app.post('/v1/user/general/position', auth, async (req) => {
     const { lat, lng } = parse(positionRequest, req.body);
     await svc.setPosition(ctx, userOf(req), lat, lng);

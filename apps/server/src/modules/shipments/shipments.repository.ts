@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, inArray, notInArray, or, sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.ts';
 import { companyLogos, shipmentCheckpoints, shipmentParcels, shipments, trackingEvents, users } from '../../db/schema.ts';
 
@@ -69,6 +69,28 @@ export async function listShipments(db: Queryable, f: ListFilter): Promise<Shipm
     .where(and(...where))
     .orderBy(desc(shipments.createdAt), desc(shipments.id))
     .limit(f.limit);
+}
+
+/** A courier's open shipments (not Delivered or Expired, as the couriers page counts them), oldest first. */
+export async function openAssigned(db: Queryable, courierId: string, limit: number): Promise<ShipmentRow[]> {
+  return db
+    .select()
+    .from(shipments)
+    .where(and(eq(shipments.courierId, courierId), notInArray(shipments.status, ['Delivered', 'Expired'])))
+    .orderBy(asc(shipments.createdAt), asc(shipments.id))
+    .limit(limit);
+}
+
+/** What a courier recorded since a time: shipments they marked Delivered, and failed attempts (by entry time). */
+export async function courierDayCounts(db: Queryable, courierId: string, since: Date): Promise<{ done: number; failed: number }> {
+  const [r] = await db
+    .select({
+      done: sql<number>`count(distinct ${shipmentCheckpoints.shipmentId}) filter (where ${shipmentCheckpoints.status} = 'Delivered')::int`,
+      failed: sql<number>`count(*) filter (where ${shipmentCheckpoints.status} = 'FailAttempt')::int`,
+    })
+    .from(shipmentCheckpoints)
+    .where(and(eq(shipmentCheckpoints.byUserId, courierId), gte(shipmentCheckpoints.createdAt, since)));
+  return { done: Number(r?.done ?? 0), failed: Number(r?.failed ?? 0) };
 }
 
 export async function insertParcels(db: Queryable, rows: NewParcel[]) {

@@ -3,6 +3,7 @@ import {
   LOGO_LIMITS,
   POD_LIMITS,
   assignShipmentsRequest,
+  courierDayRequest,
   createShipmentRequest,
   editShipmentRequest,
   labelsQuery,
@@ -54,6 +55,8 @@ export async function shipmentRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
   app.post('/v1/shipment/getshipments', auth, async (req) => success(await svc.listCompanyShipments(ctx, userOf(req), parse(listShipmentsRequest, body(req)))));
 
   app.post('/v1/shipment/getassigned', auth, async (req) => success(await svc.listAssigned(ctx, userOf(req), parse(listShipmentsRequest, body(req)))));
+
+  app.post('/v1/shipment/today', auth, async (req) => success(await svc.courierDay(ctx, userOf(req), parse(courierDayRequest, body(req)))));
 
   app.get('/v1/shipment/proof/:tid/:checkpointId', auth, async (req) => {
     const { tid, checkpointId } = parse(proofParams, req.params);

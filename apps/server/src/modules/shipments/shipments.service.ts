@@ -11,6 +11,7 @@ import {
   shmCheckDigitValid,
   shmNumber,
   type Brand,
+  type CourierDay,
   type ProofView,
   type PublicShipment,
   type ShipmentMarkers,
@@ -19,6 +20,7 @@ import {
   type unassignShipmentsRequest,
   OPEN_SHIPMENT_STATUSES,
   type ShipmentView,
+  type courierDayRequest,
   type createShipmentRequest,
   type editShipmentRequest,
   type listShipmentsRequest,
@@ -250,6 +252,8 @@ export async function updateShipment(ctx: AppContext, user: UserRow, input: Upda
       time,
       byUserId: user.id,
       byRole: byCourier ? 'courier' : 'company',
+      // Entry time on the app's clock: a courier's day counts what they entered since their midnight.
+      createdAt: ctx.now(),
       byName: byCourier ? fullName(user) : user.company || fullName(user),
       podRecipientName: proof?.recipientName ?? null,
       podSignature: proof?.signature ?? null,
@@ -396,6 +400,18 @@ export async function listCompanyShipments(ctx: AppContext, company: UserRow, q:
 export async function listAssigned(ctx: AppContext, user: UserRow, q: ListInput) {
   if (user.role !== 'courier') throw forbidden('Only couriers have assigned shipments: a company lists its shipments with getshipments');
   return list(ctx, { courierId: user.id }, q);
+}
+
+/** The most stops a courier's day lists (a round is far fewer; the full list is getassigned). */
+export const COURIER_DAY_MAX_STOPS = 200;
+
+/** A courier's day (POST /v1/shipment/today): open stops oldest first, and what they did since `since`. */
+export async function courierDay(ctx: AppContext, user: UserRow, q: z.output<typeof courierDayRequest>): Promise<CourierDay> {
+  if (user.role !== 'courier') throw forbidden('Only couriers have a day of stops: a company lists its shipments with getshipments');
+  const now = ctx.now();
+  const since = q.since ? new Date(q.since) : new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+  const [rows, counts] = await Promise.all([repo.openAssigned(ctx.db, user.id, COURIER_DAY_MAX_STOPS), repo.courierDayCounts(ctx.db, user.id, since)]);
+  return { since: since.toISOString(), stops: await viewsOf(ctx, rows), ...counts };
 }
 
 // ------------------------------------------------------------------ proof of delivery

@@ -25,9 +25,9 @@ import {
   IconLogout,
   IconUserCircle,
 } from '@tabler/icons-react';
-import { Link, NavLink, Outlet, useLocation, useNavigate } from 'react-router';
+import { Link, Navigate, NavLink, Outlet, useLocation, useNavigate } from 'react-router';
 import { Logo } from '../../components/logo';
-import { accountNav } from '../../config/account-nav';
+import { accountNav, courierMayOpen } from '../../config/account-nav';
 import { useUserInfo } from '../../lib/user-info';
 import { useLiveUpdates } from '../../lib/live';
 import { logout } from '../../lib/logout';
@@ -52,11 +52,19 @@ export default function AccountLayout() {
   const alertCount = (data?.alerts.general.length ?? 0) + (data?.alerts.payment.length ?? 0);
   const name = profile ? [profile.firstName, profile.lastName].filter(Boolean).join(' ') || profile.email : '';
 
+  const courier = profile?.role === 'courier';
+
   async function signOut() {
     await logout();
     endSession();
     toastSuccess(MSG.signedOut);
     navigate('/', { replace: true });
+  }
+
+  // A courier who opens one of the owner's pages is taken to their day, which says why (decision 094). The
+  // first-run wizard is the owner's too, but a courier never asked for it: no sentence there.
+  if (courier && !courierMayOpen(pathname)) {
+    return <Navigate to="/account/dashboard" replace state={pathname.startsWith('/account/init') ? null : { ownerOnly: pathname }} />;
   }
 
   return (
@@ -78,18 +86,23 @@ export default function AccountLayout() {
             </UnstyledButton>
           </Group>
           <Group gap={4} wrap="nowrap">
-            <Tooltip label="Alerts">
-              <Indicator label={alertCount} size={18} disabled={alertCount === 0} offset={6} color="red">
-                <ActionIcon component={Link} to="/account/alerts" variant="subtle" color="gray" size="lg" aria-label={`Alerts (${alertCount})`} data-testid="alerts-count">
-                  <IconAlertTriangle size={20} />
-                </ActionIcon>
-              </Indicator>
-            </Tooltip>
-            <Tooltip label="Notification log">
-              <ActionIcon component={Link} to="/account/notifications" variant="subtle" color="gray" size="lg" aria-label="Notification log" visibleFrom="xs">
-                <IconBell size={20} />
-              </ActionIcon>
-            </Tooltip>
+            {/* Alerts and the notification log are the account owner's. */}
+            {!courier && (
+              <>
+                <Tooltip label="Alerts">
+                  <Indicator label={alertCount} size={18} disabled={alertCount === 0} offset={6} color="red">
+                    <ActionIcon component={Link} to="/account/alerts" variant="subtle" color="gray" size="lg" aria-label={`Alerts (${alertCount})`} data-testid="alerts-count">
+                      <IconAlertTriangle size={20} />
+                    </ActionIcon>
+                  </Indicator>
+                </Tooltip>
+                <Tooltip label="Notification log">
+                  <ActionIcon component={Link} to="/account/notifications" variant="subtle" color="gray" size="lg" aria-label="Notification log" visibleFrom="xs">
+                    <IconBell size={20} />
+                  </ActionIcon>
+                </Tooltip>
+              </>
+            )}
             <Tooltip label="Support">
               <ActionIcon component={Link} to="/account/support" variant="subtle" color="gray" size="lg" aria-label="Support" visibleFrom="xs">
                 <IconHelpCircle size={20} />
@@ -108,18 +121,22 @@ export default function AccountLayout() {
               </Menu.Target>
               <Menu.Dropdown>
                 <Menu.Label>{profile?.email}</Menu.Label>
-                <Menu.Item component={Link} to="/account/profile/settings" leftSection={<IconUserCircle size={16} />}>
+                <Menu.Item component={Link} to={courier ? '/account/me' : '/account/profile/settings'} leftSection={<IconUserCircle size={16} />}>
                   My Account
                 </Menu.Item>
-                <Menu.Item component={Link} to="/account/notifications" leftSection={<IconBell size={16} />}>
-                  Notification log
-                </Menu.Item>
+                {!courier && (
+                  <Menu.Item component={Link} to="/account/notifications" leftSection={<IconBell size={16} />}>
+                    Notification log
+                  </Menu.Item>
+                )}
                 <Menu.Item component={Link} to="/account/support" leftSection={<IconHelpCircle size={16} />}>
                   Support
                 </Menu.Item>
-                <Menu.Item component={Link} to="/developers" leftSection={<IconBook size={16} />}>
-                  API documentation
-                </Menu.Item>
+                {!courier && (
+                  <Menu.Item component={Link} to="/developers" leftSection={<IconBook size={16} />}>
+                    API documentation
+                  </Menu.Item>
+                )}
                 <Menu.Divider />
                 <Menu.Item color="red" leftSection={<IconLogout size={16} />} onClick={signOut}>
                   Sign out
@@ -140,12 +157,20 @@ export default function AccountLayout() {
               <Text fw={600} size="sm" truncate data-testid="sidebar-name">
                 {name || ' '}
               </Text>
-              <Text size="xs" c="dimmed">
-                Balance
-              </Text>
-              <Text fw={700} size="sm" data-testid="sidebar-balance">
-                {money(profile?.balance)}
-              </Text>
+              {courier ? (
+                <Text size="xs" c="dimmed">
+                  Courier
+                </Text>
+              ) : (
+                <>
+                  <Text size="xs" c="dimmed">
+                    Balance
+                  </Text>
+                  <Text fw={700} size="sm" data-testid="sidebar-balance">
+                    {money(profile?.balance)}
+                  </Text>
+                </>
+              )}
             </Box>
           </Group>
         </AppShell.Section>

@@ -171,6 +171,8 @@ function statusColor(s: string) {
 function HistoryTable({ rows }: { rows: PaymentHistoryItem[] }) {
   if (!rows.length) return <Text c="dimmed">No payments yet.</Text>;
   return (
+    // At phone width the table scrolls inside its box instead of widening the page.
+    <Table.ScrollContainer minWidth={620} data-testid="payment-history-scroll">
     <Table striped data-testid="payment-history">
       <Table.Thead>
         <Table.Tr>
@@ -203,6 +205,7 @@ function HistoryTable({ rows }: { rows: PaymentHistoryItem[] }) {
         ))}
       </Table.Tbody>
     </Table>
+    </Table.ScrollContainer>
   );
 }
 

@@ -10,6 +10,9 @@ import { memberName, useMembers } from '../../../lib/members';
 import { useDeleteMember } from '../api/members';
 import { PendingInvitations } from '../components/pending-invitations';
 
+// The role is a word, never cut to "COURI…": the badge keeps its width however the table squeezes the column.
+const ROLE_BADGE = { root: { flexShrink: 0, overflow: 'visible' }, label: { overflow: 'visible' } } as const;
+
 const CourierModal = lazy(() => import('../components/courier-modal').then((m) => ({ default: m.CourierModal })));
 const InviteModal = lazy(() => import('../components/invite-modal').then((m) => ({ default: m.InviteModal })));
 
@@ -114,7 +117,7 @@ export default function CouriersRoute() {
                       {m.phone} · updated {formatDateTime(m.updatedAt)}
                     </Text>
                   </div>
-                  <Badge variant="light">{m.role}</Badge>
+                  <Badge variant="light" styles={ROLE_BADGE} data-testid="role-badge">{m.role}</Badge>
                 </Group>
                 <Box mt="xs">
                   <RowButtons m={m} onEdit={setEditing} onDelete={setDeleting} />
@@ -143,7 +146,7 @@ export default function CouriersRoute() {
                   <Table.Tr key={m.uid} data-email={m.email}>
                     <Table.Td style={{ overflowWrap: 'anywhere' }}>{m.email}</Table.Td>
                     <Table.Td>
-                      <Badge variant="light">{m.role}</Badge>
+                      <Badge variant="light" styles={ROLE_BADGE} data-testid="role-badge">{m.role}</Badge>
                     </Table.Td>
                     <Table.Td>{m.firstName}</Table.Td>
                     <Table.Td>{m.lastName}</Table.Td>

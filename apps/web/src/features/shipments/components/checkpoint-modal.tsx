@@ -1,4 +1,4 @@
-import { Alert, Button, FileInput, Group, Image, Modal, Select, SimpleGrid, Stack, Text, TextInput, Textarea } from '@mantine/core';
+import { Alert, Button, FileInput, Flex, Group, Image, Modal, Select, SimpleGrid, Stack, Text, TextInput, Textarea } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useMediaQuery } from '@mantine/hooks';
 import { IconCamera, IconCurrentLocation } from '@tabler/icons-react';
@@ -161,14 +161,15 @@ export function CheckpointModal({ shipment, asCourier, onClose }: { shipment: Sh
               </SimpleGrid>
             </Stack>
           )}
-          <Group justify="flex-end" mt="sm" grow={phone}>
-            <Button variant="default" size="md" onClick={onClose}>
+          {/* On a phone the buttons stack at full width, so "Save checkpoint" is never cut at 360 px. */}
+          <Flex direction={phone ? 'column-reverse' : 'row'} justify="flex-end" gap="sm" mt="sm">
+            <Button variant="default" size="md" onClick={onClose} fullWidth={phone}>
               Cancel
             </Button>
-            <Button type="submit" size="md" loading={update.isPending} disabled={update.isPending || photoBusy}>
+            <Button type="submit" size="md" loading={update.isPending} disabled={update.isPending || photoBusy} fullWidth={phone}>
               Save checkpoint
             </Button>
-          </Group>
+          </Flex>
         </Stack>
       </form>
     </Modal>

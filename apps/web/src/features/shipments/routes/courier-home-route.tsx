@@ -1,0 +1,159 @@
+import { Alert, Anchor, Box, Button, Card, Center, Group, Loader, Paper, SimpleGrid, Stack, Text, ThemeIcon } from '@mantine/core';
+import type { ShipmentView } from '@shiptrail/contract';
+import { IconCheck, IconMapPin, IconPackage, IconPhone, IconRoute, IconX } from '@tabler/icons-react';
+import { lazy, Suspense, useState } from 'react';
+import { Link, useLocation } from 'react-router';
+import { PageHeader } from '../../../components/page-header';
+import { StatusBadge } from '../../../components/status-badge';
+import { useUserInfo } from '../../../lib/user-info';
+import { useCourierDay } from '../api/get-courier-day';
+
+const ShareLocation = lazy(() => import('../components/share-location').then((m) => ({ default: m.ShareLocation })));
+const CheckpointModal = lazy(() => import('../components/checkpoint-modal').then((m) => ({ default: m.CheckpointModal })));
+
+/** Said on the courier's home when a courier opened one of the owner's pages (the layout sends them here). */
+export const OWNER_ONLY_SENTENCE =
+  "That page belongs to your company's owner, so we brought you to your stops: as a courier you have your stops, your shipments and your account.";
+
+const addressLine = (s: ShipmentView) =>
+  [s.destination.address1, s.destination.address2, s.destination.city, [s.destination.state, s.destination.zip].filter(Boolean).join(' ')]
+    .filter(Boolean)
+    .join(', ');
+
+function mapsHref(s: ShipmentView) {
+  const d = s.destination;
+  const where = d.lat != null && d.long != null ? `${d.lat},${d.long}` : addressLine(s);
+  return `https://www.google.com/maps/dir/?api=1&destination=${encodeURIComponent(where)}`;
+}
+
+function Count({ label, value, color, testId, icon }: { label: string; value: number | undefined; color: string; testId: string; icon: React.ReactNode }) {
+  return (
+    <Paper p="sm" ta="center">
+      <Group gap={6} justify="center" wrap="nowrap">
+        <ThemeIcon variant="light" color={color} size="sm" radius="xl">
+          {icon}
+        </ThemeIcon>
+        <Text size="xs" c="dimmed" tt="uppercase" fw={700}>
+          {label}
+        </Text>
+      </Group>
+      <Text fz={28} fw={800} lh={1.2} data-testid={testId}>
+        {value ?? '–'}
+      </Text>
+    </Paper>
+  );
+}
+
+/**
+ * A courier's home: today's stops in the order they were handed out (the open shipments assigned to them),
+ * what they delivered and failed today, and one tap from each stop to its checkpoint, a call or directions.
+ */
+export default function CourierHomeRoute() {
+  const { data: info } = useUserInfo();
+  const { state } = useLocation() as { state: { ownerOnly?: string } | null };
+  const day = useCourierDay(!!info);
+  const [checkpointFor, setCheckpointFor] = useState<ShipmentView | null>(null);
+  const stops = day.data?.stops ?? [];
+  const first = info?.profile.firstName;
+  return (
+    <>
+      {state?.ownerOnly && (
+        <Alert color="blue" mb="md" role="alert" data-testid="owner-only-notice" title="Not a courier's page">
+          {OWNER_ONLY_SENTENCE}
+        </Alert>
+      )}
+      <PageHeader
+        title={first ? `Today, ${first}` : 'Today'}
+        description={new Intl.DateTimeFormat(undefined, { weekday: 'long', day: 'numeric', month: 'long' }).format(new Date())}
+        actions={
+          <Button component={Link} to="/account/shipments" variant="default" leftSection={<IconPackage size={16} />}>
+            All my shipments
+          </Button>
+        }
+      />
+      <SimpleGrid cols={3} spacing="sm" mb="md" aria-label="Today's counts">
+        <Count label="To do" value={day.data?.stops.length} color="blue" testId="day-left" icon={<IconMapPin size={14} />} />
+        <Count label="Delivered" value={day.data?.done} color="green" testId="day-done" icon={<IconCheck size={14} />} />
+        <Count label="Failed" value={day.data?.failed} color="orange" testId="day-failed" icon={<IconX size={14} />} />
+      </SimpleGrid>
+      <Suspense fallback={null}>
+        <ShareLocation />
+      </Suspense>
+      {day.isLoading ? (
+        <Center py={48}>
+          <Stack align="center" gap="xs" role="status" aria-label="Loading your stops">
+            <Loader />
+            <Text size="sm" c="dimmed">
+              Loading your stops…
+            </Text>
+          </Stack>
+        </Center>
+      ) : day.isError && !day.data ? (
+        <Alert color="red" data-testid="day-error" title="Could not load your stops">
+          {day.error.message}{' '}
+          <Anchor component="button" onClick={() => day.refetch()}>
+            Try again
+          </Anchor>
+        </Alert>
+      ) : stops.length === 0 ? (
+        <Paper p="xl" ta="center" data-testid="no-stops">
+          <Text fw={600}>No stops left</Text>
+          <Text size="sm" c="dimmed">
+            Every shipment assigned to you is delivered. New ones appear here as your company assigns them.
+          </Text>
+        </Paper>
+      ) : (
+        <Stack component="ol" gap="sm" m={0} p={0} aria-label="Today's stops" data-testid="stops" style={{ listStyle: 'none' }}>
+          {stops.map((s, i) => (
+            <Card component="li" key={s.tid} p="md" data-tid={s.tid} data-status={s.status}>
+              <Group justify="space-between" wrap="nowrap" align="flex-start" gap="sm">
+                <Group gap="sm" wrap="nowrap" align="flex-start" style={{ minWidth: 0 }}>
+                  <ThemeIcon radius="xl" size={32} variant="filled" aria-label={`Stop ${i + 1}`}>
+                    <Text fw={800} size="sm" c="white">
+                      {i + 1}
+                    </Text>
+                  </ThemeIcon>
+                  <Box style={{ minWidth: 0 }}>
+                    <Text fw={700} style={{ overflowWrap: 'anywhere' }}>
+                      {s.destination.name || s.tid}
+                    </Text>
+                    <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+                      {addressLine(s)}
+                    </Text>
+                    {s.message && (
+                      <Text size="sm" c="dimmed" style={{ overflowWrap: 'anywhere' }}>
+                        {s.message}
+                      </Text>
+                    )}
+                    <Text size="xs" c="dimmed" ff="monospace" mt={2}>
+                      {s.tid}
+                    </Text>
+                  </Box>
+                </Group>
+                <StatusBadge status={s.status} />
+              </Group>
+              <Group gap="xs" mt="sm" grow>
+                <Button onClick={() => setCheckpointFor(s)} aria-label={`Add checkpoint to ${s.tid}`}>
+                  Update
+                </Button>
+                {s.destination.phone && (
+                  <Button component="a" href={`tel:${s.destination.phone}`} variant="default" leftSection={<IconPhone size={16} />} aria-label={`Call ${s.destination.name || 'the recipient'}`}>
+                    Call
+                  </Button>
+                )}
+                <Button component="a" href={mapsHref(s)} target="_blank" rel="noreferrer" variant="default" leftSection={<IconRoute size={16} />} aria-label={`Directions to stop ${i + 1}`}>
+                  Go
+                </Button>
+              </Group>
+            </Card>
+          ))}
+        </Stack>
+      )}
+      {checkpointFor && (
+        <Suspense fallback={null}>
+          <CheckpointModal shipment={checkpointFor} asCourier onClose={() => setCheckpointFor(null)} />
+        </Suspense>
+      )}
+    </>
+  );
+}
