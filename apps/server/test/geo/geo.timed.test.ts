@@ -207,10 +207,13 @@ describe('geocoding through a Nominatim-compatible service (GEOCODER_URL)', () =
     fake.respond(() => ({ body: [whiteHouse] }));
     await new Promise((r) => setTimeout(r, SPACING_MS)); // the previous test's slot has passed
     const before = fake.seen.length;
+    const t0 = Date.now();
     await Promise.all(['rate one', 'rate two'].map((q) => call(env.app, 'GET', `/v1/user/geo/autocomplete?q=${encodeURIComponent(q)}`, { token })));
     const times = fake.seen.slice(before).map((s) => s.at);
     expect(times).toHaveLength(2);
-    expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(SPACING_MS - 20);
+    // From when both were asked, not from the first one's arrival: a busy machine can deliver the first one late
+    // and so shorten the gap between arrivals (249 ms was seen), but it cannot make the second one early.
+    expect(times[1]! - t0).toBeGreaterThanOrEqual(SPACING_MS - 20);
   });
 
   it('answers from the offline data when the service is too slow, fails, or when the wait for a turn is too long', async () => {
