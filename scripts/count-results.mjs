@@ -6,8 +6,14 @@
 // whose report is missing did not run to the end, and counts as a failure. Each report prints its own line;
 // the closing line counts distinct tests, because the PostgreSQL pass runs the same server tests as the
 // PGlite pass: a test counts as passed once if it passed in every pass that ran it, and as failed if it
-// failed in any. A test file that failed outside its tests (it did not load, a beforeAll threw) counts as a
-// failure of its own, since the tests it held show up only as skipped or not at all.
+// failed in any.
+//
+// A test is its file, its full name and its position among the tests of that name in the file, so two tests
+// that render one title count as two (the check in vitest.setup.ts refuses such a file anyway). Failures
+// outside the tests count too, one each: a file that failed with no failing test in it (it did not load, a
+// beforeAll threw), an error thrown outside any test (the `unhandledErrors` that scripts/vitest-json-reporter.mjs
+// adds to Vitest's report, Playwright's `errors`), a pass that ran no test at all, and a runner that exited
+// non-zero (CI writes its code to <report>.exit) while its report shows no failure.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -21,17 +27,35 @@ if (!dir) {
 }
 const reports = named.length ? named : DEFAULT_REPORTS;
 
+/** Keys tests by file, full name and position: the 2nd test of a name in a file is "file > name [#2]". */
+function keyer() {
+  const seen = new Map();
+  const duplicates = [];
+  return {
+    duplicates,
+    key(file, name) {
+      const base = `${file} > ${name}`;
+      const n = (seen.get(base) ?? 0) + 1;
+      seen.set(base, n);
+      if (n === 1) return base;
+      duplicates.push(`${base} [#${n}]`);
+      return `${base} [#${n}]`;
+    },
+  };
+}
+
 /** Outcome of each test in one report: key -> 'passed' | 'failed' | 'skipped'; plus failures outside tests. */
 function readVitest(r, root) {
   const tests = new Map();
   const fileFailures = [];
+  const keys = keyer();
   for (const file of r.testResults ?? []) {
     const rel = path.relative(root, file.name);
     let failedTests = 0;
     for (const a of file.assertionResults ?? []) {
       const status = a.status === 'passed' ? 'passed' : a.status === 'failed' ? 'failed' : 'skipped';
       if (status === 'failed') failedTests++;
-      tests.set(`${rel} > ${a.fullName ?? [...(a.ancestorTitles ?? []), a.title].join(' ')}`, status);
+      tests.set(keys.key(rel, a.fullName ?? [...(a.ancestorTitles ?? []), a.title].join(' ')), status);
     }
     // A file can fail with no failing test in it: an import error, a throwing hook. Its message says why.
     if (file.status === 'failed' && failedTests === 0) fileFailures.push(`${rel}: ${firstLine(file.message) || 'failed outside its tests'}`);
@@ -41,19 +65,22 @@ function readVitest(r, root) {
   // test already fails the pass; comparing then reported each failing describe as a phantom file failure).
   const listed = (r.testResults ?? []).filter((f) => f.status === 'failed').length;
   if (!(r.numFailedTests > 0)) for (let i = listed; i < (r.numFailedTestSuites ?? 0); i++) fileFailures.push('a test file failed outside its tests');
-  return { tests, fileFailures };
+  // Errors thrown outside any test: Vitest prints them as "Unhandled Errors" and fails the run, but its own
+  // JSON leaves them out (success: true); our reporter adds them.
+  for (const e of r.unhandledErrors ?? []) fileFailures.push(`an error outside the tests: ${firstLine(e.message) || firstLine(e.stack) || e.name || 'unknown'}`);
+  return { tests, fileFailures, duplicates: keys.duplicates };
 }
 
 function readPlaywright(r) {
   const tests = new Map();
   const fileFailures = [];
+  const keys = keyer();
   const walk = (suite, titles) => {
     for (const spec of suite.specs ?? []) {
       for (const t of spec.tests ?? []) {
         // 'flaky' passed only on a retry: it counts as a failure, as before.
         const status = t.status === 'expected' ? 'passed' : t.status === 'skipped' ? 'skipped' : 'failed';
-        const key = `${spec.file} > ${[...titles, spec.title].join(' ')}${t.projectName ? ` [${t.projectName}]` : ''}`;
-        tests.set(key, status);
+        tests.set(keys.key(spec.file, `${[...titles, spec.title].join(' ')}${t.projectName ? ` [${t.projectName}]` : ''}`), status);
       }
     }
     for (const child of suite.suites ?? []) walk(child, suite.title && !suite.file ? [...titles, suite.title] : child.file ? [] : titles);
@@ -61,7 +88,15 @@ function readPlaywright(r) {
   for (const s of r.suites ?? []) walk(s, []);
   // Errors outside any test: global setup, a spec file that does not load, the web server not starting.
   for (const e of r.errors ?? []) fileFailures.push(firstLine(e.message) || 'an error outside the tests');
-  return { tests, fileFailures };
+  return { tests, fileFailures, duplicates: keys.duplicates };
+}
+
+/** The exit code CI wrote beside a report (pglite.json -> pglite.exit), or null when there is none. */
+function exitCode(file) {
+  const f = file.replace(/\.json$/, '') + '.exit';
+  if (!existsSync(f)) return null;
+  const code = Number.parseInt(readFileSync(f, 'utf8').trim(), 10);
+  return Number.isNaN(code) ? null : code;
 }
 
 function firstLine(s) {
@@ -95,10 +130,17 @@ for (const name of reports) {
   }
   const pass = kind === 'vitest' ? readVitest(r, root) : readPlaywright(r);
   const n = (s) => [...pass.tests.values()].filter((v) => v === s).length;
+  // A pass that ran nothing proves nothing: no test file found, a filter that matched none, an empty report.
+  if (pass.tests.size === 0 && pass.fileFailures.length === 0) pass.fileFailures.push('the pass ran no tests');
+  const code = exitCode(file);
+  if (code !== null && code !== 0 && n('failed') + pass.fileFailures.length === 0) {
+    pass.fileFailures.push(`the runner exited with code ${code} but its report shows no failure (see its output)`);
+  }
   const failed = n('failed') + pass.fileFailures.length;
   const extra = n('skipped') ? `, ${n('skipped')} skipped` : '';
   console.log(`${label}: ${n('passed')} passed, ${failed} failed${extra}`);
   for (const f of pass.fileFailures) console.log(`  failed outside a test: ${f}`);
+  for (const d of pass.duplicates) console.log(`  a second test of the same name in its file, counted apart: ${d}`);
   passes.push({ label, ...pass });
 }
 

@@ -7,9 +7,9 @@ import { describe, expect, it } from 'vitest';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '..');
 
-function run(fixture) {
+function run(fixture, reports = []) {
   try {
-    const out = execFileSync(process.execPath, [path.join(here, 'count-results.mjs'), path.join(here, 'fixtures', 'count-results', fixture)], { cwd: repo, encoding: 'utf8' });
+    const out = execFileSync(process.execPath, [path.join(here, 'count-results.mjs'), path.join(here, 'fixtures', 'count-results', fixture), ...reports], { cwd: repo, encoding: 'utf8' });
     return { code: 0, lines: out.trim().split('\n') };
   } catch (e) {
     return { code: e.status, lines: String(e.stdout).trim().split('\n') };
@@ -53,5 +53,51 @@ describe('count-results.mjs', () => {
     expect(r.code).toBe(1);
     expect(r.lines.some((l) => /PostgreSQL: report postgres\.json is missing/.test(l))).toBe(true);
     expect(r.lines.at(-1)).toBe('5 passed, 1 failed');
+  });
+
+  // The recorded-* folders hold real runner output of the tiny examples in fixtures/count-results/examples,
+  // written by fixtures/count-results/record.mjs (Vitest with CI's reporter, Playwright's JSON reporter).
+  describe('over recorded runner output', () => {
+    it('counts two tests that render one title as two: the first failing is not hidden by the second passing', () => {
+      const r = run('recorded-duplicate-names');
+      expect(r.code).toBe(1);
+      expect(r.lines).toContain('PGlite: 2 passed, 1 failed');
+      expect(r.lines.some((l) => l.includes('counted apart') && l.endsWith('profile POST: 400 with a clear message [#2]'))).toBe(true);
+      // 2 + 2 + 2 passed, and the first of the two rows failed (keyed by name alone: "5 passed, 0 failed").
+      expect(r.lines.at(-1)).toBe('6 passed, 1 failed');
+    });
+
+    it('counts an error thrown outside any test, from the errors our reporter adds to Vitest\'s JSON', () => {
+      const r = run('recorded-unhandled-error');
+      expect(r.code).toBe(1);
+      expect(r.lines).toContain('PGlite: 2 passed, 1 failed');
+      expect(r.lines).toContain('  failed outside a test: an error outside the tests: thrown by a timer after its test');
+      expect(r.lines.at(-1)).toBe('6 passed, 1 failed');
+    });
+
+    it('counts a runner that exited non-zero while its report shows no failure (Vitest\'s own JSON, success: true)', () => {
+      const r = run('recorded-exit-code');
+      expect(r.code).toBe(1);
+      expect(r.lines).toContain('PGlite: 2 passed, 1 failed');
+      expect(r.lines).toContain('  failed outside a test: the runner exited with code 1 but its report shows no failure (see its output)');
+      expect(r.lines.at(-1)).toBe('6 passed, 1 failed');
+    });
+
+    it('counts a pass that ran no tests as a failure, beside green passes', () => {
+      const r = run('recorded-empty-pass');
+      expect(r.code).toBe(1);
+      expect(r.lines).toContain('PGlite: 0 passed, 1 failed');
+      expect(r.lines).toContain('  failed outside a test: the pass ran no tests');
+      expect(r.lines.at(-1)).toBe('4 passed, 1 failed');
+    });
+
+    it('counts a Playwright spec that does not load, and a Playwright pass allowed to find no test', () => {
+      const r = run('recorded-playwright', ['pglite.json', 'e2e.json', 'e2e-empty.json']);
+      expect(r.code).toBe(1);
+      expect(r.lines).toContain('E2E: 0 passed, 1 failed');
+      expect(r.lines).toContain('  failed outside a test: Error: the spec does not load');
+      expect(r.lines).toContain('e2e-empty: 0 passed, 1 failed');
+      expect(r.lines.at(-1)).toBe('2 passed, 2 failed');
+    });
   });
 });

@@ -130,6 +130,11 @@ const envSchema = carrierEnvSchema.extend({
   BRAINTREE_MERCHANT_ID: z.string().optional(),
   BRAINTREE_PUBLIC_KEY: z.string().optional(),
   BRAINTREE_PRIVATE_KEY: z.string().optional(),
+  // A deployment (PUBLIC_URL not on loopback) refuses to start with a test stand-in unless it is allowed here
+  // (deploymentRefusals below; decision 104).
+  ALLOW_SANDBOX_PAYMENTS: bool,
+  ALLOW_CARRIER_SANDBOX: bool,
+  ALLOW_DEV_OUTBOX: bool,
   /** Another Braintree gateway address (http://host:port), e.g. a local fake in tests. */
   BRAINTREE_GATEWAY_URL: z.url().optional(),
   PAYMENT_TIMEOUT_MS: z.coerce.number().int().positive().default(20_000),
@@ -216,4 +221,41 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT || 3000}`).replace(/\/$/, '');
   return { ...e, sessionSecret, publicUrl, dataDir };
+}
+
+/** Whether a URL's host is this machine: localhost (and *.localhost), 127.0.0.0/8 or ::1. */
+export function isLoopbackUrl(url: string): boolean {
+  const host = new URL(url).hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host.endsWith('.localhost') || /^127(\.\d{1,3}){3}$/.test(host) || host === '::1';
+}
+
+/**
+ * A deployment is a server whose PUBLIC_URL is set and not on loopback (decision 104): people reach it, so the
+ * stand-ins that make `npm start` work with nothing configured would take real money, real parcels and real
+ * mail. It refuses to start with each of them unless it is allowed explicitly. Returns one sentence per
+ * stand-in in use (empty when it may start); main.ts stops the start with them.
+ */
+export function deploymentRefusals(c: Config): string[] {
+  if (!c.PUBLIC_URL || isLoopbackUrl(c.PUBLIC_URL)) return [];
+  const out: string[] = [];
+  if (!c.BRAINTREE_MERCHANT_ID && !c.ALLOW_SANDBOX_PAYMENTS) {
+    out.push('card payments go to the built-in sandbox gateway, where anyone tops up with the test card 4111 1111 1111 1111: set the four BRAINTREE_* credentials, or ALLOW_SANDBOX_PAYMENTS=1 to keep the sandbox on purpose.');
+  }
+  const carriers: Array<[string, string | undefined, string | undefined, string]> = [
+    ['UPS', c.UPS_CLIENT_ID, c.UPS_CLIENT_SECRET, 'UPS_CLIENT_ID and UPS_CLIENT_SECRET'],
+    ['USPS', c.USPS_CLIENT_ID, c.USPS_CLIENT_SECRET, 'USPS_CLIENT_ID and USPS_CLIENT_SECRET'],
+    ['FedEx', c.FEDEX_CLIENT_ID, c.FEDEX_CLIENT_SECRET, 'FEDEX_CLIENT_ID and FEDEX_CLIENT_SECRET'],
+    ['Canada Post', c.CANADAPOST_USERNAME, c.CANADAPOST_PASSWORD, 'CANADAPOST_USERNAME and CANADAPOST_PASSWORD'],
+  ];
+  const sandboxed = carriers.filter(([, id, secret]) => !(id && secret));
+  if (sandboxed.length && !c.ALLOW_CARRIER_SANDBOX) {
+    out.push(
+      `${sandboxed.map(([name]) => name).join(', ')} ${sandboxed.length === 1 ? 'is' : 'are'} served by the built-in carrier sandbox, which makes up journeys for real tracking numbers: set ${sandboxed.map(([, , , names]) => names).join(', ')}, or ALLOW_CARRIER_SANDBOX=1 to keep the sandbox on purpose.`,
+    );
+  }
+  const outbox = [!c.SMTP_URL && 'mail (SMTP_URL)', !(c.TWILIO_ACCOUNT_SID && c.TWILIO_AUTH_TOKEN && c.TWILIO_FROM) && 'text messages (TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM)'].filter(Boolean);
+  if (outbox.length && !c.ALLOW_DEV_OUTBOX) {
+    out.push(`${outbox.join(' and ')} go to the dev outbox, where nobody receives them: set ${outbox.length === 1 ? 'it' : 'them'}, or ALLOW_DEV_OUTBOX=1 to keep the outbox on purpose.`);
+  }
+  return out;
 }

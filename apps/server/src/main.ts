@@ -1,6 +1,6 @@
 import './node-version.ts';
 import { parseArgs } from 'node:util';
-import { loadConfig, ConfigError } from './config.ts';
+import { loadConfig, ConfigError, deploymentRefusals } from './config.ts';
 import { buildApp } from './app.ts';
 import { createContext, closeContext, createLogger } from './bootstrap.ts';
 import { startWorkers } from './jobs/registry.ts';
@@ -18,6 +18,10 @@ async function main() {
   let config;
   try {
     config = loadConfig({ ...process.env, ...(values.role ? { ROLE: String(values.role) } : {}) });
+    const refusals = deploymentRefusals(config);
+    if (refusals.length) {
+      throw new ConfigError(`Not starting: PUBLIC_URL ${config.publicUrl} is not on this machine, so this is a deployment, and\n${refusals.map((r) => `  ${r}`).join('\n')}`);
+    }
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(err.message);

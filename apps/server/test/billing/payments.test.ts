@@ -3,12 +3,13 @@ import { and, eq } from 'drizzle-orm';
 import { MSG } from '@shiptrail/contract';
 import { extractText, getDocumentProxy } from 'unpdf';
 import { call, createTestEnv, eventually, signUp, type TestEnv } from '../helpers.ts';
-import { alerts, billingAccounts, ledgerEntries, payments, users } from '../../src/db/schema.ts';
+import { alerts, billingAccounts, ledgerEntries, payments, sandboxSales, users } from '../../src/db/schema.ts';
 import { balanceCents, charge, ledgerSumCents, payDueReferralRewards, processRecharges } from '../../src/modules/billing/billing.service.ts';
 import { SandboxGateway } from '../../src/modules/billing/sandbox-gateway.ts';
 import { loadConfig } from '../../src/config.ts';
 import { gatewayOf, reconcileTopups } from '../../src/modules/billing/billing.service.ts';
 import { dbSaleStore } from '../../src/modules/billing/payments.repository.ts';
+import { RECHARGE_STALE_MS } from '../../src/modules/billing/payments.ts';
 import { BraintreeGateway } from '../../src/modules/billing/braintree-gateway.ts';
 import { GatewayUnavailableError } from '../../src/modules/billing/gateway.ts';
 import { startFakeBraintree, type FakeBraintree } from './fake-braintree.ts';
@@ -414,6 +415,57 @@ describe('billing through the API, sandbox gateway', () => {
     expect(hist.body.payload.map((p: { kind: string; status: string }) => [p.kind, p.status])).toEqual([
       ['auto_recharge', 'submitted_for_settlement'],
     ]);
+    await consistent(a.id);
+  });
+
+  it('an automatic recharge killed after the gateway charged the card: the stale sweep credits it exactly once, with no second sale', async () => {
+    const a = await withCard();
+    await call(env.app, 'POST', '/v1/user/payment/edit', { token: a.session, body: { amountAutoRecharge: 20, minimumBalanceForAutoRecharge: 5 } });
+    await env.ctx.db.transaction((tx) => charge(tx, a.id, 600, 'tracking', 'crash-window'));
+    const [p] = await env.ctx.db.select().from(payments).where(eq(payments.userId, a.id));
+    expect([p!.kind, p!.status]).toEqual(['auto_recharge', 'pending']);
+    // The real recharge path runs up to the gateway's answer, then the process "dies": the sale is made, the
+    // error stands for the process going away before the credit is booked (nothing after the sale runs).
+    const real = env.ctx.resources.payments!;
+    env.ctx.resources.payments = new Proxy(real, {
+      get(target, key) {
+        if (key === 'sale') {
+          return async (...args: Parameters<typeof real.sale>) => {
+            await target.sale(...args);
+            throw new Error('killed after the sale');
+          };
+        }
+        const v = Reflect.get(target, key);
+        return typeof v === 'function' ? v.bind(target) : v;
+      },
+    });
+    try {
+      await expect(processRecharges(env.ctx)).rejects.toThrow('killed after the sale');
+    } finally {
+      env.ctx.resources.payments = real; // the restarted process
+    }
+    // The sandbox gateway keeps its sales in the database, one row per order id: a repeated order id gets the
+    // first sale back, as Braintree's search before a sale does (the Braintree case is the top-up tests' fake).
+    const sales = async () => (await env.ctx.db.select().from(sandboxSales).where(eq(sandboxSales.orderId, p!.id))).length;
+    expect(await sales()).toBe(1);
+    const [left] = await env.ctx.db.select().from(payments).where(eq(payments.id, p!.id));
+    expect(left!.status).toBe('processing');
+    expect(await balanceCents(env.ctx.db, a.id)).toBe(1000 - 600);
+    expect(await topups(a.id)).toHaveLength(0);
+    // Too recent: the recharge's own worker may still be waiting for the gateway.
+    expect(await processRecharges(env.ctx)).toBe(0);
+    await env.ctx.db
+      .update(payments)
+      .set({ updatedAt: new Date(Date.now() - RECHARGE_STALE_MS - 1000) })
+      .where(eq(payments.id, p!.id));
+    expect(await processRecharges(env.ctx)).toBe(1);
+    expect(await processRecharges(env.ctx)).toBe(0);
+    const [done] = await env.ctx.db.select().from(payments).where(eq(payments.id, p!.id));
+    expect(done!.status).toBe('submitted_for_settlement');
+    expect(await balanceCents(env.ctx.db, a.id)).toBe(1000 - 600 + 2000);
+    expect(await topups(a.id)).toHaveLength(1);
+    // The sweep repeated the same sale (same order id): the card was charged once.
+    expect(await sales()).toBe(1);
     await consistent(a.id);
   });
 

@@ -125,6 +125,7 @@ interface Seen {
 }
 function fakeNominatim() {
   const seen: Seen[] = [];
+  const answered = { count: 0 };
   let answer: (url: URL) => { status?: number; delayMs?: number; body: unknown } = () => ({ body: [] });
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://fake');
@@ -134,10 +135,12 @@ function fakeNominatim() {
       if (res.destroyed) return;
       res.writeHead(a.status ?? 200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(a.body));
+      answered.count++;
     }, a.delayMs ?? 0);
   });
   return {
     seen,
+    answered,
     server,
     respond(fn: typeof answer) {
       answer = fn;
@@ -204,17 +207,21 @@ describe('geocoding through a Nominatim-compatible service (GEOCODER_URL)', () =
     fake.respond(() => ({ body: [whiteHouse] }));
     await new Promise((r) => setTimeout(r, SPACING_MS)); // the previous test's slot has passed
     const before = fake.seen.length;
+    const t0 = Date.now();
     await Promise.all(['rate one', 'rate two'].map((q) => call(env.app, 'GET', `/v1/user/geo/autocomplete?q=${encodeURIComponent(q)}`, { token })));
     const times = fake.seen.slice(before).map((s) => s.at);
     expect(times).toHaveLength(2);
-    expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(SPACING_MS - 20);
+    // From when both were asked, not from the first one's arrival: a busy machine can deliver the first one late
+    // and so shorten the gap between arrivals (249 ms was seen), but it cannot make the second one early.
+    expect(times[1]! - t0).toBeGreaterThanOrEqual(SPACING_MS - 20);
   });
 
   it('answers from the offline data when the service is too slow, fails, or when the wait for a turn is too long', async () => {
     fake.respond(() => ({ delayMs: 3000, body: [] }));
-    const started = Date.now();
+    // By order, not by the clock (decision 106): the answer came before the service's.
+    const answeredBefore = fake.answered.count;
     const slow = await call(env.app, 'GET', '/v1/user/geo/lookup?zip=90210', { token });
-    expect(Date.now() - started).toBeLessThan(2000);
+    expect(fake.answered.count).toBe(answeredBefore);
     expect(slow.statusCode).toBe(200);
     expect(slow.body.payload).toMatchObject({ city: 'Beverly Hills', state: 'CA' });
     expect(fake.seen.at(-1)!.url.searchParams.get('postalcode')).toBe('90210');
@@ -229,11 +236,13 @@ describe('geocoding through a Nominatim-compatible service (GEOCODER_URL)', () =
     fake.respond(() => ({ body: [] }));
     await new Promise((r) => setTimeout(r, SPACING_MS));
     const before = fake.seen.length;
-    const t0 = Date.now();
     const many = await Promise.all(['60601', '02108', '33101', '98101', '80202'].map((z) => call(env.app, 'GET', `/v1/user/geo/lookup?zip=${z}`, { token })));
-    expect(Date.now() - t0).toBeLessThan(TIMEOUT_MS + 500);
     expect(many.every((r) => r.statusCode === 200)).toBe(true);
-    // At most the turns that fit in the timeout (0, 300 and, by timer slack, 600 ms) reached the service.
+    // At most the turns that fit in the timeout (0, 300 and, by timer slack, 600 ms) reached the service: the
+    // others were answered offline rather than queued for their turn (by count, not by the clock; decision 106)
+    // and none of them is still waiting to go out.
+    expect(fake.seen.length - before).toBeLessThanOrEqual(3);
+    await new Promise((r) => setTimeout(r, 3 * SPACING_MS));
     expect(fake.seen.length - before).toBeLessThanOrEqual(3);
   });
 

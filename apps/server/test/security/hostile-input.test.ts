@@ -47,7 +47,7 @@ describe('the NUL character', () => {
     ['POST', '/v1/user/general/supportrequest', { message: 'help\u0000me please' }],
     ['POST', '/v1/user/general/update', { profile: { ['first\u0000Name']: 'x' } }],
     ['POST', '/v1/user/general/login', { email: 'a\u0000@example.com', password: 'password123' }],
-  ] as const)('%s %s: 400 with a clear message', async (method, url, body) => {
+  ] as const)('%s %s %j: 400 with a clear message', async (method, url, body) => {
     const r = await call(env.app, method, url, { token: a.apiKey, body });
     expect(r.body).toMatchObject({ code: 400, status: 'fail', message: INPUT_MESSAGES.nul });
   });

@@ -15,39 +15,57 @@ afterAll(() => env.close());
 const csvOf = (rows: number, prefix: string) => ['tid,courier', ...Array.from({ length: rows }, (_, i) => `${prefix}${String(i).padStart(7, '0')},ups`)].join('\n');
 const importCsv = (token: string, csv: string) => call(env.app, 'POST', '/v1/trackings/import', { token, body: csv, headers: { 'content-type': 'text/csv' } });
 
-/** Runs `fn` while requests go out back to back; returns the slowest of them, in ms. */
-async function slowestDuring(fn: () => Promise<unknown>, requests: Array<() => Promise<{ body: { code: number } }>>) {
+/**
+ * Runs `fn` (an import of the numbers `prefix`0000000...) while requests go out back to back, and says how they
+ * interleaved with it, by order, not by the clock, so a busy machine cannot fail it (decision 106):
+ * - `during`: GETs answered while the import ran;
+ * - `whileValidating`: GETs answered between the import taking its turn (its per-account count, the last
+ *   statement before it validates the rows) and its first look for numbers already tracked (the first after).
+ *   Validation runs without the database; unless it yields to the event loop between chunks, nothing else is
+ *   answered in that stretch.
+ * How many milliseconds a GET waits is the bench's figure.
+ */
+async function interleaving(prefix: string, fn: () => Promise<unknown>, requests: Array<() => Promise<{ body: { code: number } }>>) {
+  const events: Array<'get' | 'counted' | 'existing'> = [];
+  const target = (env.ctx.database.pglite ?? env.ctx.database.pool) as unknown as Record<string, (...a: unknown[]) => unknown>;
+  const query = target.query!;
+  const firstNumber = `${prefix}0000000`;
+  target.query = function (this: unknown, ...args: unknown[]) {
+    let text = '';
+    try {
+      text = JSON.stringify(args);
+    } catch {
+      // not ours to read
+    }
+    const result = query.apply(this, args);
+    if (text.includes('import:count:')) void (result as Promise<unknown>).then(() => events.push('counted'), () => undefined);
+    if (text.includes(firstNumber)) events.push('existing');
+    return result;
+  };
   let done = false;
-  let slowest = 0;
-  let count = 0;
   const loops = requests.map(async (req) => {
     while (!done) {
-      // As a request from the network would, each one arrives on a later turn of the event loop; its
-      // latency counts from when it was due, so time spent waiting for a blocked event loop counts too.
-      const due = performance.now() + 2;
+      // As a request from the network would, each one arrives on a later turn of the event loop.
       await new Promise((resolve) => setTimeout(resolve, 2));
       const r = await req();
-      slowest = Math.max(slowest, performance.now() - due);
-      count++;
+      if (!done) events.push('get');
       expect(r.body.code).toBe(200);
     }
   });
   const t0 = performance.now();
-  await fn();
+  try {
+    await fn();
+  } finally {
+    target.query = query;
+  }
   const took = performance.now() - t0;
   done = true;
   await Promise.all(loops);
-  return { slowest, count, took };
-}
-
-/**
- * The bound for the slowest concurrent request: 200 ms, or three times the slowest of the same requests
- * with no import running when the machine itself is that slow (CI runners and shared machines stall
- * every process now and then; that is not the import's doing).
- */
-async function latencyBound(requests: Array<() => Promise<{ body: { code: number } }>>) {
-  const idle = await slowestDuring(() => new Promise((resolve) => setTimeout(resolve, 1000)), requests);
-  return { bound: Math.max(200, 3 * idle.slowest), idle: idle.slowest };
+  const from = events.indexOf('counted');
+  const to = events.indexOf('existing');
+  expect(from).toBeGreaterThanOrEqual(0);
+  expect(to).toBeGreaterThan(from);
+  return { during: events.filter((e) => e === 'get').length, whileValidating: events.slice(from, to).filter((e) => e === 'get').length, took };
 }
 
 /** Counts the statements the database is asked to run (PGlite or a PostgreSQL pool). */
@@ -70,18 +88,17 @@ function countQueries(): { count: () => number; stop: () => void } {
 }
 
 describe('CSV import and the rest of the server', () => {
-  it(`a ${MAX_IMPORT_ROWS}-row import from a $10 account: pricing and a database-backed GET stay under 200 ms`, async () => {
+  it(`a ${MAX_IMPORT_ROWS}-row import from a $10 account: pricing and a database-backed GET are answered all through it`, async () => {
     const a = await signUp(env.app);
     const other = await signUp(env.app);
     const userId = await userIdOf(env, a.email);
     const before = await balanceCents(env, userId);
     let report: any;
     const requests = [() => call(env.app, 'GET', '/v1/info/pricing'), () => call(env.app, 'GET', '/v1/trackings/get?numRecords=5', { token: other.apiKey })];
-    const { bound, idle } = await latencyBound(requests);
-    const { slowest, count, took } = await slowestDuring(async () => {
+    const { during, whileValidating, took } = await interleaving('STALL', async () => {
       report = (await importCsv(a.apiKey, csvOf(MAX_IMPORT_ROWS, 'STALL'))).body.payload;
     }, requests);
-    console.log(`[import-stall] ${MAX_IMPORT_ROWS} rows from $${before / 100}: import ${took.toFixed(0)} ms, ${count} concurrent GETs, slowest ${slowest.toFixed(1)} ms (idle ${idle.toFixed(1)} ms)`);
+    console.log(`[import-stall] ${MAX_IMPORT_ROWS} rows from $${before / 100}: import ${took.toFixed(0)} ms, ${during} GETs answered during it, ${whileValidating} while it validated the rows`);
     expect(report.created).toBe(before / 5);
     expect(report.failed).toBe(MAX_IMPORT_ROWS - before / 5);
     expect(report.rows).toHaveLength(MAX_IMPORT_ROWS);
@@ -90,18 +107,23 @@ describe('CSV import and the rest of the server', () => {
     expect(await balanceCents(env, userId)).toBe(before - report.created * 5);
     const listed = await call(env.app, 'GET', '/v1/trackings/get?numRecords=500', { token: a.apiKey });
     expect(listed.body.payload).toHaveLength(report.created);
-    expect(count).toBeGreaterThan(10);
-    expect(slowest).toBeLessThan(bound);
+    // GETs are answered all through the import, its validation of 5,000 rows included.
+    expect(during).toBeGreaterThan(10);
+    expect(whileValidating).toBeGreaterThanOrEqual(3);
   });
 
-  it('a $0 account: every row is refused with no per-row database work, and nothing stalls', async () => {
+  it('a $0 account: every row is refused with no per-row database work, and GETs are answered while it validates', async () => {
     const a = await signUp(env.app);
     await setBalance(env, a.email, 0);
-    const { bound, idle } = await latencyBound([() => call(env.app, 'GET', '/v1/info/pricing')]);
     const q = countQueries();
+    // The GETs beside the import ask the database too, and a busier machine fits more of them in: each is allowed for.
+    const beforeGet = q.count();
+    await call(env.app, 'GET', '/v1/info/pricing');
+    const perGet = q.count() - beforeGet;
     let report: any;
     let queries = 0;
-    const { slowest } = await slowestDuring(
+    const { during, whileValidating, took } = await interleaving(
+      'ZERO',
       async () => {
         const before = q.count();
         report = (await importCsv(a.apiKey, csvOf(MAX_IMPORT_ROWS, 'ZERO'))).body.payload;
@@ -110,13 +132,15 @@ describe('CSV import and the rest of the server', () => {
       [() => call(env.app, 'GET', '/v1/info/pricing')],
     );
     q.stop();
-    console.log(`[import-stall] ${MAX_IMPORT_ROWS} rows from $0: ${queries} database calls (including auth and concurrent requests), slowest GET ${slowest.toFixed(1)} ms (idle ${idle.toFixed(1)} ms)`);
+    console.log(
+      `[import-stall] ${MAX_IMPORT_ROWS} rows from $0: ${queries} database calls (including auth and concurrent requests), import ${took.toFixed(0)} ms, ${during} GETs answered during it, ${whileValidating} while it validated the rows`,
+    );
     expect(report.created).toBe(0);
     expect(report.failed).toBe(MAX_IMPORT_ROWS);
     expect(new Set(report.rows.map((r: { message: string }) => r.message))).toEqual(new Set(['Insufficient balance: this costs $0.05 and your balance is $0.00. Please add balance.']));
     // Authentication, the duplicate check (one query per 1,000 numbers) and one balance read: no per-row work.
-    expect(queries).toBeLessThan(30);
-    expect(slowest).toBeLessThan(bound);
+    expect(queries).toBeLessThan(30 + (during + 1) * perGet);
+    expect(whileValidating).toBeGreaterThanOrEqual(3);
   });
 
   it('keeps the per-row report: duplicates in the file and already tracked, invalid rows, charged per created', async () => {
@@ -161,6 +185,6 @@ describe('CSV import and the rest of the server', () => {
     expect(codes.filter((c) => c === 200)).toHaveLength(IMPORT_MAX_PER_WINDOW - 1); // the parallel pair used one
     const limited = await fromIp(100);
     expect(limited.json()).toMatchObject({ code: 429, message: 'Too many imports: wait a few minutes, then send the next file' });
-    expect(limited.headers['retry-after']).toBeDefined();
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
   });
 });
