@@ -54,7 +54,7 @@ const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
  * http to this machine's loopback for development. Never javascript:, data: or anything a consumer would run.
  */
 /** A logo the company uploaded, served by this deployment (POST /v1/user/general/logo): a path with a version. */
-export const UPLOADED_LOGO_PATH = /^\/v1\/brand\/logo\/[0-9a-f-]{36}\.png(\?v=\d{1,16})?$/;
+export const UPLOADED_LOGO_PATH = /^\/v1\/brand\/logo\/[A-Za-z0-9_-]{1,64}\.png(\?v=\d{1,16})?$/;
 export function isBrandUrl(value: string): boolean {
   if (UPLOADED_LOGO_PATH.test(value)) return true;
   if (!URL.canParse(value)) return false;

@@ -28,6 +28,8 @@ interface Probe {
   raw?: { payload: string; contentType: string };
 }
 /** `targetsA`: the probe names one of A's records; every outsider must be refused (a 4xx), never served. */
+/** A 1x1 PNG, a logo any probe may try to upload. */
+const LOGO_PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 type Spec = { probes: (w: World) => Probe[]; targetsA?: boolean; publicByDesign?: string };
 
 const enc = encodeURIComponent;
@@ -44,6 +46,15 @@ const SPECS: Record<string, Spec> = {
   'GET /v1/shipment/labels': { targetsA: true, probes: (w) => [{ url: `/v1/shipment/labels?tids=${w.a.shipmentTid}` }] },
   'GET /v1/shipment/proof/{tid}/{checkpointId}': { targetsA: true, probes: (w) => [{ url: `/v1/shipment/proof/${w.a.shipmentTid}/${w.a.checkpointId}` }] },
   'POST /v1/shipment/today': { probes: () => [{ url: '/v1/shipment/today', body: {} }] },
+  'POST /v1/shipment/assign': { targetsA: true, probes: (w) => [{ url: '/v1/shipment/assign', body: { tids: [w.a.shipmentTid], courierEmail: w.courierA.email } }] },
+  'POST /v1/shipment/unassign': { targetsA: true, probes: (w) => [{ url: '/v1/shipment/unassign', body: { tids: [w.a.shipmentTid] } }] },
+  'POST /v1/shipment/markers': { probes: () => [{ url: '/v1/shipment/markers', body: {} }] },
+  'POST /v1/user/general/logo': { probes: () => [{ url: '/v1/user/general/logo', body: { image: LOGO_PNG } }] },
+  'POST /v1/user/general/logo/remove': { probes: () => [{ url: '/v1/user/general/logo/remove', body: {} }] },
+  'GET /v1/brand/logo/{file}': {
+    publicByDesign: "a company's uploaded logo: it shows on the public tracking page and in its customers' mails",
+    probes: (w) => [{ url: `/v1/brand/logo/${w.companyA.uid}.png` }],
+  },
   'POST /v1/shipment/update': { targetsA: true, probes: (w) => [{ url: '/v1/shipment/update', body: { tid: w.a.shipmentTid, status: 'Exception', location: 'Nowhere' } }] },
   'GET /v1/track/{uidTid}': {
     publicByDesign: "the public tracking page: anyone with the link sees the parcel's status (the data the mails link to)",
@@ -149,6 +160,8 @@ const COURIER_MAY = new Set([
   'POST /v1/shipment/update',
   'POST /v1/shipment/getassigned',
   'POST /v1/shipment/today',
+  // The map's markers, scoped like getassigned: a courier gets the shipments assigned to it.
+  'POST /v1/shipment/markers',
   'GET /v1/shipment/proof/{tid}/{checkpointId}',
   'GET /v1/shipment/labels',
 ]);
