@@ -68,10 +68,10 @@ test('the company wizard asks for the company name', async () => {
   uid = profile.uid;
 });
 
-test('the company menu has SHM System and Couriers; the dashboard counts its shipments', async () => {
+test('the company menu has Shipments (not "SHM System") and Couriers; the dashboard counts its shipments', async () => {
   await owner.goto('/account/dashboard');
   const nav = owner.getByRole('navigation', { name: 'Account navigation' });
-  await expect(nav.getByRole('link', { name: 'SHM System' })).toHaveAttribute('href', '/account/shipments');
+  await expect(nav.getByRole('link', { name: 'Shipments', exact: true })).toHaveAttribute('href', '/account/shipments');
   await expect(nav.getByRole('link', { name: 'Couriers' })).toHaveAttribute('href', '/account/couriers');
   await expect(owner.getByTestId('shm-shipments')).toHaveText('0');
 });

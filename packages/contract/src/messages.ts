@@ -25,7 +25,7 @@ export const MSG = {
   paymentMethodRequired: 'Please enter your card details',
   noPaymentMethod: 'Please add a payment card first',
   cardAdded: 'Your card was saved',
-  autofillSaved: 'Autofill setting saved',
+  autofillSaved: 'Automatic top-up saved',
   balanceAdded: 'Balance added',
   paymentDeclined: 'Your card was declined',
   paymentRejected: 'The payment was rejected',

@@ -19,8 +19,8 @@ export interface NavItem {
 }
 
 /**
- * Menus by role (product rules §6). Couriers see Dashboard and Shipments only; only company accounts get SHM System
- * (their own shipments) and Couriers.
+ * Menus by role (product rules §6). Couriers see Dashboard and Shipments only; only company accounts get Shipments
+ * (their own shipments: the product's "SHM System", named for people, decision 102) and Couriers.
  */
 export function accountNav(profile: Pick<Profile, 'role' | 'userType'> | undefined): NavItem[] {
   if (profile?.role === 'courier') {
@@ -32,7 +32,7 @@ export function accountNav(profile: Pick<Profile, 'role' | 'userType'> | undefin
   const company: NavItem[] =
     profile?.userType === 'company'
       ? [
-          { label: 'SHM System', to: '/account/shipments', icon: IconTruckDelivery },
+          { label: 'Shipments', to: '/account/shipments', icon: IconTruckDelivery },
           { label: 'Couriers', to: '/account/couriers', icon: IconTruck },
         ]
       : [];
