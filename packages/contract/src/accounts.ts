@@ -266,6 +266,8 @@ export const pricingSchema = z.object({
   currency: z.string(),
   signupBonus: z.number(),
   perTracking: z.number(),
+  /** A delivery company's own shipment (an SHM number), booked like a tracking. */
+  perShipment: z.number(),
   perSms: z.number(),
   referralReward: z.number(),
   autoRecharge: z.object({ quickAmounts: z.array(z.number()), defaultAmount: z.number(), defaultMinimum: z.number() }),

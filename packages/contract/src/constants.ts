@@ -65,6 +65,8 @@ export type ThemeId = (typeof THEME_IDS)[number];
 export const PRICING = {
   signupBonusCents: 1000,
   trackingCents: 5,
+  /** A company's own shipment (SHM number) costs what a tracking does (decision 042), and says so (pricing). */
+  shipmentCents: 5,
   smsCents: 4,
   referralRewardCents: 1000,
   currency: 'USD',
