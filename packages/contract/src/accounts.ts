@@ -50,6 +50,8 @@ export const signupRequest = z
 export type SignupRequest = z.input<typeof signupRequest>;
 
 export const recoverParams = z.object({ email: requiredText(MSG.emailRequired).pipe(emailField) });
+/** Resend activation without a session (the verification page of a signed-out visitor): the address to send to. */
+export const resendActivationQuery = z.object({ email: requiredText(MSG.emailRequired).pipe(emailField) });
 
 // A reset chooses a new password, so it keeps the sign-up rule (8), not the spec's 6 (decision 103): otherwise a
 // reset could set a password that sign-up and the password change refuse.

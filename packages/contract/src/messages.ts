@@ -52,6 +52,8 @@ export const MSG = {
   emailVerified: 'Your email address is verified',
   verificationFailed: 'Verification Error',
   verificationResent: 'We sent a new activation email',
+  /** The answer to a resend by address (no session): the same whether or not such an account exists. */
+  verificationResentIfAny: 'If an account waiting for activation uses this email, we sent it a new activation email',
   alreadyVerified: 'Your email address is already verified',
   recoverSent: 'If an account exists for this email, we sent a link to reset the password',
   passwordReset: 'Your password has been changed. You can log in now.',
