@@ -169,7 +169,10 @@ test('create a shipment through the 2-page wizard', async () => {
 
   const parcel = form.getByRole('group', { name: 'Parcel 1' });
   await expect(parcel).toBeVisible();
-  await form.getByRole('button', { name: 'Create shipment' }).click();
+  // Disabled while the parcel is incomplete (product rules §4); the field says why once it is left.
+  await expect(form.getByRole('button', { name: 'Create shipment' })).toBeDisabled();
+  await parcel.getByRole('textbox', { name: 'Name', exact: true }).focus();
+  await parcel.getByRole('textbox', { name: 'Name', exact: true }).blur();
   await expect(parcel.getByText('Parcel name is required')).toBeVisible();
   await parcel.getByRole('textbox', { name: 'Name', exact: true }).fill('Box of books');
   await parcel.getByRole('textbox', { name: 'Length', exact: true }).fill('12');
