@@ -93,6 +93,7 @@ test('reset password form checks the confirmation, then reports a bad key', asyn
   await expect(form.getByText('Must be 8 characters or greater than')).toBeVisible();
   // Seven characters: refused, as at sign-up (decision 103).
   await form.getByLabel('New password').fill('abcdef1');
+  await form.getByLabel('New password').blur();
   await expect(form.getByText('Must be 8 characters or greater than')).toBeVisible();
   await expect(form.getByRole('button', { name: 'Reset password' })).toBeDisabled();
   await form.getByLabel('New password').fill('abcdefg1');

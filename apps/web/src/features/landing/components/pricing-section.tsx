@@ -48,7 +48,7 @@ export function PricingSection({ pricing }: { pricing: Pricing }) {
             <List spacing="sm" icon={<ThemeIcon size={20} radius="xl" variant="light"><IconCheck size={13} /></ThemeIcon>}>
               <List.Item>No credit card needed to start</List.Item>
               <List.Item>Email alerts and webhooks at no extra cost</List.Item>
-              <List.Item>Auto-recharge from {money(pricing.autoRecharge.defaultMinimum)} so tracking never stops</List.Item>
+              <List.Item>Automatic top-up under {money(pricing.autoRecharge.defaultMinimum)} so tracking never stops</List.Item>
               <List.Item>Invite a friend, get {money(pricing.referralReward)} on their first payment</List.Item>
             </List>
             <Stack gap="xs" miw={200}>
