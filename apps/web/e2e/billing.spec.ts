@@ -57,11 +57,12 @@ test('billing with nothing configured: sandbox card, top-up, history, receipt PD
 
   // Autofill: $20 whenever the balance falls under $50.
   await page.goto('/account/profile/settings/payment/autofill');
-  await expect(page.getByRole('button', { name: 'Save autofill' })).toBeVisible(slow);
+  await expect(page.getByRole('button', { name: 'Save automatic top-up' })).toBeVisible(slow);
+  await page.getByRole('switch', { name: 'Automatic top-up' }).check();
   await page.getByTestId('amountAutoRecharge-quick-20').click();
   await page.getByTestId('minimumBalanceForAutoRecharge-quick-50').click();
-  await page.getByRole('button', { name: 'Save autofill' }).click();
-  await expect(page.getByText('Autofill setting saved')).toBeVisible();
+  await page.getByRole('button', { name: 'Save automatic top-up' }).click();
+  await expect(page.getByText('Automatic top-up saved').first()).toBeVisible();
   await shot(page, '5-autofill');
 
   // Spend: one tracking takes the balance ($30) further under the minimum, so one recharge happens.
@@ -72,7 +73,7 @@ test('billing with nothing configured: sandbox card, top-up, history, receipt PD
       async () => {
         await page.goto('/account/profile/settings/paymentHistory');
         await expect(page.getByTestId('payment-history')).toBeVisible(slow);
-        return page.getByTestId('payment-history').getByText('Automatic recharge').count();
+        return page.getByTestId('payment-history').getByText('Automatic top-up').count();
       },
       { timeout: 60_000 },
     )

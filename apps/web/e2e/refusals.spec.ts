@@ -32,7 +32,10 @@ const fillCard = async (page: Page, number: string, expiry: string) => {
 const ROWS: Row[] = [
   { form: 'add balance $0', url: '/account/profile/settings/balance', server: false, fill: (p) => p.getByLabel('Amount').fill('0'), words: 'Enter a whole number of dollars from 1 to 1000', disabled: 'Add Balance' },
   { form: 'add balance $100000', url: '/account/profile/settings/balance', server: false, fill: (p) => p.getByLabel('Amount').fill('100000'), words: 'Enter a whole number of dollars from 1 to 1000', disabled: 'Add Balance' },
-  { form: 'automatic top-up $5000', url: '/account/profile/settings/payment/autofill', server: false, fill: (p) => p.getByLabel('Amount Auto Recharge').fill('5000'), words: 'Enter a whole number of dollars from 0 to 1000', disabled: 'Save autofill' },
+  { form: 'automatic top-up $5000', url: '/account/profile/settings/payment/autofill', server: false, fill: async (p) => {
+      await p.getByRole('switch', { name: 'Automatic top-up' }).check();
+      await p.getByLabel('Top-up amount').fill('5000');
+    }, words: 'Enter a whole number of dollars from 0 to 1000', disabled: 'Save automatic top-up' },
   { form: 'card: expired 01/20', url: '/account/profile/settings/payment/add', server: false, fill: (p) => fillCard(p, '4111 1111 1111 1111', '01/20'), words: 'This card has expired: check the expiry date', disabled: 'Save card' },
   { form: 'card: declined when verified', url: '/account/profile/settings/payment/add', server: true, fill: (p) => fillCard(p, '4000 1111 1111 1115', '12/30'), submit: 'Save card', words: 'Your card was declined: Do Not Honor' },
   { form: 'password: wrong current password', url: '/account/profile/settings/profile/password', server: true, fill: async (p) => {
@@ -91,7 +94,8 @@ test('billing form errors and a saved card leave no stray error, at 1366 and at 
     await expect(page.getByText('Enter a whole number of dollars from 1 to 1000')).toBeVisible(slow);
     await page.screenshot({ path: `${shots}/billing-add-balance-${tag}.png`, fullPage: true });
     await page.goto('/account/profile/settings/payment/autofill');
-    await page.getByLabel('Amount Auto Recharge').fill('5000');
+    await page.getByRole('switch', { name: 'Automatic top-up' }).check();
+    await page.getByLabel('Top-up amount').fill('5000');
     await expect(page.getByText('Enter a whole number of dollars from 0 to 1000')).toBeVisible(slow);
     await page.screenshot({ path: `${shots}/billing-autofill-${tag}.png`, fullPage: true });
     await page.goto('/account/profile/settings/payment/add');

@@ -90,14 +90,21 @@ test('reset password form checks the confirmation, then reports a bad key', asyn
   const form = page.getByRole('form', { name: 'Reset password' });
   await form.getByLabel('New password').fill('abc');
   await form.getByLabel('New password').blur();
-  await expect(form.getByText('Must be 6 characters or greater than')).toBeVisible();
+  await expect(form.getByText('Must be 8 characters or greater than')).toBeVisible();
+  // Seven characters: refused, as at sign-up (decision 103).
   await form.getByLabel('New password').fill('abcdef1');
-  await form.getByLabel('Confirm password').fill('abcdef2');
+  await form.getByLabel('New password').blur();
+  await expect(form.getByText('Must be 8 characters or greater than')).toBeVisible();
+  await expect(form.getByRole('button', { name: 'Reset password' })).toBeDisabled();
+  await form.getByLabel('New password').fill('abcdefg1');
+  await form.getByLabel('Confirm password').fill('abcdefg2');
   await form.getByLabel('Confirm password').blur();
   await expect(form.getByText('Passwords do not match')).toBeVisible();
-  await form.getByLabel('Confirm password').fill('abcdef1');
+  await form.getByLabel('Confirm password').fill('abcdefg1');
   await form.getByRole('button', { name: 'Reset password' }).click();
-  await expect(page.getByTestId('reset-result')).toBeVisible();
+  // Titles in words, never the raw "success" / "fail".
+  await expect(page.getByTestId('reset-result')).toContainText('Could not change the password');
+  await expect(page.getByTestId('reset-result')).not.toContainText(/^fail/);
 });
 
 test('public pages render: tracking not found, developers docs, legal, bad verify key', async ({ page }) => {

@@ -50,14 +50,18 @@ export const signupRequest = z
 export type SignupRequest = z.input<typeof signupRequest>;
 
 export const recoverParams = z.object({ email: requiredText(MSG.emailRequired).pipe(emailField) });
+/** Resend activation without a session (the verification page of a signed-out visitor): the address to send to. */
+export const resendActivationQuery = z.object({ email: requiredText(MSG.emailRequired).pipe(emailField) });
 
+// A reset chooses a new password, so it keeps the sign-up rule (8), not the spec's 6 (decision 103): otherwise a
+// reset could set a password that sign-up and the password change refuse.
 export const passwordResetRequest = z.object({
-  password: password(LIMITS.loginPasswordMin, MSG.passwordMin6),
+  password: password(LIMITS.signupPasswordMin, MSG.passwordMin8),
   verifycode: requiredText(MSG.resetLinkInvalid).min(1, MSG.resetLinkInvalid).max(200),
 });
 /** The web form adds a confirmation field; the API takes password and verifycode (product rules §7). */
 export const passwordResetForm = z
-  .object({ password: password(LIMITS.loginPasswordMin, MSG.passwordMin6), repassword: z.string() })
+  .object({ password: password(LIMITS.signupPasswordMin, MSG.passwordMin8), repassword: z.string() })
   .refine((v) => v?.password === v?.repassword, { message: MSG.passwordsMismatch, path: ['repassword'], when: () => true });
 
 export const passwordUpdateRequest = z.object({
@@ -266,6 +270,8 @@ export const pricingSchema = z.object({
   currency: z.string(),
   signupBonus: z.number(),
   perTracking: z.number(),
+  /** A delivery company's own shipment (an SHM number), booked like a tracking. */
+  perShipment: z.number(),
   perSms: z.number(),
   referralReward: z.number(),
   autoRecharge: z.object({ quickAmounts: z.array(z.number()), defaultAmount: z.number(), defaultMinimum: z.number() }),

@@ -75,6 +75,8 @@ export type ThemeId = (typeof THEME_IDS)[number];
 export const PRICING = {
   signupBonusCents: 1000,
   trackingCents: 5,
+  /** A company's own shipment (SHM number) costs what a tracking does (decision 042), and says so (pricing). */
+  shipmentCents: 5,
   smsCents: 4,
   referralRewardCents: 1000,
   currency: 'USD',
@@ -108,3 +110,15 @@ export const API_TOKEN_HEADER = 'sm-api-token';
  */
 export const HTTP_STATUS_HEADER = 'sm-http-status';
 export const HTTP_STATUS_REAL = 'real';
+
+/**
+ * Numbers the built-in carrier sandbox moves (docs/carriers.md "Journeys"): for each carrier, one that is
+ * delivered in a few minutes and one with a failed attempt on the way. The README and the add-tracking form of a
+ * deployment whose carriers run on the sandbox offer these, never a number that the sandbox never finds.
+ */
+export const SANDBOX_EXAMPLES: Record<CourierSlug, { delivered: string; failAttempt: string }> = {
+  ups: { delivered: '1Z5R89390350075608', failAttempt: '1Z5R89390350075626' },
+  usps: { delivered: '9400111206206406260015', failAttempt: '9400111206206406260008' },
+  fedex: { delivered: '986578788800', failAttempt: '986578788855' },
+  canadapost: { delivered: '0073938000549204', failAttempt: '0073938000549211' },
+};

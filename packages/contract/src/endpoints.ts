@@ -40,7 +40,15 @@ export const accountEndpoints: EndpointDef[] = [
   { method: 'POST', path: '/v1/user/general/login', summary: 'Log in with email and password, a Google code, or ask for a Google sign-in URL', tag: 'Account', auth: false, body: z.union([A.loginPasswordRequest, A.loginCodeRequest, A.loginActionRequest]), response: A.sessionPayloadSchema },
   { method: 'POST', path: '/v1/user/general/logout', summary: 'End the current web session', tag: 'Account', auth: true },
   { method: 'GET', path: '/v1/user/email/verify/{key}', summary: 'Verify an email address', tag: 'Account', auth: false },
-  { method: 'GET', path: '/v1/user/email/verify/resend', summary: 'Send the activation email again', tag: 'Account', auth: true },
+  {
+    method: 'GET',
+    path: '/v1/user/email/verify/resend',
+    summary:
+      "Send the activation email again: with a token, to that account; without one, to ?email= (the same answer whether or not such an account exists; limited per client address)",
+    tag: 'Account',
+    auth: false,
+    query: A.resendActivationQuery,
+  },
   { method: 'GET', path: '/v1/user/password/recover/{email}', summary: 'Email a password reset link', tag: 'Account', auth: false },
   { method: 'POST', path: '/v1/user/general/passwordreset', summary: 'Set a new password with a reset key', tag: 'Account', auth: false, body: A.passwordResetRequest },
   { method: 'POST', path: '/v1/user/general/passwordupdate', summary: 'Change the password', tag: 'Account', auth: true, body: A.passwordUpdateRequest },

@@ -27,7 +27,7 @@ export const MSG = {
   paymentMethodRequired: 'Please enter your card details',
   noPaymentMethod: 'Please add a payment card first',
   cardAdded: 'Your card was saved',
-  autofillSaved: 'Autofill setting saved',
+  autofillSaved: 'Automatic top-up saved',
   balanceAdded: 'Balance added',
   paymentDeclined: 'Your card was declined',
   paymentRejected: 'The payment was rejected',
@@ -62,6 +62,8 @@ export const MSG = {
   emailVerified: 'Your email address is verified',
   verificationFailed: 'Verification Error',
   verificationResent: 'We sent a new activation email',
+  /** The answer to a resend by address (no session): the same whether or not such an account exists. */
+  verificationResentIfAny: 'If an account waiting for activation uses this email, we sent it a new activation email',
   alreadyVerified: 'Your email address is already verified',
   recoverSent: 'If an account exists for this email, we sent a link to reset the password',
   passwordReset: 'Your password has been changed. You can log in now.',

@@ -106,7 +106,8 @@ describe('validation messages (product rules §5)', () => {
     expect(await errorsOf('POST', '/v1/user/general/passwordupdate', { password: '', newpassword: '' }, true)).toMatchObject({ password: 'Current password is required', newpassword: 'Password is required' });
     expect(await errorsOf('POST', '/v1/user/general/passwordupdate', { password: '12345', newpassword: 'abc' }, true)).toMatchObject({ password: 'Must be 6 characters or greater than' });
     expect(await errorsOf('POST', '/v1/user/general/passwordreset', { password: '', verifycode: 'k' })).toMatchObject({ password: 'Password is required' });
-    expect(await errorsOf('POST', '/v1/user/general/passwordreset', { password: '12345', verifycode: 'k' })).toMatchObject({ password: 'Must be 6 characters or greater than' });
+    // A reset sets a new password: the sign-up rule, 8 characters (decision 103).
+    expect(await errorsOf('POST', '/v1/user/general/passwordreset', { password: '1234567', verifycode: 'k' })).toMatchObject({ password: 'Must be 8 characters or greater than' });
   });
 
   it('receive-notification endpoints: required when a trigger is ticked, and well-formed', async () => {

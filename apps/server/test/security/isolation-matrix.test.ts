@@ -68,7 +68,10 @@ const SPECS: Record<string, Spec> = {
   'POST /v1/trackings/refresh/{tid}': { targetsA: true, probes: (w) => [{ url: `/v1/trackings/refresh/${w.a.privateTid}` }] },
   'PUT /v1/trackings/update': { targetsA: true, probes: (w) => [{ url: '/v1/trackings/update', body: { tid: w.a.privateTid, title: 'renamed by an outsider' } }] },
   'POST /v1/user/alerts/dismiss/{id}': { targetsA: true, probes: (w) => [{ url: `/v1/user/alerts/dismiss/${w.a.alertId}` }] },
-  'GET /v1/user/email/verify/resend': { probes: () => [{ url: '/v1/user/email/verify/resend' }] },
+  'GET /v1/user/email/verify/resend': {
+    publicByDesign: 'resend activation carries no token (product rules §6): anyone may ask for an activation mail to an address; it goes to its owner only, and only while unverified',
+    probes: (w) => [{ url: '/v1/user/email/verify/resend' }, { url: `/v1/user/email/verify/resend?email=${enc(w.companyA.email)}` }],
+  },
   'GET /v1/user/email/verify/{key}': { probes: () => [{ url: '/v1/user/email/verify/not-a-real-key-0000' }] },
   'POST /v1/user/general/addbalance': { probes: () => [{ url: '/v1/user/general/addbalance', body: { amount: 10 } }] },
   'POST /v1/user/general/addmember': { probes: (w) => [{ url: '/v1/user/general/addmember', body: { email: w.courierA.email, role: 'courier', firstName: 'Taken', lastName: 'Over', password: 'courierpass1' } }] },

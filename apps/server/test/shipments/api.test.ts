@@ -36,7 +36,9 @@ describe('POST /v1/shipment/create', () => {
     // Not one of the company's couriers: nobody is assigned, and the reply says so.
     expect(s.warning).toMatch(/not one of your couriers/);
     const info = await call(env.app, 'GET', '/v1/user/info', { token: c.apiKey });
-    expect(info.body.payload.profile.balance).toBe(10 - PRICING.trackingCents / 100);
+    expect(info.body.payload.profile.balance).toBe(10 - PRICING.shipmentCents / 100);
+    // The price a shipment is charged is the one the pricing call shows.
+    expect((await call(env.app, 'GET', '/v1/info/pricing')).body.payload.perShipment).toBe(PRICING.shipmentCents / 100);
     expect(info.body.payload.dashboard.shmShipments).toBe(1);
   });
 
@@ -91,7 +93,8 @@ describe('POST /v1/shipment/update', () => {
     });
     expect(up.statusCode).toBe(200);
     expect(up.body.payload.status).toBe('InTransit');
-    expect(up.body.payload.checkpoints[0]).toMatchObject({ status: 'InTransit', location: '2025 Wilshire Blvd, Santa Monica, CA 90403', time: '2019-01-19T22:04:08.000Z', lat: 34.032016 });
+    // Listed by time: the 2019 checkpoint sits under the creation's (checkpoint-order.test.ts).
+    expect(up.body.payload.checkpoints.find((x: { status: string }) => x.status === 'InTransit')).toMatchObject({ status: 'InTransit', location: '2025 Wilshire Blvd, Santa Monica, CA 90403', time: '2019-01-19T22:04:08.000Z', lat: 34.032016 });
     const back = await call(env.app, 'POST', '/v1/shipment/update', { token: c.apiKey, body: { tid: s.tid, status: 'InfoReceived', location: 'Depot', time: '2019-01-20T10:00:00Z' } });
     expect(back.body.payload.status).toBe('InfoReceived');
   });

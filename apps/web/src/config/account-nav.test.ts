@@ -31,16 +31,17 @@ describe('account menu by role (product rules §6)', () => {
     ])
       expect(courierMayOpen(path), path).toBe(false);
   });
-  it('gives company owners SHM System and Couriers', () => {
+  it("gives company owners Shipments (the product's SHM System, in words for people) and Couriers", () => {
     const nav = accountNav({ role: 'owner', userType: 'company' });
-    expect(nav.find((i) => i.label === 'SHM System')?.to).toBe('/account/shipments');
+    expect(nav.find((i) => i.label === 'Shipments')?.to).toBe('/account/shipments');
+    expect(nav.map((i) => i.label)).not.toContain('SHM System');
     expect(nav.find((i) => i.label === 'Couriers')?.to).toBe('/account/couriers');
     expect(nav.map((i) => i.label)).toContain('Trackings');
   });
-  it('gives person accounts neither SHM System nor Couriers', () => {
+  it('gives person accounts neither Shipments nor Couriers', () => {
     const labels = accountNav({ role: 'owner', userType: 'person' }).map((i) => i.label);
     expect(labels).toContain('Trackings');
-    expect(labels).not.toContain('SHM System');
+    expect(labels).not.toContain('Shipments');
     expect(labels).not.toContain('Couriers');
   });
 });

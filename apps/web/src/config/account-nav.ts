@@ -37,14 +37,15 @@ export const courierMayOpen = (pathname: string) => COURIER_PAGES.some((re) => r
 
 /**
  * Menus by role (product rules §6). Couriers get their own menu (no billing, API, referral or owner pages);
- * only company accounts get SHM System (their own shipments) and Couriers.
+ * only company accounts get Shipments (their own shipments: the product's "SHM System", named for people,
+ * decision 102) and Couriers.
  */
 export function accountNav(profile: Pick<Profile, 'role' | 'userType'> | undefined): NavItem[] {
   if (profile?.role === 'courier') return COURIER_NAV;
   const company: NavItem[] =
     profile?.userType === 'company'
       ? [
-          { label: 'SHM System', to: '/account/shipments', icon: IconTruckDelivery },
+          { label: 'Shipments', to: '/account/shipments', icon: IconTruckDelivery },
           { label: 'Couriers', to: '/account/couriers', icon: IconTruck },
         ]
       : [];

@@ -3,23 +3,32 @@ import { COURIER_NAMES, STATUS_LABELS, type CourierSlug, type TrackingStatus } f
 export const money = (dollars: number | undefined | null) =>
   new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format(Number(dollars ?? 0));
 
-/** Dates display as day / month / year (product rules §9). */
-export function formatDate(iso: string | null | undefined): string {
+/**
+ * One date format per person, everywhere in the app: their browser's locale through Intl (decision 102), the
+ * same order the native date pickers (usage's From and To, a shipment's expected date) show. The product's
+ * day / month / year is what a day-first locale gets; a US browser reads month / day / year in every table and
+ * every picker alike, never both orders on one screen. `locale` is for tests.
+ */
+export function formatDate(iso: string | null | undefined, locale?: string): string {
   if (!iso) return '';
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return String(iso);
-  const dd = String(d.getDate()).padStart(2, '0');
-  const mm = String(d.getMonth() + 1).padStart(2, '0');
-  return `${dd}/${mm}/${d.getFullYear()}`;
+  return new Intl.DateTimeFormat(locale, { day: '2-digit', month: '2-digit', year: 'numeric' }).format(d);
 }
 
-export function formatDateTime(iso: string | null | undefined): string {
+export function formatDateTime(iso: string | null | undefined, locale?: string): string {
   if (!iso) return '';
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return String(iso);
-  const hh = String(d.getHours()).padStart(2, '0');
-  const mi = String(d.getMinutes()).padStart(2, '0');
-  return `${formatDate(iso)} ${hh}:${mi}`;
+  return new Intl.DateTimeFormat(locale, { day: '2-digit', month: '2-digit', year: 'numeric', hour: '2-digit', minute: '2-digit' }).format(d);
+}
+
+/** A calendar day given as YYYY-MM-DD (usage rows), in the same format as formatDate, without a time-zone shift. */
+export function formatDay(ymd: string, locale?: string, withYear = true): string {
+  const m = /^(\d{4})-(\d{2})-(\d{2})/.exec(ymd);
+  if (!m) return ymd;
+  const d = new Date(Number(m[1]), Number(m[2]) - 1, Number(m[3]), 12);
+  return new Intl.DateTimeFormat(locale, { day: '2-digit', month: '2-digit', ...(withYear ? { year: 'numeric' } : {}) }).format(d);
 }
 
 export const statusLabel = (s: string | null | undefined) =>

@@ -1,10 +1,12 @@
 import type { SessionPayload } from '@shiptrail/contract';
 import { queryClient } from './query-client';
 import { setSession } from './session';
+import { forgetInvite } from './invite';
 
 /** Stores a new session (login, sign-up, Google, email verification) and says where to go next (product rules §4). */
 export function startSession(payload: SessionPayload): string {
   queryClient.clear();
+  forgetInvite();
   setSession({ token: payload.sessionToken, version: payload.version });
   return payload.profile.showWizard ? '/account/init' : '/account/dashboard';
 }

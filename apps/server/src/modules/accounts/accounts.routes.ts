@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import {
+  API_TOKEN_HEADER,
   MSG,
   dropEmptyStrings,
   getInTouchRequest,
@@ -10,6 +11,7 @@ import {
   passwordResetRequest,
   passwordUpdateRequest,
   recoverParams,
+  resendActivationQuery,
   signupRequest,
   supportRequest,
   updateRequest,
@@ -68,10 +70,18 @@ export async function accountRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
     return success(null, MSG.signedOut);
   });
 
-  // Registered before /verify/:key so that "resend" is never taken for a key.
-  app.get('/v1/user/email/verify/resend', auth, async (req) => {
-    await svc.resendVerification(ctx, userOf(req));
-    return success(null, MSG.verificationResent);
+  // Registered before /verify/:key so that "resend" is never taken for a key. With a token it resends to that
+  // account; without one (product rules §6: resend carries no token) to ?email=, answering the same whether or
+  // not the address has an account waiting, with the work done after the reply, as recover does.
+  app.get('/v1/user/email/verify/resend', perIp(10), async (req, reply) => {
+    if (req.headers[API_TOKEN_HEADER] !== undefined) {
+      await app.requireAuth(req, reply);
+      await svc.resendVerification(ctx, userOf(req));
+      return success(null, MSG.verificationResent);
+    }
+    const { email } = parse(resendActivationQuery, req.query);
+    void svc.resendVerificationInBackground(ctx, email);
+    return success(null, MSG.verificationResentIfAny);
   });
   app.get('/v1/user/email/verify/:key', perIp(30), async (req) => {
     const { key } = req.params as { key: string };

@@ -323,6 +323,21 @@ export async function resendVerification(ctx: AppContext, user: UserRow) {
 }
 
 /**
+ * Resend by address (no session): like recoverInBackground, the caller has already answered the same words
+ * whatever happens here. Only an account that exists and still waits for activation gets a mail.
+ */
+export function resendVerificationInBackground(ctx: AppContext, email: string): Promise<void> {
+  return new Promise<void>((resolve) => setImmediate(resolve))
+    .then(async () => {
+      const user = await repo.findUserByEmail(ctx.db, email);
+      if (!user || user.emailVerified) return;
+      await repo.expireEmailKeys(ctx.db, user.id, 'verify', ctx.now());
+      await sendVerification(ctx, user);
+    })
+    .catch((err: unknown) => ctx.log.error({ err }, 'resending the activation email failed'));
+}
+
+/**
  * Same answer, in the same time, whether or not the account exists: the caller replies first and the
  * work (lookup, key, mail) runs after, so neither the message nor the timing tells who has an account.
  */

@@ -5,6 +5,7 @@ export const PRICING_VIEW = {
   currency: PRICING.currency,
   signupBonus: centsToDollars(PRICING.signupBonusCents),
   perTracking: centsToDollars(PRICING.trackingCents),
+  perShipment: centsToDollars(PRICING.shipmentCents),
   perSms: centsToDollars(PRICING.smsCents),
   referralReward: centsToDollars(PRICING.referralRewardCents),
   autoRecharge: { quickAmounts: [...AUTO_RECHARGE.quickAmounts], defaultAmount: AUTO_RECHARGE.defaultAmount, defaultMinimum: AUTO_RECHARGE.defaultMinimum },

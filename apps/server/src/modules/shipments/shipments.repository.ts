@@ -105,7 +105,10 @@ export async function parcelsFor(db: Queryable, ids: string[]): Promise<ParcelRo
   return db.select().from(shipmentParcels).where(inArray(shipmentParcels.shipmentId, ids)).orderBy(asc(shipmentParcels.shipmentId), asc(shipmentParcels.position));
 }
 
-/** Checkpoints without the proof images (lists never carry them), newest first. */
+/**
+ * Checkpoints without the proof images (lists never carry them), newest first by their own time: a stop recorded
+ * late sits where it happened, not on top. Entry order breaks ties.
+ */
 export async function checkpointsFor(db: Queryable, ids: string[]) {
   if (ids.length === 0) return [];
   return db
@@ -127,7 +130,7 @@ export async function checkpointsFor(db: Queryable, ids: string[]) {
     .from(shipmentCheckpoints)
     .where(inArray(shipmentCheckpoints.shipmentId, ids))
     // In the order they were added: the status is the last one added, whatever time it carries.
-    .orderBy(desc(shipmentCheckpoints.id));
+    .orderBy(desc(shipmentCheckpoints.time), desc(shipmentCheckpoints.id));
 }
 export type CheckpointSummary = Awaited<ReturnType<typeof checkpointsFor>>[number];
 

@@ -188,7 +188,7 @@ export async function createShipment(
         const tid = newShmNumber();
         const now = ctx.now();
         // A shipment is billed as a tracking (one line of the usage report, the same price).
-        await charge(tx, company.id, PRICING.trackingCents, 'tracking', `shm:${id}`, `Shipment ${tid}`);
+        await charge(tx, company.id, PRICING.shipmentCents, 'tracking', `shm:${id}`, `Shipment ${tid}`);
         const s = await repo.insertShipment(tx, {
           id,
           companyId: company.id,

@@ -12,6 +12,7 @@ import { useSession } from '../../lib/session';
 import { useUserInfo } from '../../lib/user-info';
 import { PageLoader } from '../../components/page-loader';
 import { timeZone } from '../../lib/format';
+import { currentInvite, rememberInvite, type Invite } from '../../lib/invite';
 
 // Behind a click or a Google return: the modals and the Google panel load when needed. The sign-in and
 // sign-up forms are part of the page (every visit shows them), so they come in the same chunk.
@@ -43,7 +44,14 @@ function readGoogleReturn(hash: string, search: string, params: { promocode?: st
 export default function LandingRoute() {
   const { hash, search } = useLocation();
   const navigate = useNavigate();
-  const params = useParams<{ promocode?: string; userID?: string }>();
+  const routeParams = useParams<{ promocode?: string; userID?: string }>();
+  // The invitation survives START FREE, LOGIN, Pricing and Features, which leave the invite route (lib/invite.ts).
+  const invite: Invite = useMemo(() => {
+    const fromRoute = { promocode: routeParams.promocode, referrer: routeParams.userID };
+    rememberInvite(fromRoute);
+    return currentInvite(fromRoute);
+  }, [routeParams.promocode, routeParams.userID]);
+  const params = useMemo(() => ({ promocode: invite.promocode, userID: invite.referrer }), [invite]);
   const session = useSession();
   const info = useUserInfo();
   const { pricing } = usePricing();

@@ -4,7 +4,7 @@ import { IconArrowRight, IconTruckDelivery } from '@tabler/icons-react';
 import { Link } from 'react-router';
 
 /**
- * The company's own shipments (SHM System) on the dashboard: how many, and the way to them. A courier sees
+ * The company's own shipments (the product's SHM System) on the dashboard: how many, and the way to them. A courier sees
  * the same box for the shipments assigned to them; person accounts have no own shipments.
  */
 export function ShipmentsBox({ profile, count }: { profile: Pick<Profile, 'role' | 'userType'>; count: number }) {
@@ -27,7 +27,7 @@ export function ShipmentsBox({ profile, count }: { profile: Pick<Profile, 'role'
           </div>
         </Group>
         <Button component={Link} to="/account/shipments" variant="light" rightSection={<IconArrowRight size={16} />}>
-          {courier ? 'My shipments' : 'Open SHM System'}
+          {courier ? 'My shipments' : 'See your shipments'}
         </Button>
       </Group>
     </Card>

@@ -1,7 +1,7 @@
 import { Alert, Button, Center, Paper, PasswordInput, Stack, Text, Title } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useMutation } from '@tanstack/react-query';
-import { passwordResetForm } from '@shiptrail/contract';
+import { LIMITS, passwordResetForm } from '@shiptrail/contract';
 import { Link, useParams } from 'react-router';
 import { resetPassword } from '../api/password-reset';
 import { zodResolver } from '../../../lib/zod-resolver';
@@ -22,11 +22,11 @@ export default function PasswordResetRoute() {
           Choose a new password
         </Title>
         <Text c="dimmed" size="sm" mb="lg">
-          Use at least 6 characters. You will log in with it from now on.
+          Use at least {LIMITS.signupPasswordMin} characters. You will log in with it from now on.
         </Text>
         {mutation.isSuccess ? (
           <Stack>
-            <Alert color="teal" title="success" data-testid="reset-result">
+            <Alert color="teal" title="Password changed" data-testid="reset-result">
               {mutation.data.message}
             </Alert>
             <Button component={Link} to="/#tab-login">
@@ -37,7 +37,7 @@ export default function PasswordResetRoute() {
           <form onSubmit={form.onSubmit((v) => mutation.mutate(v))} noValidate aria-label="Reset password">
             <Stack gap="md">
               {mutation.isError && (
-                <Alert color="red" title="fail" data-testid="reset-result">
+                <Alert color="red" title="Could not change the password" data-testid="reset-result">
                   {mutation.error.message}
                 </Alert>
               )}

@@ -1,4 +1,5 @@
-import { Button, Center, Loader, Paper, Stack, Text, ThemeIcon, Title } from '@mantine/core';
+import { Button, Center, Loader, Paper, Stack, Text, TextInput, ThemeIcon, Title } from '@mantine/core';
+import { resendActivationQuery } from '@shiptrail/contract';
 import { IconCircleCheck, IconCircleX } from '@tabler/icons-react';
 import { useEffect, useRef, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
@@ -12,8 +13,8 @@ type State = { step: 'waiting' } | { step: 'success'; message: string } | { step
 
 /**
  * Email verification: verify, then replace any session with the one the server returns. A link that fails
- * leaves the session alone, so a signed-in user can ask for a new link right here; the resend call needs
- * the account's token, so a signed-out user is sent to log in first (the dashboard offers the resend).
+ * leaves the session alone, so a signed-in user can ask for a new link right here; a signed-out one gives the
+ * address (the resend then carries no token, product rules §6, and answers the same for any address).
  */
 export default function VerifyRoute() {
   const { key = '' } = useParams();
@@ -21,6 +22,11 @@ export default function VerifyRoute() {
   const session = useSession();
   const resend = useResendVerification();
   const [state, setState] = useState<State>({ step: 'waiting' });
+  const [email, setEmail] = useState('');
+  const emailError = (() => {
+    const r = resendActivationQuery.safeParse({ email });
+    return r.success ? null : (r.error.issues[0]?.message ?? null);
+  })();
   const ran = useRef(false);
   useEffect(() => {
     if (ran.current) return;
@@ -95,14 +101,37 @@ export default function VerifyRoute() {
                   )}
                 </>
               ) : (
-                <>
-                  <Text size="sm" c="dimmed">
-                    To get a new activation link, log in: your dashboard offers to resend it.
-                  </Text>
-                  <Button component={Link} to="/#tab-login">
-                    Go to log in
-                  </Button>
-                </>
+                <form
+                  aria-label="Resend activation email"
+                  noValidate
+                  onSubmit={(e) => {
+                    e.preventDefault();
+                    if (emailError || !email) return;
+                    resend.mutate(email.trim());
+                  }}
+                >
+                  <Stack gap="sm">
+                    <TextInput
+                      label="Your email"
+                      type="email"
+                      autoComplete="email"
+                      value={email}
+                      onChange={(e) => setEmail(e.currentTarget.value)}
+                      error={email && emailError ? emailError : null}
+                    />
+                    <Button type="submit" loading={resend.isPending} disabled={!email || !!emailError || resend.isPending || resend.isSuccess}>
+                      Send a new activation link
+                    </Button>
+                    {(resend.isSuccess || resend.isError) && (
+                      <Text size="sm" c={resend.isSuccess ? 'teal' : 'red'} data-testid="resend-result">
+                        {resend.isSuccess ? resend.data.message : resend.error.message}
+                      </Text>
+                    )}
+                    <Button component={Link} to="/#tab-login" variant="subtle">
+                      Go to log in
+                    </Button>
+                  </Stack>
+                </form>
               )}
             </>
           )}

@@ -48,7 +48,7 @@ export function useEditAutofill() {
     (body: { amountAutoRecharge: number | string; minimumBalanceForAutoRecharge: number | string }) =>
       request<PaymentInfo>('/v1/user/payment/edit', { body }),
     {
-      titles: { success: 'Autofill saved', error: 'Could not save autofill' },
+      titles: { success: 'Automatic top-up saved', error: 'Could not save the automatic top-up' },
       onSuccess: refresh,
     },
   );

@@ -1,5 +1,5 @@
 import { lazy, Suspense, useState } from 'react';
-import { Alert, Badge, Button, Card, Group, Image, Loader, Stack, Table, Tabs, Text, Title } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Card, Group, Image, Loader, Stack, Switch, Table, Tabs, Text, Title } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { AUTO_RECHARGE, MSG, addBalanceRequest, paymentEditRequest, type PaymentHistoryItem, type UserInfo } from '@shiptrail/contract';
 import { applyServerErrors } from '../../../lib/notify';
@@ -7,6 +7,7 @@ import { zodResolver } from '../../../lib/zod-resolver';
 import { Link } from 'react-router';
 import { formatDate, money } from '../../../lib/format';
 import { useAddBalance, useEditAutofill, usePaymentHistory, usePaymentInfo } from '../api/billing';
+import { cardWords, paymentStatusWords } from '../api/payment-words';
 import { SandboxCardForm } from './card-form';
 
 // Braintree's drop-in is heavy and only needed on the card step when the gateway is Braintree.
@@ -38,7 +39,7 @@ function CardOnFile() {
   );
 }
 
-/** Settings › Payment Method: add (the card form) and autofill (automatic recharge). */
+/** Settings › Payment Method: add (the card form) and autofill (automatic top-up). */
 export function PaymentMethodPanel({ info, subTab, onSubTab }: { info: UserInfo; subTab?: string; onSubTab: (s: string) => void }) {
   const sub = subTab === 'autofill' ? 'autofill' : 'add';
   const { data } = usePaymentInfo();
@@ -46,7 +47,7 @@ export function PaymentMethodPanel({ info, subTab, onSubTab }: { info: UserInfo;
     <Tabs value={sub} onChange={(v) => v && onSubTab(v)} variant="pills" keepMounted={false}>
       <Tabs.List mb="md">
         <Tabs.Tab value="add">Payment method</Tabs.Tab>
-        <Tabs.Tab value="autofill">Autofill setting</Tabs.Tab>
+        <Tabs.Tab value="autofill">Automatic top-up</Tabs.Tab>
       </Tabs.List>
       <Tabs.Panel value="add">
         <Stack>
@@ -70,47 +71,69 @@ export function PaymentMethodPanel({ info, subTab, onSubTab }: { info: UserInfo;
 
 type AutofillValues = { amountAutoRecharge: number | string; minimumBalanceForAutoRecharge: number | string };
 
+/**
+ * Automatic top-up (the product's "Autofill setting", decision 102): an on/off switch, then the amount and the
+ * balance under which it happens. Off is saved as 0 and 0, the API's way of turning it off. While on, the
+ * contract's schema checks the values as you type (the server's own words, decision 101).
+ */
 function AutofillForm() {
   const { data } = usePaymentInfo();
   const edit = useEditAutofill();
-  // The contract's schema: the server's own words ("Enter a whole number of dollars from 0 to 1000") as you type.
+  const [on, setOn] = useState(false);
+  const checkValues = zodResolver<AutofillValues>(paymentEditRequest);
   const form = useForm<AutofillValues>({
     mode: 'controlled',
     initialValues: { amountAutoRecharge: AUTO_RECHARGE.defaultAmount, minimumBalanceForAutoRecharge: AUTO_RECHARGE.defaultMinimum },
-    validate: zodResolver<AutofillValues>(paymentEditRequest),
+    validate: (values) => (on ? checkValues(values) : {}),
     validateInputOnChange: true,
   });
   const [loaded, setLoaded] = useState(false);
   if (data && !loaded) {
     setLoaded(true);
+    setOn(data.amountAutoRecharge > 0);
     if (data.amountAutoRecharge > 0)
       form.setValues({ amountAutoRecharge: data.amountAutoRecharge, minimumBalanceForAutoRecharge: data.minimumBalanceForAutoRecharge });
   }
   return (
-    <form noValidate aria-label="Automatic top-up" onSubmit={form.onSubmit((v) => edit.mutate(v, { onError: (e) => applyServerErrors(form, e) }))}>
+    <form
+      noValidate
+      aria-label="Automatic top-up"
+      onSubmit={form.onSubmit((v) =>
+        edit.mutate(on ? v : { amountAutoRecharge: 0, minimumBalanceForAutoRecharge: 0 }, { onError: (e) => applyServerErrors(form, e) }),
+      )}
+    >
       <Stack maw={520}>
-        <Text size="sm" c="dimmed">
-          When a charge takes your balance under the minimum, your card is charged the recharge amount once. Set the amount to 0 to turn it
-          off.
-        </Text>
+        <Switch
+          size="lg"
+          checked={on}
+          onChange={(e) => setOn(e.currentTarget.checked)}
+          onLabel="ON"
+          offLabel="OFF"
+          label="Automatic top-up"
+          description="When a charge takes your balance under the minimum, your card is charged the top-up amount once."
+        />
         {data && !data.paymentActive ? <Alert color="yellow">{MSG.noPaymentMethod}</Alert> : null}
-        <AmountPicker
-          label="Amount Auto Recharge"
-          name="amountAutoRecharge"
-          value={form.values.amountAutoRecharge}
-          onChange={(v) => form.setFieldValue('amountAutoRecharge', v)}
-          error={form.errors.amountAutoRecharge}
-        />
-        <AmountPicker
-          label="Minimum Balance For AutoRecharge"
-          name="minimumBalanceForAutoRecharge"
-          value={form.values.minimumBalanceForAutoRecharge}
-          onChange={(v) => form.setFieldValue('minimumBalanceForAutoRecharge', v)}
-          error={form.errors.minimumBalanceForAutoRecharge}
-        />
+        {on ? (
+          <>
+            <AmountPicker
+              label="Top-up amount"
+              name="amountAutoRecharge"
+              value={form.values.amountAutoRecharge}
+              onChange={(v) => form.setFieldValue('amountAutoRecharge', v)}
+              error={form.errors.amountAutoRecharge}
+            />
+            <AmountPicker
+              label="When the balance falls under"
+              name="minimumBalanceForAutoRecharge"
+              value={form.values.minimumBalanceForAutoRecharge}
+              onChange={(v) => form.setFieldValue('minimumBalanceForAutoRecharge', v)}
+              error={form.errors.minimumBalanceForAutoRecharge}
+            />
+          </>
+        ) : null}
         <Group>
-          <Button type="submit" loading={edit.isPending} disabled={!form.isValid() || edit.isPending}>
-            Save autofill
+          <Button type="submit" loading={edit.isPending} disabled={(on && !form.isValid()) || edit.isPending}>
+            Save automatic top-up
           </Button>
         </Group>
       </Stack>
@@ -160,52 +183,67 @@ export function AddBalancePanel({ info }: { info: UserInfo }) {
   );
 }
 
-function statusColor(s: string) {
-  return s === 'submitted_for_settlement' || s === 'settled'
-    ? 'green'
-    : s === 'pending' || s === 'processing' || s === 'unknown'
-      ? 'gray'
-      : 'red';
+const TONE_COLOR = { paid: 'green', waiting: 'gray', failed: 'red' } as const;
+
+function StatusBadge({ p }: { p: PaymentHistoryItem }) {
+  const { label, tone } = paymentStatusWords(p.status);
+  return (
+    <Badge color={TONE_COLOR[tone]} variant="light" tt="none" title={p.processorResponseText}>
+      {label}
+    </Badge>
+  );
 }
+
+const receiptOf = (p: PaymentHistoryItem) =>
+  p.status === 'submitted_for_settlement' ? <Anchor component={Link} to={`/account/profile/invoice/${p.id}`}>View receipt</Anchor> : null;
+const kindWords = (p: PaymentHistoryItem) => (p.kind === 'auto_recharge' ? 'Automatic top-up' : 'Top-up');
 
 function HistoryTable({ rows }: { rows: PaymentHistoryItem[] }) {
   if (!rows.length) return <Text c="dimmed">No payments yet.</Text>;
   return (
-    // At phone width the table scrolls inside its box instead of widening the page.
-    <Table.ScrollContainer minWidth={620} data-testid="payment-history-scroll">
-    <Table striped data-testid="payment-history">
-      <Table.Thead>
-        <Table.Tr>
-          <Table.Th>Date</Table.Th>
-          <Table.Th>Amount</Table.Th>
-          <Table.Th>Card</Table.Th>
-          <Table.Th>Type</Table.Th>
-          <Table.Th>Status</Table.Th>
-          <Table.Th>Receipt</Table.Th>
-        </Table.Tr>
-      </Table.Thead>
-      <Table.Tbody>
-        {rows.map((p) => (
-          <Table.Tr key={p.id}>
-            <Table.Td>{formatDate(p.createdAt)}</Table.Td>
-            <Table.Td>${p.amount}</Table.Td>
-            <Table.Td>
-              {p.creditCard.cardType} {p.creditCard.maskedNumber}
-            </Table.Td>
-            <Table.Td>{p.kind === 'auto_recharge' ? 'Automatic recharge' : 'Top-up'}</Table.Td>
-            <Table.Td>
-              <Badge color={statusColor(p.status)} variant="light" title={p.processorResponseText}>
-                {p.status.replaceAll('_', ' ')}
-              </Badge>
-            </Table.Td>
-            <Table.Td>
-              {p.status === 'submitted_for_settlement' ? <Link to={`/account/profile/invoice/${p.id}`}>View receipt</Link> : '—'}
-            </Table.Td>
+    <>
+      <Table striped data-testid="payment-history" visibleFrom="sm">
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>Date</Table.Th>
+            <Table.Th>Amount</Table.Th>
+            <Table.Th>Card</Table.Th>
+            <Table.Th>Type</Table.Th>
+            <Table.Th>Status</Table.Th>
+            <Table.Th>Receipt</Table.Th>
           </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {rows.map((p) => (
+            <Table.Tr key={p.id}>
+              <Table.Td>{formatDate(p.createdAt)}</Table.Td>
+              <Table.Td>${p.amount}</Table.Td>
+              <Table.Td>{cardWords(p.creditCard)}</Table.Td>
+              <Table.Td>{kindWords(p)}</Table.Td>
+              <Table.Td>
+                <StatusBadge p={p} />
+              </Table.Td>
+              <Table.Td>{receiptOf(p) ?? '—'}</Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+      {/* At phone width the six columns do not fit: one card per payment, nothing off-screen. */}
+      <Stack gap="sm" hiddenFrom="sm" data-testid="payment-history-cards">
+        {rows.map((p) => (
+          <Card key={p.id} withBorder padding="sm">
+            <Group justify="space-between" wrap="nowrap">
+              <Text fw={600}>${p.amount}</Text>
+              <StatusBadge p={p} />
+            </Group>
+            <Text size="sm" c="dimmed">
+              {formatDate(p.createdAt)} · {kindWords(p)} · {cardWords(p.creditCard)}
+            </Text>
+            {receiptOf(p) ? <Text size="sm">{receiptOf(p)}</Text> : null}
+          </Card>
         ))}
-      </Table.Tbody>
-    </Table>
-    </Table.ScrollContainer>
+      </Stack>
+    </>
   );
 }
 

@@ -3,12 +3,12 @@ import { Group, SimpleGrid, Stack, Table, Text, TextInput } from '@mantine/core'
 import { BarChart } from '@mantine/charts';
 import '@mantine/charts/styles.css';
 import { useUsage } from '../api/billing';
+import { formatDay } from '../../../lib/format';
 
 /** A datetime-local value (local time, minutes) for a Date. */
 const local = (d: Date) => new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
 /** Round up to a quarter hour (the picker steps by 15 minutes), so "now" includes what was just spent. */
 const quarter = (d: Date) => new Date(Math.ceil(d.getTime() / 900_000) * 900_000);
-const dmy = (dt: string) => dt.split('-').reverse().join('/');
 
 export function UsagePanel() {
   const now = quarter(new Date());
@@ -54,7 +54,7 @@ export function UsagePanel() {
               .filter((r) => r.total > 0)
               .map((r) => (
                 <Table.Tr key={r.id}>
-                  <Table.Td>{dmy(r.dt)}</Table.Td>
+                  <Table.Td>{formatDay(r.dt)}</Table.Td>
                   <Table.Td>{r.tracking}</Table.Td>
                   <Table.Td>{r.sms}</Table.Td>
                   <Table.Td>${r.total.toFixed(2)}</Table.Td>
@@ -70,7 +70,7 @@ export function UsagePanel() {
         </Table>
         <BarChart
           h={260}
-          data={rows.map((r) => ({ day: dmy(r.dt).slice(0, 5), Trackings: r.costTracking, SMS: r.costSms }))}
+          data={rows.map((r) => ({ day: formatDay(r.dt, undefined, false), Trackings: r.costTracking, SMS: r.costSms }))}
           dataKey="day"
           type="stacked"
           valueFormatter={(v) => `$${v.toFixed(2)}`}

@@ -10,7 +10,7 @@ import { CodeBlock } from '../components/code-block';
 const METHOD_COLORS: Record<string, string> = { get: 'blue', post: 'teal', put: 'orange', delete: 'red', patch: 'grape' };
 
 const EXAMPLE_BODY = {
-  tid: '1Z999AA10123456784',
+  tid: '1Z5R89390350075608', // moves on the carrier sandbox (docs/carriers.md)
   title: 'Blue running shoes',
   courier: 'ups',
   orderId: 'ORD-1042',

@@ -9,6 +9,7 @@ export interface Pricing {
   currency: string;
   signupBonus: number;
   perTracking: number;
+  perShipment: number;
   perSms: number;
   referralReward: number;
   autoRecharge: { quickAmounts: number[]; defaultAmount: number; defaultMinimum: number };
@@ -19,6 +20,7 @@ export const FALLBACK_PRICING: Pricing = {
   currency: PRICING.currency,
   signupBonus: centsToDollars(PRICING.signupBonusCents),
   perTracking: centsToDollars(PRICING.trackingCents),
+  perShipment: centsToDollars(PRICING.shipmentCents),
   perSms: centsToDollars(PRICING.smsCents),
   referralReward: centsToDollars(PRICING.referralRewardCents),
   autoRecharge: { ...AUTO_RECHARGE, quickAmounts: [...AUTO_RECHARGE.quickAmounts] },

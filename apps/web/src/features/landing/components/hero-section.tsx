@@ -63,7 +63,7 @@ export function HeroSection({ onWatchVideo, signupBonus }: { onWatchVideo: () =>
                   </ThemeIcon>
                   <div>
                     <Text fw={700} size="sm">
-                      1Z999AA10123456784
+                      1Z5R89390350075608
                     </Text>
                     <Text size="xs" c="dimmed">
                       UPS · Order #4021 · Jane Cooper

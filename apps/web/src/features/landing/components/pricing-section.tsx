@@ -6,8 +6,9 @@ import type { Pricing } from '../api/get-pricing';
 
 export function PricingSection({ pricing }: { pricing: Pricing }) {
   const cents = (d: number) => `${Math.round(d * 100)}¢`;
-  const items = [
+  const items: { label: string; value: string; note?: string }[] = [
     { label: 'per tracking number', value: cents(pricing.perTracking) },
+    { label: 'per shipment you deliver', value: cents(pricing.perShipment), note: 'delivery companies: label, courier app and customer page' },
     { label: 'per SMS alert', value: cents(pricing.perSms) },
     { label: 'free credit at sign-up', value: money(pricing.signupBonus) },
   ];
@@ -25,7 +26,7 @@ export function PricingSection({ pricing }: { pricing: Pricing }) {
             Top up a prepaid balance and pay only for what you track. Emails and webhooks are always included.
           </Text>
         </Stack>
-        <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="lg" mb="xl">
+        <SimpleGrid cols={{ base: 1, xs: 2, md: 4 }} spacing="lg" mb="xl">
           {items.map((i) => (
             <Paper key={i.label} p="xl" ta="center" shadow="xs">
               <Text fz={44} fw={800} lh={1} style={{ letterSpacing: '-0.03em' }} data-testid={`price-${i.label.split(' ')[1]}`}>
@@ -34,6 +35,11 @@ export function PricingSection({ pricing }: { pricing: Pricing }) {
               <Text c="dimmed" mt={8}>
                 {i.label}
               </Text>
+              {i.note ? (
+                <Text c="dimmed" size="xs" mt={4}>
+                  {i.note}
+                </Text>
+              ) : null}
             </Paper>
           ))}
         </SimpleGrid>
@@ -42,7 +48,7 @@ export function PricingSection({ pricing }: { pricing: Pricing }) {
             <List spacing="sm" icon={<ThemeIcon size={20} radius="xl" variant="light"><IconCheck size={13} /></ThemeIcon>}>
               <List.Item>No credit card needed to start</List.Item>
               <List.Item>Email alerts and webhooks at no extra cost</List.Item>
-              <List.Item>Auto-recharge from {money(pricing.autoRecharge.defaultMinimum)} so tracking never stops</List.Item>
+              <List.Item>Automatic top-up under {money(pricing.autoRecharge.defaultMinimum)} so tracking never stops</List.Item>
               <List.Item>Invite a friend, get {money(pricing.referralReward)} on their first payment</List.Item>
             </List>
             <Stack gap="xs" miw={200}>

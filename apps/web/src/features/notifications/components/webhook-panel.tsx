@@ -2,6 +2,7 @@ import { ActionIcon, Button, CopyButton, Group, Paper, Stack, Text, TextInput, T
 import type { UserInfo } from '@shiptrail/contract';
 import { IconCheck, IconCopy, IconEye, IconEyeOff, IconRefresh } from '@tabler/icons-react';
 import { useState } from 'react';
+import { formatDateTime } from '../../../lib/format';
 import { useRegenerateWebhookSecret } from '../api/regenerate-webhook-secret';
 import { DeliveryLog } from './delivery-log';
 
@@ -47,7 +48,7 @@ export function WebhookSecret({ info }: { info: UserInfo }) {
       </Group>
       {until && (
         <Text size="xs" c="dimmed" mt="xs">
-          The previous secret still signs deliveries until {new Date(until).toLocaleString()}.
+          The previous secret still signs deliveries until {formatDateTime(until)}.
         </Text>
       )}
     </Paper>

@@ -235,10 +235,14 @@ export function ShipmentFormModal({
     mode: 'controlled',
     initialValues: shipment ? valuesOf(shipment) : emptyShipment(),
     validate: (v) => validateShipment(v, nameOf(v.courierEmail), mode),
+    // Page 2's submit stays disabled until the whole form is valid (product rules §4), so a field says what
+    // it lacks as soon as it is left.
+    validateInputOnBlur: true,
   });
   const create = useCreateShipment();
   const edit = useEditShipment();
   const pending = create.isPending || edit.isPending;
+  const invalid = Object.keys(validateShipment(form.values, nameOf(form.values.courierEmail), mode)).length > 0;
   const [formError, setFormError] = useState<string | null>(null);
 
   const next = () => {
@@ -373,9 +377,16 @@ export function ShipmentFormModal({
               Next
             </Button>
           ) : (
-            <Button key="submit" type="submit" loading={pending} disabled={pending}>
-              {mode === 'create' ? 'Create shipment' : 'Save'}
-            </Button>
+            <Group key="submit" gap="sm">
+              {invalid && !pending ? (
+                <Text size="xs" c="dimmed" data-testid="shipment-form-incomplete">
+                  Complete the fields marked required
+                </Text>
+              ) : null}
+              <Button type="submit" loading={pending} disabled={pending || invalid}>
+                {mode === 'create' ? 'Create shipment' : 'Save'}
+              </Button>
+            </Group>
           )}
         </Group>
       </form>

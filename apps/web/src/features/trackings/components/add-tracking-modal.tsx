@@ -9,6 +9,7 @@ import { useDetectCourier } from '../api/detect-courier';
 import { useCouriers } from '../api/get-couriers';
 import { TrackingDetailsFields } from './tracking-details-fields';
 import { CourierSelect } from './courier-select';
+import { SandboxNumbers } from './sandbox-numbers';
 import { zodResolver } from '../../../lib/zod-resolver';
 import { applyServerErrors, errorsBelongTo, toastSuccess } from '../../../lib/notify';
 
@@ -106,7 +107,8 @@ export function AddTrackingModal({ opened, onClose, onAdded, isCompany }: { open
               {formError}
             </Alert>
           )}
-          <TextInput label="Tracking number" placeholder="1Z999AA10123456784" required data-autofocus autoComplete="off" {...form.getInputProps('tid')} />
+          <TextInput label="Tracking number" placeholder="1Z5R89390350075608" required data-autofocus autoComplete="off" {...form.getInputProps('tid')} />
+          <SandboxNumbers couriers={couriers} onPick={(tid) => form.setFieldValue('tid', tid)} />
           <div>
             <CourierSelect data={courierData} {...form.getInputProps('courier')} />
             {form.values.courier === AUTO && (

@@ -6,6 +6,8 @@ import { useUpdateUser } from '../../api/update-user';
 import { NotificationChannels, toChannelValues, validateReceive, validateSend, type ChannelValues } from '../../../../components/notification-channels';
 import { applyServerErrors } from '../../../../lib/notify';
 import { CustomerMessagesHeld } from '../../../../components/customer-messages-held';
+import { ApiError } from '../../../../lib/api-client';
+import { receiveFormErrors } from '../../api/receive-errors';
 
 function ReceiveForm({ info }: { info: UserInfo }) {
   const update = useUpdateUser();
@@ -21,7 +23,16 @@ function ReceiveForm({ info }: { info: UserInfo }) {
         noValidate
         aria-label="Notifications you receive"
         onSubmit={form.onSubmit((v) =>
-          update.mutate({ settings: { receiveNotification: v, emailContent: null } }, { onError: (e) => applyServerErrors(form, e), onSuccess: () => form.resetDirty() }),
+          update.mutate(
+            { settings: { receiveNotification: v, emailContent: null } },
+            {
+              // The refusal goes under its field and every other choice stays as typed, to fix and save again.
+              onError: (e) => {
+                if (e instanceof ApiError) form.setErrors(receiveFormErrors(e.errors));
+              },
+              onSuccess: () => form.resetDirty(),
+            },
+          ),
         )}
       >
         <Text size="sm" c="dimmed" mb="md">
