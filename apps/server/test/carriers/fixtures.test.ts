@@ -3,12 +3,10 @@
 // client. The third-party recordings these replace are checked by recorded-samples.shared.test.ts, outside `npm test`.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { CarrierClient } from '../../src/modules/carriers/carriers.ts';
+import { describe, expect, it } from 'vitest';
 import type { CourierSlug } from '../../src/modules/carriers/types.ts';
-import { startFakeCarrier, type FakeCarrier } from './fake-carrier.ts';
-import { clientFor, fixturesDir, readFixture } from './helpers.ts';
-import { describeManifest, type Expected, type ManifestCase } from './manifest-check.ts';
+import { fixturesDir, readFixture } from './helpers.ts';
+import { describeManifest, useFakeCarrier, type Expected, type ManifestCase } from './manifest-check.ts';
 
 type Entry = { file: string; carrier: CourierSlug; http_status: number; served_by: 'track' | 'token'; expected: Expected[] };
 const manifest = JSON.parse(fs.readFileSync(path.join(fixturesDir, 'MANIFEST.json'), 'utf8')) as { samples: Entry[] };
@@ -43,22 +41,11 @@ describe('the fixtures manifest', () => {
 describeManifest('own carrier responses (fixtures/MANIFEST.json)', fixturesDir, cases);
 
 describe('response details the manifest does not spell out', () => {
-  let fake: FakeCarrier;
-  let client: CarrierClient;
-  beforeAll(async () => {
-    fake = await startFakeCarrier();
-  });
-  afterAll(async () => {
-    await fake.close();
-  });
-  beforeEach(() => {
-    fake.reset();
-    client = clientFor(fake.url);
-  });
+  const carrier = useFakeCarrier();
 
   it('UPS: UTC from gmtDate/gmtTime, origin and destination from packageAddress, newest first', async () => {
-    fake.script('ups', '1Z8R3A116790452213', { status: 200, body: readFixture('ups/ups_in_transit_customs_type_x.json') });
-    const [r] = await client.track('ups', ['1Z8R3A116790452213']);
+    carrier.fake.script('ups', '1Z8R3A116790452213', { status: 200, body: readFixture('ups/ups_in_transit_customs_type_x.json') });
+    const [r] = await carrier.client.track('ups', ['1Z8R3A116790452213']);
     if (!r?.ok) throw new Error('expected ok');
     expect(r.checkpoints[0]!.time).toBe('2025-03-04T14:30:15.000Z');
     expect(r.checkpoints[0]!.status).toBe('InTransit');
@@ -70,8 +57,8 @@ describe('response details the manifest does not spell out', () => {
   });
 
   it('UPS: local date and time with gmtOffset when there is no gmtDate; an unreadable date is skipped', async () => {
-    fake.script('ups', '1Z6V77W20488910322', { status: 200, body: readFixture('ups/ups_odd_values.json') });
-    const [r] = await client.track('ups', ['1Z6V77W20488910322']);
+    carrier.fake.script('ups', '1Z6V77W20488910322', { status: 200, body: readFixture('ups/ups_odd_values.json') });
+    const [r] = await carrier.client.track('ups', ['1Z6V77W20488910322']);
     if (!r?.ok) throw new Error('expected ok');
     expect(r.checkpoints.map((c) => c.time)).toEqual(['2025-08-20T14:15:00.000Z', '2025-08-18T22:00:00.000Z']);
     expect(r.checkpoints[0]!.message).toBe('Loaded on Delivery Vehicle');
@@ -80,8 +67,8 @@ describe('response details the manifest does not spell out', () => {
   });
 
   it('USPS: local time + GMTOffset wins over an inconsistent GMTTimestamp; an event without GMT fields borrows its neighbour; expected date kept while in transit', async () => {
-    fake.script('usps', '9205590164917312751089', { status: 200, body: readFixture('usps/usps_moving_through_network.json') });
-    const [r] = await client.track('usps', ['9205590164917312751089']);
+    carrier.fake.script('usps', '9205590164917312751089', { status: 200, body: readFixture('usps/usps_moving_through_network.json') });
+    const [r] = await carrier.client.track('usps', ['9205590164917312751089']);
     if (!r?.ok) throw new Error('expected ok');
     expect(r.checkpoints.map((c) => c.time)).toEqual([
       '2025-10-15T08:12:00.000Z',
@@ -96,32 +83,35 @@ describe('response details the manifest does not spell out', () => {
   });
 
   it('FedEx: trusts latestStatusDetail.code over derived fields (OD with derivedCode IT; RS scan derived DL), both numbers in one request', async () => {
-    fake.script('fedex', '770312556841', { status: 200, body: readFixture('fedex/fedex_out_for_delivery_derived_in_transit.json') });
-    fake.script('fedex', '781177455026', { status: 200, body: readFixture('fedex/fedex_returning_to_shipper.json') });
-    const [ofd, rts] = await client.track('fedex', ['770312556841', '781177455026']);
+    carrier.fake.script('fedex', '770312556841', {
+      status: 200,
+      body: readFixture('fedex/fedex_out_for_delivery_derived_in_transit.json'),
+    });
+    carrier.fake.script('fedex', '781177455026', { status: 200, body: readFixture('fedex/fedex_returning_to_shipper.json') });
+    const [ofd, rts] = await carrier.client.track('fedex', ['770312556841', '781177455026']);
     expect(ofd?.ok && ofd.status).toBe('OutForDelivery');
     expect(rts?.ok && rts.status).toBe('Exception');
     expect(rts?.ok && rts.checkpoints[0]!.status).toBe('Exception');
     expect(ofd?.ok && ofd.checkpoints[0]!.time).toBe('2025-07-09T11:35:00.000Z');
-    expect(fake.fedexBatchSizes).toEqual([2]);
+    expect(carrier.fake.fedexBatchSizes).toEqual([2]);
   });
 
   it('FedEx: of two results for one number, the one with the newest scan', async () => {
-    fake.script('fedex', '392601178444', { status: 200, body: readFixture('fedex/fedex_delivered_duplicate_results.json') });
-    const [r] = await client.track('fedex', ['392601178444']);
+    carrier.fake.script('fedex', '392601178444', { status: 200, body: readFixture('fedex/fedex_delivered_duplicate_results.json') });
+    const [r] = await carrier.client.track('fedex', ['392601178444']);
     if (!r?.ok) throw new Error('expected ok');
     expect(r.checkpoints[0]!.time).toBe('2025-10-02T15:48:00.000Z');
     expect(r.checkpoints.at(-1)!.location).toBe('HOUSTON, TX, 77032, US');
   });
 
   it('Canada Post: EST converted to UTC, French text decoded, destination postal code, the track-v2 media type', async () => {
-    fake.script('canadapost', '4006417219873362', { status: 200, body: readFixture('canadapost/canadapost_delivered_fr.xml') });
-    const [r] = await client.track('canadapost', ['4006417219873362']);
+    carrier.fake.script('canadapost', '4006417219873362', { status: 200, body: readFixture('canadapost/canadapost_delivered_fr.xml') });
+    const [r] = await carrier.client.track('canadapost', ['4006417219873362']);
     if (!r?.ok) throw new Error('expected ok');
     expect(r.checkpoints[0]!.message).toBe('Article livré avec succès');
     expect(r.checkpoints[2]!.message).toBe("Article traité à l'installation postale");
     expect(r.checkpoints[0]!.time).toBe('2025-12-02T16:59:59.000Z');
     expect(r.destination).toBe('H2X1Y4');
-    expect(fake.lastHeaders.canadapost?.accept).toBe('application/vnd.cpc.track-v2+xml');
+    expect(carrier.fake.lastHeaders.canadapost?.accept).toBe('application/vnd.cpc.track-v2+xml');
   });
 });

@@ -60,30 +60,37 @@ function checkTracking(r: TrackResult, e: Expected, label: string): void {
   expect(r.expected, label).toBe(r.status === 'Delivered' || raw === null ? null : raw.slice(0, 10));
 }
 
+/**
+ * A fake carrier on loopback for the enclosing describe block, reset before each test with a fresh client (so each
+ * test goes through the token endpoint too). Read `fake` and `client` inside the tests.
+ */
+export function useFakeCarrier(): { readonly fake: FakeCarrier; readonly client: CarrierClient } {
+  const state = {} as { fake: FakeCarrier; client: CarrierClient };
+  beforeAll(async () => {
+    state.fake = await startFakeCarrier();
+  });
+  afterAll(async () => {
+    await state.fake.close();
+  });
+  beforeEach(() => {
+    state.fake.reset();
+    state.client = clientFor(state.fake.url);
+  });
+  return state;
+}
+
 /** One test per case, each through a fresh client (so every case also goes through the token endpoint). */
 export function describeManifest(title: string, dir: string, cases: ManifestCase[]): void {
   describe(title, () => {
-    let fake: FakeCarrier;
-    let client: CarrierClient;
-    beforeAll(async () => {
-      fake = await startFakeCarrier();
-    });
-    afterAll(async () => {
-      await fake.close();
-    });
-    beforeEach(() => {
-      fake.reset();
-      client = clientFor(fake.url);
-    });
-
+    const carrier = useFakeCarrier();
     for (const c of cases) {
       it(c.name, async () => {
         const body = readText(dir, c.file);
         const tids = c.expected.map((e) => e.tid);
-        if (c.servedBy === 'token') fake.scriptToken(c.carrier, { status: c.status, body });
+        if (c.servedBy === 'token') carrier.fake.scriptToken(c.carrier, { status: c.status, body });
         // A multi-number body is served whole for the batch (FedEx).
-        else for (const tid of tids) fake.script(c.carrier, tid, { status: c.status, body, whole: tids.length > 1 });
-        const results = await client.track(c.carrier, tids);
+        else for (const tid of tids) carrier.fake.script(c.carrier, tid, { status: c.status, body, whole: tids.length > 1 });
+        const results = await carrier.client.track(c.carrier, tids);
         expect(results.length).toBe(tids.length);
         c.expected.forEach((e, i) => {
           const r = results[i]!;
@@ -97,7 +104,7 @@ export function describeManifest(title: string, dir: string, cases: ManifestCase
           expect(cleanText(r.error.message), label).toContain(cleanText(e.error_text ?? ''));
         });
         // OAuth carriers went through the token endpoint.
-        if (c.carrier !== 'canadapost') expect(fake.tokenRequests[c.carrier]).toBeGreaterThanOrEqual(1);
+        if (c.carrier !== 'canadapost') expect(carrier.fake.tokenRequests[c.carrier]).toBeGreaterThanOrEqual(1);
       });
     }
   });
