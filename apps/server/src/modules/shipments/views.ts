@@ -52,8 +52,18 @@ export function checkpointView(c: CheckpointSummary): ShipmentCheckpoint {
   };
 }
 
+/**
+ * The checkpoint entered last. The list is in the checkpoints' own times (a stop recorded late sits where it
+ * happened), but the shipment's status is the one entered last, and lastCheckPoint agrees with the status, as
+ * the original service's clients expect.
+ */
+export function lastEntered<T extends { id: number }>(cps: T[]): T | undefined {
+  return cps.reduce<T | undefined>((last, c) => (!last || c.id > last.id ? c : last), undefined);
+}
+
 export function shipmentView(s: ShipmentRow, parcels: ParcelRow[], cps: CheckpointSummary[], companyUid: string, courierUid: string | null): ShipmentView {
   const checkpoints = cps.map(checkpointView);
+  const last = lastEntered(cps);
   return {
     tid: s.tid,
     status: s.status as ShipmentStatus,
@@ -66,7 +76,7 @@ export function shipmentView(s: ShipmentRow, parcels: ParcelRow[], cps: Checkpoi
     origin: addressView(s.origin),
     destination: addressView(s.destination),
     parcels: parcels.map(parcelView),
-    lastCheckPoint: checkpoints[0] ?? null,
+    lastCheckPoint: last ? checkpointView(last) : null,
     checkpoints,
     metadata: (s.metadata as Record<string, unknown>) ?? {},
     uid: companyUid,
@@ -108,7 +118,8 @@ export function publicShipmentView(s: ShipmentRow, cps: CheckpointSummary[], bra
     lat: c.lat ?? null,
     long: c.long ?? null,
   }));
-  const last = checkpoints[0];
+  const lastCp = lastEntered(cps);
+  const last = lastCp ? checkpoints[cps.indexOf(lastCp)] : undefined;
   return {
     kind: 'shipment',
     tid: s.tid,
