@@ -72,6 +72,8 @@ export default defineConfig({
       PORT: port,
       DATA_DIR: process.env.E2E_DATA_DIR,
       CARRIER_SANDBOX_PACE: '0.05',
+      // Every spec signs up its own accounts from this one address: more than a person would in an hour.
+      SIGNUPS_PER_HOUR: '100000',
       PUBLIC_URL: baseURL,
       // No tile server is reachable (a closed loopback port): the maps must fall back to their offline outlines.
       MAP_TILE_URL: 'http://127.0.0.1:9/{z}/{x}/{y}.png',

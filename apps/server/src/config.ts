@@ -142,6 +142,8 @@ const envSchema = carrierEnvSchema.extend({
    * Abuse limits (docs/operations.md "Abuse limits"), each "<count>/<seconds>" or "off". Card saves per account,
    * top-ups per account, and card saves plus top-ups per card (the same card on any account).
    */
+  /** Sign-ups per client address an hour (a test run that signs up many accounts from one address raises it). */
+  SIGNUPS_PER_HOUR: z.coerce.number().int().positive().default(20),
   CARD_SAVE_RATE_LIMIT: rateLimitSetting.transform((v) => (v === undefined ? { limit: 5, intervalMs: 3_600_000 } : v)),
   TOPUP_RATE_LIMIT: rateLimitSetting.transform((v) => (v === undefined ? { limit: 10, intervalMs: 3_600_000 } : v)),
   CARD_USE_RATE_LIMIT: rateLimitSetting.transform((v) => (v === undefined ? { limit: 20, intervalMs: 3_600_000 } : v)),

@@ -1,6 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
-import { apiPost, signUpViaApi, uniqueEmail } from './helpers';
+import { apiPost, linkFromOutbox, signUpViaApi, uniqueEmail } from './helpers';
 
 // Issue 26, "no silent form": every refusal reaches the person, in the server's own words, on every form. One
 // table: each row puts a refused value into one form and names the words that must appear. Rows marked `server`
@@ -34,7 +34,7 @@ const ROWS: Row[] = [
   { form: 'add balance $100000', url: '/account/profile/settings/balance', server: false, fill: (p) => p.getByLabel('Amount').fill('100000'), words: 'Enter a whole number of dollars from 1 to 1000', disabled: 'Add Balance' },
   { form: 'automatic top-up $5000', url: '/account/profile/settings/payment/autofill', server: false, fill: async (p) => {
       await p.getByRole('switch', { name: 'Automatic top-up' }).check();
-      await p.getByLabel('Top-up amount').fill('5000');
+      await p.getByLabel('Top-up amount', { exact: true }).fill('5000');
     }, words: 'Enter a whole number of dollars from 0 to 1000', disabled: 'Save automatic top-up' },
   { form: 'card: expired 01/20', url: '/account/profile/settings/payment/add', server: false, fill: (p) => fillCard(p, '4111 1111 1111 1111', '01/20'), words: 'This card has expired: check the expiry date', disabled: 'Save card' },
   { form: 'card: declined when verified', url: '/account/profile/settings/payment/add', server: true, fill: (p) => fillCard(p, '4000 1111 1111 1115', '12/30'), submit: 'Save card', words: 'Your card was declined: Do Not Honor' },
@@ -66,7 +66,8 @@ test('every refused value, on every form, shows the server\'s words (table-drive
   for (const row of ROWS) {
     await test.step(row.form, async () => {
       await page.goto(row.url);
-      await page.waitForLoadState('networkidle');
+      // The account pages keep the live stream open, so the network is never idle: wait for the page itself.
+      await page.locator('#account-main').waitFor(slow);
       await row.fill(page, { email });
       if (row.submit) {
         const sent = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().includes('/v1/'));
@@ -95,7 +96,7 @@ test('billing form errors and a saved card leave no stray error, at 1366 and at 
     await page.screenshot({ path: `${shots}/billing-add-balance-${tag}.png`, fullPage: true });
     await page.goto('/account/profile/settings/payment/autofill');
     await page.getByRole('switch', { name: 'Automatic top-up' }).check();
-    await page.getByLabel('Top-up amount').fill('5000');
+    await page.getByLabel('Top-up amount', { exact: true }).fill('5000');
     await expect(page.getByText('Enter a whole number of dollars from 0 to 1000')).toBeVisible(slow);
     await page.screenshot({ path: `${shots}/billing-autofill-${tag}.png`, fullPage: true });
     await page.goto('/account/profile/settings/payment/add');
@@ -126,10 +127,14 @@ const MSG_EXPIRY = 'Enter the expiry as MM/YY';
 test("a failed attempt reaches the company's customer: the mail in the outbox", async ({ page, request }) => {
   test.setTimeout(120_000);
   mkdirSync(shots, { recursive: true });
+  const ownerEmail = uniqueEmail('swift');
   const res = await request.post('/v1/user/general/signup', {
-    data: { email: uniqueEmail('swift'), password: 'password1', repassword: 'password1', terms: true, userType: 'company', company: 'Swift Parcel', firstName: 'Sam', lastName: 'Owner', timeZone: 'America/New_York' },
+    data: { email: ownerEmail, password: 'password1', repassword: 'password1', terms: true, userType: 'company', company: 'Swift Parcel', firstName: 'Sam', lastName: 'Owner', timeZone: 'America/New_York' },
   });
   const key = ((await res.json()) as { payload: { profile: { token: string } } }).payload.profile.token;
+  // A company's customer messages wait until its email is verified (decision 109): verify it as its owner would.
+  await page.goto(await linkFromOutbox(request, ownerEmail, '/verify/'));
+  await expect(page).toHaveURL(/\/account\/dashboard/);
   const customer = uniqueEmail('jane');
   const body = {
     origin: { name: 'Swift Parcel', address1: '1 Main St', city: 'Brooklyn', state: 'NY', zip: '11201', country: 'US', phone: '+12125550100', email: 'depot@example.com' },

@@ -37,7 +37,7 @@ export async function accountRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
   // A courier's account belongs to its company: beyond their own password they change no settings.
   const owner = { preHandler: app.requireOwner };
 
-  app.post('/v1/user/general/signup', perIp(20, 60), async (req, reply) => {
+  app.post('/v1/user/general/signup', perIp(ctx.config.SIGNUPS_PER_HOUR, 60), async (req, reply) => {
     const input = parse(signupRequest, req.body);
     await verifyRecaptcha(ctx.config, input.recaptcha, req.ip);
     reply.code(201);
