@@ -154,7 +154,7 @@ test('password reset: the sign-up rule (8) and a result titled in words', async 
   await expect(result.getByText('success', { exact: true })).toHaveCount(0);
 });
 
-test('an invitation survives START FREE, LOGIN, Pricing and Features, and the inviter gets the reward', async ({ page, request }) => {
+test('an invitation survives START FREE, LOGIN, Pricing and Features, and the sign-up carries it', async ({ page, request }) => {
   test.setTimeout(180_000);
   const inviterToken = await signUpViaApi(page, request, uniqueEmail('inviter'));
   const inviter = await info(page, inviterToken);
@@ -177,12 +177,13 @@ test('an invitation survives START FREE, LOGIN, Pricing and Features, and the in
   await form.getByRole('textbox', { name: 'Password', exact: true }).fill('password1');
   await form.getByLabel('Repeat password').fill('password1');
   await form.getByRole('checkbox').check();
+  const signup = page.waitForRequest((r) => r.url().endsWith('/v1/user/general/signup') && r.method() === 'POST');
   await form.getByRole('button', { name: 'Create free account' }).click();
+  // The sign-up names the inviter. Whether the reward is then paid is the server's rule (decision 110: held until
+  // the friend's payments settle, and never for a friend who signs up from the inviter's address, as this test
+  // does from one machine); test/billing/referral-abuse.test.ts covers it.
+  expect((await signup).postDataJSON()).toMatchObject({ referrer: inviter.referralCode });
   await expect(page).toHaveURL(/\/account\//, slow);
-  // The friend's first payment pays the inviter $10.
-  const friendToken = await page.evaluate(() => JSON.parse(localStorage.getItem('shiptrail.session')!).token as string);
-  await cardAndTopUp(page, friendToken);
-  await expect.poll(async () => (await info(page, inviterToken)).balance, { timeout: 30_000 }).toBe(inviter.balance + 10);
   // Used once: the stored invitation is gone.
   expect(await page.evaluate(() => localStorage.getItem('shiptrail.invite'))).toBeNull();
 });
