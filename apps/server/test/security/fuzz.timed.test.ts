@@ -4,7 +4,7 @@
 // or none; path ids and body fields are often real ids of those accounts (trackings, shipments, proofs, members,
 // payments, alerts, notifications), so handlers go deep. No reply may be a 5xx, leave the envelope, take over a
 // second, or show internals. 10,000 requests by default (FUZZ_RUNS to change it; about 10 s).
-import zlib from 'node:zlib';
+import { pngOf } from '../shipments/png.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createTestEnv, signUp, type TestEnv } from '../helpers.ts';
@@ -88,23 +88,6 @@ const hostileString = fc.oneof(
   fc.constant('x'.repeat(100_000)),
   fc.string({ maxLength: 40, unit: 'binary' }),
 );
-/** A PNG header declaring `w` x `h` 1-bit pixels, with rows of zeros (a decompression bomb) or none at all. */
-function pngHeader(w: number, h: number, withRows: boolean): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(data.length);
-    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(zlib.crc32(body));
-    return Buffer.concat([len, body, crc]);
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(w, 0);
-  ihdr.writeUInt32BE(h, 4);
-  ihdr[8] = 1;
-  const rows = withRows ? [chunk('IDAT', zlib.deflateSync(Buffer.alloc((1 + Math.ceil(w / 8)) * Math.min(h, 4000)), { level: 9 }))] : [];
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), ...rows, chunk('IEND', Buffer.alloc(0))]);
-}
 const TINY = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 const HOSTILE_IMAGES = [
   `data:image/png;base64,${TINY}`,
@@ -112,9 +95,9 @@ const HOSTILE_IMAGES = [
   `data:image/png;base64,${Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="9000" height="9000"><rect width="9000" height="9000"/></svg>').toString('base64')}`,
   `data:image/png;base64,${Buffer.from('GIF89a\x01\x00\x01\x00').toString('base64')}`,
   `data:image/jpeg;base64,${Buffer.from([0x49, 0x49, 0x2a, 0x00, 8, 0, 0, 0]).toString('base64')}`,
-  `data:image/png;base64,${pngHeader(16_000, 16_000, true).toString('base64')}`,
-  `data:image/png;base64,${pngHeader(100_000, 100_000, false).toString('base64')}`,
-  `data:image/png;base64,${pngHeader(0, 0, false).toString('base64')}`,
+  `data:image/png;base64,${pngOf(16_000, 16_000, { rows: 4000 }).toString('base64')}`,
+  `data:image/png;base64,${pngOf(100_000, 100_000, { rows: 0 }).toString('base64')}`,
+  `data:image/png;base64,${pngOf(0, 0, { rows: 0 }).toString('base64')}`,
   `data:image/jpeg;base64,${Buffer.from([0xff, 0xd8, 0xff, 0xc0, 0x00, 0x11, 0x08, 0xff, 0xff, 0xff, 0xff]).toString('base64')}`,
   `data:image/webp;base64,${Buffer.from('RIFF\x00\x00\x00\x00WEBPVP8X').toString('base64')}`,
   `data:image/png;base64,${Buffer.from(TINY, 'base64').subarray(0, 30).toString('base64')}`,

@@ -1,6 +1,6 @@
 // A burst of proof photos must not stall logins (attack of 2026-11-26, finding 1): image decoding and password
 // hashing share libuv's thread pool. Timed: it compares a login during the burst with a login of the same run.
-import zlib from 'node:zlib';
+import { pngOf } from '../shipments/png.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTestEnv, type TestEnv } from '../helpers.ts';
 import { TINY_PNG, company, courier, createShipment, readmeShipment } from '../shipments/fixtures.ts';
@@ -11,31 +11,13 @@ beforeAll(async () => {
 });
 afterAll(() => env?.close());
 
-/** A 7000 x 7000 grey PNG of zeros: 50 KB that a decoder must inflate to 49 MB and scale (allowed: under 50 Mpx). */
-function heavyPng(side = 7000): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(data.length);
-    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(zlib.crc32(body));
-    return Buffer.concat([len, body, crc]);
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(side, 0);
-  ihdr.writeUInt32BE(side, 4);
-  ihdr[8] = 8; // bit depth
-  ihdr[9] = 0; // grey
-  const rows = zlib.deflateSync(Buffer.alloc((side + 1) * side), { level: 9 });
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', rows), chunk('IEND', Buffer.alloc(0))]);
-}
 
 describe('image work and logins', () => {
   it('a login during 8 parallel heavy photo uploads ends before the uploads do, and stays near a login of the same run', async () => {
     const owner = await company(env.app);
     const rider = await courier(env.app, owner.session);
     const s = await createShipment(env.app, owner.session, readmeShipment(rider.email));
-    const photo = `data:image/png;base64,${heavyPng().toString('base64')}`;
+    const photo = `data:image/png;base64,${pngOf(7000, 7000, { bitDepth: 8 }).toString('base64')}`;
     const login = async () => {
       const t0 = performance.now();
       const r = await call(env.app, 'POST', '/v1/user/general/login', { body: { email: owner.email, password: 'password123' } });

@@ -1,4 +1,4 @@
-import zlib from 'node:zlib';
+import { pngOf } from './png.ts';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POD_LIMITS } from '@shiptrail/contract';
@@ -7,7 +7,7 @@ import { headerSize, sniffFormat, PHOTO_FORMAT_MESSAGE, PHOTO_PIXELS_MESSAGE, SI
 import { PROOF_UPLOADS_MESSAGE } from '../../src/modules/shipments/shipments.service.ts';
 import { TINY_PNG, company, courier, createShipment, readmeShipment } from './fixtures.ts';
 
-// The attack of 2026-11-26 (../shared/reviews/attack-2026-11-26.md, findings 1 and 6): images that are not what
+// The attack of 2026-11-26 (the attack review of that day, findings 1 and 6): images that are not what
 // they say, or that declare more pixels than anyone draws or photographs.
 
 let env: TestEnv;
@@ -26,27 +26,6 @@ const dataUrl = (type: string, bytes: Buffer) => `data:image/${type};base64,${by
 const deliver = (e: TestEnv, token: string, tid: string, proof: unknown) =>
   call(e.app, 'POST', '/v1/shipment/update', { token, body: { tid, status: 'Delivered', location: 'Front door', proof } });
 
-/** A PNG by hand: the IHDR says what we like, the rows are zeros (a 1-bit grey image compresses 1000:1). */
-function pngOf(width: number, height: number, opts: { bitDepth?: number; colorType?: number; extra?: Buffer } = {}): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(data.length);
-    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(zlib.crc32(body));
-    return Buffer.concat([len, body, crc]);
-  };
-  const bitDepth = opts.bitDepth ?? 1;
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr[8] = bitDepth;
-  ihdr[9] = opts.colorType ?? 0;
-  const rowBytes = 1 + Math.ceil((width * bitDepth) / 8);
-  // Rows are streamed into the deflater so the raw image never sits in memory whole.
-  const rows = zlib.deflateSync(Buffer.alloc(rowBytes * height), { level: 9 });
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', rows), chunk('IEND', Buffer.alloc(0)), opts.extra ?? Buffer.alloc(0)]);
-}
 
 const SMALL_SVG = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="300" height="300"><rect width="300" height="300" fill="red"/></svg>');
 
