@@ -1,11 +1,12 @@
-import { expect as baseExpect, test, type APIRequestContext, type Locator, type Page } from '@playwright/test';
+import { expect as baseExpect, test, type APIRequestContext, type BrowserContext, type Locator, type Page } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
-import { apiPost, signUpViaApi, uniqueEmail } from './helpers';
+import { apiPost, linkFromOutbox, signUpViaApi, uniqueEmail } from './helpers';
 
 // A courier's day on a real phone profile (playwright.config.ts runs this file once as Pixel 7 and once as
-// iPhone 13: mobile viewport, touch, the device's user agent), everything by tap: the owner adds the courier
-// (Add courier, at a desk), the courier signs in, sees today's stops in order, sets Out For Delivery, records
-// one failed attempt and one delivery with a signature drawn by touch and a photo. Each outcome is checked in
+// iPhone 13: mobile viewport, touch, the device's user agent), everything by tap: the owner invites the courier
+// (Invite courier, at a desk), the courier opens the mailed link, chooses a password, sees today's stops in order,
+// sets Out For Delivery, records one failed attempt (whose mail reaches the customer) and one delivery with a
+// signature drawn by touch and a photo. Each outcome is checked in
 // what the server stored, through the owner's API, not only on the screen. The customer follows the parcel on
 // its public page on the same kind of phone.
 test.describe.configure({ mode: 'serial' });
@@ -23,6 +24,7 @@ let courierEmail = '';
 let ownerToken = '';
 let uid = '';
 const tids: string[] = [];
+const customerEmails = [uniqueEmail('alex'), uniqueEmail('jo'), uniqueEmail('sam')];
 
 async function shot(page: Page, name: string) {
   await page.waitForFunction(() => !document.querySelector('[role="status"][aria-label^="Loading"]'), null, { timeout: 20_000 });
@@ -80,50 +82,82 @@ async function signByTouch(page: Page, pad: Locator) {
   await cdp.detach();
 }
 
-test.beforeAll(async ({ browser }) => {
-  // The owner works at a desk (1366x768, no touch): signs up as a company and adds the courier with Add courier.
-  const desk = await browser.newContext({ viewport: { width: 1366, height: 768 } });
-  const owner = await desk.newPage();
-  try {
-    ownerToken = await signUpViaApi(owner, owner.request, uniqueEmail('day-owner'), 'company');
-    courierEmail = uniqueEmail('day-courier');
-    await owner.goto('/account/couriers');
-    await owner.getByRole('button', { name: 'Add New Courier' }).click();
-    const form = owner.getByRole('form', { name: 'Add New Courier' });
-    await form.getByLabel('Email').fill(courierEmail);
-    await form.getByLabel('First name').fill('Dana');
-    await form.getByLabel('Last name').fill('Lee');
-    await form.getByLabel('Phone').fill('(212) 555-0142');
-    await form.getByRole('textbox', { name: 'Password' }).fill(courierPassword);
-    await form.getByRole('button', { name: 'Add courier' }).click();
-    await expect(form).toBeHidden();
-    // The Role badge reads "courier" in full at 1366 px (it was cut to "COURI…").
-    const badge = owner.locator(`tr[data-email="${courierEmail}"]`).getByTestId('role-badge');
-    await expect(badge).toHaveText('courier');
-    const label = badge.locator('.mantine-Badge-label');
-    expect(await label.evaluate((l) => l.scrollWidth <= l.clientWidth)).toBe(true);
+let desk: BrowserContext;
+let owner: Page;
 
-    // Three stops for Dana, handed out in this order (the SDK's way).
-    for (const [i, who] of ['Alex Recipient', 'Jo Customer', 'Sam Neighbour'].entries()) {
-      const created = await apiPost(owner.request, ownerToken, '/v1/shipment/create', {
-        origin: { address1: '1 Main St', city: 'Springfield', zip: '62701' },
-        destination: { name: who, address1: `${9 + i} Elm St`, city: 'Austin', zip: '73301', phone: '5125550100', email: `customer${i}@example.com` },
-        parcels: [{ name: 'Box', length: 9, width: 6, height: 4, weight: 2 }],
-        courier: 'Dana Lee',
-        courierEmail,
-        message: i === 0 ? 'Fragile: glass' : '',
-      });
-      expect(created.status, JSON.stringify(created)).toBe('success');
-      tids.push(created.payload.tid as string);
-      uid = created.payload.uid as string;
-    }
-  } finally {
-    await desk.close();
-  }
+test.beforeAll(async ({ browser }) => {
+  // The owner works at a desk (1366x768, no touch): signs up as a company, verifies its address (a company's
+  // customer messages wait for that, decision 109) and invites the courier with the Invite courier form.
+  desk = await browser.newContext({ viewport: { width: 1366, height: 768 } });
+  owner = await desk.newPage();
+  const ownerEmail = uniqueEmail('day-owner');
+  ownerToken = await signUpViaApi(owner, owner.request, ownerEmail, 'company');
+  const named = await apiPost(owner.request, ownerToken, '/v1/user/general/update', { profile: { company: 'SwiftParcel Couriers', showWizard: false } });
+  expect(named.status, JSON.stringify(named)).toBe('success');
+  await owner.goto(await linkFromOutbox(owner.request, ownerEmail, '/verify/'));
+  await expect(owner).toHaveURL(/\/account\/dashboard/);
+  // The verification link signs the owner in afresh: the page's new session is the one to use from here.
+  ownerToken = await owner.evaluate(() => (JSON.parse(localStorage.getItem('shiptrail.session') ?? '{}') as { token: string }).token);
+  courierEmail = uniqueEmail('day-courier');
+  await owner.goto('/account/couriers');
+  await owner.getByRole('button', { name: 'Invite courier' }).click();
+  const form = owner.getByRole('form', { name: 'Invite courier' });
+  await form.getByLabel('Email').fill(courierEmail);
+  await form.getByLabel('First name').fill('Dana');
+  await form.getByLabel('Last name').fill('Lee');
+  await form.getByRole('button', { name: 'Send invitation' }).click();
+  await expect(form).toBeHidden();
+  await expect(owner.locator(`[data-testid="invitations-table"] tr[data-email="${courierEmail}"]`)).toContainText('Waiting');
 });
 
+test.afterAll(async () => {
+  await desk?.close();
+});
+
+/** The owner hands out three stops to Dana, in this order (the SDK's way), the first with a note. */
+async function handOutStops() {
+  for (const [i, who] of ['Alex Recipient', 'Jo Customer', 'Sam Neighbour'].entries()) {
+    const created = await apiPost(owner.request, ownerToken, '/v1/shipment/create', {
+      origin: { address1: '1 Main St', city: 'Springfield', zip: '62701' },
+      destination: { name: who, address1: `${9 + i} Elm St`, city: 'Austin', zip: '73301', phone: '5125550100', email: customerEmails[i] },
+      parcels: [{ name: 'Box', length: 9, width: 6, height: 4, weight: 2 }],
+      courier: 'Dana Lee',
+      courierEmail,
+      message: i === 0 ? 'Fragile: glass' : '',
+    });
+    expect(created.status, JSON.stringify(created)).toBe('success');
+    tids.push(created.payload.tid as string);
+    uid = created.payload.uid as string;
+  }
+}
+
 test("a courier's day by tap: today's stops, Out For Delivery, a failed attempt, a delivery with signature and photo", async ({ page, browser }, testInfo) => {
-  await test.step('sign in by tap and land on today’s stops, in order', async () => {
+  await test.step('invited by mail: the link opens on the phone, a password chosen by tap, signed in', async () => {
+    await page.goto(await linkFromOutbox(page.request, courierEmail, '/invite/'));
+    await expect(page.getByRole('heading', { name: 'Join SwiftParcel Couriers on Shiptrail' })).toBeVisible();
+    await expect(page.getByLabel('Email')).toHaveValue(courierEmail);
+    await page.getByRole('textbox', { name: 'Password', exact: true }).tap();
+    await page.getByRole('textbox', { name: 'Password', exact: true }).fill(courierPassword);
+    await page.getByRole('textbox', { name: 'Repeat password' }).tap();
+    await page.getByRole('textbox', { name: 'Repeat password' }).fill(courierPassword);
+    await expectNoSidewaysScroll(page);
+    await shot(page, 'invitation-accept');
+    await page.getByRole('button', { name: 'Set password and sign in' }).tap();
+    await expect(page).toHaveURL(/\/account\/dashboard$/, { timeout: 30_000 });
+    await expect(page.getByRole('list', { name: "Today's stops" }).getByRole('listitem')).toHaveCount(0);
+  });
+
+  await test.step('the owner hands out three stops; signed in again by tap, today’s stops in order', async () => {
+    await handOutStops();
+    // The owner sees the invitation accepted and the courier listed (at the desk).
+    await owner.reload();
+    await expect(owner.locator(`[data-testid="invitations-table"] tr[data-email="${courierEmail}"]`)).toContainText('Accepted');
+    const badge = owner.locator(`[data-testid="couriers-table"] tr[data-email="${courierEmail}"]`).getByTestId('role-badge');
+    // The Role badge reads "courier" in full at 1366 px (it was cut to "COURI…").
+    await expect(badge).toHaveText('courier');
+    expect(await badge.locator('.mantine-Badge-label').evaluate((l) => l.scrollWidth <= l.clientWidth)).toBe(true);
+    // The courier logs out and in again with the password chosen on the invitation page.
+    await page.evaluate(() => localStorage.removeItem('shiptrail.session'));
     await page.goto('/#tab-login');
     const form = page.getByRole('form', { name: 'Log in' });
     await form.getByRole('textbox', { name: 'Email' }).tap();
@@ -186,6 +220,14 @@ test("a courier's day by tap: today's stops, Out For Delivery, a failed attempt,
     const s = await stored(page.request, tids[1]!);
     expect(s.status).toBe('FailAttempt');
     expect(s.checkpoints[0]).toMatchObject({ status: 'FailAttempt', message: 'Nobody home', by: { role: 'courier' } });
+    // The failed attempt reaches the customer: the company's mail to Jo is in the outbox, with the courier's words.
+    await expect
+      .poll(async () => {
+        const list = (await (await page.request.get('/dev/mail/api')).json()) as Array<{ to: string; subject: string; text: string }>;
+        const mail = list.find((m) => m.to === customerEmails[1] && /attempt failed/.test(m.subject));
+        return mail ? `${mail.subject} | ${mail.text.includes('Nobody home')}` : '';
+      })
+      .toBe(`SwiftParcel Couriers: delivery attempt failed for your parcel ${tids[1]} | true`);
   });
 
   await test.step('Delivered with the recipient’s name, a signature drawn by touch and a photo', async () => {
