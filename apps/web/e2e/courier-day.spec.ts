@@ -240,13 +240,15 @@ test("a courier's day by tap: today's stops, Out For Delivery, a failed attempt,
     await expect(form.getByRole('combobox', { name: 'Status' })).toHaveValue('Delivered');
     await form.getByLabel('Location').tap();
     await form.getByLabel('Location').fill('9 Elm St, Austin');
-    await form.getByRole('button', { name: 'Save checkpoint' }).tap();
-    await expect(form.getByText('Recipient name is required')).toBeVisible();
-    await expect(form.getByText('Signature is required')).toBeVisible();
+    // Save stays disabled while the proof is missing, and the sentence under it says what is missing.
+    await expect(form.getByRole('button', { name: 'Save checkpoint' })).toBeDisabled();
+    await expect(form.getByTestId('checkpoint-missing')).toHaveText('To save: Recipient name is required · Signature is required');
     await form.getByLabel("Recipient's name").tap();
     await form.getByLabel("Recipient's name").fill('Alex Recipient');
+    await expect(form.getByTestId('checkpoint-missing')).toHaveText('To save: Signature is required');
     await signByTouch(page, form.getByTestId('signature-pad'));
-    await expect(form.getByText('Signature is required')).toHaveCount(0);
+    await expect(form.getByTestId('checkpoint-missing')).toHaveCount(0);
+    await expect(form.getByRole('button', { name: 'Save checkpoint' })).toBeEnabled();
     await form.locator('input[type="file"]').setInputFiles({ name: 'door.png', mimeType: 'image/png', buffer: PHOTO });
     await expect(form.getByRole('img', { name: 'Photo to send' })).toBeVisible();
     await expectNoSidewaysScroll(page);

@@ -2,8 +2,10 @@ import http from 'node:http';
 import { eq } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import type { AppContext } from '../../src/context.ts';
-import { trackingEvents, trackings, users } from '../../src/db/schema.ts';
-import { fanOutStatusEvent } from '../../src/modules/notifications/fanout.ts';
+import { trackings, users } from '../../src/db/schema.ts';
+import type { Checkpoint } from '@shiptrail/contract';
+import { recordStatusChange } from '../../src/modules/trackings/events.ts';
+import { updateTracking } from '../../src/modules/trackings/trackings.repository.ts';
 import type { Tuning } from '../../src/modules/notifications/tuning.ts';
 import { call, type TestEnv } from '../helpers.ts';
 
@@ -31,19 +33,21 @@ export async function insertTracking(ctx: AppContext, userId: string, over: Part
   return t!;
 }
 
-/** A status change as the trackings module records it: event row + status update + fan-out, one transaction. */
+/**
+ * A status change through the trackings module's own statement (events.ts recordStatusChange: the event row, the
+ * notification fan-out and the live event, in the caller's transaction) and its repository's row update, as the
+ * refresh engine and the manual status calls do: the fixture owns no SQL of its own. Throws if the status does
+ * not change (the module records nothing then).
+ */
 export async function changeStatus(ctx: AppContext, trackingId: string, to: string, checkpoint: Record<string, unknown> | null = null, opts: { rollback?: boolean } = {}) {
   let eventId = '';
   const run = ctx.db.transaction(async (tx) => {
     const [t] = await tx.select().from(trackings).where(eq(trackings.id, trackingId));
-    const cp = checkpoint ?? { status: to, location: 'Louisville, KY', message: `Now ${to}`, time: new Date().toISOString() };
-    const [e] = await tx
-      .insert(trackingEvents)
-      .values({ trackingId, userId: t!.userId, fromStatus: t!.status, toStatus: to, checkpoint: cp })
-      .returning({ id: trackingEvents.id });
-    eventId = e!.id;
-    await tx.update(trackings).set({ status: to, lastCheckPoint: cp }).where(eq(trackings.id, trackingId));
-    await fanOutStatusEvent(tx, ctx, eventId);
+    const cp = (checkpoint ?? { status: to, location: 'Louisville, KY', message: `Now ${to}`, time: new Date().toISOString() }) as Checkpoint;
+    const id = await recordStatusChange(tx, ctx, t!, to, cp);
+    if (!id) throw new Error(`changeStatus: ${t!.status} -> ${to} is no change`);
+    eventId = id;
+    await updateTracking(tx, trackingId, { status: to, lastCheckPoint: cp });
     if (opts.rollback) throw new Error('rollback');
   });
   if (opts.rollback) await run.catch(() => {});

@@ -19,6 +19,7 @@ export function CheckpointModal({ shipment, asCourier, onClose }: { shipment: Sh
   const phone = useMediaQuery('(max-width: 48em)', false, { getInitialValueInEffect: false });
   const form = useForm<CheckpointValues>({
     mode: 'controlled',
+    validateInputOnBlur: true,
     initialValues: emptyCheckpoint(shipment.status === 'InfoReceived' ? 'InTransit' : shipment.status),
     validate: (v) => validateCheckpoint(shipment.tid, v, asCourier),
   });
@@ -29,6 +30,9 @@ export function CheckpointModal({ shipment, asCourier, onClose }: { shipment: Sh
   const [photoFile, setPhotoFile] = useState<File | null>(null);
   const v = form.values;
   const delivered = v.status === 'Delivered';
+  // The spec keeps Save disabled while the form is invalid; the sentence under it says what is still missing,
+  // in the same words the fields show, so a disabled button is never a riddle on a phone.
+  const missing = [...new Set(Object.values(validateCheckpoint(shipment.tid, v, asCourier)))];
 
   const locate = () => {
     if (!navigator.geolocation) {
@@ -166,10 +170,15 @@ export function CheckpointModal({ shipment, asCourier, onClose }: { shipment: Sh
             <Button variant="default" size="md" onClick={onClose} fullWidth={phone}>
               Cancel
             </Button>
-            <Button type="submit" size="md" loading={update.isPending} disabled={update.isPending || photoBusy} fullWidth={phone}>
+            <Button type="submit" size="md" loading={update.isPending} disabled={update.isPending || photoBusy || missing.length > 0} fullWidth={phone}>
               Save checkpoint
             </Button>
           </Flex>
+          {missing.length > 0 && (
+            <Text size="sm" c="dimmed" ta={phone ? 'center' : 'right'} data-testid="checkpoint-missing" aria-live="polite">
+              To save: {missing.join(' · ')}
+            </Text>
+          )}
         </Stack>
       </form>
     </Modal>
