@@ -187,6 +187,22 @@ test('the company logo is uploaded from Settings and served from our own origin'
   await owner.screenshot({ path: `${SHOTS}/logo-settings-1366.png` });
 });
 
+test("the time zone of the customers' messages is chosen in Settings", async () => {
+  await owner.goto('/account/profile/settings');
+  const form = owner.getByRole('form', { name: 'Profile settings' });
+  const zone = form.getByRole('combobox', { name: 'Time zone' });
+  // Signed up through the API without a zone: UTC until the owner says otherwise.
+  await expect(zone).toHaveValue('UTC');
+  await zone.fill('Chicago');
+  await owner.getByRole('option', { name: 'America/Chicago', exact: true }).click();
+  await expect(zone).toHaveValue('America/Chicago');
+  await form.getByRole('button', { name: 'Save changes' }).click();
+  await expect(form.getByRole('button', { name: 'Save changes' })).toBeDisabled();
+  const info = await (await owner.request.get('/v1/user/info', { headers: { 'sm-api-token': token } })).json();
+  expect(info.payload.profile.timeZone).toBe('America/Chicago');
+  await owner.screenshot({ path: `${SHOTS}/time-zone-settings-1366.png` });
+});
+
 test('the couriers map fits its couriers, however far apart', async () => {
   // Dana in Anchorage, a second courier in Miami: both outside the default view of the contiguous US.
   const login = await owner.request.post('/v1/user/general/login', { data: { email: courierEmail, password: 'courierpass1' } });

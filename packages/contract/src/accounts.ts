@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MSG } from './messages.ts';
 import { LIMITS, THEME_IDS, TRIGGER_EVENTS, USER_TYPES, ROLES, TRACKING_STATUSES } from './constants.ts';
-import { brandUrlField, emailField, optionalString, optionalUsPhone, requiredString, requiredText, saneText } from './common.ts';
+import { brandUrlField, emailField, optionalString, optionalUsPhone, requiredString, requiredText, saneText, timeZoneField } from './common.ts';
 
 const password = (min: number, minMessage: string) =>
   requiredText(MSG.passwordRequired).min(1, MSG.passwordRequired).min(min, minMessage).max(200);
@@ -166,7 +166,7 @@ export const profileUpdateSchema = z.object({
   company: saneText(200, MSG.companyInvalid),
   companyUrl: brandUrlField(500),
   InvoiceExtraInfo: optionalString(2000),
-  timeZone: optionalString(64),
+  timeZone: timeZoneField(MSG.timeZoneInvalid),
   showWizard: z.boolean().optional(),
   token: z.string().optional(),
 });

@@ -31,6 +31,18 @@ export const requiredText = (message: string) => z.string({ error: (issue) => (i
 export const requiredString = (message: string, max = 200) => requiredText(message).trim().min(1, message).max(max);
 export const optionalString = (max = 200) => trimmed.max(max).optional();
 
+/** An IANA time zone this runtime knows ("America/New_York"), as Intl names them. */
+export function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+/** The zone a company's customer messages are written in; an unknown name is refused, not stored. */
+export const timeZoneField = (message: string) => trimmed.max(64).refine(isTimeZone, { message }).optional();
+
 /**
  * Characters a name that signs other people's mail and SMS must not carry: C0 and C1 controls (line breaks
  * among them) and the bidi embeddings, overrides and isolates (U+202A-E, U+2066-9) that make text read

@@ -15,6 +15,7 @@ export const MSG = {
   urlRequired: 'Url is required',
   urlInvalid: 'Invalid Url',
   companyInvalid: 'Invalid company name',
+  timeZoneInvalid: 'Choose a time zone from the list',
   nameInvalid: 'Invalid name',
   phoneNumberRequired: 'Phone Number is required',
   phoneNumberInvalid: 'Invalid Phone Number',

@@ -95,6 +95,15 @@ describe('validation messages (product rules §5)', () => {
     expect(ok.body.payload.profile.phone).toBe('(212) 555-0199');
   });
 
+  it('time zone: an IANA name is stored and served; an unknown one is refused in words; a sign-up with one gets UTC', async () => {
+    expect(await errorsOf('POST', '/v1/user/general/update', { profile: { timeZone: 'Mars/Olympus_Mons' } }, true)).toMatchObject({ 'profile.timeZone': MSG.timeZoneInvalid });
+    const ok = await call(env.app, 'POST', '/v1/user/general/update', { token, body: { profile: { timeZone: 'America/Chicago' } } });
+    expect(ok.body.payload.profile.timeZone).toBe('America/Chicago');
+    const odd = await signUp(env.app, { timeZone: 'Not/A_Zone' });
+    const info = await call(env.app, 'GET', '/v1/user/info', { token: odd.session });
+    expect(info.body.payload.profile.timeZone).toBe('UTC');
+  });
+
   it('empty strings are dropped: they never overwrite a stored value', async () => {
     await call(env.app, 'POST', '/v1/user/general/update', { token, body: { profile: { firstName: 'Kept' } } });
     const r = await call(env.app, 'POST', '/v1/user/general/update', { token, body: { profile: { firstName: '', phone: '' } } });

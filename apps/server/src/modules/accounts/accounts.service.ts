@@ -11,6 +11,7 @@ import {
   type Alert,
   signupRequest,
   updateRequest,
+  isTimeZone,
 } from '@shiptrail/contract';
 import type { z } from 'zod';
 import type { AppContext } from '../../context.ts';
@@ -153,7 +154,7 @@ async function createAccount(
       firstName: input.firstName ?? '',
       lastName: input.lastName ?? '',
       image: input.image ?? '',
-      timeZone: input.timeZone ?? 'UTC',
+      timeZone: input.timeZone && isTimeZone(input.timeZone) ? input.timeZone : 'UTC',
       emailVerified: input.emailVerified ?? false,
       apiKeyHash: hashToken(apiKey),
       apiKeyEnc: encrypt(ctx.config.sessionSecret, apiKey),

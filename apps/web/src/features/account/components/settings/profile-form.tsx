@@ -1,11 +1,18 @@
 import { Button, Group, Paper, Select, SimpleGrid, Stack, Textarea, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
-import { profileUpdateSchema, type UserInfo } from '@shiptrail/contract';
+import { dropEmptyStrings, profileUpdateSchema, type UserInfo } from '@shiptrail/contract';
 import { useUpdateUser } from '../../api/update-user';
 import { zodResolver } from '../../../../lib/zod-resolver';
 import { applyServerErrors } from '../../../../lib/notify';
 import { timeZone } from '../../../../lib/format';
 import { LogoField } from './logo-field';
+
+/**
+ * Every zone the browser knows, by IANA name ("America/New_York"). Chromium's list leaves out UTC, and a stored
+ * alias ("US/Eastern") is not in it either: both are offered so the stored value always shows.
+ */
+const BROWSER_ZONES: string[] = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
+const zonesWith = (stored: string) => [...new Set([stored, 'UTC', ...BROWSER_ZONES].filter(Boolean))];
 
 export function ProfileForm({ info }: { info: UserInfo }) {
   const p = info.profile;
@@ -21,8 +28,11 @@ export function ProfileForm({ info }: { info: UserInfo }) {
       company: p.company,
       companyUrl: p.companyUrl,
       InvoiceExtraInfo: p.InvoiceExtraInfo,
+      timeZone: p.timeZone || timeZone(),
     },
-    validate: zodResolver(profileUpdateSchema),
+    // The server drops empty fields before it validates (product rules §5); the form does the same, or a company
+    // without a website could never save (an empty Company URL read as "Invalid Url" and Save stayed disabled).
+    validate: (v) => zodResolver(profileUpdateSchema)(dropEmptyStrings(v)),
     validateInputOnBlur: true,
   });
   const isCompany = form.values.userType === 'company';
@@ -33,7 +43,7 @@ export function ProfileForm({ info }: { info: UserInfo }) {
         aria-label="Profile settings"
         onSubmit={form.onSubmit((v) =>
           update.mutate(
-            { profile: { ...v, timeZone: timeZone() } },
+            { profile: v },
             { onSuccess: () => form.resetDirty(), onError: (e) => applyServerErrors(form, e) },
           ),
         )}
@@ -54,6 +64,16 @@ export function ProfileForm({ info }: { info: UserInfo }) {
               // A user that already has a company cannot change the account type (product rules §6).
               disabled={!!p.company}
               {...form.getInputProps('userType')}
+            />
+            <Select
+              label="Time zone"
+              description={isCompany ? "Times in your customers' messages are written in it" : 'Times in your messages are written in it'}
+              data={zonesWith(form.values.timeZone)}
+              searchable
+              allowDeselect={false}
+              nothingFoundMessage="No such time zone"
+              comboboxProps={{ withinPortal: true }}
+              {...form.getInputProps('timeZone')}
             />
           </SimpleGrid>
           {isCompany && (
