@@ -10,6 +10,7 @@ import { PNG } from 'pngjs';
 import { MSG } from '@shiptrail/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { brandStyleOf } from '../../src/modules/notifications/fanout.ts';
+import { IMAGES_BUSY_MESSAGE, IMAGE_QUEUE_MAX, IMAGE_SLOTS, inImageSlot } from '../../src/modules/shipments/proof.ts';
 import { call, createTestEnv, signUp, type TestEnv } from '../helpers.ts';
 import { company, courier, createShipment, readmeShipment } from './fixtures.ts';
 
@@ -205,6 +206,27 @@ describe('the company logo', () => {
     expect(removed.body.payload).toEqual({ logo: '' });
     expect((await env.app.inject({ method: 'GET', url: j.body.payload.logo, headers: REAL })).statusCode).toBe(404);
     expect((await call(env.app, 'GET', '/v1/user/info', { token: c.session })).body.payload.profile.image).toBe('');
+  });
+
+  it('takes its turn in the image slot the proof photos use: with the slot and its queue full, 503 in words, nothing saved', async () => {
+    const c = await company(env.app);
+    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#000' } }).png().toBuffer();
+    // Hold the slot and fill its queue with work that ends when we say.
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const held = Array.from({ length: IMAGE_SLOTS + IMAGE_QUEUE_MAX }, () => inImageSlot(() => gate));
+    try {
+      const r = await call(env.app, 'POST', '/v1/user/general/logo', { token: c.session, body: { image: dataUrl('png', png) } });
+      expect(r.statusCode).toBe(503);
+      expect(r.body.message).toBe(IMAGES_BUSY_MESSAGE);
+      expect((await call(env.app, 'GET', '/v1/user/info', { token: c.session })).body.payload.profile.image).toBe('');
+    } finally {
+      release();
+      await Promise.all(held);
+    }
+    // The slot free again, the same upload goes through.
+    const ok = await call(env.app, 'POST', '/v1/user/general/logo', { token: c.session, body: { image: dataUrl('png', png) } });
+    expect(ok.statusCode).toBe(200);
   });
 
   it('refuses what is not a PNG or JPEG, a lying type, a pixel bomb, too many bytes, and people', async () => {

@@ -1,6 +1,6 @@
 import { LOGO_LIMITS, MSG } from '@shiptrail/contract';
 import { badRequest } from '../../lib/errors.ts';
-import { PNG_MAGIC, loadSharp } from './proof.ts';
+import { PNG_MAGIC, inImageSlot, loadSharp } from './proof.ts';
 
 const JPEG_MAGIC = Buffer.from([0xff, 0xd8, 0xff]);
 const unreadable = () => badRequest(MSG.logoUnreadable, { image: MSG.logoUnreadable });
@@ -25,16 +25,20 @@ export async function prepareLogo(dataUrl: string): Promise<Buffer> {
   if (!magicOk) throw unreadable();
   const sharp = await loadSharp();
   if (!sharp) throw badRequest('Logo uploads are not available on this server: image processing is missing');
-  try {
-    const img = sharp(bytes, { limitInputPixels: LOGO_LIMITS.maxInputPixels, failOn: 'error' });
-    const meta = await img.metadata();
-    if (meta.format !== m[1]) throw unreadable();
-    return await img
-      .rotate()
-      .resize({ width: LOGO_LIMITS.maxSide, height: LOGO_LIMITS.maxSide, fit: 'inside', withoutEnlargement: true })
-      .png({ compressionLevel: 9 })
-      .toBuffer();
-  } catch {
-    throw unreadable();
-  }
+  // The decode takes its turn in the image slot the proofs use, so a burst of logo uploads cannot hold libuv's
+  // pool against logins either; when the slot's queue is full the upload is refused (503), not queued.
+  return inImageSlot(async () => {
+    try {
+      const img = sharp(bytes, { limitInputPixels: LOGO_LIMITS.maxInputPixels, failOn: 'error' });
+      const meta = await img.metadata();
+      if (meta.format !== m[1]) throw unreadable();
+      return await img
+        .rotate()
+        .resize({ width: LOGO_LIMITS.maxSide, height: LOGO_LIMITS.maxSide, fit: 'inside', withoutEnlargement: true })
+        .png({ compressionLevel: 9 })
+        .toBuffer();
+    } catch {
+      throw unreadable();
+    }
+  });
 }

@@ -106,7 +106,7 @@ export const IMAGE_SLOTS = 1;
 export const IMAGE_QUEUE_MAX = 16;
 let running = 0;
 const waiting: Array<() => void> = [];
-async function inImageSlot<T>(work: () => Promise<T>): Promise<T> {
+export async function inImageSlot<T>(work: () => Promise<T>): Promise<T> {
   if (running >= IMAGE_SLOTS) {
     if (waiting.length >= IMAGE_QUEUE_MAX) throw unavailable(IMAGES_BUSY_MESSAGE);
     await new Promise<void>((resolve) => waiting.push(resolve));
