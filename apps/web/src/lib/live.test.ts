@@ -106,4 +106,39 @@ describe('followLive', () => {
       setSession(null);
     }
   });
+  it("a burst of shipment events refetches the list at once and the map's markers once, after the longer window", async () => {
+    setSession({ token: 'sess_live', version: '' });
+    const qc = new QueryClient();
+    let listFetches = 0;
+    let markerFetches = 0;
+    const list = new QueryObserver(qc, { queryKey: ['shipments', 'list'], queryFn: async () => ++listFetches });
+    const markers = new QueryObserver(qc, { queryKey: ['shipments', 'markers', ''], queryFn: async () => [{ tid: 'SHM1', status: 'InTransit', n: ++markerFetches }] });
+    const offList = list.subscribe(() => {});
+    const offMarkers = markers.subscribe(() => {});
+    await expect.poll(() => [listFetches, markerFetches]).toEqual([1, 1]);
+    const shipment = { kind: 'shipment', accountId: 'a', courierId: null, shipmentId: 's', tid: 'SHM1', status: 'OutForDelivery', statusChanged: true };
+    let stream: http.ServerResponse | undefined;
+    onRequest = (res) => (stream = res);
+    const stop = followLive(qc, { path: `${base}/v1/live`, mergeMs: 50, heavyMergeMs: 3000 });
+    try {
+      await expect.poll(() => stream !== undefined).toBe(true);
+      // Three events, each after the list refetched for the one before: three list refetches, the markers none yet.
+      for (let i = 0; i < 3; i++) {
+        stream!.write(`id: s-${i}\ndata: ${JSON.stringify(shipment)}\n\n`);
+        await expect.poll(() => listFetches, { timeout: 4000 }).toBe(2 + i);
+      }
+      // The status is in the markers before their refetch.
+      expect((qc.getQueryData(['shipments', 'markers', '']) as Array<{ status: string }>)[0]!.status).toBe('OutForDelivery');
+      expect(markerFetches).toBe(1);
+      // Then one refetch of the markers for the three, when the longer window ends; and no more.
+      await expect.poll(() => markerFetches, { timeout: 10_000 }).toBe(2);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(markerFetches).toBe(2);
+    } finally {
+      stop();
+      offList();
+      offMarkers();
+      setSession(null);
+    }
+  }, 20_000);
 });

@@ -54,6 +54,14 @@ export function patchStatus(qc: QueryClient, root: 'trackings' | 'shipments', ti
   });
 }
 
+/**
+ * Queries whose refetch costs the server a whole pass: the shipments map's markers, every open shipment page
+ * after page. A refresh round sends an event per shipment; these refetch at most once per HEAVY_MERGE_MS
+ * instead of once per 150 ms window (a status shows at once: patchStatus writes it into them).
+ */
+export const HEAVY_MERGE_MS = 3000;
+export const isHeavy = (key: QueryKey) => key[0] === 'shipments' && key[1] === 'markers';
+
 export interface SseFrame {
   id?: string;
   data: string;
@@ -95,9 +103,15 @@ export function reconnectDelayMs(attempt: number, rand: () => number = Math.rand
  * and a token in the address would land in access logs). Invalidations within a short window are merged, so a
  * burst of events (a refresh round) costs one refetch per query. Returns the stop function.
  */
-export function followLive(qc: QueryClient, opts: { path?: string; mergeMs?: number; onEvent?: (e: LiveEvent) => void } = {}): () => void {
+export function followLive(qc: QueryClient, opts: { path?: string; mergeMs?: number; heavyMergeMs?: number; onEvent?: (e: LiveEvent) => void } = {}): () => void {
   const path = opts.path ?? '/v1/live';
   const mergeMs = opts.mergeMs ?? 150;
+  const heavyMergeMs = opts.heavyMergeMs ?? HEAVY_MERGE_MS;
+  let heavyTimer: ReturnType<typeof setTimeout> | undefined;
+  const flushHeavy = () => {
+    heavyTimer = undefined;
+    void qc.invalidateQueries({ predicate: (q) => isHeavy(q.queryKey) });
+  };
   let stopped = false;
   let controller: AbortController | null = null;
   let lastEventId: string | undefined;
@@ -117,7 +131,10 @@ export function followLive(qc: QueryClient, opts: { path?: string; mergeMs?: num
         const s = JSON.stringify(k);
         if (seen.has(s)) continue;
         seen.add(s);
-        void qc.invalidateQueries({ queryKey: k });
+        // The heavy queries under this key wait for their own, longer window (the status shows at once anyway,
+        // patched into them); the rest refetch now.
+        void qc.invalidateQueries({ queryKey: k, predicate: (q) => !isHeavy(q.queryKey) });
+        if (qc.getQueryCache().findAll({ queryKey: k, predicate: (q) => isHeavy(q.queryKey) }).length) heavyTimer ??= setTimeout(flushHeavy, heavyMergeMs);
       }
     }
   };
@@ -176,6 +193,7 @@ export function followLive(qc: QueryClient, opts: { path?: string; mergeMs?: num
     stopped = true;
     clearTimeout(retryTimer);
     clearTimeout(flushTimer);
+    clearTimeout(heavyTimer);
     controller?.abort();
   };
 }

@@ -1,6 +1,6 @@
 import { Anchor, Button, Group, MultiSelect, Paper, Text } from '@mantine/core';
 import { IconList } from '@tabler/icons-react';
-import { MAP_DEFAULTS, SHIPMENT_STATUSES, STATUS_LABELS, type ShipmentMarker, type ShipmentStatus } from '@shiptrail/contract';
+import { MAP_DEFAULTS, OPEN_SHIPMENT_STATUSES, SHIPMENT_STATUSES, STATUS_LABELS, type ShipmentMarker, type ShipmentStatus } from '@shiptrail/contract';
 import { useMemo, useState } from 'react';
 import { Link } from 'react-router';
 import { LazyMap, type MapLine, type MapMarker } from '../../../components/map/lazy-map';
@@ -52,7 +52,12 @@ export default function ShipmentsMapRoute() {
   const [status, setStatus] = useState<ShipmentStatus[]>([]);
   // Every shipment in the statuses chosen (open ones by default), from the light markers call, page after page.
   const query = useShipmentMarkers(status, !!info);
-  const list = useMemo(() => query.data ?? [], [query.data]);
+  // A live status change is patched into the markers at once and their refetch waits a few seconds (lib/live.ts):
+  // one that leaves the statuses shown leaves the map now.
+  const list = useMemo(() => {
+    const shown = new Set<string>(status.length ? status : OPEN_SHIPMENT_STATUSES);
+    return (query.data ?? []).filter((s) => shown.has(s.status));
+  }, [query.data, status]);
   const { markers, lines, placed } = useMemo(() => {
     const markers: MapMarker[] = [];
     const lines: MapLine[] = [];
