@@ -1,5 +1,12 @@
 import { expect, test } from '@playwright/test';
 
+// The server's words (packages/contract/src/messages.ts), written out: the E2E reads what a person reads.
+const MSG = {
+  recoverSent: 'If an account exists for this email, we sent a link to reset the password',
+  messageSent: 'Thank you! We received your message and will reply soon.',
+  resetLinkInvalid: 'This reset link is invalid or has expired',
+};
+
 // Validation messages of product rules §5, shown from the same contract schemas the server uses.
 
 test('login form shows the spec messages and stays disabled while invalid', async ({ page }) => {
@@ -62,7 +69,10 @@ test('recover form checks the email', async ({ page }) => {
   await expect(form.getByText('Invalid email address')).toBeVisible();
   await email.fill('someone@example.com');
   await form.getByRole('button', { name: 'Send reset link' }).click();
-  await expect(form.getByTestId('status-box')).toBeVisible();
+  // The outcome, not the box: the box shows failures too (in red, role="alert").
+  const box = form.getByTestId('status-box');
+  await expect(box).toHaveAttribute('role', 'status');
+  await expect(box).toContainText(MSG.recoverSent);
 });
 
 test('contact form validates and sends', async ({ page }) => {
@@ -80,9 +90,16 @@ test('contact form validates and sends', async ({ page }) => {
   await form.getByLabel('Full name').fill('Jane Cooper');
   await form.getByRole('textbox', { name: 'Email' }).fill('jane@example.com');
   await form.getByLabel('Phone').fill('+1 212 555 0142');
-  await form.getByLabel('Message').fill('Hello, I would like a demo.');
+  const words = `Hello, I would like a demo. (${Date.now()})`;
+  await form.getByLabel('Message').fill(words);
   await form.getByRole('button', { name: 'Send message' }).click();
-  await expect(form.getByTestId('status-box')).toBeVisible();
+  const box = form.getByTestId('status-box');
+  await expect(box).toHaveAttribute('role', 'status');
+  await expect(box).toContainText(MSG.messageSent);
+  // And the message reached the support inbox (the dev outbox stands in for it).
+  await expect
+    .poll(async () => ((await (await page.request.get('/dev/mail/api')).json()) as Array<{ text: string }>).some((m) => m.text.includes(words)))
+    .toBe(true);
 });
 
 test('reset password form checks the confirmation, then reports a bad key', async ({ page }) => {
@@ -104,6 +121,7 @@ test('reset password form checks the confirmation, then reports a bad key', asyn
   await form.getByRole('button', { name: 'Reset password' }).click();
   // Titles in words, never the raw "success" / "fail".
   await expect(page.getByTestId('reset-result')).toContainText('Could not change the password');
+  await expect(page.getByTestId('reset-result')).toContainText(MSG.resetLinkInvalid);
   await expect(page.getByTestId('reset-result')).not.toContainText(/^fail/);
 });
 
