@@ -25,7 +25,7 @@ import { notificationRoutes } from './modules/notifications/notifications.routes
 import { memberRoutes } from './modules/members/members.routes.ts';
 import { invitationRoutes } from './modules/members/invitations.routes.ts';
 import { shipmentRoutes } from './modules/shipments/shipments.routes.ts';
-import { billingRoutes } from './modules/billing/billing.routes.ts';
+import { billingRoutes, gatewayWebhookRoutes } from './modules/billing/billing.routes.ts';
 import { liveRoutes } from './modules/live/live.routes.ts';
 import { braintreeConfigured } from './modules/billing/billing.service.ts';
 import { geoRoutes } from './modules/geo/geo.routes.ts';
@@ -237,6 +237,7 @@ export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {})
   await app.register(invitationRoutes, { ctx });
   await app.register(shipmentRoutes, { ctx });
   await app.register(billingRoutes, { ctx });
+  await app.register(gatewayWebhookRoutes, { ctx });
   await app.register(liveRoutes, { ctx });
   await app.register(geoRoutes, { ctx });
   if (ctx.mailer.mode === 'outbox') await app.register(devOutboxRoutes, { ctx });

@@ -7,6 +7,7 @@ import { userOf } from '../accounts/auth.plugin.ts';
 import * as pay from './payments.ts';
 import { usage } from './usage.ts';
 import { receipt, receiptPdf } from './receipts.ts';
+import { receiveGatewayWebhook } from './disputes.ts';
 
 /** Cards, top-ups, automatic recharges, payment history, receipts and usage. Account owners only. */
 export async function billingRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
@@ -58,5 +59,36 @@ export async function billingRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
     const { starts, ends } = parse(usageRequest, req.body);
     const u = userOf(req);
     return success(await usage(ctx.db, u.id, u.timeZone, new Date(starts), new Date(ends)));
+  });
+}
+
+/** Beside the carriers' push receivers (/carriers/...): a third party's call, not part of the /v1 API. */
+export const GATEWAY_WEBHOOK_PATH = '/payments/braintree/webhook';
+const MAX_WEBHOOK_BYTES = 256 * 1024;
+
+/**
+ * Braintree's webhook (decision 116): public, form-encoded `bt_signature` and `bt_payload`, verified by the SDK
+ * with our keys. 200 once booked (or when it is not about one of our top-ups, so Braintree stops retrying); 403
+ * when the signature does not verify, and nothing is booked.
+ */
+export async function gatewayWebhookRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: MAX_WEBHOOK_BYTES }, (_req, body, done) => done(null, body));
+  app.post(GATEWAY_WEBHOOK_PATH, async (req, reply) => {
+    const form = new URLSearchParams(typeof req.body === 'string' ? req.body : '');
+    const signature = form.get('bt_signature') ?? '';
+    const payload = form.get('bt_payload') ?? '';
+    if (!signature || !payload) return reply.code(400).type('text/plain').send('bt_signature and bt_payload are required');
+    let outcome: string;
+    try {
+      outcome = await receiveGatewayWebhook(ctx, signature, payload);
+    } catch (err) {
+      const name = (err as { type?: string; name?: string }).type ?? (err as { name?: string }).name ?? '';
+      if (/signature|InvalidSignature|invalidSignature|InvalidChallenge|invalidChallenge/i.test(`${name} ${(err as Error).message}`)) {
+        return reply.code(403).type('text/plain').send('The notification signature does not verify');
+      }
+      throw err;
+    }
+    return reply.code(200).type('text/plain').send(outcome);
   });
 }

@@ -1,5 +1,6 @@
 import braintree from 'braintree';
 import type { Config } from '../../config.ts';
+import { parseWith } from './webhook-parse.ts';
 import { GatewayUnavailableError, type CardInfo, type GatewayTransaction, type PaymentGateway, type SaleResult, type VaultResult } from './gateway.ts';
 
 type BraintreeSettings = Pick<
@@ -214,5 +215,9 @@ export class BraintreeGateway implements PaymentGateway {
     );
     const sales = found.map(transactionOf).filter((t) => t.orderId === orderId);
     return sales.find((t) => CHARGED.has(t.status)) ?? sales.at(-1) ?? null;
+  }
+
+  parseWebhook(signature: string, payload: string) {
+    return parseWith(this.gw, signature, payload);
   }
 }

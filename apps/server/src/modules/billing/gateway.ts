@@ -33,6 +33,13 @@ export type SaleResult =
   | { ok: true; transaction: GatewayTransaction }
   | { ok: false; reason: 'declined' | 'rejected' | 'invalid'; message: string; transaction?: GatewayTransaction };
 
+/** What billing acts on from the gateway's webhook notifications (Braintree's kinds, parsed by its SDK). */
+export type GatewayEventKind = 'dispute_opened' | 'dispute_won' | 'dispute_lost' | 'transaction_settlement_declined';
+export const GATEWAY_EVENT_KINDS: readonly GatewayEventKind[] = ['dispute_opened', 'dispute_won', 'dispute_lost', 'transaction_settlement_declined'];
+export type GatewayEvent =
+  | { kind: GatewayEventKind; transactionId: string; /** The dispute's id, or the transaction's for a settlement. */ subjectId: string; amountCents: number; reason: string }
+  | { kind: 'other'; name: string };
+
 export interface PaymentGateway {
   readonly name: 'sandbox' | 'braintree';
   clientToken(customerId?: string | null): Promise<string>;
@@ -47,6 +54,11 @@ export interface PaymentGateway {
   find(transactionId: string): Promise<GatewayTransaction | null>;
   /** The sale made under `orderId` (the one that charged, if several), or null: whether a lost sale happened. */
   findByOrderId(orderId: string): Promise<GatewayTransaction | null>;
+  /**
+   * A webhook notification (the form's bt_signature and bt_payload), verified and parsed with the Braintree SDK's
+   * own functions; throws when the signature does not verify.
+   */
+  parseWebhook(signature: string, payload: string): Promise<GatewayEvent>;
 }
 
 /** The gateway did not answer (timeout, network): whether a sale happened is unknown. */

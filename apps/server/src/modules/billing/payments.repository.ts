@@ -1,6 +1,6 @@
 import { and, desc, eq, inArray, lt, or, sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.ts';
-import { alerts, billingAccounts, payments, referrals, sandboxSales, sessions, users } from '../../db/schema.ts';
+import { alerts, billingAccounts, ledgerEntries, payments, referrals, sandboxSales, sessions, users } from '../../db/schema.ts';
 import type { GatewayTransaction } from './gateway.ts';
 import type { SandboxSaleStore } from './sandbox-gateway.ts';
 
@@ -40,6 +40,24 @@ export async function paymentByKey(db: Queryable, userId: string, key: string): 
 export async function paymentById(db: Queryable, id: string): Promise<PaymentRow | undefined> {
   const [row] = await db.select().from(payments).where(eq(payments.id, id));
   return row;
+}
+
+/** The top-up or recharge that charged gateway transaction `transactionId`, if it is one of ours. */
+export async function paymentByTransaction(db: Queryable, transactionId: string): Promise<PaymentRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(payments)
+    .where(and(eq(payments.transactionId, transactionId), inArray(payments.kind, ['topup', 'auto_recharge'])));
+  return row;
+}
+
+/** The amount of the account's ledger entry of `kind` and `ref` (0 when there is none). */
+export async function entryCents(db: Queryable, userId: string, kind: string, ref: string): Promise<number> {
+  const [row] = await db
+    .select({ cents: ledgerEntries.amountCents })
+    .from(ledgerEntries)
+    .where(and(eq(ledgerEntries.userId, userId), eq(ledgerEntries.kind, kind), eq(ledgerEntries.ref, ref)));
+  return row?.cents ?? 0;
 }
 
 /** Move a payment from one of `from` to `to`; the updated row, or nothing when another process moved it first. */

@@ -1,5 +1,14 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { CardInfo, GatewayTransaction, PaymentGateway, SaleResult, VaultResult } from './gateway.ts';
+import braintree from 'braintree';
+import type { CardInfo, GatewayEvent, GatewayEventKind, GatewayTransaction, PaymentGateway, SaleResult, VaultResult } from './gateway.ts';
+import { parseWith } from './webhook-parse.ts';
+
+/**
+ * The sandbox's webhook keys. Notifications are signed and parsed by the Braintree SDK itself, with these in
+ * place of a merchant's keys; nothing is asked of Braintree. Anyone can sign with them, which is why a
+ * deployment refuses the sandbox gateway unless it is switched on (decision 104).
+ */
+const SANDBOX_WEBHOOK_KEYS = { merchantId: 'shiptrail_sandbox', publicKey: 'sandbox_public_key', privateKey: 'sandbox_private_key' };
 
 /**
  * Braintree's documented sandbox test nonces. The web's sandbox card form maps Braintree's test card numbers
@@ -179,6 +188,24 @@ export class SandboxGateway implements PaymentGateway {
   async findByOrderId(orderId: string): Promise<GatewayTransaction | null> {
     await this.pause();
     return this.sales.byOrderId(orderId);
+  }
+
+  private webhookGateway?: braintree.BraintreeGateway;
+  private webhooks(): braintree.BraintreeGateway {
+    return (this.webhookGateway ??= new braintree.BraintreeGateway({ environment: braintree.Environment.Sandbox, ...SANDBOX_WEBHOOK_KEYS }));
+  }
+
+  parseWebhook(signature: string, payload: string): Promise<GatewayEvent> {
+    return parseWith(this.webhooks(), signature, payload);
+  }
+
+  /**
+   * The notification Braintree would send about one of our sandbox sales (the SDK's own sample, signed with
+   * the sandbox's keys): the form fields to POST to the webhook address, as Braintree does.
+   */
+  async notification(kind: GatewayEventKind, transactionId: string): Promise<{ bt_signature: string; bt_payload: string }> {
+    const sample = (await this.webhooks().webhookTesting.sampleNotification(kind as never, transactionId)) as { bt_signature: string; bt_payload: string };
+    return sample;
   }
 }
 
