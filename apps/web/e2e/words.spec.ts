@@ -3,8 +3,8 @@
 // its result and takes the sign-up rule, an invitation survives the landing's links, a signed-out visitor can
 // ask for a new activation link, a refused webhook URL shows under its field with the other choices kept, the
 // add-tracking form offers sandbox numbers that move, and the pricing page shows a shipment's price.
-// WORDS_SHOTS=<dir> saves the screenshots of the changed screens at 1366 and 390 px.
-import { expect, test, type Browser, type Page } from '@playwright/test';
+// WORDS_SHOTS=<dir> saves the screenshots of the changed screens at 1366 px and on the iPhone 13 profile.
+import { devices, expect, test, type Browser, type Page } from '@playwright/test';
 import { apiPost, linkFromOutbox, signUpViaApi, uniqueEmail } from './helpers';
 
 const shots = process.env.WORDS_SHOTS;
@@ -12,7 +12,20 @@ const shot = async (page: Page, name: string) => {
   if (shots) await page.screenshot({ path: `${shots}/${name}.png`, fullPage: true });
 };
 const slow = { timeout: 30_000 };
-const PHONE = { width: 390, height: 844 };
+
+/**
+ * The same signed-in account on a real phone profile (Playwright's iPhone 13: mobile viewport, touch, its user
+ * agent; in our Chromium), not a desktop window made narrow.
+ */
+async function onPhone(browser: Browser, desk: Page, path: string): Promise<Page> {
+  const session = await desk.evaluate(() => localStorage.getItem('shiptrail.session'));
+  const { defaultBrowserType: _engine, ...iphone } = devices['iPhone 13'];
+  const phone = await (await browser.newContext(iphone)).newPage();
+  await phone.goto('/terms-of-service');
+  await phone.evaluate((s) => localStorage.setItem('shiptrail.session', s!), session);
+  await phone.goto(path);
+  return phone;
+}
 
 async function info(page: Page, token: string) {
   const res = await page.request.get('/v1/user/info?v=x', { headers: { 'sm-api-token': token } });
@@ -31,7 +44,7 @@ async function widthFits(page: Page) {
   return page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
 }
 
-test('company menu says Shipments; the pricing page and call show a shipment costs 5¢', async ({ page, request }) => {
+test('company menu says Shipments; the pricing page and call show a shipment costs 5¢', async ({ page, request, browser }) => {
   const pricing = await (await request.get('/v1/info/pricing')).json();
   expect(pricing.payload.perShipment).toBe(0.05);
   await page.goto('/#pricing');
@@ -39,13 +52,12 @@ test('company menu says Shipments; the pricing page and call show a shipment cos
   await expect(page.getByText('per shipment you deliver')).toBeVisible();
   await page.getByTestId('price-shipment').scrollIntoViewIfNeeded();
   await shot(page, 'landing-pricing-1366');
-  await page.setViewportSize(PHONE);
-  await page.goto('/#pricing');
-  await expect(page.getByTestId('price-shipment')).toBeVisible(slow);
-  expect(await widthFits(page)).toBe(true);
-  await shot(page, 'landing-pricing-390');
+  const phone = await onPhone(browser as Browser, page, '/#pricing');
+  await expect(phone.getByTestId('price-shipment')).toBeVisible(slow);
+  expect(await widthFits(phone)).toBe(true);
+  await shot(phone, 'landing-pricing-iphone13');
+  await phone.context().close();
 
-  await page.setViewportSize({ width: 1366, height: 900 });
   await signUpViaApi(page, request, uniqueEmail('menu'), 'company');
   await page.goto('/account/dashboard');
   const nav = page.getByRole('navigation', { name: 'Account navigation' });
@@ -53,7 +65,7 @@ test('company menu says Shipments; the pricing page and call show a shipment cos
   await expect(page.getByText('SHM System')).toHaveCount(0);
 });
 
-test('automatic top-up: an on/off switch that saves and reads back', async ({ page, request }) => {
+test('automatic top-up: an on/off switch that saves and reads back', async ({ page, request, browser }) => {
   test.setTimeout(180_000);
   const token = await signUpViaApi(page, request, uniqueEmail('topup'));
   await cardAndTopUp(page, token);
@@ -88,10 +100,11 @@ test('automatic top-up: an on/off switch that saves and reads back', async ({ pa
   await expect(sw).toBeChecked(slow);
   await expect(page.getByLabel('Top-up amount', { exact: true })).toHaveValue('$50');
   await shot(page, 'settings-topup-1366');
-  await page.setViewportSize(PHONE);
-  await expect(sw).toBeVisible();
-  expect(await widthFits(page)).toBe(true);
-  await shot(page, 'settings-topup-390');
+  const phone = await onPhone(browser as Browser, page, '/account/profile/settings/payment/autofill');
+  await expect(phone.getByRole('switch', { name: 'Automatic top-up' })).toBeChecked({ timeout: 90_000 });
+  expect(await widthFits(phone)).toBe(true);
+  await shot(phone, 'settings-topup-iphone13');
+  await phone.context().close();
 });
 
 test('payment history in words, in the browser locale, and within a phone screen', async ({ page, request, browser }) => {
@@ -106,15 +119,15 @@ test('payment history in words, in the browser locale, and within a phone screen
   await expect(table.getByRole('link', { name: 'View receipt' })).toBeVisible();
   await shot(page, 'payment-history-1366');
 
-  await page.setViewportSize(PHONE);
-  await page.reload();
-  const cards = page.getByTestId('payment-history-cards');
+  const phone = await onPhone(browser as Browser, page, '/account/profile/settings/paymentHistory');
+  const cards = phone.getByTestId('payment-history-cards');
   await expect(cards).toContainText('Paid', slow);
   await expect(cards).toContainText('Visa ending in 1111');
   await expect(cards.getByRole('link', { name: 'View receipt' })).toBeVisible();
-  await expect(table).toBeHidden();
-  expect(await widthFits(page)).toBe(true);
-  await shot(page, 'payment-history-390');
+  await expect(phone.getByTestId('payment-history')).toBeHidden();
+  expect(await widthFits(phone)).toBe(true);
+  await shot(phone, 'payment-history-iphone13');
+  await phone.context().close();
 
   // One date format per person: the same payment reads 11/26/2026 in a US browser and 26/11/2026 in a British one.
   const session = await page.evaluate(() => localStorage.getItem('shiptrail.session'));
