@@ -24,6 +24,7 @@ import { openapiRoutes } from './modules/openapi/openapi.routes.ts';
 import { notificationRoutes } from './modules/notifications/notifications.routes.ts';
 import { memberRoutes } from './modules/members/members.routes.ts';
 import { invitationRoutes } from './modules/members/invitations.routes.ts';
+import { offerClaim } from './modules/members/invitations.service.ts';
 import { shipmentRoutes } from './modules/shipments/shipments.routes.ts';
 import { billingRoutes, gatewayWebhookRoutes } from './modules/billing/billing.routes.ts';
 import { liveRoutes } from './modules/live/live.routes.ts';
@@ -57,6 +58,8 @@ const defaultWebDist = path.resolve(here, '../../web/dist');
 
 /** Build the HTTP app; main.ts listens on it and tests call it with app.inject. */
 export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {}): Promise<FastifyInstance> {
+  // Accounts offers an unclaimed courier its claim link through this slot; members provides it.
+  ctx.resources.offerCourierClaim ??= offerClaim;
   const webDist = ctx.config.WEB_DIST ? path.resolve(ctx.config.WEB_DIST) : defaultWebDist;
   const hasWeb = existsSync(path.join(webDist, 'index.html'));
   const app = Fastify({

@@ -9,6 +9,7 @@ import type { SmsGateway } from './modules/sms/sms.service.ts';
 import type { PaymentGateway } from './modules/billing/gateway.ts';
 import type { Faults, Tuning } from './modules/notifications/tuning.ts';
 import type { Geocoder } from './modules/geo/geocoder.ts';
+import type { UserRow } from './modules/accounts/accounts.repository.ts';
 
 /**
  * What modules get: the parsed config and the shared resources. Built once in main.ts (or by a test)
@@ -49,4 +50,10 @@ export interface FeatureResources {
   notificationFaults?: Faults;
   /** The HTTP geocoder when GEOCODER_URL is set (made on first use; it holds the rate limit and the cache). */
   geocoder?: Geocoder;
+  /**
+   * Offer an unclaimed courier account its claim link (members/invitations.service.ts offerClaim). Accounts calls
+   * it at sign-up, Google sign-in and recovery; members provides it (set in buildApp), so accounts never imports
+   * members, which builds on accounts.
+   */
+  offerCourierClaim?: (ctx: AppContext, member: UserRow, opts: { force: boolean }) => Promise<void>;
 }

@@ -28,6 +28,13 @@ export interface JobDefinition<P extends { v: number } = { v: number }> {
 export const defineJob = <P extends { v: number }>(def: JobDefinition<P>): JobDefinition<P> => def;
 
 /**
+ * The sending side of a queue: its name, payload and policy, without the handler. Code that enqueues (a service,
+ * a delivery that schedules its own retry) needs only this, so it never imports the handler that imports it.
+ */
+export type JobQueue<P extends { v: number } = { v: number }> = Pick<JobDefinition<P>, 'name' | 'payload' | 'options'>;
+export const defineQueue = <P extends { v: number }>(q: JobQueue<P>): JobQueue<P> => q;
+
+/**
  * Create the queue and warm pg-boss's queue cache. On PGlite a cache miss inside a transaction (enqueue with
  * `tx`) would query through the queue's own connection, which waits for that transaction: a deadlock. So every
  * queue is created and looked up once at start-up, in every role.
@@ -55,7 +62,7 @@ export async function ensureQueue(ctx: AppContext, def: JobDefinition<any>): Pro
 /** Enqueue a job; with `tx` the job row is written in that transaction, so it exists iff the transaction commits. */
 export async function enqueue<P extends { v: number }>(
   ctx: AppContext,
-  def: JobDefinition<P>,
+  def: JobQueue<P>,
   payload: P,
   opts: { tx?: Tx; startAfter?: Date } = {},
 ): Promise<string | null> {

@@ -24,18 +24,23 @@ import * as mail from './mails.ts';
 import * as repo from './accounts.repository.ts';
 import type { UserRow } from './accounts.repository.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
-import { initialSettings, mergeSettings, settingsView, type StoredSettings } from './settings.ts';
 import { hashToken, newApiKey, newEmailKey, newSessionToken, newVersion } from './tokens.ts';
 import { googleExchange } from './google.ts';
-import { newWebhookSecret, releaseHeldCustomerMessages, resolveWebhookTarget } from '../notifications/notifications.service.ts';
-import { offerClaim } from '../members/invitations.service.ts';
+import {
+  initialSettings,
+  mergeSettings,
+  newWebhookSecret,
+  releaseHeldCustomerMessages,
+  resolveWebhookTarget,
+  settingsView,
+  type StoredSettings,
+} from '../notifications/notifications.service.ts';
 
 const VERIFY_TTL_MS = 48 * 3600 * 1000;
 const RESET_TTL_MS = 3600 * 1000;
 
 // What other modules may use of accounts (the boundary lint rule allows only this file and auth.plugin.ts).
-export { raiseAlert, type NewAlert } from './alerts.ts';
-export { effectiveEndpoint, promisedNotify, settingsView, type StoredSettings } from './settings.ts';
+export { raiseAlert, type NewAlert } from '../alerts/alerts.service.ts';
 export { newVersion } from './tokens.ts';
 export type { UserRow } from './accounts.repository.ts';
 
@@ -192,7 +197,7 @@ export async function signup(ctx: AppContext, input: SignupInput, meta: RequestM
   // the mailbox gets the link that releases it, and the reply says so instead of a bare "already exists".
   const held = await repo.findUserByEmail(ctx.db, input.email);
   if (held && isUnclaimedCourier(held)) {
-    await offerClaim(ctx, held, { force: false });
+    await offerClaim(ctx, held);
     throw conflict(INVITE_MSG.addressHeldByCourier);
   }
   const user = await createAccount(ctx, { ...input, password: input.password, signupIp: meta.ip });
@@ -270,7 +275,7 @@ export async function googleLogin(
   if (user) {
     // Google vouching for the address must not land its owner in a company's unclaimed courier account (decision 097).
     if (isUnclaimedCourier(user)) {
-      await offerClaim(ctx, user, { force: false });
+      await offerClaim(ctx, user);
       throw conflict(INVITE_MSG.addressHeldByCourier);
     }
     // Link the Google identity to an existing account only when Google vouches for the address.
@@ -305,6 +310,12 @@ export const API_KEY_LOGOUT_MESSAGE = 'An API key is not a session and cannot be
 export async function logout(ctx: AppContext, sessionId: string | null) {
   if (!sessionId) throw badRequest(API_KEY_LOGOUT_MESSAGE);
   await repo.revokeSession(ctx.db, sessionId, ctx.now());
+}
+
+/** The members module's claim offer for an unclaimed courier (FeatureResources.offerCourierClaim). */
+async function offerClaim(ctx: AppContext, member: UserRow): Promise<void> {
+  if (!ctx.resources.offerCourierClaim) throw new Error('offerCourierClaim is not set: buildApp sets it from the members module');
+  await ctx.resources.offerCourierClaim(ctx, member, { force: false });
 }
 
 // ------------------------------------------------------------------ email keys
@@ -353,7 +364,7 @@ export async function recover(ctx: AppContext, email: string) {
   if (!user) return;
   // A reset would hand the mailbox's owner an account of a company they may not know: they get the link that
   // either sets their own password as that courier or releases the address (decision 097).
-  if (isUnclaimedCourier(user)) return offerClaim(ctx, user, { force: false });
+  if (isUnclaimedCourier(user)) return offerClaim(ctx, user);
   await repo.expireEmailKeys(ctx.db, user.id, 'reset', ctx.now());
   const key = newEmailKey();
   await repo.insertEmailKey(ctx.db, user.id, 'reset', key, new Date(ctx.now().getTime() + RESET_TTL_MS));

@@ -5,6 +5,6 @@ export const SESSION_PREFIX = 'sess_';
 export const newSessionToken = () => SESSION_PREFIX + randomToken(32);
 /** API keys: 40 alphanumerics, like the original service's tokens (safe in any header or URL). */
 export const newApiKey = () => randomAlnum(40);
-export const newVersion = () => randomAlnum(30);
+export { newVersion } from '../../lib/ids.ts';
 export const newEmailKey = () => randomToken(24);
 export const hashToken = sha256;

@@ -3,6 +3,7 @@ import { layout, escapeHtml, type Rendered } from '../../lib/mail-layout.ts';
 import * as ledger from './billing.repository.ts';
 import type { GatewayEvent, GatewayEventKind } from './gateway.ts';
 import { gatewayOf, userForBilling } from './payments.ts';
+import { raisePaymentAlert } from './payment-alerts.ts';
 import * as repo from './payments.repository.ts';
 
 /**
@@ -73,7 +74,7 @@ export async function bookGatewayEvent(ctx: AppContext, e: GatewayEvent): Promis
       description: words.title,
     });
     if (!booked) return null;
-    await repo.raisePaymentAlert(tx, p.userId, {
+    await raisePaymentAlert(tx, p.userId, {
       name: reinstate ? 'chargebackWon' : 'chargeback',
       level: reinstate ? 'info' : 'danger',
       dedupeKey: `${e.kind}:${p.id}`,

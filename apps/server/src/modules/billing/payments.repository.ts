@@ -1,6 +1,6 @@
 import { and, desc, eq, inArray, lt, or, sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.ts';
-import { alerts, billingAccounts, ledgerEntries, payments, referrals, sandboxSales, sessions, users } from '../../db/schema.ts';
+import { billingAccounts, ledgerEntries, payments, referrals, sandboxSales, sessions, users } from '../../db/schema.ts';
 import type { GatewayTransaction } from './gateway.ts';
 import type { SandboxSaleStore } from './sandbox-gateway.ts';
 
@@ -176,37 +176,9 @@ export async function cardsOf(db: Queryable, userId: string): Promise<string[]> 
   return [...new Set([...paid.map((p) => p.m), onFile?.maskedNumber].filter((m): m is string => !!m))];
 }
 
-/** A payment alert (the alerts table belongs to accounts; billing only adds and clears its own names). */
-export async function raisePaymentAlert(
-  db: Queryable,
-  userId: string,
-  a: { name: string; message: string; level: 'info' | 'warning' | 'danger'; dedupeKey: string },
-): Promise<boolean> {
-  const rows = await db
-    .insert(alerts)
-    .values({ userId, group: 'payment', ...a })
-    .onConflictDoNothing()
-    .returning({ id: alerts.id });
-  return rows.length > 0;
-}
-
 /** Accounts with a card on file (for the card-expiry check). */
 export async function accountsWithCards(db: Queryable): Promise<BillingAccount[]> {
   return db.select().from(billingAccounts).where(sql`${billingAccounts.paymentMethodToken} is not null`);
-}
-
-export async function clearPaymentAlert(db: Queryable, userId: string, dedupeKeyPrefix: string): Promise<void> {
-  await db
-    .update(alerts)
-    .set({ dismissedAt: sql`now()` })
-    .where(
-      and(
-        eq(alerts.userId, userId),
-        eq(alerts.group, 'payment'),
-        sql`${alerts.dedupeKey} like ${dedupeKeyPrefix + '%'}`,
-        sql`${alerts.dismissedAt} is null`,
-      ),
-    );
 }
 
 /** The sandbox gateway's sales in the database: the first sale of an order id wins, across restarts and processes. */

@@ -12,6 +12,7 @@ import { GatewayUnavailableError, withTimeout, type GatewayTransaction, type Pay
 import { SandboxGateway } from './sandbox-gateway.ts';
 import { BraintreeGateway, braintreeConfigured } from './braintree-gateway.ts';
 import * as ledger from './billing.repository.ts';
+import { clearPaymentAlert, raisePaymentAlert } from './payment-alerts.ts';
 import * as repo from './payments.repository.ts';
 
 type UserLike = { id: string; email: string; firstName: string; lastName: string };
@@ -165,7 +166,7 @@ export async function addCard(ctx: AppContext, user: UserLike, nonce: string, ex
       rechargeFailures: 0,
       rechargeRetryAt: null,
     });
-    await repo.clearPaymentAlert(tx, user.id, 'recharge-failed');
+    await clearPaymentAlert(tx, user.id, 'recharge-failed');
   });
   return paymentInfo(ctx, user.id);
 }
@@ -209,7 +210,7 @@ async function settle(ctx: AppContext, tx: Tx, p: repo.PaymentRow, t: GatewayTra
     ref: p.id,
     description: p.kind === 'auto_recharge' ? 'Automatic recharge' : 'Balance added',
   });
-  await repo.clearPaymentAlert(tx, p.userId, 'low-balance:');
+  await clearPaymentAlert(tx, p.userId, 'low-balance:');
   await holdReferralReward(ctx, tx, p);
   return true;
 }
@@ -505,7 +506,7 @@ export async function raiseCardExpiryAlerts(ctx: AppContext): Promise<number> {
   for (const a of await repo.accountsWithCards(ctx.db)) {
     const month = Number(a.expirationYear) * 12 + Number(a.expirationMonth) - 1;
     if (!Number.isFinite(month) || month < thisMonth || month > thisMonth + 1) continue;
-    const raised = await repo.raisePaymentAlert(ctx.db, a.userId, {
+    const raised = await raisePaymentAlert(ctx.db, a.userId, {
       name: 'cardExpiring',
       level: 'warning',
       dedupeKey: `card-expiring:${a.maskedNumber ?? a.last4}:${a.expirationYear}-${a.expirationMonth}`,
@@ -545,7 +546,7 @@ export async function runRecharge(ctx: AppContext, p: repo.PaymentRow): Promise<
     await ctx.db.transaction(async (tx) => {
       if (await settle(ctx, tx, claimed, t)) {
         await repo.updateAccount(tx, p.userId, { rechargeFailures: 0, rechargeRetryAt: null });
-        await repo.clearPaymentAlert(tx, p.userId, 'recharge-failed');
+        await clearPaymentAlert(tx, p.userId, 'recharge-failed');
       }
     });
     return true;
@@ -559,7 +560,7 @@ export async function runRecharge(ctx: AppContext, p: repo.PaymentRow): Promise<
       rechargeFailures: failures,
       rechargeRetryAt: stop ? null : new Date(ctx.now().getTime() + RECHARGE_BACKOFF_MS[failures - 1]!),
     });
-    await repo.raisePaymentAlert(tx, p.userId, {
+    await raisePaymentAlert(tx, p.userId, {
       name: 'rechargeFailed',
       level: 'danger',
       dedupeKey: `recharge-failed:${p.id}`,

@@ -22,18 +22,18 @@ import {
   claimMemberAccount,
   createMemberAccount,
   isUnclaimedCourier,
-  raiseAlert,
   startInvitedSession,
   type RequestMeta,
   type UserRow,
 } from '../accounts/accounts.service.ts';
 import { charge, credit, InsufficientBalanceError } from '../billing/billing.service.ts';
+import { raiseAlert } from '../alerts/alerts.service.ts';
 import { publishLive } from '../live/live.service.ts';
 import { smsGateway } from '../sms/sms.service.ts';
 import { courierInvitation, courierInvitationSms } from './invitation-mails.ts';
 import * as repo from './invitations.repository.ts';
 import * as members from './members.repository.ts';
-import { requireCompany } from './members.service.ts';
+import { requireCompany } from './guards.ts';
 
 // Courier invitations: docs/decisions/096-courier-invitations.md; accounts made by addmember: 097.
 

@@ -8,13 +8,8 @@ import { publishLive } from '../live/live.service.ts';
 import { offerClaim } from './invitations.service.ts';
 
 export const MEMBER_NOT_FOUND = 'This courier is not one of your members';
-export const COMPANY_ONLY = 'Only company accounts have couriers: switch the account type to company under Settings';
-
-/** Members are a company's: a person account or a courier gets 403 (and learns nothing about other accounts). */
-export function requireCompany(user: UserRow) {
-  if (user.role === 'courier') throw forbidden('Couriers cannot manage members');
-  if (user.userType !== 'company') throw forbidden(COMPANY_ONLY);
-}
+import { requireCompany } from './guards.ts';
+export { COMPANY_ONLY, requireCompany } from './guards.ts';
 
 function geoOf(m: UserRow): MemberView['geo'] {
   const lat = m.geoLat == null ? NaN : Number(m.geoLat);

@@ -1,12 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PRICING } from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
-import { newVersion, raiseAlert } from '../accounts/accounts.service.ts';
+import { newVersion } from '../../lib/ids.ts';
+import { raiseAlert } from '../alerts/alerts.service.ts';
 import { InsufficientBalanceError, charge, credit } from '../billing/billing.service.ts';
 import { SmsError, smsGateway } from '../sms/sms.service.ts';
 import * as repo from './notifications.repository.ts';
 import { faults, tuning } from './tuning.ts';
-import { webhookJob, type NotifyJob } from './notifications.jobs.ts';
+import { webhookQueue, type NotifyJob } from './queues.ts';
 import { enqueue } from '../../jobs/define.ts';
 import { signatureHeader } from './signing.ts';
 import { UnsafeWebhookUrlError, resolveWebhookTarget } from './ssrf.ts';
@@ -268,7 +269,7 @@ async function settleWebhook(ctx: AppContext, n: WebhookNotification, attempt: n
     }
     if (!(await repo.settleWebhookAttempt(tx, n.id, attempt, { status: 'retrying', lastError, nextAttemptAt: at }))) return null;
     const next: NotifyJob = { v: 1, notificationId: n.id, attempt: attempt + 1 };
-    await enqueue(ctx, webhookJob, next, { tx, startAfter: at });
+    await enqueue(ctx, webhookQueue, next, { tx, startAfter: at });
     return 'retrying';
   });
   // null: another worker settled this attempt first, and logged it.

@@ -2,9 +2,9 @@ import { THEME_PRIMARY_COLORS, cleanBrandUrl, cleanText, TRIGGER_EVENTS, WEBHOOK
 import type { AppContext } from '../../context.ts';
 import type { Tx } from '../../db/client.ts';
 import type { shipments, trackings, trackingEvents, users } from '../../db/schema.ts';
-import { effectiveEndpoint, settingsView, type StoredSettings } from '../accounts/accounts.service.ts';
+import { effectiveEndpoint, settingsView, type StoredSettings } from './settings.ts';
 import * as repo from './notifications.repository.ts';
-import { notifyJobs } from './notifications.jobs.ts';
+import { notifyQueues } from './queues.ts';
 import { enqueue } from '../../jobs/define.ts';
 import { statusEmail, statusSms, type StatusMessageInput } from './templates.ts';
 
@@ -179,7 +179,7 @@ async function queueNotifications(
   for (const n of inserted) {
     if (n.status !== 'pending') continue;
     const channel = n.channel as NotificationChannel;
-    await enqueue(ctx, notifyJobs[channel], { v: 1, notificationId: n.id, attempt: 0 }, { tx });
+    await enqueue(ctx, notifyQueues[channel], { v: 1, notificationId: n.id, attempt: 0 }, { tx });
   }
   ctx.log.info(
     {
@@ -200,7 +200,7 @@ async function queueNotifications(
 export async function releaseHeldCustomerMessages(ctx: AppContext, userId: string): Promise<number> {
   return ctx.db.transaction(async (tx) => {
     const released = await repo.releaseHeld(tx, userId);
-    for (const n of released) await enqueue(ctx, notifyJobs[n.channel as NotificationChannel], { v: 1, notificationId: n.id, attempt: 0 }, { tx });
+    for (const n of released) await enqueue(ctx, notifyQueues[n.channel as NotificationChannel], { v: 1, notificationId: n.id, attempt: 0 }, { tx });
     if (released.length) ctx.log.info({ userId, notifications: released.map((n) => ({ id: n.id, channel: n.channel })) }, 'email verified: held customer messages released');
     return released.length;
   });

@@ -2,11 +2,13 @@ import { MSG, type NotificationLogItem } from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
 import { badRequest, notFound } from '../../lib/errors.ts';
 import type { UserRow } from '../accounts/accounts.repository.ts';
-import { newVersion } from '../accounts/accounts.service.ts';
+import { newVersion } from '../../lib/ids.ts';
 import * as repo from './notifications.repository.ts';
-import { webhookJob, type NotifyJob } from './notifications.jobs.ts';
+import { webhookQueue, type NotifyJob } from './queues.ts';
 import { enqueue } from '../../jobs/define.ts';
 import { PREVIOUS_SECRET_GRACE_MS, newWebhookSecret } from './signing.ts';
+/** Notification settings are this module's (decision 117): the accounts module stores them in the user row. */
+export { effectiveEndpoint, initialSettings, mergeSettings, promisedNotify, settingsView, type StoredSettings } from './settings.ts';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -63,7 +65,7 @@ export async function resendWebhook(ctx: AppContext, user: UserRow, id: string) 
   await ctx.db.transaction(async (tx) => {
     await repo.updateNotification(tx, n.id, { status: 'pending', nextAttemptAt: null });
     const data: NotifyJob = { v: 1, notificationId: n.id, attempt: n.attempts };
-    await enqueue(ctx, webhookJob, data, { tx });
+    await enqueue(ctx, webhookQueue, data, { tx });
   });
   return { id: n.id, deliveryStatus: 'pending' as const };
 }

@@ -23,7 +23,7 @@ import type { Queryable, Tx } from '../../db/client.ts';
 import { AppError, badRequest, conflict, notFound, tooMany } from '../../lib/errors.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { UserRow } from '../accounts/accounts.repository.ts';
-import { promisedNotify, type StoredSettings } from '../accounts/accounts.service.ts';
+import { promisedNotify, type StoredSettings } from '../notifications/notifications.service.ts';
 import { balanceCents, bookCharges, freshChargeCtes, InsufficientBalanceError, insufficientFor, lockAccount } from '../billing/billing.service.ts';
 import { forgetAttempts, takeWindow } from '../../lib/attempts.repository.ts';
 import { CarrierDetectError, detectCarriers, normalizeTrackingNumber, resolveCourier, UNKNOWN_FORMAT_MESSAGE } from '../carriers/carriers.service.ts';
