@@ -215,8 +215,11 @@ export class Evaluator {
     }
   }
 
-  /** Score one row (rows must come in shipped_at order), then queue it to be learned once delivered. */
-  add(row: HistoryRow): void {
+  /**
+   * Score one row (rows must come in shipped_at order), then queue it to be learned once delivered. Returns the
+   * predictor's prediction for it.
+   */
+  add(row: HistoryRow): DeliveryPrediction | null {
     if (row.shipped.instant < this.lastShipped) throw new RangeError(`line ${row.line}: rows are not in shipped_at order`);
     this.lastShipped = row.shipped.instant;
     this.rows++;
@@ -249,6 +252,7 @@ export class Evaluator {
       });
     }
     this.pending.push({ row, prediction });
+    return prediction;
   }
 
   report(): EvaluationReport {
