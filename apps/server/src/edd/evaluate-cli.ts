@@ -54,12 +54,12 @@ async function run(argv: string[]): Promise<void> {
         },
   );
 
-  const parser = createReadStream(file).pipe(parse({ bom: true, skip_empty_lines: true, relax_column_count: false }));
+  const parser = createReadStream(file).pipe(parse({ bom: true, skip_empty_lines: true, info: true }));
   let index: Record<Column, number> | null = null;
   let line = 0;
   try {
-    for await (const record of parser as AsyncIterable<string[]>) {
-      line = (parser.info as { lines: number }).lines;
+    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
+      line = info.lines;
       if (!index) {
         const names = record.map((h) => h.trim().toLowerCase());
         const missing = COLUMNS.filter((c) => !names.includes(c));
