@@ -155,6 +155,24 @@ describe('predictor', () => {
     expect(width / 2000).toBeLessThanOrEqual(5);
   });
 
+  it('counts an overdue parcel as a window miss once, when it is found overdue', () => {
+    const p = new DeliveryPredictor();
+    for (const d of businessDays('2026-03-02', 20)) p.learn(parcel(d, 3));
+    const item = parcel('2026-04-06', 12);
+    const pred = p.predict(item)!;
+    const before = p.windowLevel;
+    p.overdue(pred);
+    const raised = p.windowLevel;
+    expect(raised).toBeGreaterThan(before);
+    p.overdue(pred);
+    p.learn(item, pred);
+    expect(p.windowLevel).toBe(raised);
+    // A parcel delivered inside its window lowers the level a little.
+    const inside = parcel('2026-04-07', 3);
+    p.learn(inside, p.predict(inside));
+    expect(p.windowLevel).toBeLessThan(raised);
+  });
+
   it('flags a parcel late when it will likely miss the estimate, not when the estimate is safe', () => {
     const p = new DeliveryPredictor({ lateThreshold: 0.5 });
     for (const d of businessDays('2026-03-02', 30)) p.learn(parcel(d, 5));

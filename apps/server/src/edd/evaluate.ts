@@ -112,36 +112,35 @@ const MAX_TRANSIT_DAYS = 365;
 /** Symmetric percentile windows tried for the "percentile window reaching 90%" reference. */
 const PERCENTILE_WINDOWS = [10, 7.5, 5, 4, 3, 2.5, 2, 1.5, 1, 0.5] as const;
 
-class PendingQueue {
-  private readonly heap: { row: HistoryRow; prediction: DeliveryPrediction | null }[] = [];
-  get size(): number {
-    return this.heap.length;
+/** A binary min-heap by a numeric key. */
+class MinHeap<T> {
+  private readonly items: T[] = [];
+  constructor(private readonly key: (item: T) => number) {}
+  peek(): T | undefined {
+    return this.items[0];
   }
-  peek(): HistoryRow | undefined {
-    return this.heap[0]?.row;
-  }
-  push(item: { row: HistoryRow; prediction: DeliveryPrediction | null }): void {
-    const h = this.heap;
+  push(item: T): void {
+    const h = this.items;
     h.push(item);
     for (let i = h.length - 1; i > 0; ) {
       const parent = (i - 1) >> 1;
-      if (h[parent]!.row.delivered.instant <= h[i]!.row.delivered.instant) break;
+      if (this.key(h[parent]!) <= this.key(h[i]!)) break;
       [h[parent], h[i]] = [h[i]!, h[parent]!];
       i = parent;
     }
   }
-  pop(): { row: HistoryRow; prediction: DeliveryPrediction | null } | undefined {
-    const h = this.heap;
+  pop(): T | undefined {
+    const h = this.items;
     const top = h[0];
     const last = h.pop();
-    if (h.length > 0 && last) {
+    if (h.length > 0 && last !== undefined) {
       h[0] = last;
       for (let i = 0; ; ) {
         const l = 2 * i + 1;
         const r = l + 1;
         let m = i;
-        if (l < h.length && h[l]!.row.delivered.instant < h[m]!.row.delivered.instant) m = l;
-        if (r < h.length && h[r]!.row.delivered.instant < h[m]!.row.delivered.instant) m = r;
+        if (l < h.length && this.key(h[l]!) < this.key(h[m]!)) m = l;
+        if (r < h.length && this.key(h[r]!) < this.key(h[m]!)) m = r;
         if (m === i) break;
         [h[m], h[i]] = [h[i]!, h[m]!];
         i = m;
@@ -149,6 +148,11 @@ class PendingQueue {
     }
     return top;
   }
+}
+
+interface Pending {
+  row: HistoryRow;
+  prediction: DeliveryPrediction | null;
 }
 
 export type WindowScores = Scores & { percentiles: [number, number] | null };
@@ -177,7 +181,10 @@ export interface EvaluatorOptions extends PredictorOptions {
 
 export class Evaluator {
   readonly predictor: DeliveryPredictor;
-  private readonly pending = new PendingQueue();
+  /** Parcels not yet learned, by delivery. */
+  private readonly pending = new MinHeap<Pending>((p) => p.row.delivered.instant);
+  /** Predicted parcels by the last day of their window, to tell the predictor of those still out after it. */
+  private readonly windowsOpen = new MinHeap<Pending>((p) => p.prediction!.trace.window![1]);
   private readonly ours = new Tally();
   private readonly carrier = new Tally();
   private readonly global = new Tally();
@@ -203,7 +210,7 @@ export class Evaluator {
 
   /** Learn every pending parcel delivered before `instant`. */
   private catchUp(instant: number): void {
-    for (let next = this.pending.peek(); next && next.delivered.instant < instant; next = this.pending.peek()) {
+    for (let next = this.pending.peek()?.row; next && next.delivered.instant < instant; next = this.pending.peek()?.row) {
       const { row, prediction } = this.pending.pop()!;
       this.predictor.learn(row, prediction);
       const t = Math.min(MAX_TRANSIT_DAYS, row.delivered.day - row.shipped.day);
@@ -225,6 +232,12 @@ export class Evaluator {
     this.rows++;
     this.catchUp(row.shipped.instant);
     const s = row.shipped.day;
+    // Parcels whose window ended before today and that are still out have missed it: say so now, not when
+    // they are finally delivered (the window's calibration would otherwise hear of its late misses late).
+    for (let open = this.windowsOpen.peek(); open && open.prediction!.trace.window![1] < s; open = this.windowsOpen.peek()) {
+      this.windowsOpen.pop();
+      if (open.row.delivered.instant >= row.shipped.instant) this.predictor.overdue(open.prediction!);
+    }
 
     const prediction = this.predictor.predict(row);
     if (prediction) {
@@ -251,7 +264,9 @@ export class Evaluator {
         this.windows[i]!.add({ date: median, from: s + c.quantile(pct / 100), to: s + c.quantile(1 - pct / 100), late }, row);
       });
     }
-    this.pending.push({ row, prediction });
+    const item = { row, prediction };
+    this.pending.push(item);
+    if (prediction?.trace.window) this.windowsOpen.push(item);
     return prediction;
   }
 

@@ -80,8 +80,8 @@ export interface PredictorOptions {
   /** Step of that adjustment per delivery. Default 0.005. */
   calibrationStep?: number;
   /**
-   * The calibration aims this much above `coverage`: a parcel that misses its window late is learned late, so
-   * the coverage seen at any moment is a little better than the true one. Default 0.015.
+   * The calibration aims this much above `coverage`, for safety: misses while the level is at its cap (early
+   * parcels predicted from little history, a peak season) are not owed back. Default 0.02.
    */
   calibrationMargin?: number;
   /**
@@ -134,6 +134,8 @@ export class DeliveryPredictor {
   private readonly size: number;
   private readonly calendarOf: (destinationPostal: string) => BusinessCalendar;
   private level: number;
+  /** Predictions whose window's miss was already counted (by `overdue`). */
+  private readonly missCounted = new WeakSet<PredictionTrace>();
   /** Negative log-likelihood of the delivered parcels under each estimate weight. */
   private readonly weightLoss = ESTIMATE_WEIGHTS.map(() => 0);
 
@@ -144,7 +146,7 @@ export class DeliveryPredictor {
     this.calibrate = options.calibrate ?? true;
     this.step = options.calibrationStep ?? 0.005;
     this.fixedLateThreshold = options.lateThreshold ?? null;
-    this.margin = options.calibrationMargin ?? 0.015;
+    this.margin = options.calibrationMargin ?? 0.02;
     this.size = options.maxBusinessDays ?? 60;
     this.calendarOf = options.calendar ?? defaultCalendar;
   }
@@ -167,7 +169,7 @@ export class DeliveryPredictor {
     return best;
   }
 
-  /** The window's current level (the share of the distribution it is built to hold). */
+  /** The window's current level (the share of the distribution it is built to hold; past 1: all of it). */
   get windowLevel(): number {
     return this.level;
   }
@@ -202,9 +204,8 @@ export class DeliveryPredictor {
     }
     const trace = madeWhenShipped?.trace;
     if (!trace) return;
-    if (this.calibrate && trace.window) {
-      const miss = deliveredDay < trace.window[0] || deliveredDay > trace.window[1] ? 1 : 0;
-      this.level = Math.min(0.999, Math.max(0.5, this.level + this.step * (miss - (1 - this.target - this.margin))));
+    if (trace.window && !this.missCounted.has(trace)) {
+      this.calibrateWindow(deliveredDay < trace.window[0] || deliveredDay > trace.window[1]);
     }
     if (estimateDay !== null && madeWhenShipped.lateProbability !== null) {
       const late = deliveredDay > estimateDay;
@@ -222,6 +223,25 @@ export class DeliveryPredictor {
         this.weightLoss[i]! -= Math.log(Math.max(p[k]!, 1e-9));
       });
     }
+  }
+
+  private calibrateWindow(missed: boolean): void {
+    if (!this.calibrate) return;
+    // Capped at 0.999: letting it pass 1 (whole-support windows, the misses "owed back" later) keeps the long-run
+    // share exactly but measured far wider windows for a long time after a bad spell.
+    this.level = Math.min(0.999, Math.max(0.5, this.level + this.step * ((missed ? 1 : 0) - (1 - this.target - this.margin))));
+  }
+
+  /**
+   * Tell the predictor that a parcel is still not delivered after the last day of the window predicted for it:
+   * its miss counts at once (and not again when it is learned), so the window's calibration hears of late
+   * misses when they happen.
+   */
+  overdue(madeWhenShipped: DeliveryPrediction): void {
+    const trace = madeWhenShipped.trace;
+    if (!trace.window || this.missCounted.has(trace)) return;
+    this.missCounted.add(trace);
+    this.calibrateWindow(true);
   }
 
   /** Shrink a cell's histogram toward its parents' (returns null when nothing was learned). */
@@ -306,9 +326,10 @@ export class DeliveryPredictor {
     let bestWidth = Infinity;
     let bestMass = 0;
     let mass = 0;
+    const level = Math.min(1, this.level) - 1e-9;
     for (let a = 0, b = -1; a <= this.size; a++) {
-      while (mass < this.level - 1e-12 && b < this.size) mass += p[++b]!;
-      if (mass < this.level - 1e-12) break;
+      while (mass < level && b < this.size) mass += p[++b]!;
+      if (mass < level) break;
       const width = dates[b]! - dates[a]!;
       if (width < bestWidth || (width === bestWidth && mass > bestMass)) [lo, hi, bestWidth, bestMass] = [a, b, width, mass];
       mass -= p[a]!;
