@@ -44,7 +44,12 @@ function isHoliday(country, region, day) {
   let set = holidaySets.get(key);
   if (!set) {
     const h = region ? new Holidays(country, region) : new Holidays(country);
-    set = new Set(h.getHolidays(Number(iso.slice(0, 4))).filter((x) => x.type === 'public').map((x) => x.date.slice(0, 10)));
+    set = new Set(
+      h
+        .getHolidays(Number(iso.slice(0, 4)))
+        .filter((x) => x.type === 'public')
+        .map((x) => x.date.slice(0, 10)),
+    );
     holidaySets.set(key, set);
   }
   return set.has(iso);
@@ -62,13 +67,32 @@ function addBusiness(country, region, day, k) {
   return d;
 }
 
-const PROVINCE = { A: 'NL', B: 'NS', E: 'NB', G: 'QC', H: 'QC', J: 'QC', K: 'ON', L: 'ON', M: 'ON', N: 'ON', P: 'ON', R: 'MB', S: 'SK', T: 'AB', V: 'BC' };
+const PROVINCE = {
+  A: 'NL',
+  B: 'NS',
+  E: 'NB',
+  G: 'QC',
+  H: 'QC',
+  J: 'QC',
+  K: 'ON',
+  L: 'ON',
+  M: 'ON',
+  N: 'ON',
+  P: 'ON',
+  R: 'MB',
+  S: 'SK',
+  T: 'AB',
+  V: 'BC',
+};
 const CA_LETTERS = Object.keys(PROVINCE);
 const zip5 = (zip3) => `${zip3}${String(Math.floor(random() * 100)).padStart(2, '0')}`;
 const US_ORIGINS = ['100', '331', '606', '750', '900', '981', '303', '430', '554', '850'];
 const CA_ORIGINS = ['M5V', 'H2X', 'V6B', 'T2P'];
 const US_DEST = Array.from({ length: 300 }, () => String(5 + Math.floor(random() * 995)).padStart(3, '0'));
-const CA_DEST = Array.from({ length: 80 }, () => `${pick(CA_LETTERS)}${Math.floor(random() * 10)}${String.fromCharCode(65 + Math.floor(random() * 26))}`);
+const CA_DEST = Array.from(
+  { length: 80 },
+  () => `${pick(CA_LETTERS)}${Math.floor(random() * 10)}${String.fromCharCode(65 + Math.floor(random() * 26))}`,
+);
 const zipf = (pool) => pool[Math.min(pool.length - 1, Math.floor(pool.length * Math.pow(random(), 2.2)))];
 
 const SERVICES = [
@@ -99,7 +123,13 @@ for (const t of shippedTimes) {
   const base = Math.round(svc.base(zone));
   const h = hash(`${svc.carrier}|${o3}|${d3}`);
   const laneOffset = h < 0.15 ? -1 : h < 0.65 ? 0 : h < 0.9 ? 1 : 2;
-  const noise = weighted([[0, 55], [1, 22], [-1, 9], [2, 8], [3 + Math.floor(random() * 6), 6]]);
+  const noise = weighted([
+    [0, 55],
+    [1, 22],
+    [-1, 9],
+    [2, 8],
+    [3 + Math.floor(random() * 6), 6],
+  ]);
   const shipDay = Math.floor(t / DAY);
   const date = new Date(t);
   const peak = (date.getUTCMonth() === 10 && date.getUTCDate() >= 25) || (date.getUTCMonth() === 11 && date.getUTCDate() <= 24);

@@ -87,7 +87,7 @@ export function businessDaysBetween(cal: BusinessCalendar, from: number, to: num
 /** The k-th business day after `from` (`from` itself for k = 0). */
 export function addBusinessDays(cal: BusinessCalendar, from: number, k: number): number {
   let d = from;
-  for (let left = k; left > 0; ) {
+  for (let left = k; left > 0;) {
     d++;
     if (cal.isBusinessDay(d)) left--;
   }

@@ -97,7 +97,13 @@ describe('predictor', () => {
     const p = new DeliveryPredictor();
     expect(p.predict(parcel('2026-03-02', 0))).toBeNull();
     const r = p.predict({ ...parcel('2026-03-02', 0), carrierEstimate: '2026-03-05' }, '2026-03-02T12:00:00Z');
-    expect(r?.estimatedDelivery).toEqual({ date: '2026-03-05', from: '2026-03-05', to: '2026-03-05', source: 'carrier', updatedAt: '2026-03-02T12:00:00.000Z' });
+    expect(r?.estimatedDelivery).toEqual({
+      date: '2026-03-05',
+      from: '2026-03-05',
+      to: '2026-03-05',
+      source: 'carrier',
+      updatedAt: '2026-03-02T12:00:00.000Z',
+    });
   });
 
   it('falls back from an empty lane to the region, the carrier and everything', () => {
@@ -129,7 +135,7 @@ describe('predictor', () => {
   it('holds about the wanted share of deliveries in a window no wider than needed', () => {
     // Transit: 2 business days 50%, 3: 25%, 4: 10%, 5: 7%, 6: 5%, 9: 3% (seeded).
     let seed = 7;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const draw = () => {
       const r = rand();
       return r < 0.5 ? 2 : r < 0.75 ? 3 : r < 0.85 ? 4 : r < 0.92 ? 5 : r < 0.97 ? 6 : 9;

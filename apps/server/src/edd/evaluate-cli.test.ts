@@ -61,17 +61,31 @@ describe('edd:evaluate', () => {
     const out = JSON.parse(r.stdout);
     const figures = ['n', 'exactDay', 'withinWindow', 'meanWindowDays', 'maeDays', 'lateFlagPrecision', 'lateFlagRecall'];
     for (const key of figures) expect(out).toHaveProperty(key);
-    for (const b of ['carrierEstimate', 'globalMedian', 'laneWeekdayMedian']) for (const key of figures) expect(out.baselines[b]).toHaveProperty(key);
+    for (const b of ['carrierEstimate', 'globalMedian', 'laneWeekdayMedian'])
+      for (const key of figures) expect(out.baselines[b]).toHaveProperty(key);
     // Rows 1 and 3 have no history yet but an estimate: the carrier's date; row 2 has neither, so no prediction.
     // Two business days every time: exact, across the weekend too, where the calendar-day medians are not.
-    expect(out).toMatchObject({ rows: 8, n: 7, exactDay: 1, withinWindow: 1, meanWindowDays: 1, maeDays: 0, lateFlagPrecision: null, lateFlagRecall: null });
+    expect(out).toMatchObject({
+      rows: 8,
+      n: 7,
+      exactDay: 1,
+      withinWindow: 1,
+      meanWindowDays: 1,
+      maeDays: 0,
+      lateFlagPrecision: null,
+      lateFlagRecall: null,
+    });
     expect(out.baselines.carrierEstimate).toMatchObject({ n: 4, exactDay: 1, meanWindowDays: 1 });
     expect(out.baselines.globalMedian.n).toBe(5);
     expect(out.baselines.laneWeekdayMedian.exactDay).toBeLessThan(1);
   });
 
   it('runs from the project root as npm run edd:evaluate', () => {
-    const r = spawnSync('npm', ['run', '--silent', 'edd:evaluate', '--', file('npm.csv', good)], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+    const r = spawnSync('npm', ['run', '--silent', 'edd:evaluate', '--', file('npm.csv', good)], {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(r.status).toBe(0);
     expect(JSON.parse(r.stdout).rows).toBe(8);
   });
@@ -81,14 +95,20 @@ describe('edd:evaluate', () => {
   });
 
   it('refuses a file without a column', () => {
-    expectRefusal(run(file('no-column.csv', 'shipped_at,delivered_at,carrier,service,origin_postal,destination_postal\n')), /missing column carrier_estimate/);
+    expectRefusal(
+      run(file('no-column.csv', 'shipped_at,delivered_at,carrier,service,origin_postal,destination_postal\n')),
+      /missing column carrier_estimate/,
+    );
     expectRefusal(run(file('empty.csv', '')), /empty \(no header\)/);
   });
 
   it('refuses a bad date with its line', () => {
     const text = `${HEADER}\n2026-03-02T10:00:00Z,2026-03-04T10:00:00Z,ups,ground,10001,90001,\n2026-03-03T10:00:00Z,03/05/2026,ups,ground,10001,90001,\n`;
     expectRefusal(run(file('bad-date.csv', text)), /line 3: delivered_at is not an ISO 8601 date or date-time: "03\/05\/2026"/);
-    expectRefusal(run(file('bad-estimate.csv', `${HEADER}\n2026-03-02T10:00:00Z,2026-03-04T10:00:00Z,ups,ground,10001,90001,soon\n`)), /line 2: carrier_estimate/);
+    expectRefusal(
+      run(file('bad-estimate.csv', `${HEADER}\n2026-03-02T10:00:00Z,2026-03-04T10:00:00Z,ups,ground,10001,90001,soon\n`)),
+      /line 2: carrier_estimate/,
+    );
   });
 
   it('refuses a delivery before its shipment', () => {

@@ -23,7 +23,8 @@ function parseArgs(argv: string[]): { file: string; calendar: 'auto' | CalendarC
     const a = argv[i]!;
     if (a === '--calendar' || a.startsWith('--calendar=')) {
       const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[++i];
-      if (v !== 'auto' && v !== 'US' && v !== 'CA' && v !== 'BR' && v !== 'weekends') throw new InputError(`--calendar must be auto, US, CA, BR or weekends (${USAGE})`);
+      if (v !== 'auto' && v !== 'US' && v !== 'CA' && v !== 'BR' && v !== 'weekends')
+        throw new InputError(`--calendar must be auto, US, CA, BR or weekends (${USAGE})`);
       calendar = v;
     } else if (a.startsWith('--')) {
       throw new InputError(`unknown option ${a} (${USAGE})`);
@@ -50,7 +51,10 @@ async function run(argv: string[]): Promise<void> {
       ? {}
       : {
           calendarName: calendar === 'BR' ? 'BR (weekends and national public holidays)' : calendar,
-          calendar: (postal) => (calendar === 'CA' || isCanadianPostal(postal) ? calendarFor(calendar === 'CA' ? 'CA' : calendar, canadianProvince(postal)) : calendarFor(calendar)),
+          calendar: (postal) =>
+            calendar === 'CA' || isCanadianPostal(postal)
+              ? calendarFor(calendar === 'CA' ? 'CA' : calendar, canadianProvince(postal))
+              : calendarFor(calendar),
         },
   );
 
@@ -63,7 +67,8 @@ async function run(argv: string[]): Promise<void> {
       if (!index) {
         const names = record.map((h) => h.trim().toLowerCase());
         const missing = COLUMNS.filter((c) => !names.includes(c));
-        if (missing.length > 0) throw new InputError(`${file}: missing column${missing.length > 1 ? 's' : ''} ${missing.join(', ')} in the header`);
+        if (missing.length > 0)
+          throw new InputError(`${file}: missing column${missing.length > 1 ? 's' : ''} ${missing.join(', ')} in the header`);
         index = Object.fromEntries(COLUMNS.map((c) => [c, names.indexOf(c)])) as Record<Column, number>;
         continue;
       }
@@ -74,7 +79,8 @@ async function run(argv: string[]): Promise<void> {
       };
       const shipped = stamp('shipped_at');
       const delivered = stamp('delivered_at');
-      if (delivered.instant < shipped.instant) fail(`${file} line ${line}: delivered_at ${get('delivered_at')} is before shipped_at ${get('shipped_at')}`);
+      if (delivered.instant < shipped.instant)
+        fail(`${file} line ${line}: delivered_at ${get('delivered_at')} is before shipped_at ${get('shipped_at')}`);
       const estimate = get('carrier_estimate');
       const row: HistoryRow = {
         line,

@@ -122,7 +122,7 @@ class MinHeap<T> {
   push(item: T): void {
     const h = this.items;
     h.push(item);
-    for (let i = h.length - 1; i > 0; ) {
+    for (let i = h.length - 1; i > 0;) {
       const parent = (i - 1) >> 1;
       if (this.key(h[parent]!) <= this.key(h[i]!)) break;
       [h[parent], h[i]] = [h[i]!, h[parent]!];
@@ -135,7 +135,7 @@ class MinHeap<T> {
     const last = h.pop();
     if (h.length > 0 && last !== undefined) {
       h[0] = last;
-      for (let i = 0; ; ) {
+      for (let i = 0; ;) {
         const l = 2 * i + 1;
         const r = l + 1;
         let m = i;
@@ -253,7 +253,10 @@ export class Evaluator {
       const globalLate = row.estimateDay !== null && s + g.quantile(0.8) > row.estimateDay;
       this.global.add({ date: s + g.quantile(0.5), from: s + g.quantile(0.1), to: s + g.quantile(0.9), late: globalLate }, row);
       PERCENTILE_WINDOWS.forEach((pct, i) => {
-        this.globalWindows[i]!.add({ date: s + g.quantile(0.5), from: s + g.quantile(pct / 100), to: s + g.quantile(1 - pct / 100), late: globalLate }, row);
+        this.globalWindows[i]!.add(
+          { date: s + g.quantile(0.5), from: s + g.quantile(pct / 100), to: s + g.quantile(1 - pct / 100), late: globalLate },
+          row,
+        );
       });
       const laneCounts = this.laneCounts.get(this.laneKey(row));
       const c = laneCounts && laneCounts.n > 0 ? laneCounts : g;

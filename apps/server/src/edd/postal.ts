@@ -26,8 +26,24 @@ export function postalAreas(postal: string | null | undefined): PostalAreas {
 
 // The first letter of a Canadian postal code names its province or territory.
 const PROVINCE: Record<string, string> = {
-  A: 'NL', B: 'NS', C: 'PE', E: 'NB', G: 'QC', H: 'QC', J: 'QC', K: 'ON', L: 'ON', M: 'ON', N: 'ON', P: 'ON',
-  R: 'MB', S: 'SK', T: 'AB', V: 'BC', X: 'NT', Y: 'YT',
+  A: 'NL',
+  B: 'NS',
+  C: 'PE',
+  E: 'NB',
+  G: 'QC',
+  H: 'QC',
+  J: 'QC',
+  K: 'ON',
+  L: 'ON',
+  M: 'ON',
+  N: 'ON',
+  P: 'ON',
+  R: 'MB',
+  S: 'SK',
+  T: 'AB',
+  V: 'BC',
+  X: 'NT',
+  Y: 'YT',
 };
 
 /** The province of a Canadian postal code, or undefined. */

@@ -343,7 +343,13 @@ export class DeliveryPredictor {
       for (let k = 0; k <= this.size; k++) if (dates[k]! > estimateDay) lateProbability += p[k]!;
     }
     return {
-      estimatedDelivery: { date: isoDate(dates[point]!), from: isoDate(dates[lo]!), to: isoDate(dates[hi]!), source: 'predicted', updatedAt },
+      estimatedDelivery: {
+        date: isoDate(dates[point]!),
+        from: isoDate(dates[lo]!),
+        to: isoDate(dates[hi]!),
+        source: 'predicted',
+        updatedAt,
+      },
       late: lateProbability !== null && lateProbability >= this.lateThreshold,
       lateProbability,
       windowLevel: this.level,
