@@ -1,18 +1,22 @@
 // Converts the Olist Brazilian E-Commerce public dataset (CC BY-NC-SA 4.0) to the edd:evaluate CSV format.
-// usage: node scripts/edd/olist-to-csv.mjs ORDERS.csv CUSTOMERS.csv ORDER_ITEMS.csv SELLERS.csv > /tmp/olist-edd.csv
+// usage: node scripts/edd/olist-to-csv.mjs [--keep-without-zip] ORDERS.csv CUSTOMERS.csv ORDER_ITEMS.csv SELLERS.csv > /tmp/olist-edd.csv
 // Keep the data out of the repository: write the output under /tmp.
 //
 // shipped_at = order_delivered_carrier_date, delivered_at = order_delivered_customer_date, carrier = "olist",
 // service = "", origin_postal = the seller's zip prefix (the order's first item), destination_postal = the
 // customer's zip prefix, carrier_estimate = the date of order_estimated_delivery_date. Orders without both
-// dates or zips, or delivered before they were handed to the carrier, are left out and counted on stderr.
+// dates or zips, or delivered before they were handed to the carrier, are left out and counted on stderr;
+// with --keep-without-zip an order whose zips are unknown is kept with empty postal codes (for a partial copy
+// of the dataset whose customers or sellers files do not cover its orders).
 // Rows come out in shipped_at order.
 import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 
-const [ordersPath, customersPath, itemsPath, sellersPath] = process.argv.slice(2);
+const args = process.argv.slice(2);
+const keepWithoutZip = args.includes('--keep-without-zip');
+const [ordersPath, customersPath, itemsPath, sellersPath] = args.filter((a) => a !== '--keep-without-zip');
 if (!sellersPath) {
-  process.stderr.write('usage: node scripts/edd/olist-to-csv.mjs ORDERS.csv CUSTOMERS.csv ORDER_ITEMS.csv SELLERS.csv\n');
+  process.stderr.write('usage: node scripts/edd/olist-to-csv.mjs [--keep-without-zip] ORDERS.csv CUSTOMERS.csv ORDER_ITEMS.csv SELLERS.csv\n');
   process.exit(2);
 }
 const read = (path) => parse(readFileSync(path), { columns: true, bom: true, skip_empty_lines: true });
@@ -42,7 +46,7 @@ for (const o of read(ordersPath)) {
   const dest = customerZip.get(o.customer_id);
   const seller = firstSeller.get(o.order_id);
   const origin = seller && sellerZip.get(seller.seller);
-  if (!dest || !origin) {
+  if ((!dest || !origin) && !keepWithoutZip) {
     skipped.noZip++;
     continue;
   }
@@ -52,7 +56,7 @@ for (const o of read(ordersPath)) {
     skipped.deliveredBeforeShipped++;
     continue;
   }
-  rows.push([shipped, delivered, 'olist', '', origin, dest, (o.order_estimated_delivery_date ?? '').trim().slice(0, 10)]);
+  rows.push([shipped, delivered, 'olist', '', origin ?? '', dest ?? '', (o.order_estimated_delivery_date ?? '').trim().slice(0, 10)]);
 }
 rows.sort((a, b) => Date.parse(a[0]) - Date.parse(b[0]));
 process.stdout.write('shipped_at,delivered_at,carrier,service,origin_postal,destination_postal,carrier_estimate\n');

@@ -132,6 +132,21 @@ describe('predictor', () => {
     expect(p.predict(parcel('2026-05-04', 0))?.estimatedDelivery.date).toBe('2026-05-13');
   });
 
+  it('forgets old parcels with a half-life, and not without', () => {
+    const old = businessDays('2026-01-05', 30).map((d) => parcel(d, 5));
+    const recent = businessDays('2026-06-01', 5).map((d) => parcel(d, 2));
+    const forgetting = new DeliveryPredictor({ halfLifeDays: 30 });
+    const keeping = new DeliveryPredictor();
+    for (const p of [...old, ...recent]) {
+      forgetting.learn(p);
+      keeping.learn(p);
+    }
+    const probe = parcel('2026-06-15', 0);
+    expect(forgetting.predict(probe)?.estimatedDelivery.date).toBe('2026-06-17');
+    expect(keeping.predict(probe)?.estimatedDelivery.date).toBe('2026-06-23'); // 5 business days: Juneteenth (Fri 19) skipped
+    expect(forgetting.samples).toBe(35);
+  });
+
   it('holds about the wanted share of deliveries in a window no wider than needed', () => {
     // Transit: 2 business days 50%, 3: 25%, 4: 10%, 5: 7%, 6: 5%, 9: 3% (seeded).
     let seed = 7;

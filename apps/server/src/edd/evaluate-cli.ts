@@ -1,4 +1,4 @@
-// `npm run --silent edd:evaluate -- FILE.csv [--calendar auto|US|CA|BR|weekends]`: scores the delivery-date
+// `npm run --silent edd:evaluate -- FILE.csv [--calendar auto|US|CA|BR|weekends] [--half-life DAYS]`: scores the delivery-date
 // predictor on a delivery history against baselines and prints one JSON line. A malformed file gets one line
 // on stderr and exit code 2.
 import { createReadStream } from 'node:fs';
@@ -7,20 +7,27 @@ import { parse } from 'csv-parse';
 import { calendarFor, type CalendarCountry } from './calendar.ts';
 import { parseTimestamp } from './days.ts';
 import { Evaluator, type HistoryRow } from './evaluate.ts';
-import { canadianProvince, isCanadianPostal } from './postal.ts';
+import { canadianProvince } from './postal.ts';
 
 const COLUMNS = ['shipped_at', 'delivered_at', 'carrier', 'service', 'origin_postal', 'destination_postal', 'carrier_estimate'] as const;
 type Column = (typeof COLUMNS)[number];
 
 class InputError extends Error {}
 
-const USAGE = 'usage: npm run --silent edd:evaluate -- FILE.csv [--calendar auto|US|CA|BR|weekends]';
+const USAGE = 'usage: npm run --silent edd:evaluate -- FILE.csv [--calendar auto|US|CA|BR|weekends] [--half-life DAYS]';
 
-function parseArgs(argv: string[]): { file: string; calendar: 'auto' | CalendarCountry } {
+function parseArgs(argv: string[]): { file: string; calendar: 'auto' | CalendarCountry; halfLifeDays?: number } {
   let file: string | undefined;
   let calendar: 'auto' | CalendarCountry = 'auto';
+  let halfLifeDays: number | undefined;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
+    if (a === '--half-life' || a.startsWith('--half-life=')) {
+      const v = Number(a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[++i]);
+      if (!(v > 0)) throw new InputError(`--half-life must be a number of days above 0 (${USAGE})`);
+      halfLifeDays = v;
+      continue;
+    }
     if (a === '--calendar' || a.startsWith('--calendar=')) {
       const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[++i];
       if (v !== 'auto' && v !== 'US' && v !== 'CA' && v !== 'BR' && v !== 'weekends')
@@ -35,28 +42,26 @@ function parseArgs(argv: string[]): { file: string; calendar: 'auto' | CalendarC
     }
   }
   if (!file) throw new InputError(USAGE);
-  return { file, calendar };
+  return { file, calendar, halfLifeDays };
 }
 
 async function run(argv: string[]): Promise<void> {
-  const { file, calendar } = parseArgs(argv);
+  const { file, calendar, halfLifeDays } = parseArgs(argv);
   try {
     if (!(await stat(file)).isFile()) throw new InputError(`${file}: not a file`);
   } catch (err) {
     if (err instanceof InputError) throw err;
     throw new InputError(`${file}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
   }
-  const evaluator = new Evaluator(
-    calendar === 'auto'
+  const evaluator = new Evaluator({
+    ...(halfLifeDays ? { halfLifeDays } : {}),
+    ...(calendar === 'auto'
       ? {}
       : {
           calendarName: calendar === 'BR' ? 'BR (weekends and national public holidays)' : calendar,
-          calendar: (postal) =>
-            calendar === 'CA' || isCanadianPostal(postal)
-              ? calendarFor(calendar === 'CA' ? 'CA' : calendar, canadianProvince(postal))
-              : calendarFor(calendar),
-        },
-  );
+          calendar: (postal: string) => (calendar === 'CA' ? calendarFor('CA', canadianProvince(postal)) : calendarFor(calendar)),
+        }),
+  });
 
   const parser = createReadStream(file).pipe(parse({ bom: true, skip_empty_lines: true, info: true }));
   let index: Record<Column, number> | null = null;
@@ -109,7 +114,8 @@ async function run(argv: string[]): Promise<void> {
     throw err;
   }
   if (!index) throw new InputError(`${file}: empty (no header)`);
-  process.stdout.write(`${JSON.stringify(evaluator.report())}\n`);
+  const report = evaluator.report();
+  process.stdout.write(`${JSON.stringify(halfLifeDays ? { ...report, halfLifeDays } : report)}\n`);
 }
 
 function fail(message: string): never {

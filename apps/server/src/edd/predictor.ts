@@ -91,6 +91,11 @@ export interface PredictorOptions {
   lateThreshold?: number;
   /** Longest transit kept, in business days (longer ones count as this). Default 60. */
   maxBusinessDays?: number;
+  /**
+   * Forget old parcels: a parcel delivered this many days before the day predicted for weighs half as much.
+   * Default: never (every parcel weighs the same).
+   */
+  halfLifeDays?: number;
 }
 
 /** The calendar for a destination when none is given: Canada's by province, else the US federal one. */
@@ -99,6 +104,9 @@ export function defaultCalendar(destinationPostal: string): BusinessCalendar {
 }
 
 class Cell {
+  /** Parcels, each counted once. */
+  count = 0;
+  /** Parcels by weight (with halfLifeDays, in units of the weight at the anchor day). */
   n = 0;
   nErr = 0;
   readonly transit: Float64Array;
@@ -134,6 +142,9 @@ export class DeliveryPredictor {
   private readonly size: number;
   private readonly calendarOf: (destinationPostal: string) => BusinessCalendar;
   private level: number;
+  private readonly halfLife: number;
+  /** The day whose weight is 1 (with halfLifeDays). */
+  private anchor: number | null = null;
   /** Predictions whose window's miss was already counted (by `overdue`). */
   private readonly missCounted = new WeakSet<PredictionTrace>();
   /** Negative log-likelihood of the delivered parcels under each estimate weight. */
@@ -149,11 +160,12 @@ export class DeliveryPredictor {
     this.margin = options.calibrationMargin ?? 0.02;
     this.size = options.maxBusinessDays ?? 60;
     this.calendarOf = options.calendar ?? defaultCalendar;
+    this.halfLife = options.halfLifeDays ?? Infinity;
   }
 
   /** Parcels learned so far. */
   get samples(): number {
-    return this.cells.get('')?.n ?? 0;
+    return this.cells.get('')?.count ?? 0;
   }
 
   /** The chance of missing the estimate at which `late` is raised (fixed, or the best so far). */
@@ -192,14 +204,16 @@ export class DeliveryPredictor {
     const estimateDay = parcel.carrierEstimate ? parseDay(parcel.carrierEstimate) : null;
     const r =
       estimateDay === null ? null : Math.min(this.size, Math.max(-this.size, k - businessDaysBetween(cal, shippedDay, estimateDay)));
+    const w = this.weight(deliveredDay);
     for (const key of this.keys(parcel, shippedDay)) {
       let cell = this.cells.get(key);
       if (!cell) this.cells.set(key, (cell = new Cell(this.size)));
-      cell.n++;
-      cell.transit[k]!++;
+      cell.count++;
+      cell.n += w;
+      cell.transit[k]! += w;
       if (r !== null) {
-        cell.nErr++;
-        cell.error[r + this.size]!++;
+        cell.nErr += w;
+        cell.error[r + this.size]! += w;
       }
     }
     const trace = madeWhenShipped?.trace;
@@ -225,6 +239,23 @@ export class DeliveryPredictor {
     }
   }
 
+  /** A parcel's weight on a day (1 without halfLifeDays); moves the anchor before the weights grow too large. */
+  private weight(day: number): number {
+    if (this.halfLife === Infinity) return 1;
+    if (this.anchor === null) this.anchor = day;
+    if (day - this.anchor > 200 * this.halfLife) {
+      const scale = Math.pow(2, -(day - this.anchor) / this.halfLife);
+      for (const cell of this.cells.values()) {
+        cell.n *= scale;
+        cell.nErr *= scale;
+        for (let i = 0; i < cell.transit.length; i++) cell.transit[i]! *= scale;
+        for (let i = 0; i < cell.error.length; i++) cell.error[i]! *= scale;
+      }
+      this.anchor = day;
+    }
+    return Math.pow(2, (day - this.anchor) / this.halfLife);
+  }
+
   private calibrateWindow(missed: boolean): void {
     if (!this.calibrate) return;
     // Capped at 0.999: letting it pass 1 (whole-support windows, the misses "owed back" later) keeps the long-run
@@ -245,23 +276,30 @@ export class DeliveryPredictor {
   }
 
   /** Shrink a cell's histogram toward its parents' (returns null when nothing was learned). */
-  private shrunk(keys: string[], pick: (c: Cell) => [number, Float64Array]): { p: Float64Array; level: Level; samples: number } | null {
+  private shrunk(
+    keys: string[],
+    now: number,
+    pick: (c: Cell) => [number, Float64Array],
+  ): { p: Float64Array; level: Level; samples: number } | null {
     let p: Float64Array | null = null;
     let level: Level = 'global';
     let samples = 0;
+    // Weights in units of a parcel delivered today, so that the prior strength keeps its meaning.
+    const unit = this.halfLife === Infinity || this.anchor === null ? 1 : Math.pow(2, (now - this.anchor) / this.halfLife);
     keys.forEach((key, i) => {
       const cell = this.cells.get(key);
       if (!cell) return;
-      const [n, hist] = pick(cell);
-      if (n === 0) return;
+      const [weighed, hist] = pick(cell);
+      if (weighed === 0) return;
+      const n = weighed / unit;
       if (!p) {
-        p = hist.map((x) => x / n);
+        p = hist.map((x) => x / weighed);
       } else {
         const q: Float64Array = p;
-        p = hist.map((x, j) => (x + this.m * q[j]!) / (n + this.m));
+        p = hist.map((x, j) => (x / unit + this.m * q[j]!) / (n + this.m));
       }
       level = LEVELS[i]!;
-      samples = n;
+      samples = cell.count;
     });
     return p ? { p, level, samples } : null;
   }
@@ -273,7 +311,7 @@ export class DeliveryPredictor {
     const estimateDay = parcel.carrierEstimate ? dayOf(parcel.carrierEstimate, 'carrierEstimate') : null;
     const cal = this.calendarOf(parcel.destinationPostal ?? '');
     const keys = this.keys(parcel, shippedDay);
-    const transit = this.shrunk(keys, (c) => [c.n, c.transit]);
+    const transit = this.shrunk(keys, shippedDay, (c) => [c.n, c.transit]);
     if (!transit) {
       if (estimateDay === null) return null;
       const date = isoDate(estimateDay);
@@ -290,7 +328,7 @@ export class DeliveryPredictor {
     // The estimate's expert: P(k) = P(error = k − business days to the estimate).
     let expert: Float64Array | null = null;
     if (estimateDay !== null) {
-      const err = this.shrunk(keys, (c) => [c.nErr, c.error]);
+      const err = this.shrunk(keys, shippedDay, (c) => [c.nErr, c.error]);
       if (err) {
         const kE = businessDaysBetween(cal, shippedDay, estimateDay);
         expert = new Float64Array(this.size + 1);
