@@ -51,6 +51,14 @@ export default defineConfig({
       },
       {
         test: {
+          name: 'routing',
+          setupFiles,
+          root: 'packages/routing',
+          include: ['src/**/*.test.ts'],
+        },
+      },
+      {
+        test: {
           name: 'server',
           ...server,
           maxWorkers: WORKERS,
