@@ -9,6 +9,8 @@ import { parseSolomon, solomonProblem, SolomonFormatError } from './solomon.ts';
 const USAGE = 'usage: routing:solve -- --format solomon FILE [--seconds N] [--seed S]';
 /** Printing, exiting and npm noticing the exit, before the command's time is up. */
 const STOP_BEFORE_MS = 350;
+/** npm (its process title is "npm run …"), npx, tsx, or the shell npm runs the script line in. */
+const LAUNCHER = /^(npm|npx|tsx) |^\S*node \S*(npm|npx)-cli\.js |^\S*sh -c \S*node \S*cli\.ts /;
 
 function exitWith(message: string): never {
   process.stderr.write(`routing:solve: ${message}\n`);
@@ -33,7 +35,7 @@ function commandStart(): number {
     let pid = self.ppid;
     for (let hops = 0; hops < 4 && pid !== '0' && pid !== '1'; hops++) {
       const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
-      if (!/\bnpm\b|\bnpx\b|\btsx\b|routing[/:]/.test(cmd)) break;
+      if (!LAUNCHER.test(cmd)) break;
       const p = ageOf(pid);
       oldest = Math.max(oldest, p.age);
       pid = p.ppid;
