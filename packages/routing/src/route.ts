@@ -13,17 +13,20 @@ export interface Route {
   load: number;
   dist: number;
   feasible: boolean;
+  /** es and ls may be shared with a clone: the next update writes new arrays instead of these. */
+  shared: boolean;
 }
 
 export function newRoute(m: Model, v: number, nodes: number[] = [], locked = 0): Route {
-  const r: Route = { v, nodes, locked, es: new Float64Array(2), ls: new Float64Array(2), load: 0, dist: 0, feasible: true };
+  const r: Route = { v, nodes, locked, es: new Float64Array(2), ls: new Float64Array(2), load: 0, dist: 0, feasible: true, shared: true };
   updateRoute(m, r);
   return r;
 }
 
 export function cloneRoute(r: Route): Route {
-  // es and ls are replaced (never written in place) by updateRoute, so a clone may share them.
-  return { v: r.v, nodes: r.nodes.slice(), locked: r.locked, es: r.es, ls: r.ls, load: r.load, dist: r.dist, feasible: r.feasible };
+  // Copy on write: both share es and ls until one of them is updated.
+  r.shared = true;
+  return { v: r.v, nodes: r.nodes.slice(), locked: r.locked, es: r.es, ls: r.ls, load: r.load, dist: r.dist, feasible: r.feasible, shared: true };
 }
 
 /** Recomputes the route's schedule, slack, load and distance; returns whether it is feasible. */
@@ -32,8 +35,13 @@ export function updateRoute(m: Model, r: Route): boolean {
   const veh = m.vehicles[r.v]!;
   const nodes = r.nodes;
   const L = nodes.length;
-  const es = new Float64Array(L + 2);
-  const ls = new Float64Array(L + 2);
+  let es = r.es;
+  let ls = r.ls;
+  if (r.shared || es.length < L + 2) {
+    // Room to grow, so that the next insertions write in place.
+    es = new Float64Array(L + 8);
+    ls = new Float64Array(L + 8);
+  }
   let ok = true;
   let prev = veh.start;
   let t = veh.shiftStart;
@@ -66,6 +74,7 @@ export function updateRoute(m: Model, r: Route): boolean {
   ls[0] = ls[1]! - time[veh.start * N + next]!;
   r.es = es;
   r.ls = ls;
+  r.shared = false;
   r.load = load;
   r.dist = d;
   r.feasible = ok;
