@@ -3,7 +3,7 @@
 // checks each answer with the independent verifier, compares it with the best known solution (bks.csv) and
 // writes bench/results/routing.json: per instance, per class (C1, C2, R1, R2, RC1, RC2) and per set. Then a
 // generated 300-stop, 10-courier day (seeded) solved in 5 s in this process, and one added stop re-planned
-// from that plan in 0.5 s. The instances stay outside the repository (../shared/benchmarks/vrptw).
+// from that plan within 0.5 s. The instances stay outside the repository (../shared/benchmarks/vrptw).
 import { spawn } from 'node:child_process';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -172,17 +172,18 @@ if (!args.includes('--no-day')) {
   // The day is planned for stops 1..300; stop 301 arrives later and is re-planned in.
   const base: RoutingProblem = { ...full, stops: full.stops.slice(0, 300) };
   const t0 = performance.now();
-  const plan = solve(base, { seconds: 5, seed: 1 });
+  // Asked for 4.9 s and 0.45 s so that the whole call, model building included, stays within 5 s and 0.5 s.
+  const plan = solve(base, { seconds: 4.9, seed: 1 });
   const planSeconds = (performance.now() - t0) / 1000;
   const planCheck = verifyPlan(base, plan);
   const t1 = performance.now();
-  const again = solve({ ...full, initial: plan.routes.map((r) => ({ vehicle: r.vehicle, stops: r.stops })) }, { seconds: 0.5, seed: 1 });
+  const again = solve({ ...full, initial: plan.routes.map((r) => ({ vehicle: r.vehicle, stops: r.stops })) }, { seconds: 0.45, seed: 1 });
   const replanSeconds = (performance.now() - t1) / 1000;
   const replanCheck = verifyPlan(full, again);
   dayResult = {
     setup: 'generated (seed 30): 300 stops over 30×30 km, 10 couriers of capacity 80, shift 08:00-18:00, 40% of stops with a 2-hour window, 4 min service, 30 km/h; solved in this process',
-    day: { limitSeconds: 5, seconds: round(planSeconds, 3), vehicles: plan.vehicles, distanceKm: round(plan.distance, 2), unplanned: plan.unplanned.length, feasible: planCheck.feasible, iterations: plan.iterations },
-    replan: { limitSeconds: 0.5, seconds: 0, vehicles: again.vehicles, distanceKm: round(again.distance, 2), unplanned: again.unplanned.length, addedStopPlanned: again.routes.some((r) => r.stops.includes('s301')), feasible: replanCheck.feasible },
+    day: { targetSeconds: 5, askedSeconds: 4.9, seconds: round(planSeconds, 3), vehicles: plan.vehicles, distanceKm: round(plan.distance, 2), unplanned: plan.unplanned.length, feasible: planCheck.feasible, iterations: plan.iterations },
+    replan: { targetSeconds: 0.5, askedSeconds: 0.45, seconds: 0, vehicles: again.vehicles, distanceKm: round(again.distance, 2), unplanned: again.unplanned.length, addedStopPlanned: again.routes.some((r) => r.stops.includes('s301')), feasible: replanCheck.feasible },
   };
   (dayResult as { replan: { seconds: number } }).replan.seconds = round(replanSeconds, 3);
   console.error(`[routing] day: ${JSON.stringify(dayResult)}`);

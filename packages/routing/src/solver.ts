@@ -15,7 +15,7 @@ import type { RoutingProblem, RoutingSolution, SolveOptions, UnplannedReason } f
 const CBAR = 10;
 const LMAX = 10;
 const BLINK = 0.01;
-const T_START = 1;
+const T_START = 3;
 const T_END = 0.01;
 /** Share of the budget spent on removing vehicles before annealing on distance. */
 const FLEET_SHARE = 0.45;
