@@ -5,7 +5,7 @@
 // generated 300-stop, 10-courier day (seeded) solved in 5 s in this process, and one added stop re-planned
 // from that plan within 0.5 s. The instances stay outside the repository (../shared/benchmarks/vrptw).
 import { spawn } from 'node:child_process';
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -189,14 +189,24 @@ if (!args.includes('--no-day')) {
   console.error(`[routing] day: ${JSON.stringify(dayResult)}`);
 }
 
+// A run of one set (--only) keeps the other set's last figures, as `npm run bench -- NAME` does.
+const previous = existsSync(outFile) ? (JSON.parse(readFileSync(outFile, 'utf8')) as { sets?: Record<string, unknown>; instances?: Row[]; runs?: Record<string, unknown> }) : {};
+const ran = new Set(Object.keys(perSet));
+const runs: Record<string, unknown> = {};
+for (const [set, info] of Object.entries(previous.runs ?? {})) if (!ran.has(set)) runs[set] = info;
+for (const set of ran) runs[set] = { when: new Date().toISOString(), command: `npm run --silent bench:routing -- ${args.join(' ')}`, secondsPerInstance: seconds };
+for (const [set, figures] of Object.entries(previous.sets ?? {})) if (!ran.has(set)) perSet[set] = figures;
+const keptRows = (previous.instances ?? []).filter((r) => !ran.has(r.set));
+
 const report = {
   when: new Date().toISOString(),
   command: `npm run --silent bench:routing -- ${args.join(' ')}`,
   secondsPerInstance: seconds,
   machine: { node: process.version, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? '', load1: round(os.loadavg()[0]!, 2) },
+  runs,
   sets: perSet,
-  day: dayResult,
-  instances: rows,
+  day: dayResult ?? (previous as { day?: unknown }).day ?? null,
+  instances: [...keptRows, ...rows].sort((a, b) => a.set.localeCompare(b.set) || a.instance.localeCompare(b.instance, 'en', { numeric: true })),
 };
 writeFileSync(outFile, JSON.stringify(report, null, 2) + '\n');
 console.error(`[routing] wrote ${path.relative(root, outFile)}`);

@@ -83,6 +83,17 @@ describe('local search moves keep the plan feasible and shorten a hand-built cas
     expect(r.after).toBeLessThan(r.before);
   });
 
+  it('2-opt uncrosses a route', () => {
+    const stops: PlaneStop[] = [{ at: { x: 10, y: 0 } }, { at: { x: 10, y: 10 } }, { at: { x: 0, y: 10 } }];
+    const r = run('twoOpt', stops, [[1, 3, 2]], [{}]);
+    expect(r.improved).toBe(true);
+    expect(r.after).toBeCloseTo(40, 9);
+    expect(r.routes[0]).toEqual([1, 2, 3]);
+    // s2 opens at 40 and s3 closes at 30: going round would reach s3 at 50, so the crossing route stays.
+    const held = run('twoOpt', [stops[0]!, { ...stops[1]!, ready: 40 }, { ...stops[2]!, due: 30 }], [[1, 3, 2]], [{}]);
+    expect(held.improved).toBe(false);
+  });
+
   it('locked stops are never moved', () => {
     const problem = planeProblem(depot, [{ at: { x: 10, y: 0 } }, { at: { x: 0, y: 10 } }, { at: { x: 0, y: 11 } }], [{}, {}]);
     const { m, s } = planeSolution(problem, [[1, 2], [3]]);

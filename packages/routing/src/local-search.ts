@@ -1,4 +1,4 @@
-// Local search on a feasible solution: relocate, exchange (swap), 2-opt* and or-opt, each over the nearest
+// Local search on a feasible solution: relocate, exchange (swap), 2-opt*, or-opt and 2-opt, each over the nearest
 // neighbours of a customer (granular), first improvement. A candidate's distance change is computed from the
 // few arcs it changes; only a candidate that shortens the plan is checked for feasibility (O(route length)).
 import type { Model } from './model.ts';
@@ -197,7 +197,27 @@ const orOptMove: Move = (m, s, w, u, v) => {
   return false;
 };
 
-export const moves = { relocate: relocateMove, exchange: exchangeMove, twoOptStar: twoOptStarMove, orOpt: orOptMove };
+/** 2-opt within a route: u is followed by v, the stretch between them reversed. */
+const twoOptMove: Move = (m, s, w, u, v) => {
+  const ri = w.route[u]!;
+  if (ri !== w.route[v]!) return false;
+  const a = s.routes[ri]!;
+  let i = w.pos[u]!;
+  let j = w.pos[v]!;
+  if (j < i) [i, j] = [j, i];
+  if (j - i < 2 || i + 1 < a.locked) return false;
+  // Arcs (x, x+) and (y, y+) become (x, y) and (x+, y+), nodes i+1..j reversed.
+  const { dist: D, N } = m;
+  const x = a.nodes[i]!;
+  const xn = a.nodes[i + 1]!;
+  const y = a.nodes[j]!;
+  const yn = nextOf(m, a, j);
+  if (D[x * N + y]! + D[xn * N + yn]! - D[x * N + xn]! - D[y * N + yn]! >= -EPS) return false;
+  const nodes = a.nodes.slice(0, i + 1).concat(a.nodes.slice(i + 1, j + 1).reverse(), a.nodes.slice(j + 1));
+  return tryApply(m, s, w, [[ri, nodes]]);
+};
+
+export const moves = { relocate: relocateMove, exchange: exchangeMove, twoOptStar: twoOptStarMove, orOpt: orOptMove, twoOpt: twoOptMove };
 export type MoveName = keyof typeof moves;
 
 /** One pass of a move over every customer and its `k` nearest neighbours; true when anything improved. */
@@ -223,7 +243,7 @@ export function improveWith(m: Model, s: Solution, name: MoveName, k = 20, until
 export function localSearch(m: Model, s: Solution, until = Infinity, k = 20): void {
   for (let round = 0; round < 50; round++) {
     let improved = false;
-    for (const name of ['relocate', 'twoOptStar', 'exchange', 'orOpt'] as const) {
+    for (const name of ['relocate', 'twoOptStar', 'exchange', 'orOpt', 'twoOpt'] as const) {
       if (performance.now() > until) return;
       if (improveWith(m, s, name, k, until)) improved = true;
     }
