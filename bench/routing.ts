@@ -50,6 +50,8 @@ interface Row {
   gapPercent: number | null;
   vehicleDiff: number | null;
   seconds: number;
+  /** The CLI's own figure: from the command's start (npm's, read from /proc) to its answer. */
+  cliSeconds: number | null;
   feasible: boolean;
   errors?: string[];
 }
@@ -88,7 +90,7 @@ for (const { set, folder } of sets) {
     const inst = parseSolomon(readFileSync(file, 'utf8'));
     const best = bks.get(name.toLowerCase());
     const r = await run('npm', ['run', '--silent', 'routing:solve', '--', '--format', 'solomon', file, '--seconds', String(seconds)]);
-    let row: Row = { set, instance: name, class: classOf(name), vehicles: null, distance: null, bksVehicles: best?.vehicles ?? null, bksDistance: best?.distance ?? null, gapPercent: null, vehicleDiff: null, seconds: round(r.seconds, 3), feasible: false };
+    let row: Row = { set, instance: name, class: classOf(name), vehicles: null, distance: null, bksVehicles: best?.vehicles ?? null, bksDistance: best?.distance ?? null, gapPercent: null, vehicleDiff: null, seconds: round(r.seconds, 3), cliSeconds: null, feasible: false };
     try {
       if (r.code !== 0) throw new Error(`exit ${r.code}: ${r.err.trim()}`);
       const lines = r.out.trim().split('\n');
@@ -103,6 +105,7 @@ for (const { set, folder } of sets) {
         distance: round(verdict.distance, 2),
         gapPercent: best ? round(((verdict.distance - best.distance) / best.distance) * 100, 2) : null,
         vehicleDiff: best ? verdict.vehicles - best.vehicles : null,
+        cliSeconds: answer.seconds,
         feasible: verdict.errors.length === 0,
         ...(verdict.errors.length ? { errors: verdict.errors.slice(0, 5) } : {}),
       };

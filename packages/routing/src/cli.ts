@@ -1,14 +1,17 @@
 // `npm run --silent routing:solve -- --format solomon FILE [--seconds N] [--seed S]`: solves a Solomon-format
 // instance and prints one JSON line {"vehicles","distance","routes","seconds"}. The time limit is the whole
-// command's, npm and Node start-up included: the solver stops about 0.4 s before it. A bad command line or
+// command's, npm and Node start-up included: the solver stops 0.7 s before it. A bad command line or
 // file prints one line on stderr and exits with 2.
 import { readFileSync } from 'node:fs';
 import { solve } from './solver.ts';
 import { parseSolomon, solomonProblem, SolomonFormatError } from './solomon.ts';
 
 const USAGE = 'usage: routing:solve -- --format solomon FILE [--seconds N] [--seed S]';
-/** Printing, exiting and npm noticing the exit, before the command's time is up. */
-const STOP_BEFORE_MS = 400;
+/**
+ * Printing, exiting and npm noticing the exit, before the command's time is up. 0.4 s was measured enough on
+ * a quiet machine but ran over by up to 0.73 s on the shared 2-core one under a load of 10 (4 of 56 runs).
+ */
+const STOP_BEFORE_MS = 700;
 /** npm (its process title is "npm run …"), npx, tsx, or the shell npm runs the script line in. */
 const LAUNCHER = /^(npm|npx|tsx) |^\S*node \S*(npm|npx)-cli\.js |^\S*sh -c \S*node \S*cli\.ts /;
 
