@@ -125,6 +125,10 @@ function summary(list: Row[]) {
     feasible: list.filter((r) => r.feasible).length,
     meanGapPercent: mean(ok.map((r) => r.gapPercent!)),
     maxGapPercent: ok.length ? Math.max(...ok.map((r) => r.gapPercent!)) : null,
+    // A vehicle more than the best known usually buys distance: the gap over the instances at the best known
+    // fleet compares like with like.
+    sameVehicleInstances: ok.filter((r) => r.vehicleDiff === 0).length,
+    meanGapSameVehiclesPercent: mean(ok.filter((r) => r.vehicleDiff === 0).map((r) => r.gapPercent!)),
     meanVehicleDiff: mean(ok.map((r) => r.vehicleDiff!)),
     meanVehicles: mean(ok.map((r) => r.vehicles!)),
     meanBksVehicles: mean(ok.map((r) => r.bksVehicles!)),
