@@ -23,7 +23,9 @@ const opt = (name: string) => {
 };
 const dir = opt('instances');
 if (!dir) {
-  console.error('usage: bench:routing -- --instances DIR [--seconds 10] [--only solomon|homberger] [--per-class N] [--out FILE] [--no-day]');
+  console.error(
+    'usage: bench:routing -- --instances DIR [--seconds 10] [--only solomon|homberger] [--per-class N] [--out FILE] [--no-day]',
+  );
   process.exit(2);
 }
 const seconds = Number(opt('seconds') ?? 10);
@@ -37,7 +39,8 @@ for (const line of readFileSync(path.join(dir, 'bks.csv'), 'utf8').split('\n').s
   if (name && v && d) bks.set(name.toLowerCase(), { vehicles: Number(v), distance: Number(d) });
 }
 
-const classOf = (name: string) => (/^(rc|r|c)([12])/i.exec(name) ?? ['', '?', ''])[1]!.toUpperCase() + (/^(?:rc|r|c)([12])/i.exec(name)?.[1] ?? '');
+const classOf = (name: string) =>
+  (/^(rc|r|c)([12])/i.exec(name) ?? ['', '?', ''])[1]!.toUpperCase() + (/^(?:rc|r|c)([12])/i.exec(name)?.[1] ?? '');
 
 interface Row {
   set: string;
@@ -75,7 +78,9 @@ const sets = [
 
 const rows: Row[] = [];
 for (const { set, folder } of sets) {
-  let files = readdirSync(path.join(dir, folder)).filter((f) => f.endsWith('.txt')).sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+  let files = readdirSync(path.join(dir, folder))
+    .filter((f) => f.endsWith('.txt'))
+    .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
   if (perClass !== undefined) {
     const taken = new Map<string, number>();
     files = files.filter((f) => {
@@ -90,7 +95,20 @@ for (const { set, folder } of sets) {
     const inst = parseSolomon(readFileSync(file, 'utf8'));
     const best = bks.get(name.toLowerCase());
     const r = await run('npm', ['run', '--silent', 'routing:solve', '--', '--format', 'solomon', file, '--seconds', String(seconds)]);
-    let row: Row = { set, instance: name, class: classOf(name), vehicles: null, distance: null, bksVehicles: best?.vehicles ?? null, bksDistance: best?.distance ?? null, gapPercent: null, vehicleDiff: null, seconds: round(r.seconds, 3), cliSeconds: null, feasible: false };
+    let row: Row = {
+      set,
+      instance: name,
+      class: classOf(name),
+      vehicles: null,
+      distance: null,
+      bksVehicles: best?.vehicles ?? null,
+      bksDistance: best?.distance ?? null,
+      gapPercent: null,
+      vehicleDiff: null,
+      seconds: round(r.seconds, 3),
+      cliSeconds: null,
+      feasible: false,
+    };
     try {
       if (r.code !== 0) throw new Error(`exit ${r.code}: ${r.err.trim()}`);
       const lines = r.out.trim().split('\n');
@@ -113,7 +131,9 @@ for (const { set, folder } of sets) {
       row.errors = [String((err as Error).message ?? err)];
     }
     rows.push(row);
-    console.error(`[routing] ${set} ${name}: ${row.vehicles} vehicles (bks ${row.bksVehicles}), ${row.distance} (gap ${row.gapPercent}%), ${row.seconds} s, ${row.feasible ? 'feasible' : `INFEASIBLE ${row.errors?.join('; ')}`}`);
+    console.error(
+      `[routing] ${set} ${name}: ${row.vehicles} vehicles (bks ${row.bksVehicles}), ${row.distance} (gap ${row.gapPercent}%), ${row.seconds} s, ${row.feasible ? 'feasible' : `INFEASIBLE ${row.errors?.join('; ')}`}`,
+    );
   }
 }
 
@@ -164,7 +184,14 @@ function day(seed: number, stops: number): RoutingProblem {
     }
   return {
     travel: { size, time, distance },
-    vehicles: Array.from({ length: 10 }, (_, k) => ({ id: `courier-${k + 1}`, start: 0, end: 0, capacity: 80, shiftStart: 480, shiftEnd: 1080 })),
+    vehicles: Array.from({ length: 10 }, (_, k) => ({
+      id: `courier-${k + 1}`,
+      start: 0,
+      end: 0,
+      capacity: 80,
+      shiftStart: 480,
+      shiftEnd: 1080,
+    })),
     stops: pts.slice(1).map((_, i) => {
       const windowed = rng() < 0.4;
       const ready = windowed ? 480 + Math.floor(rng() * 8) * 60 : 480;
@@ -188,20 +215,46 @@ if (!args.includes('--no-day')) {
   const replanSeconds = (performance.now() - t1) / 1000;
   const replanCheck = verifyPlan(full, again);
   dayResult = {
-    setup: 'generated (seed 30): 300 stops over 30×30 km, 10 couriers of capacity 80, shift 08:00-18:00, 40% of stops with a 2-hour window, 4 min service, 30 km/h; solved in this process',
-    day: { targetSeconds: 5, askedSeconds: 4.9, seconds: round(planSeconds, 3), vehicles: plan.vehicles, distanceKm: round(plan.distance, 2), unplanned: plan.unplanned.length, feasible: planCheck.feasible, iterations: plan.iterations },
-    replan: { targetSeconds: 0.5, askedSeconds: 0.45, seconds: 0, vehicles: again.vehicles, distanceKm: round(again.distance, 2), unplanned: again.unplanned.length, addedStopPlanned: again.routes.some((r) => r.stops.includes('s301')), feasible: replanCheck.feasible },
+    setup:
+      'generated (seed 30): 300 stops over 30×30 km, 10 couriers of capacity 80, shift 08:00-18:00, 40% of stops with a 2-hour window, 4 min service, 30 km/h; solved in this process',
+    day: {
+      targetSeconds: 5,
+      askedSeconds: 4.9,
+      seconds: round(planSeconds, 3),
+      vehicles: plan.vehicles,
+      distanceKm: round(plan.distance, 2),
+      unplanned: plan.unplanned.length,
+      feasible: planCheck.feasible,
+      iterations: plan.iterations,
+    },
+    replan: {
+      targetSeconds: 0.5,
+      askedSeconds: 0.45,
+      seconds: 0,
+      vehicles: again.vehicles,
+      distanceKm: round(again.distance, 2),
+      unplanned: again.unplanned.length,
+      addedStopPlanned: again.routes.some((r) => r.stops.includes('s301')),
+      feasible: replanCheck.feasible,
+    },
   };
   (dayResult as { replan: { seconds: number } }).replan.seconds = round(replanSeconds, 3);
   console.error(`[routing] day: ${JSON.stringify(dayResult)}`);
 }
 
 // A run of one set (--only) keeps the other set's last figures, as `npm run bench -- NAME` does.
-const previous = existsSync(outFile) ? (JSON.parse(readFileSync(outFile, 'utf8')) as { sets?: Record<string, unknown>; instances?: Row[]; runs?: Record<string, unknown> }) : {};
+const previous = existsSync(outFile)
+  ? (JSON.parse(readFileSync(outFile, 'utf8')) as { sets?: Record<string, unknown>; instances?: Row[]; runs?: Record<string, unknown> })
+  : {};
 const ran = new Set(Object.keys(perSet));
 const runs: Record<string, unknown> = {};
 for (const [set, info] of Object.entries(previous.runs ?? {})) if (!ran.has(set)) runs[set] = info;
-for (const set of ran) runs[set] = { when: new Date().toISOString(), command: `npm run --silent bench:routing -- ${args.join(' ')}`, secondsPerInstance: seconds };
+for (const set of ran)
+  runs[set] = {
+    when: new Date().toISOString(),
+    command: `npm run --silent bench:routing -- ${args.join(' ')}`,
+    secondsPerInstance: seconds,
+  };
 for (const [set, figures] of Object.entries(previous.sets ?? {})) if (!ran.has(set)) perSet[set] = figures;
 const keptRows = (previous.instances ?? []).filter((r) => !ran.has(r.set));
 
@@ -213,7 +266,9 @@ const report = {
   runs,
   sets: perSet,
   day: dayResult ?? (previous as { day?: unknown }).day ?? null,
-  instances: [...keptRows, ...rows].sort((a, b) => a.set.localeCompare(b.set) || a.instance.localeCompare(b.instance, 'en', { numeric: true })),
+  instances: [...keptRows, ...rows].sort(
+    (a, b) => a.set.localeCompare(b.set) || a.instance.localeCompare(b.instance, 'en', { numeric: true }),
+  ),
 };
 writeFileSync(outFile, JSON.stringify(report, null, 2) + '\n');
 console.error(`[routing] wrote ${path.relative(root, outFile)}`);

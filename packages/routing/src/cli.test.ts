@@ -61,7 +61,11 @@ describe('routing:solve', () => {
     ['a missing file', null, /cannot read .*missing\.txt: no such file/],
     ['a bad header', solomonText(4, 50, rows).replace('VEHICLE', 'VEHICLES'), /bad header: no VEHICLE section/],
     ['a non-numeric field', solomonText(4, 50, rows).replace('     149', '     1x9'), /line \d+: READY TIME is not a number: "1x9"/],
-    ['a wrong column count', solomonText(4, 50, rows).replace(/\n( +6 .*)\n/, (_, row: string) => `\n${row} 7\n`), /line \d+: expected 7 columns .*found 8/],
+    [
+      'a wrong column count',
+      solomonText(4, 50, rows).replace(/\n( +6 .*)\n/, (_, row: string) => `\n${row} 7\n`),
+      /line \d+: expected 7 columns .*found 8/,
+    ],
     ['no depot', solomonText(4, 50, rows.slice(1)), /no depot/],
     ['an empty file', '', /the file is empty/],
   ];

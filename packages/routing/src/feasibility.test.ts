@@ -16,7 +16,13 @@ describe('the O(1) insertion check and the route evaluation', () => {
 
   it('reject a late arrival at the new stop and at a stop pushed later', () => {
     // Each stop can be served alone; together they cannot.
-    const { m, s } = planeSolution(planeProblem(depot, [{ at: { x: 10, y: 0 }, due: 10, service: 10 }, { at: { x: 20, y: 0 }, due: 25 }]), [[1]]);
+    const { m, s } = planeSolution(
+      planeProblem(depot, [
+        { at: { x: 10, y: 0 }, due: 10, service: 10 },
+        { at: { x: 20, y: 0 }, due: 25 },
+      ]),
+      [[1]],
+    );
     const r = s.routes[0]!;
     expect(insertionCost(m, r, 1, 1)).toBe(Infinity); // s1 leaves at 20, s2 reached at 30 > 25
     expect(insertionCost(m, r, 1, 0)).toBe(Infinity); // s2 first, then s1 at 30 > 10
@@ -25,14 +31,30 @@ describe('the O(1) insertion check and the route evaluation', () => {
   });
 
   it('wait for a ready time and count the wait', () => {
-    const { m, s } = planeSolution(planeProblem(depot, [{ at: { x: 10, y: 0 }, ready: 50, service: 5 }, { at: { x: 20, y: 0 }, due: 64 }]), [[1]]);
+    const { m, s } = planeSolution(
+      planeProblem(depot, [
+        { at: { x: 10, y: 0 }, ready: 50, service: 5 },
+        { at: { x: 20, y: 0 }, due: 64 },
+      ]),
+      [[1]],
+    );
     expect(s.routes[0]!.es[1]).toBe(50);
     // s1 starts at 50, leaves at 55, reaches s2 at 65 > 64.
     expect(insertionCost(m, s.routes[0]!, 1, 1)).toBe(Infinity);
   });
 
   it('reject a load over the capacity', () => {
-    const { m, s } = planeSolution(planeProblem(depot, [{ at: { x: 1, y: 0 }, demand: 6 }, { at: { x: 2, y: 0 }, demand: 5 }], [{ capacity: 10 }]), [[1]]);
+    const { m, s } = planeSolution(
+      planeProblem(
+        depot,
+        [
+          { at: { x: 1, y: 0 }, demand: 6 },
+          { at: { x: 2, y: 0 }, demand: 5 },
+        ],
+        [{ capacity: 10 }],
+      ),
+      [[1]],
+    );
     expect(insertionCost(m, s.routes[0]!, 1, 1)).toBe(Infinity);
     expect(evaluate(m, 0, [0, 1])).toBe(Infinity);
   });
@@ -53,7 +75,12 @@ describe('the O(1) insertion check and the route evaluation', () => {
 
 describe('the independent verifier', () => {
   const text = [
-    'T', 'VEHICLE', 'NUMBER CAPACITY', '2 10', 'CUSTOMER', 'CUST NO. XCOORD. YCOORD. DEMAND READY TIME DUE DATE SERVICE TIME',
+    'T',
+    'VEHICLE',
+    'NUMBER CAPACITY',
+    '2 10',
+    'CUSTOMER',
+    'CUST NO. XCOORD. YCOORD. DEMAND READY TIME DUE DATE SERVICE TIME',
     '0 0 0 0 0 100 0',
     '1 10 0 6 0 20 5',
     '2 20 0 5 0 40 5',
@@ -74,7 +101,12 @@ describe('the independent verifier', () => {
     const late = parseSolomon(text.replace('0 0 0 0 0 100 0', '0 0 0 0 0 30 0'));
     expect(verifySolomon(late, [[1], [3, 2]]).errors.join()).toMatch(/back at the depot at .* after 30/);
     expect(verifySolomon(inst, [[1], [3]]).errors.join()).toMatch(/customer 2 visited 0 times/);
-    expect(verifySolomon(inst, [[1, 2], [3, 2]]).errors.join()).toMatch(/customer 2 visited 2 times/);
+    expect(
+      verifySolomon(inst, [
+        [1, 2],
+        [3, 2],
+      ]).errors.join(),
+    ).toMatch(/customer 2 visited 2 times/);
     expect(verifySolomon(inst, [[1], [2], [3]]).errors.join()).toMatch(/3 routes for 2 vehicles/);
     expect(verifySolomon(inst, [[1], [3, 2]], 10).errors.join()).toMatch(/claimed distance 10/);
   });

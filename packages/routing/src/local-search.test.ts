@@ -37,16 +37,36 @@ describe('local search moves keep the plan feasible and shorten a hand-built cas
     expect(tight.improved).toBe(false);
     expect(tight.routes).toEqual([[1], [3, 2]]);
     // The same case without the windows: s3 joins s1.
-    const loose = run('relocate', stops.map((s) => ({ at: s.at })), [[1], [3, 2]]);
+    const loose = run(
+      'relocate',
+      stops.map((s) => ({ at: s.at })),
+      [[1], [3, 2]],
+    );
     expect(loose.improved).toBe(true);
     expect(loose.after).toBeLessThan(loose.before);
   });
 
   it('exchange swaps two customers when capacity forbids moving one', () => {
     const stops: PlaneStop[] = [{ at: { x: 10, y: 0 } }, { at: { x: 0, y: 10 } }, { at: { x: 0, y: 11 } }, { at: { x: 11, y: 0 } }];
-    const relocate = run('relocate', stops, [[1, 2], [3, 4]], [{ capacity: 2 }, { capacity: 2 }]);
+    const relocate = run(
+      'relocate',
+      stops,
+      [
+        [1, 2],
+        [3, 4],
+      ],
+      [{ capacity: 2 }, { capacity: 2 }],
+    );
     expect(relocate.improved).toBe(false);
-    const r = run('exchange', stops, [[1, 2], [3, 4]], [{ capacity: 2 }, { capacity: 2 }]);
+    const r = run(
+      'exchange',
+      stops,
+      [
+        [1, 2],
+        [3, 4],
+      ],
+      [{ capacity: 2 }, { capacity: 2 }],
+    );
     expect(r.improved).toBe(true);
     expect(r.after).toBeLessThan(r.before - 10);
     expect(r.routes.map((x) => x.slice().sort().join()).sort()).toEqual(['1,4', '2,3']);
@@ -54,21 +74,49 @@ describe('local search moves keep the plan feasible and shorten a hand-built cas
 
   it('2-opt* exchanges the tails of two crossing routes', () => {
     const stops: PlaneStop[] = [{ at: { x: 10, y: 1 } }, { at: { x: 20, y: 11 } }, { at: { x: 10, y: 11 } }, { at: { x: 20, y: 1 } }];
-    const r = run('twoOptStar', stops, [[1, 2], [3, 4]], [{ capacity: 2 }, { capacity: 2 }]);
+    const r = run(
+      'twoOptStar',
+      stops,
+      [
+        [1, 2],
+        [3, 4],
+      ],
+      [{ capacity: 2 }, { capacity: 2 }],
+    );
     expect(r.improved).toBe(true);
     expect(r.after).toBeLessThan(r.before - 5);
-    expect(r.routes).toEqual([[1, 4], [3, 2]]);
+    expect(r.routes).toEqual([
+      [1, 4],
+      [3, 2],
+    ]);
   });
 
   it('2-opt* is refused when the new tail would arrive too late', () => {
     // s4 must be served by time 21: only as the first stop of a route, which the tail exchange cannot give it.
-    const stops: PlaneStop[] = [{ at: { x: 10, y: 1 } }, { at: { x: 20, y: 11 } }, { at: { x: 10, y: 11 } }, { at: { x: 20, y: 1 }, due: 21 }];
-    const r = run('twoOptStar', stops, [[1, 2], [4, 3]], [{ capacity: 2 }, { capacity: 2 }]);
+    const stops: PlaneStop[] = [
+      { at: { x: 10, y: 1 } },
+      { at: { x: 20, y: 11 } },
+      { at: { x: 10, y: 11 } },
+      { at: { x: 20, y: 1 }, due: 21 },
+    ];
+    const r = run(
+      'twoOptStar',
+      stops,
+      [
+        [1, 2],
+        [4, 3],
+      ],
+      [{ capacity: 2 }, { capacity: 2 }],
+    );
     for (const route of r.routes) if (route.includes(4)) expect(route[0]).toBe(4);
   });
 
   it('or-opt moves a string of customers to another route', () => {
-    const r = run('orOpt', [{ at: { x: 10, y: 0 } }, { at: { x: 0, y: 10 } }, { at: { x: 0, y: 11 } }, { at: { x: 0, y: 12 } }], [[1, 2, 3], [4]]);
+    const r = run(
+      'orOpt',
+      [{ at: { x: 10, y: 0 } }, { at: { x: 0, y: 10 } }, { at: { x: 0, y: 11 } }, { at: { x: 0, y: 12 } }],
+      [[1, 2, 3], [4]],
+    );
     expect(r.improved).toBe(true);
     expect(r.after).toBeLessThan(r.before - 10);
     // The string 2,3 travels whole (possibly reversed) to s4.

@@ -14,10 +14,12 @@ interface Where {
 function locate(m: Model, s: Solution): Where {
   const route = new Int32Array(m.n).fill(-1);
   const pos = new Int32Array(m.n).fill(-1);
-  s.routes.forEach((r, ri) => r.nodes.forEach((u, k) => {
-    route[u] = ri;
-    pos[u] = k;
-  }));
+  s.routes.forEach((r, ri) =>
+    r.nodes.forEach((u, k) => {
+      route[u] = ri;
+      pos[u] = k;
+    }),
+  );
   return { route, pos };
 }
 
@@ -88,7 +90,13 @@ const relocateMove: Move = (m, s, w, u, v) => {
       from.splice(iu, 1);
       const to = b.nodes.slice();
       to.splice(j, 0, u);
-      if (tryApply(m, s, w, [[ri, from], [rj, to]])) return true;
+      if (
+        tryApply(m, s, w, [
+          [ri, from],
+          [rj, to],
+        ])
+      )
+        return true;
     }
   }
   return false;
@@ -110,7 +118,8 @@ const exchangeMove: Move = (m, s, w, u, v) => {
   const sv = nextOf(m, b, iv);
   const adjacent = ri === rj && Math.abs(iu - iv) <= 1;
   if (!adjacent) {
-    const delta = D[pu * N + v]! + D[v * N + su]! - D[pu * N + u]! - D[u * N + su]! + D[pv * N + u]! + D[u * N + sv]! - D[pv * N + v]! - D[v * N + sv]!;
+    const delta =
+      D[pu * N + v]! + D[v * N + su]! - D[pu * N + u]! - D[u * N + su]! + D[pv * N + u]! + D[u * N + sv]! - D[pv * N + v]! - D[v * N + sv]!;
     if (delta >= -EPS) return false;
   }
   if (ri === rj) {
@@ -123,7 +132,10 @@ const exchangeMove: Move = (m, s, w, u, v) => {
   from[iu] = v;
   const to = b.nodes.slice();
   to[iv] = u;
-  return tryApply(m, s, w, [[ri, from], [rj, to]]);
+  return tryApply(m, s, w, [
+    [ri, from],
+    [rj, to],
+  ]);
 };
 
 /** 2-opt* between two routes: u's route keeps its head up to u and continues with v's tail from v. */
@@ -147,7 +159,10 @@ const twoOptStarMove: Move = (m, s, w, u, v) => {
   }
   const headA = a.nodes.slice(0, iu + 1).concat(b.nodes.slice(iv));
   const headB = b.nodes.slice(0, iv).concat(a.nodes.slice(iu + 1));
-  return tryApply(m, s, w, [[ri, headA], [rj, headB]]);
+  return tryApply(m, s, w, [
+    [ri, headA],
+    [rj, headB],
+  ]);
 };
 
 /** Or-opt: moves the string of 2 or 3 customers starting at u next to v, as it is or reversed. */
@@ -189,7 +204,13 @@ const orOptMove: Move = (m, s, w, u, v) => {
           if (add - gain >= -EPS) continue;
           const from = a.nodes.slice(0, iu).concat(a.nodes.slice(iu + len));
           const to = b.nodes.slice(0, j).concat(piece, b.nodes.slice(j));
-          if (tryApply(m, s, w, [[ri, from], [rj, to]])) return true;
+          if (
+            tryApply(m, s, w, [
+              [ri, from],
+              [rj, to],
+            ])
+          )
+            return true;
         }
       }
     }

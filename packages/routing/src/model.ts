@@ -116,14 +116,22 @@ export function buildModel(problem: RoutingProblem): Model {
   const modelVehicles = vehicles.map((v) => {
     const key = `${v.start}/${v.end}/${v.capacity}/${v.shiftStart}/${v.shiftEnd}`;
     if (!signatures.has(key)) signatures.set(key, signatures.size);
-    return { start: n + depotIndex.get(v.start)!, end: n + depotIndex.get(v.end)!, capacity: v.capacity, shiftStart: v.shiftStart, shiftEnd: v.shiftEnd, signature: signatures.get(key)! };
+    return {
+      start: n + depotIndex.get(v.start)!,
+      end: n + depotIndex.get(v.end)!,
+      capacity: v.capacity,
+      shiftStart: v.shiftStart,
+      shiftEnd: v.shiftEnd,
+      signature: signatures.get(key)!,
+    };
   });
 
   const neighbors: Int32Array[] = [];
   let arcSum = 0;
   let arcCount = 0;
   let maxArc = 0;
-  for (let a = 0; a < N; a++) for (let b = 0; b < N; b++) if (a !== b && Number.isFinite(dist[a * N + b]!)) maxArc = Math.max(maxArc, dist[a * N + b]!);
+  for (let a = 0; a < N; a++)
+    for (let b = 0; b < N; b++) if (a !== b && Number.isFinite(dist[a * N + b]!)) maxArc = Math.max(maxArc, dist[a * N + b]!);
   for (let u = 0; u < n; u++) {
     const others: number[] = [];
     for (let v = 0; v < n; v++) {
@@ -140,9 +148,20 @@ export function buildModel(problem: RoutingProblem): Model {
   }
   const meanArc = arcCount ? arcSum / arcCount : 1;
   return {
-    n, N, dist, time, demand, service, ready, due, vehicles: modelVehicles,
-    stopOf: Int32Array.from(keep), neighbors, meanArc: meanArc > 0 ? meanArc : 1,
-    penalty: 2 * (n + vehicles.length + 1) * Math.max(maxArc, 1) + 1, rejected,
+    n,
+    N,
+    dist,
+    time,
+    demand,
+    service,
+    ready,
+    due,
+    vehicles: modelVehicles,
+    stopOf: Int32Array.from(keep),
+    neighbors,
+    meanArc: meanArc > 0 ? meanArc : 1,
+    penalty: 2 * (n + vehicles.length + 1) * Math.max(maxArc, 1) + 1,
+    rejected,
   };
 }
 

@@ -26,7 +26,17 @@ export function newRoute(m: Model, v: number, nodes: number[] = [], locked = 0):
 export function cloneRoute(r: Route): Route {
   // Copy on write: both share es and ls until one of them is updated.
   r.shared = true;
-  return { v: r.v, nodes: r.nodes.slice(), locked: r.locked, es: r.es, ls: r.ls, load: r.load, dist: r.dist, feasible: r.feasible, shared: true };
+  return {
+    v: r.v,
+    nodes: r.nodes.slice(),
+    locked: r.locked,
+    es: r.es,
+    ls: r.ls,
+    load: r.load,
+    dist: r.dist,
+    feasible: r.feasible,
+    shared: true,
+  };
 }
 
 /** Recomputes the route's schedule, slack, load and distance; returns whether it is feasible. */

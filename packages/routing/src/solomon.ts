@@ -50,7 +50,8 @@ export function parseSolomon(text: string): SolomonInstance {
   const customerAt = nonEmpty.findIndex((l) => l.text.toUpperCase() === 'CUSTOMER');
   if (customerAt < 0 || customerAt < vehicleAt) fail(0, 'bad header: no CUSTOMER section after VEHICLE');
   const columns = nonEmpty[customerAt + 1];
-  if (!columns || !/^CUST\s+NO\./i.test(columns.text)) fail(columns?.no ?? 0, 'bad header: expected the column names (CUST NO. XCOORD. ...) after CUSTOMER');
+  if (!columns || !/^CUST\s+NO\./i.test(columns.text))
+    fail(columns?.no ?? 0, 'bad header: expected the column names (CUST NO. XCOORD. ...) after CUSTOMER');
   const nodes: SolomonCustomer[] = [];
   const ids = new Set<number>();
   for (const row of nonEmpty.slice(customerAt + 2)) {
@@ -87,7 +88,16 @@ export function solomonProblem(inst: SolomonInstance): RoutingProblem {
   const depot = inst.nodes[0]!;
   return {
     travel: { size, time: matrix },
-    vehicles: Array.from({ length: inst.vehicles }, (_, k) => ({ id: `v${k + 1}`, start: 0, end: 0, capacity: inst.capacity, shiftStart: depot.ready, shiftEnd: depot.due })),
-    stops: inst.nodes.slice(1).map((c, i) => ({ id: String(c.id), location: i + 1, demand: c.demand, service: c.service, ready: c.ready, due: c.due })),
+    vehicles: Array.from({ length: inst.vehicles }, (_, k) => ({
+      id: `v${k + 1}`,
+      start: 0,
+      end: 0,
+      capacity: inst.capacity,
+      shiftStart: depot.ready,
+      shiftEnd: depot.due,
+    })),
+    stops: inst.nodes
+      .slice(1)
+      .map((c, i) => ({ id: String(c.id), location: i + 1, demand: c.demand, service: c.service, ready: c.ready, due: c.due })),
   };
 }

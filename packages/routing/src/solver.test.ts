@@ -12,9 +12,19 @@ function randomProblem(seed: number, n: number, vehicles = 6): RoutingProblem {
   const stops: PlaneStop[] = Array.from({ length: n }, () => {
     const windowed = rng() < 0.3;
     const ready = windowed ? Math.floor(rng() * 150) : 0;
-    return { at: { x: rng() * 100, y: rng() * 100 }, demand: 1 + Math.floor(rng() * 9), service: 5, ready, due: windowed ? ready + 60 : 400 };
+    return {
+      at: { x: rng() * 100, y: rng() * 100 },
+      demand: 1 + Math.floor(rng() * 9),
+      service: 5,
+      ready,
+      due: windowed ? ready + 60 : 400,
+    };
   });
-  return planeProblem({ x: 50, y: 50 }, stops, Array.from({ length: vehicles }, () => ({ capacity: 60, shiftEnd: 500 })));
+  return planeProblem(
+    { x: 50, y: 50 },
+    stops,
+    Array.from({ length: vehicles }, () => ({ capacity: 60, shiftEnd: 500 })),
+  );
 }
 
 const shape = (p: RoutingSolution) => p.routes.map((r) => `${r.vehicle}:${r.stops.join(',')}`);
@@ -57,7 +67,13 @@ describe('solve', () => {
   });
 
   it('keeps locked stops at the head of their vehicle, in order', () => {
-    const problem = { ...randomProblem(5, 30), locked: [{ vehicle: 'v2', stops: ['s7', 's3'] }, { vehicle: 'v4', stops: ['s12'] }] };
+    const problem = {
+      ...randomProblem(5, 30),
+      locked: [
+        { vehicle: 'v2', stops: ['s7', 's3'] },
+        { vehicle: 'v4', stops: ['s12'] },
+      ],
+    };
     const plan = solve(problem, { seconds: 0.4, seed: 2 });
     expect(verifyPlan(problem, plan).errors).toEqual([]);
     expect(plan.routes.find((r) => r.vehicle === 'v2')!.stops.slice(0, 2)).toEqual(['s7', 's3']);
@@ -65,7 +81,13 @@ describe('solve', () => {
   });
 
   it('refuses locked stops that break their own window', () => {
-    const problem: RoutingProblem = { ...planeProblem({ x: 0, y: 0 }, [{ at: { x: 10, y: 0 }, due: 50 }, { at: { x: 50, y: 0 }, due: 50 }]), locked: [{ vehicle: 'v1', stops: ['s2', 's1'] }] };
+    const problem: RoutingProblem = {
+      ...planeProblem({ x: 0, y: 0 }, [
+        { at: { x: 10, y: 0 }, due: 50 },
+        { at: { x: 50, y: 0 }, due: 50 },
+      ]),
+      locked: [{ vehicle: 'v1', stops: ['s2', 's1'] }],
+    };
     expect(() => solve(problem, { seconds: 0.1 })).toThrow(/locked stops of vehicle v1/);
   });
 
@@ -93,9 +115,23 @@ describe('solve', () => {
   });
 
   it('says capacity when the fleet is full and window when the stop fits nowhere in time', () => {
-    const full = planeProblem({ x: 0, y: 0 }, [{ at: { x: 1, y: 0 }, demand: 8 }, { at: { x: 2, y: 0 }, demand: 8 }], [{ capacity: 10 }]);
+    const full = planeProblem(
+      { x: 0, y: 0 },
+      [
+        { at: { x: 1, y: 0 }, demand: 8 },
+        { at: { x: 2, y: 0 }, demand: 8 },
+      ],
+      [{ capacity: 10 }],
+    );
     expect(solve(full, { seconds: 0.1 }).unplanned.map((u) => u.reason)).toEqual(['capacity']);
-    const clash = planeProblem({ x: 0, y: 0 }, [{ at: { x: 10, y: 0 }, ready: 100, due: 100, service: 50 }, { at: { x: 0, y: 10 }, ready: 110, due: 110 }], [{}]);
+    const clash = planeProblem(
+      { x: 0, y: 0 },
+      [
+        { at: { x: 10, y: 0 }, ready: 100, due: 100, service: 50 },
+        { at: { x: 0, y: 10 }, ready: 110, due: 110 },
+      ],
+      [{}],
+    );
     expect(solve(clash, { seconds: 0.1 }).unplanned.map((u) => u.reason)).toEqual(['window']);
   });
 

@@ -390,7 +390,10 @@ function answer(m: Model, problem: RoutingProblem, s: Solution, iterations: numb
       end: r.es[r.nodes.length + 1]!,
       load: r.load,
     }));
-  const unplanned: { stop: string; reason: UnplannedReason }[] = m.rejected.map((x) => ({ stop: problem.stops[x.stop]!.id, reason: x.reason }));
+  const unplanned: { stop: string; reason: UnplannedReason }[] = m.rejected.map((x) => ({
+    stop: problem.stops[x.stop]!.id,
+    reason: x.reason,
+  }));
   for (const u of s.unassigned) {
     // Plannable alone but left out: capacity when no route in use has room for it, otherwise its window.
     const room = s.routes.some((r) => r.load + m.demand[u]! <= m.vehicles[r.v]!.capacity);

@@ -17,18 +17,35 @@ export function planeProblem(depot: Point, stops: PlaneStop[], vehicles: Partial
   const points = [depot, ...stops.map((s) => s.at ?? { x: 0, y: 0 })];
   const size = points.length;
   const time = new Float64Array(size * size);
-  for (let i = 0; i < size; i++) for (let j = 0; j < size; j++) time[i * size + j] = Math.hypot(points[i]!.x - points[j]!.x, points[i]!.y - points[j]!.y);
+  for (let i = 0; i < size; i++)
+    for (let j = 0; j < size; j++) time[i * size + j] = Math.hypot(points[i]!.x - points[j]!.x, points[i]!.y - points[j]!.y);
   return {
     travel: { size, time },
     vehicles: vehicles.map((v, k) => ({ id: `v${k + 1}`, start: 0, end: 0, capacity: 100, shiftStart: 0, shiftEnd: 1000, ...v })),
-    stops: stops.map((s, i) => ({ id: `s${i + 1}`, location: s.at ? i + 1 : null, demand: s.demand ?? 1, service: s.service ?? 0, ready: s.ready ?? 0, due: s.due ?? 1000 })),
+    stops: stops.map((s, i) => ({
+      id: `s${i + 1}`,
+      location: s.at ? i + 1 : null,
+      demand: s.demand ?? 1,
+      service: s.service ?? 0,
+      ready: s.ready ?? 0,
+      due: s.due ?? 1000,
+    })),
   };
 }
 
 /** A model and a solution with the given routes (customer node = stop number - 1, in model order). */
 export function planeSolution(problem: RoutingProblem, routes: number[][]): { m: Model; s: Solution } {
   const m = buildModel(problem);
-  const s: Solution = { routes: m.vehicles.map((_, v) => newRoute(m, v, (routes[v] ?? []).map((stop) => stop - 1))), unassigned: [] };
+  const s: Solution = {
+    routes: m.vehicles.map((_, v) =>
+      newRoute(
+        m,
+        v,
+        (routes[v] ?? []).map((stop) => stop - 1),
+      ),
+    ),
+    unassigned: [],
+  };
   return { m, s };
 }
 

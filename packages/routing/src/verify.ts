@@ -57,7 +57,8 @@ export function verifySolomon(inst: SolomonInstance, routes: number[][], claimed
 export function verifyPlan(problem: RoutingProblem, plan: RoutingSolution): Verdict {
   const errors: string[] = [];
   const { travel } = problem;
-  const read = (m: Float64Array | ((a: number, b: number) => number), a: number, b: number) => (typeof m === 'function' ? m(a, b) : m[a * travel.size + b]!);
+  const read = (m: Float64Array | ((a: number, b: number) => number), a: number, b: number) =>
+    typeof m === 'function' ? m(a, b) : m[a * travel.size + b]!;
   const time = (a: number, b: number) => read(travel.time, a, b);
   const dist = (a: number, b: number) => read(travel.distance ?? travel.time, a, b);
   const stops = new Map(problem.stops.map((s) => [s.id, s]));
@@ -100,8 +101,10 @@ export function verifyPlan(problem: RoutingProblem, plan: RoutingSolution): Verd
   for (const s of problem.stops) if (count.get(s.id) !== 1) errors.push(`stop ${s.id} appears ${count.get(s.id) ?? 0} times`);
   for (const lock of problem.locked ?? []) {
     const route = plan.routes.find((r) => r.vehicle === lock.vehicle);
-    if (!route || lock.stops.some((id, k) => route.stops[k] !== id)) errors.push(`vehicle ${lock.vehicle} does not start with its locked stops`);
+    if (!route || lock.stops.some((id, k) => route.stops[k] !== id))
+      errors.push(`vehicle ${lock.vehicle} does not start with its locked stops`);
   }
-  if (Math.abs(distance - plan.distance) > 1e-6 * Math.max(1, distance)) errors.push(`claimed distance ${plan.distance} but the routes measure ${distance}`);
+  if (Math.abs(distance - plan.distance) > 1e-6 * Math.max(1, distance))
+    errors.push(`claimed distance ${plan.distance} but the routes measure ${distance}`);
   return { feasible: errors.length === 0, errors, vehicles: plan.routes.length, distance };
 }
