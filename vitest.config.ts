@@ -51,6 +51,17 @@ export default defineConfig({
       },
       {
         test: {
+          name: 'routing',
+          setupFiles,
+          root: 'packages/routing',
+          // The CLI tests start Node processes and the solver tests run for fractions of a second: generous on
+          // a loaded machine, never a latency bound.
+          testTimeout: 60_000,
+          include: ['src/**/*.test.ts'],
+        },
+      },
+      {
+        test: {
           name: 'server',
           ...server,
           maxWorkers: WORKERS,

@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 
-const projects = ['packages/contract', 'apps/server', 'apps/web', 'bench'];
+const projects = ['packages/contract', 'packages/routing', 'apps/server', 'apps/web', 'bench'];
 const tsc = path.resolve('node_modules', 'typescript', 'bin', 'tsc');
 const limit = Math.max(1, Math.min(projects.length, os.availableParallelism()));
 
