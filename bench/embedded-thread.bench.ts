@@ -34,6 +34,8 @@ interface Phase {
   max: number;
   loopP99: number;
   loopMax: number;
+  /** In the database thread (after only): top-level statements, queue included, and transactions' hold of PGlite, ms. */
+  thread?: string;
 }
 interface ChildReport {
   mode: Mode;
@@ -132,6 +134,7 @@ async function child(mode: Mode): Promise<ChildReport> {
     /** Runs `work` while the person lists, one request at a time 20 ms apart; the same for `minProbes` at least. */
     const measure = async (phase: string, work: () => Promise<string>, minProbes = 0) => {
       const lat: number[] = [];
+      await ctx.database.thread?.stats(true);
       const loop = monitorEventLoopDelay({ resolution: 10 });
       loop.enable();
       let running = true;
@@ -147,7 +150,10 @@ async function child(mode: Mode): Promise<ChildReport> {
       running = false;
       await prober;
       loop.disable();
-      const p: Phase = { phase, work: what, seconds: Math.round(seconds * 10) / 10, probes: lat.length, p50: pct(lat, 50), p99: pct(lat, 99), max: pct(lat, 100), loopP99: Math.round(loop.percentile(99) / 1e6), loopMax: Math.round(loop.max / 1e6) };
+      const st = await ctx.database.thread?.stats(true);
+      const thread = st && `statements ${st.statement.n}, p50 / p99 / max ${st.statement.p50} / ${st.statement.p99} / ${st.statement.max}; transactions ${st.transaction.n}, held p50 / p99 / max ${st.transaction.p50} / ${st.transaction.p99} / ${st.transaction.max}`;
+      const p: Phase = {
+        ...(thread ? { thread } : {}), phase, work: what, seconds: Math.round(seconds * 10) / 10, probes: lat.length, p50: pct(lat, 50), p99: pct(lat, 99), max: pct(lat, 100), loopP99: Math.round(loop.percentile(99) / 1e6), loopMax: Math.round(loop.max / 1e6) };
       log(mode, JSON.stringify(p));
       phases.push(p);
     };
@@ -218,7 +224,8 @@ async function child(mode: Mode): Promise<ChildReport> {
       return `${HOOKS_N} status changes, ${got} webhooks delivered, ${Math.round(got / ((performance.now() - t0) / 1000))}/s`;
     });
 
-    await measure('idle again', async () => 'nothing else', 100);
+    // No new work, but the jobs the phases queued (refreshes of the imported trackings, deliveries) may still be running.
+    await measure('after the work (its jobs draining)', async () => 'no new work', 100);
     const rssMbAfter = Math.round(process.memoryUsage.rss() / 2 ** 20);
     return { mode, phases, rssMbAfter, rssMbPeak: Math.round(Math.max(rssPeak, process.memoryUsage.rss()) / 2 ** 20) };
   } finally {
@@ -262,7 +269,7 @@ export default async function embeddedThreadBench(): Promise<BenchResult[]> {
           probes: p.probes,
           seconds: p.seconds,
         },
-        note: p.work,
+        note: p.thread ? `${p.work}; in the database thread (ms): ${p.thread}` : p.work,
       });
     }
     out.push({ name: 'process RSS', setup, metrics: { 'RSS after the run MB': r.rssMbAfter, 'peak RSS MB': r.rssMbPeak }, note: 'the whole process: server, job workers, embedded database (and its thread), the probe and the webhook receiver' });

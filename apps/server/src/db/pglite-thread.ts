@@ -30,6 +30,7 @@ export type ToWorker = Id &
     | { t: 'listen'; channel: string }
     | { t: 'unlisten'; channel: string }
     | { t: 'dump'; compression: 'gzip' | 'none' | 'auto' }
+    | { t: 'stats'; reset: boolean }
     | { t: 'close' }
   );
 export type FromWorker =
@@ -274,6 +275,14 @@ export class PGliteThread {
   async dumpDataDir(compression: 'gzip' | 'none' | 'auto' = 'auto'): Promise<Blob> {
     const bytes = await this.call<ArrayBuffer>({ t: 'dump', compression });
     return new Blob([bytes]);
+  }
+
+  /**
+   * How long top-level statements took in the thread (from their arrival, the queue for PGlite's turn included) and
+   * how long transactions held PGlite, since the last reset: ms, p50 / p99 / max (the bench reads it).
+   */
+  stats(reset = false): Promise<Record<'statement' | 'transaction', { n: number; p50: number; p99: number; max: number }>> {
+    return this.call({ t: 'stats', reset });
   }
 
   /** Stops the thread for good (a test uses it to simulate a crash: `crash()`). */

@@ -31,6 +31,17 @@ function queryOptions(o?: WireQueryOptions): QueryOptions | undefined {
 const plain = (r: Results) => ({ rows: r.rows, fields: r.fields, affectedRows: r.affectedRows });
 
 const pglite = new PGlite({ ...options, ...(dataDir ? { dataDir } : {}) });
+
+/** What the bench reads (`stats`): how long top-level statements took in the thread, queue included, and how long transactions held PGlite. */
+const timings = { statement: [] as number[], transaction: [] as number[] };
+const note = (list: number[], ms: number) => {
+  if (list.length < 100_000) list.push(ms);
+};
+const summary = (list: number[]) => {
+  const s = [...list].sort((a, b) => a - b);
+  const at = (p: number) => Math.round((s[Math.min(s.length - 1, Math.floor(p * s.length))] ?? 0) * 10) / 10;
+  return { n: s.length, p50: at(0.5), p99: at(0.99), max: at(1) };
+};
 const txs = new Map<number, { tx: Transaction; end: (commit: boolean) => void }>();
 const unlisten = new Map<string, () => Promise<void>>();
 
@@ -46,7 +57,10 @@ async function handle(m: ToWorker): Promise<void> {
     case 'query': {
       const q = m.tx ? txs.get(m.tx)?.tx : pglite;
       if (!q) throw new Error('the transaction has ended');
-      send({ id: m.id, ok: true, value: plain(await q.query(m.sql, m.params, queryOptions(m.options))) });
+      const t0 = performance.now();
+      const value = plain(await q.query(m.sql, m.params, queryOptions(m.options)));
+      if (!m.tx) note(timings.statement, performance.now() - t0);
+      send({ id: m.id, ok: true, value });
       return;
     }
     case 'exec': {
@@ -63,8 +77,11 @@ async function handle(m: ToWorker): Promise<void> {
         .transaction(async (tx) => {
           const outcome = new Promise<boolean>((resolve) => txs.set(m.id, { tx, end: resolve }));
           begun = true;
+          const t0 = performance.now();
           send({ id: m.id, ok: true, value: null });
-          if (!(await outcome)) throw ROLLBACK;
+          const commit = await outcome;
+          note(timings.transaction, performance.now() - t0);
+          if (!commit) throw ROLLBACK;
         })
         .finally(() => txs.delete(m.id));
       done.then(
@@ -100,6 +117,11 @@ async function handle(m: ToWorker): Promise<void> {
       const file = await pglite.dumpDataDir(m.compression);
       const bytes = await file.arrayBuffer();
       send({ id: m.id, ok: true, value: bytes }, [bytes]);
+      return;
+    }
+    case 'stats': {
+      send({ id: m.id, ok: true, value: { statement: summary(timings.statement), transaction: summary(timings.transaction) } });
+      if (m.reset) timings.statement.length = timings.transaction.length = 0;
       return;
     }
     case 'close': {
