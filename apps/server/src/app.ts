@@ -201,7 +201,10 @@ export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {})
   });
 
   // Readiness: the database answers (a load balancer sends traffic only then).
-  app.get('/healthz', async () => {
+  app.get('/healthz', async (_req, reply) => {
+    // The embedded database's thread is being restarted (decision 115): not ready until it is back.
+    const thread = ctx.database.thread?.status;
+    if (thread && thread.state !== 'ready') return reply.code(503).send({ status: 'not ready', database: ctx.database.kind, thread: thread.state, restarts: thread.restarts });
     await ctx.db.execute(sql`select 1`);
     return { status: 'ok', database: ctx.database.kind };
   });

@@ -60,6 +60,11 @@ export async function createContext(config: Config, log: Logger = createLogger(c
     dataDir: config.dataDir,
     pglite: opts.pglite,
     onConnectionError: (err) => log.warn({ err: err.message }, 'a database connection was lost; the next query opens a new one'),
+    onThreadEvent: (e) => {
+      if (e.kind === 'died') log.error({ reason: e.reason, restarts: e.restarts }, 'the database thread stopped; reopening the database (statements in flight failed, nothing acknowledged is lost)');
+      else if (e.kind === 'restarted') log.warn({ restarts: e.restarts, ms: e.ms }, 'the database thread is back');
+      else log.error({ reason: e.reason }, 'the database thread could not be restarted; retrying');
+    },
   });
   const queue = await createQueue(database);
   const mailer = createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, db: database.db, log });

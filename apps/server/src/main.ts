@@ -41,7 +41,14 @@ async function main() {
       ? await startAdminServer({
           port: config.ADMIN_PORT,
           host: config.ADMIN_HOST,
-          ready: async () => void (await ctx.db.execute(sql`select 1`)),
+          ready: async () => {
+            // The embedded database's thread (decision 115): not ready while it is being restarted.
+            const thread = ctx.database.thread?.status;
+            const more = thread ? { databaseThread: { state: thread.state, restarts: thread.restarts } } : undefined;
+            if (thread && thread.state !== 'ready') throw Object.assign(new Error('the database thread is not ready'), { detail: more });
+            await ctx.db.execute(sql`select 1`);
+            return more;
+          },
           backup: ctx.database.pglite ? () => dumpEmbedded(ctx.database.pglite!) : undefined,
         })
       : null;

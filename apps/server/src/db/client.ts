@@ -8,6 +8,8 @@ import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import pg from 'pg';
+import { PGliteThread, type PGliteThreadOptions } from './pglite-thread.ts';
+import { yieldBeforeEachTurn } from './pglite-turns.ts';
 import * as schema from './schema.ts';
 
 export type Schema = typeof schema;
@@ -25,8 +27,13 @@ export function rowsOf<T>(r: unknown): T[] {
 export interface Database {
   db: Db;
   kind: 'pglite' | 'postgres';
-  /** Raw handle for pg-boss: the PGlite instance or the pg pool. */
+  /**
+   * Raw handle for pg-boss, the bus and backups: the PGlite instance, or on the default embedded set-up the
+   * stand-in for the PGlite that runs in the database thread (decision 115), which answers the same calls.
+   */
   pglite?: PGlite;
+  /** The database thread, when PGlite runs in one: its state for /readyz, restarts for the bus. */
+  thread?: PGliteThread;
   pool?: pg.Pool;
   url?: string;
   close(): Promise<void>;
@@ -46,6 +53,20 @@ export interface OpenOptions {
   pglite?: PGliteOptions;
   /** Told when an idle pooled connection breaks (the server restarted, a failover, a network cut). */
   onConnectionError?: (err: Error) => void;
+  /**
+   * Where PGlite runs: 'worker' (its own thread, decision 115: the default for a data directory) or 'main' (this
+   * thread: tests on an in-memory copy of the migrated template, and the bench's before/after comparison with
+   * SHIPTRAIL_PGLITE_THREAD=main).
+   */
+  pgliteThread?: 'worker' | 'main';
+  /** Told when the database thread died and when it is back (bootstrap logs both). */
+  onThreadEvent?: PGliteThreadOptions['onEvent'];
+}
+
+/** The default place for PGlite: its own thread for a data directory; in-memory databases (tests) stay in this thread. */
+export function defaultPgliteThread(dataDir: string, env: NodeJS.ProcessEnv = process.env): 'worker' | 'main' {
+  if (env.SHIPTRAIL_PGLITE_THREAD === 'main' || env.SHIPTRAIL_PGLITE_THREAD === 'worker') return env.SHIPTRAIL_PGLITE_THREAD;
+  return dataDir === 'memory://' ? 'main' : 'worker';
 }
 
 // Any fixed number: the key of the session lock that lets one process at a time apply migrations.
@@ -68,25 +89,6 @@ async function migrateUnderLock(pool: pg.Pool): Promise<void> {
   }
 }
 
-/**
- * PGlite runs in this thread and answers without I/O, so a query's promise settles as a microtask: while many
- * callers keep it busy (the refresh engine applied 32 results at once) the microtask queue never empties, and
- * timers and sockets wait for the whole burst. The bench measured a user's request waiting 4 s behind a refresh
- * batch. Every top-level query or transaction takes PGlite's turn through `_runExclusiveTransaction`; waiting one
- * macrotask (setImmediate) before it lets the event loop serve I/O between turns. Statements inside a transaction
- * still run back to back. If a PGlite release renames that method this does nothing, and
- * test/db/pglite-fairness.test.ts fails.
- */
-function yieldBeforeEachTurn(pglite: PGlite): void {
-  const target = pglite as unknown as { _runExclusiveTransaction?: <T>(fn: () => Promise<T>) => Promise<T> };
-  const take = target._runExclusiveTransaction;
-  if (typeof take !== 'function') return;
-  target._runExclusiveTransaction = async <T>(fn: () => Promise<T>): Promise<T> => {
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    return take.call(pglite, fn) as Promise<T>;
-  };
-}
-
 /** Open the database and apply the committed migrations (the same files on PGlite and PostgreSQL). */
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
   if (opts.databaseUrl) {
@@ -100,6 +102,20 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     return { db, kind: 'postgres', pool, url: opts.databaseUrl, close: () => pool.end() };
   }
   const dir = opts.dataDir === 'memory://' ? undefined : path.join(opts.dataDir, 'pglite');
+  if ((opts.pgliteThread ?? defaultPgliteThread(opts.dataDir)) === 'worker') {
+    const thread = new PGliteThread({ dataDir: dir, options: opts.pglite, onEvent: opts.onThreadEvent });
+    try {
+      await thread.waitReady;
+      // Drizzle's pglite driver and pg-boss's adapter call only what the stand-in answers (query, exec, transaction, listen).
+      const pglite = thread as unknown as PGlite;
+      const db = drizzlePglite(pglite, { schema }) as unknown as Db;
+      await migratePglite(drizzlePglite(pglite), { migrationsFolder });
+      return { db, kind: 'pglite', pglite, thread, close: () => thread.close() };
+    } catch (err) {
+      await thread.close().catch(() => {});
+      throw err;
+    }
+  }
   // One options object: PGlite reads its second argument only when the first is a directory string, so
   // `new PGlite(undefined, options)` for an in-memory database silently dropped every option.
   const pglite = new PGlite({ ...opts.pglite, ...(dir ? { dataDir: dir } : {}) });

@@ -10,7 +10,7 @@ export interface AdminServer {
   close(): Promise<void>;
 }
 
-export async function startAdminServer(opts: { port: number; host: string; ready: () => Promise<void>; backup?: () => Promise<Buffer> }): Promise<AdminServer> {
+export async function startAdminServer(opts: { port: number; host: string; ready: () => Promise<void | Record<string, unknown>>; backup?: () => Promise<Buffer> }): Promise<AdminServer> {
   const server = http.createServer((req, res) => {
     const send = (status: number, type: string, body: string) => {
       res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
@@ -20,9 +20,10 @@ export async function startAdminServer(opts: { port: number; host: string; ready
     if (req.method !== 'GET') return send(405, 'application/json', '{"status":"method not allowed"}');
     if (path === '/healthz' || path === '/livez') return send(200, 'application/json', '{"status":"ok"}');
     if (path === '/readyz') {
+      // Extra fields say more (the embedded database's thread and its restarts, decision 115).
       opts.ready().then(
-        () => send(200, 'application/json', '{"status":"ready"}'),
-        () => send(503, 'application/json', '{"status":"not ready"}'),
+        (more) => send(200, 'application/json', JSON.stringify({ status: 'ready', ...more })),
+        (err: { detail?: Record<string, unknown> }) => send(503, 'application/json', JSON.stringify({ status: 'not ready', ...err?.detail })),
       );
       return;
     }

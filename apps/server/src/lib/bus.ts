@@ -91,7 +91,16 @@ export async function createBus(database: Database, log: FastifyBaseLogger): Pro
   let stop: () => Promise<void>;
   if (database.kind === 'pglite') {
     const unlisten = await database.pglite!.listen(BUS_CHANNEL, dispatch);
-    stop = () => unlisten().catch(() => {});
+    // The database thread (decision 115) re-listens when it is restarted; what was sent meanwhile is lost, as on a
+    // reconnect to PostgreSQL below.
+    const offRestart = database.thread?.onRestart(() => {
+      dispatch(JSON.stringify({ topic: 'live', id: newMessageId(), data: { kind: 'reset' } } satisfies BusMessage));
+      dispatch(JSON.stringify({ topic: 'auth', id: newMessageId(), data: { kind: 'reset' } } satisfies BusMessage));
+    });
+    stop = () => {
+      offRestart?.();
+      return unlisten().catch(() => {});
+    };
   } else {
     let closed = false;
     let client: pg.Client | null = null;

@@ -1,0 +1,149 @@
+// The embedded database's own thread (decision 115): PGlite runs here, so its synchronous WebAssembly work never
+// holds the main thread's event loop. The main thread (db/pglite-thread.ts) sends statements, transaction steps,
+// LISTEN subscriptions and backup requests as messages; each answer or error goes back under the request's id.
+import { parentPort, workerData } from 'node:worker_threads';
+import { PGlite, type PGliteOptions, type QueryOptions, type Results, type Transaction } from '@electric-sql/pglite';
+import { yieldBeforeEachTurn } from './pglite-turns.ts';
+import type { FromWorker, ToWorker, WireQueryOptions, WireError } from './pglite-thread.ts';
+
+const port = parentPort!;
+const { dataDir, options } = workerData as { dataDir?: string; options?: PGliteOptions };
+
+const send = (m: FromWorker, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
+
+/** Only plain values cross the thread boundary: PGlite attaches the query's options (functions) to its errors. */
+function wireError(err: unknown): WireError {
+  const e = (err ?? {}) as Record<string, unknown>;
+  const fields: Record<string, string | number | boolean> = {};
+  for (const [k, v] of Object.entries(e)) if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') fields[k] = v;
+  return { message: String(e.message ?? err), name: String(e.name ?? 'Error'), fields };
+}
+
+/** Drizzle's only parsers keep the text as it is (dates, intervals, numeric arrays): they are rebuilt here. */
+function queryOptions(o?: WireQueryOptions): QueryOptions | undefined {
+  if (!o) return undefined;
+  const { identityParsers, ...rest } = o;
+  if (!identityParsers?.length) return rest as QueryOptions;
+  return { ...rest, parsers: Object.fromEntries(identityParsers.map((oid) => [oid, (v: string) => v])) } as QueryOptions;
+}
+
+/** The part of a result the caller reads; a WebAssembly abort means this PGlite is unusable: the thread exits and is restarted. */
+const plain = (r: Results) => ({ rows: r.rows, fields: r.fields, affectedRows: r.affectedRows });
+
+const pglite = new PGlite({ ...options, ...(dataDir ? { dataDir } : {}) });
+
+/** What the bench reads (`stats`): how long top-level statements took in the thread, queue included, and how long transactions held PGlite. */
+const timings = { statement: [] as number[], transaction: [] as number[] };
+const note = (list: number[], ms: number) => {
+  if (list.length < 100_000) list.push(ms);
+};
+const summary = (list: number[]) => {
+  const s = [...list].sort((a, b) => a - b);
+  const at = (p: number) => Math.round((s[Math.min(s.length - 1, Math.floor(p * s.length))] ?? 0) * 10) / 10;
+  return { n: s.length, p50: at(0.5), p99: at(0.99), max: at(1) };
+};
+const txs = new Map<number, { tx: Transaction; end: (commit: boolean) => void }>();
+const unlisten = new Map<string, () => Promise<void>>();
+
+function fail(id: number, err: unknown) {
+  send({ id, ok: false, error: wireError(err) });
+  // A WebAssembly trap (RuntimeError: an abort, out of memory) leaves this PGlite unusable: exit, and the main thread
+  // reopens the data directory in a new thread.
+  if ((err as Error | undefined)?.name === 'RuntimeError') process.exit(70);
+}
+
+async function handle(m: ToWorker): Promise<void> {
+  switch (m.t) {
+    case 'query': {
+      const q = m.tx ? txs.get(m.tx)?.tx : pglite;
+      if (!q) throw new Error('the transaction has ended');
+      const t0 = performance.now();
+      const value = plain(await q.query(m.sql, m.params, queryOptions(m.options)));
+      if (!m.tx) note(timings.statement, performance.now() - t0);
+      send({ id: m.id, ok: true, value });
+      return;
+    }
+    case 'exec': {
+      const q = m.tx ? txs.get(m.tx)?.tx : pglite;
+      if (!q) throw new Error('the transaction has ended');
+      send({ id: m.id, ok: true, value: (await q.exec(m.sql, queryOptions(m.options))).map(plain) });
+      return;
+    }
+    case 'begin': {
+      // The transaction holds PGlite's turn until the main thread ends it; other statements queue behind it
+      // exactly as they do on an in-thread PGlite. Its outcome (commit, or the error of COMMIT) answers `end`.
+      let begun = false;
+      const done = pglite
+        .transaction(async (tx) => {
+          const outcome = new Promise<boolean>((resolve) => txs.set(m.id, { tx, end: resolve }));
+          begun = true;
+          const t0 = performance.now();
+          send({ id: m.id, ok: true, value: null });
+          const commit = await outcome;
+          note(timings.transaction, performance.now() - t0);
+          if (!commit) throw ROLLBACK;
+        })
+        .finally(() => txs.delete(m.id));
+      done.then(
+        () => endReply.get(m.id)?.(null),
+        (err) => (begun ? endReply.get(m.id)?.(err === ROLLBACK ? null : err) : fail(m.id, err)),
+      );
+      return;
+    }
+    case 'end': {
+      const t = txs.get(m.tx);
+      if (!t) return void send({ id: m.id, ok: true, value: null });
+      endReply.set(m.tx, (err) => {
+        endReply.delete(m.tx);
+        if (err) fail(m.id, err);
+        else send({ id: m.id, ok: true, value: null });
+      });
+      t.end(m.commit);
+      return;
+    }
+    case 'listen': {
+      if (!unlisten.has(m.channel)) unlisten.set(m.channel, await pglite.listen(m.channel, (payload) => send({ t: 'notify', channel: m.channel, payload })));
+      send({ id: m.id, ok: true, value: null });
+      return;
+    }
+    case 'unlisten': {
+      const stop = unlisten.get(m.channel);
+      unlisten.delete(m.channel);
+      await stop?.();
+      send({ id: m.id, ok: true, value: null });
+      return;
+    }
+    case 'dump': {
+      const file = await pglite.dumpDataDir(m.compression);
+      const bytes = await file.arrayBuffer();
+      send({ id: m.id, ok: true, value: bytes }, [bytes]);
+      return;
+    }
+    case 'stats': {
+      send({ id: m.id, ok: true, value: { statement: summary(timings.statement), transaction: summary(timings.transaction) } });
+      if (m.reset) timings.statement.length = timings.transaction.length = 0;
+      return;
+    }
+    case 'close': {
+      await pglite.close();
+      send({ id: m.id, ok: true, value: null });
+      return;
+    }
+  }
+}
+
+const ROLLBACK = new Error('rollback');
+const endReply = new Map<number, (err: unknown) => void>();
+
+port.on('message', (m: ToWorker) => {
+  handle(m).catch((err) => fail(m.id, err));
+});
+
+try {
+  await pglite.waitReady;
+  yieldBeforeEachTurn(pglite);
+  send({ t: 'ready' });
+} catch (err) {
+  send({ t: 'failed', error: wireError(err) });
+  process.exit(1);
+}
