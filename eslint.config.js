@@ -1,6 +1,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import boundaries from 'eslint-plugin-boundaries';
+import { importX } from 'eslint-plugin-import-x';
 
 // The architecture's import rules (docs/ARCHITECTURE.md, "Boundaries"): lint fails on any new crossing.
 const boundariesConfig = {
@@ -68,4 +69,17 @@ export default tseslint.config(
     },
   },
   boundariesConfig,
+  // No import circles (decision 117): a file may not reach itself again through value imports. Type-only imports
+  // vanish at run time and are left out.
+  {
+    files: ['apps/server/src/**/*.ts', 'apps/web/src/**/*.{ts,tsx}', 'packages/*/src/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/resolver-next': [importX.createNodeResolver({ extensions: ['.ts', '.tsx', '.js'] })],
+      // The files an import leads to are read with the TypeScript parser too, or the graph stops at them.
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.tsx'] },
+      'import-x/extensions': ['.ts', '.tsx', '.js'],
+    },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true, allowUnsafeDynamicCyclicDependency: false }] },
+  },
 );
