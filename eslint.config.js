@@ -29,12 +29,20 @@ const boundariesConfig = {
         default: 'allow',
         policies: [
           // The contract is the bottom layer: it imports nothing of the apps.
-          { from: { element: { type: 'contract' } }, disallow: { to: { element: { types: { anyOf: ['web-app', 'web-feature', 'web-shared', 'server-module', 'server-infra', 'server-root'] } } } } },
+          {
+            from: { element: { type: 'contract' } },
+            disallow: {
+              to: {
+                element: { types: { anyOf: ['web-app', 'web-feature', 'web-shared', 'server-module', 'server-infra', 'server-root'] } },
+              },
+            },
+          },
           // A web feature uses shared code and its own files only; pages that compose features live in app/.
           {
             from: { element: { type: 'web-feature' } },
             disallow: { to: { element: { type: 'web-feature', captured: { feature: '!{{ from.captured.feature }}' } } } },
-            message: 'A feature may not import another feature ({{ to.captured.feature }}): move shared code to lib/ or components/, or compose the features in app/.',
+            message:
+              'A feature may not import another feature ({{ to.captured.feature }}): move shared code to lib/ or components/, or compose the features in app/.',
           },
           { from: { element: { type: 'web-feature' } }, disallow: { to: { element: { type: 'web-app' } } } },
           { from: { element: { type: 'web-shared' } }, disallow: { to: { element: { types: { anyOf: ['web-feature', 'web-app'] } } } } },
@@ -43,13 +51,28 @@ const boundariesConfig = {
             from: { element: { type: 'server-module' } },
             disallow: {
               dependency: { kind: 'value' },
-              to: { element: { type: 'server-module', captured: { module: '!{{ from.captured.module }}' }, fileInternalPath: '!*.{service,plugin}.ts' } },
+              to: {
+                element: {
+                  type: 'server-module',
+                  captured: { module: '!{{ from.captured.module }}' },
+                  fileInternalPath: '!*.{service,plugin}.ts',
+                },
+              },
             },
-            message: 'Modules talk through services: import {{ to.captured.module }}/{{ to.captured.module }}.service.ts instead of {{ to.fileInternalPath }}.',
+            message:
+              'Modules talk through services: import {{ to.captured.module }}/{{ to.captured.module }}.service.ts instead of {{ to.fileInternalPath }}.',
           },
           // Modules and infrastructure never import the composition root (it imports them).
-          { from: { element: { types: { anyOf: ['server-module', 'server-infra'] } } }, disallow: { to: { element: { type: 'server-root', fileInternalPath: '!{config.ts,context.ts,jobs/queue.ts,jobs/define.ts}' } } } },
-          { from: { element: { type: 'server-infra' } }, disallow: { dependency: { kind: 'value' }, to: { element: { type: 'server-module' } } } },
+          {
+            from: { element: { types: { anyOf: ['server-module', 'server-infra'] } } },
+            disallow: {
+              to: { element: { type: 'server-root', fileInternalPath: '!{config.ts,context.ts,jobs/queue.ts,jobs/define.ts}' } },
+            },
+          },
+          {
+            from: { element: { type: 'server-infra' } },
+            disallow: { dependency: { kind: 'value' }, to: { element: { type: 'server-module' } } },
+          },
         ],
       },
     ],

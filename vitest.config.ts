@@ -39,7 +39,12 @@ export default defineConfig({
   test: {
     // CI asks for a JSON report too, to count every test in its closing line: Vitest's own, plus the errors
     // thrown outside any test, which it leaves out (scripts/vitest-json-reporter.mjs).
-    reporters: process.env.VITEST_JSON ? ['default', [fileURLToPath(new URL('./scripts/vitest-json-reporter.mjs', import.meta.url)), { outputFile: process.env.VITEST_JSON }]] : ['default'],
+    reporters: process.env.VITEST_JSON
+      ? [
+          'default',
+          [fileURLToPath(new URL('./scripts/vitest-json-reporter.mjs', import.meta.url)), { outputFile: process.env.VITEST_JSON }],
+        ]
+      : ['default'],
     projects: [
       {
         test: {

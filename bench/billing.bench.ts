@@ -103,12 +103,21 @@ export default async function billingBench(): Promise<BenchResult[]> {
   const kind = 'skipped' in server ? 'PGlite' : server.version;
   const app = await openApp('skipped' in server ? undefined : server.url);
   try {
-    const [{ n: existing } = { n: 0 }] = await rows<{ n: number }>(app.ctx, sql`select count(*)::int as n from ledger_entries where user_id = ${app.userId}::uuid`);
+    const [{ n: existing } = { n: 0 }] = await rows<{ n: number }>(
+      app.ctx,
+      sql`select count(*)::int as n from ledger_entries where user_id = ${app.userId}::uuid`,
+    );
     await seedLedger(app.ctx, app.userId, 1, 1000 - existing);
     const small = await addRound(app, 'BILLA');
-    const [{ n: atSmall } = { n: 0 }] = await rows<{ n: number }>(app.ctx, sql`select count(*)::int as n from ledger_entries where user_id = ${app.userId}::uuid`);
+    const [{ n: atSmall } = { n: 0 }] = await rows<{ n: number }>(
+      app.ctx,
+      sql`select count(*)::int as n from ledger_entries where user_id = ${app.userId}::uuid`,
+    );
     const seeded = await seedLedger(app.ctx, app.userId, 1001, BIG);
-    const [{ n: atBig } = { n: 0 }] = await rows<{ n: number }>(app.ctx, sql`select count(*)::int as n from ledger_entries where user_id = ${app.userId}::uuid`);
+    const [{ n: atBig } = { n: 0 }] = await rows<{ n: number }>(
+      app.ctx,
+      sql`select count(*)::int as n from ledger_entries where user_id = ${app.userId}::uuid`,
+    );
     const big = await addRound(app, 'BILLB');
     const ratio = big.p50 / small.p50;
     // One statement, one snapshot: adds the load generator left in flight still commit after the round ends, and
@@ -122,11 +131,20 @@ export default async function billingBench(): Promise<BenchResult[]> {
       [`${kind}, ${atSmall.toLocaleString('en-US')} ledger rows in the account (1k before the round)`, small],
       [`${kind}, ${atBig.toLocaleString('en-US')} ledger rows in the account (seeded in ${seeded.toFixed(0)} s)`, big],
     ] as const)
-      out.push({ name: 'add a tracking as the ledger grows (charge under the account lock)', setup, metrics: { 'p50 ms': r.p50, 'p99 ms': r.p99, 'req/s': r.rps, errors: r.errors } });
+      out.push({
+        name: 'add a tracking as the ledger grows (charge under the account lock)',
+        setup,
+        metrics: { 'p50 ms': r.p50, 'p99 ms': r.p99, 'req/s': r.rps, errors: r.errors },
+      });
     out.push({
       name: 'ledger growth: add-tracking p50 at 1M ledger rows / at 1k',
       setup: kind,
-      metrics: { ratio: Number(ratio.toFixed(2)), target: `<= ${TARGET_RATIO}`, verdict: ratio <= TARGET_RATIO ? 'within' : 'over', 'balance == ledger sum': String(consistent) },
+      metrics: {
+        ratio: Number(ratio.toFixed(2)),
+        target: `<= ${TARGET_RATIO}`,
+        verdict: ratio <= TARGET_RATIO ? 'within' : 'over',
+        'balance == ledger sum': String(consistent),
+      },
       note: `${CONNECTIONS} connections for ${SECONDS} s each, all adds on the one account`,
     });
     log(`p50 ${small.p50} ms at 1k, ${big.p50} ms at ${atBig}: ratio ${ratio.toFixed(2)}; balance == ledger sum: ${consistent}`);

@@ -36,16 +36,28 @@ async function spread(urls: string[], make: (url: string, connections: number) =
 }
 
 export default async function clusterBench(): Promise<BenchResult[]> {
-  const server: PrivatePostgres | { skipped: string } = await startPostgres().catch((err: Error) => ({ skipped: `could not start PostgreSQL: ${err.message}` }));
+  const server: PrivatePostgres | { skipped: string } = await startPostgres().catch((err: Error) => ({
+    skipped: `could not start PostgreSQL: ${err.message}`,
+  }));
   if ('skipped' in server) return [{ name: '2 api + 2 worker processes', metrics: {}, note: `skipped: ${server.skipped}` }];
   const cluster = new Cluster();
   try {
     const u = new URL(await freshDatabase(server.url, 'cluster'));
-    const env = { DATABASE_URL: u.toString(), SESSION_SECRET: 'bench-cluster-secret-bench-cluster-0123', LOG_LEVEL: 'warn', QUEUE_POLL_SECONDS: '0.5' };
+    const env = {
+      DATABASE_URL: u.toString(),
+      SESSION_SECRET: 'bench-cluster-secret-bench-cluster-0123',
+      LOG_LEVEL: 'warn',
+      QUEUE_POLL_SECONDS: '0.5',
+    };
     // One at a time first: the first process migrates the database.
     const api1 = await cluster.start('api', env);
     const [api2] = await Promise.all([cluster.start('api', env), cluster.start('worker', env), cluster.start('worker', env)]);
-    const signup = await api(api1.url, 'POST', '/v1/user/general/signup', undefined, { email: 'cluster@example.com', password: 'password123', repassword: 'password123', terms: true });
+    const signup = await api(api1.url, 'POST', '/v1/user/general/signup', undefined, {
+      email: 'cluster@example.com',
+      password: 'password123',
+      repassword: 'password123',
+      terms: true,
+    });
     if (signup.status !== 201) throw new Error(`sign-up: ${signup.status} ${signup.body.message}`);
     const token = signup.body.payload.sessionToken as string;
     const { rows } = await exec(u.toString(), `select id from users where email = 'cluster@example.com'`);
@@ -58,17 +70,33 @@ export default async function clusterBench(): Promise<BenchResult[]> {
       [userId],
     );
     const headers = { 'sm-api-token': token, 'content-type': 'application/json', 'sm-http-status': 'real' };
-    const list = (urls: string[]) => spread(urls, (url, connections) => ({ url: `${url}/v1/trackings/get?numRecords=100`, headers, connections, duration: SECONDS }));
+    const list = (urls: string[]) =>
+      spread(urls, (url, connections) => ({ url: `${url}/v1/trackings/get?numRecords=100`, headers, connections, duration: SECONDS }));
     let n = 0;
     const add = (urls: string[]) =>
       spread(urls, (url, connections) => ({
         url,
         connections,
         duration: SECONDS,
-        requests: [{ method: 'POST', path: '/v1/trackings/add', headers, setupRequest: (req: autocannon.Request) => ({ ...req, body: JSON.stringify({ tid: `1ZCLADD${String(n++).padStart(9, '0')}`, courier: 'ups' }) }) }],
+        requests: [
+          {
+            method: 'POST',
+            path: '/v1/trackings/add',
+            headers,
+            setupRequest: (req: autocannon.Request) => ({
+              ...req,
+              body: JSON.stringify({ tid: `1ZCLADD${String(n++).padStart(9, '0')}`, courier: 'ups' }),
+            }),
+          },
+        ],
       }));
     // Warm-up of both processes (JIT, pools, the token cache).
-    await spread([api1.url, api2!.url], (url, connections) => ({ url: `${url}/v1/trackings/get?numRecords=100`, headers, connections, duration: 2 }));
+    await spread([api1.url, api2!.url], (url, connections) => ({
+      url: `${url}/v1/trackings/get?numRecords=100`,
+      headers,
+      connections,
+      duration: 2,
+    }));
     const list1 = await list([api1.url]);
     const list2 = await list([api1.url, api2!.url]);
     const add1 = await add([api1.url]);

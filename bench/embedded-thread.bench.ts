@@ -95,10 +95,16 @@ async function child(mode: Mode): Promise<ChildReport> {
     return r.rows ?? (r as unknown as T[]);
   };
   const signUp = async (email: string) => {
-    const r = await app.inject({ method: 'POST', url: '/v1/user/general/signup', payload: { email, password: 'password123', repassword: 'password123', terms: true } });
+    const r = await app.inject({
+      method: 'POST',
+      url: '/v1/user/general/signup',
+      payload: { email, password: 'password123', repassword: 'password123', terms: true },
+    });
     const token = r.json().payload.sessionToken as string;
     const [u] = await rows<{ id: string }>(sql`select id from users where email = ${email}`);
-    await ctx.db.execute(sql`insert into ledger_entries (user_id, amount_cents, kind, ref) values (${u!.id}, 1000000000, 'topup', ${`bench-${email}`})`);
+    await ctx.db.execute(
+      sql`insert into ledger_entries (user_id, amount_cents, kind, ref) values (${u!.id}, 1000000000, 'topup', ${`bench-${email}`})`,
+    );
     await ctx.db.execute(sql`update billing_accounts set balance_cents = balance_cents + 1000000000 where user_id = ${u!.id}`);
     return { token, id: u!.id };
   };
@@ -151,9 +157,21 @@ async function child(mode: Mode): Promise<ChildReport> {
       await prober;
       loop.disable();
       const st = await ctx.database.thread?.stats(true);
-      const thread = st && `statements ${st.statement.n}, p50 / p99 / max ${st.statement.p50} / ${st.statement.p99} / ${st.statement.max}; transactions ${st.transaction.n}, held p50 / p99 / max ${st.transaction.p50} / ${st.transaction.p99} / ${st.transaction.max}`;
+      const thread =
+        st &&
+        `statements ${st.statement.n}, p50 / p99 / max ${st.statement.p50} / ${st.statement.p99} / ${st.statement.max}; transactions ${st.transaction.n}, held p50 / p99 / max ${st.transaction.p50} / ${st.transaction.p99} / ${st.transaction.max}`;
       const p: Phase = {
-        ...(thread ? { thread } : {}), phase, work: what, seconds: Math.round(seconds * 10) / 10, probes: lat.length, p50: pct(lat, 50), p99: pct(lat, 99), max: pct(lat, 100), loopP99: Math.round(loop.percentile(99) / 1e6), loopMax: Math.round(loop.max / 1e6) };
+        ...(thread ? { thread } : {}),
+        phase,
+        work: what,
+        seconds: Math.round(seconds * 10) / 10,
+        probes: lat.length,
+        p50: pct(lat, 50),
+        p99: pct(lat, 99),
+        max: pct(lat, 100),
+        loopP99: Math.round(loop.percentile(99) / 1e6),
+        loopMax: Math.round(loop.max / 1e6),
+      };
       log(mode, JSON.stringify(p));
       phases.push(p);
     };
@@ -169,7 +187,10 @@ async function child(mode: Mode): Promise<ChildReport> {
       };
       for (const c of couriers) {
         const values = Array.from({ length: per }, (_, i) => sql`(${busy.id}, ${numbers(c, i)}, ${c}, now() - interval '1 second')`);
-        for (let i = 0; i < values.length; i += 500) await ctx.db.execute(sql`insert into trackings (user_id, tid, courier, next_check_at) values ${sql.join(values.slice(i, i + 500), sql`, `)}`);
+        for (let i = 0; i < values.length; i += 500)
+          await ctx.db.execute(
+            sql`insert into trackings (user_id, tid, courier, next_check_at) values ${sql.join(values.slice(i, i + 500), sql`, `)}`,
+          );
       }
       const t0 = performance.now();
       let fetched = 0;
@@ -184,7 +205,11 @@ async function child(mode: Mode): Promise<ChildReport> {
     await measure('CSV import', async () => {
       const csv = ['tid,courier', ...Array.from({ length: IMPORT_N }, (_, i) => `IMP${String(i).padStart(7, '0')},ups`)].join('\n');
       const t0 = performance.now();
-      const r = await fetch(`${url}/v1/trackings/import`, { method: 'POST', headers: { 'sm-api-token': busy.token, 'content-type': 'text/csv', 'sm-http-status': 'real' }, body: csv });
+      const r = await fetch(`${url}/v1/trackings/import`, {
+        method: 'POST',
+        headers: { 'sm-api-token': busy.token, 'content-type': 'text/csv', 'sm-http-status': 'real' },
+        body: csv,
+      });
       const body = (await r.json()) as { payload?: { added?: number; imported?: number } };
       if (!r.ok) throw new Error(`import answered ${r.status}: ${JSON.stringify(body).slice(0, 200)}`);
       return `${IMPORT_N} rows in ${Math.round(performance.now() - t0)} ms (${JSON.stringify(body.payload).slice(0, 80)})`;
@@ -192,11 +217,23 @@ async function child(mode: Mode): Promise<ChildReport> {
 
     await measure('webhook burst', async () => {
       const triggers = { InTransit: true, Delivered: true, Exception: true, Expired: true, InfoReceived: true, OutForDelivery: true };
-      const saved = await app.inject({ method: 'POST', url: '/v1/user/general/update', headers: { 'sm-api-token': busy.token, 'sm-http-status': 'real' }, payload: { settings: { receiveNotification: { webhook: { triggers, endpoint: rxUrl } } } } });
+      const saved = await app.inject({
+        method: 'POST',
+        url: '/v1/user/general/update',
+        headers: { 'sm-api-token': busy.token, 'sm-http-status': 'real' },
+        payload: { settings: { receiveNotification: { webhook: { triggers, endpoint: rxUrl } } } },
+      });
       if (saved.statusCode !== 200) throw new Error(saved.body);
       const ts = await ctx.db
         .insert(trackings)
-        .values(Array.from({ length: HOOKS_N }, (_, j) => ({ userId: busy.id, tid: `1ZHOOK${String(j).padStart(10, '0')}`, courier: 'ups', status: 'Pending' })))
+        .values(
+          Array.from({ length: HOOKS_N }, (_, j) => ({
+            userId: busy.id,
+            tid: `1ZHOOK${String(j).padStart(10, '0')}`,
+            courier: 'ups',
+            status: 'Pending',
+          })),
+        )
         .returning({ id: trackings.id });
       const [u] = await ctx.db.select({ id: users.id }).from(users).where(eq(users.id, busy.id));
       const t0 = performance.now();
@@ -210,7 +247,13 @@ async function child(mode: Mode): Promise<ChildReport> {
             await ctx.db.transaction(async (tx) => {
               const [e] = await tx
                 .insert(trackingEvents)
-                .values({ trackingId: t.id, userId: u!.id, fromStatus: 'Pending', toStatus: 'InTransit', checkpoint: { status: 'InTransit', location: 'Memphis, TN', message: 'Departed', time: new Date().toISOString() } })
+                .values({
+                  trackingId: t.id,
+                  userId: u!.id,
+                  fromStatus: 'Pending',
+                  toStatus: 'InTransit',
+                  checkpoint: { status: 'InTransit', location: 'Memphis, TN', message: 'Departed', time: new Date().toISOString() },
+                })
                 .returning({ id: trackingEvents.id });
               await tx.update(trackings).set({ status: 'InTransit' }).where(eq(trackings.id, t.id));
               await fanOutStatusEvent(tx, ctx, e!.id);
@@ -240,7 +283,9 @@ async function child(mode: Mode): Promise<ChildReport> {
 /** One fresh process per mode: its RSS is its own, and nothing of the other mode's JIT or heap carries over. */
 function runChild(mode: Mode): Promise<ChildReport> {
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--child', mode], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const p = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--child', mode], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     p.stdout.on('data', (d) => (out += d));
     p.on('exit', (code) => {
@@ -272,7 +317,12 @@ export default async function embeddedThreadBench(): Promise<BenchResult[]> {
         note: p.thread ? `${p.work}; in the database thread (ms): ${p.thread}` : p.work,
       });
     }
-    out.push({ name: 'process RSS', setup, metrics: { 'RSS after the run MB': r.rssMbAfter, 'peak RSS MB': r.rssMbPeak }, note: 'the whole process: server, job workers, embedded database (and its thread), the probe and the webhook receiver' });
+    out.push({
+      name: 'process RSS',
+      setup,
+      metrics: { 'RSS after the run MB': r.rssMbAfter, 'peak RSS MB': r.rssMbPeak },
+      note: 'the whole process: server, job workers, embedded database (and its thread), the probe and the webhook receiver',
+    });
   }
   return out;
 }
@@ -284,8 +334,16 @@ if (process.argv.includes('--child')) {
   process.exit(0);
 } else if (import.meta.url === `file://${process.argv[1]}`) {
   const results = await embeddedThreadBench();
-  const machine = { node: process.version, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? '', loadAverage: os.loadavg().map((x) => Math.round(x * 10) / 10) };
-  writeFileSync(path.join(here, 'results', 'embedded-thread.json'), JSON.stringify({ when: new Date().toISOString(), machine, results }, null, 2) + '\n');
+  const machine = {
+    node: process.version,
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model ?? '',
+    loadAverage: os.loadavg().map((x) => Math.round(x * 10) / 10),
+  };
+  writeFileSync(
+    path.join(here, 'results', 'embedded-thread.json'),
+    JSON.stringify({ when: new Date().toISOString(), machine, results }, null, 2) + '\n',
+  );
   console.log(JSON.stringify(results, null, 2));
   process.exit(0);
 }

@@ -27,7 +27,16 @@ const STREAMS = Number(process.env.BENCH_LIVE_STREAMS ?? 1000);
 const FANOUTS = 20;
 /** Status changes watched in the browser tab, one at a time. */
 const TAB_CHANGES = Number(process.env.BENCH_LIVE_TAB_CHANGES ?? 20);
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const webDist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../apps/web/dist/index.html');
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
@@ -106,15 +115,28 @@ function ask(w: Worker, msg: unknown, reply: string): Promise<{ at?: number }> {
 }
 
 export default async function bench(): Promise<BenchResult[]> {
-  const config = loadConfig({ DATA_DIR: 'memory://', SESSION_SECRET: 'bench-secret-bench-secret-bench-secret-01', LOG_LEVEL: 'silent', QUEUE_POLL_SECONDS: '0.5', PUBLIC_URL: 'http://bench.local',
+  const config = loadConfig({
+    DATA_DIR: 'memory://',
+    SESSION_SECRET: 'bench-secret-bench-secret-bench-secret-01',
+    LOG_LEVEL: 'silent',
+    QUEUE_POLL_SECONDS: '0.5',
+    PUBLIC_URL: 'http://bench.local',
     // The bench opens STREAMS streams of one account from one address: above the per-user and per-address caps.
-    LIVE_STREAMS_PER_USER: String(STREAMS + 10), LIVE_STREAMS_MAX: String(STREAMS + 10), CONNECTIONS_PER_ADDRESS: '0', REQUESTS_IN_FLIGHT_PER_ADDRESS: '0' } as NodeJS.ProcessEnv);
+    LIVE_STREAMS_PER_USER: String(STREAMS + 10),
+    LIVE_STREAMS_MAX: String(STREAMS + 10),
+    CONNECTIONS_PER_ADDRESS: '0',
+    REQUESTS_IN_FLIGHT_PER_ADDRESS: '0',
+  } as NodeJS.ProcessEnv);
   const ctx = await createContext(config, createLogger(config));
   const app = await buildApp(ctx, { logger: false });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   try {
-    const signup = await app.inject({ method: 'POST', url: '/v1/user/general/signup', payload: { email: 'bench@example.com', password: 'password123', repassword: 'password123', terms: true } });
+    const signup = await app.inject({
+      method: 'POST',
+      url: '/v1/user/general/signup',
+      payload: { email: 'bench@example.com', password: 'password123', repassword: 'password123', terms: true },
+    });
     const token = signup.json().payload.sessionToken as string;
     const [u] = await ctx.db.select().from(users).where(eq(users.email, 'bench@example.com'));
     const tids = Array.from({ length: CHANGES }, (_, i) => `1ZLIVE${String(i).padStart(10, '0')}`);
@@ -157,20 +179,29 @@ export default async function bench(): Promise<BenchResult[]> {
     await worker.terminate();
 
     // 3. Status change → the row updated in an open browser tab (the web app's stream, merge window and refetch).
-    const tab = await browserTab(base, signup.json().payload as { sessionToken: string; version: string }, async (tid) => {
-      const res = await app.inject({ method: 'GET', url: `/v1/trackings/delivered/${tid}`, headers: { 'sm-api-token': token } });
-      if (res.json().code !== 200) throw new Error(res.body);
-    }, async () => {
-      const fresh = Array.from({ length: TAB_CHANGES }, (_, i) => `1ZTAB${String(i).padStart(11, '0')}`);
-      await ctx.db.insert(trackings).values(fresh.map((tid) => ({ userId: u!.id, tid, courier: 'ups', status: 'InTransit' })));
-      return fresh;
-    });
+    const tab = await browserTab(
+      base,
+      signup.json().payload as { sessionToken: string; version: string },
+      async (tid) => {
+        const res = await app.inject({ method: 'GET', url: `/v1/trackings/delivered/${tid}`, headers: { 'sm-api-token': token } });
+        if (res.json().code !== 200) throw new Error(res.body);
+      },
+      async () => {
+        const fresh = Array.from({ length: TAB_CHANGES }, (_, i) => `1ZTAB${String(i).padStart(11, '0')}`);
+        await ctx.db.insert(trackings).values(fresh.map((tid) => ({ userId: u!.id, tid, courier: 'ups', status: 'InTransit' })));
+        return fresh;
+      },
+    );
 
     return [
       {
         name: 'live: status change → event in an open stream',
         setup: `PGlite in memory, one process, ${CHANGES} changes one at a time`,
-        metrics: { p50_ms: Number(pct(lat, 50).toFixed(2)), p99_ms: Number(pct(lat, 99).toFixed(2)), max_ms: Number(lat.at(-1)!.toFixed(2)) },
+        metrics: {
+          p50_ms: Number(pct(lat, 50).toFixed(2)),
+          p99_ms: Number(pct(lat, 99).toFixed(2)),
+          max_ms: Number(lat.at(-1)!.toFixed(2)),
+        },
         note: 'from the start of the mark-delivered request (its transaction commits the change and the NOTIFY) to the event parsed by a client over loopback HTTP',
       },
       {
@@ -197,21 +228,39 @@ export default async function bench(): Promise<BenchResult[]> {
  * MutationObserver notes when its row says Delivered. Times from the request's start (Date.now() on both sides,
  * one machine). Skipped, with a note, when there is no Chromium or no built web app.
  */
-async function browserTab(base: string, session: { sessionToken: string; version: string }, change: (tid: string) => Promise<void>, seed: () => Promise<string[]>): Promise<BenchResult> {
+async function browserTab(
+  base: string,
+  session: { sessionToken: string; version: string },
+  change: (tid: string) => Promise<void>,
+  seed: () => Promise<string[]>,
+): Promise<BenchResult> {
   const name = 'live: status change → row updated in an open browser tab';
   const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-  if (!existsSync(executablePath) || !existsSync(webDist)) return { name, metrics: {}, note: `skipped: needs Chromium at ${executablePath} and a built web app (npm run build --workspace apps/web)` };
+  if (!existsSync(executablePath) || !existsSync(webDist))
+    return {
+      name,
+      metrics: {},
+      note: `skipped: needs Chromium at ${executablePath} and a built web app (npm run build --workspace apps/web)`,
+    };
   const tids = await seed();
   const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
   try {
     const page = await (await browser.newContext({ serviceWorkers: 'block' })).newPage();
     await page.goto(`${base}/terms-of-service`);
-    await page.evaluate((s) => localStorage.setItem('shiptrail.session', JSON.stringify(s)), { token: session.sessionToken, version: session.version });
+    await page.evaluate((s) => localStorage.setItem('shiptrail.session', JSON.stringify(s)), {
+      token: session.sessionToken,
+      version: session.version,
+    });
     const stream = page.waitForResponse((r) => new URL(r.url()).pathname === '/v1/live');
     await page.goto(`${base}/account/trackings`);
     await stream;
-    await page.locator(`[data-tid="${tids.at(-1)}"]`).first().waitFor();
-    const shown = await page.evaluate(() => [...new Set([...document.querySelectorAll('[data-tid]')].map((e) => e.getAttribute('data-tid')!))]);
+    await page
+      .locator(`[data-tid="${tids.at(-1)}"]`)
+      .first()
+      .waitFor();
+    const shown = await page.evaluate(() => [
+      ...new Set([...document.querySelectorAll('[data-tid]')].map((e) => e.getAttribute('data-tid')!)),
+    ]);
     const watched = tids.filter((t) => shown.includes(t));
     if (watched.length === 0) throw new Error('no seeded row on the first page');
     // Each row reports, once, when it first says Delivered.
@@ -229,7 +278,9 @@ async function browserTab(base: string, session: { sessionToken: string; version
     for (const tid of watched) {
       const t0 = Date.now();
       await change(tid);
-      await page.waitForFunction((t) => (window as unknown as { __delivered: Record<string, number> }).__delivered[t] !== undefined, tid, { timeout: 10_000 });
+      await page.waitForFunction((t) => (window as unknown as { __delivered: Record<string, number> }).__delivered[t] !== undefined, tid, {
+        timeout: 10_000,
+      });
       const at = await page.evaluate((t) => (window as unknown as { __delivered: Record<string, number> }).__delivered[t]!, tid);
       lat.push(at - t0);
       // A gap, as between real scans: each change is measured on its own, not merged with the next.

@@ -18,7 +18,8 @@ function normalize(file: string, r: unknown): BenchResult[] {
     const o = (item ?? {}) as Record<string, unknown>;
     if (o.metrics && typeof o.metrics === 'object') return o as unknown as BenchResult;
     const metrics: Record<string, number | string> = {};
-    for (const [k, v] of Object.entries(o)) if (k !== 'name' && k !== 'note' && (typeof v === 'number' || typeof v === 'string')) metrics[k] = v;
+    for (const [k, v] of Object.entries(o))
+      if (k !== 'name' && k !== 'note' && (typeof v === 'number' || typeof v === 'string')) metrics[k] = v;
     return { name: String(o.name ?? file), metrics, ...(o.note ? { note: String(o.note) } : {}) };
   });
 }
@@ -35,7 +36,12 @@ for (const file of files) {
   console.error(`[bench] ${file}`);
   try {
     const mod = (await import(pathToFileURL(path.join(here, file)).href)) as Record<string, unknown>;
-    const fns = typeof mod.default === 'function' ? [mod.default] : Object.entries(mod).filter(([k, v]) => typeof v === 'function' && /^bench/.test(k)).map(([, v]) => v);
+    const fns =
+      typeof mod.default === 'function'
+        ? [mod.default]
+        : Object.entries(mod)
+            .filter(([k, v]) => typeof v === 'function' && /^bench/.test(k))
+            .map(([, v]) => v);
     const results: BenchResult[] = [];
     for (const fn of fns) results.push(...normalize(file, await (fn as () => Promise<unknown>)()));
     report.push({ file, seconds: Math.round((performance.now() - t0) / 1000), results });
@@ -56,10 +62,23 @@ if (only.length && existsSync(outFile)) {
 }
 for (const r of report) r.when ??= new Date(started).toISOString();
 
-const machine = { node: process.version, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? '', memoryGb: Math.round(os.totalmem() / 2 ** 30), platform: `${os.platform()} ${os.release()}` };
+const machine = {
+  node: process.version,
+  cpus: os.cpus().length,
+  cpuModel: os.cpus()[0]?.model ?? '',
+  memoryGb: Math.round(os.totalmem() / 2 ** 30),
+  platform: `${os.platform()} ${os.release()}`,
+};
 const outDir = path.join(here, 'results');
 mkdirSync(outDir, { recursive: true });
-writeFileSync(path.join(outDir, 'latest.json'), JSON.stringify({ when: new Date(started).toISOString(), totalSeconds: Math.round((Date.now() - started) / 1000), machine, benches: report }, null, 2) + '\n');
+writeFileSync(
+  path.join(outDir, 'latest.json'),
+  JSON.stringify(
+    { when: new Date(started).toISOString(), totalSeconds: Math.round((Date.now() - started) / 1000), machine, benches: report },
+    null,
+    2,
+  ) + '\n',
+);
 
 const esc = (s: unknown) => String(s).replace(/\|/g, '\\|');
 const md: string[] = [

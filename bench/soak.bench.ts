@@ -33,16 +33,27 @@ const heapAfterGcMb = () => {
 
 export default async function soakBench(): Promise<BenchResult[]> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'shiptrail-soak-'));
-  const config = loadConfig({ DATA_DIR: dataDir, SESSION_SECRET: 'soak-secret-soak-secret-soak-secret-0001', LOG_LEVEL: 'silent', CARRIER_SANDBOX_PACE: '0.05' } as NodeJS.ProcessEnv);
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    SESSION_SECRET: 'soak-secret-soak-secret-soak-secret-0001',
+    LOG_LEVEL: 'silent',
+    CARRIER_SANDBOX_PACE: '0.05',
+  } as NodeJS.ProcessEnv);
   const ctx = await createContext(config, createLogger(config));
   const app = await buildApp(ctx, { logger: false });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   await startWorkers(ctx);
   try {
-    const signup = await app.inject({ method: 'POST', url: '/v1/user/general/signup', payload: { email: 'soak@example.com', password: 'password123', repassword: 'password123', terms: true } });
+    const signup = await app.inject({
+      method: 'POST',
+      url: '/v1/user/general/signup',
+      payload: { email: 'soak@example.com', password: 'password123', repassword: 'password123', terms: true },
+    });
     const session = signup.json().payload.sessionToken as string;
     const userId = rowsOf<{ id: string }>(await ctx.db.execute(sql`select id from users where email = 'soak@example.com'`))[0]!.id;
-    await ctx.db.execute(sql`insert into ledger_entries (user_id, amount_cents, kind, ref) values (${userId}, 1000000000, 'topup', 'soak')`);
+    await ctx.db.execute(
+      sql`insert into ledger_entries (user_id, amount_cents, kind, ref) values (${userId}, 1000000000, 'topup', 'soak')`,
+    );
     await ctx.db.execute(sql`update billing_accounts set balance_cents = balance_cents + 1000000000 where user_id = ${userId}`);
     const headers = { 'sm-api-token': session, 'content-type': 'application/json', 'sm-http-status': 'real' };
 
@@ -55,9 +66,12 @@ export default async function soakBench(): Promise<BenchResult[]> {
     const sampler = setInterval(sample, SAMPLE_MS);
     // The embedded database's WebAssembly memory (PGlite's Module): it grows when PostgreSQL needs more and never
     // shrinks, and it is part of the RSS but not of the JavaScript heap.
-    const wasmMb = () => ((ctx.database.pglite as unknown as { Module?: { HEAPU8?: Uint8Array } } | undefined)?.Module?.HEAPU8?.byteLength ?? NaN) / 2 ** 20;
+    const wasmMb = () =>
+      ((ctx.database.pglite as unknown as { Module?: { HEAPU8?: Uint8Array } } | undefined)?.Module?.HEAPU8?.byteLength ?? NaN) / 2 ** 20;
     const collected: Array<{ heap: number; wasm: number }> = [];
-    const gcTimers = [Math.min(120, SECONDS / 2), SECONDS - 5].map((at) => setTimeout(() => collected.push({ heap: heapAfterGcMb(), wasm: wasmMb() }), at * 1000));
+    const gcTimers = [Math.min(120, SECONDS / 2), SECONDS - 5].map((at) =>
+      setTimeout(() => collected.push({ heap: heapAfterGcMb(), wasm: wasmMb() }), at * 1000),
+    );
     // Sandbox UPS numbers: each added parcel then moves along its journey (refreshes, checkpoints, status events).
     let n = 0;
     const ups = () => `1ZSOAK${String(n++).padStart(10, '0')}`;
@@ -68,7 +82,14 @@ export default async function soakBench(): Promise<BenchResult[]> {
         connections: 1,
         overallRate: 5,
         duration: SECONDS,
-        requests: [{ method: 'POST', path: '/v1/trackings/add', headers, setupRequest: (req: autocannon.Request) => ({ ...req, body: JSON.stringify({ tid: ups(), courier: 'ups' }) }) }],
+        requests: [
+          {
+            method: 'POST',
+            path: '/v1/trackings/add',
+            headers,
+            setupRequest: (req: autocannon.Request) => ({ ...req, body: JSON.stringify({ tid: ups(), courier: 'ups' }) }),
+          },
+        ],
       }),
     ]);
     clearInterval(sampler);
@@ -92,7 +113,7 @@ export default async function soakBench(): Promise<BenchResult[]> {
         metrics: {
           'list req/s': Math.round(lists.requests.average),
           'list p99 ms': lists.latency.p99,
-          'adds': adds.requests.total,
+          adds: adds.requests.total,
           'non-2xx': lists.non2xx + adds.non2xx + lists.errors + adds.errors,
           'checkpoints stored': cp?.n ?? 0,
           'RSS MB, 2nd minute': Math.round(rssFirst),

@@ -42,7 +42,12 @@ async function load(opts: Partial<autocannon.Options> & { url: string }): Promis
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 250);
   try {
     const r = await autocannon({ connections: CONNECTIONS, duration: SECONDS, ...opts });
-    return { rps: Math.round(r.requests.average), p99: r.latency.p99, non2xx: r.non2xx + r.errors, rssMb: Math.round(Math.max(peak, process.memoryUsage.rss()) / 2 ** 20) };
+    return {
+      rps: Math.round(r.requests.average),
+      p99: r.latency.p99,
+      non2xx: r.non2xx + r.errors,
+      rssMb: Math.round(Math.max(peak, process.memoryUsage.rss()) / 2 ** 20),
+    };
   } finally {
     clearInterval(sampler);
   }
@@ -130,7 +135,14 @@ async function floorRoutes(app: Awaited<ReturnType<typeof openApp>>, prefix: str
   const f = Fastify({ logger: false });
   let n = 0;
   f.get('/floor/list', async (_req, reply) => {
-    const page = await listPageJson(app.ctx.db, { userId: app.userId, uid: 'bench', limit: 100, statuses: [], couriers: [], sandboxCouriers: ['ups', 'usps', 'fedex', 'canadapost'] });
+    const page = await listPageJson(app.ctx.db, {
+      userId: app.userId,
+      uid: 'bench',
+      limit: 100,
+      statuses: [],
+      couriers: [],
+      sandboxCouriers: ['ups', 'usps', 'fedex', 'canadapost'],
+    });
     return reply.type('application/json; charset=utf-8').send(rawSuccess(page!));
   });
   f.post('/floor/add', async () => {
@@ -147,7 +159,13 @@ async function floorRoutes(app: Awaited<ReturnType<typeof openApp>>, prefix: str
   return { url, close: () => f.close() };
 }
 
-async function apiRound(label: string, app: Awaited<ReturnType<typeof openApp>>, bare: { url: string }, out: BenchResult[], prefix: string) {
+async function apiRound(
+  label: string,
+  app: Awaited<ReturnType<typeof openApp>>,
+  bare: { url: string },
+  out: BenchResult[],
+  prefix: string,
+) {
   // Real HTTP statuses, so autocannon counts failures as non-2xx (by default /v1 answers 200 with the code inside).
   const headers = { 'sm-api-token': app.session, 'content-type': 'application/json', 'sm-http-status': 'real' };
   const floor = await floorRoutes(app, prefix);
@@ -207,7 +225,10 @@ async function apiRound(label: string, app: Awaited<ReturnType<typeof openApp>>,
         note: 'floor = a route in the same process running only the best single SQL statement for the work (no auth, no plugins); token cache off = the same API with AUTH_CACHE_SECONDS=0; peak RSS = the bench process (server, embedded database and load generator) during the load',
       });
     }
-    log(label, `list ${list.rps}/s (cache off ${listNoCache.rps}, floor ${floorList.rps}) p99 ${list.p99}ms, add ${add.rps}/s (cache off ${addNoCache.rps}, floor ${floorAdd.rps}), bare ${b.rps}/s`);
+    log(
+      label,
+      `list ${list.rps}/s (cache off ${listNoCache.rps}, floor ${floorList.rps}) p99 ${list.p99}ms, add ${add.rps}/s (cache off ${addNoCache.rps}, floor ${floorAdd.rps}), bare ${b.rps}/s`,
+    );
   } finally {
     await floor.close();
   }
@@ -223,7 +244,12 @@ async function apiBench(kind: 'PGlite' | string, databaseUrl: string | undefined
       const s2 = await seed(app.ctx, app.userId, 1001, BIG);
       await apiRound(`${kind}, ${BIG >= 1e6 ? `${BIG / 1e6}M` : BIG} trackings (seeded in ${s2.toFixed(0)} s)`, app, bare, out, 'BENCHB');
     } else {
-      out.push({ name: 'list/add with 1M trackings', setup: kind, metrics: {}, note: 'skipped on PGlite (generating 1M rows in embedded PGlite takes minutes; set BENCH_PGLITE_BIG=1); measured on PostgreSQL instead' });
+      out.push({
+        name: 'list/add with 1M trackings',
+        setup: kind,
+        metrics: {},
+        note: 'skipped on PGlite (generating 1M rows in embedded PGlite takes minutes; set BENCH_PGLITE_BIG=1); measured on PostgreSQL instead',
+      });
     }
   } finally {
     await app.close();
@@ -248,11 +274,20 @@ function numbersFor(courier: CourierSlug, i: number): string {
 async function refreshBench(kind: string, databaseUrl: string | undefined, out: BenchResult[]) {
   // Journeys at a tenth of the usual pace: a refreshed tracking's next check is 2 minutes away, so no tracking
   // comes due again while the round runs and each is counted once.
-  const app = await openApp(databaseUrl, { UPS_RATE_LIMIT: 'off', USPS_RATE_LIMIT: 'off', FEDEX_RATE_LIMIT: 'off', CANADAPOST_RATE_LIMIT: 'off', CARRIER_SANDBOX_PACE: '10' });
+  const app = await openApp(databaseUrl, {
+    UPS_RATE_LIMIT: 'off',
+    USPS_RATE_LIMIT: 'off',
+    FEDEX_RATE_LIMIT: 'off',
+    CANADAPOST_RATE_LIMIT: 'off',
+    CARRIER_SANDBOX_PACE: '10',
+  });
   try {
     const couriers: CourierSlug[] = ['ups', 'usps', 'fedex', 'canadapost'];
     const per = Math.ceil(REFRESH_N / couriers.length);
-    const byCourier = Object.fromEntries(couriers.map((c) => [c, Array.from({ length: per }, (_, i) => numbersFor(c, i))])) as Record<CourierSlug, string[]>;
+    const byCourier = Object.fromEntries(couriers.map((c) => [c, Array.from({ length: per }, (_, i) => numbersFor(c, i))])) as Record<
+      CourierSlug,
+      string[]
+    >;
     const client = carriersOf(app.ctx);
 
     // Raw: the carrier client against the sandbox, no database.
@@ -266,7 +301,9 @@ async function refreshBench(kind: string, databaseUrl: string | undefined, out: 
     for (const c of couriers) {
       const values = byCourier[c].map((tid) => sql`(${app.userId}, ${tid}, ${c}, now() - interval '1 second')`);
       for (let i = 0; i < values.length; i += 500) {
-        await app.ctx.db.execute(sql`insert into trackings (user_id, tid, courier, next_check_at) values ${sql.join(values.slice(i, i + 500), sql`, `)}`);
+        await app.ctx.db.execute(
+          sql`insert into trackings (user_id, tid, courier, next_check_at) values ${sql.join(values.slice(i, i + 500), sql`, `)}`,
+        );
       }
     }
     // A user's request while the engine works: one small list at a time, its latency beside the same request idle.
@@ -334,7 +371,9 @@ export default async function trackingsBench(): Promise<BenchResult[]> {
   const out: BenchResult[] = [];
   await apiBench('PGlite', undefined, out, PGLITE_BIG);
   await refreshBench('PGlite', undefined, out);
-  const pg: PrivatePostgres | { skipped: string } = await startPostgres().catch((err: Error) => ({ skipped: `could not start PostgreSQL: ${err.message}` }));
+  const pg: PrivatePostgres | { skipped: string } = await startPostgres().catch((err: Error) => ({
+    skipped: `could not start PostgreSQL: ${err.message}`,
+  }));
   if ('skipped' in pg) {
     out.push({ name: 'PostgreSQL half', metrics: {}, note: `skipped: ${pg.skipped}` });
     return out;

@@ -13,7 +13,16 @@ import { bundleSizes } from '../apps/web/scripts/bundle-size.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RUNS = 7;
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 const freePort = () =>
   new Promise<number>((resolve) => {
@@ -38,7 +47,11 @@ async function scriptTransfer(ctx: BrowserContext, page: Page) {
     // By content, not by resource type: a chunk fetched through <link rel="modulepreload"> is not typed Script.
     if (!/javascript/.test(e.response.mimeType) && !/\.m?js(\?|$)/.test(e.response.url)) return;
     const h = Object.fromEntries(Object.entries(e.response.headers).map(([k, v]) => [k.toLowerCase(), String(v)]));
-    scripts.set(e.requestId, { url: e.response.url, encoding: h['content-encoding'] ?? 'identity', body: Number(h['content-length'] ?? 0) });
+    scripts.set(e.requestId, {
+      url: e.response.url,
+      encoding: h['content-encoding'] ?? 'identity',
+      body: Number(h['content-length'] ?? 0),
+    });
   });
   cdp.on('Network.loadingFinished', (e) => done.set(e.requestId, e.encodedDataLength));
   return () => {
@@ -70,7 +83,8 @@ export default async function webBench(): Promise<BenchResult[]> {
   ];
 
   const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-  if (!existsSync(executablePath)) return [...results, { name: 'web: load timings', metrics: {}, note: `skipped: no Chromium at ${executablePath}` }];
+  if (!existsSync(executablePath))
+    return [...results, { name: 'web: load timings', metrics: {}, note: `skipped: no Chromium at ${executablePath}` }];
 
   const port = await freePort();
   const dataDir = mkdtempSync('/tmp/st-webbench-');
@@ -90,7 +104,13 @@ export default async function webBench(): Promise<BenchResult[]> {
       await fetch(`${base}/v1/user/general/signup`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ email: 'bench@example.com', password: 'password123', repassword: 'password123', terms: true, firstName: 'Bench' }),
+        body: JSON.stringify({
+          email: 'bench@example.com',
+          password: 'password123',
+          repassword: 'password123',
+          terms: true,
+          firstName: 'Bench',
+        }),
       })
     ).json()) as { payload: { sessionToken: string; version: string } };
     await fetch(`${base}/v1/user/general/update`, {
@@ -129,7 +149,10 @@ export default async function webBench(): Promise<BenchResult[]> {
         jsFiles = all.files;
         encodings = all.encodings;
         landingFcp.push(await page.evaluate(() => performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? NaN));
-        await page.evaluate((s) => localStorage.setItem('shiptrail.session', JSON.stringify(s)), { token: signup.payload.sessionToken, version: signup.payload.version });
+        await page.evaluate((s) => localStorage.setItem('shiptrail.session', JSON.stringify(s)), {
+          token: signup.payload.sessionToken,
+          version: signup.payload.version,
+        });
         t = performance.now();
         await page.goto(`${base}/account/dashboard`);
         await page.getByText('Shipments by status').waitFor();
@@ -139,7 +162,8 @@ export default async function webBench(): Promise<BenchResult[]> {
       const r = (xs: number[]) => Math.round(median(xs));
       const kb = (xs: number[]) => Math.round(median(xs) / 102.4) / 10;
       const landingKb = kb(allJs);
-      if (landingKb > LANDING_BUDGET_KB) console.error(`[bench] landing transfers ${landingKb} KB of JavaScript, over the ${LANDING_BUDGET_KB} KB budget`);
+      if (landingKb > LANDING_BUDGET_KB)
+        console.error(`[bench] landing transfers ${landingKb} KB of JavaScript, over the ${LANDING_BUDGET_KB} KB budget`);
       results.push({
         name: 'web: landing JavaScript transferred (headless Chromium, cold cache, median of 7)',
         metrics: {
@@ -155,7 +179,11 @@ export default async function webBench(): Promise<BenchResult[]> {
       });
       results.push({
         name: 'web: load timings (headless Chromium, cold cache, median of 7)',
-        metrics: { 'landing: heading visible ms': r(landing), 'landing: first contentful paint ms': r(landingFcp), 'dashboard (logged in): data shown ms': r(dashboard) },
+        metrics: {
+          'landing: heading visible ms': r(landing),
+          'landing: first contentful paint ms': r(landingFcp),
+          'dashboard (logged in): data shown ms': r(dashboard),
+        },
         note: 'served by the real server on loopback; dashboard time includes /v1/user/info',
       });
     } finally {

@@ -65,7 +65,11 @@ async function receiver() {
         };
       });
     },
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
@@ -75,16 +79,30 @@ async function plainPostLoop(port: number, n: number, bodySize: number): Promise
   const body = 'x'.repeat(bodySize);
   const one = () =>
     new Promise<void>((resolve, reject) => {
-      const req = http.request({ host: '127.0.0.1', port, path: '/plain', method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': body.length } }, (res) => {
-        res.resume();
-        res.on('end', resolve);
-      });
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port,
+          path: '/plain',
+          method: 'POST',
+          agent,
+          headers: { 'content-type': 'application/json', 'content-length': body.length },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', resolve);
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });
   let next = 0;
   const start = performance.now();
-  await Promise.all(Array.from({ length: 8 }, async () => { while (next++ < n) await one(); }));
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (next++ < n) await one();
+    }),
+  );
   const secs = (performance.now() - start) / 1000;
   agent.destroy();
   return n / secs;
@@ -106,20 +124,38 @@ async function webhookRun(kind: string, adminUrl: string | undefined): Promise<B
   const app = await buildApp(ctx, { logger: false });
   const log = (m: string) => console.error(`[webhooks ${kind}] ${m}`);
   try {
-    const signup = await app.inject({ method: 'POST', url: '/v1/user/general/signup', payload: { email: 'bench@example.com', password: 'password123', repassword: 'password123', terms: true } });
+    const signup = await app.inject({
+      method: 'POST',
+      url: '/v1/user/general/signup',
+      payload: { email: 'bench@example.com', password: 'password123', repassword: 'password123', terms: true },
+    });
     const token = signup.json().payload.sessionToken as string;
     const triggers = { InTransit: true, Delivered: true, Exception: true, Expired: true, InfoReceived: true, OutForDelivery: true };
-    const saved = await app.inject({ method: 'POST', url: '/v1/user/general/update', headers: { 'sm-api-token': token, 'sm-http-status': 'real' }, payload: { settings: { receiveNotification: { webhook: { triggers, endpoint: rx.url } } } } });
+    const saved = await app.inject({
+      method: 'POST',
+      url: '/v1/user/general/update',
+      headers: { 'sm-api-token': token, 'sm-http-status': 'real' },
+      payload: { settings: { receiveNotification: { webhook: { triggers, endpoint: rx.url } } } },
+    });
     if (saved.statusCode !== 200) throw new Error(saved.body);
     const [u] = await ctx.db.select().from(users).where(eq(users.email, 'bench@example.com'));
     const sustained = Math.round(RATE * SUSTAIN_SECONDS);
     const total = EVENTS + TRICKLE + sustained;
     const ts: Array<{ id: string }> = [];
     for (let i = 0; i < total; i += 1000)
-      ts.push(...(await ctx.db
-        .insert(trackings)
-        .values(Array.from({ length: Math.min(1000, total - i) }, (_, j) => ({ userId: u!.id, tid: `1ZBENCH${String(i + j).padStart(8, '0')}`, courier: 'ups', status: 'Pending' })))
-        .returning({ id: trackings.id })));
+      ts.push(
+        ...(await ctx.db
+          .insert(trackings)
+          .values(
+            Array.from({ length: Math.min(1000, total - i) }, (_, j) => ({
+              userId: u!.id,
+              tid: `1ZBENCH${String(i + j).padStart(8, '0')}`,
+              courier: 'ups',
+              status: 'Pending',
+            })),
+          )
+          .returning({ id: trackings.id })),
+      );
 
     // Status changes as the trackings module makes them: event + fan-out in one transaction.
     const changedAt = new Map<string, number>();
@@ -128,7 +164,13 @@ async function webhookRun(kind: string, adminUrl: string | undefined): Promise<B
       const eventId = await ctx.db.transaction(async (tx) => {
         const [e] = await tx
           .insert(trackingEvents)
-          .values({ trackingId: t.id, userId: u!.id, fromStatus: 'Pending', toStatus: 'InTransit', checkpoint: { status: 'InTransit', location: 'Memphis, TN', message: 'Departed', time: new Date().toISOString() } })
+          .values({
+            trackingId: t.id,
+            userId: u!.id,
+            fromStatus: 'Pending',
+            toStatus: 'InTransit',
+            checkpoint: { status: 'InTransit', location: 'Memphis, TN', message: 'Departed', time: new Date().toISOString() },
+          })
           .returning({ id: trackingEvents.id });
         await tx.update(trackings).set({ status: 'InTransit' }).where(eq(trackings.id, t.id));
         await fanOutStatusEvent(tx, ctx, e!.id);
@@ -140,7 +182,10 @@ async function webhookRun(kind: string, adminUrl: string | undefined): Promise<B
     };
     const latencies = async (eventIds: Set<string>) => {
       const rows = await ctx.db.select({ id: notifications.id, eventId: notifications.eventId }).from(notifications);
-      return rows.filter((r) => eventIds.has(r.eventId)).map((r) => rx.seen.get(r.id)! - changedAt.get(r.eventId)!).sort((a, b) => a - b);
+      return rows
+        .filter((r) => eventIds.has(r.eventId))
+        .map((r) => rx.seen.get(r.id)! - changedAt.get(r.eventId)!)
+        .sort((a, b) => a - b);
     };
 
     // Backlog drain: every delivery queued before any worker runs.
@@ -182,7 +227,9 @@ async function webhookRun(kind: string, adminUrl: string | undefined): Promise<B
     const madeSecs = (performance.now() - sustainStart) / 1000;
     await rx.waitFor(EVENTS + TRICKLE + sustained, 120_000);
     const lat = await latencies(steady);
-    log(`sustained: ${sustained} changes in ${madeSecs.toFixed(1)} s, p50 ${Math.round(pct(lat, 50))} ms p99 ${Math.round(pct(lat, 99))} ms`);
+    log(
+      `sustained: ${sustained} changes in ${madeSecs.toFixed(1)} s, p50 ${Math.round(pct(lat, 50))} ms p99 ${Math.round(pct(lat, 99))} ms`,
+    );
 
     const bodySize = 900;
     const plain = await plainPostLoop(rx.port, EVENTS * 5, bodySize);
@@ -197,10 +244,21 @@ async function webhookRun(kind: string, adminUrl: string | undefined): Promise<B
       {
         name: `webhooks: sustained ${RATE} changes/s for ${SUSTAIN_SECONDS} s`,
         setup: kind,
-        metrics: { 'changes/s made': Math.round(sustained / madeSecs), 'p50 ms': Math.round(pct(lat, 50)), 'p99 ms': Math.round(pct(lat, 99)), 'max ms': Math.round(lat[lat.length - 1]!), 'changes in flight (max)': maxInFlight },
+        metrics: {
+          'changes/s made': Math.round(sustained / madeSecs),
+          'p50 ms': Math.round(pct(lat, 50)),
+          'p99 ms': Math.round(pct(lat, 99)),
+          'max ms': Math.round(lat[lat.length - 1]!),
+          'changes in flight (max)': maxInFlight,
+        },
         note: 'status change (its transaction started) → receipt, over every change; target p99 < 500 ms',
       },
-      { name: 'webhooks: one change at a time', setup: kind, metrics: { 'p50 ms': Math.round(pct(lat1, 50)), 'p99 ms': Math.round(pct(lat1, 99)) }, note: `${TRICKLE} status changes, each made once the previous one was delivered` },
+      {
+        name: 'webhooks: one change at a time',
+        setup: kind,
+        metrics: { 'p50 ms': Math.round(pct(lat1, 50)), 'p99 ms': Math.round(pct(lat1, 99)) },
+        note: `${TRICKLE} status changes, each made once the previous one was delivered`,
+      },
     ];
   } finally {
     await app.close();
@@ -211,7 +269,9 @@ async function webhookRun(kind: string, adminUrl: string | undefined): Promise<B
 
 export default async function bench(): Promise<BenchResult[]> {
   const out = await webhookRun('PGlite', undefined);
-  const server: PrivatePostgres | { skipped: string } = await startPostgres().catch((err: Error) => ({ skipped: `could not start PostgreSQL: ${err.message}` }));
+  const server: PrivatePostgres | { skipped: string } = await startPostgres().catch((err: Error) => ({
+    skipped: `could not start PostgreSQL: ${err.message}`,
+  }));
   if ('skipped' in server) {
     out.push({ name: 'webhooks on PostgreSQL', metrics: {}, note: `skipped: ${server.skipped}` });
     return out;

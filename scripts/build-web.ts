@@ -35,7 +35,10 @@ function filesUnder(root: string, rel: string): string[] {
 export function webSourcesHash(root: string): string {
   const h = createHash('sha256');
   for (const rel of WEB_INPUTS.flatMap((i) => filesUnder(root, i)).sort()) {
-    h.update(rel).update('\0').update(readFileSync(path.join(root, rel))).update('\0');
+    h.update(rel)
+      .update('\0')
+      .update(readFileSync(path.join(root, rel)))
+      .update('\0');
   }
   return h.digest('hex');
 }

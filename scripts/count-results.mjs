@@ -58,16 +58,19 @@ function readVitest(r, root) {
       tests.set(keys.key(rel, a.fullName ?? [...(a.ancestorTitles ?? []), a.title].join(' ')), status);
     }
     // A file can fail with no failing test in it: an import error, a throwing hook. Its message says why.
-    if (file.status === 'failed' && failedTests === 0) fileFailures.push(`${rel}: ${firstLine(file.message) || 'failed outside its tests'}`);
+    if (file.status === 'failed' && failedTests === 0)
+      fileFailures.push(`${rel}: ${firstLine(file.message) || 'failed outside its tests'}`);
   }
   // A suite counted as failed that no file entry explains (vitest lists them all today; kept as a guard).
   // numFailedTestSuites counts describe blocks too, so it is compared only when no test failed (a failed
   // test already fails the pass; comparing then reported each failing describe as a phantom file failure).
   const listed = (r.testResults ?? []).filter((f) => f.status === 'failed').length;
-  if (!(r.numFailedTests > 0)) for (let i = listed; i < (r.numFailedTestSuites ?? 0); i++) fileFailures.push('a test file failed outside its tests');
+  if (!(r.numFailedTests > 0))
+    for (let i = listed; i < (r.numFailedTestSuites ?? 0); i++) fileFailures.push('a test file failed outside its tests');
   // Errors thrown outside any test: Vitest prints them as "Unhandled Errors" and fails the run, but its own
   // JSON leaves them out (success: true); our reporter adds them.
-  for (const e of r.unhandledErrors ?? []) fileFailures.push(`an error outside the tests: ${firstLine(e.message) || firstLine(e.stack) || e.name || 'unknown'}`);
+  for (const e of r.unhandledErrors ?? [])
+    fileFailures.push(`an error outside the tests: ${firstLine(e.message) || firstLine(e.stack) || e.name || 'unknown'}`);
   return { tests, fileFailures, duplicates: keys.duplicates };
 }
 
@@ -100,7 +103,11 @@ function exitCode(file) {
 }
 
 function firstLine(s) {
-  return String(s ?? '').split('\n').find((l) => l.trim()) ?? '';
+  return (
+    String(s ?? '')
+      .split('\n')
+      .find((l) => l.trim()) ?? ''
+  );
 }
 
 const root = process.cwd();
@@ -158,6 +165,8 @@ const count = (s) => [...outcome.values()].filter((v) => v === s).length;
 const passed = count('passed');
 const failed = count('failed') + passes.reduce((s, p) => s + p.fileFailures.length, 0) + missing;
 const skipped = count('skipped');
-console.log(`(distinct tests over ${passes.map((p) => p.label).join(', ') || 'no report'}${skipped ? `; ${skipped} skipped in some pass` : ''})`);
+console.log(
+  `(distinct tests over ${passes.map((p) => p.label).join(', ') || 'no report'}${skipped ? `; ${skipped} skipped in some pass` : ''})`,
+);
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed > 0 || passed === 0 ? 1 : 0);

@@ -9,7 +9,11 @@ const repo = path.resolve(here, '..');
 
 function run(fixture, reports = []) {
   try {
-    const out = execFileSync(process.execPath, [path.join(here, 'count-results.mjs'), path.join(here, 'fixtures', 'count-results', fixture), ...reports], { cwd: repo, encoding: 'utf8' });
+    const out = execFileSync(
+      process.execPath,
+      [path.join(here, 'count-results.mjs'), path.join(here, 'fixtures', 'count-results', fixture), ...reports],
+      { cwd: repo, encoding: 'utf8' },
+    );
     return { code: 0, lines: out.trim().split('\n') };
   } catch (e) {
     return { code: e.status, lines: String(e.stdout).trim().split('\n') };
@@ -67,7 +71,7 @@ describe('count-results.mjs', () => {
       expect(r.lines.at(-1)).toBe('6 passed, 1 failed');
     });
 
-    it('counts an error thrown outside any test, from the errors our reporter adds to Vitest\'s JSON', () => {
+    it("counts an error thrown outside any test, from the errors our reporter adds to Vitest's JSON", () => {
       const r = run('recorded-unhandled-error');
       expect(r.code).toBe(1);
       expect(r.lines).toContain('PGlite: 2 passed, 1 failed');
@@ -75,7 +79,7 @@ describe('count-results.mjs', () => {
       expect(r.lines.at(-1)).toBe('6 passed, 1 failed');
     });
 
-    it('counts a runner that exited non-zero while its report shows no failure (Vitest\'s own JSON, success: true)', () => {
+    it("counts a runner that exited non-zero while its report shows no failure (Vitest's own JSON, success: true)", () => {
       const r = run('recorded-exit-code');
       expect(r.code).toBe(1);
       expect(r.lines).toContain('PGlite: 2 passed, 1 failed');

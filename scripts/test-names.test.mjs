@@ -10,9 +10,19 @@ const examples = path.join(here, 'fixtures', 'count-results', 'examples');
 const repo = path.resolve(here, '..');
 
 function vitest(example) {
-  const env = { ...process.env, PATH: `${path.join(repo, 'node_modules', '.bin')}${path.delimiter}${process.env.PATH}`, EXAMPLE: example, WITH_SETUP: '1', FORCE_COLOR: '0' };
+  const env = {
+    ...process.env,
+    PATH: `${path.join(repo, 'node_modules', '.bin')}${path.delimiter}${process.env.PATH}`,
+    EXAMPLE: example,
+    WITH_SETUP: '1',
+    FORCE_COLOR: '0',
+  };
   delete env.VITEST_JSON;
-  const r = spawnSync(path.join(repo, 'node_modules', '.bin', 'vitest'), ['run', '--config', 'vitest.config.mjs', '--reporter', 'default'], { cwd: examples, env, encoding: 'utf8' });
+  const r = spawnSync(
+    path.join(repo, 'node_modules', '.bin', 'vitest'),
+    ['run', '--config', 'vitest.config.mjs', '--reporter', 'default'],
+    { cwd: examples, env, encoding: 'utf8' },
+  );
   // eslint-disable-next-line no-control-regex
   return { code: r.status, out: `${r.stdout}${r.stderr}`.replace(/\x1b\[[0-9;]*m/g, '') };
 }

@@ -39,10 +39,17 @@ export function shareChart(benches: Array<{ results: BenchResult[] }>): string |
   bars.forEach((b, i) => {
     const y = 40 + i * rowH;
     const met = b.target === undefined || b.pct >= b.target;
-    out.push(`<text x="${labelW - 8}" y="${y + 16}" text-anchor="end">${esc(b.label.length > 100 ? `${b.label.slice(0, 99)}…` : b.label)}</text>`);
-    out.push(`<rect x="${labelW}" y="${y + 4}" width="${Math.max(1, x(b.pct) - labelW).toFixed(1)}" height="16" fill="${met ? '#2f855a' : '#c05621'}"/>`);
+    out.push(
+      `<text x="${labelW - 8}" y="${y + 16}" text-anchor="end">${esc(b.label.length > 100 ? `${b.label.slice(0, 99)}…` : b.label)}</text>`,
+    );
+    out.push(
+      `<rect x="${labelW}" y="${y + 4}" width="${Math.max(1, x(b.pct) - labelW).toFixed(1)}" height="16" fill="${met ? '#2f855a' : '#c05621'}"/>`,
+    );
     out.push(`<text x="${(x(b.pct) + 4).toFixed(1)}" y="${y + 16}">${b.pct}%</text>`);
-    if (b.target !== undefined) out.push(`<line x1="${x(b.target).toFixed(1)}" x2="${x(b.target).toFixed(1)}" y1="${y + 1}" y2="${y + 23}" stroke="#1a202c" stroke-dasharray="3,2"/>`);
+    if (b.target !== undefined)
+      out.push(
+        `<line x1="${x(b.target).toFixed(1)}" x2="${x(b.target).toFixed(1)}" y1="${y + 1}" y2="${y + 23}" stroke="#1a202c" stroke-dasharray="3,2"/>`,
+      );
   });
   out.push('</svg>');
   return out.join('\n') + '\n';

@@ -16,7 +16,9 @@ const args = process.argv.slice(2);
 const keepWithoutZip = args.includes('--keep-without-zip');
 const [ordersPath, customersPath, itemsPath, sellersPath] = args.filter((a) => a !== '--keep-without-zip');
 if (!sellersPath) {
-  process.stderr.write('usage: node scripts/edd/olist-to-csv.mjs [--keep-without-zip] ORDERS.csv CUSTOMERS.csv ORDER_ITEMS.csv SELLERS.csv\n');
+  process.stderr.write(
+    'usage: node scripts/edd/olist-to-csv.mjs [--keep-without-zip] ORDERS.csv CUSTOMERS.csv ORDER_ITEMS.csv SELLERS.csv\n',
+  );
   process.exit(2);
 }
 const read = (path) => parse(readFileSync(path), { columns: true, bom: true, skip_empty_lines: true });

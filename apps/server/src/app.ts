@@ -77,14 +77,21 @@ export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {})
       requestTimeout: ctx.config.REQUEST_TIMEOUT_SECONDS * 1000,
       headersTimeout: Math.min(ctx.config.HEADERS_TIMEOUT_SECONDS, ctx.config.REQUEST_TIMEOUT_SECONDS) * 1000,
       // Node checks both timeouts this often (30 s by default, which would let a 1-second timeout run 30).
-      connectionsCheckingInterval: Math.max(100, Math.min(30_000, (Math.min(ctx.config.HEADERS_TIMEOUT_SECONDS, ctx.config.REQUEST_TIMEOUT_SECONDS) * 1000) / 5)),
+      connectionsCheckingInterval: Math.max(
+        100,
+        Math.min(30_000, (Math.min(ctx.config.HEADERS_TIMEOUT_SECONDS, ctx.config.REQUEST_TIMEOUT_SECONDS) * 1000) / 5),
+      ),
     },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 300 },
     // Fastify's own routing and connection errors answer in the envelope too, and never echo the URL.
     frameworkErrors: (err, _req, reply) => {
       const tooLong = err.code === 'FST_ERR_MAX_PARAM_LENGTH';
       const status = tooLong ? 414 : 400;
-      const message = tooLong ? 'A value in the address is too long (300 characters at most)' : err.code === 'FST_ERR_BAD_URL' ? 'The address is not valid (a malformed %-escape)' : 'Bad request';
+      const message = tooLong
+        ? 'A value in the address is too long (300 characters at most)'
+        : err.code === 'FST_ERR_BAD_URL'
+          ? 'The address is not valid (a malformed %-escape)'
+          : 'Bad request';
       return (reply as unknown as FastifyReply).code(status).send(failure(status, message));
     },
     clientErrorHandler: (err: NodeJS.ErrnoException, socket) => {
@@ -96,7 +103,9 @@ export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {})
             ? [408, 'The request took too long to arrive']
             : [400, 'The request is not valid HTTP'];
       const body = JSON.stringify(failure(status, message));
-      socket.end(`HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+      socket.end(
+        `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
     },
   });
 
@@ -192,7 +201,14 @@ export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {})
 
   app.setNotFoundHandler((req, reply) => {
     const url = req.url.split('?')[0]!;
-    if (url.startsWith('/v1/') || url === '/v1' || url.startsWith('/dev/') || url.startsWith('/assets/') || req.method !== 'GET' || !hasWeb) {
+    if (
+      url.startsWith('/v1/') ||
+      url === '/v1' ||
+      url.startsWith('/dev/') ||
+      url.startsWith('/assets/') ||
+      req.method !== 'GET' ||
+      !hasWeb
+    ) {
       return reply.code(404).send(failure(404, MSG.notFound));
     }
     // The web app's client-side routes: serve index.html, never cached, so a deploy takes effect.
@@ -204,7 +220,8 @@ export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {})
   app.get('/healthz', async (_req, reply) => {
     // The embedded database's thread is being restarted (decision 115): not ready until it is back.
     const thread = ctx.database.thread?.status;
-    if (thread && thread.state !== 'ready') return reply.code(503).send({ status: 'not ready', database: ctx.database.kind, thread: thread.state, restarts: thread.restarts });
+    if (thread && thread.state !== 'ready')
+      return reply.code(503).send({ status: 'not ready', database: ctx.database.kind, thread: thread.state, restarts: thread.restarts });
     await ctx.db.execute(sql`select 1`);
     return { status: 'ok', database: ctx.database.kind };
   });
@@ -213,7 +230,10 @@ export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {})
   app.get('/livez', async () => ({ status: 'ok' }));
 
   app.addHook('onResponse', async (req, reply) => {
-    httpDuration.observe({ method: req.method, route: req.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+    httpDuration.observe(
+      { method: req.method, route: req.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) },
+      reply.elapsedTime / 1000,
+    );
   });
 
   // Metrics on the main port only with a token: they describe the deployment and are nobody else's business.
@@ -221,7 +241,8 @@ export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {})
   if (metricsToken) {
     app.get('/metrics', async (req, reply) => {
       const given = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1] ?? '';
-      if (!tokenMatches(given, metricsToken)) return reply.code(401).header('www-authenticate', 'Bearer').send(failure(401, MSG.unauthorized));
+      if (!tokenMatches(given, metricsToken))
+        return reply.code(401).header('www-authenticate', 'Bearer').send(failure(401, MSG.unauthorized));
       const m = await metricsText();
       return reply.header('content-type', m.contentType).header('cache-control', 'no-store').send(m.body);
     });
@@ -231,7 +252,11 @@ export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {})
   // precompressed from the build (.br, .gz), and the plugin leaves a reply alone once it has a
   // content-encoding, so nothing is compressed twice.
   // Registered before the routes: it hooks each route as it is added.
-  await app.register(compress, { threshold: 1024, encodings: ['br', 'gzip'], brotliOptions: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } } });
+  await app.register(compress, {
+    threshold: 1024,
+    encodings: ['br', 'gzip'],
+    brotliOptions: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } },
+  });
 
   await app.register(authPlugin, { ctx });
   await app.register(accountRoutes, { ctx });
@@ -291,7 +316,11 @@ function braintreeCspOrigins(config: AppContext['config']): { script: string[]; 
   return {
     script: ['https://js.braintreegateway.com', 'https://assets.braintreegateway.com'],
     style: ['https://assets.braintreegateway.com'],
-    connect: [`https://api.${env}braintreegateway.com`, `https://client-analytics.${env}braintreegateway.com`, `https://payments.${env}braintree-api.com`],
+    connect: [
+      `https://api.${env}braintreegateway.com`,
+      `https://client-analytics.${env}braintreegateway.com`,
+      `https://payments.${env}braintree-api.com`,
+    ],
     frame: ['https://assets.braintreegateway.com'],
   };
 }

@@ -31,7 +31,10 @@ describe('log format', () => {
   });
 
   it('a pipe (or LOG_FORMAT=json at a terminal) gets one JSON object a line', () => {
-    for (const [env, tty] of [[{}, false], [{ LOG_FORMAT: 'json' }, true]] as const) {
+    for (const [env, tty] of [
+      [{}, false],
+      [{ LOG_FORMAT: 'json' }, true],
+    ] as const) {
       const line = capture(env, tty);
       expect(JSON.parse(line)).toMatchObject({ level: 30, msg: 'Shiptrail is running', port: 3000 });
     }

@@ -47,21 +47,38 @@ export function createLogger(
   const isTTY = out.isTTY ?? process.stdout.isTTY === true;
   if (logFormat(config, isTTY) === 'json') return out.destination ? pino(opts, out.destination) : pino(opts);
   // A synchronous stream rather than a transport thread: nothing is lost when the process exits right after a line.
-  return pino(opts, pretty({ colorize: isTTY, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname', sync: true, ...(out.destination ? { destination: out.destination } : {}) }));
+  return pino(
+    opts,
+    pretty({
+      colorize: isTTY,
+      translateTime: 'SYS:HH:MM:ss',
+      ignore: 'pid,hostname',
+      sync: true,
+      ...(out.destination ? { destination: out.destination } : {}),
+    }),
+  );
 }
 
 /**
  * Open the database (migrations applied), the queue and the mailer: everything both roles share.
  * Features attach their own resources (carrier client, SMS gateway, ...) in `ctx.resources`.
  */
-export async function createContext(config: Config, log: Logger = createLogger(config), opts: Pick<OpenOptions, 'pglite'> = {}): Promise<AppContext> {
+export async function createContext(
+  config: Config,
+  log: Logger = createLogger(config),
+  opts: Pick<OpenOptions, 'pglite'> = {},
+): Promise<AppContext> {
   const database = await openDatabase({
     databaseUrl: config.DATABASE_URL,
     dataDir: config.dataDir,
     pglite: opts.pglite,
     onConnectionError: (err) => log.warn({ err: err.message }, 'a database connection was lost; the next query opens a new one'),
     onThreadEvent: (e) => {
-      if (e.kind === 'died') log.error({ reason: e.reason, restarts: e.restarts }, 'the database thread stopped; reopening the database (statements in flight failed, nothing acknowledged is lost)');
+      if (e.kind === 'died')
+        log.error(
+          { reason: e.reason, restarts: e.restarts },
+          'the database thread stopped; reopening the database (statements in flight failed, nothing acknowledged is lost)',
+        );
       else if (e.kind === 'restarted') log.warn({ restarts: e.restarts, ms: e.ms }, 'the database thread is back');
       else log.error({ reason: e.reason }, 'the database thread could not be restarted; retrying');
     },

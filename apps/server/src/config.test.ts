@@ -92,20 +92,32 @@ describe('a deployment refuses the test stand-ins unless each is allowed (decisi
       'text messages (TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM) go to the dev outbox, where nobody receives them: set it, or ALLOW_DEV_OUTBOX=1 to keep the outbox on purpose.',
     ]);
     expect(deploymentRefusals(loadConfig({ ...deployment, ...real }))).toEqual([]);
-    expect(deploymentRefusals(loadConfig({ ...deployment, ALLOW_SANDBOX_PAYMENTS: '1', ALLOW_CARRIER_SANDBOX: '1', ALLOW_DEV_OUTBOX: '1' }))).toEqual([]);
+    expect(
+      deploymentRefusals(loadConfig({ ...deployment, ALLOW_SANDBOX_PAYMENTS: '1', ALLOW_CARRIER_SANDBOX: '1', ALLOW_DEV_OUTBOX: '1' })),
+    ).toEqual([]);
     expect(deploymentRefusals(loadConfig({ ...deployment, ALLOW_SANDBOX_PAYMENTS: '1' }))).toHaveLength(2);
   });
 
   it('the server (src/main.ts) exits at start-up with the sentences, before it opens anything', () => {
-    const env: Record<string, string> = { PATH: process.env.PATH ?? '', DATA_DIR: 'memory://', PUBLIC_URL: 'https://shiptrail.example.com', ...real, ALLOW_CARRIER_SANDBOX: '1' };
+    const env: Record<string, string> = {
+      PATH: process.env.PATH ?? '',
+      DATA_DIR: 'memory://',
+      PUBLIC_URL: 'https://shiptrail.example.com',
+      ...real,
+      ALLOW_CARRIER_SANDBOX: '1',
+    };
     delete env.BRAINTREE_MERCHANT_ID;
     delete env.BRAINTREE_ENVIRONMENT;
     delete env.BRAINTREE_PUBLIC_KEY;
     delete env.BRAINTREE_PRIVATE_KEY;
     const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: serverDir, env, encoding: 'utf8', timeout: 60_000 });
     expect(r.status).toBe(1);
-    expect(r.stderr).toContain('Not starting: PUBLIC_URL https://shiptrail.example.com is not on this machine, so this is a deployment, and\n');
-    expect(r.stderr).toContain('  card payments go to the built-in sandbox gateway, where anyone tops up with the test card 4111 1111 1111 1111: set the four BRAINTREE_* credentials, or ALLOW_SANDBOX_PAYMENTS=1 to keep the sandbox on purpose.');
+    expect(r.stderr).toContain(
+      'Not starting: PUBLIC_URL https://shiptrail.example.com is not on this machine, so this is a deployment, and\n',
+    );
+    expect(r.stderr).toContain(
+      '  card payments go to the built-in sandbox gateway, where anyone tops up with the test card 4111 1111 1111 1111: set the four BRAINTREE_* credentials, or ALLOW_SANDBOX_PAYMENTS=1 to keep the sandbox on purpose.',
+    );
     expect(r.stderr).not.toContain('carrier sandbox');
   }, 90_000);
 });

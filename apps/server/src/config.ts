@@ -177,7 +177,10 @@ const envSchema = carrierEnvSchema.extend({
     .string()
     .trim()
     .default('https://tile.openstreetmap.org/{z}/{x}/{y}.png')
-    .refine((v) => v.toLowerCase() === 'off' || /^https?:\/\/[^\s]+\{z\}[^\s]*$/.test(v), 'use an http(s) URL template with {z}, {x} and {y}, or "off"'),
+    .refine(
+      (v) => v.toLowerCase() === 'off' || /^https?:\/\/[^\s]+\{z\}[^\s]*$/.test(v),
+      'use an http(s) URL template with {z}, {x} and {y}, or "off"',
+    ),
   MAP_ATTRIBUTION: z.string().default('&copy; <a href="https://www.openstreetmap.org/copyright">OpenStreetMap</a> contributors'),
 });
 
@@ -205,7 +208,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const missing = braintreeKeys.filter((k) => !e[k]);
   if (missing.length > 0 && missing.length < braintreeKeys.length) {
     // A partial set would silently fall back to the sandbox gateway, and a merchant would believe cards are charged.
-    throw new ConfigError(`Invalid configuration:\n  ${missing.join(', ')}: required when any BRAINTREE_* credential is set (set all four for Braintree, none for the built-in sandbox gateway)`);
+    throw new ConfigError(
+      `Invalid configuration:\n  ${missing.join(', ')}: required when any BRAINTREE_* credential is set (set all four for Braintree, none for the built-in sandbox gateway)`,
+    );
   }
   // 'memory://' is a throwaway embedded database (tests): nothing is written to disk for it.
   const inMemory = e.DATA_DIR === 'memory://';
@@ -241,7 +246,9 @@ export function deploymentRefusals(c: Config): string[] {
   if (!c.PUBLIC_URL || isLoopbackUrl(c.PUBLIC_URL)) return [];
   const out: string[] = [];
   if (!c.BRAINTREE_MERCHANT_ID && !c.ALLOW_SANDBOX_PAYMENTS) {
-    out.push('card payments go to the built-in sandbox gateway, where anyone tops up with the test card 4111 1111 1111 1111: set the four BRAINTREE_* credentials, or ALLOW_SANDBOX_PAYMENTS=1 to keep the sandbox on purpose.');
+    out.push(
+      'card payments go to the built-in sandbox gateway, where anyone tops up with the test card 4111 1111 1111 1111: set the four BRAINTREE_* credentials, or ALLOW_SANDBOX_PAYMENTS=1 to keep the sandbox on purpose.',
+    );
   }
   const carriers: Array<[string, string | undefined, string | undefined, string]> = [
     ['UPS', c.UPS_CLIENT_ID, c.UPS_CLIENT_SECRET, 'UPS_CLIENT_ID and UPS_CLIENT_SECRET'],
@@ -255,9 +262,15 @@ export function deploymentRefusals(c: Config): string[] {
       `${sandboxed.map(([name]) => name).join(', ')} ${sandboxed.length === 1 ? 'is' : 'are'} served by the built-in carrier sandbox, which makes up journeys for real tracking numbers: set ${sandboxed.map(([, , , names]) => names).join(', ')}, or ALLOW_CARRIER_SANDBOX=1 to keep the sandbox on purpose.`,
     );
   }
-  const outbox = [!c.SMTP_URL && 'mail (SMTP_URL)', !(c.TWILIO_ACCOUNT_SID && c.TWILIO_AUTH_TOKEN && c.TWILIO_FROM) && 'text messages (TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM)'].filter(Boolean);
+  const outbox = [
+    !c.SMTP_URL && 'mail (SMTP_URL)',
+    !(c.TWILIO_ACCOUNT_SID && c.TWILIO_AUTH_TOKEN && c.TWILIO_FROM) &&
+      'text messages (TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM)',
+  ].filter(Boolean);
   if (outbox.length && !c.ALLOW_DEV_OUTBOX) {
-    out.push(`${outbox.join(' and ')} go to the dev outbox, where nobody receives them: set ${outbox.length === 1 ? 'it' : 'them'}, or ALLOW_DEV_OUTBOX=1 to keep the outbox on purpose.`);
+    out.push(
+      `${outbox.join(' and ')} go to the dev outbox, where nobody receives them: set ${outbox.length === 1 ? 'it' : 'them'}, or ALLOW_DEV_OUTBOX=1 to keep the outbox on purpose.`,
+    );
   }
   return out;
 }

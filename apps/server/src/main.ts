@@ -20,7 +20,9 @@ async function main() {
     config = loadConfig({ ...process.env, ...(values.role ? { ROLE: String(values.role) } : {}) });
     const refusals = deploymentRefusals(config);
     if (refusals.length) {
-      throw new ConfigError(`Not starting: PUBLIC_URL ${config.publicUrl} is not on this machine, so this is a deployment, and\n${refusals.map((r) => `  ${r}`).join('\n')}`);
+      throw new ConfigError(
+        `Not starting: PUBLIC_URL ${config.publicUrl} is not on this machine, so this is a deployment, and\n${refusals.map((r) => `  ${r}`).join('\n')}`,
+      );
     }
   } catch (err) {
     if (err instanceof ConfigError) {
@@ -55,7 +57,9 @@ async function main() {
   if (admin) log.info(`admin endpoints (/healthz, /readyz, /metrics${ctx.database.pglite ? ', /backup' : ''}) at ${admin.url}`);
   if (app) {
     await app.listen({ port: config.PORT, host: config.HOST });
-    log.info(`Shiptrail is running at ${config.publicUrl} (database: ${ctx.database.kind}, mail: ${ctx.mailer.mode === 'smtp' ? 'SMTP' : 'dev outbox at /dev/mail'})`);
+    log.info(
+      `Shiptrail is running at ${config.publicUrl} (database: ${ctx.database.kind}, mail: ${ctx.mailer.mode === 'smtp' ? 'SMTP' : 'dev outbox at /dev/mail'})`,
+    );
   } else {
     log.info('Shiptrail worker started');
   }

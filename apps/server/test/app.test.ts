@@ -27,7 +27,11 @@ describe('the /v1 contract', () => {
     const a = await call(env.app, 'GET', '/v1/info/pricing');
     const b = await call(env.app, 'GET', '/v1/info/pricing/');
     expect(a.body).toEqual(b.body);
-    expect(a.body).toMatchObject({ code: 200, status: 'success', payload: { signupBonus: 10, perTracking: 0.05, perShipment: 0.05, perSms: 0.04, referralReward: 10 } });
+    expect(a.body).toMatchObject({
+      code: 200,
+      status: 'success',
+      payload: { signupBonus: 10, perTracking: 0.05, perShipment: 0.05, perSms: 0.04, referralReward: 10 },
+    });
   });
 
   it('unknown /v1 paths get the 404 envelope', async () => {

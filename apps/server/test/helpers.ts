@@ -57,7 +57,11 @@ function pgliteOptions(): Promise<PGliteOptions | undefined> {
   pgliteStart ??= file
     ? (async () => {
         const dist = path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
-        const [dump, wasm, data] = await Promise.all([readFile(file), readFile(path.join(dist, 'pglite.wasm')), readFile(path.join(dist, 'pglite.data'))]);
+        const [dump, wasm, data] = await Promise.all([
+          readFile(file),
+          readFile(path.join(dist, 'pglite.wasm')),
+          readFile(path.join(dist, 'pglite.data')),
+        ]);
         return { loadDataDir: new Blob([dump]), pgliteWasmModule: await wasmApi.compile(wasm), fsBundle: new Blob([data]) };
       })()
     : Promise.resolve(undefined);
@@ -163,7 +167,13 @@ export async function signUp(app: FastifyInstance, over: Record<string, unknown>
   signUpAddress = undefined;
   const res = await pending;
   if (res.statusCode !== 201) throw new Error(`signup failed: ${JSON.stringify(res.body)}`);
-  return { email, address, session: res.body.payload.sessionToken as string, apiKey: res.body.payload.profile.token as string, profile: res.body.payload.profile };
+  return {
+    email,
+    address,
+    session: res.body.payload.sessionToken as string,
+    apiKey: res.body.payload.profile.token as string,
+    profile: res.body.payload.profile,
+  };
 }
 
 export interface SmtpCapture {

@@ -5,7 +5,10 @@ import { sql } from 'drizzle-orm';
 import type { AppContext } from '../src/context.ts';
 
 /** Poll until `condition` returns a truthy value; fails with `message` after `timeout` ms. */
-export async function waitFor<T>(condition: () => T | Promise<T>, opts: { timeout?: number; every?: number; message?: string } = {}): Promise<NonNullable<T>> {
+export async function waitFor<T>(
+  condition: () => T | Promise<T>,
+  opts: { timeout?: number; every?: number; message?: string } = {},
+): Promise<NonNullable<T>> {
   const { timeout = 15_000, every = 50, message = 'condition not met' } = opts;
   const deadline = Date.now() + timeout;
   for (;;) {
@@ -41,7 +44,10 @@ export const QUIET_MS = 1500;
  */
 export async function queuesIdle(ctx: AppContext, queues: string[]): Promise<boolean> {
   const r = (await ctx.db.execute(
-    sql`select count(*)::int as n from pgboss.job where name in (${sql.join(queues.map((q) => sql`${q}`), sql`, `)}) and state in ('created', 'retry', 'active')`,
+    sql`select count(*)::int as n from pgboss.job where name in (${sql.join(
+      queues.map((q) => sql`${q}`),
+      sql`, `,
+    )}) and state in ('created', 'retry', 'active')`,
   )) as unknown as { rows: Array<{ n: number }> };
   return r.rows[0]!.n === 0;
 }

@@ -132,13 +132,19 @@ describe('reCAPTCHA in the web app', () => {
     const google = await createTestEnv({ RECAPTCHA_SITE_KEY: 'site-key-2' });
     try {
       const res = await env.app.inject({ method: 'GET', url: '/web-config.json' });
-      expect(res.json()).toEqual({ recaptcha: { siteKey: 'site-key-1', scriptUrl: 'http://127.0.0.1:4555/recaptcha/api.js' }, map: expect.any(Object) });
+      expect(res.json()).toEqual({
+        recaptcha: { siteKey: 'site-key-1', scriptUrl: 'http://127.0.0.1:4555/recaptcha/api.js' },
+        map: expect.any(Object),
+      });
       const csp = String(res.headers['content-security-policy']);
       expect(csp).toContain("script-src 'self' http://127.0.0.1:4555;");
       expect(csp).toMatch(/frame-src [^;]*http:\/\/127\.0\.0\.1:4555/);
 
       const g = await google.app.inject({ method: 'GET', url: '/web-config.json' });
-      expect(g.json()).toEqual({ recaptcha: { siteKey: 'site-key-2', scriptUrl: 'https://www.google.com/recaptcha/api.js' }, map: expect.any(Object) });
+      expect(g.json()).toEqual({
+        recaptcha: { siteKey: 'site-key-2', scriptUrl: 'https://www.google.com/recaptcha/api.js' },
+        map: expect.any(Object),
+      });
       expect(String(g.headers['content-security-policy'])).toContain("script-src 'self' https://www.google.com https://www.gstatic.com;");
     } finally {
       await env.close();

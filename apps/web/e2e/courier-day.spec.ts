@@ -15,7 +15,10 @@ test.setTimeout(240_000);
 
 const SHOTS = process.env.PHONE_SHOTS ?? 'test-results/courier-day';
 mkdirSync(SHOTS, { recursive: true });
-const PHOTO = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP8z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg==', 'base64');
+const PHOTO = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP8z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg==',
+  'base64',
+);
 const OWNER_ONLY =
   "That page belongs to your company's owner, so we brought you to your stops: as a courier you have your stops, your shipments and your account.";
 
@@ -34,7 +37,11 @@ async function shot(page: Page, name: string) {
 
 /** The page is no wider than the phone: nothing pushed the layout viewport out sideways. */
 async function expectNoSidewaysScroll(page: Page) {
-  const w = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth, screen: window.screen.width }));
+  const w = await page.evaluate(() => ({
+    scroll: document.documentElement.scrollWidth,
+    inner: window.innerWidth,
+    screen: window.screen.width,
+  }));
   expect(w.scroll, `page ${w.scroll} px wide on a ${w.screen} px phone`).toBeLessThanOrEqual(w.screen);
   expect(w.inner).toBe(w.screen);
 }
@@ -53,7 +60,20 @@ async function expectWholeLabel(button: Locator) {
 /** The owner's view of a shipment, through the API: what the server stored. */
 async function stored(request: APIRequestContext, tid: string) {
   const list = await apiPost(request, ownerToken, '/v1/shipment/getshipments', { numRecords: 100 });
-  return (list.payload as Array<{ tid: string; status: string; checkpoints: Array<{ id: number; status: string; message: string; location: string; by: { role: string; name: string }; proof: { recipientName: string; hasSignature: boolean; hasPhoto: boolean } | null }> }>).find((s) => s.tid === tid)!;
+  return (
+    list.payload as Array<{
+      tid: string;
+      status: string;
+      checkpoints: Array<{
+        id: number;
+        status: string;
+        message: string;
+        location: string;
+        by: { role: string; name: string };
+        proof: { recipientName: string; hasSignature: boolean; hasPhoto: boolean } | null;
+      }>;
+    }>
+  ).find((s) => s.tid === tid)!;
 }
 
 /** Picks a status in the checkpoint form by tap, and checks the list opened inside the phone's screen. */
@@ -75,7 +95,10 @@ async function signByTouch(page: Page, pad: Locator) {
   await pad.scrollIntoViewIfNeeded();
   const box = (await pad.boundingBox())!;
   const cdp = await page.context().newCDPSession(page);
-  const at = (i: number) => ({ x: box.x + 20 + i * ((box.width - 40) / 12), y: box.y + box.height / 2 - Math.sin(i / 2) * (box.height / 4) });
+  const at = (i: number) => ({
+    x: box.x + 20 + i * ((box.width - 40) / 12),
+    y: box.y + box.height / 2 - Math.sin(i / 2) * (box.height / 4),
+  });
   await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [at(0)] });
   for (let i = 1; i <= 12; i++) await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: [at(i)] });
   await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
@@ -92,7 +115,9 @@ test.beforeAll(async ({ browser }) => {
   owner = await desk.newPage();
   const ownerEmail = uniqueEmail('day-owner');
   ownerToken = await signUpViaApi(owner, owner.request, ownerEmail, 'company');
-  const named = await apiPost(owner.request, ownerToken, '/v1/user/general/update', { profile: { company: 'SwiftParcel Couriers', showWizard: false } });
+  const named = await apiPost(owner.request, ownerToken, '/v1/user/general/update', {
+    profile: { company: 'SwiftParcel Couriers', showWizard: false },
+  });
   expect(named.status, JSON.stringify(named)).toBe('success');
   await owner.goto(await linkFromOutbox(owner.request, ownerEmail, '/verify/'));
   await expect(owner).toHaveURL(/\/account\/dashboard/);
@@ -131,7 +156,10 @@ async function handOutStops() {
   }
 }
 
-test("a courier's day by tap: today's stops, Out For Delivery, a failed attempt, a delivery with signature and photo", async ({ page, browser }, testInfo) => {
+test("a courier's day by tap: today's stops, Out For Delivery, a failed attempt, a delivery with signature and photo", async ({
+  page,
+  browser,
+}, testInfo) => {
   await test.step('invited by mail: the link opens on the phone, a password chosen by tap, signed in', async () => {
     await page.goto(await linkFromOutbox(page.request, courierEmail, '/invite/'));
     await expect(page.getByRole('heading', { name: 'Join SwiftParcel Couriers on Shiptrail' })).toBeVisible();
@@ -202,7 +230,11 @@ test("a courier's day by tap: today's stops, Out For Delivery, a failed attempt,
     await expect(form).toBeHidden();
     const s = await stored(page.request, tids[0]!);
     expect(s.status).toBe('OutForDelivery');
-    expect(s.checkpoints[0]).toMatchObject({ status: 'OutForDelivery', location: 'Austin depot', by: { role: 'courier', name: 'Dana Lee' } });
+    expect(s.checkpoints[0]).toMatchObject({
+      status: 'OutForDelivery',
+      location: 'Austin depot',
+      by: { role: 'courier', name: 'Dana Lee' },
+    });
     await expect(customer.getByTestId('track-status')).toHaveAttribute('data-status', 'OutForDelivery');
   });
 
@@ -260,8 +292,14 @@ test("a courier's day by tap: today's stops, Out For Delivery, a failed attempt,
     // What the server stored: Delivered by the courier, with the name, the signature and the photo.
     const s = await stored(page.request, tids[0]!);
     expect(s.status).toBe('Delivered');
-    expect(s.checkpoints[0]).toMatchObject({ status: 'Delivered', by: { role: 'courier', name: 'Dana Lee' }, proof: { recipientName: 'Alex Recipient', hasSignature: true, hasPhoto: true } });
-    const proof = await (await page.request.get(`/v1/shipment/proof/${tids[0]}/${s.checkpoints[0]!.id}`, { headers: { 'sm-api-token': ownerToken } })).json();
+    expect(s.checkpoints[0]).toMatchObject({
+      status: 'Delivered',
+      by: { role: 'courier', name: 'Dana Lee' },
+      proof: { recipientName: 'Alex Recipient', hasSignature: true, hasPhoto: true },
+    });
+    const proof = await (
+      await page.request.get(`/v1/shipment/proof/${tids[0]}/${s.checkpoints[0]!.id}`, { headers: { 'sm-api-token': ownerToken } })
+    ).json();
     expect(proof.payload.signature).toMatch(/^data:image\/png;base64,/);
     expect(proof.payload.photo).toMatch(/^data:image\//);
     // The signature is a drawn stroke, not an empty canvas: well over the bytes of a blank PNG.
@@ -289,8 +327,17 @@ test("a courier who types an owner's address is brought to their stops with a se
   const login = await page.request.post('/v1/user/general/login', { data: { email: courierEmail, password: courierPassword } });
   const { payload } = (await login.json()) as { payload: { sessionToken: string; version: string } };
   await page.goto('/terms-of-service');
-  await page.evaluate((s) => localStorage.setItem('shiptrail.session', JSON.stringify(s)), { token: payload.sessionToken, version: payload.version });
-  for (const path of ['/account/profile/settings/apiKey', '/account/trackings', '/account/couriers', '/account/invite', '/account/profile/settings/paymentHistory']) {
+  await page.evaluate((s) => localStorage.setItem('shiptrail.session', JSON.stringify(s)), {
+    token: payload.sessionToken,
+    version: payload.version,
+  });
+  for (const path of [
+    '/account/profile/settings/apiKey',
+    '/account/trackings',
+    '/account/couriers',
+    '/account/invite',
+    '/account/profile/settings/paymentHistory',
+  ]) {
     await page.goto(path);
     await expect(page).toHaveURL(/\/account\/dashboard$/);
     await expect(page.getByTestId('owner-only-notice')).toHaveText(new RegExp(OWNER_ONLY.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));

@@ -29,7 +29,9 @@ const phone = (browser: Browser) => browser.newContext({ ...devices['Pixel 7'] }
 test.beforeAll(async ({ browser }) => {
   owner = await (await browser.newContext({ viewport: DESKTOP })).newPage();
   ownerToken = await signUpViaApi(owner, owner.request, ownerEmail, 'company');
-  const named = await apiPost(owner.request, ownerToken, '/v1/user/general/update', { profile: { company: 'SwiftParcel Couriers', showWizard: false } });
+  const named = await apiPost(owner.request, ownerToken, '/v1/user/general/update', {
+    profile: { company: 'SwiftParcel Couriers', showWizard: false },
+  });
   expect(named.status).toBe('success');
 });
 
@@ -52,7 +54,11 @@ test('the owner invites a courier; the courier sets a password from the mailed l
   await expect(row).toContainText('Waiting');
   await expect(row).toContainText('Dana Lee');
   // A second one, through the API, to show a list of pending invitations.
-  const other = await apiPost(owner.request, ownerToken, '/v1/user/invitations/create', { email: otherEmail, firstName: 'Sam', lastName: 'Other' });
+  const other = await apiPost(owner.request, ownerToken, '/v1/user/invitations/create', {
+    email: otherEmail,
+    firstName: 'Sam',
+    lastName: 'Other',
+  });
   expect(other.status).toBe('success');
   await owner.reload();
   await expect(owner.locator(`tr[data-email="${otherEmail}"]`)).toContainText('Waiting');
@@ -99,11 +105,16 @@ test('revoke: the link then says the invitation was withdrawn; resend gives a ne
   await expect(owner.getByText('Invitation sent again by email: the earlier link no longer works')).toBeVisible();
   const stale = await phone(browser);
   await stale.goto(oldLink);
-  await expect(stale.getByTestId('invite-result')).toHaveText('This invitation link is not valid. Check that you copied the whole link from the mail.');
+  await expect(stale.getByTestId('invite-result')).toHaveText(
+    'This invitation link is not valid. Check that you copied the whole link from the mail.',
+  );
   await stale.context().close();
 
   const outbox = (await (await owner.request.get('/dev/mail/api')).json()) as Array<{ to: string; text: string }>;
-  const newest = outbox.filter((m) => m.to === otherEmail && m.text.includes('/invite/')).map((m) => /\/invite\/[^\s]+/.exec(m.text)![0]).find((l) => l !== oldLink);
+  const newest = outbox
+    .filter((m) => m.to === otherEmail && m.text.includes('/invite/'))
+    .map((m) => /\/invite\/[^\s]+/.exec(m.text)![0])
+    .find((l) => l !== oldLink);
   expect(newest).toBeTruthy();
   await owner.getByRole('button', { name: `Revoke the invitation to ${otherEmail}` }).click();
   await expect(owner.locator(`tr[data-email="${otherEmail}"]`)).toContainText('Revoked');
@@ -116,7 +127,12 @@ test('revoke: the link then says the invitation was withdrawn; resend gives a ne
 
 test('screens: the couriers page on a phone, and the accept page at 1366x768', async ({ browser }) => {
   const fresh = uniqueEmail('inv-third');
-  await apiPost(owner.request, ownerToken, '/v1/user/invitations/create', { email: fresh, firstName: 'Rae', lastName: 'Rider', phone: '2135550101' });
+  await apiPost(owner.request, ownerToken, '/v1/user/invitations/create', {
+    email: fresh,
+    firstName: 'Rae',
+    lastName: 'Rider',
+    phone: '2135550101',
+  });
   const ownerPhone = await (await browser.newContext({ ...devices['Pixel 7'] })).newPage();
   await ownerPhone.goto('/terms-of-service');
   await ownerPhone.evaluate((t) => localStorage.setItem('shiptrail.session', JSON.stringify({ token: t, version: 'x' })), ownerToken);

@@ -171,7 +171,9 @@ test('import a CSV, then filter and page', async () => {
   lines.push('9400111899223397623910,usps,A USPS parcel');
   await page.getByRole('button', { name: 'Import CSV' }).click();
   const dialog = page.getByRole('dialog', { name: 'Import trackings from CSV' });
-  await dialog.locator('input[type="file"]').setInputFiles({ name: 'trackings.csv', mimeType: 'text/csv', buffer: Buffer.from(lines.join('\n')) });
+  await dialog
+    .locator('input[type="file"]')
+    .setInputFiles({ name: 'trackings.csv', mimeType: 'text/csv', buffer: Buffer.from(lines.join('\n')) });
   await dialog.getByRole('button', { name: 'Import' }).click();
   await expect(dialog.getByTestId('import-result')).toContainText('12 of 12 rows imported');
   await dialog.getByRole('button', { name: 'Done' }).click();

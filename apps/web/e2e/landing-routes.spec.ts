@@ -27,12 +27,16 @@ test('/{promocode}/{userID} opens registration with the promo code and sends bot
 
 test('/{promocode} alone and /referrer/{userID} prefill registration too', async ({ page, browser }) => {
   await page.goto('/WELCOME5');
-  await expect(page.getByRole('form', { name: 'Create an account' }).getByRole('textbox', { name: 'Promo code' })).toHaveValue('WELCOME5', { timeout: 30_000 });
+  await expect(page.getByRole('form', { name: 'Create an account' }).getByRole('textbox', { name: 'Promo code' })).toHaveValue('WELCOME5', {
+    timeout: 30_000,
+  });
 
   const ctx = await browser.newContext();
   const other = await ctx.newPage();
   await other.goto('/referrer/777');
-  await expect(other.getByRole('form', { name: 'Create an account' }).getByRole('textbox', { name: 'Promo code' })).toHaveValue('', { timeout: 30_000 });
+  await expect(other.getByRole('form', { name: 'Create an account' }).getByRole('textbox', { name: 'Promo code' })).toHaveValue('', {
+    timeout: 30_000,
+  });
   const body = await submitSignup(other, uniqueEmail('referrer'));
   expect(body.referrer).toBe('777');
   expect(body.promocode).toBeUndefined();

@@ -75,14 +75,17 @@ test("a parcel's public page follows its status live, with no session and no rel
   const token = await signUpViaApi(owner, request, uniqueEmail('public-live'));
   const tid = '9400111206206406260015';
   expect((await apiPost(request, token, '/v1/trackings/add', { tid, courier: null, title: 'Public live parcel' })).code).toBe(201);
-  const info = (await (await request.get('/v1/user/info', { headers: { 'sm-api-token': token } })).json()) as { payload: { profile: { uid: string } } };
+  const info = (await (await request.get('/v1/user/info', { headers: { 'sm-api-token': token } })).json()) as {
+    payload: { profile: { uid: string } };
+  };
   const uid = info.payload.profile.uid;
   expect(uid).toMatch(/^\w+$/);
 
   // A visitor: a new browser context, no session. The page opens its parcel's stream.
   const visitor = await (await browser.newContext()).newPage();
   const stream = visitor.waitForResponse(
-    (r) => new URL(r.url()).pathname === `/v1/track/${uid}_${tid}/live` && (r.headers()['content-type'] ?? '').startsWith('text/event-stream'),
+    (r) =>
+      new URL(r.url()).pathname === `/v1/track/${uid}_${tid}/live` && (r.headers()['content-type'] ?? '').startsWith('text/event-stream'),
   );
   await visitor.goto(`/track/${uid}/${tid}`);
   await stream;

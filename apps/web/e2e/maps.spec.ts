@@ -25,7 +25,14 @@ async function newPage(browser: Browser, viewport = DESKTOP) {
 
 async function addCourier(page: Page, firstName: string, at?: { lat: number; lng: number }) {
   const email = uniqueEmail(`map-${firstName.toLowerCase()}`);
-  const added = await apiPost(page.request, ownerToken, '/v1/user/general/addmember', { email, role: 'courier', firstName, lastName: 'Rider', phone: '2125550142', password: 'courierpass1' });
+  const added = await apiPost(page.request, ownerToken, '/v1/user/general/addmember', {
+    email,
+    role: 'courier',
+    firstName,
+    lastName: 'Rider',
+    phone: '2125550142',
+    password: 'courierpass1',
+  });
   const login = await page.request.post('/v1/user/general/login', { data: { email, password: 'courierpass1' } });
   const { sessionToken: token, version } = ((await login.json()) as { payload: { sessionToken: string; version: string } }).payload;
   if (at) expect((await apiPost(page.request, token, '/v1/user/general/position', at)).code).toBe(200);
@@ -70,10 +77,13 @@ test('the couriers map draws the offline outlines and a marker per courier, and 
   // Ann rides from Chicago to Kansas City.
   await apiPost(owner.request, couriers[0]!.token, '/v1/user/general/position', { lat: 39.1, lng: -94.58 });
   await expect
-    .poll(async () => {
-      const after = await ann.boundingBox();
-      return after ? Math.round(Math.hypot(after.x - before!.x, after.y - before!.y)) : 0;
-    }, { timeout: 40_000 })
+    .poll(
+      async () => {
+        const after = await ann.boundingBox();
+        return after ? Math.round(Math.hypot(after.x - before!.x, after.y - before!.y)) : 0;
+      },
+      { timeout: 40_000 },
+    )
     .toBeGreaterThan(40);
   await shot(owner, 'couriers-map-1280');
   // Two steps out: the continent, with Canada's provincial borders drawn as the US states are.
@@ -95,7 +105,13 @@ test('the shipments map draws a shipment from its origin through its last checkp
   });
   expect(created.code).toBe(201);
   const tid = created.payload.tid as string;
-  const cp = await apiPost(owner.request, couriers[0]!.token, '/v1/shipment/update', { tid, status: 'InTransit', location: 'Kansas City, MO', lat: 39.1, long: -94.58 });
+  const cp = await apiPost(owner.request, couriers[0]!.token, '/v1/shipment/update', {
+    tid,
+    status: 'InTransit',
+    location: 'Kansas City, MO',
+    lat: 39.1,
+    long: -94.58,
+  });
   expect(cp.code).toBe(200);
   await owner.goto('/account/shipments/map');
   const map = owner.getByRole('region', { name: 'Shipments map' });
@@ -145,7 +161,10 @@ test('the shipment form fills city and state from a ZIP, and an address from a s
   await expect(destination.getByLabel('City')).toHaveValue('My Town');
   // The search box offers places (offline: cities and ZIPs) and fills the fields from the pick.
   await destination.getByRole('combobox', { name: 'Find the destination address' }).fill('Springfield, IL');
-  await owner.getByRole('option', { name: /Springfield, IL/ }).first().click();
+  await owner
+    .getByRole('option', { name: /Springfield, IL/ })
+    .first()
+    .click();
   await expect(destination.getByLabel('City')).toHaveValue('Springfield');
   await expect(destination.getByLabel('State')).toHaveValue('IL');
   await expect(destination.getByLabel('Zip')).toHaveValue(/^62/);
@@ -153,7 +172,11 @@ test('the shipment form fills city and state from a ZIP, and an address from a s
 
 test("a courier's Share my location sends the browser's position, and stays on after a reload", async ({ browser }) => {
   const cy = couriers[2]!;
-  const context = await browser.newContext({ viewport: PHONE, geolocation: { latitude: 44.98, longitude: -93.27 }, permissions: ['geolocation'] });
+  const context = await browser.newContext({
+    viewport: PHONE,
+    geolocation: { latitude: 44.98, longitude: -93.27 },
+    permissions: ['geolocation'],
+  });
   const phone = await context.newPage();
   await phone.goto('/terms-of-service');
   await phone.evaluate((s) => localStorage.setItem('shiptrail.session', JSON.stringify(s)), { token: cy.token, version: cy.version });

@@ -18,7 +18,16 @@ let owner: Page;
 let token = '';
 const tids: string[] = [];
 
-const place = (name: string, city: string, state: string, zip: string, lat: number, long: number) => ({ name, address1: '1 Main St', city, state, zip, country: 'US', lat, long });
+const place = (name: string, city: string, state: string, zip: string, lat: number, long: number) => ({
+  name,
+  address1: '1 Main St',
+  city,
+  state,
+  zip,
+  country: 'US',
+  lat,
+  long,
+});
 const warehouse = place('Acme Warehouse', 'Springfield', 'IL', '62701', 39.8, -89.65);
 
 test.beforeAll(async ({ browser }) => {
@@ -26,7 +35,14 @@ test.beforeAll(async ({ browser }) => {
   owner.on('pageerror', (e) => console.log('owner pageerror', e.message));
   token = await signUpViaApi(owner, owner.request, uniqueEmail('day-owner'), 'company');
   await apiPost(owner.request, token, '/v1/user/general/update', { profile: { company: 'SwiftParcel Couriers', showWizard: false } });
-  const added = await apiPost(owner.request, token, '/v1/user/general/addmember', { email: courierEmail, role: 'courier', firstName: 'Dana', lastName: 'Lee', phone: '2125550142', password: 'courierpass1' });
+  const added = await apiPost(owner.request, token, '/v1/user/general/addmember', {
+    email: courierEmail,
+    role: 'courier',
+    firstName: 'Dana',
+    lastName: 'Lee',
+    phone: '2125550142',
+    password: 'courierpass1',
+  });
   expect(added.code).toBe(201);
 });
 test.afterAll(async () => {
@@ -138,7 +154,9 @@ test('the map shows every open shipment, grouped, with a status filter', async (
     });
     expect(r.code).toBe(201);
   }
-  expect((await apiPost(owner.request, token, '/v1/shipment/update', { tid: tids[0], status: 'Delivered', location: 'Chicago, IL' })).code).toBe(200);
+  expect(
+    (await apiPost(owner.request, token, '/v1/shipment/update', { tid: tids[0], status: 'Delivered', location: 'Chicago, IL' })).code,
+  ).toBe(200);
 
   await owner.goto('/account/shipments/map');
   const map = owner.getByRole('region', { name: 'Shipments map' });
@@ -155,9 +173,13 @@ test('the map shows every open shipment, grouped, with a status filter', async (
   await owner.waitForTimeout(500);
   await owner.screenshot({ path: `${SHOTS}/shipments-map-clusters-1366.png` });
   // A click on a group zooms into it.
-  const zoomBefore = await map.locator('.leaflet-container').evaluate(() => document.querySelector('.leaflet-map-pane')?.getAttribute('style') ?? '');
+  const zoomBefore = await map
+    .locator('.leaflet-container')
+    .evaluate(() => document.querySelector('.leaflet-map-pane')?.getAttribute('style') ?? '');
   await map.locator('.st-cluster').first().click();
-  await expect.poll(() => map.locator('.leaflet-container').evaluate(() => document.querySelector('.leaflet-map-pane')?.getAttribute('style') ?? '')).not.toBe(zoomBefore);
+  await expect
+    .poll(() => map.locator('.leaflet-container').evaluate(() => document.querySelector('.leaflet-map-pane')?.getAttribute('style') ?? ''))
+    .not.toBe(zoomBefore);
 
   // Filter: Delivered only, the one delivered shipment.
   const filter = owner.getByRole('textbox', { name: 'Status' }).or(owner.getByLabel('Status'));
@@ -176,7 +198,10 @@ test('the company logo is uploaded from Settings and served from our own origin'
   await section.locator('input[type="file"]').setInputFiles({ name: 'logo.png', mimeType: 'image/png', buffer: Buffer.from('not a png') });
   await expect(section.getByTestId('logo-error')).toHaveText('The logo must be a PNG or JPEG image');
   // A 2x2 PNG.
-  const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP8z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg==', 'base64');
+  const png = Buffer.from(
+    'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP8z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg==',
+    'base64',
+  );
   await section.locator('input[type="file"]').setInputFiles({ name: 'logo.png', mimeType: 'image/png', buffer: png });
   const img = section.getByTestId('company-logo');
   await expect(img).toBeVisible();
@@ -209,7 +234,14 @@ test('the couriers map fits its couriers, however far apart', async () => {
   const dana = ((await login.json()) as { payload: { sessionToken: string } }).payload.sessionToken;
   expect((await apiPost(owner.request, dana, '/v1/user/general/position', { lat: 61.2, lng: -149.9 })).code).toBe(200);
   const otherEmail = uniqueEmail('day-courier2');
-  await apiPost(owner.request, token, '/v1/user/general/addmember', { email: otherEmail, role: 'courier', firstName: 'Max', lastName: 'Ray', phone: '2125550143', password: 'courierpass1' });
+  await apiPost(owner.request, token, '/v1/user/general/addmember', {
+    email: otherEmail,
+    role: 'courier',
+    firstName: 'Max',
+    lastName: 'Ray',
+    phone: '2125550143',
+    password: 'courierpass1',
+  });
   const login2 = await owner.request.post('/v1/user/general/login', { data: { email: otherEmail, password: 'courierpass1' } });
   const max = ((await login2.json()) as { payload: { sessionToken: string } }).payload.sessionToken;
   expect((await apiPost(owner.request, max, '/v1/user/general/position', { lat: 25.76, lng: -80.19 })).code).toBe(200);
@@ -219,7 +251,9 @@ test('the couriers map fits its couriers, however far apart', async () => {
   const box = (await map.locator('.leaflet-container').boundingBox())!;
   await expect
     .poll(async () => {
-      const inside = await map.locator('.st-marker-courier').evaluateAll((els) => els.map((e) => e.getBoundingClientRect()).map((r) => [r.left, r.top, r.right, r.bottom]));
+      const inside = await map
+        .locator('.st-marker-courier')
+        .evaluateAll((els) => els.map((e) => e.getBoundingClientRect()).map((r) => [r.left, r.top, r.right, r.bottom]));
       return inside.every(([l, t, r, b]) => l! >= box.x && t! >= box.y && r! <= box.x + box.width && b! <= box.y + box.height);
     })
     .toBe(true);

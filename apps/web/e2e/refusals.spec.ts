@@ -30,37 +30,102 @@ const fillCard = async (page: Page, number: string, expiry: string) => {
 };
 
 const ROWS: Row[] = [
-  { form: 'add balance $0', url: '/account/profile/settings/balance', server: false, fill: (p) => p.getByLabel('Amount').fill('0'), words: 'Enter a whole number of dollars from 1 to 1000', disabled: 'Add Balance' },
-  { form: 'add balance $100000', url: '/account/profile/settings/balance', server: false, fill: (p) => p.getByLabel('Amount').fill('100000'), words: 'Enter a whole number of dollars from 1 to 1000', disabled: 'Add Balance' },
-  { form: 'automatic top-up $5000', url: '/account/profile/settings/payment/autofill', server: false, fill: async (p) => {
+  {
+    form: 'add balance $0',
+    url: '/account/profile/settings/balance',
+    server: false,
+    fill: (p) => p.getByLabel('Amount').fill('0'),
+    words: 'Enter a whole number of dollars from 1 to 1000',
+    disabled: 'Add Balance',
+  },
+  {
+    form: 'add balance $100000',
+    url: '/account/profile/settings/balance',
+    server: false,
+    fill: (p) => p.getByLabel('Amount').fill('100000'),
+    words: 'Enter a whole number of dollars from 1 to 1000',
+    disabled: 'Add Balance',
+  },
+  {
+    form: 'automatic top-up $5000',
+    url: '/account/profile/settings/payment/autofill',
+    server: false,
+    fill: async (p) => {
       await p.getByRole('switch', { name: 'Automatic top-up' }).check();
       await p.getByLabel('Top-up amount', { exact: true }).fill('5000');
-    }, words: 'Enter a whole number of dollars from 0 to 1000', disabled: 'Save automatic top-up' },
-  { form: 'card: expired 01/20', url: '/account/profile/settings/payment/add', server: false, fill: (p) => fillCard(p, '4111 1111 1111 1111', '01/20'), words: 'This card has expired: check the expiry date', disabled: 'Save card' },
-  { form: 'card: declined when verified', url: '/account/profile/settings/payment/add', server: true, fill: (p) => fillCard(p, '4000 1111 1111 1115', '12/30'), submit: 'Save card', words: 'Your card was declined: Do Not Honor' },
-  { form: 'password: wrong current password', url: '/account/profile/settings/profile/password', server: true, fill: async (p) => {
+    },
+    words: 'Enter a whole number of dollars from 0 to 1000',
+    disabled: 'Save automatic top-up',
+  },
+  {
+    form: 'card: expired 01/20',
+    url: '/account/profile/settings/payment/add',
+    server: false,
+    fill: (p) => fillCard(p, '4111 1111 1111 1111', '01/20'),
+    words: 'This card has expired: check the expiry date',
+    disabled: 'Save card',
+  },
+  {
+    form: 'card: declined when verified',
+    url: '/account/profile/settings/payment/add',
+    server: true,
+    fill: (p) => fillCard(p, '4000 1111 1111 1115', '12/30'),
+    submit: 'Save card',
+    words: 'Your card was declined: Do Not Honor',
+  },
+  {
+    form: 'password: wrong current password',
+    url: '/account/profile/settings/profile/password',
+    server: true,
+    fill: async (p) => {
       await p.getByLabel(/^Current password/).fill('not-my-password');
       await p.getByLabel(/^New password/).fill('brand-new-pass1');
       await p.getByLabel(/^Confirm new password/).fill('brand-new-pass1');
-    }, submit: 'Update password', words: 'Current password is not correct' },
-  { form: 'profile: first name too long', url: '/account/profile/settings/profile/profile', server: false, fill: async (p) => {
+    },
+    submit: 'Update password',
+    words: 'Current password is not correct',
+  },
+  {
+    form: 'profile: first name too long',
+    url: '/account/profile/settings/profile/profile',
+    server: false,
+    fill: async (p) => {
       await p.getByLabel('First name').fill('x'.repeat(150));
       await p.getByLabel('First name').blur();
-    }, words: 'Must be at most 100 characters', disabled: 'Save changes' },
-  { form: 'notification settings: loopback webhook', url: '/account/profile/settings/triggers', server: true, fill: async (p) => {
+    },
+    words: 'Must be at most 100 characters',
+    disabled: 'Save changes',
+  },
+  {
+    form: 'notification settings: loopback webhook',
+    url: '/account/profile/settings/triggers',
+    server: true,
+    fill: async (p) => {
       await p.getByRole('checkbox', { name: 'Webhook on Delivered' }).check();
       await p.getByLabel('Webhook URL').fill('http://127.0.0.1:9/hook');
-    }, submit: 'Save', words: 'The webhook URL must point to a public address (not loopback, private, link-local or metadata)' },
-  { form: 'invite a friend: yourself', url: '/account/invite', server: true, fill: (p, c) => p.getByLabel(/^Email/).fill(c.email), submit: 'Send Invite', words: 'You cannot invite yourself' },
+    },
+    submit: 'Save',
+    words: 'The webhook URL must point to a public address (not loopback, private, link-local or metadata)',
+  },
+  {
+    form: 'invite a friend: yourself',
+    url: '/account/invite',
+    server: true,
+    fill: (p, c) => p.getByLabel(/^Email/).fill(c.email),
+    submit: 'Send Invite',
+    words: 'You cannot invite yourself',
+  },
 ];
 
-test('every refused value, on every form, shows the server\'s words (table-driven)', async ({ page, request }) => {
+test("every refused value, on every form, shows the server's words (table-driven)", async ({ page, request }) => {
   test.setTimeout(300_000);
   mkdirSync(shots, { recursive: true });
   const email = uniqueEmail('refusals');
   const token = await signUpViaApi(page, request, email);
   // A card on file, so the balance form is usable.
-  const card = (await apiPost(request, token, '/v1/user/payment/add', { paymentMethodToken: 'fake-valid-visa-nonce' })) as { status: string };
+  const card = (await apiPost(request, token, '/v1/user/payment/add', { paymentMethodToken: 'fake-valid-visa-nonce' })) as {
+    status: string;
+  };
   expect(card.status).toBe('success');
 
   for (const row of ROWS) {
@@ -84,7 +149,9 @@ test('billing form errors and a saved card leave no stray error, at 1366 and at 
   test.setTimeout(240_000);
   mkdirSync(shots, { recursive: true });
   const token = await signUpViaApi(page, request, uniqueEmail('cardform'));
-  expect(((await apiPost(request, token, '/v1/user/payment/add', { paymentMethodToken: 'fake-valid-visa-nonce' })) as { status: string }).status).toBe('success');
+  expect(
+    ((await apiPost(request, token, '/v1/user/payment/add', { paymentMethodToken: 'fake-valid-visa-nonce' })) as { status: string }).status,
+  ).toBe('success');
   for (const [w, h, tag] of [
     [1366, 768, '1366'],
     [390, 844, 'phone'],
@@ -129,7 +196,17 @@ test("a failed attempt reaches the company's customer: the mail in the outbox", 
   mkdirSync(shots, { recursive: true });
   const ownerEmail = uniqueEmail('swift');
   const res = await request.post('/v1/user/general/signup', {
-    data: { email: ownerEmail, password: 'password1', repassword: 'password1', terms: true, userType: 'company', company: 'Swift Parcel', firstName: 'Sam', lastName: 'Owner', timeZone: 'America/New_York' },
+    data: {
+      email: ownerEmail,
+      password: 'password1',
+      repassword: 'password1',
+      terms: true,
+      userType: 'company',
+      company: 'Swift Parcel',
+      firstName: 'Sam',
+      lastName: 'Owner',
+      timeZone: 'America/New_York',
+    },
   });
   const key = ((await res.json()) as { payload: { profile: { token: string } } }).payload.profile.token;
   // A company's customer messages wait until its email is verified (decision 109): verify it as its owner would.
@@ -137,9 +214,40 @@ test("a failed attempt reaches the company's customer: the mail in the outbox", 
   await expect(page).toHaveURL(/\/account\/dashboard/);
   const customer = uniqueEmail('jane');
   const body = {
-    origin: { name: 'Swift Parcel', address1: '1 Main St', city: 'Brooklyn', state: 'NY', zip: '11201', country: 'US', phone: '+12125550100', email: 'depot@example.com' },
-    destination: { name: 'Jane Doe', address1: '22 Elm St', city: 'Brooklyn', state: 'NY', zip: '11215', country: 'US', phone: '+12125550101', email: customer },
-    parcels: [{ id: 'P1', quantity: 1, name: 'Box', length: 12, width: 8, height: 3, distanceUnit: 'in', weight: 1.5, weightUnit: 'lb', metadata: {} }],
+    origin: {
+      name: 'Swift Parcel',
+      address1: '1 Main St',
+      city: 'Brooklyn',
+      state: 'NY',
+      zip: '11201',
+      country: 'US',
+      phone: '+12125550100',
+      email: 'depot@example.com',
+    },
+    destination: {
+      name: 'Jane Doe',
+      address1: '22 Elm St',
+      city: 'Brooklyn',
+      state: 'NY',
+      zip: '11215',
+      country: 'US',
+      phone: '+12125550101',
+      email: customer,
+    },
+    parcels: [
+      {
+        id: 'P1',
+        quantity: 1,
+        name: 'Box',
+        length: 12,
+        width: 8,
+        height: 3,
+        distanceUnit: 'in',
+        weight: 1.5,
+        weightUnit: 'lb',
+        metadata: {},
+      },
+    ],
     orderId: 'ORD-2002',
     status: 'InfoReceived',
     courier: 'Swift Parcel',
@@ -147,15 +255,24 @@ test("a failed attempt reaches the company's customer: the mail in the outbox", 
   };
   const created = (await apiPost(request, key, '/v1/shipment/create', body)) as { status: string; payload: { tid: string } };
   expect(created.status, JSON.stringify(created)).toBe('success');
-  const up = (await apiPost(request, key, '/v1/shipment/update', { tid: created.payload.tid, status: 'FailAttempt', location: 'Brooklyn, NY', message: 'Nobody home', time: '2026-11-26T15:18:00Z' })) as { status: string };
+  const up = (await apiPost(request, key, '/v1/shipment/update', {
+    tid: created.payload.tid,
+    status: 'FailAttempt',
+    location: 'Brooklyn, NY',
+    message: 'Nobody home',
+    time: '2026-11-26T15:18:00Z',
+  })) as { status: string };
   expect(up.status, JSON.stringify(up)).toBe('success');
   let id = 0;
   await expect
-    .poll(async () => {
-      const list = (await (await request.get('/dev/mail/api')).json()) as Array<{ id: number; to: string; subject: string }>;
-      id = list.find((m) => m.to === customer && /attempt failed/.test(m.subject))?.id ?? 0;
-      return id;
-    }, { timeout: 30_000 })
+    .poll(
+      async () => {
+        const list = (await (await request.get('/dev/mail/api')).json()) as Array<{ id: number; to: string; subject: string }>;
+        id = list.find((m) => m.to === customer && /attempt failed/.test(m.subject))?.id ?? 0;
+        return id;
+      },
+      { timeout: 30_000 },
+    )
     .not.toBe(0);
   await page.setViewportSize({ width: 1366, height: 900 });
   await page.goto(`/dev/mail/${id}`);

@@ -183,10 +183,13 @@ test.describe('tables', () => {
     // last checkpoint the API has at that moment, and follows it.
     let current = last;
     await expect
-      .poll(async () => {
-        current = (await lastCheckpointOf(request, token)) || current;
-        return ((await card.textContent()) ?? '').includes(current);
-      }, { timeout: 30_000 })
+      .poll(
+        async () => {
+          current = (await lastCheckpointOf(request, token)) || current;
+          return ((await card.textContent()) ?? '').includes(current);
+        },
+        { timeout: 30_000 },
+      )
       .toBe(true);
     const box = (await card.boundingBox())!;
     expect(box.x).toBeGreaterThanOrEqual(0);

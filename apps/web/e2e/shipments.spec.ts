@@ -26,7 +26,10 @@ let wizardTid = '';
 let otherTid = '';
 
 // A 2x2 PNG: what the phone's camera hands the file input in this test.
-const PHOTO = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP8z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg==', 'base64');
+const PHOTO = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP8z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 async function shot(page: Page, name: string) {
   await page.waitForFunction(() => !document.querySelector('[role="status"][aria-label^="Loading"]'), null, { timeout: 20_000 });
@@ -115,7 +118,14 @@ test('add couriers: the modal checks the fields, then the courier is listed', as
 
 test('edit and delete a courier, with a confirmation', async () => {
   const temp = uniqueEmail('shm-temp');
-  await apiPost(owner.request, ownerToken, '/v1/user/general/addmember', { email: temp, role: 'courier', firstName: 'Tem', lastName: 'Porary', phone: '2125550144', password: 'temppass12' });
+  await apiPost(owner.request, ownerToken, '/v1/user/general/addmember', {
+    email: temp,
+    role: 'courier',
+    firstName: 'Tem',
+    lastName: 'Porary',
+    phone: '2125550144',
+    password: 'temppass12',
+  });
   await owner.reload();
   await owner.getByRole('button', { name: `Edit ${temp}` }).click();
   const form = owner.getByRole('form', { name: 'Edit courier' });
@@ -216,7 +226,8 @@ test('create a shipment through the 2-page wizard', async () => {
 test('the side panel shows Details, Checkpoints, Destination, Origin and Parcels', async () => {
   await owner.getByRole('button', { name: `Open ${wizardTid}` }).click();
   const panel = owner.getByRole('dialog', { name: 'Shipment details' });
-  for (const tab of ['Details', 'Checkpoints', 'Destination', 'Origin', 'Parcels']) await expect(panel.getByRole('tab', { name: new RegExp(`^${tab}`) })).toBeVisible();
+  for (const tab of ['Details', 'Checkpoints', 'Destination', 'Origin', 'Parcels'])
+    await expect(panel.getByRole('tab', { name: new RegExp(`^${tab}`) })).toBeVisible();
   await expect(panel).toContainText('ORD-1001');
   await panel.getByRole('tab', { name: 'Destination' }).click();
   await expect(panel).toContainText('9 Elm St');
@@ -257,7 +268,10 @@ test('select shipments and print their labels: one PDF, the print dialog on load
         if (!w) return w;
         return new Proxy(w, {
           get(target, key) {
-            if (key === 'print') return () => ((window as unknown as { printCalls: number }).printCalls = ((window as unknown as { printCalls?: number }).printCalls ?? 0) + 1);
+            if (key === 'print')
+              return () =>
+                ((window as unknown as { printCalls: number }).printCalls =
+                  ((window as unknown as { printCalls?: number }).printCalls ?? 0) + 1);
             const v = Reflect.get(target, key) as unknown;
             return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
           },

@@ -98,7 +98,9 @@ test('contact form validates and sends', async ({ page }) => {
   await expect(box).toContainText(MSG.messageSent);
   // And the message reached the support inbox (the dev outbox stands in for it).
   await expect
-    .poll(async () => ((await (await page.request.get('/dev/mail/api')).json()) as Array<{ text: string }>).some((m) => m.text.includes(words)))
+    .poll(async () =>
+      ((await (await page.request.get('/dev/mail/api')).json()) as Array<{ text: string }>).some((m) => m.text.includes(words)),
+    )
     .toBe(true);
 });
 

@@ -34,7 +34,9 @@ async function info(page: Page, token: string) {
 
 /** A card on file (the sandbox form) and one $20 top-up through the API. */
 async function cardAndTopUp(page: Page, token: string) {
-  const added = (await apiPost(page.request, token, '/v1/user/payment/add', { paymentMethodToken: 'fake-valid-visa-nonce' })) as { status: string };
+  const added = (await apiPost(page.request, token, '/v1/user/payment/add', { paymentMethodToken: 'fake-valid-visa-nonce' })) as {
+    status: string;
+  };
   expect(added.status).toBe('success');
   const paid = (await apiPost(page.request, token, '/v1/user/general/addbalance', { amount: 20 })) as { status: string };
   expect(paid.status).toBe('success');
@@ -74,7 +76,8 @@ test('automatic top-up: an on/off switch that saves and reads back', async ({ pa
   await expect(page.getByRole('tab', { name: 'Automatic top-up' })).toBeVisible({ timeout: 90_000 });
   await expect(page.getByText('Autofill setting')).toHaveCount(0);
   const sw = page.getByRole('switch', { name: 'Automatic top-up' });
-  const payment = async () => (await (await page.request.get('/v1/user/payment/info', { headers: { 'sm-api-token': token } })).json()).payload;
+  const payment = async () =>
+    (await (await page.request.get('/v1/user/payment/info', { headers: { 'sm-api-token': token } })).json()).payload;
   // The switch shows what the server holds (a card on file starts with the product's defaults, $20 under $5).
   const initial = (await payment()).amountAutoRecharge > 0;
   await expect(sw).toBeChecked({ checked: initial, ...slow });
@@ -157,7 +160,9 @@ test('password reset: the sign-up rule (8) and a result titled in words', async 
   await expect(form.getByText('Must be 8 characters or greater than')).toBeVisible();
   await expect(form.getByRole('button', { name: 'Reset password' })).toBeDisabled();
   // The API refuses it too.
-  const api = await (await request.post('/v1/user/general/passwordreset', { data: { verifycode: link.split('/').pop(), password: 'abcdef1' } })).json();
+  const api = await (
+    await request.post('/v1/user/general/passwordreset', { data: { verifycode: link.split('/').pop(), password: 'abcdef1' } })
+  ).json();
   expect(api).toMatchObject({ code: 400, message: 'Must be 8 characters or greater than' });
   await form.getByLabel('New password').fill('abcdefg1');
   await form.getByLabel('Confirm password').fill('abcdefg1');
@@ -209,8 +214,13 @@ test('a signed-out visitor asks for a new activation link by address', async ({ 
   const form = page.getByRole('form', { name: 'Resend activation email' });
   await form.getByLabel('Your email').fill(email);
   await form.getByRole('button', { name: 'Send a new activation link' }).click();
-  await expect(page.getByTestId('resend-result')).toHaveText('If an account waiting for activation uses this email, we sent it a new activation email');
-  const mails = async () => ((await (await request.get('/dev/mail/api')).json()) as Array<{ to: string; text: string }>).filter((m) => m.to === email && m.text.includes('/verify/')).length;
+  await expect(page.getByTestId('resend-result')).toHaveText(
+    'If an account waiting for activation uses this email, we sent it a new activation email',
+  );
+  const mails = async () =>
+    ((await (await request.get('/dev/mail/api')).json()) as Array<{ to: string; text: string }>).filter(
+      (m) => m.to === email && m.text.includes('/verify/'),
+    ).length;
   await expect.poll(mails, { timeout: 20_000 }).toBe(2);
   const link = await linkFromOutbox(request, email, '/verify/');
   await page.goto(link);
@@ -246,13 +256,19 @@ test('the add-tracking form of a sandbox deployment offers numbers that move', a
   const dialog = page.getByRole('dialog', { name: 'Add New Tracking Number' });
   const offered = dialog.getByTestId('sandbox-numbers');
   await expect(offered).toBeVisible(slow);
-  for (const name of ['UPS', 'USPS', 'FedEx', 'Canada Post']) await expect(offered.getByRole('button', { name: `Use the ${name} sandbox number` })).toBeVisible();
+  for (const name of ['UPS', 'USPS', 'FedEx', 'Canada Post'])
+    await expect(offered.getByRole('button', { name: `Use the ${name} sandbox number` })).toBeVisible();
   await offered.getByRole('button', { name: 'Use the UPS sandbox number' }).click();
   await expect(dialog.getByRole('textbox', { name: 'Tracking number' })).toHaveValue('1Z5R89390350075608');
   await dialog.getByRole('button', { name: 'Add tracking' }).click();
   await expect(dialog).toBeHidden();
   // It moves: past Info Received on the sandbox (pace 0.05 in the E2E server).
   await expect
-    .poll(async () => ((await (await page.request.get('/v1/trackings/get?numRecords=5', { headers: { 'sm-api-token': token } })).json()).payload[0]?.status as string) ?? '', { timeout: 60_000 })
+    .poll(
+      async () =>
+        ((await (await page.request.get('/v1/trackings/get?numRecords=5', { headers: { 'sm-api-token': token } })).json()).payload[0]
+          ?.status as string) ?? '',
+      { timeout: 60_000 },
+    )
     .toMatch(/InTransit|OutForDelivery|Delivered/);
 });

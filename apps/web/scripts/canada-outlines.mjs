@@ -21,9 +21,13 @@ if (found.length !== CANADA.size) throw new Error(`expected 13 provinces and ter
 const lines = mesh(topo, topo.objects.subunits, (a, b) => a !== b && CANADA.has(a.id) && CANADA.has(b.id));
 const round = (n) => Math.round(n * 100) / 100;
 const coordinates = lines.coordinates
-  .map((line) => line.map(([x, y]) => [round(x), round(y)]).filter((p, i, all) => i === 0 || p[0] !== all[i - 1][0] || p[1] !== all[i - 1][1]))
+  .map((line) =>
+    line.map(([x, y]) => [round(x), round(y)]).filter((p, i, all) => i === 0 || p[0] !== all[i - 1][0] || p[1] !== all[i - 1][1]),
+  )
   .filter((line) => line.length > 1);
 const out = { type: 'MultiLineString', coordinates };
 const file = path.join(here, '..', 'src', 'components', 'map', 'data', 'canada-provinces.json');
 writeFileSync(file, JSON.stringify(out));
-console.log(`${path.relative(process.cwd(), file)}: ${coordinates.length} lines, ${coordinates.reduce((n, l) => n + l.length, 0)} points, ${(JSON.stringify(out).length / 1024).toFixed(1)} KB`);
+console.log(
+  `${path.relative(process.cwd(), file)}: ${coordinates.length} lines, ${coordinates.reduce((n, l) => n + l.length, 0)} points, ${(JSON.stringify(out).length / 1024).toFixed(1)} KB`,
+);

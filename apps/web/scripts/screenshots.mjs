@@ -19,12 +19,29 @@ async function api(path, body, token) {
 
 const email = `shots+${Date.now()}@example.com`;
 const signup = await api('/v1/user/general/signup', {
-  email, password: 'password1', repassword: 'password1', terms: true, userType: 'company', firstName: 'Avery', lastName: 'Stone',
+  email,
+  password: 'password1',
+  repassword: 'password1',
+  terms: true,
+  userType: 'company',
+  firstName: 'Avery',
+  lastName: 'Stone',
 });
 const session = signup.payload;
 const token = session.sessionToken;
 for (const tid of ['1Z999AA10123456784', '9400111899223397623910', '122816215025810', '1Z12345E0205271688', '7316971234567890']) {
-  await api('/v1/trackings/add', { tid, courier: null, title: `Order ${tid.slice(-4)}`, orderId: `ORD-${tid.slice(-3)}`, customer: 'Jane Cooper', notify: { email: 'jane@example.com' } }, token);
+  await api(
+    '/v1/trackings/add',
+    {
+      tid,
+      courier: null,
+      title: `Order ${tid.slice(-4)}`,
+      orderId: `ORD-${tid.slice(-3)}`,
+      customer: 'Jane Cooper',
+      notify: { email: 'jane@example.com' },
+    },
+    token,
+  );
 }
 const list = await api('/v1/trackings/get?numRecords=5', undefined, token);
 const first = list.payload?.[0];
@@ -64,16 +81,30 @@ const accountPages = [
 async function settle(page) {
   await page.waitForLoadState('networkidle');
   await page
-    .waitForFunction(() => !document.querySelector('[role="status"][aria-label="Loading"], .mantine-Loader-root'), null, { timeout: 20_000 })
+    .waitForFunction(() => !document.querySelector('[role="status"][aria-label="Loading"], .mantine-Loader-root'), null, {
+      timeout: 20_000,
+    })
     .catch(() => {});
   await page.waitForTimeout(400);
 }
 
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  args: [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+  ],
 });
-for (const [vp, size] of [['desktop', { width: 1366, height: 900 }], ['phone', { width: 390, height: 844 }]]) {
+for (const [vp, size] of [
+  ['desktop', { width: 1366, height: 900 }],
+  ['phone', { width: 390, height: 844 }],
+]) {
   const ctx = await browser.newContext({ viewport: size, deviceScaleFactor: 1 });
   const page = await ctx.newPage();
   page.on('pageerror', (e) => console.error(`[${vp}] pageerror`, e.message));
@@ -105,7 +136,10 @@ for (const [vp, size] of [['desktop', { width: 1366, height: 900 }], ['phone', {
     await page.goto(BASE + '/account/trackings');
     await settle(page);
     // Phones get one card per tracking instead of the table.
-    await page.locator('[data-testid="trackings-table"] tbody tr, [data-testid="trackings-cards"] li button[aria-label^="Open"]').first().click();
+    await page
+      .locator('[data-testid="trackings-table"] tbody tr, [data-testid="trackings-cards"] li button[aria-label^="Open"]')
+      .first()
+      .click();
     await page.waitForTimeout(600);
     await page.screenshot({ path: `${OUT}/${vp}-trackings-panel.png` });
     await page.keyboard.press('Escape');

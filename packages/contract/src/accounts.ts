@@ -1,7 +1,16 @@
 import { z } from 'zod';
 import { MSG } from './messages.ts';
 import { LIMITS, THEME_IDS, TRIGGER_EVENTS, USER_TYPES, ROLES, TRACKING_STATUSES } from './constants.ts';
-import { brandUrlField, emailField, optionalString, optionalUsPhone, requiredString, requiredText, saneText, timeZoneField } from './common.ts';
+import {
+  brandUrlField,
+  emailField,
+  optionalString,
+  optionalUsPhone,
+  requiredString,
+  requiredText,
+  saneText,
+  timeZoneField,
+} from './common.ts';
 
 const password = (min: number, minMessage: string) =>
   requiredText(MSG.passwordRequired).min(1, MSG.passwordRequired).min(min, minMessage).max(200);
@@ -84,10 +93,12 @@ export const inviteRequest = z.object({ email: requiredText(MSG.emailRequired).p
 
 // --- Settings (product rules §3, §5) ---------------------------------------------------------------------------
 export const triggersSchema = z
-  .object(Object.fromEntries(TRIGGER_EVENTS.map((t) => [t, z.boolean().optional()])) as Record<
-    (typeof TRIGGER_EVENTS)[number],
-    z.ZodOptional<z.ZodBoolean>
-  >)
+  .object(
+    Object.fromEntries(TRIGGER_EVENTS.map((t) => [t, z.boolean().optional()])) as Record<
+      (typeof TRIGGER_EVENTS)[number],
+      z.ZodOptional<z.ZodBoolean>
+    >,
+  )
   .partial();
 export type Triggers = Partial<Record<(typeof TRIGGER_EVENTS)[number], boolean>>;
 
@@ -231,10 +242,7 @@ export type Settings = z.infer<typeof settingsSchema>;
 
 export const dashboardSchema = z.object({
   Shipments: z.number(),
-  ...(Object.fromEntries(TRACKING_STATUSES.map((s) => [s, z.number()])) as Record<
-    (typeof TRACKING_STATUSES)[number],
-    z.ZodNumber
-  >),
+  ...(Object.fromEntries(TRACKING_STATUSES.map((s) => [s, z.number()])) as Record<(typeof TRACKING_STATUSES)[number], z.ZodNumber>),
   Cost: z.number(),
   shmShipments: z.number(),
 });

@@ -1,7 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { MSG } from './messages.ts';
-import { emailField, envelopeSchema, fieldErrors, normalizeUsPhone, optionalEmailField, optionalUsPhone, toE164, centsToDollars, dollarsToCents } from './common.ts';
+import {
+  emailField,
+  envelopeSchema,
+  fieldErrors,
+  normalizeUsPhone,
+  optionalEmailField,
+  optionalUsPhone,
+  toE164,
+  centsToDollars,
+  dollarsToCents,
+} from './common.ts';
 
 describe('emailField', () => {
   it('trims and lower-cases a valid address', () => {
@@ -57,7 +67,12 @@ describe('optionalEmailField', () => {
 describe('envelope', () => {
   const env = envelopeSchema(z.object({ n: z.number() }));
   it('accepts the four fields with a typed payload', () => {
-    expect(env.parse({ code: 200, status: 'success', message: 'OK', payload: { n: 1 } })).toEqual({ code: 200, status: 'success', message: 'OK', payload: { n: 1 } });
+    expect(env.parse({ code: 200, status: 'success', message: 'OK', payload: { n: 1 } })).toEqual({
+      code: 200,
+      status: 'success',
+      message: 'OK',
+      payload: { n: 1 },
+    });
   });
   it('refuses an unknown status, a fractional code or a payload of the wrong shape', () => {
     expect(env.safeParse({ code: 200, status: 'ok', message: '', payload: { n: 1 } }).success).toBe(false);

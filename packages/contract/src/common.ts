@@ -52,7 +52,11 @@ export const timeZoneField = (message: string) => trimmed.max(64).refine(isTimeZ
 const UNSAFE_TEXT = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 export const hasUnsafeText = (s: string) => new RegExp(UNSAFE_TEXT.source).test(s);
 /** A stored name as it may be shown: unsafe characters dropped, runs of spaces left by them folded, trimmed. */
-export const cleanText = (s: string) => s.replace(UNSAFE_TEXT, ' ').replace(/\s{2,}/g, ' ').trim();
+export const cleanText = (s: string) =>
+  s
+    .replace(UNSAFE_TEXT, ' ')
+    .replace(/\s{2,}/g, ' ')
+    .trim();
 /** Optional one-line text that signs messages to others (a company or person name): no controls, no bidi overrides. */
 export const saneText = (max: number, message: string) =>
   trimmed

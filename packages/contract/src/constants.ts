@@ -38,15 +38,7 @@ export const STATUS_LABELS: Record<TrackingStatus, string> = {
  * The notification triggers of product rules §3, and FailAttempt ("Attempt failed": the courier could not deliver),
  * which the original lacked (decision 100). Pending is not a trigger.
  */
-export const TRIGGER_EVENTS = [
-  'Delivered',
-  'Exception',
-  'Expired',
-  'FailAttempt',
-  'InTransit',
-  'InfoReceived',
-  'OutForDelivery',
-] as const;
+export const TRIGGER_EVENTS = ['Delivered', 'Exception', 'Expired', 'FailAttempt', 'InTransit', 'InfoReceived', 'OutForDelivery'] as const;
 export type TriggerEvent = (typeof TRIGGER_EVENTS)[number];
 
 /**

@@ -14,11 +14,7 @@ export const GEO_MESSAGES = {
 export const GEO_COUNTRIES = ['US', 'CA'] as const;
 
 export const geoLookupQuery = z.object({
-  zip: z
-    .string({ error: GEO_MESSAGES.zipRequired })
-    .trim()
-    .min(1, GEO_MESSAGES.zipRequired)
-    .max(20, GEO_MESSAGES.zipNotFound),
+  zip: z.string({ error: GEO_MESSAGES.zipRequired }).trim().min(1, GEO_MESSAGES.zipRequired).max(20, GEO_MESSAGES.zipNotFound),
   country: z.string().trim().max(60).optional(),
 });
 export type GeoLookupQuery = z.input<typeof geoLookupQuery>;

@@ -10,7 +10,9 @@ export const MEMBER_ROLES = ['courier'] as const;
 export type MemberRole = (typeof MEMBER_ROLES)[number];
 
 const memberEmail = requiredText(MSG.emailRequired).pipe(emailField);
-const memberRole = z.enum(MEMBER_ROLES, { error: (issue) => (issue.input === undefined || issue.input === '' ? MSG.roleRequired : 'A member is a courier (role "courier")') });
+const memberRole = z.enum(MEMBER_ROLES, {
+  error: (issue) => (issue.input === undefined || issue.input === '' ? MSG.roleRequired : 'A member is a courier (role "courier")'),
+});
 
 /** US phone, required for a member (the company calls its couriers). */
 const memberPhone = requiredText(MSG.phoneRequired)

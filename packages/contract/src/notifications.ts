@@ -17,7 +17,18 @@ export type NotificationAudience = (typeof NOTIFICATION_AUDIENCES)[number];
  * held (a message to a customer of an account whose email is not verified yet: sent once it is) and limited
  * (a message to a customer over a sending limit, never sent); decision 109.
  */
-export const NOTIFICATION_STATUSES = ['pending', 'sending', 'retrying', 'sent', 'delivered', 'failed', 'skipped_balance', 'disabled', 'held', 'limited'] as const;
+export const NOTIFICATION_STATUSES = [
+  'pending',
+  'sending',
+  'retrying',
+  'sent',
+  'delivered',
+  'failed',
+  'skipped_balance',
+  'disabled',
+  'held',
+  'limited',
+] as const;
 export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
 
 export const WEBHOOK_EVENT_TYPE = 'tracking.status_changed';

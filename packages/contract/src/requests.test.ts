@@ -25,8 +25,20 @@ describe('parseRequest: null is "not given"', () => {
 
   it('drops null at any depth, also for update and account bodies', () => {
     expect(parseRequest(updateTrackingRequest, { tid: 'X1', notify: null, note: null }).data).toEqual({ tid: 'X1', courier: null });
-    expect(parseRequest(updateTrackingRequest, { tid: 'X1', notify: { email: 'a@example.com', phone: null } }).data?.notify).toEqual({ email: 'a@example.com' });
-    const u = parseRequest(updateRequest, { profile: { firstName: null, phone: null, company: 'ACME' }, settings: { themeid: null, emailContent: null, receiveNotification: { email: { triggers: { Delivered: true, Exception: null }, endpoint: null }, webhook: { triggers: { Delivered: null }, endpoint: null } } } });
+    expect(parseRequest(updateTrackingRequest, { tid: 'X1', notify: { email: 'a@example.com', phone: null } }).data?.notify).toEqual({
+      email: 'a@example.com',
+    });
+    const u = parseRequest(updateRequest, {
+      profile: { firstName: null, phone: null, company: 'ACME' },
+      settings: {
+        themeid: null,
+        emailContent: null,
+        receiveNotification: {
+          email: { triggers: { Delivered: true, Exception: null }, endpoint: null },
+          webhook: { triggers: { Delivered: null }, endpoint: null },
+        },
+      },
+    });
     expect(u.success).toBe(true);
     expect(u.data?.profile).toEqual({ company: 'ACME' });
     expect(u.data?.settings?.receiveNotification).toEqual({ email: { triggers: { Delivered: true }, endpoint: '' } });
@@ -41,7 +53,9 @@ describe('parseRequest: null is "not given"', () => {
     expect(fieldErrors(contact.error!)).toEqual({ name: MSG.fullNameRequired, email: MSG.emailRequired, message: MSG.messageRequired });
     const signup = parseRequest(signupRequest, { email: 'a@example.com', password: null, repassword: null, terms: null });
     expect(fieldErrors(signup.error!)).toMatchObject({ password: MSG.passwordRequired, terms: MSG.termsRequired });
-    expect(fieldErrors(parseRequest(passwordResetRequest, { password: 'secret12', verifycode: null }).error!)).toEqual({ verifycode: MSG.resetLinkInvalid });
+    expect(fieldErrors(parseRequest(passwordResetRequest, { password: 'secret12', verifycode: null }).error!)).toEqual({
+      verifycode: MSG.resetLinkInvalid,
+    });
   });
 
   it('a missing or null body is an empty object', () => {

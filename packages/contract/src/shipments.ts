@@ -44,8 +44,14 @@ export function shmCheckDigitValid(tid: string): boolean {
 }
 
 // ------------------------------------------------------------------ inputs
-const latitude = z.number({ error: 'Latitude must be a number' }).min(-90, 'Latitude is between -90 and 90').max(90, 'Latitude is between -90 and 90');
-const longitude = z.number({ error: 'Longitude must be a number' }).min(-180, 'Longitude is between -180 and 180').max(180, 'Longitude is between -180 and 180');
+const latitude = z
+  .number({ error: 'Latitude must be a number' })
+  .min(-90, 'Latitude is between -90 and 90')
+  .max(90, 'Latitude is between -90 and 90');
+const longitude = z
+  .number({ error: 'Longitude must be a number' })
+  .min(-180, 'Longitude is between -180 and 180')
+  .max(180, 'Longitude is between -180 and 180');
 
 /** Free-form metadata as the original API took it: an object of at most 20 keys, small. */
 export const METADATA_MAX_KEYS = 20;
@@ -60,18 +66,18 @@ const metadata = z
 export const addressInput = (side: 'Origin' | 'Destination') =>
   z.object(
     {
-    name: optionalString(200),
-    company: optionalString(200),
-    address1: requiredString(`${side} address1 is required`, 300),
-    address2: optionalString(300),
-    city: requiredString(`${side} city is required`, 120),
-    state: optionalString(60),
-    zip: requiredString(`${side} zip is required`, 20),
-    country: optionalString(60),
-    lat: latitude.optional(),
-    long: longitude.optional(),
-    email: optionalEmailField(MSG.emailInvalid),
-    phone: optionalUsPhone(MSG.phoneInvalid),
+      name: optionalString(200),
+      company: optionalString(200),
+      address1: requiredString(`${side} address1 is required`, 300),
+      address2: optionalString(300),
+      city: requiredString(`${side} city is required`, 120),
+      state: optionalString(60),
+      zip: requiredString(`${side} zip is required`, 20),
+      country: optionalString(60),
+      lat: latitude.optional(),
+      long: longitude.optional(),
+      email: optionalEmailField(MSG.emailInvalid),
+      phone: optionalUsPhone(MSG.phoneInvalid),
     },
     // A missing address reads as its first required field.
     { error: (issue) => (issue.input === undefined ? `${side} address1 is required` : `${side} must be an address object`) },
@@ -79,11 +85,19 @@ export const addressInput = (side: 'Origin' | 'Destination') =>
 export type AddressInput = z.input<ReturnType<typeof addressInput>>;
 
 const dimension = (name: string) =>
-  z.number({ error: (issue) => (issue.input === undefined ? `${name} is required` : `${name} must be a number`) }).min(0, `${name} cannot be negative`).max(100_000);
+  z
+    .number({ error: (issue) => (issue.input === undefined ? `${name} is required` : `${name} must be a number`) })
+    .min(0, `${name} cannot be negative`)
+    .max(100_000);
 
 export const parcelInput = z.object({
   id: optionalString(100),
-  quantity: z.number({ error: 'Quantity must be a number' }).int('Quantity must be a whole number').min(1, 'Quantity is at least 1').max(10_000).default(1),
+  quantity: z
+    .number({ error: 'Quantity must be a number' })
+    .int('Quantity must be a whole number')
+    .min(1, 'Quantity is at least 1')
+    .max(10_000)
+    .default(1),
   name: requiredString('Parcel name is required', 200),
   length: dimension('Length'),
   width: dimension('Width'),
@@ -139,7 +153,11 @@ export const createShipmentRequest = z
   })
   // Checked even when other fields fail, so the wizard shows every missing part at once.
   .refine((v) => v.unassigned === true || !isMissing(v.courier), { message: COURIER_REQUIRED, path: ['courier'], when: () => true })
-  .refine((v) => v.unassigned === true || !isMissing(v.courierEmail), { message: COURIER_REQUIRED, path: ['courierEmail'], when: () => true });
+  .refine((v) => v.unassigned === true || !isMissing(v.courierEmail), {
+    message: COURIER_REQUIRED,
+    path: ['courierEmail'],
+    when: () => true,
+  });
 export type CreateShipmentRequest = z.input<typeof createShipmentRequest>;
 
 // ------------------------------------------------------------------ checkpoints and proof of delivery
@@ -163,7 +181,10 @@ const dataUrl = (what: string, types: string, maxBytes: number) =>
     .string()
     .trim()
     .max(Math.ceil((maxBytes * 4) / 3) + 100, `The ${what} is too large (at most ${Math.round(maxBytes / 1024)} KB)`)
-    .regex(new RegExp(`^data:image/(${types});base64,[A-Za-z0-9+/=\\s]+$`), `The ${what} must be a ${types.replace(/\|/g, ' or ').toUpperCase()} image as a data URL (data:image/...;base64,...)`);
+    .regex(
+      new RegExp(`^data:image/(${types});base64,[A-Za-z0-9+/=\\s]+$`),
+      `The ${what} must be a ${types.replace(/\|/g, ' or ').toUpperCase()} image as a data URL (data:image/...;base64,...)`,
+    );
 
 export const proofInput = z.object({
   recipientName: requiredString('Recipient name is required', 200),
@@ -194,7 +215,11 @@ export const updateShipmentRequest = z
     message: optionalString(500),
     proof: proofInput.optional(),
   })
-  .refine((v) => !v.proof || v.status === 'Delivered', { message: 'Proof of delivery goes with the Delivered status', path: ['proof'], when: () => true });
+  .refine((v) => !v.proof || v.status === 'Delivered', {
+    message: 'Proof of delivery goes with the Delivered status',
+    path: ['proof'],
+    when: () => true,
+  });
 export type UpdateShipmentRequest = z.input<typeof updateShipmentRequest>;
 
 /**
@@ -220,7 +245,14 @@ const listOf = <T extends z.ZodType<unknown, string>>(item: T) =>
   z
     .union([z.string(), z.array(z.string())])
     .optional()
-    .transform((v) => (v === undefined ? [] : (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean)))
+    .transform((v) =>
+      v === undefined
+        ? []
+        : (Array.isArray(v) ? v : [v])
+            .flatMap((s) => s.split(','))
+            .map((s) => s.trim())
+            .filter(Boolean),
+    )
     .pipe(z.array(item));
 
 /**
@@ -234,7 +266,12 @@ export const listShipmentsRequest = z.object({
     .min(1, 'numRecords must be at least 1')
     .transform((n) => Math.min(n, LIMITS.maxTrackingsPerPage))
     .default(LIMITS.trackingsPerPage),
-  lastTid: z.string().trim().max(64).optional().transform((v) => (v ? v : undefined)),
+  lastTid: z
+    .string()
+    .trim()
+    .max(64)
+    .optional()
+    .transform((v) => (v ? v : undefined)),
   status: listOf(z.enum(SHIPMENT_STATUSES, { error: `Unknown status: use ${SHIPMENT_STATUSES.join(', ')}` })),
   /** Courier emails (the assigned member's or the free-text courier's). */
   courier: listOf(z.string().max(254)),
@@ -272,7 +309,12 @@ export const MARKERS_PAGE_MAX = 5000;
  */
 export const shipmentMarkersRequest = z.object({
   status: listOf(z.enum(SHIPMENT_STATUSES, { error: `Unknown status: use ${SHIPMENT_STATUSES.join(', ')}` })),
-  afterTid: z.string().trim().max(64).optional().transform((v) => (v ? v : undefined)),
+  afterTid: z
+    .string()
+    .trim()
+    .max(64)
+    .optional()
+    .transform((v) => (v ? v : undefined)),
   numRecords: z.coerce
     .number({ error: 'numRecords must be a number' })
     .int('numRecords must be a whole number')
@@ -437,7 +479,9 @@ export const publicShipmentSchema = z.object({
   destinationPlace: publicPlace,
   expected: z.string().nullable(),
   lastCheckPoint: checkpointSchema.nullable(),
-  checkpoints: z.array(checkpointSchema.extend({ signedBy: z.string().nullable(), lat: z.number().nullable(), long: z.number().nullable() })),
+  checkpoints: z.array(
+    checkpointSchema.extend({ signedBy: z.string().nullable(), lat: z.number().nullable(), long: z.number().nullable() }),
+  ),
   notify: z.object({ email: z.string(), phone: z.string() }),
   signedBy: z.string().nullable(),
   brand: brandSchema,
@@ -449,7 +493,16 @@ export type PublicShipment = z.infer<typeof publicShipmentSchema>;
 export const positionViewSchema = geoSchema;
 
 /** The primary colour of each theme (A to H), for a company's branded page and mails (same as the web themes). */
-export const THEME_PRIMARY_COLORS = { A: '#364fc7', B: '#099268', C: '#6741d9', D: '#1971c2', E: '#9c36b5', F: '#d9480f', G: '#2b8a3e', H: '#343a40' } as const;
+export const THEME_PRIMARY_COLORS = {
+  A: '#364fc7',
+  B: '#099268',
+  C: '#6741d9',
+  D: '#1971c2',
+  E: '#9c36b5',
+  F: '#d9480f',
+  G: '#2b8a3e',
+  H: '#343a40',
+} as const;
 
 /**
  * POST /v1/shipment/today (a courier): the courier's day. `since` is the start of the courier's day, the

@@ -8,8 +8,18 @@ const errors = (r: { success: boolean; error?: unknown }) => (r.success ? {} : f
 
 describe('add a tracking', () => {
   it('trims the number, reads courier names, normalises notify contacts', () => {
-    const r = addTrackingRequest.parse({ tid: ' 1Z999AA10123456784 ', courier: 'Canada Post', title: ' Shoes ', notify: { email: 'Ada@Example.com', phone: '+1 212 555 1234' } });
-    expect(r).toMatchObject({ tid: '1Z999AA10123456784', courier: 'canadapost', title: 'Shoes', notify: { email: 'ada@example.com', phone: '(212) 555-1234' } });
+    const r = addTrackingRequest.parse({
+      tid: ' 1Z999AA10123456784 ',
+      courier: 'Canada Post',
+      title: ' Shoes ',
+      notify: { email: 'Ada@Example.com', phone: '+1 212 555 1234' },
+    });
+    expect(r).toMatchObject({
+      tid: '1Z999AA10123456784',
+      courier: 'canadapost',
+      title: 'Shoes',
+      notify: { email: 'ada@example.com', phone: '(212) 555-1234' },
+    });
   });
   it('an empty or missing courier means "detect it"', () => {
     expect(addTrackingRequest.parse({ tid: 'X1', courier: '' }).courier).toBeNull();
@@ -21,8 +31,13 @@ describe('add a tracking', () => {
     expect(errors(addTrackingRequest.safeParse({}))).toEqual({ tid: MSG.trackingNumberRequired });
     expect(errors(addTrackingRequest.safeParse({ tid: '   ' }))).toEqual({ tid: MSG.trackingNumberRequired });
     expect(errors(addTrackingRequest.safeParse({ tid: 'x'.repeat(TRACKING_NUMBER_MAX + 1) })).tid).toBe(MSG.trackingNumberTooLong);
-    expect(errors(addTrackingRequest.safeParse({ tid: 'X1', courier: 'dhl' })).courier).toBe('Unknown courier: use ups, usps, fedex or canadapost');
-    expect(errors(addTrackingRequest.safeParse({ tid: 'X1', notify: { email: 'nope', phone: '123' } }))).toEqual({ 'notify.email': MSG.emailInvalid, 'notify.phone': MSG.phoneInvalid });
+    expect(errors(addTrackingRequest.safeParse({ tid: 'X1', courier: 'dhl' })).courier).toBe(
+      'Unknown courier: use ups, usps, fedex or canadapost',
+    );
+    expect(errors(addTrackingRequest.safeParse({ tid: 'X1', notify: { email: 'nope', phone: '123' } }))).toEqual({
+      'notify.email': MSG.emailInvalid,
+      'notify.phone': MSG.phoneInvalid,
+    });
     expect(errors(addTrackingRequest.safeParse({ tid: 'X1', note: 'n'.repeat(2001) }))).toHaveProperty('note');
   });
 });
@@ -35,7 +50,10 @@ describe('list query', () => {
     expect(errors(listTrackingsQuery.safeParse({ numRecords: 'ten' })).numRecords).toBe('numRecords must be a number');
   });
   it('reads status and courier filters as comma lists or repeated values, and refuses unknown ones', () => {
-    expect(listTrackingsQuery.parse({ status: 'Delivered, InTransit', courier: ['ups', 'fedex'] })).toMatchObject({ status: ['Delivered', 'InTransit'], courier: ['ups', 'fedex'] });
+    expect(listTrackingsQuery.parse({ status: 'Delivered, InTransit', courier: ['ups', 'fedex'] })).toMatchObject({
+      status: ['Delivered', 'InTransit'],
+      courier: ['ups', 'fedex'],
+    });
     expect(listTrackingsQuery.parse({ status: '' }).status).toEqual([]);
     expect(listTrackingsQuery.safeParse({ status: 'Lost' }).success).toBe(false);
     expect(listTrackingsQuery.safeParse({ courier: 'dhl' }).success).toBe(false);

@@ -12,7 +12,14 @@ import { checkpointSchema } from './checkpoints.ts';
 export const courierInput = z
   .union([z.string(), z.null()])
   .optional()
-  .transform((v) => (v == null ? null : v.trim().toLowerCase().replace(/[\s_-]/g, '')))
+  .transform((v) =>
+    v == null
+      ? null
+      : v
+          .trim()
+          .toLowerCase()
+          .replace(/[\s_-]/g, ''),
+  )
   .transform((v) => (v === '' ? null : v))
   .pipe(z.enum(COURIER_SLUGS, { error: 'Unknown courier: use ups, usps, fedex or canadapost' }).nullable());
 
@@ -20,7 +27,9 @@ const TRACKING_NUMBER_SEPARATORS = /[\s\-\u2010-\u2015_.]+/g;
 
 /** Upper case, without spaces, dashes, dots and underscores: how a tracking number is stored and compared. */
 export function normalizeTrackingNumber(raw: string): string {
-  return String(raw ?? '').replace(TRACKING_NUMBER_SEPARATORS, '').toUpperCase();
+  return String(raw ?? '')
+    .replace(TRACKING_NUMBER_SEPARATORS, '')
+    .toUpperCase();
 }
 
 /** Required; at most TRACKING_NUMBER_MAX letters and digits once spaces and dashes are left out. */
@@ -53,7 +62,14 @@ const csvList = <T extends readonly [string, ...string[]]>(values: T, message: s
   z
     .union([z.string(), z.array(z.string())])
     .optional()
-    .transform((v) => (v === undefined ? [] : (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean)))
+    .transform((v) =>
+      v === undefined
+        ? []
+        : (Array.isArray(v) ? v : [v])
+            .flatMap((s) => s.split(','))
+            .map((s) => s.trim())
+            .filter(Boolean),
+    )
     .pipe(z.array(z.enum(values, { error: message })));
 
 export const listTrackingsQuery = z.object({
@@ -63,7 +79,12 @@ export const listTrackingsQuery = z.object({
     .min(1, 'numRecords must be at least 1')
     .transform((n) => Math.min(n, LIMITS.maxTrackingsPerPage))
     .default(LIMITS.trackingsPerPage),
-  lastTid: z.string().trim().max(64).optional().transform((v) => (v ? v : undefined)),
+  lastTid: z
+    .string()
+    .trim()
+    .max(64)
+    .optional()
+    .transform((v) => (v ? v : undefined)),
   status: csvList(TRACKING_STATUSES, `Unknown status: use ${TRACKING_STATUSES.join(', ')}`),
   courier: csvList(COURIER_SLUGS, `Unknown courier: use ${COURIER_SLUGS.join(', ')}`),
   /** The version token of product rules §7; ignored (the web app sends it to bust caches). */
@@ -128,7 +149,9 @@ export const publicTrackingSchema = z.object({
 export type PublicTracking = z.infer<typeof publicTrackingSchema>;
 
 /** 'shm' is Shiptrail's own (a company's shipment with an SHM number). */
-export const detectResponse = z.array(z.object({ courier: z.enum([...COURIER_SLUGS, 'shm']), name: z.string(), checkDigitValid: z.boolean() }));
+export const detectResponse = z.array(
+  z.object({ courier: z.enum([...COURIER_SLUGS, 'shm']), name: z.string(), checkDigitValid: z.boolean() }),
+);
 export const couriersResponse = z.array(z.object({ courier: z.enum(COURIER_SLUGS), name: z.string(), sandbox: z.boolean() }));
 
 /** CSV import: one line per row of the file (row = line number in the file, the header being line 1). */

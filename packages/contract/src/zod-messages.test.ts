@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { addTrackingRequest, fieldErrors, listTrackingsQuery, loginCodeRequest, MSG, supportRequest, TRACKING_NUMBER_MAX } from './index.ts';
+import {
+  addTrackingRequest,
+  fieldErrors,
+  listTrackingsQuery,
+  loginCodeRequest,
+  MSG,
+  supportRequest,
+  TRACKING_NUMBER_MAX,
+} from './index.ts';
 
 // Importing the contract installs the human messages: both the server and the web app import it.
 const errorsOf = (schema: z.ZodType, value: unknown) => {
@@ -10,8 +18,10 @@ const errorsOf = (schema: z.ZodType, value: unknown) => {
 };
 
 describe('human validation messages', () => {
-  it('says how long a field may be, not zod\'s developer text', () => {
-    expect(errorsOf(addTrackingRequest, { tid: '1Z999AA10123456784', orderId: 'x'.repeat(101) })).toEqual({ orderId: 'Must be at most 100 characters' });
+  it("says how long a field may be, not zod's developer text", () => {
+    expect(errorsOf(addTrackingRequest, { tid: '1Z999AA10123456784', orderId: 'x'.repeat(101) })).toEqual({
+      orderId: 'Must be at most 100 characters',
+    });
     expect(errorsOf(supportRequest, { message: 'x'.repeat(5001) })).toEqual({ message: 'Must be at most 5000 characters' });
   });
 
@@ -23,7 +33,9 @@ describe('human validation messages', () => {
   it('names the expected kind of value', () => {
     expect(errorsOf(z.object({ n: z.number() }), { n: 'seven' })).toEqual({ n: 'Must be a number' });
     expect(errorsOf(z.object({ n: z.number().min(3) }), { n: 2 })).toEqual({ n: 'Must be at least 3' });
-    expect(errorsOf(z.object({ list: z.array(z.string()).max(2) }), { list: ['a', 'b', 'c'] })).toEqual({ list: 'Must be at most 2 items' });
+    expect(errorsOf(z.object({ list: z.array(z.string()).max(2) }), { list: ['a', 'b', 'c'] })).toEqual({
+      list: 'Must be at most 2 items',
+    });
     expect(errorsOf(z.object({ k: z.enum(['a', 'b']) }), { k: 'c' })).toEqual({ k: 'Choose one of the options' });
     expect(errorsOf(z.object({ u: z.url() }), { u: 'nope' })).toEqual({ u: 'Invalid URL' });
   });
@@ -34,7 +46,7 @@ describe('human validation messages', () => {
     expect(errorsOf(listTrackingsQuery, { numRecords: 'many' })).toEqual({ numRecords: 'numRecords must be a number' });
   });
 
-  it('never lets zod\'s developer wording through for the common checks', () => {
+  it("never lets zod's developer wording through for the common checks", () => {
     const schema = z.object({ a: z.string().max(3), b: z.string().min(4), c: z.number().int(), d: z.boolean(), e: z.email() });
     const errors = errorsOf(schema, { a: 'abcd', b: 'ab', c: 1.5, d: 'yes', e: 'x' });
     for (const m of Object.values(errors)) expect(m).not.toMatch(/Too big|Too small|expected|Invalid input/);

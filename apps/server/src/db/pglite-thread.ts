@@ -51,7 +51,8 @@ function fromWire(w: WireError): Error {
 function wireOptions(o?: QueryOptions): WireQueryOptions | undefined {
   if (!o) return undefined;
   const { parsers, ...rest } = o as QueryOptions & Record<string, unknown>;
-  for (const [k, v] of Object.entries(rest)) if (typeof v === 'function') throw new Error(`query option ${k} cannot cross to the database thread`);
+  for (const [k, v] of Object.entries(rest))
+    if (typeof v === 'function') throw new Error(`query option ${k} cannot cross to the database thread`);
   const identityParsers = parsers ? Object.keys(parsers).map(Number) : undefined;
   return { ...(rest as WireQueryOptions), ...(identityParsers?.length ? { identityParsers } : {}) };
 }
@@ -70,7 +71,12 @@ export interface PGliteThreadOptions {
   /** Cloneable PGlite options (loadDataDir, a compiled pgliteWasmModule, ...). */
   options?: PGliteOptions;
   /** Told when the thread stopped unexpectedly, and when its successor is ready. */
-  onEvent?: (e: { kind: 'died'; reason: string; restarts: number } | { kind: 'restarted'; restarts: number; ms: number } | { kind: 'restart-failed'; reason: string }) => void;
+  onEvent?: (
+    e:
+      | { kind: 'died'; reason: string; restarts: number }
+      | { kind: 'restarted'; restarts: number; ms: number }
+      | { kind: 'restart-failed'; reason: string },
+  ) => void;
 }
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -100,7 +106,9 @@ export class PGliteThread {
 
   private start(options: PGliteOptions | undefined): Promise<void> {
     const gen = ++this.generation;
-    const worker = new Worker(new URL('./pglite-thread.worker.ts', import.meta.url), { workerData: { dataDir: this.opts.dataDir, options } });
+    const worker = new Worker(new URL('./pglite-thread.worker.ts', import.meta.url), {
+      workerData: { dataDir: this.opts.dataDir, options },
+    });
     this.worker = worker;
     this.ready = new Promise<void>((resolve, reject) => {
       worker.on('message', (m: FromWorker) => {
@@ -216,8 +224,14 @@ export class PGliteThread {
       if (gen !== this.generation) throw new Error('the database thread restarted; the transaction was rolled back');
     };
     const tx = {
-      query: <R>(sql: string, params?: unknown[], options?: QueryOptions) => (live(), this.call<Results<R>>({ t: 'query', tx: txId, sql, params, options: wireOptions(options) })),
-      exec: (sql: string, options?: QueryOptions) => (live(), this.call<Results[]>({ t: 'exec', tx: txId, sql, options: wireOptions(options) })),
+      query: <R>(sql: string, params?: unknown[], options?: QueryOptions) => (
+        live(),
+        this.call<Results<R>>({ t: 'query', tx: txId, sql, params, options: wireOptions(options) })
+      ),
+      exec: (sql: string, options?: QueryOptions) => (
+        live(),
+        this.call<Results[]>({ t: 'exec', tx: txId, sql, options: wireOptions(options) })
+      ),
       rollback: async () => {
         live();
         closed = true;

@@ -102,7 +102,8 @@ async function handle(m: ToWorker): Promise<void> {
       return;
     }
     case 'listen': {
-      if (!unlisten.has(m.channel)) unlisten.set(m.channel, await pglite.listen(m.channel, (payload) => send({ t: 'notify', channel: m.channel, payload })));
+      if (!unlisten.has(m.channel))
+        unlisten.set(m.channel, await pglite.listen(m.channel, (payload) => send({ t: 'notify', channel: m.channel, payload })));
       send({ id: m.id, ok: true, value: null });
       return;
     }

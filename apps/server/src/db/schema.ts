@@ -54,7 +54,9 @@ export const users = pgTable(
     /** SHA-256 of the API key, for lookup; the key itself is kept encrypted so the owner can view it. */
     apiKeyHash: text('api_key_hash').notNull(),
     apiKeyEnc: text('api_key_enc').notNull(),
-    settings: jsonb('settings').notNull().default(sql`'{}'::jsonb`),
+    settings: jsonb('settings')
+      .notNull()
+      .default(sql`'{}'::jsonb`),
     /** Standard Webhooks signing secret (whsec_...), and the previous one during rotation. */
     webhookSecret: text('webhook_secret').notNull(),
     webhookSecretPrev: text('webhook_secret_prev'),
@@ -177,7 +179,9 @@ export const courierInvitations = pgTable(
     uniqueIndex('courier_invitations_token_uq').on(t.tokenHash),
     index('courier_invitations_company_idx').on(t.companyId, t.createdAt),
     // One open invitation per address and company: inviting again is a resend.
-    uniqueIndex('courier_invitations_pending_uq').on(t.companyId, t.email).where(sql`state = 'pending'`),
+    uniqueIndex('courier_invitations_pending_uq')
+      .on(t.companyId, t.email)
+      .where(sql`state = 'pending'`),
   ],
 );
 
@@ -294,7 +298,9 @@ export const payments = pgTable(
   (t) => [
     uniqueIndex('payments_idempotency_uq').on(t.userId, t.idempotencyKey),
     index('payments_user_idx').on(t.userId, t.createdAt),
-    uniqueIndex('payments_one_recharge_uq').on(t.userId).where(sql`kind = 'auto_recharge' and status in ('pending', 'processing')`),
+    uniqueIndex('payments_one_recharge_uq')
+      .on(t.userId)
+      .where(sql`kind = 'auto_recharge' and status in ('pending', 'processing')`),
   ],
 );
 
@@ -404,7 +410,10 @@ export const checkpoints = pgTable(
     fingerprint: text('fingerprint').notNull(),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex('checkpoints_fp_uq').on(t.trackingId, t.fingerprint), index('checkpoints_tracking_time_idx').on(t.trackingId, t.time)],
+  (t) => [
+    uniqueIndex('checkpoints_fp_uq').on(t.trackingId, t.fingerprint),
+    index('checkpoints_tracking_time_idx').on(t.trackingId, t.time),
+  ],
 );
 
 /** A status change, written in the same transaction as the change; notifications fan out from it. */
@@ -514,7 +523,9 @@ export const shipments = pgTable(
     orderId: text('order_id').notNull().default(''),
     message: text('message').notNull().default(''),
     expected: ts('expected'),
-    metadata: jsonb('metadata').notNull().default(sql`'{}'::jsonb`),
+    metadata: jsonb('metadata')
+      .notNull()
+      .default(sql`'{}'::jsonb`),
     /** Address objects as the contract's address view (name, company, address1, ..., lat, long, email, phone). */
     origin: jsonb('origin').notNull(),
     destination: jsonb('destination').notNull(),
@@ -562,7 +573,9 @@ export const shipmentParcels = pgTable(
     weight: doublePrecision('weight').notNull(),
     distanceUnit: text('distance_unit').notNull().default('in'),
     weightUnit: text('weight_unit').notNull().default('lb'),
-    metadata: jsonb('metadata').notNull().default(sql`'{}'::jsonb`),
+    metadata: jsonb('metadata')
+      .notNull()
+      .default(sql`'{}'::jsonb`),
   },
   (t) => [index('shipment_parcels_shipment_idx').on(t.shipmentId, t.position)],
 );

@@ -80,7 +80,9 @@ export async function work(ctx: AppContext, def: JobDefinition<any>): Promise<st
     const end = jobDuration.startTimer({ queue: def.name });
     try {
       // Log lines of the batch carry the queue, and the job id when the batch is one job (settleEach adds it per job).
-      const out = await withLogContext({ queue: def.name, ...(jobs.length === 1 ? { jobId: jobs[0]!.id } : {}) }, () => def.handle(ctx, jobs));
+      const out = await withLogContext({ queue: def.name, ...(jobs.length === 1 ? { jobId: jobs[0]!.id } : {}) }, () =>
+        def.handle(ctx, jobs),
+      );
       jobRuns.inc({ queue: def.name, outcome: 'ok' });
       return out;
     } catch (err) {

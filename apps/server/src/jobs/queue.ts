@@ -20,7 +20,12 @@ export async function createQueue(database: Database): Promise<Queue> {
   // default) whatever the supervise interval: left at 60, a dead worker's job waited up to 70 s before it was
   // even seen (a CI run measured 116 s to redelivery). The monitor's stats aggregate then runs every 15 s too,
   // a scan of the job table, which completed and deleted jobs keep small.
-  const common = { schedule: false, superviseIntervalSeconds: SUPERVISE_SECONDS, monitorIntervalSeconds: SUPERVISE_SECONDS, useListenNotify: true };
+  const common = {
+    schedule: false,
+    superviseIntervalSeconds: SUPERVISE_SECONDS,
+    monitorIntervalSeconds: SUPERVISE_SECONDS,
+    useListenNotify: true,
+  };
   const boss =
     database.kind === 'pglite'
       ? new PgBoss({ db: fromPglite(database.pglite!), backend: 'pglite', ...common })

@@ -10,7 +10,12 @@ export interface AdminServer {
   close(): Promise<void>;
 }
 
-export async function startAdminServer(opts: { port: number; host: string; ready: () => Promise<void | Record<string, unknown>>; backup?: () => Promise<Buffer> }): Promise<AdminServer> {
+export async function startAdminServer(opts: {
+  port: number;
+  host: string;
+  ready: () => Promise<void | Record<string, unknown>>;
+  backup?: () => Promise<Buffer>;
+}): Promise<AdminServer> {
   const server = http.createServer((req, res) => {
     const send = (status: number, type: string, body: string) => {
       res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
@@ -23,7 +28,8 @@ export async function startAdminServer(opts: { port: number; host: string; ready
       // Extra fields say more (the embedded database's thread and its restarts, decision 115).
       opts.ready().then(
         (more) => send(200, 'application/json', JSON.stringify({ status: 'ready', ...more })),
-        (err: { detail?: Record<string, unknown> }) => send(503, 'application/json', JSON.stringify({ status: 'not ready', ...err?.detail })),
+        (err: { detail?: Record<string, unknown> }) =>
+          send(503, 'application/json', JSON.stringify({ status: 'not ready', ...err?.detail })),
       );
       return;
     }
@@ -38,7 +44,11 @@ export async function startAdminServer(opts: { port: number; host: string; ready
     if (path === '/backup' && opts.backup) {
       opts.backup().then(
         (bytes) => {
-          res.writeHead(200, { 'content-type': 'application/gzip', 'content-disposition': 'attachment; filename="shiptrail-backup.tar.gz"', 'cache-control': 'no-store' });
+          res.writeHead(200, {
+            'content-type': 'application/gzip',
+            'content-disposition': 'attachment; filename="shiptrail-backup.tar.gz"',
+            'cache-control': 'no-store',
+          });
           res.end(bytes);
         },
         () => send(500, 'application/json', '{"status":"backup failed"}'),

@@ -10,7 +10,9 @@ export const TOO_MANY_REQUESTS_IN_FLIGHT = 'Too many requests under way from thi
 /** The raw 429 a refused connection gets before it is closed (no request of it has been read). */
 function refuseSocket(socket: Socket): void {
   const body = JSON.stringify(failure(429, TOO_MANY_CONNECTIONS));
-  socket.end(`HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nRetry-After: 10\r\nConnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nRetry-After: 10\r\nConnection: close\r\n\r\n${body}`,
+  );
   socket.destroySoon();
 }
 

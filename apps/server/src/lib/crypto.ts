@@ -15,7 +15,9 @@ export const hmac = (key: string, s: string) => createHmac('sha256', key).update
 
 /** AES-256-GCM with a key derived from the session secret: for values the owner must be able to see again. */
 export function encrypt(secret: string, plain: string): string {
-  const key = createHash('sha256').update('enc:' + secret).digest();
+  const key = createHash('sha256')
+    .update('enc:' + secret)
+    .digest();
   const iv = randomBytes(12);
   const c = createCipheriv('aes-256-gcm', key, iv);
   const body = Buffer.concat([c.update(plain, 'utf8'), c.final()]);
@@ -24,7 +26,9 @@ export function encrypt(secret: string, plain: string): string {
 export function decrypt(secret: string, value: string): string {
   const [iv, tag, body] = value.split('.').map((p) => Buffer.from(p, 'base64url'));
   if (!iv || !tag || !body) throw new Error('bad ciphertext');
-  const key = createHash('sha256').update('enc:' + secret).digest();
+  const key = createHash('sha256')
+    .update('enc:' + secret)
+    .digest();
   const d = createDecipheriv('aes-256-gcm', key, iv);
   d.setAuthTag(tag);
   return Buffer.concat([d.update(body), d.final()]).toString('utf8');

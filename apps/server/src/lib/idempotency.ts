@@ -17,7 +17,8 @@ export interface ExactReply {
 export const exactReply = (statusCode: number, body: Envelope<unknown>): ExactReply => ({ statusCode, text: JSON.stringify(body) });
 
 /** Send the reply text as produced (and, under an Idempotency-Key, stored): never re-serialised. */
-export const sendExact = (reply: FastifyReply, out: ExactReply) => reply.code(out.statusCode).type('application/json; charset=utf-8').send(out.text);
+export const sendExact = (reply: FastifyReply, out: ExactReply) =>
+  reply.code(out.statusCode).type('application/json; charset=utf-8').send(out.text);
 
 /** The request's Idempotency-Key header, or undefined when none (or an empty one) was sent. */
 export function idempotencyKeyOf(req: FastifyRequest): string | undefined {
@@ -30,7 +31,10 @@ function canonicalJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
   if (v && typeof v === 'object') {
     const entries = Object.entries(v as Record<string, unknown>).filter(([, x]) => x !== undefined);
-    return `{${entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, x]) => `${JSON.stringify(k)}:${canonicalJson(x)}`).join(',')}}`;
+    return `{${entries
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([k, x]) => `${JSON.stringify(k)}:${canonicalJson(x)}`)
+      .join(',')}}`;
   }
   return JSON.stringify(v ?? null);
 }

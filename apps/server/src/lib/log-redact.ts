@@ -9,7 +9,8 @@ export const CENSOR = '[redacted]';
 // Paths whose last segment is a one-time key: the API's verify call and the web pages the mails link to.
 const KEY_IN_PATH = /^(\/v1\/user\/email\/verify\/|\/verify\/|\/password\/reset\/)[^/?#]+/;
 // Query parameters that carry a secret in any route (OAuth code and state, tokens, keys, nonces, signatures).
-const SECRET_PARAM = /^(code|state|token|access_token|id_token|key|api_key|apikey|sm-api-token|nonce|secret|signature|password|verifycode)$/i;
+const SECRET_PARAM =
+  /^(code|state|token|access_token|id_token|key|api_key|apikey|sm-api-token|nonce|secret|signature|password|verifycode)$/i;
 
 /** The address as it may be logged: one-time keys in the path and secret query values censored. */
 export function redactUrl(url: string): string {

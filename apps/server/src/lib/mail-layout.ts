@@ -8,7 +8,11 @@ export interface Rendered {
 export const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
-export function layout(title: string, bodyHtml: string, footer = 'Shiptrail · parcel tracking for UPS, USPS, FedEx and Canada Post'): string {
+export function layout(
+  title: string,
+  bodyHtml: string,
+  footer = 'Shiptrail · parcel tracking for UPS, USPS, FedEx and Canada Post',
+): string {
   return `<!doctype html><html><body style="margin:0;background:#f4f6fb;font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;color:#1f2937">
 <table role="presentation" width="100%" cellpadding="0" cellspacing="0"><tr><td align="center" style="padding:32px 12px">
 <table role="presentation" width="560" cellpadding="0" cellspacing="0" style="max-width:560px;background:#fff;border-radius:12px;padding:32px">

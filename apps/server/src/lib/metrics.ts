@@ -98,7 +98,8 @@ new client.Gauge({
     const r = await bound.execute<{ name: string; state: string; n: string | number }>(
       sql`select name, state::text as state, count(*) as n from pgboss.job where state in ('created', 'retry', 'active') group by name, state`,
     );
-    for (const row of rowsOf<{ name: string; state: string; n: string | number }>(r)) this.set({ queue: row.name, state: row.state }, Number(row.n));
+    for (const row of rowsOf<{ name: string; state: string; n: string | number }>(r))
+      this.set({ queue: row.name, state: row.state }, Number(row.n));
   },
 });
 
@@ -143,8 +144,11 @@ new client.Gauge({
   async collect() {
     this.reset();
     if (!bound) return;
-    const r = await bound.execute<{ channel: string; status: string; n: string | number }>(sql`select channel, status, count(*) as n from notifications group by channel, status`);
-    for (const row of rowsOf<{ channel: string; status: string; n: string | number }>(r)) this.set({ channel: row.channel, state: row.status }, Number(row.n));
+    const r = await bound.execute<{ channel: string; status: string; n: string | number }>(
+      sql`select channel, status, count(*) as n from notifications group by channel, status`,
+    );
+    for (const row of rowsOf<{ channel: string; status: string; n: string | number }>(r))
+      this.set({ channel: row.channel, state: row.status }, Number(row.n));
   },
 });
 

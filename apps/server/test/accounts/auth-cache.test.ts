@@ -21,7 +21,8 @@ describe('the token cache', () => {
   afterAll(() => Promise.all([env.close(), off.close()]));
 
   const info = (e: TestEnv, token: string) => call(e.app, 'GET', '/v1/user/info', { token }).then((r) => r.statusCode);
-  const revokeBehindTheApisBack = (e: TestEnv, token: string) => e.ctx.db.execute(sql`update sessions set revoked_at = now() where token_hash = ${hashToken(token)}`);
+  const revokeBehindTheApisBack = (e: TestEnv, token: string) =>
+    e.ctx.db.execute(sql`update sessions set revoked_at = now() where token_hash = ${hashToken(token)}`);
 
   it('serves a checked token from memory for at most AUTH_CACHE_SECONDS', async () => {
     const a = await signUp(env.app);
@@ -59,9 +60,13 @@ describe('the token cache', () => {
     await call(env.app, 'POST', '/v1/user/general/update', { token: a.session, body: { profile: { firstName: 'Grace' } } });
     expect((await call(env.app, 'GET', '/v1/user/info', { token: a.session })).body.payload.profile.firstName).toBe('Grace');
 
-    const third = (await call(env.app, 'POST', '/v1/user/general/login', { body: { email: a.email, password: 'password123' } })).body.payload.sessionToken as string;
+    const third = (await call(env.app, 'POST', '/v1/user/general/login', { body: { email: a.email, password: 'password123' } })).body
+      .payload.sessionToken as string;
     expect(await info(env, third)).toBe(200);
-    const changed = await call(env.app, 'POST', '/v1/user/general/passwordupdate', { token: a.session, body: { password: 'password123', newpassword: 'password456' } });
+    const changed = await call(env.app, 'POST', '/v1/user/general/passwordupdate', {
+      token: a.session,
+      body: { password: 'password123', newpassword: 'password456' },
+    });
     expect(changed.statusCode).toBe(200);
     // The other sessions end with the old password; the one that changed it stays.
     expect(await info(env, third)).toBe(401);
@@ -72,7 +77,9 @@ describe('the token cache', () => {
     const owner = await company(env.app);
     const c = await courier(env.app, owner.session);
     expect(await info(env, c.session)).toBe(200);
-    expect((await call(env.app, 'POST', '/v1/user/general/deletemember', { token: owner.session, body: { email: c.email } })).statusCode).toBe(200);
+    expect(
+      (await call(env.app, 'POST', '/v1/user/general/deletemember', { token: owner.session, body: { email: c.email } })).statusCode,
+    ).toBe(200);
     expect(await info(env, c.session)).toBe(401);
   });
 

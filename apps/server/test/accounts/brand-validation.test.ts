@@ -15,7 +15,8 @@ afterAll(async () => {
   await env?.close();
 });
 
-const update = (token: string, profile: Record<string, unknown>) => call(env.app, 'POST', '/v1/user/general/update', { token, body: { profile } });
+const update = (token: string, profile: Record<string, unknown>) =>
+  call(env.app, 'POST', '/v1/user/general/update', { token, body: { profile } });
 
 describe('brand fields are checked on save', () => {
   it('refuses a javascript: logo and site, a name with a line break or a bidi override, with the messages of the form', async () => {
@@ -26,8 +27,18 @@ describe('brand fields are checked on save', () => {
       company: 'ACME\r\nBcc: x@y\u202egnp.exe',
     });
     expect(bad.statusCode).toBe(400);
-    expect(bad.body.payload.errors).toEqual({ 'profile.image': MSG.urlInvalid, 'profile.companyUrl': MSG.urlInvalid, 'profile.company': MSG.companyInvalid });
-    for (const url of ['http://acme.example/logo.png', 'data:image/png;base64,AAAA', 'ftp://acme.example/x', 'https://user:pw@acme.example/', '/logo.png']) {
+    expect(bad.body.payload.errors).toEqual({
+      'profile.image': MSG.urlInvalid,
+      'profile.companyUrl': MSG.urlInvalid,
+      'profile.company': MSG.companyInvalid,
+    });
+    for (const url of [
+      'http://acme.example/logo.png',
+      'data:image/png;base64,AAAA',
+      'ftp://acme.example/x',
+      'https://user:pw@acme.example/',
+      '/logo.png',
+    ]) {
       const r = await update(c.session, { companyUrl: url });
       expect(r.body.payload.errors, url).toEqual({ 'profile.companyUrl': MSG.urlInvalid });
     }
@@ -38,13 +49,30 @@ describe('brand fields are checked on save', () => {
     const names = await update(c.session, { firstName: 'Eve\nBob', lastName: 'x\u202dy' });
     expect(names.body.payload.errors).toEqual({ 'profile.firstName': MSG.nameInvalid, 'profile.lastName': MSG.nameInvalid });
     const signup = await call(env.app, 'POST', '/v1/user/general/signup', {
-      body: { email: 'rtl@example.com', password: 'password123', repassword: 'password123', terms: true, userType: 'company', company: 'Bank\u202e' },
+      body: {
+        email: 'rtl@example.com',
+        password: 'password123',
+        repassword: 'password123',
+        terms: true,
+        userType: 'company',
+        company: 'Bank\u202e',
+      },
     });
     expect(signup.body.payload.errors).toEqual({ company: MSG.companyInvalid });
 
-    const ok = await update(c.session, { image: ' https://acme.example/logo.png ', companyUrl: 'https://acme.example', company: '  Acme Parcels  ', firstName: 'Zoë' });
+    const ok = await update(c.session, {
+      image: ' https://acme.example/logo.png ',
+      companyUrl: 'https://acme.example',
+      company: '  Acme Parcels  ',
+      firstName: 'Zoë',
+    });
     expect(ok.statusCode, JSON.stringify(ok.body)).toBe(200);
-    expect(ok.body.payload.profile).toMatchObject({ image: 'https://acme.example/logo.png', companyUrl: 'https://acme.example', company: 'Acme Parcels', firstName: 'Zoë' });
+    expect(ok.body.payload.profile).toMatchObject({
+      image: 'https://acme.example/logo.png',
+      companyUrl: 'https://acme.example',
+      company: 'Acme Parcels',
+      firstName: 'Zoë',
+    });
     // http on this machine's loopback, for development.
     expect((await update(c.session, { companyUrl: 'http://localhost:5173/' })).statusCode).toBe(200);
   });

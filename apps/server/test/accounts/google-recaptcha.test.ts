@@ -34,7 +34,8 @@ async function startFakeGoogle(): Promise<FakeGoogle> {
         const c = codes.get(p.get('code') ?? '');
         const verifier = p.get('code_verifier') ?? '';
         const challenge = createHash('sha256').update(verifier).digest('base64url');
-        if (!c || c.challenge !== challenge || c.redirectUri !== p.get('redirect_uri') || p.get('client_secret') !== 'shh') return json(400, { error: 'invalid_grant' });
+        if (!c || c.challenge !== challenge || c.redirectUri !== p.get('redirect_uri') || p.get('client_secret') !== 'shh')
+          return json(400, { error: 'invalid_grant' });
         codes.delete(p.get('code')!);
         const at = 'at-' + Math.random();
         tokens.set(at, c.user);
@@ -93,13 +94,20 @@ describe('Google sign-in (authorization code + PKCE) against a local fake provid
     const user = { sub: 'g-1', email: 'Gina@Gmail.com', email_verified: true, given_name: 'Gina', family_name: 'G' };
     const first = await consent('generate-google-signup-url', user);
     expect(first.redirectUri).toBe('http://shiptrail.test/');
-    const r1 = await call(env.app, 'POST', '/v1/user/general/login', { body: { code: first.code, state: first.state, userType: 'company', recaptcha: 'human' } });
-    expect(r1.body).toMatchObject({ status: 'success', payload: { profile: { email: 'gina@gmail.com', emailVerified: true, userType: 'company', firstName: 'Gina', balance: 10 } } });
+    const r1 = await call(env.app, 'POST', '/v1/user/general/login', {
+      body: { code: first.code, state: first.state, userType: 'company', recaptcha: 'human' },
+    });
+    expect(r1.body).toMatchObject({
+      status: 'success',
+      payload: { profile: { email: 'gina@gmail.com', emailVerified: true, userType: 'company', firstName: 'Gina', balance: 10 } },
+    });
     expect(g.tokenRequests.at(-1)!.get('code_verifier')).toBeTruthy();
 
     const second = await consent('generate-google-auth-url', user);
     expect(second.redirectUri).toBe('http://shiptrail.test/?login=1');
-    const r2 = await call(env.app, 'POST', '/v1/user/general/login', { body: { code: second.code, state: second.state, recaptcha: 'human' } });
+    const r2 = await call(env.app, 'POST', '/v1/user/general/login', {
+      body: { code: second.code, state: second.state, recaptcha: 'human' },
+    });
     expect(r2.body.payload.profile.uid).toBe(r1.body.payload.profile.uid);
   });
 
@@ -112,7 +120,9 @@ describe('Google sign-in (authorization code + PKCE) against a local fake provid
   });
 
   it('does not link an unverified Google address to an existing password account', async () => {
-    await call(env.app, 'POST', '/v1/user/general/signup', { body: { email: 'owner@example.com', password: 'password1', repassword: 'password1', terms: true, recaptcha: 'human' } });
+    await call(env.app, 'POST', '/v1/user/general/signup', {
+      body: { email: 'owner@example.com', password: 'password1', repassword: 'password1', terms: true, recaptcha: 'human' },
+    });
     const c = await consent('generate-google-auth-url', { sub: 'g-evil', email: 'owner@example.com', email_verified: false });
     const r = await call(env.app, 'POST', '/v1/user/general/login', { body: { code: c.code, state: c.state, recaptcha: 'human' } });
     expect(r.body).toMatchObject({ code: 400, status: 'fail', message: 'Google sign-in failed. Please try again.' });

@@ -14,7 +14,10 @@ describe('tenant isolation and authentication', () => {
     await call(env.app, 'POST', '/v1/user/general/update', { token: b.session, body: { profile: { firstName: 'Mallory' } } });
     expect((await call(env.app, 'GET', '/v1/user/info', { token: a.session })).body.payload.profile.firstName).toBe('Alice');
     // Bob cannot change Alice's email by naming it, nor dismiss her alerts.
-    const sneaky = await call(env.app, 'POST', '/v1/user/general/update', { token: b.session, body: { profile: { email: a.email, firstName: 'X' } } });
+    const sneaky = await call(env.app, 'POST', '/v1/user/general/update', {
+      token: b.session,
+      body: { profile: { email: a.email, firstName: 'X' } },
+    });
     expect(sneaky.body.status).toBe('fail');
     // Nothing changed on either side: Alice keeps her address and name, Bob his address.
     const afterA = (await call(env.app, 'GET', '/v1/user/info', { token: a.session })).body.payload.profile;
@@ -22,9 +25,16 @@ describe('tenant isolation and authentication', () => {
     expect((await call(env.app, 'GET', '/v1/user/info', { token: b.session })).body.payload.profile.email).toBe(b.email);
     const { alerts } = await import('../../src/db/schema.ts');
     const userA = (await env.ctx.db.query.users.findFirst({ where: (u, { eq }) => eq(u.email, a.email) }))!;
-    const [alert] = await env.ctx.db.insert(alerts).values({ userId: userA.id, group: 'general', name: 'hello', message: 'for Alice' }).returning();
+    const [alert] = await env.ctx.db
+      .insert(alerts)
+      .values({ userId: userA.id, group: 'general', name: 'hello', message: 'for Alice' })
+      .returning();
     expect((await call(env.app, 'POST', `/v1/user/alerts/dismiss/${alert!.id}`, { token: b.session })).statusCode).toBe(404);
-    expect((await call(env.app, 'GET', '/v1/user/info', { token: a.session })).body.payload.alerts.general.some((x: { id: string }) => x.id === alert!.id)).toBe(true);
+    expect(
+      (await call(env.app, 'GET', '/v1/user/info', { token: a.session })).body.payload.alerts.general.some(
+        (x: { id: string }) => x.id === alert!.id,
+      ),
+    ).toBe(true);
     expect((await call(env.app, 'POST', `/v1/user/alerts/dismiss/${alert!.id}`, { token: a.session })).statusCode).toBe(200);
     // Logging out Bob's session does not touch Alice's.
     await call(env.app, 'POST', '/v1/user/general/logout', { token: b.session });
@@ -46,7 +56,11 @@ describe('tenant isolation and authentication', () => {
       expect(r.body).toMatchObject({ code: 401, message: 'Invalid email or password' });
     }
     const blocked = await call(env.app, 'POST', '/v1/user/general/login', { body: { email: a.email, password: 'password123' } });
-    expect(blocked.body).toMatchObject({ code: 429, status: 'fail', message: 'Too many attempts. Please wait a few minutes and try again.' });
+    expect(blocked.body).toMatchObject({
+      code: 429,
+      status: 'fail',
+      message: 'Too many attempts. Please wait a few minutes and try again.',
+    });
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
   });
 

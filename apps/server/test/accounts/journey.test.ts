@@ -18,12 +18,27 @@ describe('account journey', () => {
     const { app } = env;
     const email = 'grace@example.com';
     const signup = await call(app, 'POST', '/v1/user/general/signup/', {
-      body: { email: 'Grace@Example.com', password: 'hopper1906', repassword: 'hopper1906', terms: true, firstName: 'Grace', userType: 'company', timeZone: 'America/New_York' },
+      body: {
+        email: 'Grace@Example.com',
+        password: 'hopper1906',
+        repassword: 'hopper1906',
+        terms: true,
+        firstName: 'Grace',
+        userType: 'company',
+        timeZone: 'America/New_York',
+      },
     });
     expect(signup.statusCode).toBe(201);
     expect(signup.body).toMatchObject({ code: 201, status: 'success' });
     const { profile, sessionToken } = signup.body.payload;
-    expect(profile).toMatchObject({ email, balance: 10, emailVerified: false, userType: 'company', showWizard: true, timeZone: 'America/New_York' });
+    expect(profile).toMatchObject({
+      email,
+      balance: 10,
+      emailVerified: false,
+      userType: 'company',
+      showWizard: true,
+      timeZone: 'America/New_York',
+    });
     expect(profile.token).toMatch(/^[A-Za-z0-9]{40}$/);
     expect(signup.body.payload.version).toMatch(/^[A-Za-z0-9]{30}$/);
 
@@ -83,7 +98,9 @@ describe('account journey', () => {
   it('recovers a password by mail; the reset key works once and ends old sessions', async () => {
     const { app } = env;
     const email = 'linus@example.com';
-    const s = await call(app, 'POST', '/v1/user/general/signup', { body: { email, password: 'penguin123', repassword: 'penguin123', terms: true } });
+    const s = await call(app, 'POST', '/v1/user/general/signup', {
+      body: { email, password: 'penguin123', repassword: 'penguin123', terms: true },
+    });
     const oldSession = s.body.payload.sessionToken;
     const rec = await call(app, 'GET', `/v1/user/password/recover/${encodeURIComponent(email)}`);
     expect(rec.body.status).toBe('success');
@@ -108,20 +125,34 @@ describe('account journey', () => {
 
   it('changes the password only with the current one', async () => {
     const { app } = env;
-    const s = await call(app, 'POST', '/v1/user/general/signup', { body: { email: 'pw@example.com', password: 'original1', repassword: 'original1', terms: true } });
+    const s = await call(app, 'POST', '/v1/user/general/signup', {
+      body: { email: 'pw@example.com', password: 'original1', repassword: 'original1', terms: true },
+    });
     const token = s.body.payload.sessionToken;
-    const wrong = await call(app, 'POST', '/v1/user/general/passwordupdate', { token, body: { password: 'notright', newpassword: 'changed12' } });
+    const wrong = await call(app, 'POST', '/v1/user/general/passwordupdate', {
+      token,
+      body: { password: 'notright', newpassword: 'changed12' },
+    });
     expect(wrong.body).toMatchObject({ code: 400, message: 'Current password is not correct' });
-    const ok = await call(app, 'POST', '/v1/user/general/passwordupdate', { token, body: { password: 'original1', newpassword: 'changed12' } });
+    const ok = await call(app, 'POST', '/v1/user/general/passwordupdate', {
+      token,
+      body: { password: 'original1', newpassword: 'changed12' },
+    });
     expect(ok.body.status).toBe('success');
-    expect((await call(app, 'POST', '/v1/user/general/login', { body: { email: 'pw@example.com', password: 'changed12' } })).statusCode).toBe(200);
+    expect(
+      (await call(app, 'POST', '/v1/user/general/login', { body: { email: 'pw@example.com', password: 'changed12' } })).statusCode,
+    ).toBe(200);
   });
 
   it('sends contact, support and invite mails, and records the referral on sign-up', async () => {
     const { app } = env;
-    const inviter = await call(app, 'POST', '/v1/user/general/signup', { body: { email: 'inviter@example.com', password: 'inviter123', repassword: 'inviter123', terms: true, firstName: 'Ida' } });
+    const inviter = await call(app, 'POST', '/v1/user/general/signup', {
+      body: { email: 'inviter@example.com', password: 'inviter123', repassword: 'inviter123', terms: true, firstName: 'Ida' },
+    });
     const token = inviter.body.payload.sessionToken;
-    const contact = await call(app, 'POST', '/v1/user/general/getintouch', { body: { name: 'Jo', email: 'jo@example.com', phone: '+12025550143', message: 'Hello there' } });
+    const contact = await call(app, 'POST', '/v1/user/general/getintouch', {
+      body: { name: 'Jo', email: 'jo@example.com', phone: '+12025550143', message: 'Hello there' },
+    });
     expect(contact.body.status).toBe('success');
     await smtp.waitFor((m) => (m.subject ?? '').startsWith('New contact message') && (m.text ?? '').includes('Hello there'));
     const support = await call(app, 'POST', '/v1/user/general/supportrequest', { token, body: { message: 'Help me' } });
@@ -132,7 +163,9 @@ describe('account journey', () => {
     const inviteMail = await smtp.waitFor((m) => (m.to as { text: string }).text === 'friend@example.com');
     const code = /\/referrer\/(\w+)/.exec(inviteMail.text ?? '')![1]!;
     expect(code).toBe(inviter.body.payload.profile.referralCode);
-    const friend = await call(app, 'POST', '/v1/user/general/signup', { body: { email: 'friend@example.com', password: 'friend123', repassword: 'friend123', terms: true, referrer: code } });
+    const friend = await call(app, 'POST', '/v1/user/general/signup', {
+      body: { email: 'friend@example.com', password: 'friend123', repassword: 'friend123', terms: true, referrer: code },
+    });
     expect(friend.statusCode).toBe(201);
     const { referrals, users } = await import('../../src/db/schema.ts');
     const { eq } = await import('drizzle-orm');

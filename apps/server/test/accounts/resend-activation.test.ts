@@ -16,10 +16,16 @@ afterAll(async () => {
   await smtp?.close();
 });
 
-const verifyMailsTo = (email: string) => smtp.mails.filter((m) => m.subject === 'Verify your email address' && (m.to as { text: string }).text === email);
+const verifyMailsTo = (email: string) =>
+  smtp.mails.filter((m) => m.subject === 'Verify your email address' && (m.to as { text: string }).text === email);
 /** A GET from one client address (the limit counts per address), with a token or without. */
 async function get(url: string, remoteAddress: string, token?: string) {
-  const res = await env.app.inject({ method: 'GET', url, remoteAddress, headers: { 'sm-http-status': 'real', ...(token ? { 'sm-api-token': token } : {}) } });
+  const res = await env.app.inject({
+    method: 'GET',
+    url,
+    remoteAddress,
+    headers: { 'sm-http-status': 'real', ...(token ? { 'sm-api-token': token } : {}) },
+  });
   return { statusCode: res.statusCode, body: res.json() };
 }
 const resend = (email: string) => get(`/v1/user/email/verify/resend?email=${encodeURIComponent(email)}`, '198.51.100.7');
@@ -33,7 +39,12 @@ describe('GET /v1/user/email/verify/resend without a token', () => {
     const known = await resend(a.email);
     expect(known.statusCode).toBe(200);
     expect(known.body).toMatchObject({ code: 200, status: 'success', message: MSG.verificationResentIfAny, payload: null });
-    const mail = await smtp.waitFor((m) => m.subject === 'Verify your email address' && (m.to as { text: string }).text === a.email && verifyMailsTo(a.email).indexOf(m) >= first);
+    const mail = await smtp.waitFor(
+      (m) =>
+        m.subject === 'Verify your email address' &&
+        (m.to as { text: string }).text === a.email &&
+        verifyMailsTo(a.email).indexOf(m) >= first,
+    );
     const key = /\/verify\/([\w-]+)/.exec(mail.text ?? '')![1]!;
     expect((await call(env.app, 'GET', `/v1/user/email/verify/${key}`)).body.status).toBe('success');
 
@@ -47,7 +58,7 @@ describe('GET /v1/user/email/verify/resend without a token', () => {
     expect(verifyMailsTo(a.email)).toHaveLength(first + 1);
   });
 
-  it('asks for the address in the spec\'s words, and still works with a session', async () => {
+  it("asks for the address in the spec's words, and still works with a session", async () => {
     const bad = await get('/v1/user/email/verify/resend', '198.51.100.8');
     expect(bad.body).toMatchObject({ code: 400, message: MSG.emailRequired });
     const junk = await get('/v1/user/email/verify/resend?email=nope', '198.51.100.8');
@@ -61,7 +72,8 @@ describe('GET /v1/user/email/verify/resend without a token', () => {
 
   it('is limited per client address', async () => {
     const codes: number[] = [];
-    for (let i = 0; i < 11; i++) codes.push((await get(`/v1/user/email/verify/resend?email=flood${i}@example.com`, '198.51.100.9')).statusCode);
+    for (let i = 0; i < 11; i++)
+      codes.push((await get(`/v1/user/email/verify/resend?email=flood${i}@example.com`, '198.51.100.9')).statusCode);
     expect(codes.slice(0, 10).every((c) => c === 200)).toBe(true);
     expect(codes[10]).toBe(429);
   });

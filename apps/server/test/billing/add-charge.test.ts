@@ -53,7 +53,10 @@ describe('the charge of an add', () => {
     const kept = await balanceCents(env.ctx.db, id);
     expect(kept).toBeGreaterThanOrEqual(0);
     expect(kept).toBe(await ledgerSumCents(env.ctx.db, id));
-    const [tr] = await env.ctx.db.select({ n: count() }).from(ledgerEntries).where(and(eq(ledgerEntries.userId, id), eq(ledgerEntries.kind, 'tracking')));
+    const [tr] = await env.ctx.db
+      .select({ n: count() })
+      .from(ledgerEntries)
+      .where(and(eq(ledgerEntries.userId, id), eq(ledgerEntries.kind, 'tracking')));
     expect(await countOf(trackings, id)).toBe(paid);
     expect(Number(tr!.n)).toBe(paid);
     // 200 + 6 promos of 1 covers at most 41 adds; with the batch charges, fewer, and the money ran out.
@@ -66,8 +69,12 @@ describe('the charge of an add', () => {
     const a = await signUp(env.app);
     const id = await userIdOf(env, a.email);
     await setBalance(env, a.email, 508);
-    for (const tid of ['LOWB1000001', 'LOWB1000002', 'LOWB1000003']) expect((await add(env, a.apiKey, { tid, courier: 'ups' })).statusCode).toBe(201);
-    const raised = await env.ctx.db.select().from(alerts).where(and(eq(alerts.userId, id), eq(alerts.name, 'lowBalance')));
+    for (const tid of ['LOWB1000001', 'LOWB1000002', 'LOWB1000003'])
+      expect((await add(env, a.apiKey, { tid, courier: 'ups' })).statusCode).toBe(201);
+    const raised = await env.ctx.db
+      .select()
+      .from(alerts)
+      .where(and(eq(alerts.userId, id), eq(alerts.name, 'lowBalance')));
     // 508 -> 503 -> 498 (crosses) -> 493
     expect(raised.map((r) => r.message)).toEqual(['Your balance is $4.98, under $5.00. Please add balance so your alerts keep running.']);
     expect(await balanceCents(env.ctx.db, id)).toBe(493);
@@ -81,9 +88,15 @@ describe('the charge of an add', () => {
       update billing_accounts set auto_recharge_cents = 2000, minimum_balance_cents = 1000, payment_method_token = 'tok-add-charge', card_type = 'Visa', masked_number = '411111******1111'
       where user_id = ${id}::uuid`);
     for (const tid of ['AUTOR1000001', 'AUTOR1000002']) expect((await add(env, a.apiKey, { tid, courier: 'ups' })).statusCode).toBe(201);
-    const pending = await env.ctx.db.select().from(payments).where(and(eq(payments.userId, id), eq(payments.kind, 'auto_recharge')));
+    const pending = await env.ctx.db
+      .select()
+      .from(payments)
+      .where(and(eq(payments.userId, id), eq(payments.kind, 'auto_recharge')));
     expect(pending.map((p) => [p.status, p.amountCents])).toEqual([['pending', 2000]]);
-    const raised = await env.ctx.db.select().from(alerts).where(and(eq(alerts.userId, id), eq(alerts.name, 'lowBalance')));
+    const raised = await env.ctx.db
+      .select()
+      .from(alerts)
+      .where(and(eq(alerts.userId, id), eq(alerts.name, 'lowBalance')));
     expect(raised.map((r) => r.message)).toEqual(['Your balance is $9.99, under $10.00. An automatic recharge of $20.00 is on its way.']);
   });
 });

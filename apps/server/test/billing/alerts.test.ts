@@ -14,7 +14,10 @@ describe('payment alerts: low balance and card expiring', () => {
   const account = async (nonce?: string) => {
     const a = await signUp(env.app);
     const [u] = await env.ctx.db.select({ id: users.id }).from(users).where(eq(users.email, a.email));
-    if (nonce) expect((await call(env.app, 'POST', '/v1/user/payment/add', { token: a.session, body: { paymentMethodToken: nonce } })).statusCode).toBe(200);
+    if (nonce)
+      expect(
+        (await call(env.app, 'POST', '/v1/user/payment/add', { token: a.session, body: { paymentMethodToken: nonce } })).statusCode,
+      ).toBe(200);
     return { ...a, id: u!.id };
   };
   const spend = (userId: string, cents: number, ref: string) => env.ctx.db.transaction((tx) => charge(tx, userId, cents, 'tracking', ref));
@@ -24,7 +27,10 @@ describe('payment alerts: low balance and card expiring', () => {
       .from(alerts)
       .where(and(eq(alerts.userId, userId), eq(alerts.name, name)));
   const paymentTab = async (session: string) =>
-    (await call(env.app, 'GET', '/v1/user/info', { token: session })).body.payload.alerts.payment as Array<{ name: string; message: string }>;
+    (await call(env.app, 'GET', '/v1/user/info', { token: session })).body.payload.alerts.payment as Array<{
+      name: string;
+      message: string;
+    }>;
 
   it('low balance without automatic recharge: raised once when a charge crosses under $5, again only after a top-up lifted it', async () => {
     const a = await account('fake-valid-visa-nonce');
@@ -47,7 +53,10 @@ describe('payment alerts: low balance and card expiring', () => {
 
   it('low balance with automatic recharge on: the threshold is the recharge minimum, and the alert says a recharge is coming', async () => {
     const a = await account('fake-valid-visa-nonce');
-    await call(env.app, 'POST', '/v1/user/payment/edit', { token: a.session, body: { amountAutoRecharge: 20, minimumBalanceForAutoRecharge: 9 } });
+    await call(env.app, 'POST', '/v1/user/payment/edit', {
+      token: a.session,
+      body: { amountAutoRecharge: 20, minimumBalanceForAutoRecharge: 9 },
+    });
     await spend(a.id, 50, 'm-1'); // $9.50
     expect(await named(a.id, 'lowBalance')).toHaveLength(0);
     await spend(a.id, 100, 'm-2'); // $8.50: under $9

@@ -31,8 +31,14 @@ const GATEWAYS = [
       const fake = await startFakeBraintree();
       const env = await createTestEnv({ ...fake.env, SMTP_URL: smtpUrl });
       // Braintree signs with the merchant's keys: the SDK's own sample, with the keys the deployment has.
-      const bt = new braintree.BraintreeGateway({ environment: braintree.Environment.Sandbox, merchantId: fake.merchantId, publicKey: fake.env.BRAINTREE_PUBLIC_KEY!, privateKey: fake.env.BRAINTREE_PRIVATE_KEY! });
-      const sign: Signer = async (kind, id) => (await bt.webhookTesting.sampleNotification(kind as never, id)) as { bt_signature: string; bt_payload: string };
+      const bt = new braintree.BraintreeGateway({
+        environment: braintree.Environment.Sandbox,
+        merchantId: fake.merchantId,
+        publicKey: fake.env.BRAINTREE_PUBLIC_KEY!,
+        privateKey: fake.env.BRAINTREE_PRIVATE_KEY!,
+      });
+      const sign: Signer = async (kind, id) =>
+        (await bt.webhookTesting.sampleNotification(kind as never, id)) as { bt_signature: string; bt_payload: string };
       return { env, sign, fake };
     },
   },
@@ -56,17 +62,32 @@ describe.each(GATEWAYS)('disputes and declined settlements through the $name gat
   /** An account that topped up `dollars` with a saved card: its id, email and the sale's transaction id. */
   async function toppedUp(dollars: number) {
     const a = await signUp(env.app);
-    expect((await call(env.app, 'POST', '/v1/user/payment/add', { token: a.session, body: { paymentMethodToken: 'fake-valid-visa-nonce' } })).statusCode).toBe(200);
+    expect(
+      (await call(env.app, 'POST', '/v1/user/payment/add', { token: a.session, body: { paymentMethodToken: 'fake-valid-visa-nonce' } }))
+        .statusCode,
+    ).toBe(200);
     const r = await call(env.app, 'POST', '/v1/user/general/addbalance', { token: a.session, body: { amount: dollars } });
     expect(r.statusCode, JSON.stringify(r.body)).toBe(200);
     const [u] = await env.ctx.db.select({ id: users.id }).from(users).where(eq(users.email, a.email));
-    const [p] = await env.ctx.db.select().from(payments).where(and(eq(payments.userId, u!.id), eq(payments.kind, 'topup')));
+    const [p] = await env.ctx.db
+      .select()
+      .from(payments)
+      .where(and(eq(payments.userId, u!.id), eq(payments.kind, 'topup')));
     expect(p!.transactionId).toBeTruthy();
     return { ...a, id: u!.id, transactionId: p!.transactionId!, paymentId: p!.id };
   }
   const post = (form: Record<string, string>) =>
-    env.app.inject({ method: 'POST', url: GATEWAY_WEBHOOK_PATH, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams(form).toString() });
-  const entries = (userId: string, kind: string) => env.ctx.db.select().from(ledgerEntries).where(and(eq(ledgerEntries.userId, userId), eq(ledgerEntries.kind, kind)));
+    env.app.inject({
+      method: 'POST',
+      url: GATEWAY_WEBHOOK_PATH,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams(form).toString(),
+    });
+  const entries = (userId: string, kind: string) =>
+    env.ctx.db
+      .select()
+      .from(ledgerEntries)
+      .where(and(eq(ledgerEntries.userId, userId), eq(ledgerEntries.kind, kind)));
   const balance = (userId: string) => balanceCents(env.ctx.db, userId);
 
   it('a dispute opened takes the credit back once (however often it is delivered), with an alert and a mail; won gives it back', async () => {
@@ -81,7 +102,10 @@ describe.each(GATEWAYS)('disputes and declined settlements through the $name gat
     expect((await entries(a.id, 'chargeback')).map((e) => e.amountCents)).toEqual([-2000]);
     expect(await balance(a.id)).toBe(before - 2000);
     expect(await balance(a.id)).toBe(await ledgerSumCents(env.ctx.db, a.id));
-    const [alert] = await env.ctx.db.select().from(alerts).where(and(eq(alerts.userId, a.id), eq(alerts.name, 'chargeback')));
+    const [alert] = await env.ctx.db
+      .select()
+      .from(alerts)
+      .where(and(eq(alerts.userId, a.id), eq(alerts.name, 'chargeback')));
     expect(alert).toMatchObject({ group: 'payment', level: 'danger' });
     expect(alert!.message).toContain('payment of $20.00 to Shiptrail is disputed');
     const mail = await smtp.waitFor((m) => JSON.stringify(m.to).includes(a.email) && /disputed/.test(m.subject ?? ''));
@@ -117,10 +141,21 @@ describe.each(GATEWAYS)('disputes and declined settlements through the $name gat
   it('a forged or tampered notification is refused (403) and books nothing; one about another transaction is acknowledged and ignored', async () => {
     const a = await toppedUp(10);
     const real = await sign('dispute_opened', a.transactionId);
-    const tampered = await post({ bt_signature: real.bt_signature, bt_payload: Buffer.from(Buffer.from(real.bt_payload, 'base64').toString().replace('250.00', '9.00')).toString('base64') });
+    const tampered = await post({
+      bt_signature: real.bt_signature,
+      bt_payload: Buffer.from(Buffer.from(real.bt_payload, 'base64').toString().replace('250.00', '9.00')).toString('base64'),
+    });
     expect(tampered.statusCode, tampered.body).toBe(403);
-    const forged = new braintree.BraintreeGateway({ environment: braintree.Environment.Sandbox, merchantId: 'x', publicKey: 'someone', privateKey: 'else' });
-    const other = (await forged.webhookTesting.sampleNotification('dispute_opened' as never, a.transactionId)) as { bt_signature: string; bt_payload: string };
+    const forged = new braintree.BraintreeGateway({
+      environment: braintree.Environment.Sandbox,
+      merchantId: 'x',
+      publicKey: 'someone',
+      privateKey: 'else',
+    });
+    const other = (await forged.webhookTesting.sampleNotification('dispute_opened' as never, a.transactionId)) as {
+      bt_signature: string;
+      bt_payload: string;
+    };
     expect((await post(other)).statusCode).toBe(403);
     expect((await post({ bt_signature: 'x' })).statusCode).toBe(400);
     expect(await entries(a.id, 'chargeback')).toEqual([]);

@@ -126,11 +126,13 @@ export async function startFakeBraintree(): Promise<FakeBraintree> {
     const t = body.transaction ?? {};
     const card = cards.get(String(t.payment_method_token));
     if (!card) return [422, errorXml('Payment method token is invalid.')];
-    if (t.type !== 'sale' || t.options?.submit_for_settlement !== true) return [422, errorXml('The fake only takes sales submitted for settlement.')];
+    if (t.type !== 'sale' || t.options?.submit_for_settlement !== true)
+      return [422, errorXml('The fake only takes sales submitted for settlement.')];
     const dollars = Number(t.amount);
     let [code, text, status] = ['1000', 'Approved', 'submitted_for_settlement'];
     if (card.declines) [code, text, status] = ['2000', 'Do Not Honor', 'processor_declined'];
-    else if (dollars >= 2000 && dollars < 3000) [code, text, status] = [String(Math.floor(dollars)), 'Processor Declined', 'processor_declined'];
+    else if (dollars >= 2000 && dollars < 3000)
+      [code, text, status] = [String(Math.floor(dollars)), 'Processor Declined', 'processor_declined'];
     else if (dollars >= 3000 && dollars < 3001) [code, text, status] = ['3000', 'Processor Network Unavailable - Try Again', 'failed'];
     const tx: FakeTransaction = {
       id: id(),
@@ -154,7 +156,8 @@ export async function startFakeBraintree(): Promise<FakeBraintree> {
     const nonce = String(pm.payment_method_nonce ?? '');
     const holder = customers.get(String(pm.customer_id));
     if (holder === undefined) return [422, errorXml('Customer ID is invalid.')];
-    if (nonce === 'fake-consumed-nonce' || usedNonces.has(nonce)) return [422, errorXml('Cannot use a payment_method_nonce more than once.')];
+    if (nonce === 'fake-consumed-nonce' || usedNonces.has(nonce))
+      return [422, errorXml('Cannot use a payment_method_nonce more than once.')];
     if (nonce === 'fake-gateway-rejected-fraud-nonce')
       return [
         422,
@@ -196,12 +199,16 @@ export async function startFakeBraintree(): Promise<FakeBraintree> {
     if (!path.startsWith(base + '/')) return [404, ''];
     const p = path.slice(base.length);
     calls.push(`${method} ${p}`);
-    if (method === 'POST' && p === '/client_token') return [201, `<client-token>${el('value', `fake_client_token_${id()}`)}</client-token>`];
+    if (method === 'POST' && p === '/client_token')
+      return [201, `<client-token>${el('value', `fake_client_token_${id()}`)}</client-token>`];
     if (method === 'POST' && p === '/customers') {
       const c = `cus_${id()}`;
       const cu = body.customer ?? {};
       customers.set(c, `${cu.first_name ?? ''} ${cu.last_name ?? ''}`.trim());
-      return [201, `<customer>${el('id', c)}${el('email', String(cu.email ?? ''))}${el('first-name', String(cu.first_name ?? ''))}${el('last-name', String(cu.last_name ?? ''))}</customer>`];
+      return [
+        201,
+        `<customer>${el('id', c)}${el('email', String(cu.email ?? ''))}${el('first-name', String(cu.first_name ?? ''))}${el('last-name', String(cu.last_name ?? ''))}</customer>`,
+      ];
     }
     if (method === 'POST' && p === '/payment_methods') return vault(body);
     if (method === 'POST' && p === '/transactions') return sale(body);
@@ -230,7 +237,14 @@ export async function startFakeBraintree(): Promise<FakeBraintree> {
       if (orig.status !== 'submitted_for_settlement' && orig.status !== 'settled')
         return [422, errorXml('Cannot refund a transaction unless it is settled.')];
       const amount = body.transaction?.amount ? Number(body.transaction.amount).toFixed(2) : orig.amount;
-      const tx: FakeTransaction = { ...orig, id: id(), type: 'credit', amount, status: 'submitted_for_settlement', createdAt: new Date().toISOString() };
+      const tx: FakeTransaction = {
+        ...orig,
+        id: id(),
+        type: 'credit',
+        amount,
+        status: 'submitted_for_settlement',
+        createdAt: new Date().toISOString(),
+      };
       transactions.push(tx);
       return [201, transactionXml(tx)];
     }

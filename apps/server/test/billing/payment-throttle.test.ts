@@ -14,18 +14,27 @@ afterAll(async () => {
   await env?.close();
 });
 
-const addCard = (token: string, nonce = 'fake-valid-visa-nonce') => call(env.app, 'POST', '/v1/user/payment/add', { token, body: { paymentMethodToken: nonce } });
+const addCard = (token: string, nonce = 'fake-valid-visa-nonce') =>
+  call(env.app, 'POST', '/v1/user/payment/add', { token, body: { paymentMethodToken: nonce } });
 const topUp = (token: string, amount = 1, key?: string) =>
-  call(env.app, 'POST', '/v1/user/general/addbalance', { token, body: { amount }, ...(key ? { headers: { 'idempotency-key': key } } : {}) });
+  call(env.app, 'POST', '/v1/user/general/addbalance', {
+    token,
+    body: { amount },
+    ...(key ? { headers: { 'idempotency-key': key } } : {}),
+  });
 const paymentsOf = async (email: string) => {
   const [u] = await env.ctx.db.select({ id: users.id }).from(users).where(eq(users.email, email));
-  return env.ctx.db.select().from(payments).where(and(eq(payments.userId, u!.id)));
+  return env.ctx.db
+    .select()
+    .from(payments)
+    .where(and(eq(payments.userId, u!.id)));
 };
 
 describe('card saves and top-ups are throttled', () => {
   it('per account: the fourth card save in the hour and the fifth top-up are refused with 429, a clear message and Retry-After', async () => {
     const a = await signUp(env.app);
-    for (const nonce of ['fake-valid-visa-nonce', 'fake-valid-mastercard-nonce', 'fake-valid-amex-nonce']) expect((await addCard(a.session, nonce)).statusCode).toBe(200);
+    for (const nonce of ['fake-valid-visa-nonce', 'fake-valid-mastercard-nonce', 'fake-valid-amex-nonce'])
+      expect((await addCard(a.session, nonce)).statusCode).toBe(200);
     const fourth = await addCard(a.session, 'fake-valid-discover-nonce');
     expect(fourth.statusCode).toBe(429);
     expect(fourth.body.message).toBe(MSG.tooManyCardSaves);

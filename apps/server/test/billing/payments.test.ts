@@ -4,7 +4,13 @@ import { MSG } from '@shiptrail/contract';
 import { extractText, getDocumentProxy } from 'unpdf';
 import { call, createTestEnv, eventually, signUp, type TestEnv } from '../helpers.ts';
 import { alerts, billingAccounts, ledgerEntries, payments, sandboxSales, users } from '../../src/db/schema.ts';
-import { balanceCents, charge, ledgerSumCents, payDueReferralRewards, processRecharges } from '../../src/modules/billing/billing.service.ts';
+import {
+  balanceCents,
+  charge,
+  ledgerSumCents,
+  payDueReferralRewards,
+  processRecharges,
+} from '../../src/modules/billing/billing.service.ts';
 import { SandboxGateway } from '../../src/modules/billing/sandbox-gateway.ts';
 import { loadConfig } from '../../src/config.ts';
 import { gatewayOf, reconcileTopups } from '../../src/modules/billing/billing.service.ts';
@@ -13,7 +19,6 @@ import { RECHARGE_STALE_MS } from '../../src/modules/billing/payments.ts';
 import { BraintreeGateway } from '../../src/modules/billing/braintree-gateway.ts';
 import { GatewayUnavailableError } from '../../src/modules/billing/gateway.ts';
 import { startFakeBraintree, type FakeBraintree } from './fake-braintree.ts';
-
 
 /** The sandbox keeps a vaulted card in its token: the same card, now declining. */
 function sandboxTokenDeclining(token: string): string {
@@ -59,7 +64,10 @@ describe.each(GATEWAYS)('cards and top-ups through the $name gateway', (gw) => {
   const cardGoesBad = async (userId: string) => {
     const [acct] = await env.ctx.db.select().from(billingAccounts).where(eq(billingAccounts.userId, userId));
     if (fake) return fake.declineCard(acct!.paymentMethodToken!);
-    await env.ctx.db.update(billingAccounts).set({ paymentMethodToken: sandboxTokenDeclining(acct!.paymentMethodToken!) }).where(eq(billingAccounts.userId, userId));
+    await env.ctx.db
+      .update(billingAccounts)
+      .set({ paymentMethodToken: sandboxTokenDeclining(acct!.paymentMethodToken!) })
+      .where(eq(billingAccounts.userId, userId));
   };
   const topups = async (userId: string) =>
     env.ctx.db
@@ -69,7 +77,7 @@ describe.each(GATEWAYS)('cards and top-ups through the $name gateway', (gw) => {
   const consistent = async (userId: string) =>
     expect(await balanceCents(env.ctx.db, userId)).toBe(await ledgerSumCents(env.ctx.db, userId));
 
-  it('uses the configured adapter; the page may load Braintree\'s drop-in frames only when Braintree is the gateway', async () => {
+  it("uses the configured adapter; the page may load Braintree's drop-in frames only when Braintree is the gateway", async () => {
     expect(gatewayOf(env.ctx).name).toBe(gw.name);
     const res = await env.app.inject({ method: 'GET', url: '/v1' });
     const csp = String(res.headers['content-security-policy']);
@@ -104,7 +112,10 @@ describe.each(GATEWAYS)('cards and top-ups through the $name gateway', (gw) => {
       details: { last4: '1111', cardType: 'Visa', cardholderName: 'Ada Lovelace' },
     });
     // The vault token never leaves the server.
-    const [acct] = await env.ctx.db.select().from(billingAccounts).where(eq(billingAccounts.userId, await idOf(a.email)));
+    const [acct] = await env.ctx.db
+      .select()
+      .from(billingAccounts)
+      .where(eq(billingAccounts.userId, await idOf(a.email)));
     expect(acct!.paymentMethodToken).toBeTruthy();
     expect(JSON.stringify(add.body)).not.toContain(acct!.paymentMethodToken!);
     // A new card replaces the old one.
@@ -185,7 +196,10 @@ describe.each(GATEWAYS)('cards and top-ups through the $name gateway', (gw) => {
 
   it('a card the processor declines is refused when saved (verified at save), with the reason; nothing is stored', async () => {
     const a = await signUp(env.app);
-    const r = await call(env.app, 'POST', '/v1/user/payment/add', { token: a.session, body: { paymentMethodToken: 'fake-processor-declined-visa-nonce' } });
+    const r = await call(env.app, 'POST', '/v1/user/payment/add', {
+      token: a.session,
+      body: { paymentMethodToken: 'fake-processor-declined-visa-nonce' },
+    });
     expect([r.statusCode, r.body.status, r.body.message]).toEqual([402, 'fail', `${MSG.paymentDeclined}: Do Not Honor`]);
     const info = await call(env.app, 'GET', '/v1/user/payment/info', { token: a.session });
     expect(info.body.payload.paymentActive).toBe(false);
@@ -236,12 +250,19 @@ describe.each(GATEWAYS)('cards and top-ups through the $name gateway', (gw) => {
     expect(await reconcileTopups(env.ctx)).toBe(2);
     expect(await reconcileTopups(env.ctx)).toBe(0);
     const rows = await env.ctx.db.select().from(payments).where(eq(payments.userId, a.id));
-    expect(Object.fromEntries(rows.map((p) => [p.idempotencyKey, p.status]))).toEqual({ 'crash-1': 'submitted_for_settlement', 'crash-2': 'failed' });
+    expect(Object.fromEntries(rows.map((p) => [p.idempotencyKey, p.status]))).toEqual({
+      'crash-1': 'submitted_for_settlement',
+      'crash-2': 'failed',
+    });
     expect(rows.find((p) => p.id === neverSold.id)!.processorResponseText).toContain('No charge was made');
     expect(await balanceCents(env.ctx.db, a.id)).toBe(1000 + 1500);
     expect(await topups(a.id)).toHaveLength(1);
     // The client retries under its key: the success, and no second charge.
-    const retry = await call(env.app, 'POST', '/v1/user/general/addbalance', { token: a.session, body: { amount: 15 }, headers: { 'idempotency-key': 'crash-1' } });
+    const retry = await call(env.app, 'POST', '/v1/user/general/addbalance', {
+      token: a.session,
+      body: { amount: 15 },
+      headers: { 'idempotency-key': 'crash-1' },
+    });
     expect([retry.statusCode, retry.body.payload.balance, retry.body.payload.payment.id]).toEqual([200, 25, sold.id]);
     if (fake) expect(fake.transactions.filter((t) => t.orderId === sold.id)).toHaveLength(1);
     expect(await topups(a.id)).toHaveLength(1);
@@ -307,11 +328,26 @@ describe('the Braintree adapter through the real SDK', () => {
   it('vaults with customer create, sells with the order id submitted for settlement, searches before selling, finds and refunds', async () => {
     const g = new BraintreeGateway(config());
     fake.calls.length = 0;
-    const v = await g.vault({ nonce: 'fake-valid-visa-nonce', customerId: null, email: 'a@example.com', firstName: 'Ada', lastName: 'Lovelace' });
-    expect(v).toMatchObject({ ok: true, card: { cardType: 'Visa', last4: '1111', maskedNumber: '411111******1111', cardholderName: 'Ada Lovelace' } });
+    const v = await g.vault({
+      nonce: 'fake-valid-visa-nonce',
+      customerId: null,
+      email: 'a@example.com',
+      firstName: 'Ada',
+      lastName: 'Lovelace',
+    });
+    expect(v).toMatchObject({
+      ok: true,
+      card: { cardType: 'Visa', last4: '1111', maskedNumber: '411111******1111', cardholderName: 'Ada Lovelace' },
+    });
     expect(fake.calls).toEqual(['POST /customers', 'POST /payment_methods']);
     if (!v.ok) return;
-    const again = await g.vault({ nonce: 'fake-valid-mastercard-nonce', customerId: v.customerId, email: 'a@example.com', firstName: 'Ada', lastName: 'Lovelace' });
+    const again = await g.vault({
+      nonce: 'fake-valid-mastercard-nonce',
+      customerId: v.customerId,
+      email: 'a@example.com',
+      firstName: 'Ada',
+      lastName: 'Lovelace',
+    });
     expect(again).toMatchObject({ ok: true, customerId: v.customerId });
     fake.calls.length = 0;
     const s = await g.sale({ token: v.token, amountCents: 1234, orderId: 'order-1' });
@@ -354,7 +390,10 @@ describe('billing through the API, sandbox gateway', () => {
   const withDecliningCard = async (over: Record<string, unknown> = {}) => {
     const a = await withCard('fake-valid-visa-nonce', over);
     const [acct] = await env.ctx.db.select().from(billingAccounts).where(eq(billingAccounts.userId, a.id));
-    await env.ctx.db.update(billingAccounts).set({ paymentMethodToken: sandboxTokenDeclining(acct!.paymentMethodToken!) }).where(eq(billingAccounts.userId, a.id));
+    await env.ctx.db
+      .update(billingAccounts)
+      .set({ paymentMethodToken: sandboxTokenDeclining(acct!.paymentMethodToken!) })
+      .where(eq(billingAccounts.userId, a.id));
     return a;
   };
   const topups = async (userId: string) =>
@@ -365,11 +404,19 @@ describe('billing through the API, sandbox gateway', () => {
   const consistent = async (userId: string) =>
     expect(await balanceCents(env.ctx.db, userId)).toBe(await ledgerSumCents(env.ctx.db, userId));
 
-  it('the sandbox card form\'s expiry: kept on the card; a past or malformed one refused with a clear message', async () => {
+  it("the sandbox card form's expiry: kept on the card; a past or malformed one refused with a clear message", async () => {
     const a = await signUp(env.app);
-    const add = (expirationDate: unknown) => call(env.app, 'POST', '/v1/user/payment/add', { token: a.session, body: { paymentMethodToken: 'fake-valid-visa-nonce', expirationDate } });
+    const add = (expirationDate: unknown) =>
+      call(env.app, 'POST', '/v1/user/payment/add', {
+        token: a.session,
+        body: { paymentMethodToken: 'fake-valid-visa-nonce', expirationDate },
+      });
     const past = await add('01/20');
-    expect([past.statusCode, past.body.message, past.body.payload.errors]).toEqual([400, MSG.cardExpired, { expirationDate: MSG.cardExpired }]);
+    expect([past.statusCode, past.body.message, past.body.payload.errors]).toEqual([
+      400,
+      MSG.cardExpired,
+      { expirationDate: MSG.cardExpired },
+    ]);
     const bad = await add('13/40');
     expect([bad.statusCode, bad.body.payload.errors]).toEqual([400, { expirationDate: MSG.cardExpiryFormat }]);
     expect((await call(env.app, 'GET', '/v1/user/payment/info', { token: a.session })).body.payload.paymentActive).toBe(false);
@@ -420,7 +467,10 @@ describe('billing through the API, sandbox gateway', () => {
 
   it('an automatic recharge killed after the gateway charged the card: the stale sweep credits it exactly once, with no second sale', async () => {
     const a = await withCard();
-    await call(env.app, 'POST', '/v1/user/payment/edit', { token: a.session, body: { amountAutoRecharge: 20, minimumBalanceForAutoRecharge: 5 } });
+    await call(env.app, 'POST', '/v1/user/payment/edit', {
+      token: a.session,
+      body: { amountAutoRecharge: 20, minimumBalanceForAutoRecharge: 5 },
+    });
     await env.ctx.db.transaction((tx) => charge(tx, a.id, 600, 'tracking', 'crash-window'));
     const [p] = await env.ctx.db.select().from(payments).where(eq(payments.userId, a.id));
     expect([p!.kind, p!.status]).toEqual(['auto_recharge', 'pending']);

@@ -18,7 +18,13 @@ afterAll(async () => {
 
 /** src/main.ts with both roles, as `npm start` runs it, on the test's database. */
 const startServer = async (databaseUrl: string) =>
-  (await cluster.start('all', { DATABASE_URL: databaseUrl, DATA_DIR: 'memory://', SESSION_SECRET: 'test-secret-test-secret-test-secret-0123' })).url;
+  (
+    await cluster.start('all', {
+      DATABASE_URL: databaseUrl,
+      DATA_DIR: 'memory://',
+      SESSION_SECRET: 'test-secret-test-secret-test-secret-0123',
+    })
+  ).url;
 
 describe('automatic recharge with two server processes on PostgreSQL', () => {
   it.runIf(onPostgres)(
@@ -28,10 +34,17 @@ describe('automatic recharge with two server processes on PostgreSQL', () => {
       const a = await signUp(env.app);
       const [u] = await env.ctx.db.select({ id: users.id }).from(users).where(eq(users.email, a.email));
       const userId = u!.id;
-      expect((await call(env.app, 'POST', '/v1/user/payment/add', { token: a.session, body: { paymentMethodToken: 'fake-valid-nonce' } })).statusCode).toBe(200);
       expect(
-        (await call(env.app, 'POST', '/v1/user/payment/edit', { token: a.session, body: { amountAutoRecharge: 20, minimumBalanceForAutoRecharge: 5 } }))
+        (await call(env.app, 'POST', '/v1/user/payment/add', { token: a.session, body: { paymentMethodToken: 'fake-valid-nonce' } }))
           .statusCode,
+      ).toBe(200);
+      expect(
+        (
+          await call(env.app, 'POST', '/v1/user/payment/edit', {
+            token: a.session,
+            body: { amountAutoRecharge: 20, minimumBalanceForAutoRecharge: 5 },
+          })
+        ).statusCode,
       ).toBe(200);
       const urls = await Promise.all([startServer(env.ctx.config.DATABASE_URL!), startServer(env.ctx.config.DATABASE_URL!)]);
 

@@ -21,8 +21,10 @@ afterEach(() => {
 
 const idOf = async (email: string) => (await env.ctx.db.select({ id: users.id }).from(users).where(eq(users.email, email)))[0]!.id;
 const verify = (email: string) => env.ctx.db.update(users).set({ emailVerified: true }).where(eq(users.email, email));
-const addCard = (token: string, nonce: string) => call(env.app, 'POST', '/v1/user/payment/add', { token, body: { paymentMethodToken: nonce } });
-const topUp = async (token: string, amount: number) => expect((await call(env.app, 'POST', '/v1/user/general/addbalance', { token, body: { amount } })).statusCode).toBe(200);
+const addCard = (token: string, nonce: string) =>
+  call(env.app, 'POST', '/v1/user/payment/add', { token, body: { paymentMethodToken: nonce } });
+const topUp = async (token: string, amount: number) =>
+  expect((await call(env.app, 'POST', '/v1/user/general/addbalance', { token, body: { amount } })).statusCode).toBe(200);
 const referralOf = async (friendId: string) => (await env.ctx.db.select().from(referrals).where(eq(referrals.invitedUserId, friendId)))[0]!;
 /** The sweep, run as if the settle window (72 hours) had passed. */
 const sweepAfterWindow = async () => {
@@ -83,7 +85,9 @@ describe('the invite reward', () => {
     expect(await sweepAfterWindow()).toBe(0);
     expect(await balanceCents(env.ctx.db, inviterId)).toBe(PRICING.signupBonusCents);
     expect((await referralOf(await idOf(sameCard.email))).rewardRefusal).toBe("the invited account paid with the inviter's card");
-    expect((await referralOf(await idOf(sameAddress.email))).rewardRefusal).toBe("the invited account signed up from the inviter's address");
+    expect((await referralOf(await idOf(sameAddress.email))).rewardRefusal).toBe(
+      "the invited account signed up from the inviter's address",
+    );
   });
 
   it('a real friend: paid once their payments reach $10, after the settle window, once they are verified', async () => {

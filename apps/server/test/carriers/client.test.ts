@@ -42,7 +42,9 @@ describe('constructed fixtures (cases without a recorded sample)', () => {
 
   it('USPS v3r2: one POST for a batch, v3r2 field names, per-item not found', async () => {
     fake.script('usps', '9405803699300124287899', { status: 200, body: readFixture('usps_v3r2_batch_CONSTRUCTED.json'), whole: true });
-    const client = clientFor(fake.url, { usps: { baseUrl: fake.url, clientId: 'test-client', clientSecret: 'test-secret', api: 'v3r2', rateLimit: false } });
+    const client = clientFor(fake.url, {
+      usps: { baseUrl: fake.url, clientId: 'test-client', clientSecret: 'test-secret', api: 'v3r2', rateLimit: false },
+    });
     expect(client.maxBatch('usps')).toBe(35);
     const [a, b] = await client.track('usps', ['9405803699300124287899', '9434611206206406227577']);
     expect(a?.ok && [a.status, a.expected, a.checkpoints[0]!.location]).toEqual(['InTransit', '2025-03-04', 'CEDAR RAPIDS, IA, 52404']);
@@ -127,7 +129,13 @@ describe('batching, rate limits, 429, timeouts', () => {
   it('honours a per-carrier rate limit', async () => {
     const client = clientFor(fake.url, {}, { rateLimit: { limit: 2, intervalMs: 300 } });
     const t0 = Date.now();
-    const rs = await client.track('canadapost', ['0073938000549297', '7035114477138472', '4002847016405018', '1371134583769923', '1680678172650919']);
+    const rs = await client.track('canadapost', [
+      '0073938000549297',
+      '7035114477138472',
+      '4002847016405018',
+      '1371134583769923',
+      '1680678172650919',
+    ]);
     expect(rs).toHaveLength(5);
     // 5 requests at 2 per 300 ms need at least two further windows
     expect(Date.now() - t0).toBeGreaterThanOrEqual(580);
@@ -173,12 +181,42 @@ describe('batching, rate limits, 429, timeouts', () => {
 describe('untrusted bodies never crash', () => {
   const cases: Array<[string, 'ups' | 'usps' | 'fedex' | 'canadapost', string, Parameters<FakeCarrier['script']>[2], string]> = [
     ['invalid JSON', 'ups', '1Z5R89390357567127', { status: 200, body: '{"trackResponse": {' }, 'malformed'],
-    ['HTML error page on 502', 'usps', '9400111206206406260787', { status: 502, body: '<html>Bad gateway</html>', headers: { 'content-type': 'text/html' } }, 'carrier-down'],
+    [
+      'HTML error page on 502',
+      'usps',
+      '9400111206206406260787',
+      { status: 502, body: '<html>Bad gateway</html>', headers: { 'content-type': 'text/html' } },
+      'carrier-down',
+    ],
     ['JSON of the wrong shape', 'fedex', '986578788855', { status: 200, body: '[1,2,3]' }, 'malformed'],
-    ['null everywhere', 'ups', '1Z879E930346834440', { status: 200, body: '{"trackResponse":{"shipment":[{"package":[{"activity":[null,{"status":null,"date":7}]}]}]}}' }, 'ok'],
-    ['a 3 MB body', 'usps', '9400111206206407628746', { status: 200, body: JSON.stringify({ junk: 'x'.repeat(3 * 1024 * 1024) }) }, 'malformed'],
-    ['a gzip bomb (10 MB of zeros)', 'fedex', '477179081230', { status: 200, body: Buffer.alloc(10 * 1024 * 1024, 48), gzip: true }, 'malformed'],
-    ['XML with a DTD', 'canadapost', '0073938000549297', { status: 200, body: '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "aaaa">]><tracking-detail>&a;</tracking-detail>' }, 'malformed'],
+    [
+      'null everywhere',
+      'ups',
+      '1Z879E930346834440',
+      { status: 200, body: '{"trackResponse":{"shipment":[{"package":[{"activity":[null,{"status":null,"date":7}]}]}]}}' },
+      'ok',
+    ],
+    [
+      'a 3 MB body',
+      'usps',
+      '9400111206206407628746',
+      { status: 200, body: JSON.stringify({ junk: 'x'.repeat(3 * 1024 * 1024) }) },
+      'malformed',
+    ],
+    [
+      'a gzip bomb (10 MB of zeros)',
+      'fedex',
+      '477179081230',
+      { status: 200, body: Buffer.alloc(10 * 1024 * 1024, 48), gzip: true },
+      'malformed',
+    ],
+    [
+      'XML with a DTD',
+      'canadapost',
+      '0073938000549297',
+      { status: 200, body: '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "aaaa">]><tracking-detail>&a;</tracking-detail>' },
+      'malformed',
+    ],
     ['not XML at all', 'canadapost', '7035114477138472', { status: 200, body: '{"json":"instead"}' }, 'malformed'],
     ['deeply nested JSON', 'usps', '9400111206206407628845', { status: 200, body: '['.repeat(200_000) + ']'.repeat(200_000) }, 'malformed'],
   ];
@@ -201,7 +239,13 @@ describe('untrusted bodies never crash', () => {
 
 describe('configuration', () => {
   it('reads the env vars; defaults are the production hosts', () => {
-    const cfg = carrierConfigFromEnv({ UPS_CLIENT_ID: 'a', UPS_CLIENT_SECRET: 'b', CANADAPOST_BASE_URL: 'https://ct.soa-gw.canadapost.ca', USPS_RATE_LIMIT: '30/3600', FEDEX_RATE_LIMIT: 'off' });
+    const cfg = carrierConfigFromEnv({
+      UPS_CLIENT_ID: 'a',
+      UPS_CLIENT_SECRET: 'b',
+      CANADAPOST_BASE_URL: 'https://ct.soa-gw.canadapost.ca',
+      USPS_RATE_LIMIT: '30/3600',
+      FEDEX_RATE_LIMIT: 'off',
+    });
     expect(cfg.ups).toMatchObject({ baseUrl: 'https://onlinetools.ups.com', clientId: 'a', clientSecret: 'b' });
     expect(cfg.usps.baseUrl).toBe('https://apis.usps.com');
     expect(cfg.usps.rateLimit).toEqual({ limit: 30, intervalMs: 3_600_000 });

@@ -40,13 +40,33 @@ export type FakeCarrier = {
 const notFound: Record<Carrier, (tid: string) => Scripted> = {
   ups: (tid) => ({
     status: 200,
-    body: JSON.stringify({ trackResponse: { shipment: [{ inquiryNumber: tid, warnings: [{ code: 'TW0001', message: 'Tracking Information Not Found' }] }] } }),
+    body: JSON.stringify({
+      trackResponse: { shipment: [{ inquiryNumber: tid, warnings: [{ code: 'TW0001', message: 'Tracking Information Not Found' }] }] },
+    }),
   }),
-  usps: () => ({ status: 400, body: JSON.stringify({ apiVersion: '/tracking/v3', error: { code: '400', message: 'not found', errors: [{ code: '150001', title: 'not found' }] } }) }),
+  usps: () => ({
+    status: 400,
+    body: JSON.stringify({
+      apiVersion: '/tracking/v3',
+      error: { code: '400', message: 'not found', errors: [{ code: '150001', title: 'not found' }] },
+    }),
+  }),
   fedex: (tid) => ({
     status: 200,
     body: JSON.stringify({
-      output: { completeTrackResults: [{ trackingNumber: tid, trackResults: [{ trackingNumberInfo: { trackingNumber: tid }, error: { code: 'TRACKING.TRACKINGNUMBER.NOTFOUND', message: 'Tracking number cannot be found.' } }] }] },
+      output: {
+        completeTrackResults: [
+          {
+            trackingNumber: tid,
+            trackResults: [
+              {
+                trackingNumberInfo: { trackingNumber: tid },
+                error: { code: 'TRACKING.TRACKINGNUMBER.NOTFOUND', message: 'Tracking number cannot be found.' },
+              },
+            ],
+          },
+        ],
+      },
     }),
   }),
   canadapost: () => ({
@@ -61,7 +81,13 @@ export async function startFakeCarrier(): Promise<FakeCarrier> {
   let tokens = new Set<string>();
   let seq = 0;
   const zero = (): Record<Carrier, number> => ({ ups: 0, usps: 0, fedex: 0, canadapost: 0 });
-  const state = { tokenRequests: zero(), trackRequests: zero(), fedexBatchSizes: [] as number[], canadapostTrackTimes: [] as number[], lastHeaders: {} as FakeCarrier['lastHeaders'] };
+  const state = {
+    tokenRequests: zero(),
+    trackRequests: zero(),
+    fedexBatchSizes: [] as number[],
+    canadapostTrackTimes: [] as number[],
+    lastHeaders: {} as FakeCarrier['lastHeaders'],
+  };
 
   function issue(): string {
     const t = `tok-${++seq}-${Math.random().toString(36).slice(2)}`;
@@ -131,13 +157,31 @@ export async function startFakeCarrier(): Promise<FakeCarrier> {
         const form = new URLSearchParams(body);
         if (form.get('grant_type') !== 'client_credentials') return json(res, 400, { error: 'unsupported_grant_type' });
         if (tokenCarrier === 'ups') {
-          if (!basicOk(req, CREDS.id, CREDS.secret)) return json(res, 401, { response: { errors: [{ code: '250002', message: 'Invalid Authentication Information.' }] } });
-          return json(res, 200, { token_type: 'Bearer', issued_at: String(Date.now()), client_id: CREDS.id, access_token: issue(), scope: '', expires_in: '14399', refresh_count: '0', status: 'approved' });
+          if (!basicOk(req, CREDS.id, CREDS.secret))
+            return json(res, 401, { response: { errors: [{ code: '250002', message: 'Invalid Authentication Information.' }] } });
+          return json(res, 200, {
+            token_type: 'Bearer',
+            issued_at: String(Date.now()),
+            client_id: CREDS.id,
+            access_token: issue(),
+            scope: '',
+            expires_in: '14399',
+            refresh_count: '0',
+            status: 'approved',
+          });
         }
         if (form.get('client_id') !== CREDS.id || form.get('client_secret') !== CREDS.secret) {
           return json(res, 401, { error: 'invalid_client', error_description: 'Client authentication failed.' });
         }
-        if (tokenCarrier === 'usps') return json(res, 200, { access_token: issue(), token_type: 'Bearer', issued_at: Date.now(), expires_in: 28799, status: 'approved', scope: 'addresses tracking' });
+        if (tokenCarrier === 'usps')
+          return json(res, 200, {
+            access_token: issue(),
+            token_type: 'Bearer',
+            issued_at: Date.now(),
+            expires_in: 28799,
+            status: 'approved',
+            scope: 'addresses tracking',
+          });
         return json(res, 200, { access_token: issue(), token_type: 'bearer', expires_in: 3599, scope: 'CXS-TP' });
       }
 
@@ -146,8 +190,10 @@ export async function startFakeCarrier(): Promise<FakeCarrier> {
       if (req.method === 'GET' && m) {
         state.trackRequests.ups++;
         state.lastHeaders.ups = req.headers;
-        if (!bearerOk(req)) return json(res, 401, { response: { errors: [{ code: '250002', message: 'Invalid Authentication Information.' }] } });
-        if (!req.headers.transid || !req.headers.transactionsrc) return json(res, 400, { response: { errors: [{ code: 'TV0001', message: 'Missing transId' }] } });
+        if (!bearerOk(req))
+          return json(res, 401, { response: { errors: [{ code: '250002', message: 'Invalid Authentication Information.' }] } });
+        if (!req.headers.transid || !req.headers.transactionsrc)
+          return json(res, 400, { response: { errors: [{ code: 'TV0001', message: 'Missing transId' }] } });
         return send(res, scripted('ups', decodeURIComponent(m[1]!)));
       }
 
@@ -156,7 +202,11 @@ export async function startFakeCarrier(): Promise<FakeCarrier> {
       if (req.method === 'GET' && m) {
         state.trackRequests.usps++;
         state.lastHeaders.usps = req.headers;
-        if (!bearerOk(req)) return json(res, 401, { apiVersion: '/tracking/v3', error: { code: '401', message: 'The client application identifier is invalid.', errors: [] } });
+        if (!bearerOk(req))
+          return json(res, 401, {
+            apiVersion: '/tracking/v3',
+            error: { code: '401', message: 'The client application identifier is invalid.', errors: [] },
+          });
         if (url.searchParams.get('expand') !== 'DETAIL') return json(res, 400, { error: { code: '400', message: 'expand', errors: [] } });
         return send(res, scripted('usps', decodeURIComponent(m[1]!)));
       }
@@ -179,12 +229,22 @@ export async function startFakeCarrier(): Promise<FakeCarrier> {
       if (req.method === 'POST' && path === '/track/v1/trackingnumbers') {
         state.trackRequests.fedex++;
         state.lastHeaders.fedex = req.headers;
-        if (!bearerOk(req)) return json(res, 401, { transactionId: 'x', errors: [{ code: 'NOT.AUTHORIZED.ERROR', message: 'Access token expired. Please modify your request and try again.' }] });
-        const reqBody = JSON.parse(body) as { includeDetailedScans?: boolean; trackingInfo?: Array<{ trackingNumberInfo: { trackingNumber: string } }> };
+        if (!bearerOk(req))
+          return json(res, 401, {
+            transactionId: 'x',
+            errors: [{ code: 'NOT.AUTHORIZED.ERROR', message: 'Access token expired. Please modify your request and try again.' }],
+          });
+        const reqBody = JSON.parse(body) as {
+          includeDetailedScans?: boolean;
+          trackingInfo?: Array<{ trackingNumberInfo: { trackingNumber: string } }>;
+        };
         const info = reqBody.trackingInfo ?? [];
         state.fedexBatchSizes.push(info.length);
         if (reqBody.includeDetailedScans === undefined || info.length < 1 || info.length > 30) {
-          return json(res, 400, { transactionId: 'x', errors: [{ code: 'TRACKING.TRACKINGNUMBER.EMPTY', message: 'Please provide tracking number.' }] });
+          return json(res, 400, {
+            transactionId: 'x',
+            errors: [{ code: 'TRACKING.TRACKINGNUMBER.EMPTY', message: 'Please provide tracking number.' }],
+          });
         }
         const tids = info.map((i) => i.trackingNumberInfo.trackingNumber);
         const each = tids.map((t) => scripted('fedex', t));
@@ -209,8 +269,14 @@ export async function startFakeCarrier(): Promise<FakeCarrier> {
         state.lastHeaders.canadapost = req.headers;
         const xmlErr = (code: string, d: string) =>
           `<?xml version="1.0" encoding="UTF-8"?><messages xmlns="http://www.canadapost.ca/ws/messages"><message><code>${code}</code><description>${d}</description></message></messages>`;
-        if (!basicOk(req, CREDS.user, CREDS.pass)) return send(res, { status: 401, body: xmlErr('E002', 'AAA Authentication Failure'), headers: { 'content-type': 'application/xml' } });
-        if (req.headers.accept !== 'application/vnd.cpc.track-v2+xml') return send(res, { status: 406, body: xmlErr('E001', 'Unsupported media type'), headers: { 'content-type': 'application/xml' } });
+        if (!basicOk(req, CREDS.user, CREDS.pass))
+          return send(res, {
+            status: 401,
+            body: xmlErr('E002', 'AAA Authentication Failure'),
+            headers: { 'content-type': 'application/xml' },
+          });
+        if (req.headers.accept !== 'application/vnd.cpc.track-v2+xml')
+          return send(res, { status: 406, body: xmlErr('E001', 'Unsupported media type'), headers: { 'content-type': 'application/xml' } });
         const s = scripted('canadapost', decodeURIComponent(m[2]!));
         return send(res, { headers: { 'content-type': 'application/vnd.cpc.track-v2+xml' }, ...s });
       }

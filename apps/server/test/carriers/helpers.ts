@@ -14,7 +14,11 @@ export function readFixture(name: string): string {
 }
 
 /** A client whose four carriers all point at `url` with real-looking credentials; limits lifted unless given. */
-export function clientFor(url: string, extra: Partial<CarrierConfig> = {}, overrides: { rateLimit?: CarrierConfig['ups']['rateLimit'] } = {}) {
+export function clientFor(
+  url: string,
+  extra: Partial<CarrierConfig> = {},
+  overrides: { rateLimit?: CarrierConfig['ups']['rateLimit'] } = {},
+) {
   const rateLimit = overrides.rateLimit ?? false;
   const config: CarrierConfig = {
     ups: { baseUrl: url, clientId: CREDS.id, clientSecret: CREDS.secret, rateLimit },

@@ -39,7 +39,9 @@ function worker(db: Db, rateLimit: RateLimitSetting) {
     canadapost: { baseUrl: fake.url, username: CREDS.user, password: CREDS.pass, rateLimit },
     timeoutMs: 5000,
   };
-  return createCarrierClient(config, { limiter: (courier, setting, credential) => createSharedRateLimiter(db, carrierLimitKey(courier, credential), setting) });
+  return createCarrierClient(config, {
+    limiter: (courier, setting, credential) => createSharedRateLimiter(db, carrierLimitKey(courier, credential), setting),
+  });
 }
 
 describe('carrier quota shared by every process', () => {

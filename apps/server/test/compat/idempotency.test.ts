@@ -34,14 +34,29 @@ describe('Idempotency-Key on POST /v1/trackings/add', () => {
     const a = await signUp(env.app);
     const id = await userIdOf(env, a.email);
     const before = await balanceCents(env, id);
-    const body = JSON.stringify({ tid: EX.ups.delivered, title: 'Boots', orderId: 'O-7', customer: 'Ann', notify: { email: 'ann@example.com', phone: '2125551234' }, note: 'door' });
+    const body = JSON.stringify({
+      tid: EX.ups.delivered,
+      title: 'Boots',
+      orderId: 'O-7',
+      customer: 'Ann',
+      notify: { email: 'ann@example.com', phone: '2125551234' },
+      note: 'door',
+    });
     const first = await send('/v1/trackings/add', a.apiKey, 'order-7', body);
     expect(first.status).toBe(201);
     const again = await send('/v1/trackings/add', a.apiKey, 'order-7', body);
     expect(again.status).toBe(201);
     expect(again.text).toBe(first.text);
     // The same request written differently (key order, null for a left-out field, spaces in the number) is the same request.
-    const same = JSON.stringify({ note: 'door', customer: 'Ann', notify: { phone: '2125551234', email: 'ann@example.com' }, orderId: 'O-7', title: 'Boots', courier: null, tid: '1Z5R 8939 0350 0756 08' });
+    const same = JSON.stringify({
+      note: 'door',
+      customer: 'Ann',
+      notify: { phone: '2125551234', email: 'ann@example.com' },
+      orderId: 'O-7',
+      title: 'Boots',
+      courier: null,
+      tid: '1Z5R 8939 0350 0756 08',
+    });
     expect((await send('/v1/trackings/add', a.apiKey, 'order-7', same)).text).toBe(first.text);
     expect(await balanceCents(env, id)).toBe(before - 5);
     expect(await trackingCount(id)).toBe(1);
@@ -53,7 +68,10 @@ describe('Idempotency-Key on POST /v1/trackings/add', () => {
     const first = await send('/v1/trackings/add', a.apiKey, 'k-1', JSON.stringify({ tid: EX.fedex.delivered, title: 'one' }));
     expect(first.status).toBe(201);
     const before = await balanceCents(env, id);
-    for (const other of [{ tid: EX.fedex.delivered, title: 'two' }, { tid: EX.usps.delivered, title: 'one' }]) {
+    for (const other of [
+      { tid: EX.fedex.delivered, title: 'two' },
+      { tid: EX.usps.delivered, title: 'one' },
+    ]) {
       const r = await send('/v1/trackings/add', a.apiKey, 'k-1', JSON.stringify(other));
       expect(r.status).toBe(422);
       expect(r.body).toMatchObject({ code: 422, status: 'fail', message: MSG.idempotencyKeyReused });
@@ -67,7 +85,13 @@ describe('Idempotency-Key on POST /v1/trackings/add', () => {
 });
 
 describe('Idempotency-Key on POST /v1/trackings/import', () => {
-  const csv = ['tid,courier,title', `${EX.ups.delivered},,Boots`, `${EX.fedex.delivered},fedex,Hat`, 'HELLO,,unknown', `${EX.ups.delivered},,again`].join('\n');
+  const csv = [
+    'tid,courier,title',
+    `${EX.ups.delivered},,Boots`,
+    `${EX.fedex.delivered},fedex,Hat`,
+    'HELLO,,unknown',
+    `${EX.ups.delivered},,again`,
+  ].join('\n');
 
   it('a replay returns the first report byte for byte and charges once', async () => {
     const a = await signUp(env.app);

@@ -17,7 +17,12 @@ afterAll(async () => {
 });
 
 async function v1(method: 'GET' | 'POST' | 'PUT', url: string, body?: unknown) {
-  const res = await env.app.inject({ method, url, headers: { 'sm-api-token': user.apiKey }, ...(body !== undefined ? { payload: body as object } : {}) });
+  const res = await env.app.inject({
+    method,
+    url,
+    headers: { 'sm-api-token': user.apiKey },
+    ...(body !== undefined ? { payload: body as object } : {}),
+  });
   expect(res.statusCode).toBe(200);
   return res.json() as { code: number; status: string; message: string; payload: any };
 }
@@ -27,9 +32,26 @@ const allNull = { title: null, courier: null, orderId: null, customer: null, not
 describe('trackings as the original clients call them', () => {
   it('add, update, list and delivered with trailing slashes and null for every optional field', async () => {
     const added = await v1('POST', '/v1/trackings/add/', { tid: EX.usps.delivered, ...allNull });
-    expect(added).toMatchObject({ code: 201, status: 'success', payload: { tid: EX.usps.delivered, courier: 'usps', title: '', orderId: '', customer: '', note: '', notify: { email: '', phone: '' } } });
+    expect(added).toMatchObject({
+      code: 201,
+      status: 'success',
+      payload: {
+        tid: EX.usps.delivered,
+        courier: 'usps',
+        title: '',
+        orderId: '',
+        customer: '',
+        note: '',
+        notify: { email: '', phone: '' },
+      },
+    });
 
-    await v1('PUT', '/v1/trackings/update/', { tid: EX.usps.delivered, title: 'Lamp', orderId: 'O-9', notify: { email: 'c@example.com', phone: null } });
+    await v1('PUT', '/v1/trackings/update/', {
+      tid: EX.usps.delivered,
+      title: 'Lamp',
+      orderId: 'O-9',
+      notify: { email: 'c@example.com', phone: null },
+    });
     // null keeps what is stored (a notify with only nulls included): the update sends only what changes.
     const updated = await v1('PUT', '/v1/trackings/update/', { tid: EX.usps.delivered, ...allNull });
     expect(updated).toMatchObject({ code: 200, payload: { title: 'Lamp', orderId: 'O-9', notify: { email: 'c@example.com', phone: '' } } });
@@ -45,7 +67,12 @@ describe('trackings as the original clients call them', () => {
 
   it('a required field sent as null fails with its "required" message', async () => {
     const r = await v1('POST', '/v1/trackings/add/', { tid: null, ...allNull });
-    expect(r).toMatchObject({ code: 400, status: 'fail', message: MSG.trackingNumberRequired, payload: { errors: { tid: MSG.trackingNumberRequired } } });
+    expect(r).toMatchObject({
+      code: 400,
+      status: 'fail',
+      message: MSG.trackingNumberRequired,
+      payload: { errors: { tid: MSG.trackingNumberRequired } },
+    });
     const contact = await v1('POST', '/v1/user/general/getintouch/', { name: null, email: null, phone: null, message: 'hi' });
     expect(contact).toMatchObject({ code: 400, payload: { errors: { name: MSG.fullNameRequired, email: MSG.emailRequired } } });
   });
@@ -56,7 +83,11 @@ describe('trackings as the original clients call them', () => {
     const ok = await v1('POST', '/v1/trackings/add', { tid: impb42, ...allNull });
     expect(ok).toMatchObject({ code: 201, payload: { tid: '9212345678901234567890123456789013', courier: 'usps' } });
     const tooLong = await v1('POST', '/v1/trackings/add', { tid: `${impb42}5`, courier: 'usps' });
-    expect(tooLong).toMatchObject({ code: 400, message: MSG.trackingNumberTooLong, payload: { errors: { tid: MSG.trackingNumberTooLong } } });
+    expect(tooLong).toMatchObject({
+      code: 400,
+      message: MSG.trackingNumberTooLong,
+      payload: { errors: { tid: MSG.trackingNumberTooLong } },
+    });
     const detect = await v1('POST', '/v1/couriers/detect/', { tid: `${impb42}5` });
     expect(detect).toMatchObject({ code: 400, message: MSG.trackingNumberTooLong });
   });
@@ -64,14 +95,33 @@ describe('trackings as the original clients call them', () => {
 
 describe('account calls as the original clients send them', () => {
   it('user info and update with trailing slashes; null in profile and settings means "not given"', async () => {
-    expect((await v1('POST', '/v1/user/general/update/', { profile: { firstName: 'Grace', phone: '2125550142', company: 'ACME' } })).code).toBe(200);
+    expect(
+      (await v1('POST', '/v1/user/general/update/', { profile: { firstName: 'Grace', phone: '2125550142', company: 'ACME' } })).code,
+    ).toBe(200);
     const saved = await v1('POST', '/v1/user/general/update/', {
-      profile: { firstName: null, lastName: null, phone: null, image: null, company: null, companyUrl: null, InvoiceExtraInfo: null, timeZone: null, token: null },
-      settings: { themeid: null, emailContent: null, receiveNotification: { email: { triggers: { Delivered: true, Exception: null }, endpoint: null }, webhook: null } },
+      profile: {
+        firstName: null,
+        lastName: null,
+        phone: null,
+        image: null,
+        company: null,
+        companyUrl: null,
+        InvoiceExtraInfo: null,
+        timeZone: null,
+        token: null,
+      },
+      settings: {
+        themeid: null,
+        emailContent: null,
+        receiveNotification: { email: { triggers: { Delivered: true, Exception: null }, endpoint: null }, webhook: null },
+      },
     });
     expect(saved).toMatchObject({ code: 200, status: 'success' });
     expect(saved.payload.profile).toMatchObject({ firstName: 'Grace', phone: '(212) 555-0142', company: 'ACME' });
-    expect(saved.payload.settings.receiveNotification.email).toEqual({ triggers: expect.objectContaining({ Delivered: true }), endpoint: '' });
+    expect(saved.payload.settings.receiveNotification.email).toEqual({
+      triggers: expect.objectContaining({ Delivered: true }),
+      endpoint: '',
+    });
     const info = await v1('GET', '/v1/user/info/?v=abc');
     expect(info.payload.profile.firstName).toBe('Grace');
     expect((await v1('GET', '/v1/info/pricing/')).code).toBe(200);

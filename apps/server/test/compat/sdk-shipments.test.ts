@@ -30,7 +30,14 @@ beforeAll(async () => {
   smtp = await startSmtp();
   twilio = await startFakeTwilio();
   receiver = await startReceiver(() => [secret]);
-  env = await createTestEnv({ SMTP_URL: smtp.url, WEBHOOK_ALLOW_PRIVATE: 'true', TWILIO_BASE_URL: twilio.url, TWILIO_ACCOUNT_SID: 'AC0123456789abcdef', TWILIO_AUTH_TOKEN: 'tok-secret', TWILIO_FROM: '+15005550006' });
+  env = await createTestEnv({
+    SMTP_URL: smtp.url,
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    TWILIO_BASE_URL: twilio.url,
+    TWILIO_ACCOUNT_SID: 'AC0123456789abcdef',
+    TWILIO_AUTH_TOKEN: 'tok-secret',
+    TWILIO_FROM: '+15005550006',
+  });
   fastTuning(env.ctx);
   await startJobWorkers(env.ctx, Object.values(notifyJobs));
   await env.app.listen({ port: 0, host: '127.0.0.1' });
@@ -56,7 +63,10 @@ describe('shipmentmentor SDK 1.0.5: sendShipment and updateShipment', () => {
     const k = await courier(env.app, c.session, { email: 'courier@example.com' });
     const info = await call(env.app, 'GET', '/v1/user/info', { token: c.session });
     secret = info.body.payload.settings.webhookSecret;
-    await call(env.app, 'POST', '/v1/user/general/update', { token: c.session, body: { profile: { image: 'https://acme.example/logo.png' } } });
+    await call(env.app, 'POST', '/v1/user/general/update', {
+      token: c.session,
+      body: { profile: { image: 'https://acme.example/logo.png' } },
+    });
     await saveSettings(env, c.session, {
       receiveNotification: { webhook: { triggers: { InTransit: true }, endpoint: receiver.url } },
       sendNotification: { email: { triggers: { InTransit: true } }, phone: { triggers: { InTransit: true } } },
@@ -66,7 +76,12 @@ describe('shipmentmentor SDK 1.0.5: sendShipment and updateShipment', () => {
     // sendShipment, exactly the README's payload (parsels, origin, destination, ...).
     const created = await sdk(c.apiKey).sendShipment(readmeShipment());
     expect(created.tid).toMatch(/^SHM\d{12}$/);
-    expect(created).toMatchObject({ status: 'InfoReceived', courierEmail: 'courier@example.com', courierUid: k.uid, orderId: '0113191348' });
+    expect(created).toMatchObject({
+      status: 'InfoReceived',
+      courierEmail: 'courier@example.com',
+      courierUid: k.uid,
+      orderId: '0113191348',
+    });
 
     // updateShipment, the README's payload with the number sendShipment gave; by the assigned courier's API key.
     const updated = await sdk(k.apiKey).updateShipment({
@@ -77,12 +92,27 @@ describe('shipmentmentor SDK 1.0.5: sendShipment and updateShipment', () => {
       long: -118.482805,
       time: '2019-01-19T15:04:08-07:00',
     });
-    expect(updated).toMatchObject({ tid: created.tid, status: 'InTransit', lastCheckPoint: { status: 'InTransit', location: '2025 Wilshire Blvd, Santa Monica, CA 90403', by: { role: 'courier', name: 'Carl Courier' } } });
+    expect(updated).toMatchObject({
+      tid: created.tid,
+      status: 'InTransit',
+      lastCheckPoint: {
+        status: 'InTransit',
+        location: '2025 Wilshire Blvd, Santa Monica, CA 90403',
+        by: { role: 'courier', name: 'Carl Courier' },
+      },
+    });
 
     // The company's webhook: a signed shipment.status_changed event.
     const hook = await waitUntil(() => receiver.received.find((r) => r.json?.data?.shipment?.tid === created.tid));
     expect(hook.verifiedWith).toBe(secret);
-    expect(hook.json).toMatchObject({ type: 'shipment.status_changed', data: { status: 'InTransit', previousStatus: 'InfoReceived', shipment: { tid: created.tid, orderId: '0113191348', url: `http://shiptrail.test/track/${c.profile.uid}/${created.tid}` } } });
+    expect(hook.json).toMatchObject({
+      type: 'shipment.status_changed',
+      data: {
+        status: 'InTransit',
+        previousStatus: 'InfoReceived',
+        shipment: { tid: created.tid, orderId: '0113191348', url: `http://shiptrail.test/track/${c.profile.uid}/${created.tid}` },
+      },
+    });
 
     // The customer (the destination's email), branded with the company, linking to the public page.
     const mail = await smtp.waitFor((m) => mailTo(m).includes('destination@example.com'));
@@ -97,7 +127,10 @@ describe('shipmentmentor SDK 1.0.5: sendShipment and updateShipment', () => {
     const sms = await waitUntil(() => twilio.requests.find((r) => r.to === '+18188082222'));
     expect(sms.body).toContain(`Santa Monica Couriers: parcel ${created.tid} is In Transit`);
     const charges = await waitUntil(async () => {
-      const rows = await env.ctx.db.select().from(ledgerEntries).where(and(eq(ledgerEntries.userId, company_.id), eq(ledgerEntries.kind, 'sms')));
+      const rows = await env.ctx.db
+        .select()
+        .from(ledgerEntries)
+        .where(and(eq(ledgerEntries.userId, company_.id), eq(ledgerEntries.kind, 'sms')));
       return rows.length ? rows : undefined;
     });
     expect(charges.map((r) => r.amountCents)).toEqual([-4]);
@@ -109,7 +142,9 @@ describe('shipmentmentor SDK 1.0.5: sendShipment and updateShipment', () => {
 
   it('an SDK call the server refuses rejects with its message', async () => {
     const c = await company(env.app);
-    await expect(sdk(c.apiKey).updateShipment({ tid: 'SHM123456789879', status: 'InTransit', location: 'x', time: '2019-01-19T15:04:08-07:00' })).rejects.toBe('Shipment not found');
+    await expect(
+      sdk(c.apiKey).updateShipment({ tid: 'SHM123456789879', status: 'InTransit', location: 'x', time: '2019-01-19T15:04:08-07:00' }),
+    ).rejects.toBe('Shipment not found');
   });
 });
 

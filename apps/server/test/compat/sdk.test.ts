@@ -82,14 +82,34 @@ describe('shipmentmentor SDK 1.0.5 against Shiptrail', () => {
   it('fields left out are sent as null by the SDK and accepted', async () => {
     // The SDK's schema fills every missing optional field with null (ajv useDefaults) before sending.
     const response = await sdk().addTracking({ tid: EX.canadapost.delivered, courier: 'canadapost', notify: {} });
-    expect(response).toMatchObject({ tid: EX.canadapost.delivered, courier: 'canadapost', title: '', orderId: '', customer: '', note: '', notify: { email: '', phone: '' } });
+    expect(response).toMatchObject({
+      tid: EX.canadapost.delivered,
+      courier: 'canadapost',
+      title: '',
+      orderId: '',
+      customer: '',
+      note: '',
+      notify: { email: '', phone: '' },
+    });
   });
 
   it("a failing call rejects with the server's message string", async () => {
-    const again = { tid: EX.ups.delivered, title: null, courier: null, orderId: null, customer: null, notify: { email: null, phone: null }, note: null };
+    const again = {
+      tid: EX.ups.delivered,
+      title: null,
+      courier: null,
+      orderId: null,
+      customer: null,
+      notify: { email: null, phone: null },
+      note: null,
+    };
     await expect(sdk().addTracking(again)).rejects.toBe(`You are already tracking ${EX.ups.delivered}`);
-    await expect(sdk().addTracking({ ...again, tid: EX.usps.delivered, notify: { email: null, phone: '555' } })).rejects.toBe(MSG.phoneInvalid);
-    await expect(sdk().addTracking({ ...again, tid: 'NOTANUMBER12' })).rejects.toBe('We could not recognise this tracking number. Choose the courier.');
+    await expect(sdk().addTracking({ ...again, tid: EX.usps.delivered, notify: { email: null, phone: '555' } })).rejects.toBe(
+      MSG.phoneInvalid,
+    );
+    await expect(sdk().addTracking({ ...again, tid: 'NOTANUMBER12' })).rejects.toBe(
+      'We could not recognise this tracking number. Choose the courier.',
+    );
   });
 
   it('a wrong API key rejects with the server message, not a transport error', async () => {

@@ -41,11 +41,20 @@ describe('default: HTTP 200, the result in the envelope code', () => {
   it('validation error', async () => {
     const r = await raw('POST', '/v1/trackings/add', { token: user.apiKey, body: { tid: '' } });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ code: 400, status: 'fail', message: MSG.trackingNumberRequired, payload: { errors: { tid: MSG.trackingNumberRequired } } });
+    expect(r.body).toMatchObject({
+      code: 400,
+      status: 'fail',
+      message: MSG.trackingNumberRequired,
+      payload: { errors: { tid: MSG.trackingNumberRequired } },
+    });
   });
 
   it("Fastify's own error (body that is not JSON)", async () => {
-    const r = await raw('POST', '/v1/trackings/add', { token: user.apiKey, headers: { 'content-type': 'application/json' }, payload: '{"tid":' });
+    const r = await raw('POST', '/v1/trackings/add', {
+      token: user.apiKey,
+      headers: { 'content-type': 'application/json' },
+      payload: '{"tid":',
+    });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ code: 400, status: 'fail' });
   });
@@ -75,7 +84,10 @@ describe('default: HTTP 200, the result in the envelope code', () => {
   it('rate limit: 429 in the envelope, retry-after kept', async () => {
     // Password recovery allows 10 calls per IP in 15 minutes.
     let last!: Awaited<ReturnType<typeof raw>>;
-    for (let i = 0; i < 11; i++) last = await raw('GET', `/v1/user/password/recover/${encodeURIComponent(`rl${i}@example.com`)}`, { headers: { 'x-forwarded-for': '203.0.113.9' } });
+    for (let i = 0; i < 11; i++)
+      last = await raw('GET', `/v1/user/password/recover/${encodeURIComponent(`rl${i}@example.com`)}`, {
+        headers: { 'x-forwarded-for': '203.0.113.9' },
+      });
     expect(last.status).toBe(200);
     expect(last.body).toMatchObject({ code: 429, status: 'fail', message: MSG.tooManyAttempts });
     expect(Number(last.headers['retry-after'])).toBeGreaterThan(0);
@@ -108,7 +120,12 @@ describe('server errors', () => {
   it('a 500 is an envelope with code 500 and HTTP 200 by default (500 on request)', async () => {
     await env.ctx.db.execute(sql`drop table idempotency_keys`);
     const call500 = (real: boolean) =>
-      raw('POST', '/v1/trackings/add', { token: user.apiKey, body: { tid: EX.usps.delivered }, real, headers: { 'idempotency-key': `k-${real}` } });
+      raw('POST', '/v1/trackings/add', {
+        token: user.apiKey,
+        body: { tid: EX.usps.delivered },
+        real,
+        headers: { 'idempotency-key': `k-${real}` },
+      });
     const byDefault = await call500(false);
     expect(byDefault.status).toBe(200);
     expect(byDefault.body).toMatchObject({ code: 500, status: 'fail' });

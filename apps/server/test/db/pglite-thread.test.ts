@@ -19,7 +19,12 @@ describe.skipIf(onPostgres)('PGlite in its own thread', () => {
     // The run's migrated template, so the thread skips initdb and most migrations.
     const template = inject('pgliteTemplate');
     const loadDataDir = template ? new Blob([await readFile(template)]) : undefined;
-    database = await openDatabase({ dataDir: dir, pgliteThread: 'worker', pglite: loadDataDir ? { loadDataDir } : undefined, onThreadEvent: (e) => events.push(e.kind) });
+    database = await openDatabase({
+      dataDir: dir,
+      pgliteThread: 'worker',
+      pglite: loadDataDir ? { loadDataDir } : undefined,
+      onThreadEvent: (e) => events.push(e.kind),
+    });
     await database.db.execute(sql`create table thread_probe (id int primary key, note text, at timestamptz default now(), data bytea)`);
   }, 120_000);
   afterAll(async () => {
@@ -30,7 +35,9 @@ describe.skipIf(onPostgres)('PGlite in its own thread', () => {
   it('answers as PGlite does, with PostgreSQL error codes', async () => {
     expect(database.kind).toBe('pglite');
     expect(database.thread?.status.state).toBe('ready');
-    const [row] = rowsOf<{ n: number; t: string; b: Uint8Array }>(await database.db.execute(sql`select ${41}::int + 1 as n, ${'x'}::text as t, '\\x0102'::bytea as b`));
+    const [row] = rowsOf<{ n: number; t: string; b: Uint8Array }>(
+      await database.db.execute(sql`select ${41}::int + 1 as n, ${'x'}::text as t, '\\x0102'::bytea as b`),
+    );
     expect(row).toEqual({ n: 42, t: 'x', b: new Uint8Array([1, 2]) });
     await database.db.execute(sql`insert into thread_probe (id, note) values (1, 'one')`);
     const dup = await database.db.execute(sql`insert into thread_probe (id, note) values (1, 'again')`).catch((e: unknown) => e);
@@ -42,10 +49,12 @@ describe.skipIf(onPostgres)('PGlite in its own thread', () => {
   it('runs a transaction as one unit: committed, rolled back on a throw, savepoints inside', async () => {
     await database.db.transaction(async (tx) => {
       await tx.execute(sql`insert into thread_probe (id, note) values (2, 'two')`);
-      await tx.transaction(async (inner) => {
-        await inner.execute(sql`insert into thread_probe (id, note) values (3, 'three')`);
-        inner.rollback();
-      }).catch(() => {});
+      await tx
+        .transaction(async (inner) => {
+          await inner.execute(sql`insert into thread_probe (id, note) values (3, 'three')`);
+          inner.rollback();
+        })
+        .catch(() => {});
     });
     const failed = await database.db
       .transaction(async (tx) => {
@@ -63,7 +72,9 @@ describe.skipIf(onPostgres)('PGlite in its own thread', () => {
       await new Promise((r) => setTimeout(r, 200));
       insideDone = true;
     });
-    const read = database.db.execute(sql`select note from thread_probe where id = 2`).then((r) => ({ insideDone, note: rowsOf<{ note: string }>(r)[0]?.note }));
+    const read = database.db
+      .execute(sql`select note from thread_probe where id = 2`)
+      .then((r) => ({ insideDone, note: rowsOf<{ note: string }>(r)[0]?.note }));
     await tx;
     expect(await read).toEqual({ insideDone: true, note: 'held' });
   });
@@ -82,7 +93,12 @@ describe.skipIf(onPostgres)('PGlite in its own thread', () => {
     const got: string[] = [];
     await database.pglite!.listen('thread_probe', (p) => got.push(p));
     // Keep it busy so the crash lands with statements in flight.
-    const inFlight = Array.from({ length: 20 }, (_, i) => database.db.execute(sql`insert into thread_probe (id, note) values (${100 + i}, 'maybe')`).then(() => i, () => -1));
+    const inFlight = Array.from({ length: 20 }, (_, i) =>
+      database.db.execute(sql`insert into thread_probe (id, note) values (${100 + i}, 'maybe')`).then(
+        () => i,
+        () => -1,
+      ),
+    );
     await database.thread!.crash();
     const outcomes = await Promise.all(inFlight);
     // Whatever was acknowledged before the crash is there after it.

@@ -103,7 +103,9 @@ describe('geocoding, offline (no GEOCODER_URL)', () => {
     const before = await call(env.app, 'POST', '/v1/user/general/getmembers', { token });
     expect(before.body.payload.find((m: { uid: string }) => m.uid === k.uid)).toMatchObject({ geo: null, geoAt: null });
     const t0 = Date.now();
-    expect((await call(env.app, 'POST', '/v1/user/general/position', { token: k.session, body: { lat: 41.88, lng: -87.63 } })).statusCode).toBe(200);
+    expect(
+      (await call(env.app, 'POST', '/v1/user/general/position', { token: k.session, body: { lat: 41.88, lng: -87.63 } })).statusCode,
+    ).toBe(200);
     const after = await call(env.app, 'POST', '/v1/user/general/getmembers', { token });
     const m = after.body.payload.find((x: { uid: string }) => x.uid === k.uid);
     expect(m.geo).toEqual({ lat: 41.88, lng: -87.63 });
@@ -160,7 +162,16 @@ const whiteHouse = {
   lat: '38.8976633',
   lon: '-77.0365739',
   display_name: 'White House, 1600, Pennsylvania Avenue Northwest, Washington, District of Columbia, 20500, United States',
-  address: { house_number: '1600', road: 'Pennsylvania Avenue Northwest', city: 'Washington', state: 'District of Columbia', 'ISO3166-2-lvl4': 'US-DC', postcode: '20500', country: 'United States', country_code: 'us' },
+  address: {
+    house_number: '1600',
+    road: 'Pennsylvania Avenue Northwest',
+    city: 'Washington',
+    state: 'District of Columbia',
+    'ISO3166-2-lvl4': 'US-DC',
+    postcode: '20500',
+    country: 'United States',
+    country_code: 'us',
+  },
 };
 
 describe('geocoding through a Nominatim-compatible service (GEOCODER_URL)', () => {
@@ -171,7 +182,11 @@ describe('geocoding through a Nominatim-compatible service (GEOCODER_URL)', () =
   const TIMEOUT_MS = 600;
   beforeAll(async () => {
     const url = await fake.start();
-    env = await createTestEnv({ GEOCODER_URL: url, GEOCODER_RATE_LIMIT: `1/${SPACING_MS / 1000}`, GEOCODER_TIMEOUT_MS: String(TIMEOUT_MS) });
+    env = await createTestEnv({
+      GEOCODER_URL: url,
+      GEOCODER_RATE_LIMIT: `1/${SPACING_MS / 1000}`,
+      GEOCODER_TIMEOUT_MS: String(TIMEOUT_MS),
+    });
     token = (await company(env.app)).session;
   });
   afterAll(async () => {
@@ -179,12 +194,21 @@ describe('geocoding through a Nominatim-compatible service (GEOCODER_URL)', () =
     await fake.close();
   });
 
-  it('maps the service\'s answers to places (two-letter states) and names itself', async () => {
+  it("maps the service's answers to places (two-letter states) and names itself", async () => {
     fake.respond(() => ({ body: [whiteHouse] }));
     const r = await call(env.app, 'GET', '/v1/user/geo/autocomplete?q=1600%20Pennsylvania', { token });
     expect(r.statusCode).toBe(200);
     expect(r.body.payload).toEqual([
-      { label: whiteHouse.display_name, address1: '1600 Pennsylvania Avenue Northwest', city: 'Washington', state: 'DC', zip: '20500', country: 'US', lat: 38.8976633, long: -77.0365739 },
+      {
+        label: whiteHouse.display_name,
+        address1: '1600 Pennsylvania Avenue Northwest',
+        city: 'Washington',
+        state: 'DC',
+        zip: '20500',
+        country: 'US',
+        lat: 38.8976633,
+        long: -77.0365739,
+      },
     ]);
     const last = fake.seen.at(-1)!;
     expect(last.url.pathname).toBe('/search');
@@ -208,7 +232,9 @@ describe('geocoding through a Nominatim-compatible service (GEOCODER_URL)', () =
     await new Promise((r) => setTimeout(r, SPACING_MS)); // the previous test's slot has passed
     const before = fake.seen.length;
     const t0 = Date.now();
-    await Promise.all(['rate one', 'rate two'].map((q) => call(env.app, 'GET', `/v1/user/geo/autocomplete?q=${encodeURIComponent(q)}`, { token })));
+    await Promise.all(
+      ['rate one', 'rate two'].map((q) => call(env.app, 'GET', `/v1/user/geo/autocomplete?q=${encodeURIComponent(q)}`, { token })),
+    );
     const times = fake.seen.slice(before).map((s) => s.at);
     expect(times).toHaveLength(2);
     // From when both were asked, not from the first one's arrival: a busy machine can deliver the first one late
@@ -236,7 +262,9 @@ describe('geocoding through a Nominatim-compatible service (GEOCODER_URL)', () =
     fake.respond(() => ({ body: [] }));
     await new Promise((r) => setTimeout(r, SPACING_MS));
     const before = fake.seen.length;
-    const many = await Promise.all(['60601', '02108', '33101', '98101', '80202'].map((z) => call(env.app, 'GET', `/v1/user/geo/lookup?zip=${z}`, { token })));
+    const many = await Promise.all(
+      ['60601', '02108', '33101', '98101', '80202'].map((z) => call(env.app, 'GET', `/v1/user/geo/lookup?zip=${z}`, { token })),
+    );
     expect(many.every((r) => r.statusCode === 200)).toBe(true);
     // At most the turns that fit in the timeout (0, 300 and, by timer slack, 600 ms) reached the service: the
     // others were answered offline rather than queued for their turn (by count, not by the clock; decision 106)
@@ -246,7 +274,7 @@ describe('geocoding through a Nominatim-compatible service (GEOCODER_URL)', () =
     expect(fake.seen.length - before).toBeLessThanOrEqual(3);
   });
 
-  it('geocodes a new shipment\'s addresses with a structured search, and still creates it when the service is down', async () => {
+  it("geocodes a new shipment's addresses with a structured search, and still creates it when the service is down", async () => {
     fake.respond((url) => ({ body: url.searchParams.get('postalcode') === '20500' ? [whiteHouse] : [] }));
     await new Promise((r) => setTimeout(r, SPACING_MS));
     const body = shipmentWithoutCoordinates('20500', '90210');
@@ -280,7 +308,10 @@ describe('map tiles for the web app (/web-config.json)', () => {
     const { mapConfig } = await import('../../src/app.ts');
     const base = { DATA_DIR: 'memory://', SESSION_SECRET: 'test-secret-test-secret-test-secret-0123' };
     const byDefault = loadConfig(base);
-    expect(mapConfig(byDefault)).toEqual({ tileUrl: 'https://tile.openstreetmap.org/{z}/{x}/{y}.png', attribution: expect.stringContaining('OpenStreetMap') });
+    expect(mapConfig(byDefault)).toEqual({
+      tileUrl: 'https://tile.openstreetmap.org/{z}/{x}/{y}.png',
+      attribution: expect.stringContaining('OpenStreetMap'),
+    });
     expect(mapConfig(loadConfig({ ...base, MAP_TILE_URL: 'off' })).tileUrl).toBeNull();
     expect(() => loadConfig({ ...base, MAP_TILE_URL: 'ftp://tiles' })).toThrow(/MAP_TILE_URL/);
     const r = await env.app.inject({ method: 'GET', url: '/web-config.json' });

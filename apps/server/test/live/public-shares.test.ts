@@ -30,7 +30,8 @@ const from = async (ip: string) => {
   opened.push(s);
   return s;
 };
-const within = <T>(p: Promise<T>, ms: number) => Promise.race([p.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), ms))]);
+const within = <T>(p: Promise<T>, ms: number) =>
+  Promise.race([p.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), ms))]);
 
 describe('public live streams per client address', () => {
   it('counts IPv6 clients per /64: the fourth address of one /64 is refused like a fourth tab', async () => {

@@ -32,7 +32,9 @@ afterAll(async () => {
 describe('GET /v1/track/{uid}_{tid}/live', () => {
   it("streams the parcel's status changes with its number and status only, and no other parcel's", async () => {
     const a = await signUp(env.app);
-    expect((await add(env, a.apiKey, { tid: EX.ups.delivered, title: 'Private title', notifyEmail: 'private.customer@example.com' })).statusCode).toBe(201);
+    expect(
+      (await add(env, a.apiKey, { tid: EX.ups.delivered, title: 'Private title', notifyEmail: 'private.customer@example.com' })).statusCode,
+    ).toBe(201);
     expect((await add(env, a.apiKey, { tid: EX.fedex.delivered })).statusCode).toBe(201);
     const page = await pageStream(a.profile.uid, EX.ups.delivered);
     expect(page.status).toBe(200);
@@ -47,7 +49,8 @@ describe('GET /v1/track/{uid}_{tid}/live', () => {
     expect(page.frames.every((f) => f.data.tid === EX.ups.delivered)).toBe(true);
     // Nothing of the account: no ids, no title, no contacts.
     const text = page.text();
-    for (const secret of ['Private title', 'private.customer@example.com', a.email, 'accountId', 'trackingId']) expect(text).not.toContain(secret);
+    for (const secret of ['Private title', 'private.customer@example.com', a.email, 'accountId', 'trackingId'])
+      expect(text).not.toContain(secret);
   });
 
   it("follows a company's shipment too, for the customer's page, and says nothing of the courier", async () => {
@@ -56,7 +59,10 @@ describe('GET /v1/track/{uid}_{tid}/live', () => {
     const s = await createShipment(env.app, c.session, readmeShipment(rider.email));
     const page = await pageStream(c.profile.uid, s.tid);
     expect(page.status).toBe(200);
-    const moved = await call(env.app, 'POST', '/v1/shipment/update', { token: rider.session, body: { tid: s.tid, status: 'OutForDelivery', location: 'Santa Monica, CA' } });
+    const moved = await call(env.app, 'POST', '/v1/shipment/update', {
+      token: rider.session,
+      body: { tid: s.tid, status: 'OutForDelivery', location: 'Santa Monica, CA' },
+    });
     expect(moved.statusCode).toBe(200);
     const f = await page.waitFor((x) => x.data.status === 'OutForDelivery');
     expect(f.data).toEqual({ kind: 'shipment', tid: s.tid, status: 'OutForDelivery', statusChanged: true });

@@ -21,7 +21,8 @@ async function serve(vars: Record<string, string> = {}): Promise<{ env: TestEnv;
   await env.app.listen({ port: 0, host: '127.0.0.1' });
   return { env, base: `http://127.0.0.1:${(env.app.server.address() as AddressInfo).port}` };
 }
-const within = <T>(p: Promise<T>, ms: number) => Promise.race([p.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), ms))]);
+const within = <T>(p: Promise<T>, ms: number) =>
+  Promise.race([p.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), ms))]);
 
 describe('a stream ends when its token stops being valid', () => {
   let env: TestEnv;
@@ -62,7 +63,10 @@ describe('a stream ends when its token stops being valid', () => {
     const other = await call(env.app, 'POST', '/v1/user/general/login', { body: { email: a.email, password: 'password123' } });
     const elsewhere = await stream(other.body.payload.sessionToken);
     const here = await stream(a.session);
-    const r = await call(env.app, 'POST', '/v1/user/general/passwordupdate', { token: a.session, body: { password: 'password123', newpassword: 'a-new-password-9' } });
+    const r = await call(env.app, 'POST', '/v1/user/general/passwordupdate', {
+      token: a.session,
+      body: { password: 'password123', newpassword: 'a-new-password-9' },
+    });
     expect(r.statusCode).toBe(200);
     expect(await within(elsewhere.ended, 10_000)).toBe(true);
     expect(await within(here.ended, 500)).toBe(false);
@@ -80,7 +84,9 @@ describe('a stream ends when its token stops being valid', () => {
   it('a change that leaves the token valid (a settings save) keeps the stream', async () => {
     const a = await signUp(env.app, { userType: 'company', company: 'Acme' });
     const s = await stream(a.session);
-    expect((await call(env.app, 'POST', '/v1/user/general/update', { token: a.session, body: { profile: { company: 'Acme Two' } } })).statusCode).toBe(200);
+    expect(
+      (await call(env.app, 'POST', '/v1/user/general/update', { token: a.session, body: { profile: { company: 'Acme Two' } } })).statusCode,
+    ).toBe(200);
     expect(await within(s.ended, 1500)).toBe(false);
   });
 });

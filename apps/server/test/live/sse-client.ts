@@ -19,62 +19,71 @@ export interface SseStream {
 }
 
 /** A real HTTP client reading the event stream as it arrives (app.inject cannot stream). */
-export function openStream(base: string, token: string | null, headers: Record<string, string> = {}, path = '/v1/live'): Promise<SseStream> {
+export function openStream(
+  base: string,
+  token: string | null,
+  headers: Record<string, string> = {},
+  path = '/v1/live',
+): Promise<SseStream> {
   return new Promise((resolve, reject) => {
-    const req = http.get(`${base}${path}`, { headers: { 'sm-http-status': 'real', accept: 'text/event-stream', ...(token ? { 'sm-api-token': token } : {}), ...headers } }, (res) => {
-      const frames: SseFrame[] = [];
-      const waiters = new Set<() => void>();
-      let buf = '';
-      let all = '';
-      res.setEncoding('utf8');
-      const ended = new Promise<void>((done) => {
-        res.once('end', done);
-        res.once('close', done);
-      });
-      res.on('data', (chunk: string) => {
-        all += chunk;
-        buf += chunk;
-        let at: number;
-        while ((at = buf.indexOf('\n\n')) >= 0) {
-          const block = buf.slice(0, at);
-          buf = buf.slice(at + 2);
-          let id: string | undefined;
-          const data: string[] = [];
-          for (const line of block.split('\n')) {
-            if (line.startsWith('id: ')) id = line.slice(4);
-            else if (line.startsWith('data: ')) data.push(line.slice(6));
+    const req = http.get(
+      `${base}${path}`,
+      { headers: { 'sm-http-status': 'real', accept: 'text/event-stream', ...(token ? { 'sm-api-token': token } : {}), ...headers } },
+      (res) => {
+        const frames: SseFrame[] = [];
+        const waiters = new Set<() => void>();
+        let buf = '';
+        let all = '';
+        res.setEncoding('utf8');
+        const ended = new Promise<void>((done) => {
+          res.once('end', done);
+          res.once('close', done);
+        });
+        res.on('data', (chunk: string) => {
+          all += chunk;
+          buf += chunk;
+          let at: number;
+          while ((at = buf.indexOf('\n\n')) >= 0) {
+            const block = buf.slice(0, at);
+            buf = buf.slice(at + 2);
+            let id: string | undefined;
+            const data: string[] = [];
+            for (const line of block.split('\n')) {
+              if (line.startsWith('id: ')) id = line.slice(4);
+              else if (line.startsWith('data: ')) data.push(line.slice(6));
+            }
+            if (data.length) frames.push({ id, data: JSON.parse(data.join('\n')) });
           }
-          if (data.length) frames.push({ id, data: JSON.parse(data.join('\n')) });
-        }
-        for (const w of [...waiters]) w();
-      });
-      resolve({
-        status: res.statusCode ?? 0,
-        headers: res.headers,
-        frames,
-        text: () => all,
-        waitFor(pred, timeoutMs = 5000) {
-          return new Promise((ok, fail) => {
-            const check = () => {
-              const f = frames.find(pred);
-              if (f) {
+          for (const w of [...waiters]) w();
+        });
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          frames,
+          text: () => all,
+          waitFor(pred, timeoutMs = 5000) {
+            return new Promise((ok, fail) => {
+              const check = () => {
+                const f = frames.find(pred);
+                if (f) {
+                  waiters.delete(check);
+                  clearTimeout(timer);
+                  ok(f);
+                }
+              };
+              const timer = setTimeout(() => {
                 waiters.delete(check);
-                clearTimeout(timer);
-                ok(f);
-              }
-            };
-            const timer = setTimeout(() => {
-              waiters.delete(check);
-              fail(new Error(`no matching event in ${timeoutMs} ms; got ${JSON.stringify(frames)}`));
-            }, timeoutMs);
-            waiters.add(check);
-            check();
-          });
-        },
-        close: () => req.destroy(),
-        ended,
-      });
-    });
+                fail(new Error(`no matching event in ${timeoutMs} ms; got ${JSON.stringify(frames)}`));
+              }, timeoutMs);
+              waiters.add(check);
+              check();
+            });
+          },
+          close: () => req.destroy(),
+          ended,
+        });
+      },
+    );
     req.on('error', reject);
   });
 }

@@ -71,7 +71,13 @@ describe('GET /v1/live', () => {
 
     expect((await call(env.app, 'GET', `/v1/trackings/delivered/${EX.ups.delivered}`, { token: a.apiKey })).statusCode).toBe(200);
     const changed = await sa.waitFor((f) => f.data.kind === 'tracking' && f.data.statusChanged);
-    expect(changed.data).toMatchObject({ kind: 'tracking', accountId: aId, tid: EX.ups.delivered, status: 'Delivered', statusChanged: true });
+    expect(changed.data).toMatchObject({
+      kind: 'tracking',
+      accountId: aId,
+      tid: EX.ups.delivered,
+      status: 'Delivered',
+      statusChanged: true,
+    });
 
     // B's own event arrives on B's stream, which proves B's stream was live while A's events went by.
     expect((await add(env, b.apiKey, { tid: EX.fedex.delivered })).statusCode).toBe(201);
@@ -106,15 +112,29 @@ describe('GET /v1/live', () => {
     const s1 = await stream(c1.session);
     const s2 = await stream(c2.session);
 
-    const up = await call(env.app, 'POST', '/v1/shipment/update', { token: c1.apiKey, body: { tid: shipment.tid, status: 'InTransit', location: 'Depot', lat: 34.05, long: -118.25 } });
+    const up = await call(env.app, 'POST', '/v1/shipment/update', {
+      token: c1.apiKey,
+      body: { tid: shipment.tid, status: 'InTransit', location: 'Depot', lat: 34.05, long: -118.25 },
+    });
     expect(up.statusCode).toBe(200);
-    expect((await s1.waitFor((f) => f.data.kind === 'shipment')).data).toMatchObject({ tid: shipment.tid, status: 'InTransit', statusChanged: true });
+    expect((await s1.waitFor((f) => f.data.kind === 'shipment')).data).toMatchObject({
+      tid: shipment.tid,
+      status: 'InTransit',
+      statusChanged: true,
+    });
     await s1.waitFor((f) => f.data.kind === 'position');
     await sCo.waitFor((f) => f.data.kind === 'shipment' && f.data.tid === shipment.tid);
     await sCo.waitFor((f) => f.data.kind === 'position');
 
     // c2's own shipment is the fence for c2's stream.
-    expect((await call(env.app, 'POST', '/v1/shipment/update', { token: co.apiKey, body: { tid: other.tid, status: 'InTransit', location: 'Hub' } })).statusCode).toBe(200);
+    expect(
+      (
+        await call(env.app, 'POST', '/v1/shipment/update', {
+          token: co.apiKey,
+          body: { tid: other.tid, status: 'InTransit', location: 'Hub' },
+        })
+      ).statusCode,
+    ).toBe(200);
     await s2.waitFor((f) => f.data.kind === 'shipment' && f.data.tid === other.tid);
     expect(s2.frames.map((f) => f.data.tid ?? f.data.kind)).toEqual([other.tid]);
     expect(s1.frames.some((f) => f.data.tid === other.tid)).toBe(false);
@@ -134,26 +154,52 @@ describe('GET /v1/live', () => {
     const s2 = await stream(c2.session);
     const next = async (s: SseStream, pred: (d: any) => boolean) => (await s.waitFor((f) => pred(f.data))).data;
 
-    expect((await call(env.app, 'PUT', '/v1/trackings/update', { token: co.apiKey, body: { tid: EX.usps.notFound, title: 'Renamed' } })).statusCode).toBe(200);
-    expect(await next(sCo, (d) => d.kind === 'tracking' && d.tid === EX.usps.notFound)).toMatchObject({ status: 'Pending', statusChanged: false });
+    expect(
+      (await call(env.app, 'PUT', '/v1/trackings/update', { token: co.apiKey, body: { tid: EX.usps.notFound, title: 'Renamed' } }))
+        .statusCode,
+    ).toBe(200);
+    expect(await next(sCo, (d) => d.kind === 'tracking' && d.tid === EX.usps.notFound)).toMatchObject({
+      status: 'Pending',
+      statusChanged: false,
+    });
     const before = sCo.frames.length;
     expect((await call(env.app, 'DELETE', `/v1/trackings/delete/${EX.usps.notFound}`, { token: co.apiKey })).statusCode).toBe(200);
     await sCo.waitFor((f) => sCo.frames.indexOf(f) >= before && f.data.kind === 'tracking' && f.data.tid === EX.usps.notFound);
 
     // Reassigned from c1 to c2: the company, the new courier and the old one are each told.
-    expect((await call(env.app, 'POST', '/v1/shipment/edit', { token: co.apiKey, body: { tid: shipment.tid, courierEmail: c2.email, message: 'Moved to Carl 2' } })).statusCode).toBe(200);
+    expect(
+      (
+        await call(env.app, 'POST', '/v1/shipment/edit', {
+          token: co.apiKey,
+          body: { tid: shipment.tid, courierEmail: c2.email, message: 'Moved to Carl 2' },
+        })
+      ).statusCode,
+    ).toBe(200);
     await next(sCo, (d) => d.kind === 'shipment' && d.tid === shipment.tid && d.statusChanged === false);
     await next(s2, (d) => d.kind === 'shipment' && d.tid === shipment.tid);
     await next(s1, (d) => d.kind === 'shipment' && d.tid === shipment.tid && d.statusChanged === false);
 
     const third = { email: `c3.${Date.now()}@example.com`, firstName: 'Third', lastName: 'Rider', phone: '(213) 555-0199' };
-    const added = await call(env.app, 'POST', '/v1/user/general/addmember', { token: co.apiKey, body: { ...third, role: 'courier', password: 'courierpass1' } });
+    const added = await call(env.app, 'POST', '/v1/user/general/addmember', {
+      token: co.apiKey,
+      body: { ...third, role: 'courier', password: 'courierpass1' },
+    });
     expect(added.statusCode).toBe(201);
     await next(sCo, (d) => d.kind === 'members');
     const n = sCo.frames.filter((f) => f.data.kind === 'members').length;
-    expect((await call(env.app, 'POST', '/v1/user/general/updatemember', { token: co.apiKey, body: { ...third, role: 'courier', uid: added.body.payload.uid, firstName: 'Renamed' } })).statusCode).toBe(200);
+    expect(
+      (
+        await call(env.app, 'POST', '/v1/user/general/updatemember', {
+          token: co.apiKey,
+          body: { ...third, role: 'courier', uid: added.body.payload.uid, firstName: 'Renamed' },
+        })
+      ).statusCode,
+    ).toBe(200);
     await sCo.waitFor(() => sCo.frames.filter((f) => f.data.kind === 'members').length >= n + 1);
-    expect((await call(env.app, 'POST', '/v1/user/general/deletemember', { token: co.apiKey, body: { uid: added.body.payload.uid } })).statusCode).toBe(200);
+    expect(
+      (await call(env.app, 'POST', '/v1/user/general/deletemember', { token: co.apiKey, body: { uid: added.body.payload.uid } }))
+        .statusCode,
+    ).toBe(200);
     await sCo.waitFor(() => sCo.frames.filter((f) => f.data.kind === 'members').length >= n + 2);
     // Couriers are not told about the team.
     expect([...s1.frames, ...s2.frames].some((f) => f.data.kind === 'members')).toBe(false);
@@ -210,7 +256,9 @@ describe('GET /v1/live', () => {
       const other = await createTestEnv({ DATABASE_URL: env.config.DATABASE_URL! });
       try {
         expect((await add(other, a.apiKey, { tid: EX.canadapost.delivered })).statusCode).toBe(201);
-        expect((await call(other.app, 'GET', `/v1/trackings/delivered/${EX.canadapost.delivered}`, { token: a.apiKey })).statusCode).toBe(200);
+        expect((await call(other.app, 'GET', `/v1/trackings/delivered/${EX.canadapost.delivered}`, { token: a.apiKey })).statusCode).toBe(
+          200,
+        );
         const f = await s.waitFor((f) => f.data.kind === 'tracking' && f.data.statusChanged);
         expect(f.data).toMatchObject({ accountId: aId, tid: EX.canadapost.delivered, status: 'Delivered' });
         // And the other way round: a stream on the second app hears a change made through the first.

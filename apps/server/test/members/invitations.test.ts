@@ -18,7 +18,13 @@ let twilio: Awaited<ReturnType<typeof startFakeTwilio>>;
 beforeAll(async () => {
   smtp = await startSmtp();
   twilio = await startFakeTwilio();
-  env = await createTestEnv({ SMTP_URL: smtp.url, TWILIO_BASE_URL: twilio.url, TWILIO_ACCOUNT_SID: 'AC0123456789abcdef', TWILIO_AUTH_TOKEN: 'tok-secret', TWILIO_FROM: '+15005550006' });
+  env = await createTestEnv({
+    SMTP_URL: smtp.url,
+    TWILIO_BASE_URL: twilio.url,
+    TWILIO_ACCOUNT_SID: 'AC0123456789abcdef',
+    TWILIO_AUTH_TOKEN: 'tok-secret',
+    TWILIO_FROM: '+15005550006',
+  });
 });
 afterAll(async () => {
   await env?.close();
@@ -29,10 +35,12 @@ afterAll(async () => {
 let n = 0;
 const fresh = (name = 'dana') => `${name}${Date.now()}${n++}@example.com`;
 const linkIn = (text: string) => /http:\/\/shiptrail\.test\/invite\/([A-Za-z0-9_-]+)/.exec(text)?.[1];
-const mailFor = (to: string, subject: RegExp): Promise<ParsedMail> => smtp.waitFor((m) => mailTo(m).includes(to) && subject.test(m.subject ?? ''));
+const mailFor = (to: string, subject: RegExp): Promise<ParsedMail> =>
+  smtp.waitFor((m) => mailTo(m).includes(to) && subject.test(m.subject ?? ''));
 const mailsFor = (to: string) => smtp.mails.filter((m) => mailTo(m).includes(to));
 const invite = (token: string, body: Record<string, unknown>) => call(env.app, 'POST', '/v1/user/invitations/create', { token, body });
-const accept = (token: string, password = 'courierpass9', repassword = password) => call(env.app, 'POST', '/v1/invitations/accept', { body: { token, password, repassword } });
+const accept = (token: string, password = 'courierpass9', repassword = password) =>
+  call(env.app, 'POST', '/v1/invitations/accept', { body: { token, password, repassword } });
 const userByEmail = async (email: string) => (await env.ctx.db.select().from(users).where(eq(users.email, email)))[0];
 
 describe('courier invitations', () => {
@@ -43,7 +51,14 @@ describe('courier invitations', () => {
     expect(r.statusCode).toBe(201);
     expect(r.body.message).toBe('Invitation sent by email and SMS ($0.04)');
     const sentAt = Date.parse(r.body.payload.sentAt);
-    expect(r.body.payload).toMatchObject({ email, firstName: 'Dana', lastName: 'Lee', phone: '(213) 555-0142', state: 'pending', sends: 1 });
+    expect(r.body.payload).toMatchObject({
+      email,
+      firstName: 'Dana',
+      lastName: 'Lee',
+      phone: '(213) 555-0142',
+      state: 'pending',
+      sends: 1,
+    });
     expect(Date.parse(r.body.payload.expiresAt) - sentAt).toBe(INVITATION_TTL_DAYS * 86400_000);
 
     const mail = await mailFor(email, /SwiftParcel Couriers invited you/);
@@ -54,9 +69,14 @@ describe('courier invitations', () => {
     expect(token).toBeTruthy();
     expect(mail.html).toContain(`http://shiptrail.test/invite/${token}`);
     const sms = twilio.requests.find((x) => x.to === '+12135550142' && x.body.includes(token));
-    expect(sms?.body).toBe(`SwiftParcel Couriers invited you to Shiptrail as a courier. Set your password within ${INVITATION_TTL_DAYS} days: http://shiptrail.test/invite/${token}`);
+    expect(sms?.body).toBe(
+      `SwiftParcel Couriers invited you to Shiptrail as a courier. Set your password within ${INVITATION_TTL_DAYS} days: http://shiptrail.test/invite/${token}`,
+    );
     const me = await userByEmail(c.email);
-    const charges = await env.ctx.db.select().from(ledgerEntries).where(and(eq(ledgerEntries.userId, me!.id), eq(ledgerEntries.kind, 'sms')));
+    const charges = await env.ctx.db
+      .select()
+      .from(ledgerEntries)
+      .where(and(eq(ledgerEntries.userId, me!.id), eq(ledgerEntries.kind, 'sms')));
     expect(charges).toEqual([expect.objectContaining({ amountCents: -4, ref: `invitation:${r.body.payload.id}:1` })]);
 
     // Stored hashed: the token itself is nowhere in the database.
@@ -70,7 +90,15 @@ describe('courier invitations', () => {
     expect(await userByEmail(email)).toBeUndefined();
 
     const view = await call(env.app, 'GET', `/v1/invitations/${token}`);
-    expect(view.body.payload).toEqual({ company: 'SwiftParcel Couriers', email, firstName: 'Dana', state: 'pending', expiresAt: r.body.payload.expiresAt, reason: null, existingAccount: false });
+    expect(view.body.payload).toEqual({
+      company: 'SwiftParcel Couriers',
+      email,
+      firstName: 'Dana',
+      state: 'pending',
+      expiresAt: r.body.payload.expiresAt,
+      reason: null,
+      existingAccount: false,
+    });
 
     // Sign-up's password rules.
     const short = await accept(token, 'short', 'short');
@@ -82,7 +110,14 @@ describe('courier invitations', () => {
     const ok = await accept(token);
     expect(ok.statusCode).toBe(200);
     expect(ok.body.message).toBe(INVITE_MSG.accepted);
-    expect(ok.body.payload.profile).toMatchObject({ email, role: 'courier', emailVerified: true, firstName: 'Dana', lastName: 'Lee', phone: '(213) 555-0142' });
+    expect(ok.body.payload.profile).toMatchObject({
+      email,
+      role: 'courier',
+      emailVerified: true,
+      firstName: 'Dana',
+      lastName: 'Lee',
+      phone: '(213) 555-0142',
+    });
     const info = await call(env.app, 'GET', '/v1/user/info', { token: ok.body.payload.sessionToken });
     expect(info.body.payload.profile.role).toBe('courier');
     const assigned = await call(env.app, 'POST', '/v1/shipment/getassigned', { token: ok.body.payload.sessionToken });
@@ -96,7 +131,10 @@ describe('courier invitations', () => {
     const again = await accept(token, 'otherpass99');
     expect(again.statusCode).toBe(400);
     expect(again.body.message).toBe(INVITE_MSG.used);
-    expect((await call(env.app, 'GET', `/v1/invitations/${token}`)).body.payload).toMatchObject({ state: 'accepted', reason: INVITE_MSG.used });
+    expect((await call(env.app, 'GET', `/v1/invitations/${token}`)).body.payload).toMatchObject({
+      state: 'accepted',
+      reason: INVITE_MSG.used,
+    });
     expect((await call(env.app, 'GET', '/v1/user/invitations/list', { token: c.session })).body.payload[0].state).toBe('accepted');
   });
 
@@ -123,11 +161,17 @@ describe('courier invitations', () => {
     expect((await call(env.app, 'GET', `/v1/invitations/${first}`)).statusCode).toBe(404);
 
     // Expired: past its expiry the link says so, and a resend opens it again with a new one.
-    await env.ctx.db.update(courierInvitations).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(courierInvitations.id, r.body.payload.id));
+    await env.ctx.db
+      .update(courierInvitations)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(courierInvitations.id, r.body.payload.id));
     const expired = await accept(second);
     expect(expired.statusCode).toBe(400);
     expect(expired.body.message).toBe(INVITE_MSG.expired);
-    expect((await call(env.app, 'GET', `/v1/invitations/${second}`)).body.payload).toMatchObject({ state: 'expired', reason: INVITE_MSG.expired });
+    expect((await call(env.app, 'GET', `/v1/invitations/${second}`)).body.payload).toMatchObject({
+      state: 'expired',
+      reason: INVITE_MSG.expired,
+    });
     expect((await call(env.app, 'GET', '/v1/user/invitations/list', { token: c.session })).body.payload[0].state).toBe('expired');
     await call(env.app, 'POST', '/v1/user/invitations/resend', { token: c.session, body: { id: r.body.payload.id } });
     await smtp.waitFor(() => mailsFor(email).length === 3);
@@ -143,12 +187,14 @@ describe('courier invitations', () => {
     expect(gone.body.message).toBe(INVITE_MSG.withdrawn);
     const twice = await call(env.app, 'POST', '/v1/user/invitations/revoke', { token: c.session, body: { id: r.body.payload.id } });
     expect(twice.statusCode).toBe(409);
-    expect((await call(env.app, 'POST', '/v1/user/invitations/resend', { token: c.session, body: { id: r.body.payload.id } })).statusCode).toBe(409);
+    expect(
+      (await call(env.app, 'POST', '/v1/user/invitations/resend', { token: c.session, body: { id: r.body.payload.id } })).statusCode,
+    ).toBe(409);
     // A revoked address may be invited again.
     expect((await invite(c.session, { email, firstName: 'Sam', lastName: 'Ray' })).statusCode).toBe(201);
   });
 
-  it('owner only: a courier or a person cannot invite, and another company\'s invitation is not found', async () => {
+  it("owner only: a courier or a person cannot invite, and another company's invitation is not found", async () => {
     const c = await company(env.app);
     const k = await courier(env.app, c.session);
     const byCourier = await invite(k.session, { email: fresh(), firstName: 'A', lastName: 'B' });
@@ -167,13 +213,21 @@ describe('courier invitations', () => {
     expect((await call(env.app, 'GET', '/v1/user/invitations/list')).statusCode).toBe(401);
   });
 
-  it('bad input gets the form\'s messages, never a 500', async () => {
+  it("bad input gets the form's messages, never a 500", async () => {
     const c = await company(env.app);
     const r = await invite(c.session, { email: 'nope', firstName: ' ', phone: '555' });
     expect(r.statusCode).toBe(400);
-    expect(r.body.payload.errors).toEqual({ email: MSG.emailInvalid, firstName: MSG.firstNameRequired, lastName: MSG.lastNameRequired, phone: MSG.phoneInvalid });
+    expect(r.body.payload.errors).toEqual({
+      email: MSG.emailInvalid,
+      firstName: MSG.firstNameRequired,
+      lastName: MSG.lastNameRequired,
+      phone: MSG.phoneInvalid,
+    });
     expect((await call(env.app, 'POST', '/v1/user/invitations/resend', { token: c.session, body: { id: 'x' } })).statusCode).toBe(400);
-    expect((await call(env.app, 'POST', '/v1/invitations/accept', { body: {} })).body.payload.errors).toMatchObject({ token: INVITE_MSG.linkInvalid, password: MSG.passwordRequired });
+    expect((await call(env.app, 'POST', '/v1/invitations/accept', { body: {} })).body.payload.errors).toMatchObject({
+      token: INVITE_MSG.linkInvalid,
+      password: MSG.passwordRequired,
+    });
     const long = await call(env.app, 'GET', `/v1/invitations/${'a'.repeat(300)}`);
     expect(long.statusCode).toBe(404);
     // An address that has an account already.
@@ -212,7 +266,10 @@ describe('courier invitations', () => {
 
 describe('accounts made by addmember with an owner-chosen password (decision 097)', () => {
   const addmember = (token: string, email: string) =>
-    call(env.app, 'POST', '/v1/user/general/addmember', { token, body: { email, role: 'courier', firstName: 'Vic', lastName: 'Tim', phone: '2025550150', password: 'AttackerKnows1!' } });
+    call(env.app, 'POST', '/v1/user/general/addmember', {
+      token,
+      body: { email, role: 'courier', firstName: 'Vic', lastName: 'Tim', phone: '2025550150', password: 'AttackerKnows1!' },
+    });
 
   it('still works for old clients, but starts unverified and the address is told', async () => {
     const c = await company(env.app, { company: 'Squat Co' });
@@ -233,13 +290,19 @@ describe('accounts made by addmember with an owner-chosen password (decision 097
     const email = fresh('victim');
     await addmember(c.session, email);
     await mailFor(email, /added you as a courier/);
-    const up = await call(env.app, 'POST', '/v1/user/general/signup', { body: { email, password: 'password123', repassword: 'password123', terms: true } });
+    const up = await call(env.app, 'POST', '/v1/user/general/signup', {
+      body: { email, password: 'password123', repassword: 'password123', terms: true },
+    });
     expect(up.statusCode).toBe(409);
     expect(up.body.message).toBe(INVITE_MSG.addressHeldByCourier);
     // The address already had a mail a moment ago: the sign-up does not mail it again within 10 minutes.
     expect(mailsFor(email)).toHaveLength(1);
     const token = linkIn(mailsFor(email)[0]!.text ?? '')!;
-    expect((await call(env.app, 'GET', `/v1/invitations/${token}`)).body.payload).toMatchObject({ company: 'Squat Co', existingAccount: true, state: 'pending' });
+    expect((await call(env.app, 'GET', `/v1/invitations/${token}`)).body.payload).toMatchObject({
+      company: 'Squat Co',
+      existingAccount: true,
+      state: 'pending',
+    });
     const dec = await call(env.app, 'POST', '/v1/invitations/decline', { body: { token } });
     expect(dec.statusCode).toBe(200);
     expect(dec.body.message).toBe(INVITE_MSG.declinedNow);
@@ -252,14 +315,17 @@ describe('accounts made by addmember with an owner-chosen password (decision 097
     expect(now.profile.role).not.toBe('courier');
   });
 
-  it('password recovery sends the claim link, not a reset into the company\'s account; accepting takes it over', async () => {
+  it("password recovery sends the claim link, not a reset into the company's account; accepting takes it over", async () => {
     const c = await company(env.app, { company: 'Squat Co' });
     const email = fresh('victim');
     await addmember(c.session, email);
     const owners = await call(env.app, 'POST', '/v1/user/general/login', { body: { email, password: 'AttackerKnows1!' } });
     await mailFor(email, /added you as a courier/);
     // Older than the 10-minute re-send guard.
-    await env.ctx.db.update(courierInvitations).set({ sentAt: new Date(Date.now() - 11 * 60_000) }).where(eq(courierInvitations.email, email));
+    await env.ctx.db
+      .update(courierInvitations)
+      .set({ sentAt: new Date(Date.now() - 11 * 60_000) })
+      .where(eq(courierInvitations.email, email));
     const rec = await call(env.app, 'GET', `/v1/user/password/recover/${encodeURIComponent(email)}`);
     expect(rec.body.message).toBe(MSG.recoverSent);
     await smtp.waitFor(() => mailsFor(email).length === 2);
@@ -274,7 +340,9 @@ describe('accounts made by addmember with an owner-chosen password (decision 097
     expect((await call(env.app, 'POST', '/v1/user/general/login', { body: { email, password: 'AttackerKnows1!' } })).statusCode).toBe(401);
     expect((await call(env.app, 'GET', '/v1/user/info', { token: owners.body.payload.sessionToken })).statusCode).toBe(401);
     // Verified now: an ordinary account, and a sign-up meets the ordinary answer.
-    const up = await call(env.app, 'POST', '/v1/user/general/signup', { body: { email, password: 'password123', repassword: 'password123', terms: true } });
+    const up = await call(env.app, 'POST', '/v1/user/general/signup', {
+      body: { email, password: 'password123', repassword: 'password123', terms: true },
+    });
     expect(up.body.message).toBe(MSG.emailTaken);
   });
 
@@ -282,7 +350,10 @@ describe('accounts made by addmember with an owner-chosen password (decision 097
     const c = await company(env.app);
     const k = await courier(env.app, c.session);
     const to = fresh('moved');
-    const r = await call(env.app, 'POST', '/v1/user/general/updatemember', { token: c.session, body: { uid: k.uid, email: to, role: 'courier', firstName: 'M', lastName: 'V', phone: '3105550100' } });
+    const r = await call(env.app, 'POST', '/v1/user/general/updatemember', {
+      token: c.session,
+      body: { uid: k.uid, email: to, role: 'courier', firstName: 'M', lastName: 'V', phone: '3105550100' },
+    });
     expect(r.statusCode).toBe(200);
     expect((await userByEmail(to))!.emailVerified).toBe(false);
     await mailFor(to, /added you as a courier/);

@@ -33,15 +33,31 @@ describe('customer alerts: failed attempts, defaults, persons, time zones', () =
     for (const userType of ['company', 'person'] as const) {
       const a = await signUp(env.app, { userType, ...(userType === 'company' ? { company: 'Swift Parcel' } : {}) });
       const info = (await call(env.app, 'GET', '/v1/user/info', { token: a.session })).body.payload;
-      expect(info.settings.sendNotification.email.triggers, userType).toEqual({ Delivered: true, Exception: true, Expired: false, FailAttempt: true, InTransit: false, InfoReceived: false, OutForDelivery: true });
+      expect(info.settings.sendNotification.email.triggers, userType).toEqual({
+        Delivered: true,
+        Exception: true,
+        Expired: false,
+        FailAttempt: true,
+        InTransit: false,
+        InfoReceived: false,
+        OutForDelivery: true,
+      });
       expect(Object.values(info.settings.sendNotification.phone.triggers).some(Boolean)).toBe(false);
-      for (const c of ['email', 'phone', 'webhook']) expect(Object.values(info.settings.receiveNotification[c].triggers).some(Boolean)).toBe(false);
+      for (const c of ['email', 'phone', 'webhook'])
+        expect(Object.values(info.settings.receiveNotification[c].triggers).some(Boolean)).toBe(false);
     }
   });
 
   it('an existing account keeps its settings: the new trigger reads as off, nothing is switched on for it', async () => {
     const a = await signUp(env.app, { userType: 'company', company: 'Old Co' });
-    const stored = { sendNotification: { email: { triggers: { Delivered: true, Exception: false, Expired: false, InTransit: false, InfoReceived: false, OutForDelivery: false }, endpoint: '' } } };
+    const stored = {
+      sendNotification: {
+        email: {
+          triggers: { Delivered: true, Exception: false, Expired: false, InTransit: false, InfoReceived: false, OutForDelivery: false },
+          endpoint: '',
+        },
+      },
+    };
     await env.ctx.db.update(users).set({ settings: stored }).where(eq(users.email, a.email));
     const info = (await call(env.app, 'GET', '/v1/user/info', { token: a.session })).body.payload;
     expect(info.settings.sendNotification.email.triggers).toMatchObject({ Delivered: true, FailAttempt: false, OutForDelivery: false });
@@ -53,10 +69,17 @@ describe('customer alerts: failed attempts, defaults, persons, time zones', () =
 
   it("a carrier's failed attempt mails the company's customer, in the company's time zone, and the company when it ticked it", async () => {
     const c = await signUp(env.app, { userType: 'company', company: 'Swift Parcel', timeZone: 'America/New_York' });
-    await saveSettings(env, c.session, { receiveNotification: { email: { triggers: { FailAttempt: true }, endpoint: 'ops@swift.example' } } });
+    await saveSettings(env, c.session, {
+      receiveNotification: { email: { triggers: { FailAttempt: true }, endpoint: 'ops@swift.example' } },
+    });
     const u = await verified(c.email);
     const t = await insertTracking(env.ctx, u.id, { tid: '1Z5R89390350075608', notifyEmail: 'jane@example.net' });
-    await changeStatus(env.ctx, t.id, 'FailAttempt', { status: 'FailAttempt', location: 'Brooklyn, NY', message: 'Nobody home', time: '2026-11-26T15:18:00Z' });
+    await changeStatus(env.ctx, t.id, 'FailAttempt', {
+      status: 'FailAttempt',
+      location: 'Brooklyn, NY',
+      message: 'Nobody home',
+      time: '2026-11-26T15:18:00Z',
+    });
     const m = await smtp.waitFor((m) => mailTo(m).includes('jane@example.net'));
     expect(m.subject).toBe('Swift Parcel: delivery attempt failed for your parcel 1Z5R89390350075608');
     expect(m.text).toContain('A delivery attempt failed');
@@ -73,7 +96,12 @@ describe('customer alerts: failed attempts, defaults, persons, time zones', () =
     const u = await verified(c.email);
     await env.ctx.db.update(users).set({ timeZone: 'Not/AZone' }).where(eq(users.id, u.id));
     const t = await insertTracking(env.ctx, u.id, { notifyEmail: 'exc@example.net' });
-    await changeStatus(env.ctx, t.id, 'Exception', { status: 'Exception', location: 'Memphis, TN', message: 'Damaged', time: '2026-11-26T15:18:00Z' });
+    await changeStatus(env.ctx, t.id, 'Exception', {
+      status: 'Exception',
+      location: 'Memphis, TN',
+      message: 'Damaged',
+      time: '2026-11-26T15:18:00Z',
+    });
     const m = await smtp.waitFor((m) => mailTo(m).includes('exc@example.net'));
     expect(m.subject).toBe(`Zone Less: your parcel ${t.tid} is Exception`);
     expect(m.text).toContain('has a problem on its way');
@@ -85,10 +113,19 @@ describe('customer alerts: failed attempts, defaults, persons, time zones', () =
     await verified(c.email);
     const k = await courier(env.app, c.session);
     // A courier has no customers (nor settings) of its own.
-    const refused = await call(env.app, 'POST', '/v1/user/general/update', { token: k.session, body: { settings: { sendNotification: { email: { triggers: { Delivered: true } } } } } });
+    const refused = await call(env.app, 'POST', '/v1/user/general/update', {
+      token: k.session,
+      body: { settings: { sendNotification: { email: { triggers: { Delivered: true } } } } },
+    });
     expect(refused.body.code).toBe(403);
-    const s = await createShipment(env.app, c.apiKey, { ...readmeShipment(k.email), destination: { ...readmeShipment().destination, email: 'dest-customer@example.net' } });
-    const r = await call(env.app, 'POST', '/v1/shipment/update', { token: k.session, body: { tid: s.tid, status: 'FailAttempt', location: 'Oakland, CA', message: 'Nobody home', time: '2026-11-26T18:00:00Z' } });
+    const s = await createShipment(env.app, c.apiKey, {
+      ...readmeShipment(k.email),
+      destination: { ...readmeShipment().destination, email: 'dest-customer@example.net' },
+    });
+    const r = await call(env.app, 'POST', '/v1/shipment/update', {
+      token: k.session,
+      body: { tid: s.tid, status: 'FailAttempt', location: 'Oakland, CA', message: 'Nobody home', time: '2026-11-26T18:00:00Z' },
+    });
     expect(r.statusCode).toBe(200);
     const m = await smtp.waitFor((m) => mailTo(m).includes('dest-customer@example.net') && m.subject?.includes('attempt failed') === true);
     expect(m.subject).toBe(`Swift Parcel: delivery attempt failed for your parcel ${s.tid}`);
@@ -99,7 +136,12 @@ describe('customer alerts: failed attempts, defaults, persons, time zones', () =
     const p = await signUp(env.app, { timeZone: 'Europe/Berlin' });
     const u = await verified(p.email);
     const t = await insertTracking(env.ctx, u.id, { notifyEmail: 'buyer@example.net' });
-    await changeStatus(env.ctx, t.id, 'Delivered', { status: 'Delivered', location: 'Berlin', message: 'Delivered', time: '2026-11-26T15:18:00Z' });
+    await changeStatus(env.ctx, t.id, 'Delivered', {
+      status: 'Delivered',
+      location: 'Berlin',
+      message: 'Delivered',
+      time: '2026-11-26T15:18:00Z',
+    });
     const m = await smtp.waitFor((m) => mailTo(m).includes('buyer@example.net'));
     expect(m.subject).toBe('Ada Lovelace: your parcel ' + t.tid + ' is Delivered');
     expect(m.text).toContain('Nov 26, 2026, 4:18 PM GMT+1');
@@ -111,7 +153,11 @@ describe('customer alerts: failed attempts, defaults, persons, time zones', () =
 
   it('the public page names only the channels the owner sends its customers on', async () => {
     const a = await signUp(env.app);
-    const add = (tid: string) => call(env.app, 'POST', '/v1/trackings/add', { token: a.apiKey, body: { tid, courier: 'ups', notify: { email: 'john@example.com', phone: '(212) 555-9876' } } });
+    const add = (tid: string) =>
+      call(env.app, 'POST', '/v1/trackings/add', {
+        token: a.apiKey,
+        body: { tid, courier: 'ups', notify: { email: 'john@example.com', phone: '(212) 555-9876' } },
+      });
     expect((await add('1Z5R89390350075608')).statusCode).toBe(201);
     const page = async () => (await call(env.app, 'GET', `/v1/track/${a.profile.uid}_1Z5R89390350075608`)).body.payload[0].notify;
     // Mail on from sign-up, SMS off.

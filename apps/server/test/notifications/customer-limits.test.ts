@@ -30,15 +30,22 @@ describe('messages to customers: held until the account is verified, and limited
     const c = await signUp(env.app, { userType: 'company', company: name });
     await saveSettings(env, c.session, { sendNotification: { email: { triggers }, phone: { triggers } } });
     const body = readmeShipment();
-    const s = await call(env.app, 'POST', '/v1/shipment/create', { token: c.session, body: { ...body, destination: { ...body.destination, email: victim, phone: '+12025550150' } } });
+    const s = await call(env.app, 'POST', '/v1/shipment/create', {
+      token: c.session,
+      body: { ...body, destination: { ...body.destination, email: victim, phone: '+12025550150' } },
+    });
     expect(s.statusCode, JSON.stringify(s.body)).toBe(201);
     return { ...c, tid: s.body.payload.tid as string, id: (await userRow(env.ctx, c.email)).id };
   }
   const flip = (token: string, tid: string, status: string, i: number) =>
     call(env.app, 'POST', '/v1/shipment/update', { token, body: { tid, status, location: `L${i}` } });
   const rowsTo = (userId: string, recipient: string) =>
-    env.ctx.db.select().from(notifications).where(and(eq(notifications.userId, userId), eq(notifications.recipient, recipient)));
-  const byStatus = (rows: Array<{ status: string }>) => rows.reduce<Record<string, number>>((m, r) => ({ ...m, [r.status]: (m[r.status] ?? 0) + 1 }), {});
+    env.ctx.db
+      .select()
+      .from(notifications)
+      .where(and(eq(notifications.userId, userId), eq(notifications.recipient, recipient)));
+  const byStatus = (rows: Array<{ status: string }>) =>
+    rows.reduce<Record<string, number>>((m, r) => ({ ...m, [r.status]: (m[r.status] ?? 0) + 1 }), {});
 
   it('ten status flips by an unverified company: nothing reaches the stranger; one per status per channel is held, the rest are limited', async () => {
     const victim = 'victim@example.net';
@@ -58,9 +65,12 @@ describe('messages to customers: held until the account is verified, and limited
     const verifyMail = await smtp.waitFor((m) => mailTo(m).includes(c.email) && /\/verify\//.test(m.text ?? ''));
     const key = /\/verify\/([^\s"<]+)/.exec(verifyMail.text ?? '')![1]!;
     expect((await call(env.app, 'GET', `/v1/user/email/verify/${key}`)).statusCode).toBe(200);
-    await waitFor(async () => byStatus(await rowsTo(c.id, victim)).sent === 2 && queuesIdle(env.ctx, [notifyJobs.email.name, notifyJobs.sms.name]), {
-      message: 'held mails not released',
-    });
+    await waitFor(
+      async () => byStatus(await rowsTo(c.id, victim)).sent === 2 && queuesIdle(env.ctx, [notifyJobs.email.name, notifyJobs.sms.name]),
+      {
+        message: 'held mails not released',
+      },
+    );
     expect(await quietWindow(QUIET_MS, () => smtp.mails.filter((m) => mailTo(m).includes(victim)).length)).toBe(2);
     expect(byStatus(await rowsTo(c.id, '+12025550150'))).toEqual({ sent: 2, limited: 8 });
 
@@ -77,11 +87,16 @@ describe('messages to customers: held until the account is verified, and limited
     // Two messages (mail and SMS) per status: the cap of 6 lets three statuses through, then none.
     for (const [i, st] of (['InTransit', 'Exception', 'OutForDelivery'] as const).entries()) await flip(c.session, c.tid, st, i);
     const body = readmeShipment();
-    const s2 = await call(env.app, 'POST', '/v1/shipment/create', { token: c.session, body: { ...body, destination: { ...body.destination, email: 'second@example.net', phone: '' } } });
+    const s2 = await call(env.app, 'POST', '/v1/shipment/create', {
+      token: c.session,
+      body: { ...body, destination: { ...body.destination, email: 'second@example.net', phone: '' } },
+    });
     await flip(c.session, s2.body.payload.tid, 'InTransit', 9);
     const all = await env.ctx.db.select().from(notifications).where(eq(notifications.userId, c.id));
     expect(byStatus(all.filter((r) => r.recipient !== 'second@example.net')).limited ?? 0).toBe(0);
     const second = all.filter((r) => r.recipient === 'second@example.net');
-    expect(second.map((r) => [r.status, r.lastError])).toEqual([['limited', 'Not sent: the account reached its 6 messages to customers in 24 hours']]);
+    expect(second.map((r) => [r.status, r.lastError])).toEqual([
+      ['limited', 'Not sent: the account reached its 6 messages to customers in 24 hours'],
+    ]);
   });
 });

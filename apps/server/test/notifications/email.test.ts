@@ -28,10 +28,17 @@ describe('email notifications over a real SMTP server', () => {
 
   it('mails the profile address on a ticked trigger, with status, checkpoint and the public link, once', async () => {
     const a = await signUp(env.app);
-    await saveSettings(env, a.session, { receiveNotification: { email: { triggers: { InTransit: true, Delivered: true }, endpoint: 'false' } } });
+    await saveSettings(env, a.session, {
+      receiveNotification: { email: { triggers: { InTransit: true, Delivered: true }, endpoint: 'false' } },
+    });
     const u = await userRow(env.ctx, a.email);
     const t = await insertTracking(env.ctx, u.id, { tid: '1Z999AA10123456784' });
-    await changeStatus(env.ctx, t.id, 'InTransit', { status: 'InTransit', location: 'Memphis, TN', message: 'Departed facility', time: '2026-03-01T10:00:00Z' });
+    await changeStatus(env.ctx, t.id, 'InTransit', {
+      status: 'InTransit',
+      location: 'Memphis, TN',
+      message: 'Departed facility',
+      time: '2026-03-01T10:00:00Z',
+    });
     const m = await smtp.waitFor((m) => mailTo(m).includes(a.email) && m.subject?.includes('In Transit') === true);
     const link = `http://shiptrail.test/track/${u.uid}/1Z999AA10123456784`;
     expect(m.subject).toBe('Blue sofa (1Z999AA10123456784): In Transit');
@@ -53,7 +60,9 @@ describe('email notifications over a real SMTP server', () => {
     await changeStatus(env.ctx, t.id, 'OutForDelivery');
     await changeStatus(env.ctx, t.id, 'Delivered');
     await smtp.waitFor((m) => mailTo(m).includes(a.email) && m.subject?.includes('Delivered') === true);
-    await waitFor(async () => (await rowsOf(u.id)).every((r) => r.status === 'sent') && queuesIdle(env.ctx, [notifyJobs.email.name]), { message: 'mails not all sent' });
+    await waitFor(async () => (await rowsOf(u.id)).every((r) => r.status === 'sent') && queuesIdle(env.ctx, [notifyJobs.email.name]), {
+      message: 'mails not all sent',
+    });
     expect(await quietWindow(QUIET_MS, () => smtp.mails.filter((m) => mailTo(m).includes(a.email) && isNotification(m)).length)).toBe(2);
   });
 
@@ -77,7 +86,10 @@ describe('email notifications over a real SMTP server', () => {
   it("company accounts mail the tracking's customer, branded with the company name", async () => {
     const c = await signUp(env.app, { userType: 'company' });
     await markVerified(env.ctx, c.email); // customer messages wait for a verified account (customer-limits.test.ts)
-    const r = await call(env.app, 'POST', '/v1/user/general/update', { token: c.session, body: { profile: { company: 'Acme Furniture' } } });
+    const r = await call(env.app, 'POST', '/v1/user/general/update', {
+      token: c.session,
+      body: { profile: { company: 'Acme Furniture' } },
+    });
     expect(r.statusCode).toBe(200);
     await saveSettings(env, c.session, { sendNotification: { email: { triggers: { OutForDelivery: true } } } });
     const u = await userRow(env.ctx, c.email);
@@ -88,7 +100,9 @@ describe('email notifications over a real SMTP server', () => {
     expect(m.text).toContain('Sent by Acme Furniture via Shiptrail');
     expect(m.html).toContain('Acme Furniture');
     // The company itself did not tick receive triggers: only the customer got mail.
-    await waitFor(async () => (await rowsOf(u.id)).every((r) => r.status === 'sent') && queuesIdle(env.ctx, [notifyJobs.email.name]), { message: 'customer mail not sent' });
+    await waitFor(async () => (await rowsOf(u.id)).every((r) => r.status === 'sent') && queuesIdle(env.ctx, [notifyJobs.email.name]), {
+      message: 'customer mail not sent',
+    });
     expect(await quietWindow(QUIET_MS, () => smtp.mails.filter((m) => mailTo(m).includes(c.email) && isNotification(m)).length)).toBe(0);
     const rows = await env.ctx.db.select().from(notifications).where(eq(notifications.userId, u.id));
     expect(rows.map((x) => [x.channel, x.audience, x.recipient])).toEqual([['email', 'send', 'customer@example.net']]);
@@ -99,7 +113,13 @@ describe('email notifications over a real SMTP server', () => {
     const p = await signUp(env.app);
     const u = await userRow(env.ctx, p.email);
     const { users } = await import('../../src/db/schema.ts');
-    await env.ctx.db.update(users).set({ emailVerified: true, settings: { sendNotification: { email: { triggers: { ...allTriggers, Delivered: false }, endpoint: '' } } } }).where(eq(users.id, u.id));
+    await env.ctx.db
+      .update(users)
+      .set({
+        emailVerified: true,
+        settings: { sendNotification: { email: { triggers: { ...allTriggers, Delivered: false }, endpoint: '' } } },
+      })
+      .where(eq(users.id, u.id));
     const t = await insertTracking(env.ctx, u.id, { notifyEmail: 'someone@example.net' });
     await changeStatus(env.ctx, t.id, 'Delivered');
     expect(await env.ctx.db.select().from(notifications).where(eq(notifications.userId, u.id))).toHaveLength(0);

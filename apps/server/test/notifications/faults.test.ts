@@ -7,7 +7,17 @@ import { startJobWorkers } from '../../src/jobs/registry.ts';
 import { notifyJobs } from '../../src/modules/notifications/notifications.jobs.ts';
 import { QUIET_MS, queuesIdle, quietWindow, waitFor } from '../wait.ts';
 import { call, createTestEnv, eventually, signUp, startSmtp, type SmtpCapture, type TestEnv } from '../helpers.ts';
-import { allTriggers, changeStatus, fastTuning, insertTracking, mailTo, saveSettings, startFakeTwilio, startReceiver, userRow } from './fixtures.ts';
+import {
+  allTriggers,
+  changeStatus,
+  fastTuning,
+  insertTracking,
+  mailTo,
+  saveSettings,
+  startFakeTwilio,
+  startReceiver,
+  userRow,
+} from './fixtures.ts';
 
 /** A fault that fires once, for one notification: the worker "dies" at that point. */
 function crashOnce(ctx: TestEnv['ctx'], where: keyof Faults) {
@@ -29,7 +39,14 @@ describe('a worker killed mid-delivery loses nothing and sends nothing twice', (
   beforeAll(async () => {
     smtp = await startSmtp();
     twilio = await startFakeTwilio();
-    env = await createTestEnv({ SMTP_URL: smtp.url, TWILIO_BASE_URL: twilio.url, TWILIO_ACCOUNT_SID: 'ACfault', TWILIO_AUTH_TOKEN: 't', TWILIO_FROM: '+15005550006', WEBHOOK_ALLOW_PRIVATE: 'true' });
+    env = await createTestEnv({
+      SMTP_URL: smtp.url,
+      TWILIO_BASE_URL: twilio.url,
+      TWILIO_ACCOUNT_SID: 'ACfault',
+      TWILIO_AUTH_TOKEN: 't',
+      TWILIO_FROM: '+15005550006',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+    });
     fastTuning(env.ctx);
   });
   afterAll(async () => {
@@ -88,7 +105,10 @@ describe('a worker killed mid-delivery loses nothing and sends nothing twice', (
     await deliverSms(env.ctx, second.n.id);
     expect(twilio.requests.filter((r) => r.body.includes('1ZFAULTS0002'))).toHaveLength(1);
     for (const { u } of [first, second]) {
-      const charges = await env.ctx.db.select().from(ledgerEntries).where(and(eq(ledgerEntries.userId, u.id), eq(ledgerEntries.kind, 'sms')));
+      const charges = await env.ctx.db
+        .select()
+        .from(ledgerEntries)
+        .where(and(eq(ledgerEntries.userId, u.id), eq(ledgerEntries.kind, 'sms')));
       expect(charges).toHaveLength(1);
     }
   });
@@ -98,7 +118,9 @@ describe('a worker killed mid-delivery loses nothing and sends nothing twice', (
     const fired = crashOnce(env.ctx, 'afterAccept');
     const { a, n } = await setup({ receiveNotification: { email: { triggers: allTriggers } } }, '1ZFAULTQ0001');
     await eventually(async () => {
-      const r = (await env.ctx.db.execute(sql`select state, retry_count from pgboss.job where data->>'notificationId' = ${n.id}`)) as unknown as { rows: Array<{ state: string; retry_count: number }> };
+      const r = (await env.ctx.db.execute(
+        sql`select state, retry_count from pgboss.job where data->>'notificationId' = ${n.id}`,
+      )) as unknown as { rows: Array<{ state: string; retry_count: number }> };
       return r.rows[0]?.state === 'completed' && r.rows[0].retry_count >= 1;
     }, 20_000);
     expect(fired()).toBe(true);
@@ -117,7 +139,10 @@ describe('a worker killed mid-delivery loses nothing and sends nothing twice', (
       const u = await userRow(env.ctx, a0.email);
       const t = await insertTracking(env.ctx, u.id);
       await changeStatus(env.ctx, t.id, 'InTransit');
-      await eventually(async () => (await env.ctx.db.select().from(notifications).where(eq(notifications.userId, u.id)))[0]?.status === 'delivered', 20_000);
+      await eventually(
+        async () => (await env.ctx.db.select().from(notifications).where(eq(notifications.userId, u.id)))[0]?.status === 'delivered',
+        20_000,
+      );
       expect(fired()).toBe(true);
       await waitFor(() => queuesIdle(env.ctx, [notifyJobs.webhook.name]), { message: 'webhook queue still busy' });
       expect(await quietWindow(QUIET_MS, () => rx.received.length)).toBe(1);

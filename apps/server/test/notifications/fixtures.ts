@@ -11,7 +11,15 @@ import { call, type TestEnv } from '../helpers.ts';
 
 /** Short webhook and retry timings so recovery tests run in seconds. */
 export function fastTuning(ctx: AppContext, over: Partial<Tuning> = {}) {
-  ctx.resources.notificationTuning = { webhookBaseDelayMs: 300, webhookMaxDelayMs: 1000, providerRetryDelaySeconds: 1, providerRetryDelayMaxSeconds: 1, providerRetryLimit: 3, webhookTimeoutMs: 3000, ...over } satisfies Partial<Tuning>;
+  ctx.resources.notificationTuning = {
+    webhookBaseDelayMs: 300,
+    webhookMaxDelayMs: 1000,
+    providerRetryDelaySeconds: 1,
+    providerRetryDelayMaxSeconds: 1,
+    providerRetryLimit: 3,
+    webhookTimeoutMs: 3000,
+    ...over,
+  } satisfies Partial<Tuning>;
 }
 
 export async function userRow(ctx: AppContext, email: string) {
@@ -39,11 +47,22 @@ export async function insertTracking(ctx: AppContext, userId: string, over: Part
  * refresh engine and the manual status calls do: the fixture owns no SQL of its own. Throws if the status does
  * not change (the module records nothing then).
  */
-export async function changeStatus(ctx: AppContext, trackingId: string, to: string, checkpoint: Record<string, unknown> | null = null, opts: { rollback?: boolean } = {}) {
+export async function changeStatus(
+  ctx: AppContext,
+  trackingId: string,
+  to: string,
+  checkpoint: Record<string, unknown> | null = null,
+  opts: { rollback?: boolean } = {},
+) {
   let eventId = '';
   const run = ctx.db.transaction(async (tx) => {
     const [t] = await tx.select().from(trackings).where(eq(trackings.id, trackingId));
-    const cp = (checkpoint ?? { status: to, location: 'Louisville, KY', message: `Now ${to}`, time: new Date().toISOString() }) as Checkpoint;
+    const cp = (checkpoint ?? {
+      status: to,
+      location: 'Louisville, KY',
+      message: `Now ${to}`,
+      time: new Date().toISOString(),
+    }) as Checkpoint;
     const id = await recordStatusChange(tx, ctx, t!, to, cp);
     if (!id) throw new Error(`changeStatus: ${t!.status} -> ${to} is no change`);
     eventId = id;
@@ -93,7 +112,11 @@ export async function startReceiver(secrets: () => string[]) {
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
-      const headers = { 'webhook-id': String(req.headers['webhook-id']), 'webhook-timestamp': String(req.headers['webhook-timestamp']), 'webhook-signature': String(req.headers['webhook-signature']) };
+      const headers = {
+        'webhook-id': String(req.headers['webhook-id']),
+        'webhook-timestamp': String(req.headers['webhook-timestamp']),
+        'webhook-signature': String(req.headers['webhook-signature']),
+      };
       let verifiedWith: string | null = null;
       for (const s of secrets()) {
         try {
@@ -104,7 +127,15 @@ export async function startReceiver(secrets: () => string[]) {
           /* try the next secret */
         }
       }
-      const r: Received = { id: headers['webhook-id'], timestamp: headers['webhook-timestamp'], signature: headers['webhook-signature'], body, json: JSON.parse(body), verifiedWith, at: Date.now() };
+      const r: Received = {
+        id: headers['webhook-id'],
+        timestamp: headers['webhook-timestamp'],
+        signature: headers['webhook-signature'],
+        body,
+        json: JSON.parse(body),
+        verifiedWith,
+        at: Date.now(),
+      };
       received.push(r);
       const a = respond(r);
       res.writeHead(a.status, { 'content-type': 'text/plain', ...(a.headers ?? {}) });
@@ -122,7 +153,11 @@ export async function startReceiver(secrets: () => string[]) {
     setDown(v: boolean) {
       down = v;
     },
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
@@ -137,13 +172,22 @@ export interface TwilioRequest {
 /** A fake Twilio Messages API on loopback. */
 export async function startFakeTwilio() {
   const requests: TwilioRequest[] = [];
-  let respond: (r: TwilioRequest) => { status: number; json: unknown } = (r) => ({ status: 201, json: { sid: `SM${requests.length.toString().padStart(32, '0')}`, to: r.to, status: 'queued' } });
+  let respond: (r: TwilioRequest) => { status: number; json: unknown } = (r) => ({
+    status: 201,
+    json: { sid: `SM${requests.length.toString().padStart(32, '0')}`, to: r.to, status: 'queued' },
+  });
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
       const form = new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
-      const r: TwilioRequest = { to: form.get('To') ?? '', from: form.get('From') ?? '', body: form.get('Body') ?? '', auth: String(req.headers.authorization), path: req.url ?? '' };
+      const r: TwilioRequest = {
+        to: form.get('To') ?? '',
+        from: form.get('From') ?? '',
+        body: form.get('Body') ?? '',
+        auth: String(req.headers.authorization),
+        path: req.url ?? '',
+      };
       requests.push(r);
       const a = respond(r);
       res.writeHead(a.status, { 'content-type': 'application/json' });
@@ -158,7 +202,11 @@ export async function startFakeTwilio() {
     setRespond(fn: typeof respond) {
       respond = fn;
     },
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 

@@ -22,7 +22,12 @@ const scan = (status: NormalizedCheckpoint['status'], hour: number, message: str
 });
 // The carrier's whole picture at each read, newest first.
 const FIRST_READ = [scan('InfoReceived', 8, 'Label created')];
-const SECOND_READ = [scan('Delivered', 17, 'Delivered, front door'), scan('OutForDelivery', 13, 'Out for delivery'), scan('InTransit', 10, 'Departed facility'), ...FIRST_READ];
+const SECOND_READ = [
+  scan('Delivered', 17, 'Delivered, front door'),
+  scan('OutForDelivery', 13, 'Out for delivery'),
+  scan('InTransit', 10, 'Departed facility'),
+  ...FIRST_READ,
+];
 
 let smtp: SmtpCapture;
 let env: TestEnv;
@@ -35,7 +40,16 @@ beforeAll(async () => {
   env.ctx.resources.carriers!.client = {
     ...env.ctx.resources.carriers!.client,
     async track(courier, tids): Promise<TrackResult[]> {
-      return tids.map((tid) => ({ ok: true, tid, courier, status: answer[0]!.status, checkpoints: answer, expected: null, origin: 'Louisville, KY', destination: 'Austin, TX' }));
+      return tids.map((tid) => ({
+        ok: true,
+        tid,
+        courier,
+        status: answer[0]!.status,
+        checkpoints: answer,
+        expected: null,
+        origin: 'Louisville, KY',
+        destination: 'Austin, TX',
+      }));
     },
   };
   await startJobWorkers(env.ctx, Object.values(notifyJobs));
@@ -47,7 +61,10 @@ afterAll(async () => {
 
 /** One read of every due tracking, as the scheduler's round does; the tracking is made due first. */
 async function read(id: string) {
-  await env.ctx.db.update(trackings).set({ nextCheckAt: new Date(0) }).where(eq(trackings.id, id));
+  await env.ctx.db
+    .update(trackings)
+    .set({ nextCheckAt: new Date(0) })
+    .where(eq(trackings.id, id));
   return runDueRefreshes(env.ctx);
 }
 
@@ -61,11 +78,17 @@ describe('statuses passed between two reads (decision 105)', () => {
     const [t] = await env.ctx.db.select().from(trackings).where(eq(trackings.tid, TID));
 
     expect((await read(t!.id)).fetched).toBe(1);
-    await waitFor(() => smtp.mails.some((m) => mailTo(m).includes(a.email) && /Info Received|InfoReceived/i.test(m.subject ?? '')), { message: 'no InfoReceived mail' });
+    await waitFor(() => smtp.mails.some((m) => mailTo(m).includes(a.email) && /Info Received|InfoReceived/i.test(m.subject ?? '')), {
+      message: 'no InfoReceived mail',
+    });
 
     answer = SECOND_READ;
     expect((await read(t!.id)).changed).toBe(1);
-    const events = await env.ctx.db.select().from(trackingEvents).where(eq(trackingEvents.trackingId, t!.id)).orderBy(asc(trackingEvents.createdAt));
+    const events = await env.ctx.db
+      .select()
+      .from(trackingEvents)
+      .where(eq(trackingEvents.trackingId, t!.id))
+      .orderBy(asc(trackingEvents.createdAt));
     expect(events.map((e) => [e.fromStatus, e.toStatus])).toEqual([
       ['Pending', 'InfoReceived'],
       ['InfoReceived', 'Delivered'],
@@ -75,8 +98,17 @@ describe('statuses passed between two reads (decision 105)', () => {
     expect(kept.map((c) => c.status).sort()).toEqual(['Delivered', 'InTransit', 'InfoReceived', 'OutForDelivery']);
 
     // One Delivered mail; no In Transit and no Out For Delivery mail, now or later.
-    await waitFor(() => smtp.mails.some((m) => mailTo(m).includes(a.email) && /Delivered/.test(m.subject ?? '')), { message: 'no Delivered mail' });
-    await waitFor(() => queuesIdle(env.ctx, Object.values(notifyJobs).map((j) => j.name)), { message: 'notification queues still busy' });
+    await waitFor(() => smtp.mails.some((m) => mailTo(m).includes(a.email) && /Delivered/.test(m.subject ?? '')), {
+      message: 'no Delivered mail',
+    });
+    await waitFor(
+      () =>
+        queuesIdle(
+          env.ctx,
+          Object.values(notifyJobs).map((j) => j.name),
+        ),
+      { message: 'notification queues still busy' },
+    );
     const subjects = () =>
       smtp.mails
         .filter((m) => mailTo(m).includes(a.email))

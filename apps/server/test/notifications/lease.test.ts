@@ -57,7 +57,10 @@ describe('a delivery attempt holds its notification', () => {
   it('webhook: a second run of the same attempt while the first is sending waits for it and posts nothing', async () => {
     const rx = await slowReceiver(1500);
     try {
-      const { n } = await notificationFor({ receiveNotification: { webhook: { triggers: allTriggers, endpoint: rx.url } } }, '1ZLEASEW0001');
+      const { n } = await notificationFor(
+        { receiveNotification: { webhook: { triggers: allTriggers, endpoint: rx.url } } },
+        '1ZLEASEW0001',
+      );
       const first = deliverWebhook(env.ctx, { v: 1, notificationId: n.id, attempt: 0 });
       await eventually(async () => (rx.ids.length === 1 ? true : null), 10_000, 20);
       // The first attempt is on the wire; the same job runs again (a retry of a job thought dead).
@@ -77,7 +80,10 @@ describe('a delivery attempt holds its notification', () => {
   it('webhook: a lease left by a worker that died runs out, and the delivery is then made once', async () => {
     const rx = await slowReceiver(0);
     try {
-      const { n } = await notificationFor({ receiveNotification: { webhook: { triggers: allTriggers, endpoint: rx.url } } }, '1ZLEASEW0002');
+      const { n } = await notificationFor(
+        { receiveNotification: { webhook: { triggers: allTriggers, endpoint: rx.url } } },
+        '1ZLEASEW0002',
+      );
       // A worker took the attempt for 2 s and was killed before it sent anything.
       expect(await takeLease(env.ctx.db, n.id, 2, 0)).toMatchObject({ held: true });
       expect(await takeLease(env.ctx.db, n.id, 2, 0)).toMatchObject({ held: false, done: false });

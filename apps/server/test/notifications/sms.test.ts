@@ -14,7 +14,12 @@ describe('SMS through a fake Twilio on loopback', () => {
   let twilio: Awaited<ReturnType<typeof startFakeTwilio>>;
   beforeAll(async () => {
     twilio = await startFakeTwilio();
-    env = await createTestEnv({ TWILIO_BASE_URL: twilio.url, TWILIO_ACCOUNT_SID: 'AC0123456789abcdef', TWILIO_AUTH_TOKEN: 'tok-secret', TWILIO_FROM: '+15005550006' });
+    env = await createTestEnv({
+      TWILIO_BASE_URL: twilio.url,
+      TWILIO_ACCOUNT_SID: 'AC0123456789abcdef',
+      TWILIO_AUTH_TOKEN: 'tok-secret',
+      TWILIO_FROM: '+15005550006',
+    });
     fastTuning(env.ctx);
     await startJobWorkers(env.ctx, Object.values(notifyJobs));
   });
@@ -26,7 +31,10 @@ describe('SMS through a fake Twilio on loopback', () => {
 
   async function phoneAccount(over: Record<string, unknown> = {}) {
     const a = await signUp(env.app, over);
-    const r = await call(env.app, 'POST', '/v1/user/general/update', { token: a.session, body: { profile: { phone: '+1 (202) 555-0143' } } });
+    const r = await call(env.app, 'POST', '/v1/user/general/update', {
+      token: a.session,
+      body: { profile: { phone: '+1 (202) 555-0143' } },
+    });
     expect(r.statusCode).toBe(200);
     return { ...a, user: await userRow(env.ctx, a.email) };
   }
@@ -36,22 +44,39 @@ describe('SMS through a fake Twilio on loopback', () => {
     await saveSettings(env, a.session, { receiveNotification: { phone: { triggers: { OutForDelivery: true, Delivered: true } } } });
     const before = await balanceCents(env.ctx.db, a.user.id);
     const t = await insertTracking(env.ctx, a.user.id, { tid: '1ZSMS000001' });
-    await changeStatus(env.ctx, t.id, 'OutForDelivery', { status: 'OutForDelivery', location: 'Austin, TX', message: 'Out for delivery', time: new Date().toISOString() });
+    await changeStatus(env.ctx, t.id, 'OutForDelivery', {
+      status: 'OutForDelivery',
+      location: 'Austin, TX',
+      message: 'Out for delivery',
+      time: new Date().toISOString(),
+    });
     await eventually(async () => (await rowsOf(a.user.id))[0]?.status === 'sent');
     const mine = twilio.requests.filter((r) => r.body.includes('1ZSMS000001'));
     expect(mine).toHaveLength(1);
-    expect(mine[0]).toMatchObject({ to: '+12025550143', from: '+15005550006', path: '/2010-04-01/Accounts/AC0123456789abcdef/Messages.json' });
+    expect(mine[0]).toMatchObject({
+      to: '+12025550143',
+      from: '+15005550006',
+      path: '/2010-04-01/Accounts/AC0123456789abcdef/Messages.json',
+    });
     expect(mine[0]!.auth).toBe('Basic ' + Buffer.from('AC0123456789abcdef:tok-secret').toString('base64'));
-    expect(mine[0]!.body).toBe(`Shiptrail: parcel 1ZSMS000001 is Out For Delivery (Austin, TX). http://shiptrail.test/track/${a.user.uid}/1ZSMS000001`);
+    expect(mine[0]!.body).toBe(
+      `Shiptrail: parcel 1ZSMS000001 is Out For Delivery (Austin, TX). http://shiptrail.test/track/${a.user.uid}/1ZSMS000001`,
+    );
     const [n] = await rowsOf(a.user.id);
     expect(n!.providerId).toMatch(/^SM/);
     expect(before - (await balanceCents(env.ctx.db, a.user.id))).toBe(4);
-    const charges = await env.ctx.db.select().from(ledgerEntries).where(and(eq(ledgerEntries.userId, a.user.id), eq(ledgerEntries.kind, 'sms')));
+    const charges = await env.ctx.db
+      .select()
+      .from(ledgerEntries)
+      .where(and(eq(ledgerEntries.userId, a.user.id), eq(ledgerEntries.kind, 'sms')));
     expect(charges).toEqual([expect.objectContaining({ amountCents: -4, ref: n!.id })]);
     // A status that is not ticked costs and sends nothing.
     await changeStatus(env.ctx, t.id, 'Exception');
     await waitFor(() => queuesIdle(env.ctx, [notifyJobs.sms.name]), { message: 'sms queue still busy' });
-    const spent = async () => [twilio.requests.filter((r) => r.body.includes('1ZSMS000001')).length, before - (await balanceCents(env.ctx.db, a.user.id))];
+    const spent = async () => [
+      twilio.requests.filter((r) => r.body.includes('1ZSMS000001')).length,
+      before - (await balanceCents(env.ctx.db, a.user.id)),
+    ];
     expect(await quietWindow(QUIET_MS, spent)).toEqual([1, 4]);
   });
 
@@ -90,7 +115,9 @@ describe('SMS through a fake Twilio on loopback', () => {
     expect(twilio.requests.filter((r) => r.body.includes('1ZSMSBAD001'))).toHaveLength(1);
 
     let fails = 2;
-    twilio.setRespond((r) => (fails-- > 0 ? { status: 503, json: { message: 'busy' } } : { status: 201, json: { sid: 'SMretry0001', to: r.to } }));
+    twilio.setRespond((r) =>
+      fails-- > 0 ? { status: 503, json: { message: 'busy' } } : { status: 201, json: { sid: 'SMretry0001', to: r.to } },
+    );
     await changeStatus(env.ctx, t.id, 'Delivered');
     await eventually(async () => (await rowsOf(a.user.id)).some((r) => r.status === 'sent'), 20_000);
     expect(twilio.requests.filter((r) => r.body.includes('1ZSMSBAD001') && r.body.includes('Delivered'))).toHaveLength(3);

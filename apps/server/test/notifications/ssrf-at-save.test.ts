@@ -14,11 +14,20 @@ describe('SSRF guard at save (settings update)', () => {
     await dev.close();
   });
   const save = (env: TestEnv, token: string, endpoint: string) =>
-    call(env.app, 'POST', '/v1/user/general/update', { token, body: { settings: { receiveNotification: { webhook: { triggers: { Delivered: true }, endpoint } } } } });
+    call(env.app, 'POST', '/v1/user/general/update', {
+      token,
+      body: { settings: { receiveNotification: { webhook: { triggers: { Delivered: true }, endpoint } } } },
+    });
 
   it('refuses a private webhook URL with a field error, and stores nothing', async () => {
     const a = await signUp(strict.app);
-    for (const url of ['http://127.0.0.1:8080/hook', 'http://169.254.169.254/latest', 'http://[::1]/h', 'http://localhost/h', 'http://10.0.0.8/h']) {
+    for (const url of [
+      'http://127.0.0.1:8080/hook',
+      'http://169.254.169.254/latest',
+      'http://[::1]/h',
+      'http://localhost/h',
+      'http://10.0.0.8/h',
+    ]) {
       const r = await save(strict, a.session, url);
       expect(r.statusCode, url).toBe(400);
       expect(r.body.payload.errors['receiveNotification.webhook.endpoint']).toMatch(/public address/);

@@ -26,7 +26,10 @@ describe('end to end through the trackings module', () => {
       await saveSettings(env, a.session, {
         receiveNotification: { email: { triggers: { Delivered: true } }, webhook: { triggers: { Delivered: true }, endpoint: rx.url } },
       });
-      const add = await call(env.app, 'POST', '/v1/trackings/add', { token: a.session, body: { tid: '1Z5R89390357567127', courier: 'ups', title: 'Lamp' } });
+      const add = await call(env.app, 'POST', '/v1/trackings/add', {
+        token: a.session,
+        body: { tid: '1Z5R89390357567127', courier: 'ups', title: 'Lamp' },
+      });
       expect(add.statusCode).toBeLessThan(300);
       const done = await call(env.app, 'GET', '/v1/trackings/delivered/1Z5R89390357567127', { token: a.session });
       expect(done.statusCode).toBe(200);
@@ -38,8 +41,18 @@ describe('end to end through the trackings module', () => {
       // Marking it delivered again is no status change: nothing more.
       const again = await call(env.app, 'GET', '/v1/trackings/delivered/1Z5R89390357567127', { token: a.session });
       expect(again.body.code).toBe(200);
-      await waitFor(() => queuesIdle(env.ctx, Object.values(notifyJobs).map((j) => j.name)), { message: 'notification queues still busy' });
-      const sent = () => [rx.received.filter((r) => r.json.data.status === 'Delivered').length, smtp.mails.filter((x) => mailTo(x).includes(a.email) && /Delivered/.test(x.subject ?? '')).length];
+      await waitFor(
+        () =>
+          queuesIdle(
+            env.ctx,
+            Object.values(notifyJobs).map((j) => j.name),
+          ),
+        { message: 'notification queues still busy' },
+      );
+      const sent = () => [
+        rx.received.filter((r) => r.json.data.status === 'Delivered').length,
+        smtp.mails.filter((x) => mailTo(x).includes(a.email) && /Delivered/.test(x.subject ?? '')).length,
+      ];
       expect(await quietWindow(QUIET_MS, sent)).toEqual([1, 1]);
     } finally {
       await rx.close();

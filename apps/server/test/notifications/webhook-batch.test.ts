@@ -48,10 +48,12 @@ describe('a batch of webhook jobs', () => {
     const a = await signUp(env.app);
     await saveSettings(env, a.session, { receiveNotification: { webhook: { triggers: allTriggers, endpoint: url } } });
     const u = await userRow(env.ctx, a.email);
-    for (let i = 0; i < count; i++) await changeStatus(env.ctx, (await insertTracking(env.ctx, u.id, { tid: `${prefix}${i}` })).id, 'InTransit');
+    for (let i = 0; i < count; i++)
+      await changeStatus(env.ctx, (await insertTracking(env.ctx, u.id, { tid: `${prefix}${i}` })).id, 'InTransit');
     return env.ctx.db.select().from(notifications).where(eq(notifications.userId, u.id));
   }
-  const jobsFor = (ns: Array<{ id: string }>, attempt = 0) => ns.map((n, i) => ({ jobId: `job-${i}-${n.id}`, data: { v: 1 as const, notificationId: n.id, attempt } }));
+  const jobsFor = (ns: Array<{ id: string }>, attempt = 0) =>
+    ns.map((n, i) => ({ jobId: `job-${i}-${n.id}`, data: { v: 1 as const, notificationId: n.id, attempt } }));
   const rows = (ids: string[]) => env.ctx.db.select().from(notifications).where(inArray(notifications.id, ids));
   const attemptsOf = (ids: string[]) => env.ctx.db.select().from(webhookAttempts).where(inArray(webhookAttempts.notificationId, ids));
 
@@ -62,7 +64,8 @@ describe('a batch of webhook jobs', () => {
       const ids = ns.map((n) => n.id);
       expect(await deliverWebhooks(env.ctx, jobsFor(ns))).toEqual([null, null, null, null, null]);
       expect([...rx.ids].sort()).toEqual([...ids].sort());
-      for (const r of await rows(ids)) expect(r).toMatchObject({ status: 'delivered', attempts: 1, leaseUntil: null, providerId: 'http-200' });
+      for (const r of await rows(ids))
+        expect(r).toMatchObject({ status: 'delivered', attempts: 1, leaseUntil: null, providerId: 'http-200' });
       expect((await attemptsOf(ids)).map((a) => a.httpStatus)).toEqual([200, 200, 200, 200, 200]);
       // The same jobs again (pg-boss retrying jobs thought dead): attempt 0 is done.
       expect(await deliverWebhooks(env.ctx, jobsFor(ns))).toEqual([null, null, null, null, null]);

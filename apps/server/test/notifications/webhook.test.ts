@@ -34,10 +34,23 @@ describe('webhooks (Standard Webhooks) to a local receiver', () => {
     try {
       await saveSettings(env, a.session, { receiveNotification: { webhook: { triggers: allTriggers, endpoint: rx.url } } });
       const t = await insertTracking(env.ctx, a.user.id, { tid: '1ZWEBHOOK0001', notifyEmail: 'c@example.net' });
-      await changeStatus(env.ctx, t.id, 'InfoReceived', { status: 'InfoReceived', location: null, message: 'Label created', time: '2026-03-01T09:00:00Z' });
-      await changeStatus(env.ctx, t.id, 'InTransit', { status: 'InTransit', location: 'Memphis, TN', message: 'Departed', time: '2026-03-01T12:00:00Z' });
+      await changeStatus(env.ctx, t.id, 'InfoReceived', {
+        status: 'InfoReceived',
+        location: null,
+        message: 'Label created',
+        time: '2026-03-01T09:00:00Z',
+      });
+      await changeStatus(env.ctx, t.id, 'InTransit', {
+        status: 'InTransit',
+        location: 'Memphis, TN',
+        message: 'Departed',
+        time: '2026-03-01T12:00:00Z',
+      });
       await eventually(async () => rx.received.length >= 2);
-      await waitFor(async () => (await rowsOf(a.user.id)).every((r) => r.status === 'delivered') && queuesIdle(env.ctx, [notifyJobs.webhook.name]), { message: 'webhooks not all delivered' });
+      await waitFor(
+        async () => (await rowsOf(a.user.id)).every((r) => r.status === 'delivered') && queuesIdle(env.ctx, [notifyJobs.webhook.name]),
+        { message: 'webhooks not all delivered' },
+      );
       expect(await quietWindow(QUIET_MS, () => rx.received.length)).toBe(2);
       for (const r of rx.received) expect(r.verifiedWith).toBe(a.secret);
       // Deliveries run concurrently, so arrival order is not event order (receivers order by the event's
@@ -46,8 +59,16 @@ describe('webhooks (Standard Webhooks) to a local receiver', () => {
       const [first, second] = [byStatus('InfoReceived'), byStatus('InTransit')];
       const event = webhookEventSchema.parse(second!.json);
       expect(event.type).toBe('tracking.status_changed');
-      expect(event.data).toMatchObject({ previousStatus: 'InfoReceived', status: 'InTransit', checkpoint: { location: 'Memphis, TN', message: 'Departed', time: '2026-03-01T12:00:00.000Z' } });
-      expect(event.data.tracking).toMatchObject({ tid: '1ZWEBHOOK0001', status: 'InTransit', notify: { email: 'c@example.net', phone: '' } });
+      expect(event.data).toMatchObject({
+        previousStatus: 'InfoReceived',
+        status: 'InTransit',
+        checkpoint: { location: 'Memphis, TN', message: 'Departed', time: '2026-03-01T12:00:00.000Z' },
+      });
+      expect(event.data.tracking).toMatchObject({
+        tid: '1ZWEBHOOK0001',
+        status: 'InTransit',
+        notify: { email: 'c@example.net', phone: '' },
+      });
       expect(event.data.tracking.url).toBe(`http://shiptrail.test/track/${a.user.uid}/1ZWEBHOOK0001`);
       const rows = await rowsOf(a.user.id);
       expect(new Set(rows.map((r) => r.id))).toEqual(new Set([first!.id, second!.id]));
@@ -58,8 +79,17 @@ describe('webhooks (Standard Webhooks) to a local receiver', () => {
       const log = await call(env.app, 'GET', '/v1/notifications/log?limit=10', { token: a.session });
       expect(log.statusCode).toBe(200);
       expect(log.body.payload.map((i: { id: string }) => i.id)).toEqual([second!.id, first!.id]);
-      expect(log.body.payload[0]).toMatchObject({ channel: 'webhook', deliveryStatus: 'delivered', attempts: 1, status: 'InTransit', previousStatus: 'InfoReceived', tid: '1ZWEBHOOK0001' });
-      expect(log.body.payload[0].deliveries).toEqual([expect.objectContaining({ httpStatus: 200, error: null, responseBody: 'answer 200' })]);
+      expect(log.body.payload[0]).toMatchObject({
+        channel: 'webhook',
+        deliveryStatus: 'delivered',
+        attempts: 1,
+        status: 'InTransit',
+        previousStatus: 'InfoReceived',
+        tid: '1ZWEBHOOK0001',
+      });
+      expect(log.body.payload[0].deliveries).toEqual([
+        expect.objectContaining({ httpStatus: 200, error: null, responseBody: 'answer 200' }),
+      ]);
       expect(log.body.payload[0].body).toBe(second!.body);
       const other = await signUp(env.app);
       const otherLog = await call(env.app, 'GET', '/v1/notifications/log', { token: other.session });
@@ -107,7 +137,10 @@ describe('webhooks (Standard Webhooks) to a local receiver', () => {
 
       // After the 24 hours only the new secret signs (the grace period is moved into the past).
       const { users } = await import('../../src/db/schema.ts');
-      await env.ctx.db.update(users).set({ webhookSecretPrevUntil: new Date(Date.now() - 1000) }).where(eq(users.id, a.user.id));
+      await env.ctx.db
+        .update(users)
+        .set({ webhookSecretPrevUntil: new Date(Date.now() - 1000) })
+        .where(eq(users.id, a.user.id));
       known = [a.secret];
       const t2 = await insertTracking(env.ctx, a.user.id);
       await changeStatus(env.ctx, t2.id, 'InTransit');
@@ -134,7 +167,11 @@ describe('webhooks (Standard Webhooks) to a local receiver', () => {
       await changeStatus(env.ctx, t.id, 'Exception');
       await eventually(async () => (await rowsOf(a.user.id))[0]?.status === 'delivered', 20_000);
       const [n] = await rowsOf(a.user.id);
-      const attempts = await env.ctx.db.select().from(webhookAttempts).where(eq(webhookAttempts.notificationId, n!.id)).orderBy(webhookAttempts.id);
+      const attempts = await env.ctx.db
+        .select()
+        .from(webhookAttempts)
+        .where(eq(webhookAttempts.notificationId, n!.id))
+        .orderBy(webhookAttempts.id);
       expect(attempts.map((x) => x.httpStatus)).toEqual([503, 503, 503, 204]);
       expect(n!.attempts).toBe(4);
       expect(new Set(rx.received.map((r) => r.id))).toEqual(new Set([n!.id]));
@@ -251,10 +288,15 @@ describe('webhook SSRF guard at send', () => {
         const u = await userRow(env.ctx, a.email);
         // Saved directly, as if DNS had pointed the name elsewhere when it was saved.
         const { users } = await import('../../src/db/schema.ts');
-        await env.ctx.db.update(users).set({ settings: { receiveNotification: { webhook: { triggers: allTriggers, endpoint: rx.url } } } }).where(eq(users.id, u.id));
+        await env.ctx.db
+          .update(users)
+          .set({ settings: { receiveNotification: { webhook: { triggers: allTriggers, endpoint: rx.url } } } })
+          .where(eq(users.id, u.id));
         const t = await insertTracking(env.ctx, u.id);
         await changeStatus(env.ctx, t.id, 'InTransit');
-        await eventually(async () => (await env.ctx.db.select().from(notifications).where(eq(notifications.userId, u.id)))[0]?.status === 'failed');
+        await eventually(
+          async () => (await env.ctx.db.select().from(notifications).where(eq(notifications.userId, u.id)))[0]?.status === 'failed',
+        );
         const log = await call(env.app, 'GET', '/v1/notifications/log', { token: a.session });
         expect(log.body.payload[0].deliveries[0].error).toMatch(/public address/);
         expect(rx.received).toHaveLength(0);

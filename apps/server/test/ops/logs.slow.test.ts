@@ -97,7 +97,15 @@ describe('logs of a whole journey', () => {
     secrets.resetKey = resetKey;
     const newPassword = `pw2-${randomBytes(8).toString('hex')}`;
     secrets.newPassword = newPassword;
-    expect((await api(url, 'POST', '/v1/user/general/passwordreset', undefined, { verifycode: resetKey, password: newPassword, repassword: newPassword })).status).toBe(200);
+    expect(
+      (
+        await api(url, 'POST', '/v1/user/general/passwordreset', undefined, {
+          verifycode: resetKey,
+          password: newPassword,
+          repassword: newPassword,
+        })
+      ).status,
+    ).toBe(200);
     // The web pages the mails link to, as a browser opens them (served by the same process).
     await fetch(`${url}/verify/${verifyKey}`);
     await fetch(`${url}/password/reset/${resetKey}`);
@@ -114,7 +122,13 @@ describe('logs of a whole journey', () => {
     secrets.webhookSecret = webhookSecret;
     secrets.apiKey = info.body.payload.token ?? info.body.payload.profile?.token ?? '';
     const saved = await api(url, 'POST', '/v1/user/general/update', session, {
-      settings: { receiveNotification: { email: { triggers: allTriggers }, phone: { triggers: allTriggers }, webhook: { triggers: allTriggers, endpoint: rx.url } } },
+      settings: {
+        receiveNotification: {
+          email: { triggers: allTriggers },
+          phone: { triggers: allTriggers },
+          webhook: { triggers: allTriggers, endpoint: rx.url },
+        },
+      },
     });
     expect(saved.status, saved.body.message).toBe(200);
 
@@ -131,7 +145,11 @@ describe('logs of a whole journey', () => {
     await eventually(
       async () => {
         const r = await api(url, 'GET', '/v1/trackings/get?numRecords=10', session);
-        return (r.body.payload as Array<{ tid: string; status: string }>).some((t) => t.tid === EX.usps.delivered && t.status === 'Delivered') ? true : null;
+        return (r.body.payload as Array<{ tid: string; status: string }>).some(
+          (t) => t.tid === EX.usps.delivered && t.status === 'Delivered',
+        )
+          ? true
+          : null;
       },
       120_000,
       500,
@@ -158,7 +176,9 @@ describe('logs of a whole journey', () => {
     await eventually(
       async () => {
         const ls = parse();
-        const owed = ls.filter((l) => l.msg === 'status change: notifications queued').flatMap((l) => l.notifications as Array<{ id: string }>);
+        const owed = ls
+          .filter((l) => l.msg === 'status change: notifications queued')
+          .flatMap((l) => l.notifications as Array<{ id: string }>);
         return owed.length > 0 && owed.every((n) => ls.some((l) => l.notificationId === n.id && isDone(l))) ? true : null;
       },
       90_000,
@@ -173,7 +193,9 @@ describe('logs of a whole journey', () => {
       .filter(([, v]) => v && v.length >= 6)
       .filter(([, v]) => text.includes(v))
       .map(([k]) => k);
-    console.info(`logs: ${lines.length} lines, ${(text.length / 1024).toFixed(0)} KB at trace level; checked ${Object.keys(secrets).length} secrets; leaked ${JSON.stringify(leaks)}`);
+    console.info(
+      `logs: ${lines.length} lines, ${(text.length / 1024).toFixed(0)} KB at trace level; checked ${Object.keys(secrets).length} secrets; leaked ${JSON.stringify(leaks)}`,
+    );
     expect(leaks).toEqual([]);
     expect(text).toContain('[redacted]'); // the censor did run (request lines with keys in their address)
 

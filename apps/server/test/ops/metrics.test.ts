@@ -28,12 +28,17 @@ describe('/metrics on the main port', () => {
   it('is refused without the token or with a wrong one, and absent when no token is configured', async () => {
     expect((await scrape()).statusCode).toBe(401);
     expect((await scrape('Bearer wrong-token-wrong-token')).statusCode).toBe(401);
-    expect((await plain.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${TOKEN}` } })).statusCode).toBe(404);
+    expect((await plain.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${TOKEN}` } })).statusCode).toBe(
+      404,
+    );
   });
 
   it('reports request latency by route pattern, carrier results and queue depth', async () => {
     const a = await signUp(env.app);
-    const added = await call(env.app, 'POST', '/v1/trackings/add', { token: a.apiKey, body: { tid: '9400111899223197428490', courier: 'USPS' } });
+    const added = await call(env.app, 'POST', '/v1/trackings/add', {
+      token: a.apiKey,
+      body: { tid: '9400111899223197428490', courier: 'USPS' },
+    });
     expect(added.statusCode).toBe(201);
     // A carrier lookup as the refresh engine makes it (the sandbox serves USPS here).
     await carriersOf(env.ctx).track('usps', ['9400111899223197428490']);
@@ -87,9 +92,13 @@ describe('the admin port', () => {
   let admin: AdminServer;
   let ready = true;
   beforeAll(async () => {
-    admin = await startAdminServer({ port: 0, host: '127.0.0.1', ready: async () => {
-      if (!ready) throw new Error('database away');
-    } });
+    admin = await startAdminServer({
+      port: 0,
+      host: '127.0.0.1',
+      ready: async () => {
+        if (!ready) throw new Error('database away');
+      },
+    });
   });
   afterAll(async () => admin?.close());
 

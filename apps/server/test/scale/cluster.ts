@@ -55,7 +55,16 @@ export class Cluster {
     const spawnIt = () => {
       const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--role', role], {
         cwd: serverDir,
-        env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(port), ADMIN_PORT: String(adminPort), LOG_LEVEL: 'warn', LOG_FORMAT: 'json', WEB_DIST: path.join(serverDir, 'no-web'), ...env },
+        env: {
+          PATH: process.env.PATH,
+          HOST: '127.0.0.1',
+          PORT: String(port),
+          ADMIN_PORT: String(adminPort),
+          LOG_LEVEL: 'warn',
+          LOG_FORMAT: 'json',
+          WEB_DIST: path.join(serverDir, 'no-web'),
+          ...env,
+        },
         stdio: ['ignore', opts.logs ? 'pipe' : 'ignore', 'pipe'],
       });
       child.stdout?.on('data', (c: Buffer) => stdout.push(c.toString()));
@@ -115,7 +124,12 @@ export class Cluster {
 export async function api(url: string, method: string, p: string, token?: string, body?: unknown, headers: Record<string, string> = {}) {
   const res = await fetch(url + p, {
     method,
-    headers: { 'sm-http-status': 'real', ...(token ? { 'sm-api-token': token } : {}), ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
+    headers: {
+      'sm-http-status': 'real',
+      ...(token ? { 'sm-api-token': token } : {}),
+      ...(body ? { 'content-type': 'application/json' } : {}),
+      ...headers,
+    },
     body: body ? JSON.stringify(body) : undefined,
   });
   return { status: res.status, body: (await res.json()) as { code: number; message: string; payload: any } };

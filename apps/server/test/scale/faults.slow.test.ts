@@ -72,19 +72,38 @@ describe.runIf(onPostgres)('faults on real processes', () => {
       CANADAPOST_USERNAME: CREDS.user,
       CANADAPOST_PASSWORD: CREDS.pass,
     };
-    const [api1, api2, w1, w2] = await Promise.all([cluster.start('api', env), cluster.start('api', env), cluster.start('worker', env), cluster.start('worker', env)]);
+    const [api1, api2, w1, w2] = await Promise.all([
+      cluster.start('api', env),
+      cluster.start('api', env),
+      cluster.start('worker', env),
+      cluster.start('worker', env),
+    ]);
 
-    const signup = await api(api1.url, 'POST', '/v1/user/general/signup', undefined, { email: 'faults@example.com', password: 'password123', repassword: 'password123', terms: true });
+    const signup = await api(api1.url, 'POST', '/v1/user/general/signup', undefined, {
+      email: 'faults@example.com',
+      password: 'password123',
+      repassword: 'password123',
+      terms: true,
+    });
     expect(signup.status).toBe(201);
     const session = signup.body.payload.sessionToken as string;
     secret = (await api(api2.url, 'GET', '/v1/user/info', session)).body.payload.settings.webhookSecret;
     expect((await api(api2.url, 'POST', '/v1/user/general/update', session, { profile: { phone: '2025550143' } })).status).toBe(200);
     const saved = await api(api1.url, 'POST', '/v1/user/general/update', session, {
-      settings: { receiveNotification: { email: { triggers: allTriggers }, phone: { triggers: allTriggers }, webhook: { triggers: allTriggers, endpoint: rx.url } } },
+      settings: {
+        receiveNotification: {
+          email: { triggers: allTriggers },
+          phone: { triggers: allTriggers },
+          webhook: { triggers: allTriggers, endpoint: rx.url },
+        },
+      },
     });
     expect(saved.status).toBe(200);
     for (const [i, tid] of [...JOURNEYS, CP_TID].entries()) {
-      const r = await api([api1, api2][i % 2]!.url, 'POST', '/v1/trackings/add', session, { tid, courier: tid === CP_TID ? 'canadapost' : undefined });
+      const r = await api([api1, api2][i % 2]!.url, 'POST', '/v1/trackings/add', session, {
+        tid,
+        courier: tid === CP_TID ? 'canadapost' : undefined,
+      });
       expect(r.status, `${tid}: ${r.body.message}`).toBe(201);
     }
 
@@ -95,10 +114,14 @@ describe.runIf(onPostgres)('faults on real processes', () => {
     await sleep(15);
     await api1.kill9();
     await inFlight;
-    const retried = await eventually(async () => {
-      const r = await api(api2.url, 'POST', '/v1/trackings/add', session, { tid: extra }, { 'idempotency-key': KEY });
-      return r.status < 500 && r.status !== 409 ? r : null;
-    }, 30_000, 300);
+    const retried = await eventually(
+      async () => {
+        const r = await api(api2.url, 'POST', '/v1/trackings/add', session, { tid: extra }, { 'idempotency-key': KEY });
+        return r.status < 500 && r.status !== 409 ? r : null;
+      },
+      30_000,
+      300,
+    );
     expect([200, 201]).toContain(retried.status);
     const restartApi = api1.restart();
 
@@ -146,17 +169,24 @@ describe.runIf(onPostgres)('faults on real processes', () => {
       1000,
     );
     const cpRecoveredAfter = ((Date.now() - recoveredFrom) / 1000).toFixed(0);
-    console.info(`faults: Canada Post down at the add (${askedWhileDown} refused request(s)); delivered ${cpRecoveredAfter} s after it came back, ${carrier.trackRequests.canadapost} requests in all`);
+    console.info(
+      `faults: Canada Post down at the add (${askedWhileDown} refused request(s)); delivered ${cpRecoveredAfter} s after it came back, ${carrier.trackRequests.canadapost} requests in all`,
+    );
     expect(cp.status).toBe('Delivered');
     await withClient(dbUrl, async (c) => {
       const row = (await c.query('select failures, last_error from trackings where tid = $1', [CP_TID])).rows[0];
       expect(row).toEqual({ failures: 0, last_error: null });
     });
-    const events = await withClient(dbUrl, async (c) => Number((await c.query('select count(*) as n from tracking_events where to_status = any($1)', [Object.keys(allTriggers)])).rows[0].n));
+    const events = await withClient(dbUrl, async (c) =>
+      Number((await c.query('select count(*) as n from tracking_events where to_status = any($1)', [Object.keys(allTriggers)])).rows[0].n),
+    );
     expect(events).toBeGreaterThanOrEqual(JOURNEYS.length * 3);
     // What each channel owes: one notification row per (event, channel, recipient), written with the event.
     const owed = await withClient(dbUrl, async (c) => {
-      const rows = (await c.query(`select channel, count(*)::int as n from notifications group by 1`)).rows as Array<{ channel: string; n: number }>;
+      const rows = (await c.query(`select channel, count(*)::int as n from notifications group by 1`)).rows as Array<{
+        channel: string;
+        n: number;
+      }>;
       return Object.fromEntries(rows.map((r) => [r.channel, r.n])) as Record<string, number>;
     });
     expect(owed).toEqual({ email: events, sms: events, webhook: events });
@@ -170,28 +200,48 @@ describe.runIf(onPostgres)('faults on real processes', () => {
     // Recovery of the deliveries themselves: the last acceptance of a notification that existed when the last
     // fault ended (the Canada Post parcel's, made later by the carrier's backoff, is not one of them).
     const backlogDoneAfter = await withClient(dbUrl, async (c) =>
-      Number((await c.query('select extract(epoch from max(accepted_at) - $1::timestamptz) as s from notifications where created_at < $1::timestamptz', [new Date(recoveredFrom).toISOString()])).rows[0].s),
+      Number(
+        (
+          await c.query(
+            'select extract(epoch from max(accepted_at) - $1::timestamptz) as s from notifications where created_at < $1::timestamptz',
+            [new Date(recoveredFrom).toISOString()],
+          )
+        ).rows[0].s,
+      ),
     );
     const [hooks, mails, sms] = await quietWindow(5000, counts);
-    console.info(`faults: ${events} status changes; ${hooks} webhooks, ${mails} mails, ${sms} SMS accepted (${twilio.requests.length - sms!} refused while down); all delivered ${allDeliveredAfter} s after the last fault; the backlog held by the faults delivered ${backlogDoneAfter.toFixed(0)} s after it`);
+    console.info(
+      `faults: ${events} status changes; ${hooks} webhooks, ${mails} mails, ${sms} SMS accepted (${twilio.requests.length - sms!} refused while down); all delivered ${allDeliveredAfter} s after the last fault; the backlog held by the faults delivered ${backlogDoneAfter.toFixed(0)} s after it`,
+    );
     const twice = (keys: string[]) => keys.filter((k, i) => keys.indexOf(k) !== i);
-    console.info(`faults: repeated webhooks ${JSON.stringify(twice(rx.received.map((r) => `${r.id} ${r.json?.data?.tracking?.tid} ${r.json?.data?.status}`)))}; repeated mails ${JSON.stringify(twice(mine().map((m) => `${m.messageId} ${m.subject}`)))}`);
+    console.info(
+      `faults: repeated webhooks ${JSON.stringify(twice(rx.received.map((r) => `${r.id} ${r.json?.data?.tracking?.tid} ${r.json?.data?.status}`)))}; repeated mails ${JSON.stringify(twice(mine().map((m) => `${m.messageId} ${m.subject}`)))}`,
+    );
 
     // Nothing lost, nothing twice.
     expect(new Set(rx.received.map((r) => r.id)).size).toBe(events);
     expect(new Set(mine().map((m) => m.messageId)).size).toBe(events);
     expect([hooks, mails, sms]).toEqual([events, events, events]);
     await withClient(dbUrl, async (c) => {
-      const unsettled = (await c.query(`select channel, status, count(*)::int as n from notifications where status not in ('sent', 'delivered') group by 1, 2`)).rows;
+      const unsettled = (
+        await c.query(
+          `select channel, status, count(*)::int as n from notifications where status not in ('sent', 'delivered') group by 1, 2`,
+        )
+      ).rows;
       expect(unsettled).toEqual([]);
       // One tracking for the retried add, charged once (and one each for the journeys and the Canada Post parcel);
       // SMS charged once each; the balance is the ledger's sum.
       expect((await c.query('select count(*)::int as n from trackings where tid = $1', [extra])).rows[0].n).toBe(1);
-      const charges = (await c.query(`select kind, count(*)::int as n from ledger_entries where amount_cents < 0 group by kind`)).rows as Array<{ kind: string; n: number }>;
+      const charges = (await c.query(`select kind, count(*)::int as n from ledger_entries where amount_cents < 0 group by kind`))
+        .rows as Array<{ kind: string; n: number }>;
       const byKind = Object.fromEntries(charges.map((r) => [r.kind, r.n]));
       console.info(`faults: ledger charges ${JSON.stringify(byKind)}`);
       expect(Object.values(byKind).reduce((a, b) => a + b, 0)).toBe(JOURNEYS.length + 2 + events);
-      const mismatch = (await c.query(`select b.user_id from billing_accounts b left join (select user_id, sum(amount_cents) as s from ledger_entries group by 1) l using (user_id) where b.balance_cents <> coalesce(l.s, 0)`)).rows;
+      const mismatch = (
+        await c.query(
+          `select b.user_id from billing_accounts b left join (select user_id, sum(amount_cents) as s from ledger_entries group by 1) l using (user_id) where b.balance_cents <> coalesce(l.s, 0)`,
+        )
+      ).rows;
       expect(mismatch).toEqual([]);
     });
   }, 900_000);
@@ -221,14 +271,36 @@ describe.runIf(onPostgres)('a worker killed in the middle of a delivery', () => 
       });
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    cleanups.push(() => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }));
+    cleanups.push(
+      () =>
+        new Promise<void>((r) => {
+          server.closeAllConnections();
+          server.close(() => r());
+        }),
+    );
     const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
 
-    const env = { DATABASE_URL: dbUrl, SESSION_SECRET: 'heartbeat-test-secret-heartbeat-test-01', WEBHOOK_ALLOW_PRIVATE: 'true', CARRIER_SANDBOX_PACE: '0.05' };
+    const env = {
+      DATABASE_URL: dbUrl,
+      SESSION_SECRET: 'heartbeat-test-secret-heartbeat-test-01',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      CARRIER_SANDBOX_PACE: '0.05',
+    };
     const [apiProc, first] = await Promise.all([cluster.start('api', env), cluster.start('worker', env)]);
-    const signup = await api(apiProc.url, 'POST', '/v1/user/general/signup', undefined, { email: 'heartbeat@example.com', password: 'password123', repassword: 'password123', terms: true });
+    const signup = await api(apiProc.url, 'POST', '/v1/user/general/signup', undefined, {
+      email: 'heartbeat@example.com',
+      password: 'password123',
+      repassword: 'password123',
+      terms: true,
+    });
     const session = signup.body.payload.sessionToken as string;
-    expect((await api(apiProc.url, 'POST', '/v1/user/general/update', session, { settings: { receiveNotification: { webhook: { triggers: allTriggers, endpoint } } } })).status).toBe(200);
+    expect(
+      (
+        await api(apiProc.url, 'POST', '/v1/user/general/update', session, {
+          settings: { receiveNotification: { webhook: { triggers: allTriggers, endpoint } } },
+        })
+      ).status,
+    ).toBe(200);
     expect((await api(apiProc.url, 'POST', '/v1/trackings/add', session, { tid: EX.usps.delivered })).status).toBe(201);
 
     // The only worker takes the first delivery and hangs on it; a second worker starts; the first is killed.
@@ -238,7 +310,9 @@ describe.runIf(onPostgres)('a worker killed in the middle of a delivery', () => 
     await first.kill9();
     const retried = await eventually(async () => received.find((r) => r.id === heldId) ?? null, 240_000, 100);
     const after = (retried.at - killedAt) / 1000;
-    console.info(`faults: a delivery held by a worker killed mid-request was made by the other worker ${after.toFixed(1)} s after the kill`);
+    console.info(
+      `faults: a delivery held by a worker killed mid-request was made by the other worker ${after.toFixed(1)} s after the kill`,
+    );
     // Stale after 10 s without a heartbeat, found by supervision within 15 s, retried after the queue's retry delay
     // (30 s with jittered backoff): 46 and 71 s measured. Without heartbeats the 120 s expiry alone, then up to 60 s
     // of supervision and the same retry delay: at least 150 s.
@@ -253,7 +327,9 @@ describe.runIf(onPostgres)('a worker killed in the middle of a delivery', () => 
       120_000,
       500,
     );
-    const events = await withClient(dbUrl, async (c) => Number((await c.query('select count(*) as n from tracking_events where to_status = any($1)', [Object.keys(allTriggers)])).rows[0].n));
+    const events = await withClient(dbUrl, async (c) =>
+      Number((await c.query('select count(*) as n from tracking_events where to_status = any($1)', [Object.keys(allTriggers)])).rows[0].n),
+    );
     await eventually(async () => (received.length >= events ? true : null), 60_000, 250);
     const ids = await quietWindow(3000, () => received.map((r) => r.id));
     expect(ids).toHaveLength(events);

@@ -23,7 +23,9 @@ describe('migrations with several processes', () => {
     const u = new URL(process.env.TEST_DATABASE_URL!);
     u.pathname = `/${name}`;
     try {
-      const opened = await Promise.allSettled(Array.from({ length: 4 }, () => openDatabase({ databaseUrl: u.toString(), dataDir: 'memory://', poolSize: 2 })));
+      const opened = await Promise.allSettled(
+        Array.from({ length: 4 }, () => openDatabase({ databaseUrl: u.toString(), dataDir: 'memory://', poolSize: 2 })),
+      );
       const failures = opened.flatMap((r) => (r.status === 'rejected' ? [String(r.reason)] : []));
       for (const r of opened) if (r.status === 'fulfilled') await r.value.close();
       expect(failures).toEqual([]);
@@ -31,7 +33,8 @@ describe('migrations with several processes', () => {
         const c = new pg.Client({ connectionString: u.toString() });
         await c.connect();
         try {
-          return (await c.query<{ hash: string; n: string }>('select hash, count(*) as n from drizzle.__drizzle_migrations group by hash')).rows;
+          return (await c.query<{ hash: string; n: string }>('select hash, count(*) as n from drizzle.__drizzle_migrations group by hash'))
+            .rows;
         } finally {
           await c.end();
         }

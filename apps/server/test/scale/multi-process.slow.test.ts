@@ -58,7 +58,12 @@ describe.runIf(onPostgres)('2 api and 2 worker processes on one PostgreSQL serve
     const [api1, api2] = await Promise.all([cluster.start('api', env), cluster.start('api', env), cluster.start('worker', env)]);
     await cluster.start('worker', { ...env, CARRIER_PUSH_URL: api1!.url });
 
-    const signup = await api(api1!.url, 'POST', '/v1/user/general/signup', undefined, { email: 'multi@example.com', password: 'password123', repassword: 'password123', terms: true });
+    const signup = await api(api1!.url, 'POST', '/v1/user/general/signup', undefined, {
+      email: 'multi@example.com',
+      password: 'password123',
+      repassword: 'password123',
+      terms: true,
+    });
     expect(signup.status).toBe(201);
     const session = signup.body.payload.sessionToken as string;
     const info = await api(api2!.url, 'GET', '/v1/user/info', session);
@@ -71,19 +76,34 @@ describe.runIf(onPostgres)('2 api and 2 worker processes on one PostgreSQL serve
 
     // Each api process keeps checked tokens in memory; a logout or a new API key on one process is heard by
     // the other through the bus (decision 086), well before the cache's own 10 s would run out.
-    const second = (await api(api1!.url, 'POST', '/v1/user/general/login', undefined, { email: 'multi@example.com', password: 'password123' })).body.payload.sessionToken as string;
+    const second = (
+      await api(api1!.url, 'POST', '/v1/user/general/login', undefined, { email: 'multi@example.com', password: 'password123' })
+    ).body.payload.sessionToken as string;
     const oldKey = info.body.payload.profile.token as string;
     expect((await api(api2!.url, 'GET', '/v1/user/info', second)).status).toBe(200);
     expect((await api(api2!.url, 'GET', '/v1/user/info', oldKey)).status).toBe(200);
     const t0 = performance.now();
     expect((await api(api1!.url, 'POST', '/v1/user/general/logout', second)).status).toBe(200);
     expect((await api(api1!.url, 'POST', '/v1/user/general/generatenewtoken', session)).status).toBe(200);
-    await eventually(async () => ((await api(api2!.url, 'GET', '/v1/user/info', second)).status === 401 && (await api(api2!.url, 'GET', '/v1/user/info', oldKey)).status === 401 ? true : null), 2000, 10);
-    console.info(`multi-process: logout and new key on api 1 refused by api 2 within ${Math.round(performance.now() - t0)} ms of the logout request`);
+    await eventually(
+      async () =>
+        (await api(api2!.url, 'GET', '/v1/user/info', second)).status === 401 &&
+        (await api(api2!.url, 'GET', '/v1/user/info', oldKey)).status === 401
+          ? true
+          : null,
+      2000,
+      10,
+    );
+    console.info(
+      `multi-process: logout and new key on api 1 refused by api 2 within ${Math.round(performance.now() - t0)} ms of the logout request`,
+    );
 
     // Adds spread over both api processes.
     for (const [i, tid] of [...JOURNEYS, ...CP].entries()) {
-      const r = await api([api1!, api2!][i % 2]!.url, 'POST', '/v1/trackings/add', session, { tid, courier: CP.includes(tid) ? 'canadapost' : undefined });
+      const r = await api([api1!, api2!][i % 2]!.url, 'POST', '/v1/trackings/add', session, {
+        tid,
+        courier: CP.includes(tid) ? 'canadapost' : undefined,
+      });
       expect(r.status, `${tid}: ${r.body.message}`).toBe(201);
     }
 
@@ -100,23 +120,38 @@ describe.runIf(onPostgres)('2 api and 2 worker processes on one PostgreSQL serve
 
     // Status changes the account asked to hear about (every trigger; a change to another status, such as a
     // failed attempt or not found, notifies nobody).
-    const events = await admin(dbUrl, async (c) => Number((await c.query('select count(*) as n from tracking_events where to_status = any($1)', [Object.keys(allTriggers)])).rows[0].n));
+    const events = await admin(dbUrl, async (c) =>
+      Number((await c.query('select count(*) as n from tracking_events where to_status = any($1)', [Object.keys(allTriggers)])).rows[0].n),
+    );
     expect(events).toBeGreaterThanOrEqual(JOURNEYS.length * 3);
-    const counts = () => [rx.received.length, smtp.mails.filter((m) => mailTo(m).includes('multi@example.com') && !/verify|welcome/i.test(m.subject ?? '')).length];
+    const counts = () => [
+      rx.received.length,
+      smtp.mails.filter((m) => mailTo(m).includes('multi@example.com') && !/verify|welcome/i.test(m.subject ?? '')).length,
+    ];
     await eventually(async () => (counts()[0]! >= events && counts()[1]! >= events ? true : null), 60_000, 250).catch((err: Error) => {
-      throw new Error(`${err.message}: ${events} status changes, [webhooks, mails] ${JSON.stringify(counts())}; subjects ${JSON.stringify(smtp.mails.map((m) => m.subject))}`);
+      throw new Error(
+        `${err.message}: ${events} status changes, [webhooks, mails] ${JSON.stringify(counts())}; subjects ${JSON.stringify(smtp.mails.map((m) => m.subject))}`,
+      );
     });
     // Hold a quiet window: a duplicate that is merely late still shows up.
     const [hooks, mails] = await quietWindow(3000, counts);
-    console.info(`multi-process: ${events} status changes, ${hooks} webhooks, ${mails} mails, ${fake.trackRequests.canadapost} Canada Post requests`);
+    console.info(
+      `multi-process: ${events} status changes, ${hooks} webhooks, ${mails} mails, ${fake.trackRequests.canadapost} Canada Post requests`,
+    );
     expect(hooks).toBe(events);
     expect(mails).toBe(events);
     expect(new Set(rx.received.map((r) => r.id)).size).toBe(hooks);
     expect(rx.received.every((r) => r.verifiedWith !== null)).toBe(true);
-    const dupes = await admin(dbUrl, async (c) => (await c.query('select event_id, channel, recipient, count(*) from notifications group by 1, 2, 3 having count(*) > 1')).rows);
+    const dupes = await admin(
+      dbUrl,
+      async (c) =>
+        (await c.query('select event_id, channel, recipient, count(*) from notifications group by 1, 2, 3 having count(*) > 1')).rows,
+    );
     expect(dupes).toEqual([]);
     // Some of those changes came pushed (from the second worker's sandbox to api 1), and still nothing twice.
-    const pushed = await admin(dbUrl, async (c) => Number((await c.query('select count(*) as n from trackings where last_pushed_at is not null')).rows[0].n));
+    const pushed = await admin(dbUrl, async (c) =>
+      Number((await c.query('select count(*) as n from trackings where last_pushed_at is not null')).rows[0].n),
+    );
     console.info(`multi-process: ${pushed} trackings got pushed scans`);
     expect(pushed).toBeGreaterThan(0);
 
@@ -132,9 +167,13 @@ describe.runIf(onPostgres)('2 api and 2 worker processes on one PostgreSQL serve
     // LOGIN_MAX_ATTEMPTS evaluations in all (a limit per process would let twice as many through), and the
     // right password is refused after them.
     const victim = { email: 'guess@example.com', password: 'password123' };
-    expect((await api(api1!.url, 'POST', '/v1/user/general/signup', undefined, { ...victim, repassword: victim.password, terms: true })).status).toBe(201);
+    expect(
+      (await api(api1!.url, 'POST', '/v1/user/general/signup', undefined, { ...victim, repassword: victim.password, terms: true })).status,
+    ).toBe(201);
     const guesses = await Promise.all(
-      Array.from({ length: 24 }, (_, i) => api([api1!, api2!][i % 2]!.url, 'POST', '/v1/user/general/login', undefined, { email: victim.email, password: `wrong-${i}` })),
+      Array.from({ length: 24 }, (_, i) =>
+        api([api1!, api2!][i % 2]!.url, 'POST', '/v1/user/general/login', undefined, { email: victim.email, password: `wrong-${i}` }),
+      ),
     );
     const evaluated = guesses.filter((r) => r.status === 401).length;
     console.info(`multi-process: 24 parallel guesses over 2 api processes, ${evaluated} evaluated (limit ${LOGIN_MAX})`);

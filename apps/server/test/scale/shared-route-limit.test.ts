@@ -29,17 +29,25 @@ describe('shared route limits', () => {
     expect((await hitWindow(a.ctx.db, key, 300)).current).toBe(1);
   });
 
-  it.runIf(onPostgres)('two api processes: the 11th password-recovery request from one address is refused, whichever process gets it', async () => {
-    const apps = [a.app, b!.app];
-    const statuses: number[] = [];
-    for (let i = 0; i < 11; i++) {
-      const res = await apps[i % 2]!.inject({ method: 'GET', url: `/v1/user/password/recover/nobody${i}%40example.com`, headers: { 'sm-http-status': 'real' }, remoteAddress: '198.19.200.7' });
-      statuses.push(res.statusCode);
-    }
-    expect(statuses.slice(0, 10).every((s) => s < 400)).toBe(true);
-    expect(statuses[10]).toBe(429);
-    // Another address is not affected.
-    const other = await call(b!.app, 'GET', '/v1/user/password/recover/someone%40example.com', { headers: {} });
-    expect(other.statusCode).toBeLessThan(400);
-  });
+  it.runIf(onPostgres)(
+    'two api processes: the 11th password-recovery request from one address is refused, whichever process gets it',
+    async () => {
+      const apps = [a.app, b!.app];
+      const statuses: number[] = [];
+      for (let i = 0; i < 11; i++) {
+        const res = await apps[i % 2]!.inject({
+          method: 'GET',
+          url: `/v1/user/password/recover/nobody${i}%40example.com`,
+          headers: { 'sm-http-status': 'real' },
+          remoteAddress: '198.19.200.7',
+        });
+        statuses.push(res.statusCode);
+      }
+      expect(statuses.slice(0, 10).every((s) => s < 400)).toBe(true);
+      expect(statuses[10]).toBe(429);
+      // Another address is not affected.
+      const other = await call(b!.app, 'GET', '/v1/user/password/recover/someone%40example.com', { headers: {} });
+      expect(other.statusCode).toBeLessThan(400);
+    },
+  );
 });

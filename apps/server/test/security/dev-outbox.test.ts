@@ -14,7 +14,8 @@ describe('dev outbox: loopback clients only', () => {
   });
   afterAll(() => env.close());
 
-  const get = (url: string, remoteAddress: string, headers: Record<string, string> = {}) => env.app.inject({ method: 'GET', url, remoteAddress, headers });
+  const get = (url: string, remoteAddress: string, headers: Record<string, string> = {}) =>
+    env.app.inject({ method: 'GET', url, remoteAddress, headers });
 
   it.each(['127.0.0.1', '127.3.4.5', '::1', '::ffff:127.0.0.1'])('serves %s', async (ip) => {
     const r = await get('/dev/mail/api', ip);
@@ -40,7 +41,12 @@ describe('dev outbox behind TRUST_PROXY', () => {
   it('still decides on the socket address, not the forwarded one', async () => {
     const env = await createTestEnv({ TRUST_PROXY: 'true' });
     try {
-      const r = await env.app.inject({ method: 'GET', url: '/dev/mail/api', remoteAddress: '192.0.2.9', headers: { 'x-forwarded-for': '127.0.0.1' } });
+      const r = await env.app.inject({
+        method: 'GET',
+        url: '/dev/mail/api',
+        remoteAddress: '192.0.2.9',
+        headers: { 'x-forwarded-for': '127.0.0.1' },
+      });
       expect(r.statusCode).toBe(403);
     } finally {
       await env.close();
@@ -66,7 +72,9 @@ describe('dev outbox page', () => {
       }
       // A mail's own page says its charset: "·" and "é" in a mail are not shown as "Â·".
       await signUp(env.app);
-      const [first] = (await env.app.inject({ method: 'GET', url: '/dev/mail/api', remoteAddress: '127.0.0.1' })).json() as Array<{ id: number }>;
+      const [first] = (await env.app.inject({ method: 'GET', url: '/dev/mail/api', remoteAddress: '127.0.0.1' })).json() as Array<{
+        id: number;
+      }>;
       const one = await env.app.inject({ method: 'GET', url: `/dev/mail/${first!.id}`, remoteAddress: '127.0.0.1' });
       expect(one.headers['content-type']).toBe('text/html; charset=utf-8');
       // Fastify logs a second send after the reply only once the event loop has moved on.

@@ -40,7 +40,21 @@ beforeAll(async () => {
   await env.app.inject({ method: 'POST', url: '/v1/trackings/add', headers: { 'sm-api-token': a.apiKey }, payload: { tid: creds.ownTid } });
   world = await buildWorld(env);
   const wa = world.a;
-  realIds = [wa.trackingTid, wa.privateTid, wa.shipmentTid, world.b.shipmentTid, wa.checkpointId, wa.paymentId, wa.alertId, wa.notificationId, world.courierA.uid, world.courierB.uid, world.companyA.uid, `${world.companyA.uid}_${wa.shipmentTid}`, `${world.companyA.uid}_${wa.trackingTid}`];
+  realIds = [
+    wa.trackingTid,
+    wa.privateTid,
+    wa.shipmentTid,
+    world.b.shipmentTid,
+    wa.checkpointId,
+    wa.paymentId,
+    wa.alertId,
+    wa.notificationId,
+    world.courierA.uid,
+    world.courierB.uid,
+    world.companyA.uid,
+    `${world.companyA.uid}_${wa.shipmentTid}`,
+    `${world.companyA.uid}_${wa.trackingTid}`,
+  ];
   const doc = (await env.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
   for (const [path, methods] of Object.entries<Record<string, any>>(doc.paths)) {
     for (const [method, op] of Object.entries<any>(methods)) {
@@ -160,7 +174,12 @@ function bodyFor(op: Operation): fc.Arbitrary<unknown> {
     else out[keys[i % keys.length]!] = h;
     return out;
   });
-  return fc.oneof({ weight: 3, arbitrary: valid }, { weight: 4, arbitrary: mutated }, { weight: 2, arbitrary: hostileValue }, { weight: 1, arbitrary: fc.constant(undefined) });
+  return fc.oneof(
+    { weight: 3, arbitrary: valid },
+    { weight: 4, arbitrary: mutated },
+    { weight: 2, arbitrary: hostileValue },
+    { weight: 1, arbitrary: fc.constant(undefined) },
+  );
 }
 
 const contentTypes = fc.constantFrom(
@@ -175,39 +194,83 @@ const contentTypes = fc.constantFrom(
   'application/json; charset=utf-16',
 );
 const rawBodies = fc.oneof(
-  fc.constantFrom('{', '{"a":', 'null', '"x"', '1', 'true', '[]', 'tid\nCSV0001\n', 'tid,courier\n1Z5R89390350075608,ups\n', '--xx\r\n\r\n', '<a/>', '['.repeat(5000) + ']'.repeat(5000)),
+  fc.constantFrom(
+    '{',
+    '{"a":',
+    'null',
+    '"x"',
+    '1',
+    'true',
+    '[]',
+    'tid\nCSV0001\n',
+    'tid,courier\n1Z5R89390350075608,ups\n',
+    '--xx\r\n\r\n',
+    '<a/>',
+    '['.repeat(5000) + ']'.repeat(5000),
+  ),
   fc.string({ maxLength: 200, unit: 'binary' }),
 );
 const pathValue = fc.oneof(
-  fc.constantFrom('..%2F..%2Fetc', '%2e%2e%2f', '%00', 'a%00b', '%ff%fe', 'x'.repeat(301), 'x'.repeat(400), '%F0%9F%99%82', '__proto__', '1Z5R89390350075608', 'abc_1Z5R89390350075608'),
+  fc.constantFrom(
+    '..%2F..%2Fetc',
+    '%2e%2e%2f',
+    '%00',
+    'a%00b',
+    '%ff%fe',
+    'x'.repeat(301),
+    'x'.repeat(400),
+    '%F0%9F%99%82',
+    '__proto__',
+    '1Z5R89390350075608',
+    'abc_1Z5R89390350075608',
+  ),
   fc.string({ minLength: 1, maxLength: 30 }).map(encodeURIComponent),
-  hostileString.filter((s) => s.length > 0 && s.length < 500).map((s) => {
-    try {
-      return encodeURIComponent(s);
-    } catch {
-      return 'x%ud800';
-    }
-  }),
+  hostileString
+    .filter((s) => s.length > 0 && s.length < 500)
+    .map((s) => {
+      try {
+        return encodeURIComponent(s);
+      } catch {
+        return 'x%ud800';
+      }
+    }),
 );
-const queryValue = fc.oneof(fc.constantFrom('-1', '0', '1.5', '1e309', '99999999999999999999', '%00', 'a%00b', '', '%ff'), fc.integer().map(String), fc.string({ maxLength: 20 }).map(encodeURIComponent));
-const tokenKind = fc.constantFrom('own-key', 'own-key', 'own-session', 'other-key', 'company-a', 'company-a', 'courier-a', 'company-b', 'courier-b', 'garbage', 'none', 'none');
+const queryValue = fc.oneof(
+  fc.constantFrom('-1', '0', '1.5', '1e309', '99999999999999999999', '%00', 'a%00b', '', '%ff'),
+  fc.integer().map(String),
+  fc.string({ maxLength: 20 }).map(encodeURIComponent),
+);
+const tokenKind = fc.constantFrom(
+  'own-key',
+  'own-key',
+  'own-session',
+  'other-key',
+  'company-a',
+  'company-a',
+  'courier-a',
+  'company-b',
+  'courier-b',
+  'garbage',
+  'none',
+  'none',
+);
 
-const requestArb = fc
-  .integer({ min: 0, max: 1_000_000 })
-  .chain((i) => {
-    const op = ops[i % ops.length]!;
-    return fc.record({
-      op: fc.constant(op),
-      params: fc.tuple(...op.pathParams.map(() => fc.oneof(pathValue, fc.constant(`${creds.ownUid}_${creds.ownTid}`), fc.constantFrom(...realIds)))),
-      query: fc.array(fc.tuple(fc.constantFrom(...op.query.map((q) => q.name), '__proto__[x]', 'status[]'), queryValue), { maxLength: 4 }),
-      body: bodyFor(op),
-      raw: fc.option(rawBodies, { freq: 4 }),
-      contentType: contentTypes,
-      token: tokenKind,
-      garbage: fc.constantFrom('sess_' + 'x'.repeat(30), 'x'.repeat(201), "' or 1=1--", 'A'.repeat(40), 'sess_\u00e9'),
-      ip: fc.integer({ min: 1, max: 250 }),
-    });
+const requestArb = fc.integer({ min: 0, max: 1_000_000 }).chain((i) => {
+  const op = ops[i % ops.length]!;
+  return fc.record({
+    op: fc.constant(op),
+    params: fc.tuple(
+      ...op.pathParams.map(() => fc.oneof(pathValue, fc.constant(`${creds.ownUid}_${creds.ownTid}`), fc.constantFrom(...realIds))),
+    ),
+    query: fc.array(fc.tuple(fc.constantFrom(...op.query.map((q) => q.name), '__proto__[x]', 'status[]'), queryValue), { maxLength: 4 }),
+    body: bodyFor(op),
+    raw: fc.option(rawBodies, { freq: 4 }),
+    contentType: contentTypes,
+    token: tokenKind,
+    garbage: fc.constantFrom('sess_' + 'x'.repeat(30), 'x'.repeat(201), "' or 1=1--", 'A'.repeat(40), 'sess_\u00e9'),
+    ip: fc.integer({ min: 1, max: 250 }),
   });
+});
 
 // ------------------------------------------------------------------ the property
 describe('fuzzing every operation in /v1/openapi.json', () => {
@@ -275,24 +338,48 @@ describe('fuzzing every operation in /v1/openapi.json', () => {
         const code = typeof body?.code === 'number' ? body.code : res.statusCode;
         statuses.set(code, (statuses.get(code) ?? 0) + 1);
         perOp.set(`${r.op.method} ${r.op.path}`, (perOp.get(`${r.op.method} ${r.op.path}`) ?? 0) + 1);
-        if (!(body && typeof body.code === 'number' && (body.status === 'success' || body.status === 'fail') && typeof body.message === 'string' && 'payload' in body)) throw new Error(`not the envelope: ${what}`);
+        if (!(
+          body &&
+          typeof body.code === 'number' &&
+          (body.status === 'success' || body.status === 'fail') &&
+          typeof body.message === 'string' &&
+          'payload' in body
+        ))
+          throw new Error(`not the envelope: ${what}`);
         // Google sign-in is off in tests: its 503 "not configured" is the intended answer.
         if (code >= 500 && !(code === 503 && /not configured/i.test(body.message))) throw new Error(`5xx: ${what}`);
         if (res.statusCode >= 500 && !(res.statusCode === 503 && /not configured/i.test(body.message))) throw new Error(`5xx: ${what}`);
-        if (LEAK.test(body.message) || (body.status === 'fail' && LEAK.test(JSON.stringify(body.payload ?? '')))) throw new Error(`internals: ${what}`);
+        if (LEAK.test(body.message) || (body.status === 'fail' && LEAK.test(JSON.stringify(body.payload ?? ''))))
+          throw new Error(`internals: ${what}`);
         if (took > slowBound) throw new Error(`slow (${took.toFixed(0)} ms, bound ${slowBound.toFixed(0)} ms): ${what}`);
         // Keep our own credentials usable when the fuzzer rotated them.
         if (code === 200 && r.op.path === '/v1/user/general/generatenewtoken' && r.token === 'own-key') creds.ownKey = body.payload.token;
-        if (code === 200 && r.op.path === '/v1/user/general/generatenewtoken' && r.token === 'own-session') creds.ownKey = body.payload.token;
+        if (code === 200 && r.op.path === '/v1/user/general/generatenewtoken' && r.token === 'own-session')
+          creds.ownKey = body.payload.token;
         if (code === 200 && r.op.path === '/v1/user/general/logout' && r.token === 'own-session') {
-          const s = await env.app.inject({ method: 'POST', url: '/v1/user/general/login', remoteAddress: '127.78.0.1', payload: { email: creds.ownEmail, password: 'password123' } });
+          const s = await env.app.inject({
+            method: 'POST',
+            url: '/v1/user/general/login',
+            remoteAddress: '127.78.0.1',
+            payload: { email: creds.ownEmail, password: 'password123' },
+          });
           if (s.json().code === 200) creds.ownSession = s.json().payload.sessionToken;
         }
         // A world account that signed itself out signs in again, so later requests keep going deep.
-        const actor = { 'company-a': world.companyA, 'courier-a': world.courierA, 'company-b': world.companyB, 'courier-b': world.courierB }[r.token as 'company-a'];
+        const actor = {
+          'company-a': world.companyA,
+          'courier-a': world.courierA,
+          'company-b': world.companyB,
+          'courier-b': world.courierB,
+        }[r.token as 'company-a'];
         if (code === 200 && r.op.path === '/v1/user/general/logout' && actor) {
           const password = actor === world.companyA || actor === world.companyB ? 'password123' : 'courierpass1';
-          const s = await env.app.inject({ method: 'POST', url: '/v1/user/general/login', remoteAddress: '127.78.0.2', payload: { email: actor.email, password } });
+          const s = await env.app.inject({
+            method: 'POST',
+            url: '/v1/user/general/login',
+            remoteAddress: '127.78.0.2',
+            payload: { email: actor.email, password },
+          });
           if (s.json().code === 200) actor.session = s.json().payload.sessionToken;
         }
         perActor.set(r.token, (perActor.get(r.token) ?? 0) + 1);

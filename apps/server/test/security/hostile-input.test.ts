@@ -15,7 +15,9 @@ afterAll(() => env.close());
 
 const isEnvelope = (b: unknown) => {
   const o = b as Record<string, unknown>;
-  return !!o && typeof o.code === 'number' && (o.status === 'success' || o.status === 'fail') && typeof o.message === 'string' && 'payload' in o;
+  return (
+    !!o && typeof o.code === 'number' && (o.status === 'success' || o.status === 'fail') && typeof o.message === 'string' && 'payload' in o
+  );
 };
 
 describe('login with a body that is not an object', () => {
@@ -53,7 +55,11 @@ describe('the NUL character', () => {
   });
 
   it('in a CSV import', async () => {
-    const r = await call(env.app, 'POST', '/v1/trackings/import', { token: a.apiKey, body: 'tid,title\n1Z5R89390350075608,a\u0000b\n', headers: { 'content-type': 'text/csv' } });
+    const r = await call(env.app, 'POST', '/v1/trackings/import', {
+      token: a.apiKey,
+      body: 'tid,title\n1Z5R89390350075608,a\u0000b\n',
+      headers: { 'content-type': 'text/csv' },
+    });
     expect(r.body).toMatchObject({ code: 400, message: INPUT_MESSAGES.nul });
   });
 });
@@ -61,7 +67,12 @@ describe('the NUL character', () => {
 describe('deep nesting', () => {
   it('20,000 nested arrays to /user/general/update: 400, not a stack overflow', async () => {
     const payload = '['.repeat(20_000) + ']'.repeat(20_000);
-    const r = await env.app.inject({ method: 'POST', url: '/v1/user/general/update', headers: { 'sm-api-token': a.apiKey, 'content-type': 'application/json' }, payload });
+    const r = await env.app.inject({
+      method: 'POST',
+      url: '/v1/user/general/update',
+      headers: { 'sm-api-token': a.apiKey, 'content-type': 'application/json' },
+      payload,
+    });
     expect(r.json()).toMatchObject({ code: 400, message: INPUT_MESSAGES.depth });
   });
   it('deep objects anywhere: 400', async () => {
@@ -86,7 +97,9 @@ describe('concurrent sign-ups with one email', () => {
     const body = { email, password: 'password123', repassword: 'password123', terms: true };
     const rs = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
-        env.app.inject({ method: 'POST', url: '/v1/user/general/signup', remoteAddress: `127.0.1.${i + 1}`, payload: body }).then((r) => r.json()),
+        env.app
+          .inject({ method: 'POST', url: '/v1/user/general/signup', remoteAddress: `127.0.1.${i + 1}`, payload: body })
+          .then((r) => r.json()),
       ),
     );
     expect(rs.filter((r) => r.code === 201)).toHaveLength(1);
@@ -99,7 +112,12 @@ describe('concurrent sign-ups with one email', () => {
 describe('malformed multipart import', () => {
   it('a multipart content type with a body that is not multipart: 400', async () => {
     for (const payload of ['{}', '--xx\r\nContent-Disposition: form-data; name="file"\r\n\r\nabc', '']) {
-      const r = await env.app.inject({ method: 'POST', url: '/v1/trackings/import', headers: { 'sm-api-token': a.apiKey, 'content-type': 'multipart/form-data; boundary=xx' }, payload });
+      const r = await env.app.inject({
+        method: 'POST',
+        url: '/v1/trackings/import',
+        headers: { 'sm-api-token': a.apiKey, 'content-type': 'multipart/form-data; boundary=xx' },
+        payload,
+      });
       const body = r.json();
       expect(body.code, payload).toBe(400);
       expect(body.message).toMatch(/multipart|CSV file/);
@@ -109,7 +127,12 @@ describe('malformed multipart import', () => {
     await setBalance(env, a.email, 100);
     const boundary = 'b0undary';
     const payload = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="t.csv"\r\nContent-Type: text/csv\r\n\r\ntid\n1Z5R89390350075608\r\n--${boundary}--\r\n`;
-    const r = await env.app.inject({ method: 'POST', url: '/v1/trackings/import', headers: { 'sm-api-token': a.apiKey, 'content-type': `multipart/form-data; boundary=${boundary}` }, payload });
+    const r = await env.app.inject({
+      method: 'POST',
+      url: '/v1/trackings/import',
+      headers: { 'sm-api-token': a.apiKey, 'content-type': `multipart/form-data; boundary=${boundary}` },
+      payload,
+    });
     expect(r.json()).toMatchObject({ code: 200, payload: { created: 1 } });
   });
 });

@@ -11,7 +11,6 @@ beforeAll(async () => {
 });
 afterAll(() => env?.close());
 
-
 describe('image work and logins', () => {
   it('a login during 8 parallel heavy photo uploads ends before the uploads do, and stays near a login of the same run', async () => {
     const owner = await company(env.app);
@@ -31,7 +30,10 @@ describe('image work and logins', () => {
     const t0 = performance.now();
     const done: number[] = [];
     const uploads = Array.from({ length: 8 }, () =>
-      call(env.app, 'POST', '/v1/shipment/update', { token: rider.session, body: { tid: s.tid, status: 'Delivered', location: 'Door', proof: { recipientName: 'Bob', signature: TINY_PNG, photo } } }).then((r) => {
+      call(env.app, 'POST', '/v1/shipment/update', {
+        token: rider.session,
+        body: { tid: s.tid, status: 'Delivered', location: 'Door', proof: { recipientName: 'Bob', signature: TINY_PNG, photo } },
+      }).then((r) => {
         done.push(performance.now() - t0);
         return r.statusCode;
       }),
@@ -41,7 +43,9 @@ describe('image work and logins', () => {
     const loginEnded = performance.now() - t0;
     const statuses = await Promise.all(uploads);
     const lastUpload = Math.max(...done);
-    console.info(`login baseline ${baseline.toFixed(0)} ms, during the uploads ${during.toFixed(0)} ms (ended at ${loginEnded.toFixed(0)} ms); uploads ended ${done.map((d) => d.toFixed(0)).join(', ')} ms`);
+    console.info(
+      `login baseline ${baseline.toFixed(0)} ms, during the uploads ${during.toFixed(0)} ms (ended at ${loginEnded.toFixed(0)} ms); uploads ended ${done.map((d) => d.toFixed(0)).join(', ')} ms`,
+    );
     expect(statuses.every((c) => c === 200 || c === 503)).toBe(true);
     expect(statuses.filter((c) => c === 200).length).toBeGreaterThan(0);
     // Ordering: the uploads wait their turn for the image slot; the login does not wait for them.

@@ -12,8 +12,10 @@ beforeAll(async () => {
 });
 afterAll(() => env.close());
 
-const csvOf = (rows: number, prefix: string) => ['tid,courier', ...Array.from({ length: rows }, (_, i) => `${prefix}${String(i).padStart(7, '0')},ups`)].join('\n');
-const importCsv = (token: string, csv: string) => call(env.app, 'POST', '/v1/trackings/import', { token, body: csv, headers: { 'content-type': 'text/csv' } });
+const csvOf = (rows: number, prefix: string) =>
+  ['tid,courier', ...Array.from({ length: rows }, (_, i) => `${prefix}${String(i).padStart(7, '0')},ups`)].join('\n');
+const importCsv = (token: string, csv: string) =>
+  call(env.app, 'POST', '/v1/trackings/import', { token, body: csv, headers: { 'content-type': 'text/csv' } });
 
 /**
  * Runs `fn` (an import of the numbers `prefix`0000000...) while requests go out back to back, and says how they
@@ -38,7 +40,11 @@ async function interleaving(prefix: string, fn: () => Promise<unknown>, requests
       // not ours to read
     }
     const result = query.apply(this, args);
-    if (text.includes('import:count:')) void (result as Promise<unknown>).then(() => events.push('counted'), () => undefined);
+    if (text.includes('import:count:'))
+      void (result as Promise<unknown>).then(
+        () => events.push('counted'),
+        () => undefined,
+      );
     if (text.includes(firstNumber)) events.push('existing');
     return result;
   };
@@ -65,7 +71,11 @@ async function interleaving(prefix: string, fn: () => Promise<unknown>, requests
   const to = events.indexOf('existing');
   expect(from).toBeGreaterThanOrEqual(0);
   expect(to).toBeGreaterThan(from);
-  return { during: events.filter((e) => e === 'get').length, whileValidating: events.slice(from, to).filter((e) => e === 'get').length, took };
+  return {
+    during: events.filter((e) => e === 'get').length,
+    whileValidating: events.slice(from, to).filter((e) => e === 'get').length,
+    took,
+  };
 }
 
 /** Counts the statements the database is asked to run (PGlite or a PostgreSQL pool). */
@@ -94,15 +104,27 @@ describe('CSV import and the rest of the server', () => {
     const userId = await userIdOf(env, a.email);
     const before = await balanceCents(env, userId);
     let report: any;
-    const requests = [() => call(env.app, 'GET', '/v1/info/pricing'), () => call(env.app, 'GET', '/v1/trackings/get?numRecords=5', { token: other.apiKey })];
-    const { during, whileValidating, took } = await interleaving('STALL', async () => {
-      report = (await importCsv(a.apiKey, csvOf(MAX_IMPORT_ROWS, 'STALL'))).body.payload;
-    }, requests);
-    console.log(`[import-stall] ${MAX_IMPORT_ROWS} rows from $${before / 100}: import ${took.toFixed(0)} ms, ${during} GETs answered during it, ${whileValidating} while it validated the rows`);
+    const requests = [
+      () => call(env.app, 'GET', '/v1/info/pricing'),
+      () => call(env.app, 'GET', '/v1/trackings/get?numRecords=5', { token: other.apiKey }),
+    ];
+    const { during, whileValidating, took } = await interleaving(
+      'STALL',
+      async () => {
+        report = (await importCsv(a.apiKey, csvOf(MAX_IMPORT_ROWS, 'STALL'))).body.payload;
+      },
+      requests,
+    );
+    console.log(
+      `[import-stall] ${MAX_IMPORT_ROWS} rows from $${before / 100}: import ${took.toFixed(0)} ms, ${during} GETs answered during it, ${whileValidating} while it validated the rows`,
+    );
     expect(report.created).toBe(before / 5);
     expect(report.failed).toBe(MAX_IMPORT_ROWS - before / 5);
     expect(report.rows).toHaveLength(MAX_IMPORT_ROWS);
-    expect(report.rows[report.created]).toMatchObject({ status: 'error', message: expect.stringMatching(/^Insufficient balance: this costs \$0\.05 and your balance is \$0\.00/) });
+    expect(report.rows[report.created]).toMatchObject({
+      status: 'error',
+      message: expect.stringMatching(/^Insufficient balance: this costs \$0\.05 and your balance is \$0\.00/),
+    });
     // The ledger is exact: one charge per tracking created, never below zero.
     expect(await balanceCents(env, userId)).toBe(before - report.created * 5);
     const listed = await call(env.app, 'GET', '/v1/trackings/get?numRecords=500', { token: a.apiKey });
@@ -137,7 +159,9 @@ describe('CSV import and the rest of the server', () => {
     );
     expect(report.created).toBe(0);
     expect(report.failed).toBe(MAX_IMPORT_ROWS);
-    expect(new Set(report.rows.map((r: { message: string }) => r.message))).toEqual(new Set(['Insufficient balance: this costs $0.05 and your balance is $0.00. Please add balance.']));
+    expect(new Set(report.rows.map((r: { message: string }) => r.message))).toEqual(
+      new Set(['Insufficient balance: this costs $0.05 and your balance is $0.00. Please add balance.']),
+    );
     // Authentication, the duplicate check (one query per 1,000 numbers) and one balance read: no per-row work.
     expect(queries).toBeLessThan(30 + (during + 1) * perGet);
     expect(whileValidating).toBeGreaterThanOrEqual(3);
@@ -148,7 +172,9 @@ describe('CSV import and the rest of the server', () => {
     const userId = await userIdOf(env, a.email);
     await setBalance(env, a.email, 10);
     await importCsv(a.apiKey, 'tid,courier\nDUPE0000001,ups\n');
-    const csv = ['tid,courier', 'DUPE0000001,ups', 'NEW00000001,ups', 'NEW00000001,ups', ',ups', 'NEW00000002,ups', 'NEW00000002,ups'].join('\n');
+    const csv = ['tid,courier', 'DUPE0000001,ups', 'NEW00000001,ups', 'NEW00000001,ups', ',ups', 'NEW00000002,ups', 'NEW00000002,ups'].join(
+      '\n',
+    );
     const r = (await importCsv(a.apiKey, csv)).body.payload;
     expect(r.rows.map((x: { row: number; status: string; message: string }) => [x.row, x.status, x.message])).toEqual([
       [2, 'error', 'You are already tracking DUPE0000001'],
@@ -179,7 +205,13 @@ describe('CSV import and the rest of the server', () => {
     expect(pair.find((r) => r.body.code === 429)!.body.message).toMatch(/already running/);
     // From a new address each time, so the per-IP route limit is not what answers.
     const fromIp = (i: number) =>
-      env.app.inject({ method: 'POST', url: '/v1/trackings/import', remoteAddress: `127.9.0.${i}`, headers: { 'sm-api-token': a.apiKey, 'content-type': 'text/csv' }, payload: csvOf(1, `SEQ${i}_`) });
+      env.app.inject({
+        method: 'POST',
+        url: '/v1/trackings/import',
+        remoteAddress: `127.9.0.${i}`,
+        headers: { 'sm-api-token': a.apiKey, 'content-type': 'text/csv' },
+        payload: csvOf(1, `SEQ${i}_`),
+      });
     const codes: number[] = [];
     for (let i = 1; i <= IMPORT_MAX_PER_WINDOW + 1; i++) codes.push((await fromIp(i)).json().code);
     expect(codes.filter((c) => c === 200)).toHaveLength(IMPORT_MAX_PER_WINDOW - 1); // the parallel pair used one

@@ -18,7 +18,9 @@ beforeAll(async () => {
   env = await createTestEnv();
   w = await buildWorld(env);
   const doc = (await env.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
-  ops = Object.entries<Record<string, unknown>>(doc.paths).flatMap(([p, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${p}`));
+  ops = Object.entries<Record<string, unknown>>(doc.paths).flatMap(([p, methods]) =>
+    Object.keys(methods).map((m) => `${m.toUpperCase()} ${p}`),
+  );
 }, 120_000);
 afterAll(() => env.close());
 
@@ -40,13 +42,22 @@ const SPECS: Record<string, Spec> = {
   'GET /v1/notifications/log': { probes: () => [{ url: '/v1/notifications/log' }] },
   'POST /v1/notifications/resend/{id}': { targetsA: true, probes: (w) => [{ url: `/v1/notifications/resend/${w.a.notificationId}` }] },
   'POST /v1/shipment/create': { probes: () => [{ url: '/v1/shipment/create', body: readmeShipment() }] },
-  'POST /v1/shipment/edit': { targetsA: true, probes: (w) => [{ url: '/v1/shipment/edit', body: { tid: w.a.shipmentTid, message: 'edited by an outsider', orderId: 'HIJACK' } }] },
+  'POST /v1/shipment/edit': {
+    targetsA: true,
+    probes: (w) => [{ url: '/v1/shipment/edit', body: { tid: w.a.shipmentTid, message: 'edited by an outsider', orderId: 'HIJACK' } }],
+  },
   'POST /v1/shipment/getassigned': { probes: () => [{ url: '/v1/shipment/getassigned', body: {} }] },
   'POST /v1/shipment/getshipments': { probes: () => [{ url: '/v1/shipment/getshipments', body: {} }] },
   'GET /v1/shipment/labels': { targetsA: true, probes: (w) => [{ url: `/v1/shipment/labels?tids=${w.a.shipmentTid}` }] },
-  'GET /v1/shipment/proof/{tid}/{checkpointId}': { targetsA: true, probes: (w) => [{ url: `/v1/shipment/proof/${w.a.shipmentTid}/${w.a.checkpointId}` }] },
+  'GET /v1/shipment/proof/{tid}/{checkpointId}': {
+    targetsA: true,
+    probes: (w) => [{ url: `/v1/shipment/proof/${w.a.shipmentTid}/${w.a.checkpointId}` }],
+  },
   'POST /v1/shipment/today': { probes: () => [{ url: '/v1/shipment/today', body: {} }] },
-  'POST /v1/shipment/assign': { targetsA: true, probes: (w) => [{ url: '/v1/shipment/assign', body: { tids: [w.a.shipmentTid], courierEmail: w.courierA.email } }] },
+  'POST /v1/shipment/assign': {
+    targetsA: true,
+    probes: (w) => [{ url: '/v1/shipment/assign', body: { tids: [w.a.shipmentTid], courierEmail: w.courierA.email } }],
+  },
   'POST /v1/shipment/unassign': { targetsA: true, probes: (w) => [{ url: '/v1/shipment/unassign', body: { tids: [w.a.shipmentTid] } }] },
   'POST /v1/shipment/markers': { probes: () => [{ url: '/v1/shipment/markers', body: {} }] },
   'POST /v1/user/general/logo': { probes: () => [{ url: '/v1/user/general/logo', body: { image: LOGO_PNG } }] },
@@ -55,7 +66,10 @@ const SPECS: Record<string, Spec> = {
     publicByDesign: "a company's uploaded logo: it shows on the public tracking page and in its customers' mails",
     probes: (w) => [{ url: `/v1/brand/logo/${w.companyA.uid}.png` }],
   },
-  'POST /v1/shipment/update': { targetsA: true, probes: (w) => [{ url: '/v1/shipment/update', body: { tid: w.a.shipmentTid, status: 'Exception', location: 'Nowhere' } }] },
+  'POST /v1/shipment/update': {
+    targetsA: true,
+    probes: (w) => [{ url: '/v1/shipment/update', body: { tid: w.a.shipmentTid, status: 'Exception', location: 'Nowhere' } }],
+  },
   'GET /v1/track/{uidTid}': {
     publicByDesign: "the public tracking page: anyone with the link sees the parcel's status (the data the mails link to)",
     probes: (w) => [{ url: `/v1/track/${w.companyA.uid}_${w.a.trackingTid}` }],
@@ -64,39 +78,114 @@ const SPECS: Record<string, Spec> = {
   'DELETE /v1/trackings/delete/{tid}': { targetsA: true, probes: (w) => [{ url: `/v1/trackings/delete/${w.a.privateTid}` }] },
   'GET /v1/trackings/delivered/{tid}': { targetsA: true, probes: (w) => [{ url: `/v1/trackings/delivered/${w.a.privateTid}` }] },
   'GET /v1/trackings/get': { probes: () => [{ url: '/v1/trackings/get?numRecords=100' }] },
-  'POST /v1/trackings/import': { probes: (w) => [{ url: '/v1/trackings/import', raw: { payload: `tid\n${w.a.trackingTid}\n`, contentType: 'text/csv' } }] },
+  'POST /v1/trackings/import': {
+    probes: (w) => [{ url: '/v1/trackings/import', raw: { payload: `tid\n${w.a.trackingTid}\n`, contentType: 'text/csv' } }],
+  },
   'POST /v1/trackings/refresh/{tid}': { targetsA: true, probes: (w) => [{ url: `/v1/trackings/refresh/${w.a.privateTid}` }] },
-  'PUT /v1/trackings/update': { targetsA: true, probes: (w) => [{ url: '/v1/trackings/update', body: { tid: w.a.privateTid, title: 'renamed by an outsider' } }] },
+  'PUT /v1/trackings/update': {
+    targetsA: true,
+    probes: (w) => [{ url: '/v1/trackings/update', body: { tid: w.a.privateTid, title: 'renamed by an outsider' } }],
+  },
   'POST /v1/user/alerts/dismiss/{id}': { targetsA: true, probes: (w) => [{ url: `/v1/user/alerts/dismiss/${w.a.alertId}` }] },
   'GET /v1/user/email/verify/resend': {
-    publicByDesign: 'resend activation carries no token (product rules §6): anyone may ask for an activation mail to an address; it goes to its owner only, and only while unverified',
+    publicByDesign:
+      'resend activation carries no token (product rules §6): anyone may ask for an activation mail to an address; it goes to its owner only, and only while unverified',
     probes: (w) => [{ url: '/v1/user/email/verify/resend' }, { url: `/v1/user/email/verify/resend?email=${enc(w.companyA.email)}` }],
   },
   'GET /v1/user/email/verify/{key}': { probes: () => [{ url: '/v1/user/email/verify/not-a-real-key-0000' }] },
   'POST /v1/user/general/addbalance': { probes: () => [{ url: '/v1/user/general/addbalance', body: { amount: 10 } }] },
-  'POST /v1/user/general/addmember': { probes: (w) => [{ url: '/v1/user/general/addmember', body: { email: w.courierA.email, role: 'courier', firstName: 'Taken', lastName: 'Over', password: 'courierpass1' } }] },
-  'POST /v1/user/general/deletemember': { targetsA: true, probes: (w) => [{ url: '/v1/user/general/deletemember', body: { uid: w.courierA.uid } }, { url: '/v1/user/general/deletemember', body: { email: w.courierA.email } }] },
+  'POST /v1/user/general/addmember': {
+    probes: (w) => [
+      {
+        url: '/v1/user/general/addmember',
+        body: { email: w.courierA.email, role: 'courier', firstName: 'Taken', lastName: 'Over', password: 'courierpass1' },
+      },
+    ],
+  },
+  'POST /v1/user/general/deletemember': {
+    targetsA: true,
+    probes: (w) => [
+      { url: '/v1/user/general/deletemember', body: { uid: w.courierA.uid } },
+      { url: '/v1/user/general/deletemember', body: { email: w.courierA.email } },
+    ],
+  },
   'POST /v1/user/general/generatenewtoken': { probes: () => [{ url: '/v1/user/general/generatenewtoken' }] },
-  'POST /v1/user/general/getintouch': { probes: (w) => [{ url: '/v1/user/general/getintouch', body: { name: 'Probe', email: w.companyA.email, message: 'Hello from the isolation matrix' } }] },
+  'POST /v1/user/general/getintouch': {
+    probes: (w) => [
+      { url: '/v1/user/general/getintouch', body: { name: 'Probe', email: w.companyA.email, message: 'Hello from the isolation matrix' } },
+    ],
+  },
   'POST /v1/user/general/getmembers': { probes: () => [{ url: '/v1/user/general/getmembers', body: {} }] },
-  'POST /v1/user/invitations/create': { probes: (w) => [{ url: '/v1/user/invitations/create', body: { email: w.courierA.email, firstName: 'Taken', lastName: 'Over' } }] },
+  'POST /v1/user/invitations/create': {
+    probes: (w) => [{ url: '/v1/user/invitations/create', body: { email: w.courierA.email, firstName: 'Taken', lastName: 'Over' } }],
+  },
   'GET /v1/user/invitations/list': { probes: () => [{ url: '/v1/user/invitations/list' }] },
-  'POST /v1/user/invitations/resend': { targetsA: true, probes: (w) => [{ url: '/v1/user/invitations/resend', body: { id: w.a.invitationId } }] },
-  'POST /v1/user/invitations/revoke': { targetsA: true, probes: (w) => [{ url: '/v1/user/invitations/revoke', body: { id: w.a.invitationId } }] },
+  'POST /v1/user/invitations/resend': {
+    targetsA: true,
+    probes: (w) => [{ url: '/v1/user/invitations/resend', body: { id: w.a.invitationId } }],
+  },
+  'POST /v1/user/invitations/revoke': {
+    targetsA: true,
+    probes: (w) => [{ url: '/v1/user/invitations/revoke', body: { id: w.a.invitationId } }],
+  },
   'GET /v1/invitations/{token}': { probes: () => [{ url: '/v1/invitations/not-a-real-invitation-token-0000' }] },
-  'POST /v1/invitations/accept': { probes: () => [{ url: '/v1/invitations/accept', body: { token: 'not-a-real-invitation-token-0000', password: 'password123', repassword: 'password123' } }] },
-  'POST /v1/invitations/decline': { probes: () => [{ url: '/v1/invitations/decline', body: { token: 'not-a-real-invitation-token-0000' } }] },
+  'POST /v1/invitations/accept': {
+    probes: () => [
+      {
+        url: '/v1/invitations/accept',
+        body: { token: 'not-a-real-invitation-token-0000', password: 'password123', repassword: 'password123' },
+      },
+    ],
+  },
+  'POST /v1/invitations/decline': {
+    probes: () => [{ url: '/v1/invitations/decline', body: { token: 'not-a-real-invitation-token-0000' } }],
+  },
   'POST /v1/user/general/getusage': { probes: () => [{ url: '/v1/user/general/getusage', body: {} }] },
   'POST /v1/user/general/invitefriend': { probes: (w) => [{ url: '/v1/user/general/invitefriend', body: { email: w.companyA.email } }] },
-  'POST /v1/user/general/login': { probes: (w) => [{ url: '/v1/user/general/login', body: { email: w.companyA.email, password: 'not-the-password' } }] },
+  'POST /v1/user/general/login': {
+    probes: (w) => [{ url: '/v1/user/general/login', body: { email: w.companyA.email, password: 'not-the-password' } }],
+  },
   'POST /v1/user/general/logout': { probes: () => [{ url: '/v1/user/general/logout' }] },
-  'POST /v1/user/general/passwordreset': { probes: () => [{ url: '/v1/user/general/passwordreset', body: { verifycode: 'not-a-real-key-0000', password: 'newpassword1', repassword: 'newpassword1' } }] },
-  'POST /v1/user/general/passwordupdate': { probes: () => [{ url: '/v1/user/general/passwordupdate', body: { password: 'wrong-old-password', newPassword: 'newpassword1' } }] },
+  'POST /v1/user/general/passwordreset': {
+    probes: () => [
+      {
+        url: '/v1/user/general/passwordreset',
+        body: { verifycode: 'not-a-real-key-0000', password: 'newpassword1', repassword: 'newpassword1' },
+      },
+    ],
+  },
+  'POST /v1/user/general/passwordupdate': {
+    probes: () => [{ url: '/v1/user/general/passwordupdate', body: { password: 'wrong-old-password', newPassword: 'newpassword1' } }],
+  },
   'POST /v1/user/general/position': { probes: () => [{ url: '/v1/user/general/position', body: { lat: 40.7, long: -74 } }] },
-  'POST /v1/user/general/signup': { probes: (w) => [{ url: '/v1/user/general/signup', body: { email: w.companyA.email, password: 'password123', repassword: 'password123', terms: true } }] },
-  'POST /v1/user/general/supportrequest': { probes: () => [{ url: '/v1/user/general/supportrequest', body: { subject: 'Probe', message: 'From the isolation matrix' } }] },
+  'POST /v1/user/general/signup': {
+    probes: (w) => [
+      {
+        url: '/v1/user/general/signup',
+        body: { email: w.companyA.email, password: 'password123', repassword: 'password123', terms: true },
+      },
+    ],
+  },
+  'POST /v1/user/general/supportrequest': {
+    probes: () => [{ url: '/v1/user/general/supportrequest', body: { subject: 'Probe', message: 'From the isolation matrix' } }],
+  },
   'POST /v1/user/general/update': { probes: (w) => [{ url: '/v1/user/general/update', body: { profile: { email: w.companyA.email } } }] },
-  'POST /v1/user/general/updatemember': { targetsA: true, probes: (w) => [{ url: '/v1/user/general/updatemember', body: { uid: w.courierA.uid, email: w.courierA.email, role: 'courier', firstName: 'Hijacked', lastName: 'Rider', phone: '(213) 555-0101' } }] },
+  'POST /v1/user/general/updatemember': {
+    targetsA: true,
+    probes: (w) => [
+      {
+        url: '/v1/user/general/updatemember',
+        body: {
+          uid: w.courierA.uid,
+          email: w.courierA.email,
+          role: 'courier',
+          firstName: 'Hijacked',
+          lastName: 'Rider',
+          phone: '(213) 555-0101',
+        },
+      },
+    ],
+  },
   'GET /v1/user/geo/autocomplete': { probes: () => [{ url: '/v1/user/geo/autocomplete?q=90401' }] },
   'GET /v1/user/geo/lookup': { probes: () => [{ url: '/v1/user/geo/lookup?zip=90401' }] },
   'GET /v1/user/info': { probes: () => [{ url: '/v1/user/info' }] },
@@ -105,7 +194,9 @@ const SPECS: Record<string, Spec> = {
     probes: (w) => [{ url: `/v1/user/password/recover/${enc(w.companyA.email)}` }],
   },
   'POST /v1/user/payment/add': { probes: () => [{ url: '/v1/user/payment/add', body: { paymentMethodToken: 'fake-valid-visa-nonce' } }] },
-  'POST /v1/user/payment/edit': { probes: () => [{ url: '/v1/user/payment/edit', body: { amountAutoRecharge: 0, minimumBalanceForAutoRecharge: 0 } }] },
+  'POST /v1/user/payment/edit': {
+    probes: () => [{ url: '/v1/user/payment/edit', body: { amountAutoRecharge: 0, minimumBalanceForAutoRecharge: 0 } }],
+  },
   'GET /v1/user/payment/history': { probes: () => [{ url: '/v1/user/payment/history' }] },
   'GET /v1/user/payment/info': { probes: () => [{ url: '/v1/user/payment/info' }] },
   'GET /v1/user/payment/receipt/{id}': { targetsA: true, probes: (w) => [{ url: `/v1/user/payment/receipt/${w.a.paymentId}` }] },
@@ -116,8 +207,10 @@ const SPECS: Record<string, Spec> = {
 
 /** Operations the matrix cannot probe with a request and a reply, and where they are covered instead. */
 const NOT_PROBED: Record<string, string> = {
-  'GET /v1/live': 'a server-sent event stream that stays open; test/live/stream.test.ts checks that each stream carries only its own account',
-  'GET /v1/track/{uidTid}/live': "a public parcel page's event stream (public by design, as the page); test/live/public-stream.test.ts checks it carries that parcel's number and status only",
+  'GET /v1/live':
+    'a server-sent event stream that stays open; test/live/stream.test.ts checks that each stream carries only its own account',
+  'GET /v1/track/{uidTid}/live':
+    "a public parcel page's event stream (public by design, as the page); test/live/public-stream.test.ts checks it carries that parcel's number and status only",
 };
 
 /** Operations a courier may not use (they belong to the account's owner): the account's settings, money and keys. */
@@ -236,13 +329,16 @@ describe('the isolation matrix', () => {
           const what = `${who.name}: ${method} ${probe.url} -> ${res.statusCode} ${res.body.slice(0, 200)}`;
           expect(res.statusCode, what).toBeLessThan(500);
           const sent = `${probe.url} ${JSON.stringify(probe.body ?? '')} ${probe.raw?.payload ?? ''}`;
-          if (!spec.publicByDesign) for (const s of w.a.secrets) if (!sent.includes(s) && res.body.includes(s)) leaks.push(`${what} shows "${s}"`);
+          if (!spec.publicByDesign)
+            for (const s of w.a.secrets) if (!sent.includes(s) && res.body.includes(s)) leaks.push(`${what} shows "${s}"`);
           if (spec.targetsA && res.statusCode < 400) served.push(what);
         }
       }
     }
     const after = await snapshotOfA();
-    console.info(`isolation matrix: ${Object.keys(SPECS).length} operations x ${outsiders.length} outsiders, ${requests} requests; statuses ${JSON.stringify(counts)}; A's data unchanged: ${JSON.stringify(after) === JSON.stringify(before)}`);
+    console.info(
+      `isolation matrix: ${Object.keys(SPECS).length} operations x ${outsiders.length} outsiders, ${requests} requests; statuses ${JSON.stringify(counts)}; A's data unchanged: ${JSON.stringify(after) === JSON.stringify(before)}`,
+    );
     expect(leaks).toEqual([]);
     expect(served).toEqual([]);
     expect(after).toEqual(before);
@@ -289,7 +385,13 @@ describe('the isolation matrix', () => {
         if (res.statusCode === 200) seen.push(op);
       }
     }
-    expect(seen.sort()).toEqual(['GET /v1/shipment/labels', 'GET /v1/shipment/proof/{tid}/{checkpointId}', 'GET /v1/trackings/delivered/{tid}', 'GET /v1/user/payment/receipt/{id}', 'GET /v1/user/payment/receipt/{id}/pdf']);
+    expect(seen.sort()).toEqual([
+      'GET /v1/shipment/labels',
+      'GET /v1/shipment/proof/{tid}/{checkpointId}',
+      'GET /v1/trackings/delivered/{tid}',
+      'GET /v1/user/payment/receipt/{id}',
+      'GET /v1/user/payment/receipt/{id}/pdf',
+    ]);
   });
 
   it('can fail: the same write probes sent by the owner change its records (last: they change A)', async () => {
@@ -312,7 +414,9 @@ describe('the isolation matrix', () => {
       expect.stringMatching(/^POST \/v1\/user\/general\/deletemember .*"email".* -> 404/),
     ]);
     const after = await snapshotOfA();
-    const changed = Object.keys(before).filter((t) => before[t] !== after[t]).sort();
+    const changed = Object.keys(before)
+      .filter((t) => before[t] !== after[t])
+      .sort();
     // Renamed and deleted tracking, edited shipment with a new checkpoint, dismissed alert, deleted courier.
     expect(changed).toEqual(expect.arrayContaining(['alerts', 'shipment_checkpoints', 'shipments', 'trackings', 'users']));
   });

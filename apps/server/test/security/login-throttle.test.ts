@@ -15,7 +15,9 @@ let net = 0;
 /** A new /24 of loopback addresses per test, so the per-IP route limit never decides. */
 const subnet = () => `127.${20 + net++}`;
 const login = (email: string, password: string, ip: string) =>
-  env.app.inject({ method: 'POST', url: '/v1/user/general/login', remoteAddress: ip, payload: { email, password } }).then((r) => ({ ...r.json(), retryAfter: r.headers['retry-after'] }));
+  env.app
+    .inject({ method: 'POST', url: '/v1/user/general/login', remoteAddress: ip, payload: { email, password } })
+    .then((r) => ({ ...r.json(), retryAfter: r.headers['retry-after'] }));
 
 describe('parallel guesses', () => {
   it(`40 at once from one address: at most ${MAX} evaluated, and the right password is refused once over the limit`, async () => {

@@ -14,7 +14,12 @@ afterAll(() => env.close());
 
 let ipN = 1;
 const login = async (email: string, password = 'password123') => {
-  const r = await env.app.inject({ method: 'POST', url: '/v1/user/general/login', remoteAddress: `127.50.0.${ipN++}`, payload: { email, password } });
+  const r = await env.app.inject({
+    method: 'POST',
+    url: '/v1/user/general/login',
+    remoteAddress: `127.50.0.${ipN++}`,
+    payload: { email, password },
+  });
   return r.json().payload.sessionToken as string;
 };
 const status = async (token: string) => (await call(env.app, 'GET', '/v1/user/info', { token })).body.code;
@@ -25,7 +30,10 @@ describe('sessions', () => {
     const a = await signUp(env.app);
     const other = await login(a.email);
     const current = await login(a.email);
-    const r = await call(env.app, 'POST', '/v1/user/general/passwordupdate', { token: current, body: { password: 'password123', newpassword: 'changed123' } });
+    const r = await call(env.app, 'POST', '/v1/user/general/passwordupdate', {
+      token: current,
+      body: { password: 'password123', newpassword: 'changed123' },
+    });
     expect(r.body.code).toBe(200);
     expect(await status(current)).toBe(200);
     expect(await status(other)).toBe(401);
@@ -40,7 +48,9 @@ describe('sessions', () => {
     const mail = await eventually(async () => (await mailsTo(a.email)).find((m) => m.subject === 'Reset your Shiptrail password'));
     expect(mail.text).toMatch(/signs out every device and replaces your API key/);
     const key = /\/password\/reset\/([\w-]+)/.exec(mail.text)![1]!;
-    const r = await call(env.app, 'POST', '/v1/user/general/passwordreset', { body: { verifycode: key, password: 'newpass99', repassword: 'newpass99' } });
+    const r = await call(env.app, 'POST', '/v1/user/general/passwordreset', {
+      body: { verifycode: key, password: 'newpass99', repassword: 'newpass99' },
+    });
     expect(r.body).toMatchObject({ code: 200, message: expect.stringMatching(/API key was replaced/) });
     expect(r.body.message.startsWith(MSG.passwordReset)).toBe(true);
     expect(await status(a.session)).toBe(401);
@@ -102,7 +112,11 @@ describe('enumeration', () => {
     const time = async (email: string) => {
       const from = asked.length;
       const t = performance.now();
-      const r = await env.app.inject({ method: 'GET', url: `/v1/user/password/recover/${encodeURIComponent(email)}`, remoteAddress: `127.60.${ipN++ % 250}.1` });
+      const r = await env.app.inject({
+        method: 'GET',
+        url: `/v1/user/password/recover/${encodeURIComponent(email)}`,
+        remoteAddress: `127.60.${ipN++ % 250}.1`,
+      });
       const took = performance.now() - t;
       if (asked.slice(from).some((q) => q.includes(email))) askedBeforeReply.push(email);
       expect(r.json().message).toBe(MSG.recoverSent);

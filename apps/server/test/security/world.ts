@@ -60,7 +60,10 @@ export async function buildWorld(env: TestEnv): Promise<World> {
   });
 
   // A's tracking, shipment (assigned to its courier, delivered with a proof), payment, alert and notification.
-  const added = await call(env.app, 'POST', '/v1/trackings/add', { token: a.apiKey, body: { tid: A_TRACKING, title: 'Alpha secret sofa' } });
+  const added = await call(env.app, 'POST', '/v1/trackings/add', {
+    token: a.apiKey,
+    body: { tid: A_TRACKING, title: 'Alpha secret sofa' },
+  });
   if (added.statusCode !== 201) throw new Error(`add failed: ${JSON.stringify(added.body)}`);
   const shipmentBody = {
     ...readmeShipment(ca.email),
@@ -70,7 +73,14 @@ export async function buildWorld(env: TestEnv): Promise<World> {
   const s = await createShipment(env.app, a.session, shipmentBody);
   const delivered = await call(env.app, 'POST', '/v1/shipment/update', {
     token: ca.session,
-    body: { tid: s.tid, status: 'Delivered', location: 'Front door', lat: 34.03, long: -118.48, proof: { recipientName: 'Alpha Receiver', signature: TINY_PNG } },
+    body: {
+      tid: s.tid,
+      status: 'Delivered',
+      location: 'Front door',
+      lat: 34.03,
+      long: -118.48,
+      proof: { recipientName: 'Alpha Receiver', signature: TINY_PNG },
+    },
   });
   if (delivered.statusCode !== 200) throw new Error(`deliver failed: ${JSON.stringify(delivered.body)}`);
   const checkpointId = String(delivered.body.payload.checkpoints[0].id);
@@ -84,13 +94,19 @@ export async function buildWorld(env: TestEnv): Promise<World> {
     .insert(alerts)
     .values({ userId: aRow!.id, group: 'general', name: 'isolationProbe', level: 'info', message: 'Alpha private alert' })
     .returning({ id: alerts.id });
-  await call(env.app, 'POST', '/v1/user/general/update', { token: a.session, body: { settings: { receiveNotification: { email: { triggers: allTriggers } } } } });
+  await call(env.app, 'POST', '/v1/user/general/update', {
+    token: a.session,
+    body: { settings: { receiveNotification: { email: { triggers: allTriggers } } } },
+  });
   const t = await insertTracking(env.ctx, aRow!.id, { tid: A_PRIVATE_TRACKING, title: 'Alpha second parcel' });
   await changeStatus(env.ctx, t.id, 'InTransit');
   const [n] = await env.ctx.db.select({ id: notifications.id }).from(notifications).where(eq(notifications.userId, aRow!.id));
 
   const sb = await createShipment(env.app, b.session, { ...readmeShipment(cb.email), orderId: 'BETA-ORDER-1' });
-  const inv = await call(env.app, 'POST', '/v1/user/invitations/create', { token: a.session, body: { email: 'alpha.invitee@alpha.example', firstName: 'Alpha', lastName: 'Invitee' } });
+  const inv = await call(env.app, 'POST', '/v1/user/invitations/create', {
+    token: a.session,
+    body: { email: 'alpha.invitee@alpha.example', firstName: 'Alpha', lastName: 'Invitee' },
+  });
   if (inv.statusCode !== 201) throw new Error(`invitation failed: ${JSON.stringify(inv.body)}`);
 
   return {
@@ -108,7 +124,26 @@ export async function buildWorld(env: TestEnv): Promise<World> {
       alertId: String(alert!.id),
       notificationId: String(n!.id),
       invitationId: inv.body.payload.id as string,
-      secrets: ['alpha.invitee@alpha.example', inv.body.payload.id, a.email, a.profile.uid, a.apiKey, a.session, ca.email, ca.uid, ca.session, s.tid, 'ALPHA-ORDER-7781', 'alpha.customer@alpha.example', 'Alpha Customer', 'Alpha secret sofa', 'Alpha second parcel', A_PRIVATE_TRACKING, 'Alpha private alert', paymentId],
+      secrets: [
+        'alpha.invitee@alpha.example',
+        inv.body.payload.id,
+        a.email,
+        a.profile.uid,
+        a.apiKey,
+        a.session,
+        ca.email,
+        ca.uid,
+        ca.session,
+        s.tid,
+        'ALPHA-ORDER-7781',
+        'alpha.customer@alpha.example',
+        'Alpha Customer',
+        'Alpha secret sofa',
+        'Alpha second parcel',
+        A_PRIVATE_TRACKING,
+        'Alpha private alert',
+        paymentId,
+      ],
     },
     b: { shipmentTid: sb.tid },
   };

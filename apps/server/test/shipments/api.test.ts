@@ -28,9 +28,19 @@ describe('POST /v1/shipment/create', () => {
       courierEmail: 'courier@example.com',
       courierUid: null,
       expected: '2019-02-15T14:12:16.000Z',
-      origin: { name: 'sender name', company: 'sender Company', address2: '', city: 'sender city', zip: '90403', phone: '(818) 808-1111', lat: 34.032016 },
+      origin: {
+        name: 'sender name',
+        company: 'sender Company',
+        address2: '',
+        city: 'sender city',
+        zip: '90403',
+        phone: '(818) 808-1111',
+        lat: 34.032016,
+      },
       destination: { email: 'destination@example.com', phone: '(818) 808-2222', company: '' },
-      parcels: [{ id: 'SKU45896', quantity: 1, name: 'custom package name', length: 12, weight: 1.5, distanceUnit: 'in', weightUnit: 'lb' }],
+      parcels: [
+        { id: 'SKU45896', quantity: 1, name: 'custom package name', length: 12, weight: 1.5, distanceUnit: 'in', weightUnit: 'lb' },
+      ],
       lastCheckPoint: { status: 'InfoReceived', message: 'Shipment created', by: { role: 'company', name: 'Acme Deliveries' } },
     });
     // Not one of the company's couriers: nobody is assigned, and the reply says so.
@@ -59,7 +69,10 @@ describe('POST /v1/shipment/create', () => {
 
   it('refuses missing fields with the messages of the shipment wizard', async () => {
     const c = await company(env.app);
-    const r = await call(env.app, 'POST', '/v1/shipment/create', { token: c.apiKey, body: { origin: { address1: '' }, destination: null, parcels: [], courier: '', courierEmail: null } });
+    const r = await call(env.app, 'POST', '/v1/shipment/create', {
+      token: c.apiKey,
+      body: { origin: { address1: '' }, destination: null, parcels: [], courier: '', courierEmail: null },
+    });
     expect(r.statusCode).toBe(400);
     expect(r.body.payload.errors).toMatchObject({
       'origin.address1': 'Origin address1 is required',
@@ -69,7 +82,10 @@ describe('POST /v1/shipment/create', () => {
       courier: 'Courier is required.',
       courierEmail: 'Courier is required.',
     });
-    const bad = await call(env.app, 'POST', '/v1/shipment/create', { token: c.apiKey, body: { ...readmeShipment(), destination: { ...readmeShipment().destination, phone: '555' } } });
+    const bad = await call(env.app, 'POST', '/v1/shipment/create', {
+      token: c.apiKey,
+      body: { ...readmeShipment(), destination: { ...readmeShipment().destination, phone: '555' } },
+    });
     expect(bad.body.payload.errors).toEqual({ 'destination.phone': MSG.phoneInvalid });
     const info = await call(env.app, 'GET', '/v1/user/info', { token: c.apiKey });
     expect(info.body.payload.dashboard.shmShipments).toBe(0);
@@ -89,20 +105,38 @@ describe('POST /v1/shipment/update', () => {
     const s = await createShipment(env.app, c.apiKey);
     const up = await call(env.app, 'POST', '/v1/shipment/update/', {
       token: c.apiKey,
-      body: { tid: s.tid, status: 'InTransit', location: '2025 Wilshire Blvd, Santa Monica, CA 90403', lat: 34.032016, long: -118.482805, time: '2019-01-19T15:04:08-07:00' },
+      body: {
+        tid: s.tid,
+        status: 'InTransit',
+        location: '2025 Wilshire Blvd, Santa Monica, CA 90403',
+        lat: 34.032016,
+        long: -118.482805,
+        time: '2019-01-19T15:04:08-07:00',
+      },
     });
     expect(up.statusCode).toBe(200);
     expect(up.body.payload.status).toBe('InTransit');
     // Listed by time: the 2019 checkpoint sits under the creation's (checkpoint-order.test.ts).
-    expect(up.body.payload.checkpoints.find((x: { status: string }) => x.status === 'InTransit')).toMatchObject({ status: 'InTransit', location: '2025 Wilshire Blvd, Santa Monica, CA 90403', time: '2019-01-19T22:04:08.000Z', lat: 34.032016 });
-    const back = await call(env.app, 'POST', '/v1/shipment/update', { token: c.apiKey, body: { tid: s.tid, status: 'InfoReceived', location: 'Depot', time: '2019-01-20T10:00:00Z' } });
+    expect(up.body.payload.checkpoints.find((x: { status: string }) => x.status === 'InTransit')).toMatchObject({
+      status: 'InTransit',
+      location: '2025 Wilshire Blvd, Santa Monica, CA 90403',
+      time: '2019-01-19T22:04:08.000Z',
+      lat: 34.032016,
+    });
+    const back = await call(env.app, 'POST', '/v1/shipment/update', {
+      token: c.apiKey,
+      body: { tid: s.tid, status: 'InfoReceived', location: 'Depot', time: '2019-01-20T10:00:00Z' },
+    });
     expect(back.body.payload.status).toBe('InfoReceived');
   });
 
   it('refuses a time without its offset and an unknown status', async () => {
     const c = await company(env.app);
     const s = await createShipment(env.app, c.apiKey);
-    const r = await call(env.app, 'POST', '/v1/shipment/update', { token: c.apiKey, body: { tid: s.tid, status: 'Flying', location: 'x', time: '2019-01-19T15:04:08' } });
+    const r = await call(env.app, 'POST', '/v1/shipment/update', {
+      token: c.apiKey,
+      body: { tid: s.tid, status: 'Flying', location: 'x', time: '2019-01-19T15:04:08' },
+    });
     expect(r.statusCode).toBe(400);
     expect(Object.keys(r.body.payload.errors).sort()).toEqual(['status', 'time']);
   });
@@ -134,10 +168,23 @@ describe('getshipments, getassigned, edit', () => {
     const s = await createShipment(env.app, c.apiKey);
     const r = await call(env.app, 'POST', '/v1/shipment/edit', {
       token: c.session,
-      body: { tid: s.tid, destination: { address1: '1 Main St', city: 'Boston', zip: '02110', state: 'MA' }, parcels: [{ name: 'Box', length: 1, width: 2, height: 3, weight: 4 }], courierEmail: k.email, message: 'Ring twice' },
+      body: {
+        tid: s.tid,
+        destination: { address1: '1 Main St', city: 'Boston', zip: '02110', state: 'MA' },
+        parcels: [{ name: 'Box', length: 1, width: 2, height: 3, weight: 4 }],
+        courierEmail: k.email,
+        message: 'Ring twice',
+      },
     });
     expect(r.statusCode).toBe(200);
-    expect(r.body.payload).toMatchObject({ message: 'Ring twice', courierEmail: k.email, courierUid: k.uid, courier: 'Carl Courier', destination: { address1: '1 Main St', city: 'Boston', email: '' }, parcels: [{ name: 'Box', quantity: 1, distanceUnit: 'in' }] });
+    expect(r.body.payload).toMatchObject({
+      message: 'Ring twice',
+      courierEmail: k.email,
+      courierUid: k.uid,
+      courier: 'Carl Courier',
+      destination: { address1: '1 Main St', city: 'Boston', email: '' },
+      parcels: [{ name: 'Box', quantity: 1, distanceUnit: 'in' }],
+    });
     const bad = await call(env.app, 'POST', '/v1/shipment/edit', { token: c.session, body: { tid: s.tid, origin: { address1: 'x' } } });
     expect(bad.body.payload.errors).toEqual({ 'origin.city': 'Origin city is required', 'origin.zip': 'Origin zip is required' });
   });
@@ -157,12 +204,24 @@ describe('detect and the public page', () => {
   it('shows a shipment on GET /v1/track/{uid}_{tid} without street addresses or contacts, branded with the company', async () => {
     const c = await company(env.app);
     // The page names only the channels the company sends its customers on (decision 100): mail is on from sign-up, SMS is ticked here.
-    await call(env.app, 'POST', '/v1/user/general/update', { token: c.apiKey, body: { settings: { sendNotification: { phone: { triggers: { Delivered: true } } } } } });
+    await call(env.app, 'POST', '/v1/user/general/update', {
+      token: c.apiKey,
+      body: { settings: { sendNotification: { phone: { triggers: { Delivered: true } } } } },
+    });
     const s = await createShipment(env.app, c.apiKey);
     const r = await call(env.app, 'GET', `/v1/track/${c.profile.uid}_${s.tid}`);
     expect(r.statusCode).toBe(200);
     const p = r.body.payload[0];
-    expect(p).toMatchObject({ kind: 'shipment', tid: s.tid, status: 'InfoReceived', origin: 'sender city, CA 90403, US', destination: 'receiver city, CA 90401, US', courierName: 'courier person or company name', brand: { name: 'Acme Deliveries', color: '#364fc7' }, notify: { email: 'd***@e***.com', phone: '***-***-2222' } });
+    expect(p).toMatchObject({
+      kind: 'shipment',
+      tid: s.tid,
+      status: 'InfoReceived',
+      origin: 'sender city, CA 90403, US',
+      destination: 'receiver city, CA 90401, US',
+      courierName: 'courier person or company name',
+      brand: { name: 'Acme Deliveries', color: '#364fc7' },
+      notify: { email: 'd***@e***.com', phone: '***-***-2222' },
+    });
     expect(JSON.stringify(p)).not.toContain('receiver address');
     expect(JSON.stringify(p)).not.toContain('receiver name');
     const other = await company(env.app);
@@ -176,7 +235,10 @@ describe("the company's brand", () => {
   it('the company name given at sign-up brands the public page of its trackings too; a person has none', async () => {
     const c = await company(env.app, { company: 'Blue Van Co' });
     expect(c.profile.company).toBe('Blue Van Co');
-    await call(env.app, 'POST', '/v1/user/general/update', { token: c.session, body: { profile: { image: 'https://blue.example/logo.png' }, settings: { themeid: 'F' } } });
+    await call(env.app, 'POST', '/v1/user/general/update', {
+      token: c.session,
+      body: { profile: { image: 'https://blue.example/logo.png' }, settings: { themeid: 'F' } },
+    });
     const t = await call(env.app, 'POST', '/v1/trackings/add', { token: c.session, body: { tid: EX.ups.delivered } });
     expect(t.statusCode).toBe(201);
     const pub = await call(env.app, 'GET', `/v1/track/${c.profile.uid}_${EX.ups.delivered}`);

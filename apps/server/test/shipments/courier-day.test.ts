@@ -39,9 +39,19 @@ describe("a courier's day", () => {
   it('counts a delivery and failed attempts since the given midnight; a delivered stop leaves the list', async () => {
     const since = new Date(Date.now() - 60_000).toISOString();
     expect((await checkpoint(dana.session, { tid: tids[0], status: 'OutForDelivery', location: 'Depot' })).statusCode).toBe(200);
-    expect((await checkpoint(dana.session, { tid: tids[1], status: 'FailAttempt', location: '9 Elm St', message: 'Nobody home' })).statusCode).toBe(200);
-    expect((await checkpoint(dana.session, { tid: tids[1], status: 'FailAttempt', location: '9 Elm St', message: 'Nobody home again' })).statusCode).toBe(200);
-    const delivered = await checkpoint(dana.session, { tid: tids[0], status: 'Delivered', location: 'Front door', proof: { recipientName: 'Jo', signature: TINY_PNG } });
+    expect(
+      (await checkpoint(dana.session, { tid: tids[1], status: 'FailAttempt', location: '9 Elm St', message: 'Nobody home' })).statusCode,
+    ).toBe(200);
+    expect(
+      (await checkpoint(dana.session, { tid: tids[1], status: 'FailAttempt', location: '9 Elm St', message: 'Nobody home again' }))
+        .statusCode,
+    ).toBe(200);
+    const delivered = await checkpoint(dana.session, {
+      tid: tids[0],
+      status: 'Delivered',
+      location: 'Front door',
+      proof: { recipientName: 'Jo', signature: TINY_PNG },
+    });
     expect(delivered.statusCode).toBe(200);
     // The company's own checkpoint is not the courier's work.
     expect((await checkpoint(owner, { tid: tids[2], status: 'Delivered', location: 'Office' })).statusCode).toBe(200);

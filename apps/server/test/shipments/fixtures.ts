@@ -15,9 +15,16 @@ export async function courier(app: FastifyInstance, ownerToken: string, over: Re
     body: { email, role: 'courier', firstName: 'Carl', lastName: 'Courier', phone: '(213) 555-0101', password: 'courierpass1', ...over },
   });
   if (added.statusCode !== 201) throw new Error(`addmember failed: ${JSON.stringify(added.body)}`);
-  const login = await call(app, 'POST', '/v1/user/general/login', { body: { email, password: (over.password as string) ?? 'courierpass1' } });
+  const login = await call(app, 'POST', '/v1/user/general/login', {
+    body: { email, password: (over.password as string) ?? 'courierpass1' },
+  });
   if (login.statusCode !== 200) throw new Error(`courier login failed: ${JSON.stringify(login.body)}`);
-  return { email, uid: added.body.payload.uid as string, session: login.body.payload.sessionToken as string, apiKey: login.body.payload.profile.token as string };
+  return {
+    email,
+    uid: added.body.payload.uid as string,
+    session: login.body.payload.sessionToken as string,
+    apiKey: login.body.payload.profile.token as string,
+  };
 }
 
 /** The README's sendShipment payload of the original SDK. */
@@ -52,7 +59,18 @@ export function readmeShipment(courierEmail = 'courier@example.com') {
       email: 'destination@example.com',
     },
     parcels: [
-      { id: 'SKU45896', quantity: 1, name: 'custom package name', length: 12, width: 8, height: 3, distanceUnit: 'in', weight: 1.5, weightUnit: 'lb', metadata: {} },
+      {
+        id: 'SKU45896',
+        quantity: 1,
+        name: 'custom package name',
+        length: 12,
+        width: 8,
+        height: 3,
+        distanceUnit: 'in',
+        weight: 1.5,
+        weightUnit: 'lb',
+        metadata: {},
+      },
     ],
     expected: '2019-02-15T14:12:16Z',
     message: 'Left in front of door',
@@ -71,4 +89,5 @@ export async function createShipment(app: FastifyInstance, token: string, body: 
 }
 
 /** A 1x1 transparent PNG as a data URL. */
-export const TINY_PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+export const TINY_PNG =
+  'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';

@@ -44,7 +44,8 @@ describe('Idempotency-Key on POST /v1/shipment/create', () => {
     const done = racing.filter((r) => r.status === 201);
     expect(done.length).toBeGreaterThan(0);
     for (const r of done) expect(r.text).toBe(done[0]!.text);
-    for (const r of racing.filter((x) => x.status !== 201)) expect(r.body).toMatchObject({ code: 409, message: MSG.idempotencyKeyInProgress });
+    for (const r of racing.filter((x) => x.status !== 201))
+      expect(r.body).toMatchObject({ code: 409, message: MSG.idempotencyKeyInProgress });
     expect(await shipmentCount(id)).toBe(2);
     expect(await balanceCents(env, id)).toBe(before - 10);
   });
@@ -65,7 +66,12 @@ describe('Idempotency-Key on POST /v1/shipment/create', () => {
     const c = await company(env.app);
     const id = await userIdOf(env, c.email);
     for (let i = 0; i < 2; i++) {
-      const res = await env.app.inject({ method: 'POST', url: '/v1/shipment/create', headers: { 'sm-api-token': c.apiKey, 'sm-http-status': 'real' }, payload: readmeShipment() });
+      const res = await env.app.inject({
+        method: 'POST',
+        url: '/v1/shipment/create',
+        headers: { 'sm-api-token': c.apiKey, 'sm-http-status': 'real' },
+        payload: readmeShipment(),
+      });
       expect(res.statusCode).toBe(201);
     }
     expect(await shipmentCount(id)).toBe(2);

@@ -35,7 +35,10 @@ function readBarcode(png: Buffer): string {
     luminances[i] = (r * 299 + g * 587 + b * 114) / 1000;
   }
   const bitmap = new BinaryBitmap(new HybridBinarizer(new RGBLuminanceSource(luminances, img.width, img.height)));
-  const hints = new Map<DecodeHintType, unknown>([[DecodeHintType.POSSIBLE_FORMATS, [BarcodeFormat.CODE_128]], [DecodeHintType.TRY_HARDER, true]]);
+  const hints = new Map<DecodeHintType, unknown>([
+    [DecodeHintType.POSSIBLE_FORMATS, [BarcodeFormat.CODE_128]],
+    [DecodeHintType.TRY_HARDER, true],
+  ]);
   return new Code128Reader().decode(bitmap, hints).getText();
 }
 
@@ -62,13 +65,27 @@ describe('GET /v1/shipment/labels', () => {
     expect(readBarcode(await readFile(path.join(dir, png!)))).toBe(s.tid);
     // The printed text: sender, order id, ship-to and the number.
     const { stdout } = await run('pdftotext', ['-layout', file, '-']);
-    for (const t of ['sender name', 'sender city, CA 90403', 'ORDER ID: 0113191348', 'SHIP TO', 'receiver address', 'receiver city, CA 90401', s.tid, 'Acme Deliveries']) expect(stdout).toContain(t);
+    for (const t of [
+      'sender name',
+      'sender city, CA 90403',
+      'ORDER ID: 0113191348',
+      'SHIP TO',
+      'receiver address',
+      'receiver city, CA 90401',
+      s.tid,
+      'Acme Deliveries',
+    ])
+      expect(stdout).toContain(t);
   });
 
   it('prints several shipments as one PDF, one page each, in the order asked', async () => {
     const c = await company(env.app);
     const a = await createShipment(env.app, c.session);
-    const b = await createShipment(env.app, c.session, { ...readmeShipment(), orderId: 'B-2', destination: { ...readmeShipment().destination, name: 'Zoë Ünïcødé 测试' } });
+    const b = await createShipment(env.app, c.session, {
+      ...readmeShipment(),
+      orderId: 'B-2',
+      destination: { ...readmeShipment().destination, name: 'Zoë Ünïcødé 测试' },
+    });
     const res = await labels(c.session, [b.tid, a.tid]);
     expect(res.statusCode).toBe(200);
     const file = path.join(dir, 'two.pdf');
@@ -82,9 +99,17 @@ describe('GET /v1/shipment/labels', () => {
 
   it('refuses an empty list and names a number that is not yours', async () => {
     const c = await company(env.app);
-    const none = await env.app.inject({ method: 'GET', url: '/v1/shipment/labels?tids=', headers: { 'sm-api-token': c.session, 'sm-http-status': 'real' } });
+    const none = await env.app.inject({
+      method: 'GET',
+      url: '/v1/shipment/labels?tids=',
+      headers: { 'sm-api-token': c.session, 'sm-http-status': 'real' },
+    });
     expect(none.statusCode).toBe(400);
-    const other = await env.app.inject({ method: 'GET', url: '/v1/shipment/labels?tids=SHM000000000000', headers: { 'sm-api-token': c.session, 'sm-http-status': 'real' } });
+    const other = await env.app.inject({
+      method: 'GET',
+      url: '/v1/shipment/labels?tids=SHM000000000000',
+      headers: { 'sm-api-token': c.session, 'sm-http-status': 'real' },
+    });
     expect(other.statusCode).toBe(404);
     expect(other.json().message).toContain('SHM000000000000');
   });

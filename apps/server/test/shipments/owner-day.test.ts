@@ -53,7 +53,10 @@ describe('unassigned shipments and bulk assignment', () => {
     for (let i = 0; i < 3; i++) tids.push((await createShipment(env.app, c.session, unassignedShipment({ orderId: `ORD-${i}` }))).tid);
     expect((await call(env.app, 'POST', '/v1/shipment/getassigned', { token: k.session, body: {} })).body.payload).toHaveLength(0);
 
-    const r = await call(env.app, 'POST', '/v1/shipment/assign', { token: c.session, body: { tids: tids.map((t) => t.toLowerCase()), courierEmail: k.email.toUpperCase() } });
+    const r = await call(env.app, 'POST', '/v1/shipment/assign', {
+      token: c.session,
+      body: { tids: tids.map((t) => t.toLowerCase()), courierEmail: k.email.toUpperCase() },
+    });
     expect(r.statusCode).toBe(200);
     expect(r.body.message).toBe('3 shipments assigned to Carl Courier');
     expect(r.body.payload.map((s: { tid: string }) => s.tid)).toEqual(tids);
@@ -76,13 +79,22 @@ describe('unassigned shipments and bulk assignment', () => {
     const mine = (await createShipment(env.app, c.session, unassignedShipment())).tid;
     const theirs = (await createShipment(env.app, other.session, unassignedShipment())).tid;
 
-    const r = await call(env.app, 'POST', '/v1/shipment/assign', { token: c.session, body: { tids: [mine, theirs], courierEmail: k.email } });
+    const r = await call(env.app, 'POST', '/v1/shipment/assign', {
+      token: c.session,
+      body: { tids: [mine, theirs], courierEmail: k.email },
+    });
     expect(r.statusCode).toBe(404);
     expect(r.body.message).toBe(`${MSG.shipmentNotFound}: ${theirs}`);
-    const outside = await call(env.app, 'POST', '/v1/shipment/assign', { token: c.session, body: { tids: [mine], courierEmail: theirCourier.email } });
+    const outside = await call(env.app, 'POST', '/v1/shipment/assign', {
+      token: c.session,
+      body: { tids: [mine], courierEmail: theirCourier.email },
+    });
     expect(outside.statusCode).toBe(400);
     expect(outside.body.payload.errors).toEqual({ courierEmail: MSG.notYourCourier });
-    const stranger = await call(env.app, 'POST', '/v1/shipment/assign', { token: c.session, body: { tids: [mine], courierEmail: 'nobody@example.com' } });
+    const stranger = await call(env.app, 'POST', '/v1/shipment/assign', {
+      token: c.session,
+      body: { tids: [mine], courierEmail: 'nobody@example.com' },
+    });
     expect(stranger.body.message).toBe(MSG.notYourCourier);
     const list = await call(env.app, 'POST', '/v1/shipment/getshipments', { token: c.session, body: {} });
     expect(list.body.payload[0]).toMatchObject({ tid: mine, courierUid: null, courierEmail: '' });
@@ -90,7 +102,9 @@ describe('unassigned shipments and bulk assignment', () => {
     expect(theirList.body.payload[0]).toMatchObject({ tid: theirs, courierUid: null });
 
     // Only the owner: a courier and a person are refused; empty and missing fields get their messages.
-    expect((await call(env.app, 'POST', '/v1/shipment/assign', { token: k.session, body: { tids: [mine], courierEmail: k.email } })).statusCode).toBe(403);
+    expect(
+      (await call(env.app, 'POST', '/v1/shipment/assign', { token: k.session, body: { tids: [mine], courierEmail: k.email } })).statusCode,
+    ).toBe(403);
     const person = await signUp(env.app);
     expect((await call(env.app, 'POST', '/v1/shipment/unassign', { token: person.apiKey, body: { tids: [mine] } })).statusCode).toBe(403);
     const empty = await call(env.app, 'POST', '/v1/shipment/assign', { token: c.session, body: { tids: [] } });
@@ -114,8 +128,7 @@ describe('labels', () => {
     const img = PNG.sync.read(await readFile(path.join(dir, png!)));
     // The lowest printed row: within the bottom 10% of the page (the old layout left the bottom third empty).
     let lowest = 0;
-    for (let y = 0; y < img.height; y++)
-      for (let x = 0; x < img.width; x++) if (img.data[(y * img.width + x) * 4]! < 128) lowest = y;
+    for (let y = 0; y < img.height; y++) for (let x = 0; x < img.width; x++) if (img.data[(y * img.width + x) * 4]! < 128) lowest = y;
     expect(lowest / img.height).toBeGreaterThan(0.9);
   });
 });
@@ -126,8 +139,14 @@ describe('POST /v1/shipment/markers', () => {
     await call(env.app, 'POST', '/v1/user/general/addbalance', { token: c.session, body: { amount: 20 } });
     const tids: string[] = [];
     for (let i = 0; i < 104; i++) tids.push((await createShipment(env.app, c.session, unassignedShipment())).tid);
-    await call(env.app, 'POST', '/v1/shipment/update', { token: c.session, body: { tid: tids[0], status: 'Delivered', location: 'Door', lat: 34.05, long: -118.25 } });
-    await call(env.app, 'POST', '/v1/shipment/update', { token: c.session, body: { tid: tids[1], status: 'OutForDelivery', location: 'Van', lat: 34.1, long: -118.3 } });
+    await call(env.app, 'POST', '/v1/shipment/update', {
+      token: c.session,
+      body: { tid: tids[0], status: 'Delivered', location: 'Door', lat: 34.05, long: -118.25 },
+    });
+    await call(env.app, 'POST', '/v1/shipment/update', {
+      token: c.session,
+      body: { tid: tids[1], status: 'OutForDelivery', location: 'Van', lat: 34.1, long: -118.3 },
+    });
 
     const all = await call(env.app, 'POST', '/v1/shipment/markers', { token: c.session, body: {} });
     expect(all.statusCode).toBe(200);
@@ -150,7 +169,10 @@ describe('POST /v1/shipment/markers', () => {
     const seen: string[] = [];
     let after: string | null | undefined;
     do {
-      const page = await call(env.app, 'POST', '/v1/shipment/markers', { token: c.session, body: { numRecords: 40, afterTid: after ?? undefined } });
+      const page = await call(env.app, 'POST', '/v1/shipment/markers', {
+        token: c.session,
+        body: { numRecords: 40, afterTid: after ?? undefined },
+      });
       seen.push(...page.body.payload.markers.map((m: { tid: string }) => m.tid));
       after = page.body.payload.nextTid;
     } while (after);
@@ -175,7 +197,9 @@ describe('the company logo', () => {
 
   it('takes a PNG or JPEG, re-encodes it at most 512 px a side, and serves it from our origin to everyone', async () => {
     const c = await company(env.app);
-    const big = await sharp({ create: { width: 1200, height: 600, channels: 4, background: { r: 200, g: 30, b: 30, alpha: 1 } } }).png().toBuffer();
+    const big = await sharp({ create: { width: 1200, height: 600, channels: 4, background: { r: 200, g: 30, b: 30, alpha: 1 } } })
+      .png()
+      .toBuffer();
     const r = await call(env.app, 'POST', '/v1/user/general/logo', { token: c.session, body: { image: dataUrl('png', big) } });
     expect(r.statusCode).toBe(200);
     expect(r.body.message).toBe('Logo saved');
@@ -195,9 +219,13 @@ describe('the company logo', () => {
     const s = await createShipment(env.app, c.session, unassignedShipment());
     const pub = await call(env.app, 'GET', `/v1/track/${c.profile.uid}_${s.tid}`);
     expect(pub.body.payload[0].brand.logo).toBe(logo);
-    expect(brandStyleOf({ ...(info.body.payload.profile as object), image: logo, settings: {} } as never, 'https://ship.example').logo).toBe(`https://ship.example${logo}`);
+    expect(
+      brandStyleOf({ ...(info.body.payload.profile as object), image: logo, settings: {} } as never, 'https://ship.example').logo,
+    ).toBe(`https://ship.example${logo}`);
 
-    const jpeg = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#123456' } }).jpeg().toBuffer();
+    const jpeg = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#123456' } })
+      .jpeg()
+      .toBuffer();
     const j = await call(env.app, 'POST', '/v1/user/general/logo', { token: c.session, body: { image: dataUrl('jpeg', jpeg) } });
     expect(j.statusCode).toBe(200);
     expect((await sharp((await env.app.inject({ method: 'GET', url: j.body.payload.logo })).rawPayload).metadata()).format).toBe('png');
@@ -210,7 +238,9 @@ describe('the company logo', () => {
 
   it('takes its turn in the image slot the proof photos use: with the slot and its queue full, 503 in words, nothing saved', async () => {
     const c = await company(env.app);
-    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#000' } }).png().toBuffer();
+    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#000' } })
+      .png()
+      .toBuffer();
     // Hold the slot and fill its queue with work that ends when we say.
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
@@ -231,10 +261,14 @@ describe('the company logo', () => {
 
   it('refuses what is not a PNG or JPEG, a lying type, a pixel bomb, too many bytes, and people', async () => {
     const c = await company(env.app);
-    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#000' } }).png().toBuffer();
+    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#000' } })
+      .png()
+      .toBuffer();
     const gif = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
     const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>');
-    const bomb = await sharp({ create: { width: 6000, height: 6000, channels: 3, background: '#fff' } }).png({ compressionLevel: 9 }).toBuffer();
+    const bomb = await sharp({ create: { width: 6000, height: 6000, channels: 3, background: '#fff' } })
+      .png({ compressionLevel: 9 })
+      .toBuffer();
     const cases: Array<[string, string]> = [
       [dataUrl('gif', gif), MSG.logoUnreadable],
       [dataUrl('svg+xml', svg), MSG.logoUnreadable],
@@ -253,7 +287,9 @@ describe('the company logo', () => {
     }
     expect((await call(env.app, 'GET', '/v1/user/info', { token: c.session })).body.payload.profile.image).toBe('');
     const person = await signUp(env.app);
-    expect((await call(env.app, 'POST', '/v1/user/general/logo', { token: person.apiKey, body: { image: dataUrl('png', png) } })).statusCode).toBe(403);
+    expect(
+      (await call(env.app, 'POST', '/v1/user/general/logo', { token: person.apiKey, body: { image: dataUrl('png', png) } })).statusCode,
+    ).toBe(403);
     expect((await env.app.inject({ method: 'GET', url: '/v1/brand/logo/..%2F..%2Fetc.png', headers: REAL })).statusCode).toBe(404);
     expect((await env.app.inject({ method: 'GET', url: `/v1/brand/logo/${c.profile.uid}.png`, headers: REAL })).statusCode).toBe(404);
   }, 60_000);

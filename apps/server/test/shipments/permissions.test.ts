@@ -9,7 +9,14 @@ import { TINY_PNG, company, courier, createShipment, readmeShipment } from './fi
 let env: TestEnv;
 type Actor = 'owner' | 'courier' | 'otherCourier' | 'otherCompany' | 'person' | 'none';
 const ACTORS: Actor[] = ['owner', 'courier', 'otherCourier', 'otherCompany', 'person', 'none'];
-const tokens: Record<Actor, string | undefined> = { owner: '', courier: '', otherCourier: '', otherCompany: '', person: '', none: undefined };
+const tokens: Record<Actor, string | undefined> = {
+  owner: '',
+  courier: '',
+  otherCourier: '',
+  otherCompany: '',
+  person: '',
+  none: undefined,
+};
 let assigned = '';
 let unassigned = '';
 let courierEmail = '';
@@ -49,10 +56,34 @@ interface Case {
 
 const checkpoint = (tid: () => string) => () => ({ tid: tid(), status: 'OutForDelivery', location: 'Probe', time: '2026-01-01T00:00:00Z' });
 const CASES: Case[] = [
-  { name: 'create', method: 'POST', url: () => '/v1/shipment/create', body: () => readmeShipment(), expect: { owner: 201, courier: 403, otherCourier: 403, otherCompany: 201, person: 403, none: 401 } },
-  { name: 'update (assigned)', method: 'POST', url: () => '/v1/shipment/update', body: checkpoint(() => assigned), expect: { owner: 200, courier: 200, otherCourier: 404, otherCompany: 404, person: 404, none: 401 } },
-  { name: 'update (unassigned)', method: 'POST', url: () => '/v1/shipment/update', body: checkpoint(() => unassigned), expect: { owner: 200, courier: 404, otherCourier: 404, otherCompany: 404, person: 404, none: 401 } },
-  { name: 'edit', method: 'POST', url: () => '/v1/shipment/edit', body: () => ({ tid: assigned, message: 'probe' }), expect: { owner: 200, courier: 403, otherCourier: 403, otherCompany: 404, person: 403, none: 401 } },
+  {
+    name: 'create',
+    method: 'POST',
+    url: () => '/v1/shipment/create',
+    body: () => readmeShipment(),
+    expect: { owner: 201, courier: 403, otherCourier: 403, otherCompany: 201, person: 403, none: 401 },
+  },
+  {
+    name: 'update (assigned)',
+    method: 'POST',
+    url: () => '/v1/shipment/update',
+    body: checkpoint(() => assigned),
+    expect: { owner: 200, courier: 200, otherCourier: 404, otherCompany: 404, person: 404, none: 401 },
+  },
+  {
+    name: 'update (unassigned)',
+    method: 'POST',
+    url: () => '/v1/shipment/update',
+    body: checkpoint(() => unassigned),
+    expect: { owner: 200, courier: 404, otherCourier: 404, otherCompany: 404, person: 404, none: 401 },
+  },
+  {
+    name: 'edit',
+    method: 'POST',
+    url: () => '/v1/shipment/edit',
+    body: () => ({ tid: assigned, message: 'probe' }),
+    expect: { owner: 200, courier: 403, otherCourier: 403, otherCompany: 404, person: 403, none: 401 },
+  },
   {
     name: 'getshipments',
     method: 'POST',
@@ -77,14 +108,36 @@ const CASES: Case[] = [
     expect: { owner: 403, courier: 200, otherCourier: 200, otherCompany: 403, person: 403, none: 401 },
     lists: { tid: () => assigned, visibleTo: ['courier'] },
   },
-  { name: 'proof', method: 'GET', url: () => `/v1/shipment/proof/${assigned}/${proofCheckpoint}`, expect: { owner: 200, courier: 200, otherCourier: 404, otherCompany: 404, person: 404, none: 401 } },
-  { name: 'labels', method: 'GET', url: () => `/v1/shipment/labels?tids=${assigned}`, expect: { owner: 200, courier: 200, otherCourier: 404, otherCompany: 404, person: 403, none: 401 } },
-  { name: 'labels (unassigned)', method: 'GET', url: () => `/v1/shipment/labels?tids=${unassigned}`, expect: { owner: 200, courier: 404, otherCourier: 404, otherCompany: 404, person: 403, none: 401 } },
+  {
+    name: 'proof',
+    method: 'GET',
+    url: () => `/v1/shipment/proof/${assigned}/${proofCheckpoint}`,
+    expect: { owner: 200, courier: 200, otherCourier: 404, otherCompany: 404, person: 404, none: 401 },
+  },
+  {
+    name: 'labels',
+    method: 'GET',
+    url: () => `/v1/shipment/labels?tids=${assigned}`,
+    expect: { owner: 200, courier: 200, otherCourier: 404, otherCompany: 404, person: 403, none: 401 },
+  },
+  {
+    name: 'labels (unassigned)',
+    method: 'GET',
+    url: () => `/v1/shipment/labels?tids=${unassigned}`,
+    expect: { owner: 200, courier: 404, otherCourier: 404, otherCompany: 404, person: 403, none: 401 },
+  },
   {
     name: 'addmember',
     method: 'POST',
     url: () => '/v1/user/general/addmember',
-    body: () => ({ email: `probe${Math.random().toString(36).slice(2)}@example.com`, role: 'courier', firstName: 'P', lastName: 'Q', phone: '2135550199', password: 'password123' }),
+    body: () => ({
+      email: `probe${Math.random().toString(36).slice(2)}@example.com`,
+      role: 'courier',
+      firstName: 'P',
+      lastName: 'Q',
+      phone: '2135550199',
+      password: 'password123',
+    }),
     expect: { owner: 201, courier: 403, otherCourier: 403, otherCompany: 201, person: 403, none: 401 },
   },
   {
@@ -102,12 +155,22 @@ const CASES: Case[] = [
     lists: { email: () => courierEmail, visibleTo: ['owner'] },
   },
   // Not a delete of A's courier by A (that would end the courier's session for the rest of the matrix).
-  { name: 'deletemember', method: 'POST', url: () => '/v1/user/general/deletemember', body: () => ({ email: courierEmail }), expect: { owner: 200, courier: 403, otherCourier: 403, otherCompany: 404, person: 403, none: 401 } },
+  {
+    name: 'deletemember',
+    method: 'POST',
+    url: () => '/v1/user/general/deletemember',
+    body: () => ({ email: courierEmail }),
+    expect: { owner: 200, courier: 403, otherCourier: 403, otherCompany: 404, person: 403, none: 401 },
+  },
 ];
 
 /** The labels call answers a PDF on success and an envelope otherwise. */
 async function pdfCall(url: string, token: string | undefined) {
-  const res = await env.app.inject({ method: 'GET', url, headers: { 'sm-http-status': 'real', ...(token ? { 'sm-api-token': token } : {}) } });
+  const res = await env.app.inject({
+    method: 'GET',
+    url,
+    headers: { 'sm-http-status': 'real', ...(token ? { 'sm-api-token': token } : {}) },
+  });
   if (res.statusCode === 200) {
     expect(res.headers['content-type']).toBe('application/pdf');
     expect(res.rawPayload.subarray(0, 5).toString()).toBe('%PDF-');
@@ -121,7 +184,9 @@ describe('permissions matrix: every shipment and member call, every caller', () 
     it(c.name, async () => {
       // The owner goes last, so a call that changes things (deletemember) has been refused to everyone else first.
       for (const actor of [...ACTORS.filter((a) => a !== 'owner'), 'owner' as const]) {
-        const r = c.url().includes('/labels') ? await pdfCall(c.url(), tokens[actor]) : await call(env.app, c.method, c.url(), { token: tokens[actor], body: c.body?.() });
+        const r = c.url().includes('/labels')
+          ? await pdfCall(c.url(), tokens[actor])
+          : await call(env.app, c.method, c.url(), { token: tokens[actor], body: c.body?.() });
         expect({ actor, status: r.statusCode }).toEqual({ actor, status: c.expect[actor] });
         if (r.statusCode >= 400) {
           // Refusals name nothing of A's: no tid, no email, no address.

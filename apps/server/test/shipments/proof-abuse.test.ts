@@ -3,7 +3,13 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POD_LIMITS } from '@shiptrail/contract';
 import { call, createTestEnv, type TestEnv } from '../helpers.ts';
-import { headerSize, sniffFormat, PHOTO_FORMAT_MESSAGE, PHOTO_PIXELS_MESSAGE, SIGNATURE_SIZE_MESSAGE } from '../../src/modules/shipments/proof.ts';
+import {
+  headerSize,
+  sniffFormat,
+  PHOTO_FORMAT_MESSAGE,
+  PHOTO_PIXELS_MESSAGE,
+  SIGNATURE_SIZE_MESSAGE,
+} from '../../src/modules/shipments/proof.ts';
 import { PROOF_UPLOADS_MESSAGE } from '../../src/modules/shipments/shipments.service.ts';
 import { TINY_PNG, company, courier, createShipment, readmeShipment } from './fixtures.ts';
 
@@ -26,17 +32,31 @@ const dataUrl = (type: string, bytes: Buffer) => `data:image/${type};base64,${by
 const deliver = (e: TestEnv, token: string, tid: string, proof: unknown) =>
   call(e.app, 'POST', '/v1/shipment/update', { token, body: { tid, status: 'Delivered', location: 'Front door', proof } });
 
-
-const SMALL_SVG = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="300" height="300"><rect width="300" height="300" fill="red"/></svg>');
+const SMALL_SVG = Buffer.from(
+  '<svg xmlns="http://www.w3.org/2000/svg" width="300" height="300"><rect width="300" height="300" fill="red"/></svg>',
+);
 
 describe('what the photo and the signature may be', () => {
   it('refuses an SVG, a GIF or a TIFF sent as a photo under a JPEG or PNG label, with a clear message, before decoding', async () => {
     const s = await createShipment(env.app, owner.session, readmeShipment(rider.email));
-    const gif = await sharp({ create: { width: 20, height: 20, channels: 3, background: '#336699' } }).gif().toBuffer();
-    const tiff = await sharp({ create: { width: 20, height: 20, channels: 3, background: '#336699' } }).tiff().toBuffer();
-    for (const [type, bytes] of [['png', SMALL_SVG], ['png', gif], ['jpeg', tiff], ['webp', SMALL_SVG]] as const) {
+    const gif = await sharp({ create: { width: 20, height: 20, channels: 3, background: '#336699' } })
+      .gif()
+      .toBuffer();
+    const tiff = await sharp({ create: { width: 20, height: 20, channels: 3, background: '#336699' } })
+      .tiff()
+      .toBuffer();
+    for (const [type, bytes] of [
+      ['png', SMALL_SVG],
+      ['png', gif],
+      ['jpeg', tiff],
+      ['webp', SMALL_SVG],
+    ] as const) {
       const r = await deliver(env, rider.session, s.tid, { recipientName: 'Bob', signature: TINY_PNG, photo: dataUrl(type, bytes) });
-      expect({ status: r.statusCode, message: r.body.message, field: r.body.payload?.errors?.['proof.photo'] }).toEqual({ status: 400, message: PHOTO_FORMAT_MESSAGE, field: PHOTO_FORMAT_MESSAGE });
+      expect({ status: r.statusCode, message: r.body.message, field: r.body.payload?.errors?.['proof.photo'] }).toEqual({
+        status: 400,
+        message: PHOTO_FORMAT_MESSAGE,
+        field: PHOTO_FORMAT_MESSAGE,
+      });
     }
     // An SVG as the signature is no PNG either.
     const sig = await deliver(env, rider.session, s.tid, { recipientName: 'Bob', signature: dataUrl('png', SMALL_SVG) });
@@ -46,7 +66,11 @@ describe('what the photo and the signature may be', () => {
   it('refuses a photo whose header declares more pixels than allowed, from the header alone', async () => {
     const s = await createShipment(env.app, owner.session, readmeShipment(rider.email));
     const side = Math.ceil(Math.sqrt(POD_LIMITS.photoMaxPixels)) + 1;
-    const r = await deliver(env, rider.session, s.tid, { recipientName: 'Bob', signature: TINY_PNG, photo: dataUrl('png', pngOf(side, side)) });
+    const r = await deliver(env, rider.session, s.tid, {
+      recipientName: 'Bob',
+      signature: TINY_PNG,
+      photo: dataUrl('png', pngOf(side, side)),
+    });
     expect([r.statusCode, r.body.message]).toEqual([400, PHOTO_PIXELS_MESSAGE]);
   });
 
@@ -55,9 +79,16 @@ describe('what the photo and the signature may be', () => {
     expect(bomb.length).toBeLessThan(POD_LIMITS.signatureMaxBytes);
     const s = await createShipment(env.app, owner.session, readmeShipment(rider.email));
     const r = await deliver(env, rider.session, s.tid, { recipientName: 'Bob', signature: dataUrl('png', bomb) });
-    expect({ status: r.statusCode, message: r.body.message, field: r.body.payload?.errors?.['proof.signature'] }).toEqual({ status: 400, message: SIGNATURE_SIZE_MESSAGE, field: SIGNATURE_SIZE_MESSAGE });
+    expect({ status: r.statusCode, message: r.body.message, field: r.body.payload?.errors?.['proof.signature'] }).toEqual({
+      status: 400,
+      message: SIGNATURE_SIZE_MESSAGE,
+      field: SIGNATURE_SIZE_MESSAGE,
+    });
     // Just inside the bound is a signature like any other.
-    const edge = await deliver(env, rider.session, s.tid, { recipientName: 'Bob', signature: dataUrl('png', pngOf(POD_LIMITS.signatureMaxWidth, POD_LIMITS.signatureMaxHeight)) });
+    const edge = await deliver(env, rider.session, s.tid, {
+      recipientName: 'Bob',
+      signature: dataUrl('png', pngOf(POD_LIMITS.signatureMaxWidth, POD_LIMITS.signatureMaxHeight)),
+    });
     expect(edge.statusCode).toBe(200);
   });
 
@@ -65,7 +96,8 @@ describe('what the photo and the signature may be', () => {
     const s = await createShipment(env.app, owner.session, readmeShipment(rider.email));
     // A stroke across a transparent pad, drawn pixel by pixel (sharp here loads only what the server allows).
     const raw = Buffer.alloc(300 * 120 * 4);
-    for (let x = 10; x < 290; x++) for (let dy = 0; dy < 3; dy++) raw.writeUInt32BE(0x111111ff, ((Math.round(60 + 40 * Math.sin(x / 40)) + dy) * 300 + x) * 4);
+    for (let x = 10; x < 290; x++)
+      for (let dy = 0; dy < 3; dy++) raw.writeUInt32BE(0x111111ff, ((Math.round(60 + 40 * Math.sin(x / 40)) + dy) * 300 + x) * 4);
     const drawn = await sharp(raw, { raw: { width: 300, height: 120, channels: 4 } })
       .png()
       .withMetadata({ exif: { IFD0: { Copyright: 'EXIF-MARKER-123' } } })
@@ -78,7 +110,10 @@ describe('what the photo and the signature may be', () => {
     expect(stored.toString('latin1')).not.toContain('<script>');
     expect(stored.toString('latin1')).not.toContain('EXIF-MARKER-123');
     expect(stored.toString('latin1')).not.toContain('eXIf');
-    const [a, b] = await Promise.all([sharp(stored).raw().toBuffer({ resolveWithObject: true }), sharp(drawn).raw().toBuffer({ resolveWithObject: true })]);
+    const [a, b] = await Promise.all([
+      sharp(stored).raw().toBuffer({ resolveWithObject: true }),
+      sharp(drawn).raw().toBuffer({ resolveWithObject: true }),
+    ]);
     expect(a.info).toMatchObject({ width: 300, height: 120 });
     expect(a.data.equals(b.data)).toBe(true);
   });
@@ -87,11 +122,25 @@ describe('what the photo and the signature may be', () => {
     const base = sharp({ create: { width: 321, height: 123, channels: 4, background: { r: 10, g: 20, b: 30, alpha: 0.5 } } });
     const cases: Array<[Buffer, string]> = [
       [await base.clone().jpeg().toBuffer(), 'jpeg'],
-      [await base.clone().jpeg({ progressive: true }).withMetadata({ exif: { IFD0: { Copyright: 'x' } } }).toBuffer(), 'jpeg'],
+      [
+        await base
+          .clone()
+          .jpeg({ progressive: true })
+          .withMetadata({ exif: { IFD0: { Copyright: 'x' } } })
+          .toBuffer(),
+        'jpeg',
+      ],
       [await base.clone().png().toBuffer(), 'png'],
       [await base.clone().webp({ quality: 50 }).toBuffer(), 'webp'],
       [await base.clone().webp({ lossless: true }).toBuffer(), 'webp'],
-      [await base.clone().webp().withMetadata({ exif: { IFD0: { Copyright: 'x' } } }).toBuffer(), 'webp'],
+      [
+        await base
+          .clone()
+          .webp()
+          .withMetadata({ exif: { IFD0: { Copyright: 'x' } } })
+          .toBuffer(),
+        'webp',
+      ],
     ];
     for (const [bytes, format] of cases) {
       expect(sniffFormat(bytes)).toBe(format);
@@ -109,12 +158,20 @@ describe('proof uploads per account', () => {
       const boss = await company(limited.app);
       const carl = await courier(limited.app, boss.session);
       const s = await createShipment(limited.app, boss.session, readmeShipment(carl.email));
-      for (let i = 0; i < 3; i++) expect((await deliver(limited, carl.session, s.tid, { recipientName: 'Bob', signature: TINY_PNG })).statusCode).toBe(200);
+      for (let i = 0; i < 3; i++)
+        expect((await deliver(limited, carl.session, s.tid, { recipientName: 'Bob', signature: TINY_PNG })).statusCode).toBe(200);
       const refused = await deliver(limited, carl.session, s.tid, { recipientName: 'Bob', signature: TINY_PNG });
       expect([refused.statusCode, refused.body.message]).toEqual([429, PROOF_UPLOADS_MESSAGE]);
       expect(Number(refused.headers['retry-after'])).toBeGreaterThan(60);
       // A checkpoint without a proof is not an upload.
-      expect((await call(limited.app, 'POST', '/v1/shipment/update', { token: carl.session, body: { tid: s.tid, status: 'InTransit', location: 'x' } })).statusCode).toBe(200);
+      expect(
+        (
+          await call(limited.app, 'POST', '/v1/shipment/update', {
+            token: carl.session,
+            body: { tid: s.tid, status: 'InTransit', location: 'x' },
+          })
+        ).statusCode,
+      ).toBe(200);
       // The owner's own uploads are counted on the owner's account.
       expect((await deliver(limited, boss.session, s.tid, { recipientName: 'Bob', signature: TINY_PNG })).statusCode).toBe(200);
     } finally {

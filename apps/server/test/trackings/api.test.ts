@@ -26,22 +26,45 @@ describe('add', () => {
     const a = await signUp(env.app);
     const id = await userIdOf(env, a.email);
     const before = await balanceCents(env, id);
-    const r = await add(env, a.apiKey, { tid: ' 1z5r 8939 0350 0756 08 ', title: 'Shoes', orderId: 'A-1', customer: 'Ada', notify: { email: 'Ada@Example.com', phone: '+1 212 555 1234' }, note: 'fragile' });
+    const r = await add(env, a.apiKey, {
+      tid: ' 1z5r 8939 0350 0756 08 ',
+      title: 'Shoes',
+      orderId: 'A-1',
+      customer: 'Ada',
+      notify: { email: 'Ada@Example.com', phone: '+1 212 555 1234' },
+      note: 'fragile',
+    });
     expect(r.statusCode).toBe(201);
     expect(r.body.status).toBe('success');
     const p = r.body.payload;
     expect(p.tid).toBe(EX.ups.delivered);
     expect(p.courier).toBe('ups');
-    expect(p).toMatchObject({ title: 'Shoes', orderId: 'A-1', customer: 'Ada', note: 'fragile', status: 'Pending', uid: a.profile.uid ?? expect.any(String), sandbox: true });
+    expect(p).toMatchObject({
+      title: 'Shoes',
+      orderId: 'A-1',
+      customer: 'Ada',
+      note: 'fragile',
+      status: 'Pending',
+      uid: a.profile.uid ?? expect.any(String),
+      sandbox: true,
+    });
     expect(p.notify).toEqual({ email: 'ada@example.com', phone: '(212) 555-1234' });
     expect(p.warning).toBeUndefined();
     expect(await balanceCents(env, id)).toBe(before - 5);
-    const charges = await env.ctx.db.select().from(ledgerEntries).where(and(eq(ledgerEntries.userId, id), eq(ledgerEntries.kind, 'tracking')));
+    const charges = await env.ctx.db
+      .select()
+      .from(ledgerEntries)
+      .where(and(eq(ledgerEntries.userId, id), eq(ledgerEntries.kind, 'tracking')));
     expect(charges.map((c) => c.amountCents)).toEqual([-5]);
     // The first refresh: due first in line for the workers' scheduler (ahead of any routine re-check), no job.
-    const [row] = await env.ctx.db.select({ id: trackings.id, nextCheckAt: trackings.nextCheckAt }).from(trackings).where(eq(trackings.userId, id));
+    const [row] = await env.ctx.db
+      .select({ id: trackings.id, nextCheckAt: trackings.nextCheckAt })
+      .from(trackings)
+      .where(eq(trackings.userId, id));
     expect(row!.nextCheckAt).toEqual(FIRST_IN_LINE);
-    const jobs = (await env.ctx.db.execute(sql`select data from pgboss.job where name = ${refreshJob.name} and data->'trackingIds' ? ${row!.id}`)) as unknown as { rows: Array<{ data: unknown }> };
+    const jobs = (await env.ctx.db.execute(
+      sql`select data from pgboss.job where name = ${refreshJob.name} and data->'trackingIds' ? ${row!.id}`,
+    )) as unknown as { rows: Array<{ data: unknown }> };
     expect(jobs.rows).toEqual([]);
   });
 
@@ -67,7 +90,11 @@ describe('add', () => {
     expect(r3.body.message).toMatch(/could not recognise/);
     const r4 = await add(env, a.apiKey, { tid: EX.ups.delivered, courier: 'dhl' });
     expect(r4.statusCode).toBe(400);
-    const r5 = await call(env.app, 'POST', '/v1/trackings/add', { token: a.apiKey, body: 'not json', headers: { 'content-type': 'application/json' } });
+    const r5 = await call(env.app, 'POST', '/v1/trackings/add', {
+      token: a.apiKey,
+      body: 'not json',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(r5.statusCode).toBe(400);
     expect(await trackingCount(await userIdOf(env, a.email))).toBe(0);
   });
@@ -186,7 +213,27 @@ describe('list', () => {
     expect((await list(env, a.apiKey, '?lastTid=NOPE')).statusCode).toBe(400);
     const view = all.body.payload[0];
     expect(Object.keys(view).sort()).toEqual(
-      ['tid', 'title', 'courier', 'orderId', 'customer', 'notify', 'note', 'origin', 'destination', 'status', 'expected', 'lastCheckPoint', 'checkpoints', 'createdAt', 'updatedAt', 'uid', 'sandbox', 'pushed', 'lastHeardAt'].sort(),
+      [
+        'tid',
+        'title',
+        'courier',
+        'orderId',
+        'customer',
+        'notify',
+        'note',
+        'origin',
+        'destination',
+        'status',
+        'expected',
+        'lastCheckPoint',
+        'checkpoints',
+        'createdAt',
+        'updatedAt',
+        'uid',
+        'sandbox',
+        'pushed',
+        'lastHeardAt',
+      ].sort(),
     );
   });
 
@@ -204,10 +251,16 @@ describe('update, delivered, delete', () => {
   it('updates details; notify replaces both contacts; a new courier restarts the tracking', async () => {
     const a = await signUp(env.app);
     await add(env, a.apiKey, { tid: EX.ups.delivered, title: 'old', notify: { email: 'a@b.co', phone: '2125551234' } });
-    const r = await call(env.app, 'PUT', '/v1/trackings/update', { token: a.apiKey, body: { tid: EX.ups.delivered, title: 'new', orderId: 'O-9', notify: { email: 'c@d.co' } } });
+    const r = await call(env.app, 'PUT', '/v1/trackings/update', {
+      token: a.apiKey,
+      body: { tid: EX.ups.delivered, title: 'new', orderId: 'O-9', notify: { email: 'c@d.co' } },
+    });
     expect(r.statusCode).toBe(200);
     expect(r.body.payload).toMatchObject({ title: 'new', orderId: 'O-9', notify: { email: 'c@d.co', phone: '' } });
-    const bad = await call(env.app, 'PUT', '/v1/trackings/update/', { token: a.apiKey, body: { tid: EX.ups.delivered, notify: { phone: '12' } } });
+    const bad = await call(env.app, 'PUT', '/v1/trackings/update/', {
+      token: a.apiKey,
+      body: { tid: EX.ups.delivered, notify: { phone: '12' } },
+    });
     expect(bad.statusCode).toBe(400);
     expect(bad.body.message).toBe('Invalid phone number');
     const c = await call(env.app, 'PUT', '/v1/trackings/update', { token: a.apiKey, body: { tid: EX.ups.delivered, courier: 'usps' } });
@@ -266,7 +319,9 @@ describe('isolation', () => {
     await add(env, a.apiKey, { tid: EX.ups.notFound, title: 'mine' });
     expect((await list(env, b.apiKey)).body.payload).toHaveLength(0);
     expect((await list(env, b.apiKey, `?lastTid=${EX.ups.notFound}`)).statusCode).toBe(400);
-    expect((await call(env.app, 'PUT', '/v1/trackings/update', { token: b.apiKey, body: { tid: EX.ups.notFound, title: 'theirs' } })).statusCode).toBe(404);
+    expect(
+      (await call(env.app, 'PUT', '/v1/trackings/update', { token: b.apiKey, body: { tid: EX.ups.notFound, title: 'theirs' } })).statusCode,
+    ).toBe(404);
     expect((await call(env.app, 'GET', `/v1/trackings/delivered/${EX.ups.notFound}`, { token: b.apiKey })).statusCode).toBe(404);
     expect((await call(env.app, 'POST', `/v1/trackings/refresh/${EX.ups.notFound}`, { token: b.apiKey })).statusCode).toBe(404);
     expect((await call(env.app, 'DELETE', `/v1/trackings/delete/${EX.ups.notFound}`, { token: b.apiKey })).statusCode).toBe(404);
@@ -280,14 +335,27 @@ describe('public page and couriers', () => {
   it('shows the tracking to anyone with {uid}_{tid}, contacts masked; 404 Shipment not found otherwise', async () => {
     const a = await signUp(env.app);
     // The page names only the channels the account sends its customers on (decision 100): mail is on from sign-up, SMS is ticked here.
-    await call(env.app, 'POST', '/v1/user/general/update', { token: a.apiKey, body: { settings: { sendNotification: { phone: { triggers: { Delivered: true } } } } } });
-    const added = await add(env, a.apiKey, { tid: EX.usps.delivered, note: 'secret note', customer: 'Secret Customer', notify: { email: 'john@example.com', phone: '(212) 555-9876' } });
+    await call(env.app, 'POST', '/v1/user/general/update', {
+      token: a.apiKey,
+      body: { settings: { sendNotification: { phone: { triggers: { Delivered: true } } } } },
+    });
+    const added = await add(env, a.apiKey, {
+      tid: EX.usps.delivered,
+      note: 'secret note',
+      customer: 'Secret Customer',
+      notify: { email: 'john@example.com', phone: '(212) 555-9876' },
+    });
     const uid = added.body.payload.uid;
     const r = await call(env.app, 'GET', `/v1/track/${uid}_${EX.usps.delivered}`);
     expect(r.statusCode).toBe(200);
     expect(r.body.payload).toHaveLength(1);
     const p = r.body.payload[0];
-    expect(p).toMatchObject({ tid: EX.usps.delivered, courier: 'usps', status: 'Pending', notify: { email: 'j***@e***.com', phone: '***-***-9876' } });
+    expect(p).toMatchObject({
+      tid: EX.usps.delivered,
+      courier: 'usps',
+      status: 'Pending',
+      notify: { email: 'j***@e***.com', phone: '***-***-9876' },
+    });
     expect(JSON.stringify(p)).not.toMatch(/secret|john@|555-9876/i);
     for (const bad of [`${uid}_NOPE123`, `nobody_${EX.usps.delivered}`, `${uid}`, `_${EX.usps.delivered}`, `${uid}_`]) {
       const nf = await call(env.app, 'GET', `/v1/track/${bad}`);
@@ -341,7 +409,12 @@ describe('CSV import', () => {
     const before = await balanceCents(env, id);
     const boundary = '----shiptrail' + Date.now();
     const body = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="t.csv"\r\nContent-Type: text/csv\r\n\r\n${csv}\r\n--${boundary}--\r\n`;
-    const res = await env.app.inject({ method: 'POST', url: '/v1/trackings/import', headers: { 'sm-api-token': a.apiKey, 'content-type': `multipart/form-data; boundary=${boundary}` }, payload: body });
+    const res = await env.app.inject({
+      method: 'POST',
+      url: '/v1/trackings/import',
+      headers: { 'sm-api-token': a.apiKey, 'content-type': `multipart/form-data; boundary=${boundary}` },
+      payload: body,
+    });
     expect(res.statusCode).toBe(200);
     const report = res.json().payload;
     expect(report.created).toBe(2);
@@ -361,17 +434,29 @@ describe('CSV import', () => {
     expect(await balanceCents(env, id)).toBe(before - 10);
     const rows = (await list(env, a.apiKey)).body.payload;
     expect(rows.find((t: { tid: string }) => t.tid === EX.usps.delivered).title).toBe('Quoted, with comma');
-    expect(rows.find((t: { tid: string }) => t.tid === EX.ups.delivered)).toMatchObject({ title: 'Boots', notify: { email: 'ann@example.com', phone: '(212) 555-1234' }, note: 'left at door' });
+    expect(rows.find((t: { tid: string }) => t.tid === EX.ups.delivered)).toMatchObject({
+      title: 'Boots',
+      notify: { email: 'ann@example.com', phone: '(212) 555-1234' },
+      note: 'left at door',
+    });
   });
 
   it('text/csv body; stops charging when the balance runs out; a file without a tid column is a 400', async () => {
     const a = await signUp(env.app);
     await setBalance(env, a.email, 5);
-    const res = await call(env.app, 'POST', '/v1/trackings/import', { token: a.apiKey, body: 'tid,courier\nCSV0001,ups\nCSV0002,ups\n', headers: { 'content-type': 'text/csv' } });
+    const res = await call(env.app, 'POST', '/v1/trackings/import', {
+      token: a.apiKey,
+      body: 'tid,courier\nCSV0001,ups\nCSV0002,ups\n',
+      headers: { 'content-type': 'text/csv' },
+    });
     expect(res.statusCode).toBe(200);
     expect(res.body.payload.created).toBe(1);
     expect(res.body.payload.rows[1]).toMatchObject({ status: 'error', message: expect.stringMatching(/Insufficient balance/) });
-    const bad = await call(env.app, 'POST', '/v1/trackings/import', { token: a.apiKey, body: 'number,carrier\nX,ups\n', headers: { 'content-type': 'text/csv' } });
+    const bad = await call(env.app, 'POST', '/v1/trackings/import', {
+      token: a.apiKey,
+      body: 'number,carrier\nX,ups\n',
+      headers: { 'content-type': 'text/csv' },
+    });
     expect(bad.statusCode).toBe(400);
     const empty = await call(env.app, 'POST', '/v1/trackings/import', { token: a.apiKey, body: { file: 'x' } });
     expect(empty.statusCode).toBe(400);

@@ -32,8 +32,18 @@ describe('refresh after a crash', () => {
     // UPS answers the track calls of the first server never: the kill lands while they are in flight.
     for (const tid of tids) fake.script('ups', tid, { status: 200, body: '{}', delayMs: 600_000 });
 
-    const first = await cluster.start('all', { ...common, UPS_BASE_URL: fake.url, UPS_CLIENT_ID: CREDS.id, UPS_CLIENT_SECRET: CREDS.secret });
-    const signup = await api(first.url, 'POST', '/v1/user/general/signup', undefined, { email: 'crash@example.com', password: 'password123', repassword: 'password123', terms: true });
+    const first = await cluster.start('all', {
+      ...common,
+      UPS_BASE_URL: fake.url,
+      UPS_CLIENT_ID: CREDS.id,
+      UPS_CLIENT_SECRET: CREDS.secret,
+    });
+    const signup = await api(first.url, 'POST', '/v1/user/general/signup', undefined, {
+      email: 'crash@example.com',
+      password: 'password123',
+      repassword: 'password123',
+      terms: true,
+    });
     expect(signup.status).toBe(201);
     const key = signup.body.payload.profile.token as string;
     for (const tid of tids) expect((await api(first.url, 'POST', '/v1/trackings/add', key, { tid, courier: 'ups' })).status).toBe(201);

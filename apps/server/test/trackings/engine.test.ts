@@ -30,11 +30,27 @@ beforeAll(async () => {
     ...real,
     async track(courier, tids) {
       trackCalls.push(tids);
-      const good = await real.track(courier, tids.filter((t) => t !== BAD && t !== UNWRITABLE));
+      const good = await real.track(
+        courier,
+        tids.filter((t) => t !== BAD && t !== UNWRITABLE),
+      );
       const odd = [
-        ...(tids.includes(BAD) ? [{ ok: false as const, tid: BAD, courier, error: { kind: 'carrier-down' as const, message: 'HTTP 503' } }] : []),
+        ...(tids.includes(BAD)
+          ? [{ ok: false as const, tid: BAD, courier, error: { kind: 'carrier-down' as const, message: 'HTTP 503' } }]
+          : []),
         ...(tids.includes(UNWRITABLE)
-          ? [{ ok: true as const, tid: UNWRITABLE, courier, status: 'InTransit' as const, checkpoints: [{ status: 'InTransit' as const, location: null, message: 'Scanned', time: 'not a time' }], expected: null, origin: null, destination: null }]
+          ? [
+              {
+                ok: true as const,
+                tid: UNWRITABLE,
+                courier,
+                status: 'InTransit' as const,
+                checkpoints: [{ status: 'InTransit' as const, location: null, message: 'Scanned', time: 'not a time' }],
+                expected: null,
+                origin: null,
+                destination: null,
+              },
+            ]
           : []),
       ];
       return [...good, ...odd];
@@ -53,7 +69,14 @@ async function row(tid: string) {
 
 describe('refresh engine against the carrier sandbox', () => {
   it('sandbox numbers move to their final status; checkpoints and events are recorded once', async () => {
-    for (const body of [{ tid: EX.ups.delivered }, { tid: EX.fedex.delivered }, { tid: EX.canadapost.delivered }, { tid: EX.ups.exception }, { tid: EX.usps.notFound }, { tid: BAD, courier: 'ups' }]) {
+    for (const body of [
+      { tid: EX.ups.delivered },
+      { tid: EX.fedex.delivered },
+      { tid: EX.canadapost.delivered },
+      { tid: EX.ups.exception },
+      { tid: EX.usps.notFound },
+      { tid: BAD, courier: 'ups' },
+    ]) {
       expect((await add(env, user.apiKey, body)).statusCode).toBe(201);
     }
     await startJobWorkers(env.ctx, [refreshJob]);
@@ -63,7 +86,11 @@ describe('refresh engine against the carrier sandbox', () => {
       async () => {
         const r = await list(env, user.apiKey);
         const by = Object.fromEntries(r.body.payload.map((t: { tid: string; status: string }) => [t.tid, t]));
-        const done = by[EX.ups.delivered].status === 'Delivered' && by[EX.fedex.delivered].status === 'Delivered' && by[EX.canadapost.delivered].status === 'Delivered' && by[EX.ups.exception].status === 'Exception';
+        const done =
+          by[EX.ups.delivered].status === 'Delivered' &&
+          by[EX.fedex.delivered].status === 'Delivered' &&
+          by[EX.canadapost.delivered].status === 'Delivered' &&
+          by[EX.ups.exception].status === 'Exception';
         return done ? by : null;
       },
       25_000,
@@ -89,7 +116,11 @@ describe('refresh engine against the carrier sandbox', () => {
     expect(t.nextCheckAt).toBeNull();
 
     // Status events: a chain Pending → ... → Delivered, one row per change, none repeated.
-    const events = await env.ctx.db.select().from(trackingEvents).where(eq(trackingEvents.trackingId, t.id)).orderBy(asc(trackingEvents.createdAt));
+    const events = await env.ctx.db
+      .select()
+      .from(trackingEvents)
+      .where(eq(trackingEvents.trackingId, t.id))
+      .orderBy(asc(trackingEvents.createdAt));
     expect(events[0]!.fromStatus).toBe('Pending');
     expect(events.at(-1)!.toStatus).toBe('Delivered');
     for (let i = 0; i < events.length; i++) {
@@ -136,7 +167,14 @@ describe('refresh engine against the carrier sandbox', () => {
     const u = await env.ctx.db.select({ id: trackings.userId }).from(trackings).limit(1);
     const rows = await env.ctx.db
       .insert(trackings)
-      .values([UNWRITABLE, '1Z5R89390350075699'].map((tid) => ({ userId: u[0]!.id, tid, courier: 'ups', nextCheckAt: new Date(Date.now() - 1000) })))
+      .values(
+        [UNWRITABLE, '1Z5R89390350075699'].map((tid) => ({
+          userId: u[0]!.id,
+          tid,
+          courier: 'ups',
+          nextCheckAt: new Date(Date.now() - 1000),
+        })),
+      )
       .returning();
     const good = await eventually(async () => {
       const t = await row('1Z5R89390350075699');
@@ -175,7 +213,14 @@ describe('refresh engine against the carrier sandbox', () => {
     const now = new Date();
     const rows = await env.ctx.db
       .insert(trackings)
-      .values(Array.from({ length: 40 }, (_, i) => ({ userId: uid, tid: `CLAIM${i}`, courier: 'ups', nextCheckAt: new Date(now.getTime() + 3600_000) })))
+      .values(
+        Array.from({ length: 40 }, (_, i) => ({
+          userId: uid,
+          tid: `CLAIM${i}`,
+          courier: 'ups',
+          nextCheckAt: new Date(now.getTime() + 3600_000),
+        })),
+      )
       .returning({ id: trackings.id });
     ids.push(...rows.map((r) => r.id));
     // Make them due for a claim at a moment the running loop cannot reach (a clock one day ahead).

@@ -45,10 +45,14 @@ describe('first refresh of an added tracking', () => {
       const a = await signUp(env.app);
       const t0 = Date.now();
       expect((await add(env, a.apiKey, { tid: EX.ups.delivered })).statusCode).toBe(201);
-      const checked = await eventually(async () => {
-        const t = await row(EX.ups.delivered);
-        return t.lastCheckedAt ? t : null;
-      }, 10_000, 50);
+      const checked = await eventually(
+        async () => {
+          const t = await row(EX.ups.delivered);
+          return t.lastCheckedAt ? t : null;
+        },
+        10_000,
+        50,
+      );
       expect(checked.status).not.toBe('Pending');
       expect(checked.nextCheckAt === null || checked.nextCheckAt.getTime() > t0).toBe(true);
       expect(Date.now() - t0).toBeLessThan(5_000);

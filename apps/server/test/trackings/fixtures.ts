@@ -6,7 +6,12 @@ import { insertEntryOnce } from '../../src/modules/billing/billing.repository.ts
 
 // Sandbox example numbers with valid check digits (docs/carriers.md): the journey each one plays is fixed.
 export const EX = {
-  ups: { delivered: '1Z5R89390350075608', failAttempt: '1Z5R89390350075626', exception: '1Z5R89390350075813', notFound: '1Z5R89390350075653' },
+  ups: {
+    delivered: '1Z5R89390350075608',
+    failAttempt: '1Z5R89390350075626',
+    exception: '1Z5R89390350075813',
+    notFound: '1Z5R89390350075653',
+  },
   usps: { delivered: '9400111206206406260015', notFound: '9400111206206406260251' },
   fedex: { delivered: '986578788800', notFound: '986578788925' },
   canadapost: { delivered: '0073938000549204' },
@@ -21,7 +26,13 @@ export async function userIdOf(env: TestEnv, email: string): Promise<string> {
 export async function setBalance(env: TestEnv, email: string, leftCents: number) {
   const userId = await userIdOf(env, email);
   const info = await balanceCents(env, userId);
-  await insertEntryOnce(env.ctx.db, { userId, amountCents: leftCents - info, kind: 'refund', ref: `adjust-${Date.now()}-${Math.random()}`, description: '' });
+  await insertEntryOnce(env.ctx.db, {
+    userId,
+    amountCents: leftCents - info,
+    kind: 'refund',
+    ref: `adjust-${Date.now()}-${Math.random()}`,
+    description: '',
+  });
 }
 
 export async function balanceCents(env: TestEnv, userId: string): Promise<number> {

@@ -25,7 +25,10 @@ describe('refresh lease', () => {
     expect((await add(env, user.apiKey, { tid, courier: 'ups' })).body.code).toBe(201);
     const [t] = await env.ctx.db.select().from(trackings).where(eq(trackings.tid, tid));
     // Due now; the carrier takes longer than a renewal period to answer.
-    await env.ctx.db.update(trackings).set({ nextCheckAt: new Date(Date.now() - 1000) }).where(eq(trackings.id, t!.id));
+    await env.ctx.db
+      .update(trackings)
+      .set({ nextCheckAt: new Date(Date.now() - 1000) })
+      .where(eq(trackings.id, t!.id));
     fake.script('ups', tid, { status: 200, body: '{}', delayMs: LEASE_RENEW_MS + 2500 });
     const started = Date.now();
     const round = runDueRefreshes(env.ctx);

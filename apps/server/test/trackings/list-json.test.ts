@@ -23,7 +23,17 @@ describe('the list page built by the database', () => {
       ['986578788800', 'fedex'],
       ['0073938000549204', 'canadapost'],
     ]) {
-      expect((await add(env, a.session, { tid, courier, title: 'Gift "for" Ada\u00e9', customer: 'Ada', notify: { email: 'ada@example.com', phone: '+12135550101' } })).statusCode).toBe(201);
+      expect(
+        (
+          await add(env, a.session, {
+            tid,
+            courier,
+            title: 'Gift "for" Ada\u00e9',
+            customer: 'Ada',
+            notify: { email: 'ada@example.com', phone: '+12135550101' },
+          })
+        ).statusCode,
+      ).toBe(201);
     }
     // Rows the API would not make on its own: microsecond times, an expected date, a stored newest
     // checkpoint with a null location, text with quotes, newlines and non-ASCII, and many checkpoints.
@@ -79,8 +89,12 @@ describe('the list page built by the database', () => {
     const next = await list(env, a.session, `?numRecords=2&lastTid=${first.body.payload[1].tid}`);
     expect(next.body.payload).toEqual(JSON.parse(JSON.stringify((await expected()).slice(2, 4))));
     const fedex = await list(env, a.session, '?courier=fedex&status=Pending');
-    expect(fedex.body.payload).toEqual(JSON.parse(JSON.stringify((await expected()).filter((t) => t.courier === 'fedex' && t.status === 'Pending'))));
-    expect(fedex.body.payload.every((t: { courier: string; status: string }) => t.courier === 'fedex' && t.status === 'Pending')).toBe(true);
+    expect(fedex.body.payload).toEqual(
+      JSON.parse(JSON.stringify((await expected()).filter((t) => t.courier === 'fedex' && t.status === 'Pending'))),
+    );
+    expect(fedex.body.payload.every((t: { courier: string; status: string }) => t.courier === 'fedex' && t.status === 'Pending')).toBe(
+      true,
+    );
     expect(fedex.body.payload.some((t: { tid: string }) => t.tid === 'RAW2')).toBe(true);
     const bad = await list(env, a.session, '?lastTid=NOPE123');
     expect(bad.statusCode).toBe(400);

@@ -94,7 +94,12 @@ describe('carrier push through the sandbox', () => {
       fetch(listenerUrl(base, 'ups'), {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'user-agent': 'UPSPubSubTrackingService', credential: cred },
-        body: JSON.stringify({ trackingNumber: EX.ups.exception, gmtActivityDate: '20261120', gmtActivityTime: '101500', activityStatus: { type: 'D', code: 'KB', description: 'Delivered', descriptionCode: '011' } }),
+        body: JSON.stringify({
+          trackingNumber: EX.ups.exception,
+          gmtActivityDate: '20261120',
+          gmtActivityTime: '101500',
+          activityStatus: { type: 'D', code: 'KB', description: 'Delivered', descriptionCode: '011' },
+        }),
       });
     const forgedBefore = await pushCount('ups', 'forged');
     const forged = await ups('not-the-credential');
@@ -102,14 +107,23 @@ describe('carrier push through the sandbox', () => {
     expect(await pushCount('ups', 'forged')).toBe(forgedBefore + 1);
 
     const fedexBody = JSON.stringify({ output: { completeTrackResults: [{ trackingNumber: EX.fedex.notFound, trackResults: [] }] } });
-    const fedex = (sig: string) => fetch(listenerUrl(base, 'fedex'), { method: 'POST', headers: { 'content-type': 'application/json', 'fdx-signature': sig }, body: fedexBody });
+    const fedex = (sig: string) =>
+      fetch(listenerUrl(base, 'fedex'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'fdx-signature': sig },
+        body: fedexBody,
+      });
     expect((await fedex(hmacBase64('wrong-token-wrong-token', fedexBody))).status).toBe(401);
     // Correctly signed, sent twice: the second is a replay.
     const fedexToken = carriersOf(env.ctx).push('fedex')!.secret;
     expect(await (await fedex(hmacBase64(fedexToken, fedexBody))).json()).toMatchObject({ ok: true, applied: 0 });
     expect(await (await fedex(hmacBase64(fedexToken, fedexBody))).json()).toMatchObject({ ok: true, ignored: 'replay' });
     // UPS: the right credential without the UPS user agent is not UPS.
-    const noAgent = await fetch(listenerUrl(base, 'ups'), { method: 'POST', headers: { 'content-type': 'application/json', credential: carriersOf(env.ctx).push('ups')!.secret }, body: '{}' });
+    const noAgent = await fetch(listenerUrl(base, 'ups'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', credential: carriersOf(env.ctx).push('ups')!.secret },
+      body: '{}',
+    });
     expect(noAgent.status).toBe(401);
 
     const secret = carriersOf(env.ctx).push('usps')!.secret;
@@ -126,7 +140,10 @@ describe('carrier push through the sandbox', () => {
       const timestamp = new Date().toISOString();
       return fetch(listenerUrl(base, 'usps'), {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-hmac': sign(timestamp, JSON.stringify({ trackingNumber: EX.usps.notFound, trackingEvents: [] })) },
+        headers: {
+          'content-type': 'application/json',
+          'x-hmac': sign(timestamp, JSON.stringify({ trackingNumber: EX.usps.notFound, trackingEvents: [] })),
+        },
         body: JSON.stringify({ subscriptionId: 'x', timestamp, payload }),
       });
     };
@@ -164,7 +181,11 @@ describe('carrier push through the sandbox', () => {
     const t0 = await row(env, tid);
     const cred = carriersOf(env.ctx).push('ups')!.secret;
     const send = (ev: Record<string, unknown>) =>
-      fetch(listenerUrl(base, 'ups'), { method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': 'UPSPubSubTrackingService', credential: cred }, body: JSON.stringify(ev) });
+      fetch(listenerUrl(base, 'ups'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'user-agent': 'UPSPubSubTrackingService', credential: cred },
+        body: JSON.stringify(ev),
+      });
     const event = (at: Date, kind: 'ofd' | 'arrive') => {
       const d = at.toISOString();
       return {
@@ -172,7 +193,10 @@ describe('carrier push through the sandbox', () => {
         gmtActivityDate: d.slice(0, 10).replace(/-/g, ''),
         gmtActivityTime: d.slice(11, 19).replace(/:/g, ''),
         activityLocation: { city: 'DALLAS', stateProvince: 'TX', postalCode: '75201', country: 'US' },
-        activityStatus: kind === 'ofd' ? { type: 'I', code: 'OT', description: 'Out For Delivery Today', descriptionCode: '021' } : { type: 'I', code: 'AR', description: 'Arrived at Facility', descriptionCode: '005' },
+        activityStatus:
+          kind === 'ofd'
+            ? { type: 'I', code: 'OT', description: 'Out For Delivery Today', descriptionCode: '021' }
+            : { type: 'I', code: 'AR', description: 'Arrived at Facility', descriptionCode: '005' },
       };
     };
     const future = new Date(Date.now() + 3600_000);
@@ -190,7 +214,10 @@ describe('carrier push through the sandbox', () => {
     expect((await env.ctx.db.select().from(checkpoints).where(eq(checkpoints.trackingId, t0.id))).length).toBe(n1);
 
     // A newer informational scan (type U): it joins the history, the status stays what it was.
-    const info = { ...event(new Date(future.getTime() + 60_000), 'ofd'), activityStatus: { type: 'U', code: 'ZZ', description: 'Your package is at the clearing agency', descriptionCode: '' } };
+    const info = {
+      ...event(new Date(future.getTime() + 60_000), 'ofd'),
+      activityStatus: { type: 'U', code: 'ZZ', description: 'Your package is at the clearing agency', descriptionCode: '' },
+    };
     expect((await send(info)).status).toBe(200);
     expect((await row(env, tid)).status).toBe('OutForDelivery');
     expect((await env.ctx.db.select().from(checkpoints).where(eq(checkpoints.trackingId, t0.id))).length).toBe(n1 + 1);
@@ -221,9 +248,24 @@ describe('FedEx pictures out of order', () => {
     const token = carriersOf(env.ctx).push('fedex')!.secret;
     const t0 = Date.now() - 3600_000;
     const picture = (kinds: Array<'label' | 'pickup' | 'arrive' | 'ofd'>) =>
-      JSON.stringify({ output: { completeTrackResults: [fedexTrackResult(tid, kinds.map((kind, i) => ({ kind, time: t0 + i * 600_000 })), routeFor(7, false), null)] } });
+      JSON.stringify({
+        output: {
+          completeTrackResults: [
+            fedexTrackResult(
+              tid,
+              kinds.map((kind, i) => ({ kind, time: t0 + i * 600_000 })),
+              routeFor(7, false),
+              null,
+            ),
+          ],
+        },
+      });
     const send = (body: string, pad = '') =>
-      fetch(listenerUrl(base, 'fedex'), { method: 'POST', headers: { 'content-type': 'application/json', 'fdx-signature': hmacBase64(token, body + pad) }, body: body + pad });
+      fetch(listenerUrl(base, 'fedex'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'fdx-signature': hmacBase64(token, body + pad) },
+        body: body + pad,
+      });
 
     expect((await send(picture(['label', 'pickup', 'arrive', 'ofd']))).status).toBe(200);
     expect((await row(env, tid)).status).toBe('OutForDelivery');
@@ -243,7 +285,7 @@ describe('FedEx pictures out of order', () => {
 });
 
 describe('the subscription loop', () => {
-    // Nothing moves on its own here: rounds are run by the test.
+  // Nothing moves on its own here: rounds are run by the test.
   let env: TestEnv;
   let base: string;
   let user: User;
@@ -295,7 +337,10 @@ describe('the subscription loop', () => {
     expect(stats.failed).toBe(0);
     expect(batches.filter((b) => b.courier === 'ups').map((b) => b.size)).toEqual([100, 100, 30]);
     expect(batches.filter((b) => b.courier === 'usps').map((b) => b.size)).toEqual([1, 1]);
-    const [mi] = await env.ctx.db.select().from(carrierSubscriptions).where(and(eq(carrierSubscriptions.courier, 'ups'), eq(carrierSubscriptions.tid, 'MI123456789012345')));
+    const [mi] = await env.ctx.db
+      .select()
+      .from(carrierSubscriptions)
+      .where(and(eq(carrierSubscriptions.courier, 'ups'), eq(carrierSubscriptions.tid, 'MI123456789012345')));
     expect(mi?.state).toBe('refused');
     const [one] = await env.ctx.db.select().from(carrierSubscriptions).where(eq(carrierSubscriptions.tid, upsTids[0]!));
     expect(one?.state).toBe('active');
@@ -341,28 +386,32 @@ describe('push lost or off: polling delivers everything', () => {
     // A wrong public address: nothing is subscribed (no pushes lost to it, no slower polls).
     ['the public address does not answer as this deployment', { CARRIER_SANDBOX_PACE: '0.02', WRONG_BASE: 'http://127.0.0.1:9' }],
   ] as const) {
-    it(label, async () => {
-      const { WRONG_BASE, ...config } = extra as Record<string, string>;
-      const started = await start(config);
-      const env = started.env;
-      const base = WRONG_BASE ?? started.base;
-      try {
-        const user = await signUp(env.app);
-        const nums = [EX.ups.delivered, EX.fedex.delivered, EX.usps.delivered];
-        for (const tid of nums) expect((await add(env, user.apiKey, { tid })).statusCode).toBe(201);
-        await startJobWorkers(env.ctx, [refreshJob]);
-        await startRefreshScheduler(env.ctx);
-        startPushSubscriptions(env.ctx, { base, tickMs: 150 });
-        const done = await eventually(async () => {
-          const rows = await Promise.all(nums.map((t) => row(env, t)));
-          return rows.every((r) => r.status === 'Delivered') ? rows : null;
-        }, 90_000);
-        for (const r of done) expect(r.lastPushedAt, r.tid).toBeNull();
-        const subs = await env.ctx.db.select().from(carrierSubscriptions);
-        if ('CARRIER_SANDBOX_PUSH' in extra || 'WRONG_BASE' in extra) expect(subs).toEqual([]);
-      } finally {
-        await env.close();
-      }
-    }, 120_000);
+    it(
+      label,
+      async () => {
+        const { WRONG_BASE, ...config } = extra as Record<string, string>;
+        const started = await start(config);
+        const env = started.env;
+        const base = WRONG_BASE ?? started.base;
+        try {
+          const user = await signUp(env.app);
+          const nums = [EX.ups.delivered, EX.fedex.delivered, EX.usps.delivered];
+          for (const tid of nums) expect((await add(env, user.apiKey, { tid })).statusCode).toBe(201);
+          await startJobWorkers(env.ctx, [refreshJob]);
+          await startRefreshScheduler(env.ctx);
+          startPushSubscriptions(env.ctx, { base, tickMs: 150 });
+          const done = await eventually(async () => {
+            const rows = await Promise.all(nums.map((t) => row(env, t)));
+            return rows.every((r) => r.status === 'Delivered') ? rows : null;
+          }, 90_000);
+          for (const r of done) expect(r.lastPushedAt, r.tid).toBeNull();
+          const subs = await env.ctx.db.select().from(carrierSubscriptions);
+          if ('CARRIER_SANDBOX_PUSH' in extra || 'WRONG_BASE' in extra) expect(subs).toEqual([]);
+        } finally {
+          await env.close();
+        }
+      },
+      120_000,
+    );
   }
 });

@@ -75,8 +75,17 @@ describe('the sandbox journey survives a restart', () => {
 });
 
 describe('the refresh engine never moves a status backwards', () => {
-  const cp = (status: 'InfoReceived' | 'InTransit' | 'OutForDelivery', time: string, message: string = status) => ({ status, location: 'Louisville, KY, US', message, time });
-  const result = (tid: string, status: 'InfoReceived' | 'InTransit' | 'OutForDelivery', cps: TrackSuccess['checkpoints']): TrackSuccess => ({
+  const cp = (status: 'InfoReceived' | 'InTransit' | 'OutForDelivery', time: string, message: string = status) => ({
+    status,
+    location: 'Louisville, KY, US',
+    message,
+    time,
+  });
+  const result = (
+    tid: string,
+    status: 'InfoReceived' | 'InTransit' | 'OutForDelivery',
+    cps: TrackSuccess['checkpoints'],
+  ): TrackSuccess => ({
     ok: true,
     tid,
     courier: 'ups',

@@ -10,7 +10,9 @@ export function RouteError() {
       <Stack align="center" gap="sm" maw={460} ta="center">
         <Title order={2}>{chunk ? 'A new version is available' : 'Something went wrong'}</Title>
         <Text c="dimmed">
-          {chunk ? 'Reload the page to get the latest version of Shiptrail.' : 'An unexpected error stopped this page. Reloading usually helps.'}
+          {chunk
+            ? 'Reload the page to get the latest version of Shiptrail.'
+            : 'An unexpected error stopped this page. Reloading usually helps.'}
         </Text>
         <Button onClick={() => window.location.reload()}>Reload</Button>
       </Stack>

@@ -47,7 +47,23 @@ function page(C: LazyExoticComponent<ComponentType> | ComponentType) {
 
 // First segments of real pages: a promo link never takes one of these (/verify without its key, /track/x,
 // /account...), and nor does a name with a dot (a missing file such as /robots.txt).
-const RESERVED = new Set(['account', 'assets', 'dev', 'developers', 'get-in-touch', 'healthz', 'invite', 'password', 'privacy-policy', 'promocode', 'referrer', 'terms-of-service', 'track', 'v1', 'verify']);
+const RESERVED = new Set([
+  'account',
+  'assets',
+  'dev',
+  'developers',
+  'get-in-touch',
+  'healthz',
+  'invite',
+  'password',
+  'privacy-policy',
+  'promocode',
+  'referrer',
+  'terms-of-service',
+  'track',
+  'v1',
+  'verify',
+]);
 
 function PromoLanding() {
   const { promocode = '' } = useParams();

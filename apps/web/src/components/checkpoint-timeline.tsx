@@ -9,7 +9,12 @@ export type TimelineCheckpoint = Omit<Checkpoint, 'status'> & { status: string; 
 /** Checkpoints newest first: status, location, message, time (product rules §2). */
 export function CheckpointTimeline({ checkpoints }: { checkpoints: TimelineCheckpoint[] | null | undefined }) {
   const list = [...(checkpoints ?? [])].sort((a, b) => String(b.time ?? '').localeCompare(String(a.time ?? '')));
-  if (!list.length) return <Text c="dimmed" size="sm">No checkpoints yet. We will add them as soon as the carrier reports one.</Text>;
+  if (!list.length)
+    return (
+      <Text c="dimmed" size="sm">
+        No checkpoints yet. We will add them as soon as the carrier reports one.
+      </Text>
+    );
   return (
     <Timeline active={0} bulletSize={14} lineWidth={2} aria-label="Checkpoints">
       {list.map((c, i) => (

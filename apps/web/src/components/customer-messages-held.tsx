@@ -10,9 +10,8 @@ export function CustomerMessagesHeld() {
   if (!info || info.profile.userType !== 'company' || info.profile.emailVerified) return null;
   return (
     <Alert color="yellow" variant="light" title="Verify your email to reach your customers" data-testid="customer-messages-held">
-      Messages to your customers are held until you verify your email address with the link we sent you (you can
-      resend it from the dashboard). They go out as soon as you do. Each customer gets at most one message per
-      status of a parcel an hour.
+      Messages to your customers are held until you verify your email address with the link we sent you (you can resend it from the
+      dashboard). They go out as soon as you do. Each customer gets at most one message per status of a parcel an hour.
     </Alert>
   );
 }

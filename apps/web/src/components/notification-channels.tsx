@@ -1,6 +1,13 @@
 import { Checkbox, SimpleGrid, Table, Text, TextInput } from '@mantine/core';
 import type { UseFormReturnType } from '@mantine/form';
-import { MSG, STATUS_LABELS, TRIGGER_EVENTS, receiveNotificationSchema, sendNotificationSchema, type TriggerEvent } from '@shiptrail/contract';
+import {
+  MSG,
+  STATUS_LABELS,
+  TRIGGER_EVENTS,
+  receiveNotificationSchema,
+  sendNotificationSchema,
+  type TriggerEvent,
+} from '@shiptrail/contract';
 import { zodResolver } from '../lib/zod-resolver';
 
 export type ChannelKey = 'email' | 'phone' | 'webhook';
@@ -12,7 +19,11 @@ export type ChannelValues = Partial<Record<ChannelKey, ChannelValue>>;
 
 const CHANNEL_LABELS: Record<ChannelKey, string> = { email: 'Email', phone: 'SMS', webhook: 'Webhook' };
 const ENDPOINT_LABELS: Record<ChannelKey, string> = { email: 'Email address', phone: 'Phone number (US)', webhook: 'Webhook URL' };
-const ENDPOINT_PLACEHOLDERS: Record<ChannelKey, string> = { email: 'alerts@example.com', phone: '(212) 555-0142', webhook: 'https://example.com/hooks/shiptrail' };
+const ENDPOINT_PLACEHOLDERS: Record<ChannelKey, string> = {
+  email: 'alerts@example.com',
+  phone: '(212) 555-0142',
+  webhook: 'https://example.com/hooks/shiptrail',
+};
 
 const emptyTriggers = () => Object.fromEntries(TRIGGER_EVENTS.map((t) => [t, false])) as Record<TriggerEvent, boolean>;
 
@@ -25,7 +36,14 @@ export function toChannelValues(
   const out: ChannelValues = {};
   for (const c of channels) {
     const s = source?.[c];
-    const endpoint = s?.endpoint && s.endpoint !== 'false' ? s.endpoint : c === 'email' ? (defaults.email ?? '') : c === 'phone' ? (defaults.phone ?? '') : '';
+    const endpoint =
+      s?.endpoint && s.endpoint !== 'false'
+        ? s.endpoint
+        : c === 'email'
+          ? (defaults.email ?? '')
+          : c === 'phone'
+            ? (defaults.phone ?? '')
+            : '';
     out[c] = { triggers: { ...emptyTriggers(), ...(s?.triggers ?? {}) } as Record<TriggerEvent, boolean>, endpoint };
   }
   return out;

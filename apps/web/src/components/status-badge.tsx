@@ -4,7 +4,12 @@ import { statusLabel } from '../lib/format';
 
 export function StatusBadge({ status, ...rest }: { status: string | null | undefined } & BadgeProps) {
   return (
-    <Badge color={statusColor(status)} variant="light" styles={{ root: { flexShrink: 0, overflow: 'visible' }, label: { overflow: 'visible' } }} {...rest}>
+    <Badge
+      color={statusColor(status)}
+      variant="light"
+      styles={{ root: { flexShrink: 0, overflow: 'visible' }, label: { overflow: 'visible' } }}
+      {...rest}
+    >
       {statusLabel(status)}
     </Badge>
   );

@@ -12,7 +12,15 @@ describe('account menu by role (product rules §6)', () => {
     expect(nav.every((i) => courierMayOpen(i.to))).toBe(true);
   });
   it("keeps couriers out of the owner's pages", () => {
-    for (const path of ['/account/dashboard', '/account', '/account/shipments', '/account/shipments/map', '/account/me', '/account/support']) expect(courierMayOpen(path), path).toBe(true);
+    for (const path of [
+      '/account/dashboard',
+      '/account',
+      '/account/shipments',
+      '/account/shipments/map',
+      '/account/me',
+      '/account/support',
+    ])
+      expect(courierMayOpen(path), path).toBe(true);
     for (const path of [
       '/account/trackings',
       '/account/couriers',

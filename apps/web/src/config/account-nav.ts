@@ -32,7 +32,13 @@ const COURIER_NAV: NavItem[] = [
  * trackings, couriers, notification settings): a courier who types such an address is taken to their day
  * with a sentence saying why (decision 094).
  */
-const COURIER_PAGES = [/^\/account\/?$/, /^\/account\/dashboard\/?$/, /^\/account\/shipments(\/map)?\/?$/, /^\/account\/me\/?$/, /^\/account\/support\/?$/];
+const COURIER_PAGES = [
+  /^\/account\/?$/,
+  /^\/account\/dashboard\/?$/,
+  /^\/account\/shipments(\/map)?\/?$/,
+  /^\/account\/me\/?$/,
+  /^\/account\/support\/?$/,
+];
 export const courierMayOpen = (pathname: string) => COURIER_PAGES.some((re) => re.test(pathname));
 
 /**

@@ -13,5 +13,4 @@ export const STATUS_COLORS: Record<TrackingStatus, MantineColor> = {
   Pending: 'yellow',
 };
 
-export const statusColor = (s: string | null | undefined): MantineColor =>
-  STATUS_COLORS[(s ?? 'Pending') as TrackingStatus] ?? 'gray';
+export const statusColor = (s: string | null | undefined): MantineColor => STATUS_COLORS[(s ?? 'Pending') as TrackingStatus] ?? 'gray';

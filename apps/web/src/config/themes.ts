@@ -37,11 +37,9 @@ export function buildTheme(id: string | null | undefined): MantineThemeOverride 
     autoContrast: true,
     defaultRadius: 'md',
     cursorType: 'pointer',
-    fontFamily:
-      'Inter, ui-sans-serif, system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif',
+    fontFamily: 'Inter, ui-sans-serif, system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif',
     headings: {
-      fontFamily:
-        'Inter, ui-sans-serif, system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif',
+      fontFamily: 'Inter, ui-sans-serif, system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif',
       fontWeight: '700',
     },
     other: { accent: t.accent, themeName: t.name },

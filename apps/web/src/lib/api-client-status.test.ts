@@ -13,7 +13,9 @@ beforeAll(async () => {
     const [, mode, code] = /^\/(\w+)\/(\d+)/.exec(req.url ?? '') ?? [];
     const n = Number(code);
     res.writeHead(mode === 'real' ? n : 200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ code: n, status: n < 300 ? 'success' : 'fail', message: n < 300 ? 'OK' : 'Please log in again', payload: null }));
+    res.end(
+      JSON.stringify({ code: n, status: n < 300 ? 'success' : 'fail', message: n < 300 ? 'OK' : 'Please log in again', payload: null }),
+    );
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

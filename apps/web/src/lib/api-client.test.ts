@@ -40,7 +40,10 @@ describe('request', () => {
 
   it("rejects a 'fail' envelope with the server's message, code and field errors; the session stays", async () => {
     setSession({ token: 'sess-1', version: 'v1' });
-    api.answer = () => ({ status: 400, body: envelope(400, 'fail', 'Invalid email address', { errors: { email: 'Invalid email address' } }) });
+    api.answer = () => ({
+      status: 400,
+      body: envelope(400, 'fail', 'Invalid email address', { errors: { email: 'Invalid email address' } }),
+    });
     const e = await request('/v1/x', { body: {} }).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(ApiError);
     expect(e).toMatchObject({ message: 'Invalid email address', code: 400, errors: { email: 'Invalid email address' } });
@@ -62,7 +65,9 @@ describe('request', () => {
   it('a body that is not an envelope, or no server at all, gives the transport message', async () => {
     api.answer = () => ({ status: 502, body: '<html>bad gateway</html>' });
     await expect(request('/v1/x', { transportError: 'Send error!' })).rejects.toMatchObject({ message: 'Send error!', code: 502 });
-    await expect(request('http://127.0.0.1:1/v1/x', { transportError: 'Send error!' })).rejects.toMatchObject({ message: 'Send error!', code: 0 });
+    await expect(request('http://127.0.0.1:1/v1/x', { transportError: 'Send error!' })).rejects.toMatchObject({
+      message: 'Send error!',
+      code: 0,
+    });
   });
 });
-

@@ -7,7 +7,7 @@ describe('format', () => {
     expect(percentOf(1, 3)).toBe(33);
     expect(percentOf(2, 3)).toBe(67);
   });
-  it('shows dates in the reader\'s locale, one format for dates, times and usage days (decision 102)', () => {
+  it("shows dates in the reader's locale, one format for dates, times and usage days (decision 102)", () => {
     expect(formatDate('2024-03-05T12:00:00', 'en-GB')).toBe('05/03/2024');
     expect(formatDate('2024-03-05T12:00:00', 'en-US')).toBe('03/05/2024');
     expect(formatDateTime('2024-03-05T09:07:00', 'en-GB')).toBe('05/03/2024, 09:07');

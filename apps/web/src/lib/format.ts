@@ -20,7 +20,9 @@ export function formatDateTime(iso: string | null | undefined, locale?: string):
   if (!iso) return '';
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return String(iso);
-  return new Intl.DateTimeFormat(locale, { day: '2-digit', month: '2-digit', year: 'numeric', hour: '2-digit', minute: '2-digit' }).format(d);
+  return new Intl.DateTimeFormat(locale, { day: '2-digit', month: '2-digit', year: 'numeric', hour: '2-digit', minute: '2-digit' }).format(
+    d,
+  );
 }
 
 /** A calendar day given as YYYY-MM-DD (usage rows), in the same format as formatDate, without a time-zone shift. */
@@ -31,11 +33,9 @@ export function formatDay(ymd: string, locale?: string, withYear = true): string
   return new Intl.DateTimeFormat(locale, { day: '2-digit', month: '2-digit', ...(withYear ? { year: 'numeric' } : {}) }).format(d);
 }
 
-export const statusLabel = (s: string | null | undefined) =>
-  (s && STATUS_LABELS[s as TrackingStatus]) || s || 'Pending';
+export const statusLabel = (s: string | null | undefined) => (s && STATUS_LABELS[s as TrackingStatus]) || s || 'Pending';
 
-export const courierName = (c: string | null | undefined) =>
-  (c && COURIER_NAMES[c as CourierSlug]) || (c ? c.toUpperCase() : 'Unknown');
+export const courierName = (c: string | null | undefined) => (c && COURIER_NAMES[c as CourierSlug]) || (c ? c.toUpperCase() : 'Unknown');
 
 /** Rounded percent of total, 0 when there is nothing (product rules §2 dashboard). */
 export const percentOf = (count: number, total: number) => (total > 0 ? Math.round((count / total) * 100) : 0);

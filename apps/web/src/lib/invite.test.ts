@@ -4,7 +4,11 @@ import { INVITE_TTL_MS, currentInvite, forgetInvite, rememberInvite, storedInvit
 /** Storage's three calls over a Map (the browser's localStorage is exercised by e2e/words.spec.ts). */
 const memory = () => {
   const m = new Map<string, string>();
-  return { getItem: (k: string) => m.get(k) ?? null, setItem: (k: string, v: string) => void m.set(k, v), removeItem: (k: string) => void m.delete(k) };
+  return {
+    getItem: (k: string) => m.get(k) ?? null,
+    setItem: (k: string, v: string) => void m.set(k, v),
+    removeItem: (k: string) => void m.delete(k),
+  };
 };
 
 describe('the invitation a visitor arrived with', () => {

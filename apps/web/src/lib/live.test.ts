@@ -22,7 +22,9 @@ describe('sseParser', () => {
 
 describe('staleKeysFor', () => {
   it('maps each event to the queries it makes stale', () => {
-    expect(staleKeysFor({ kind: 'tracking', accountId: 'a', trackingId: 't', tid: 'X', status: 'Delivered', statusChanged: true })).toEqual([['trackings'], ['user-info'], ['notifications']]);
+    expect(staleKeysFor({ kind: 'tracking', accountId: 'a', trackingId: 't', tid: 'X', status: 'Delivered', statusChanged: true })).toEqual(
+      [['trackings'], ['user-info'], ['notifications']],
+    );
     expect(staleKeysFor({ kind: 'balance', accountId: 'a' })).toContainEqual(['user-info']);
     expect(staleKeysFor({ kind: 'position', accountId: 'a', courierId: 'c' })).toContainEqual(['members']);
     expect(staleKeysFor({ kind: 'reset' })).toBe('all');
@@ -112,11 +114,22 @@ describe('followLive', () => {
     let listFetches = 0;
     let markerFetches = 0;
     const list = new QueryObserver(qc, { queryKey: ['shipments', 'list'], queryFn: async () => ++listFetches });
-    const markers = new QueryObserver(qc, { queryKey: ['shipments', 'markers', ''], queryFn: async () => [{ tid: 'SHM1', status: 'InTransit', n: ++markerFetches }] });
+    const markers = new QueryObserver(qc, {
+      queryKey: ['shipments', 'markers', ''],
+      queryFn: async () => [{ tid: 'SHM1', status: 'InTransit', n: ++markerFetches }],
+    });
     const offList = list.subscribe(() => {});
     const offMarkers = markers.subscribe(() => {});
     await expect.poll(() => [listFetches, markerFetches]).toEqual([1, 1]);
-    const shipment = { kind: 'shipment', accountId: 'a', courierId: null, shipmentId: 's', tid: 'SHM1', status: 'OutForDelivery', statusChanged: true };
+    const shipment = {
+      kind: 'shipment',
+      accountId: 'a',
+      courierId: null,
+      shipmentId: 's',
+      tid: 'SHM1',
+      status: 'OutForDelivery',
+      statusChanged: true,
+    };
     let stream: http.ServerResponse | undefined;
     onRequest = (res) => (stream = res);
     const stop = followLive(qc, { path: `${base}/v1/live`, mergeMs: 50, heavyMergeMs: 3000 });

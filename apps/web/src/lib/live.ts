@@ -6,7 +6,15 @@ import { getSession, setSession, useSession } from './session';
 /** An event of the signed-in user's stream (GET /v1/live): what changed, never the changed object itself. */
 export type LiveEvent =
   | { kind: 'tracking'; accountId: string; trackingId: string; tid: string; status: string; statusChanged: boolean }
-  | { kind: 'shipment'; accountId: string; courierId: string | null; shipmentId: string; tid: string; status: string; statusChanged: boolean }
+  | {
+      kind: 'shipment';
+      accountId: string;
+      courierId: string | null;
+      shipmentId: string;
+      tid: string;
+      status: string;
+      statusChanged: boolean;
+    }
   | { kind: 'position'; accountId: string; courierId: string }
   | { kind: 'members'; accountId: string }
   | { kind: 'balance'; accountId: string }
@@ -103,7 +111,10 @@ export function reconnectDelayMs(attempt: number, rand: () => number = Math.rand
  * and a token in the address would land in access logs). Invalidations within a short window are merged, so a
  * burst of events (a refresh round) costs one refetch per query. Returns the stop function.
  */
-export function followLive(qc: QueryClient, opts: { path?: string; mergeMs?: number; heavyMergeMs?: number; onEvent?: (e: LiveEvent) => void } = {}): () => void {
+export function followLive(
+  qc: QueryClient,
+  opts: { path?: string; mergeMs?: number; heavyMergeMs?: number; onEvent?: (e: LiveEvent) => void } = {},
+): () => void {
   const path = opts.path ?? '/v1/live';
   const mergeMs = opts.mergeMs ?? 150;
   const heavyMergeMs = opts.heavyMergeMs ?? HEAVY_MERGE_MS;
@@ -134,13 +145,15 @@ export function followLive(qc: QueryClient, opts: { path?: string; mergeMs?: num
         // The heavy queries under this key wait for their own, longer window (the status shows at once anyway,
         // patched into them); the rest refetch now.
         void qc.invalidateQueries({ queryKey: k, predicate: (q) => !isHeavy(q.queryKey) });
-        if (qc.getQueryCache().findAll({ queryKey: k, predicate: (q) => isHeavy(q.queryKey) }).length) heavyTimer ??= setTimeout(flushHeavy, heavyMergeMs);
+        if (qc.getQueryCache().findAll({ queryKey: k, predicate: (q) => isHeavy(q.queryKey) }).length)
+          heavyTimer ??= setTimeout(flushHeavy, heavyMergeMs);
       }
     }
   };
   const apply = (e: LiveEvent) => {
     opts.onEvent?.(e);
-    if ((e.kind === 'tracking' || e.kind === 'shipment') && e.statusChanged) patchStatus(qc, e.kind === 'tracking' ? 'trackings' : 'shipments', e.tid, e.status);
+    if ((e.kind === 'tracking' || e.kind === 'shipment') && e.statusChanged)
+      patchStatus(qc, e.kind === 'tracking' ? 'trackings' : 'shipments', e.tid, e.status);
     const keys = staleKeysFor(e);
     pending = keys === 'all' || pending === 'all' ? 'all' : [...pending, ...keys];
     flushTimer ??= setTimeout(flush, mergeMs);

@@ -7,7 +7,12 @@ import { ApiError } from './api-client';
 const same = (a: string | undefined, b: string) => !!a && a.trim().toLowerCase() === b.trim().toLowerCase();
 
 export function toastSuccess(message: string, title?: string) {
-  notifications.show({ color: 'teal', title: same(title, message) ? undefined : title, message: same(title, message) ? title : message, autoClose: 4000 });
+  notifications.show({
+    color: 'teal',
+    title: same(title, message) ? undefined : title,
+    message: same(title, message) ? title : message,
+    autoClose: 4000,
+  });
 }
 
 /** The title of an error toast when the caller names none. */

@@ -5,7 +5,17 @@ import { ApiError } from './api-client';
 /** The part of Google's reCAPTCHA v2 JavaScript API that the invisible widget uses. */
 interface Grecaptcha {
   ready(cb: () => void): void;
-  render(container: HTMLElement, params: { sitekey: string; size: 'invisible'; badge?: string; callback: (token: string) => void; 'error-callback'?: () => void; 'expired-callback'?: () => void }): number;
+  render(
+    container: HTMLElement,
+    params: {
+      sitekey: string;
+      size: 'invisible';
+      badge?: string;
+      callback: (token: string) => void;
+      'error-callback'?: () => void;
+      'expired-callback'?: () => void;
+    },
+  ): number;
   execute(widgetId?: number): void;
   reset(widgetId?: number): void;
 }
@@ -116,6 +126,8 @@ export async function recaptchaToken(): Promise<string> {
 /** Start loading the widget when a protected form appears, so the submit does not wait for the script. */
 export function usePreloadRecaptcha() {
   useEffect(() => {
-    void webConfig().then(({ recaptcha }) => (recaptcha ? loadWidget(recaptcha.siteKey, recaptcha.scriptUrl).catch(() => undefined) : undefined));
+    void webConfig().then(({ recaptcha }) =>
+      recaptcha ? loadWidget(recaptcha.siteKey, recaptcha.scriptUrl).catch(() => undefined) : undefined,
+    );
   }, []);
 }

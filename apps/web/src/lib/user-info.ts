@@ -12,8 +12,7 @@ export async function getUserInfo(): Promise<UserInfo> {
   return info;
 }
 
-export const userInfoQueryOptions = () =>
-  queryOptions({ queryKey: userInfoKey, queryFn: getUserInfo, staleTime: 30_000 });
+export const userInfoQueryOptions = () => queryOptions({ queryKey: userInfoKey, queryFn: getUserInfo, staleTime: 30_000 });
 
 export function useUserInfo() {
   const session = useSession();

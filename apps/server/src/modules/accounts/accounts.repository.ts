@@ -52,11 +52,23 @@ export async function updateUser(db: Queryable, id: string, values: Partial<NewU
 }
 
 // ---- sessions
-export async function insertSession(db: Queryable, userId: string, token: string, expiresAt: Date, meta: { ip?: string; userAgent?: string }) {
-  await db.insert(sessions).values({ userId, tokenHash: hashToken(token), expiresAt, ip: meta.ip, userAgent: meta.userAgent?.slice(0, 300) });
+export async function insertSession(
+  db: Queryable,
+  userId: string,
+  token: string,
+  expiresAt: Date,
+  meta: { ip?: string; userAgent?: string },
+) {
+  await db
+    .insert(sessions)
+    .values({ userId, tokenHash: hashToken(token), expiresAt, ip: meta.ip, userAgent: meta.userAgent?.slice(0, 300) });
 }
 /** The live session whose token hashes to `tokenHash` (hashToken of the token), with its account. */
-export async function findSessionByHash(db: Queryable, tokenHash: string, now: Date): Promise<{ user: UserRow; sessionId: string; expiresAt: Date } | null> {
+export async function findSessionByHash(
+  db: Queryable,
+  tokenHash: string,
+  now: Date,
+): Promise<{ user: UserRow; sessionId: string; expiresAt: Date } | null> {
   const rows = await db
     .select({ user: users, sessionId: sessions.id, expiresAt: sessions.expiresAt })
     .from(sessions)
@@ -67,7 +79,11 @@ export async function findSessionByHash(db: Queryable, tokenHash: string, now: D
 }
 /** Whether the account ever had a session from this address (its owner's usual device or network). */
 export async function hadSessionFrom(db: Queryable, userId: string, ip: string): Promise<boolean> {
-  const [r] = await db.select({ id: sessions.id }).from(sessions).where(and(eq(sessions.userId, userId), eq(sessions.ip, ip))).limit(1);
+  const [r] = await db
+    .select({ id: sessions.id })
+    .from(sessions)
+    .where(and(eq(sessions.userId, userId), eq(sessions.ip, ip)))
+    .limit(1);
   return !!r;
 }
 export async function revokeSession(db: Queryable, sessionId: string, now: Date) {
@@ -92,7 +108,9 @@ export async function consumeEmailKey(db: Queryable, purpose: 'verify' | 'reset'
   const [row] = await db
     .update(emailKeys)
     .set({ usedAt: now })
-    .where(and(eq(emailKeys.keyHash, hashToken(key)), eq(emailKeys.purpose, purpose), isNull(emailKeys.usedAt), gt(emailKeys.expiresAt, now)))
+    .where(
+      and(eq(emailKeys.keyHash, hashToken(key)), eq(emailKeys.purpose, purpose), isNull(emailKeys.usedAt), gt(emailKeys.expiresAt, now)),
+    )
     .returning({ userId: emailKeys.userId });
   return row?.userId ?? null;
 }

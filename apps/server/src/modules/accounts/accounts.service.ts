@@ -139,7 +139,21 @@ type SignupInput = z.output<typeof signupRequest>;
 
 async function createAccount(
   ctx: AppContext,
-  input: { email: string; firstName?: string; lastName?: string; userType: 'person' | 'company'; company?: string; password: string | null; timeZone?: string; promocode?: string; referrer?: string; googleSub?: string; emailVerified?: boolean; image?: string; signupIp?: string },
+  input: {
+    email: string;
+    firstName?: string;
+    lastName?: string;
+    userType: 'person' | 'company';
+    company?: string;
+    password: string | null;
+    timeZone?: string;
+    promocode?: string;
+    referrer?: string;
+    googleSub?: string;
+    emailVerified?: boolean;
+    image?: string;
+    signupIp?: string;
+  },
 ): Promise<UserRow> {
   if (await repo.findUserByEmail(ctx.db, input.email)) throw conflict(MSG.emailTaken);
   const inviter = input.referrer ? await repo.findUserByReferral(ctx.db, input.referrer) : undefined;
@@ -147,41 +161,43 @@ async function createAccount(
   const passwordHash = input.password ? await hashPassword(input.password) : null;
   // Two sign-ups with one address can both pass the check above; the unique index decides, and the
   // loser gets the same 409 as a sequential second sign-up.
-  const user = await ctx.db.transaction(async (tx) => {
-    const u = await repo.insertUser(tx, {
-      uid: randomAlnum(12).toLowerCase(),
-      email: input.email,
-      passwordHash,
-      googleSub: input.googleSub ?? null,
-      userType: input.userType,
-      // A company's name signs its customers' mails and its public pages; a person has none.
-      company: input.userType === 'company' ? (input.company ?? '') : '',
-      firstName: input.firstName ?? '',
-      lastName: input.lastName ?? '',
-      image: input.image ?? '',
-      timeZone: input.timeZone && isTimeZone(input.timeZone) ? input.timeZone : 'UTC',
-      emailVerified: input.emailVerified ?? false,
-      apiKeyHash: hashToken(apiKey),
-      apiKeyEnc: encrypt(ctx.config.sessionSecret, apiKey),
-      webhookSecret: newWebhookSecret(),
-      referralCode: randomAlnum(10),
-      referredBy: inviter?.id ?? null,
-      promocode: input.promocode ?? null,
-      // A referral from the inviter's own address earns nothing (decision 110).
-      signupIp: input.signupIp ?? null,
-      settings: initialSettings(),
-      version: newVersion(),
+  const user = await ctx.db
+    .transaction(async (tx) => {
+      const u = await repo.insertUser(tx, {
+        uid: randomAlnum(12).toLowerCase(),
+        email: input.email,
+        passwordHash,
+        googleSub: input.googleSub ?? null,
+        userType: input.userType,
+        // A company's name signs its customers' mails and its public pages; a person has none.
+        company: input.userType === 'company' ? (input.company ?? '') : '',
+        firstName: input.firstName ?? '',
+        lastName: input.lastName ?? '',
+        image: input.image ?? '',
+        timeZone: input.timeZone && isTimeZone(input.timeZone) ? input.timeZone : 'UTC',
+        emailVerified: input.emailVerified ?? false,
+        apiKeyHash: hashToken(apiKey),
+        apiKeyEnc: encrypt(ctx.config.sessionSecret, apiKey),
+        webhookSecret: newWebhookSecret(),
+        referralCode: randomAlnum(10),
+        referredBy: inviter?.id ?? null,
+        promocode: input.promocode ?? null,
+        // A referral from the inviter's own address earns nothing (decision 110).
+        signupIp: input.signupIp ?? null,
+        settings: initialSettings(),
+        version: newVersion(),
+      });
+      // The sign-up bonus is booked with the account: both exist or neither (product rules §9).
+      await credit(tx, u.id, PRICING.signupBonusCents, 'signup_bonus', 'signup', 'Sign-up bonus');
+      if (inviter) {
+        await repo.linkReferral(tx, inviter.id, u.email, u.id);
+      }
+      return u;
+    })
+    .catch((err: unknown) => {
+      if (isUniqueViolation(err)) throw conflict(MSG.emailTaken);
+      throw err;
     });
-    // The sign-up bonus is booked with the account: both exist or neither (product rules §9).
-    await credit(tx, u.id, PRICING.signupBonusCents, 'signup_bonus', 'signup', 'Sign-up bonus');
-    if (inviter) {
-      await repo.linkReferral(tx, inviter.id, u.email, u.id);
-    }
-    return u;
-  }).catch((err: unknown) => {
-    if (isUniqueViolation(err)) throw conflict(MSG.emailTaken);
-    throw err;
-  });
   return user;
 }
 
@@ -227,7 +243,11 @@ async function sendVerification(ctx: AppContext, user: UserRow) {
  * check; a successful login gives its reservation back.
  */
 export const LOGIN_CEILING_FACTOR = 3;
-const loginKeys = (email: string, ip: string) => ({ pair: `login:pair:${email}\n${ip}`, account: `login:account:${email}`, ip: `login:ip:${ip}` });
+const loginKeys = (email: string, ip: string) => ({
+  pair: `login:pair:${email}\n${ip}`,
+  account: `login:account:${email}`,
+  ip: `login:ip:${ip}`,
+});
 /** Expired login counters are swept now and then by the logins themselves (a bounded table, no job). */
 const SWEEP_EVERY_LOGINS = 200;
 let loginsSinceSweep = 0;
@@ -243,7 +263,12 @@ export async function login(ctx: AppContext, email: string, password: string, me
     await sweepAttempts(ctx.db);
   }
   // Reserve before the password is checked: each take counts and checks in one statement.
-  const pair = await takeBackoff(ctx.db, keys.pair, { free: max, baseMs: Math.min(60_000, windowMs), maxDelayMs: windowMs, forgetMs: Math.max(windowMs, 24 * 3600_000) }, now);
+  const pair = await takeBackoff(
+    ctx.db,
+    keys.pair,
+    { free: max, baseMs: Math.min(60_000, windowMs), maxDelayMs: windowMs, forgetMs: Math.max(windowMs, 24 * 3600_000) },
+    now,
+  );
   if (!pair.ok) throw refuse(pair.waitMs);
   const ip = await takeWindow(ctx.db, keys.ip, max * 5, windowMs, now);
   if (!ip.ok) {
@@ -306,7 +331,8 @@ export async function googleLogin(
 }
 
 /** Ends a web session. An API key is not a session: saying "Signed out" for one would be untrue. */
-export const API_KEY_LOGOUT_MESSAGE = 'An API key is not a session and cannot be signed out: it stays valid until you generate a new one (Settings, or POST /v1/user/general/generatenewtoken)';
+export const API_KEY_LOGOUT_MESSAGE =
+  'An API key is not a session and cannot be signed out: it stays valid until you generate a new one (Settings, or POST /v1/user/general/generatenewtoken)';
 export async function logout(ctx: AppContext, sessionId: string | null) {
   if (!sessionId) throw badRequest(API_KEY_LOGOUT_MESSAGE);
   await repo.revokeSession(ctx.db, sessionId, ctx.now());
@@ -391,7 +417,8 @@ export async function resetPassword(ctx: AppContext, key: string, password: stri
 
 /** A password change ends every other session of the account; the one that made the change stays. */
 export async function updatePassword(ctx: AppContext, user: UserRow, current: string, next: string, currentSessionId: string | null) {
-  if (!(await verifyPassword(user.passwordHash, current))) throw badRequest(MSG.currentPasswordWrong, { password: MSG.currentPasswordWrong });
+  if (!(await verifyPassword(user.passwordHash, current)))
+    throw badRequest(MSG.currentPasswordWrong, { password: MSG.currentPasswordWrong });
   await repo.updateUser(ctx.db, user.id, { passwordHash: await hashPassword(next), version: newVersion() });
   await repo.revokeUserSessions(ctx.db, user.id, ctx.now(), currentSessionId);
 }
@@ -401,7 +428,8 @@ export async function update(ctx: AppContext, user: UserRow, input: z.output<typ
   const values: Partial<repo.NewUser> = { version: newVersion() };
   const p = input.profile;
   if (p) {
-    if (p.email && p.email !== user.email) throw badRequest('The email address cannot be changed here', { email: 'The email address cannot be changed here' });
+    if (p.email && p.email !== user.email)
+      throw badRequest('The email address cannot be changed here', { email: 'The email address cannot be changed here' });
     if (p.firstName !== undefined) values.firstName = p.firstName;
     if (p.lastName !== undefined) values.lastName = p.lastName;
     if (p.phone !== undefined) values.phone = p.phone;
@@ -448,9 +476,9 @@ export async function generateNewToken(ctx: AppContext, user: UserRow): Promise<
 }
 
 export async function dismissAlert(ctx: AppContext, user: UserRow, id: string) {
-  if (!/^[0-9a-f-]{36}$/i.test(id) || !(await repo.dismissAlert(ctx.db, user.id, id, ctx.now()))) throw new AppError(404, MSG.notFound, 'not_found');
+  if (!/^[0-9a-f-]{36}$/i.test(id) || !(await repo.dismissAlert(ctx.db, user.id, id, ctx.now())))
+    throw new AppError(404, MSG.notFound, 'not_found');
 }
-
 
 // ------------------------------------------------------------------ members (a company's couriers)
 /** What the members module may change on a member's account row. */

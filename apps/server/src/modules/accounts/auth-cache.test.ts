@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { AuthCache, type CachedAuth } from './auth-cache.ts';
 import type { UserRow } from './accounts.repository.ts';
 
-const entry = (userId: string, expiresAt: Date | null = null): CachedAuth => ({ user: { id: userId, settings: { a: { b: 1 } } } as unknown as UserRow, sessionId: 's', expiresAt });
+const entry = (userId: string, expiresAt: Date | null = null): CachedAuth => ({
+  user: { id: userId, settings: { a: { b: 1 } } } as unknown as UserRow,
+  sessionId: 's',
+  expiresAt,
+});
 
 describe('AuthCache', () => {
   it('does not store a lookup that started before a change (the slow read that would bring a stale row back)', () => {

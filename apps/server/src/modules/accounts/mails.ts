@@ -10,7 +10,13 @@ export function verifyEmail(name: string, link: string): Rendered {
   return {
     subject: 'Verify your email address',
     text: `${hello}\n\nWelcome to Shiptrail. Please verify your email address by opening this link:\n\n${link}\n\nThe link is valid for 48 hours. If you did not sign up, ignore this mail.\n`,
-    html: layout('Verify your email address', p(hello) + p('Welcome to Shiptrail. Please confirm your email address.') + button(link, 'Verify email') + p('The link is valid for 48 hours. If you did not sign up, ignore this mail.')),
+    html: layout(
+      'Verify your email address',
+      p(hello) +
+        p('Welcome to Shiptrail. Please confirm your email address.') +
+        button(link, 'Verify email') +
+        p('The link is valid for 48 hours. If you did not sign up, ignore this mail.'),
+    ),
   };
 }
 
@@ -18,7 +24,14 @@ export function resetPassword(link: string): Rendered {
   return {
     subject: 'Reset your Shiptrail password',
     text: `Someone asked to reset the password of your Shiptrail account.\n\nSet a new password here:\n\n${link}\n\nThe link is valid for 1 hour and can be used once. Setting a new password signs out every device and replaces your API key. If it was not you, ignore this mail; your password stays as it is.\n`,
-    html: layout('Reset your password', p('Someone asked to reset the password of your Shiptrail account.') + button(link, 'Set a new password') + p('The link is valid for 1 hour and can be used once. Setting a new password signs out every device and replaces your API key. If it was not you, ignore this mail; your password stays as it is.')),
+    html: layout(
+      'Reset your password',
+      p('Someone asked to reset the password of your Shiptrail account.') +
+        button(link, 'Set a new password') +
+        p(
+          'The link is valid for 1 hour and can be used once. Setting a new password signs out every device and replaces your API key. If it was not you, ignore this mail; your password stays as it is.',
+        ),
+    ),
   };
 }
 
@@ -26,11 +39,19 @@ export function invite(fromName: string, link: string): Rendered {
   return {
     subject: `${fromName} invited you to Shiptrail`,
     text: `${fromName} invited you to Shiptrail, parcel tracking for UPS, USPS, FedEx and Canada Post.\n\nSign up with $10 free credit:\n\n${link}\n`,
-    html: layout(`${fromName} invited you to Shiptrail`, p('Track parcels from UPS, USPS, FedEx and Canada Post in one place, with alerts by email, SMS and webhooks.') + button(link, 'Sign up with $10 free credit')),
+    html: layout(
+      `${fromName} invited you to Shiptrail`,
+      p('Track parcels from UPS, USPS, FedEx and Canada Post in one place, with alerts by email, SMS and webhooks.') +
+        button(link, 'Sign up with $10 free credit'),
+    ),
   };
 }
 
 export function staffMessage(kind: 'contact' | 'support', from: string, body: string): Rendered {
   const title = kind === 'contact' ? 'New contact message' : 'New support request';
-  return { subject: `${title} from ${from}`, text: `${title} from ${from}:\n\n${body}\n`, html: layout(title, p(`From: ${from}`) + `<pre style="white-space:pre-wrap;font-family:inherit">${escapeHtml(body)}</pre>`) };
+  return {
+    subject: `${title} from ${from}`,
+    text: `${title} from ${from}:\n\n${body}\n`,
+    html: layout(title, p(`From: ${from}`) + `<pre style="white-space:pre-wrap;font-family:inherit">${escapeHtml(body)}</pre>`),
+  };
 }

@@ -8,5 +8,9 @@ export const PRICING_VIEW = {
   perShipment: centsToDollars(PRICING.shipmentCents),
   perSms: centsToDollars(PRICING.smsCents),
   referralReward: centsToDollars(PRICING.referralRewardCents),
-  autoRecharge: { quickAmounts: [...AUTO_RECHARGE.quickAmounts], defaultAmount: AUTO_RECHARGE.defaultAmount, defaultMinimum: AUTO_RECHARGE.defaultMinimum },
+  autoRecharge: {
+    quickAmounts: [...AUTO_RECHARGE.quickAmounts],
+    defaultAmount: AUTO_RECHARGE.defaultAmount,
+    defaultMinimum: AUTO_RECHARGE.defaultMinimum,
+  },
 };

@@ -32,5 +32,12 @@ export async function clearAlerts(db: Queryable, userId: string, group: NewAlert
   await db
     .update(alerts)
     .set({ dismissedAt: sql`now()` })
-    .where(and(eq(alerts.userId, userId), eq(alerts.group, group), sql`${alerts.dedupeKey} like ${dedupeKeyPrefix + '%'}`, sql`${alerts.dismissedAt} is null`));
+    .where(
+      and(
+        eq(alerts.userId, userId),
+        eq(alerts.group, group),
+        sql`${alerts.dedupeKey} like ${dedupeKeyPrefix + '%'}`,
+        sql`${alerts.dismissedAt} is null`,
+      ),
+    );
 }

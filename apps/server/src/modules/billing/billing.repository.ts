@@ -24,13 +24,18 @@ async function addToBalance(db: Queryable, userId: string, delta: number): Promi
   await db
     .insert(billingAccounts)
     .values({ userId, balanceCents: delta })
-    .onConflictDoUpdate({ target: billingAccounts.userId, set: { balanceCents: sql`${billingAccounts.balanceCents} + excluded.balance_cents`, updatedAt: sql`now()` } });
+    .onConflictDoUpdate({
+      target: billingAccounts.userId,
+      set: { balanceCents: sql`${billingAccounts.balanceCents} + excluded.balance_cents`, updatedAt: sql`now()` },
+    });
 }
 
 /** Tracking and SMS charges net of refunds, in cents. */
 export async function spentCents(db: Queryable, userId: string): Promise<number> {
   const [r] = await db
-    .select({ sum: sql<string>`coalesce(-sum(${ledgerEntries.amountCents}) filter (where ${ledgerEntries.kind} in ('tracking','sms','refund')), 0)` })
+    .select({
+      sum: sql<string>`coalesce(-sum(${ledgerEntries.amountCents}) filter (where ${ledgerEntries.kind} in ('tracking','sms','refund')), 0)`,
+    })
     .from(ledgerEntries)
     .where(eq(ledgerEntries.userId, userId));
   return Number(r?.sum ?? 0);
@@ -40,7 +45,10 @@ export async function spentCents(db: Queryable, userId: string): Promise<number>
  * Insert an entry unless (user, kind, ref) exists, and move the balance by its amount in the same statement
  * (so it holds on a bare connection too); whether it was inserted.
  */
-export async function insertEntryOnce(db: Queryable, e: { userId: string; amountCents: number; kind: string; ref: string; description: string }): Promise<boolean> {
+export async function insertEntryOnce(
+  db: Queryable,
+  e: { userId: string; amountCents: number; kind: string; ref: string; description: string },
+): Promise<boolean> {
   const r = await db.execute<{ user_id: string }>(sql`
     with ins as (
       insert into ${ledgerEntries} (user_id, amount_cents, kind, ref, description)
@@ -80,9 +88,14 @@ export async function lockAccount(tx: Tx, userId: string): Promise<void> {
  * Work in the same statement selects `from charge_paid`, so it happens only when it is paid; the statement must
  * read `charge_live` (a SELECT in WITH runs only when read).
  */
-export function chargeCtes(e: { userId: string; cents: number; kind: string; ref: string; description: string }, opts: { unlessBooked: boolean }): SQL {
+export function chargeCtes(
+  e: { userId: string; cents: number; kind: string; ref: string; description: string },
+  opts: { unlessBooked: boolean },
+): SQL {
   if (e.cents <= 0) throw new Error('charge must be positive');
-  const unbooked = opts.unlessBooked ? sql`and not exists (select 1 from ${ledgerEntries} where user_id = ${e.userId} and kind = ${e.kind} and ref = ${e.ref})` : sql``;
+  const unbooked = opts.unlessBooked
+    ? sql`and not exists (select 1 from ${ledgerEntries} where user_id = ${e.userId} and kind = ${e.kind} and ref = ${e.ref})`
+    : sql``;
   return sql`charge_lock as materialized (
       select id from ${users} where id = ${e.userId} for no key update
     ), charge_paid as (
@@ -102,7 +115,11 @@ export function chargeCtes(e: { userId: string; cents: number; kind: string; ref
  * Run a charge alone (`ctes` from chargeCtes, with whatever follow-ups the caller added): whether (kind, ref) was
  * booked before, whether this booked it, and the balance before it (for the caller's error message).
  */
-export async function runCharge(tx: Tx, e: { userId: string; kind: string; ref: string }, ctes: SQL): Promise<{ duplicate: boolean; booked: boolean; balanceCents: number }> {
+export async function runCharge(
+  tx: Tx,
+  e: { userId: string; kind: string; ref: string },
+  ctes: SQL,
+): Promise<{ duplicate: boolean; booked: boolean; balanceCents: number }> {
   type Row = { duplicate: boolean; balance: number | string; booked: boolean; notified: number };
   const r = await tx.execute<Row>(sql`
     with ${ctes}
@@ -113,7 +130,10 @@ export async function runCharge(tx: Tx, e: { userId: string; kind: string; ref: 
   return { duplicate: row.duplicate, booked: row.booked, balanceCents: Number(row.balance) };
 }
 
-export async function insertEntries(tx: Tx, rows: Array<{ userId: string; amountCents: number; kind: string; ref: string; description: string }>): Promise<void> {
+export async function insertEntries(
+  tx: Tx,
+  rows: Array<{ userId: string; amountCents: number; kind: string; ref: string; description: string }>,
+): Promise<void> {
   if (!rows.length) return;
   await tx.insert(ledgerEntries).values(rows);
   const byUser = new Map<string, number>();

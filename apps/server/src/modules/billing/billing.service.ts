@@ -12,8 +12,15 @@ export { balanceCents, ledgerSumCents, spentCents } from './billing.repository.t
 export type LedgerKind = 'signup_bonus' | 'tracking' | 'sms' | 'topup' | 'referral_reward' | 'promo' | 'refund';
 
 export class InsufficientBalanceError extends AppError {
-  constructor(readonly balance: number, readonly needed: number) {
-    super(402, `Insufficient balance: this costs $${(needed / 100).toFixed(2)} and your balance is $${(balance / 100).toFixed(2)}. Please add balance.`, 'insufficient_balance');
+  constructor(
+    readonly balance: number,
+    readonly needed: number,
+  ) {
+    super(
+      402,
+      `Insufficient balance: this costs $${(needed / 100).toFixed(2)} and your balance is $${(balance / 100).toFixed(2)}. Please add balance.`,
+      'insufficient_balance',
+    );
   }
 }
 
@@ -21,7 +28,14 @@ export class InsufficientBalanceError extends AppError {
  * Book a credit. (user, kind, ref) is unique, so booking the same credit twice is a no-op;
  * returns whether this call booked it.
  */
-export async function credit(db: Queryable, userId: string, cents: number, kind: LedgerKind, ref: string, description = ''): Promise<boolean> {
+export async function credit(
+  db: Queryable,
+  userId: string,
+  cents: number,
+  kind: LedgerKind,
+  ref: string,
+  description = '',
+): Promise<boolean> {
   if (cents <= 0) throw new Error('credit must be positive');
   return repo.insertEntryOnce(db, { userId, amountCents: cents, kind, ref, description });
 }
@@ -30,7 +44,14 @@ export async function credit(db: Queryable, userId: string, cents: number, kind:
  * A charge's WITH queries (repo.chargeCtes) with its follow-ups written from the charged row in the same
  * statement: the pending recharge and the low-balance alert of scheduleRechargeIfLow.
  */
-function chargeWithFollowUps(userId: string, cents: number, kind: LedgerKind, ref: string, description: string, unlessBooked: boolean): SQL {
+function chargeWithFollowUps(
+  userId: string,
+  cents: number,
+  kind: LedgerKind,
+  ref: string,
+  description: string,
+  unlessBooked: boolean,
+): SQL {
   const followUp = lowBalanceFollowUpSql(sql`charge_paid`, cents, `${kind}:${ref}`);
   return sql`${repo.chargeCtes({ userId, cents, kind, ref, description }, { unlessBooked })},
     charge_recharge as (${followUp.recharge}), charge_alert as (${followUp.alert})`;
@@ -74,8 +95,17 @@ export const lockAccount = (tx: Tx, userId: string): Promise<void> => repo.lockA
  * Book one charge of `cents` per item, in the caller's transaction, for work it has just done (a batch of
  * imported trackings). The caller holds `lockAccount` and has checked the balance covers them all.
  */
-export async function bookCharges(tx: Tx, userId: string, cents: number, kind: LedgerKind, items: Array<{ ref: string; description: string }>): Promise<void> {
+export async function bookCharges(
+  tx: Tx,
+  userId: string,
+  cents: number,
+  kind: LedgerKind,
+  items: Array<{ ref: string; description: string }>,
+): Promise<void> {
   if (cents <= 0) throw new Error('charge must be positive');
-  await repo.insertEntries(tx, items.map((i) => ({ userId, amountCents: -cents, kind, ref: i.ref, description: i.description })));
+  await repo.insertEntries(
+    tx,
+    items.map((i) => ({ userId, amountCents: -cents, kind, ref: i.ref, description: i.description })),
+  );
   if (items.length) await scheduleRechargeIfLow(tx, userId, cents * items.length, `${kind}:${items[0]!.ref}`);
 }

@@ -1,11 +1,23 @@
 import braintree from 'braintree';
 import type { Config } from '../../config.ts';
 import { parseWith } from './webhook-parse.ts';
-import { GatewayUnavailableError, type CardInfo, type GatewayTransaction, type PaymentGateway, type SaleResult, type VaultResult } from './gateway.ts';
+import {
+  GatewayUnavailableError,
+  type CardInfo,
+  type GatewayTransaction,
+  type PaymentGateway,
+  type SaleResult,
+  type VaultResult,
+} from './gateway.ts';
 
 type BraintreeSettings = Pick<
   Config,
-  'BRAINTREE_ENVIRONMENT' | 'BRAINTREE_MERCHANT_ID' | 'BRAINTREE_PUBLIC_KEY' | 'BRAINTREE_PRIVATE_KEY' | 'BRAINTREE_GATEWAY_URL' | 'PAYMENT_TIMEOUT_MS'
+  | 'BRAINTREE_ENVIRONMENT'
+  | 'BRAINTREE_MERCHANT_ID'
+  | 'BRAINTREE_PUBLIC_KEY'
+  | 'BRAINTREE_PRIVATE_KEY'
+  | 'BRAINTREE_GATEWAY_URL'
+  | 'PAYMENT_TIMEOUT_MS'
 >;
 
 /** Whether card payments go to Braintree (all four credentials set; the config check refuses a partial set). */
@@ -131,7 +143,14 @@ export class BraintreeGateway implements PaymentGateway {
     return r.clientToken;
   }
 
-  async vault(input: { nonce: string; customerId: string | null; email: string; firstName: string; lastName: string; expiry?: { month: string; year: string } }): Promise<VaultResult> {
+  async vault(input: {
+    nonce: string;
+    customerId: string | null;
+    email: string;
+    firstName: string;
+    lastName: string;
+    expiry?: { month: string; year: string };
+  }): Promise<VaultResult> {
     let customerId = input.customerId;
     if (!customerId) {
       const c = (await this.sdk(() =>
@@ -141,7 +160,11 @@ export class BraintreeGateway implements PaymentGateway {
       customerId = c.customer.id;
     }
     const r = (await this.sdk(() =>
-      this.gw.paymentMethod.create({ customerId: customerId!, paymentMethodNonce: input.nonce.trim(), options: { makeDefault: true, verifyCard: true } }),
+      this.gw.paymentMethod.create({
+        customerId: customerId!,
+        paymentMethodNonce: input.nonce.trim(),
+        options: { makeDefault: true, verifyCard: true },
+      }),
     )) as unknown as SdkResult;
     if (!r.success || !r.paymentMethod) {
       const status = r.verification?.status;

@@ -46,7 +46,10 @@ function mailOf(w: { title: string; body: string }, link: string): Rendered {
   return {
     subject: w.title,
     text: `${w.body}\n\nYour balance and payments: ${link}\n`,
-    html: layout(w.title, `<p style="line-height:1.5">${escapeHtml(w.body)}</p><p style="font-size:13px;color:#6b7280">Your balance and payments: ${escapeHtml(link)}</p>`),
+    html: layout(
+      w.title,
+      `<p style="line-height:1.5">${escapeHtml(w.body)}</p><p style="font-size:13px;color:#6b7280">Your balance and payments: ${escapeHtml(link)}</p>`,
+    ),
   };
 }
 
@@ -55,7 +58,10 @@ export async function bookGatewayEvent(ctx: AppContext, e: GatewayEvent): Promis
   if (e.kind === 'other') return 'ignored';
   const p = await repo.paymentByTransaction(ctx.db, e.transactionId);
   if (!p) {
-    ctx.log.warn({ kind: e.kind, transactionId: e.transactionId }, 'gateway notification about a transaction that is not one of our top-ups');
+    ctx.log.warn(
+      { kind: e.kind, transactionId: e.transactionId },
+      'gateway notification about a transaction that is not one of our top-ups',
+    );
     return 'not-ours';
   }
   const reinstate = e.kind === 'dispute_won';

@@ -35,9 +35,20 @@ export type SaleResult =
 
 /** What billing acts on from the gateway's webhook notifications (Braintree's kinds, parsed by its SDK). */
 export type GatewayEventKind = 'dispute_opened' | 'dispute_won' | 'dispute_lost' | 'transaction_settlement_declined';
-export const GATEWAY_EVENT_KINDS: readonly GatewayEventKind[] = ['dispute_opened', 'dispute_won', 'dispute_lost', 'transaction_settlement_declined'];
+export const GATEWAY_EVENT_KINDS: readonly GatewayEventKind[] = [
+  'dispute_opened',
+  'dispute_won',
+  'dispute_lost',
+  'transaction_settlement_declined',
+];
 export type GatewayEvent =
-  | { kind: GatewayEventKind; transactionId: string; /** The dispute's id, or the transaction's for a settlement. */ subjectId: string; amountCents: number; reason: string }
+  | {
+      kind: GatewayEventKind;
+      transactionId: string;
+      /** The dispute's id, or the transaction's for a settlement. */ subjectId: string;
+      amountCents: number;
+      reason: string;
+    }
   | { kind: 'other'; name: string };
 
 export interface PaymentGateway {
@@ -47,7 +58,14 @@ export interface PaymentGateway {
    * Store the card behind `nonce`, for the customer (created when null), verified first: a card the processor
    * declines is not stored. `expiry` comes from the sandbox card form (Braintree's nonce carries its own).
    */
-  vault(input: { nonce: string; customerId: string | null; email: string; firstName: string; lastName: string; expiry?: { month: string; year: string } }): Promise<VaultResult>;
+  vault(input: {
+    nonce: string;
+    customerId: string | null;
+    email: string;
+    firstName: string;
+    lastName: string;
+    expiry?: { month: string; year: string };
+  }): Promise<VaultResult>;
   /** Charge a vaulted card. A sale repeated with the same orderId must not charge twice. */
   sale(input: { token: string; amountCents: number; orderId: string }): Promise<SaleResult>;
   refund(transactionId: string, amountCents?: number): Promise<SaleResult>;

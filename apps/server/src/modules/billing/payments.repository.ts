@@ -118,7 +118,13 @@ export async function paidInCents(db: Queryable, userId: string): Promise<number
  * Hold the inviter's reward on the friend's payment `paymentId` until `dueAt`; only the first payment to reach
  * the reward holds it (a referral already held, paid or refused keeps its state). True when this one held it.
  */
-export async function holdReferralReward(db: Queryable, inviterId: string, invitedUserId: string, paymentId: string, dueAt: Date): Promise<boolean> {
+export async function holdReferralReward(
+  db: Queryable,
+  inviterId: string,
+  invitedUserId: string,
+  paymentId: string,
+  dueAt: Date,
+): Promise<boolean> {
   const rows = await db
     .update(referrals)
     .set({ rewardPaymentId: paymentId, rewardDueAt: dueAt })
@@ -149,7 +155,10 @@ export async function dueReferralRewards(db: Queryable, now: Date, limit = 50): 
 }
 
 export async function refuseReferralReward(db: Queryable, id: string, reason: string): Promise<void> {
-  await db.update(referrals).set({ rewardRefusal: reason }).where(and(eq(referrals.id, id), sql`${referrals.rewardedAt} is null`));
+  await db
+    .update(referrals)
+    .set({ rewardRefusal: reason })
+    .where(and(eq(referrals.id, id), sql`${referrals.rewardedAt} is null`));
 }
 
 /** The two accounts of a referral as the reward checks need them. */
@@ -163,9 +172,16 @@ export async function referralParty(db: Queryable, userId: string) {
 
 /** Whether the account signed up from, or ever had a session from, `ip`. */
 export async function accountUsedAddress(db: Queryable, userId: string, ip: string): Promise<boolean> {
-  const [u] = await db.select({ id: users.id }).from(users).where(and(eq(users.id, userId), eq(users.signupIp, ip)));
+  const [u] = await db
+    .select({ id: users.id })
+    .from(users)
+    .where(and(eq(users.id, userId), eq(users.signupIp, ip)));
   if (u) return true;
-  const [s] = await db.select({ id: sessions.id }).from(sessions).where(and(eq(sessions.userId, userId), eq(sessions.ip, ip))).limit(1);
+  const [s] = await db
+    .select({ id: sessions.id })
+    .from(sessions)
+    .where(and(eq(sessions.userId, userId), eq(sessions.ip, ip)))
+    .limit(1);
   return !!s;
 }
 
@@ -178,7 +194,10 @@ export async function cardsOf(db: Queryable, userId: string): Promise<string[]> 
 
 /** Accounts with a card on file (for the card-expiry check). */
 export async function accountsWithCards(db: Queryable): Promise<BillingAccount[]> {
-  return db.select().from(billingAccounts).where(sql`${billingAccounts.paymentMethodToken} is not null`);
+  return db
+    .select()
+    .from(billingAccounts)
+    .where(sql`${billingAccounts.paymentMethodToken} is not null`);
 }
 
 /** The sandbox gateway's sales in the database: the first sale of an order id wins, across restarts and processes. */
@@ -186,7 +205,10 @@ export function dbSaleStore(db: Queryable): SandboxSaleStore {
   const one = async (rows: Array<{ transaction: unknown }>) => (rows[0]?.transaction as GatewayTransaction | undefined) ?? null;
   return {
     async keepFirst(tx) {
-      await db.insert(sandboxSales).values({ orderId: tx.orderId, transactionId: tx.id, transaction: tx }).onConflictDoNothing({ target: sandboxSales.orderId });
+      await db
+        .insert(sandboxSales)
+        .values({ orderId: tx.orderId, transactionId: tx.id, transaction: tx })
+        .onConflictDoNothing({ target: sandboxSales.orderId });
       return (await one(await db.select().from(sandboxSales).where(eq(sandboxSales.orderId, tx.orderId))))!;
     },
     byOrderId: async (orderId) => one(await db.select().from(sandboxSales).where(eq(sandboxSales.orderId, orderId))),

@@ -106,7 +106,12 @@ export async function clientToken(ctx: AppContext, userId: string): Promise<{ to
  * last four and expiry. Neither gateway hands us more of the number, and this is enough to tell a card
  * used again on another account (card testing, a self-referral) from a stranger's (decision 110).
  */
-export function cardFingerprint(c: { maskedNumber?: string | null; last4?: string | null; expirationMonth?: string | null; expirationYear?: string | null }): string | null {
+export function cardFingerprint(c: {
+  maskedNumber?: string | null;
+  last4?: string | null;
+  expirationMonth?: string | null;
+  expirationYear?: string | null;
+}): string | null {
   const bin = /^(\d{6})/.exec(c.maskedNumber ?? '')?.[1] ?? '';
   const last4 = c.last4 || /(\d{4})$/.exec(c.maskedNumber ?? '')?.[1] || '';
   if (!last4) return null;
@@ -119,7 +124,12 @@ export function cardFingerprint(c: { maskedNumber?: string | null; last4?: strin
  * unthrottled they make the platform a card tester. Counted in the shared table, so every api process counts
  * the same attempts; an attempt counts whether or not the card then goes through.
  */
-async function throttle(ctx: AppContext, key: string, limit: { limit: number; intervalMs: number } | false, message: string): Promise<void> {
+async function throttle(
+  ctx: AppContext,
+  key: string,
+  limit: { limit: number; intervalMs: number } | false,
+  message: string,
+): Promise<void> {
   if (!limit) return;
   const took = await takeWindow(ctx.db, key, limit.limit, limit.intervalMs, ctx.now());
   if (!took.ok) throw tooMany(message, took.waitMs / 1000);
@@ -134,7 +144,12 @@ const throttleCard = (ctx: AppContext, card: Parameters<typeof cardFingerprint>[
  * Vault the card and verify it there (Braintree's verifyCard; the sandbox does the same), so a card that would
  * decline is refused when saved, not at the first top-up. `expiry` is the sandbox form's, already checked.
  */
-export async function addCard(ctx: AppContext, user: UserLike, nonce: string, expiry?: { month: string; year: string }): Promise<PaymentInfo> {
+export async function addCard(
+  ctx: AppContext,
+  user: UserLike,
+  nonce: string,
+  expiry?: { month: string; year: string },
+): Promise<PaymentInfo> {
   await throttle(ctx, `card-save:${user.id}`, ctx.config.CARD_SAVE_RATE_LIMIT, MSG.tooManyCardSaves);
   const a = await repo.account(ctx.db, user.id);
   const g = gatewayOf(ctx);
@@ -237,7 +252,8 @@ async function referralRefusal(ctx: AppContext, r: repo.HeldReferral): Promise<s
   const inviterCards = new Set(await repo.cardsOf(ctx.db, r.inviterId));
   const friendCards = await repo.cardsOf(ctx.db, friend.id);
   if (friendCards.some((c) => inviterCards.has(c))) return "the invited account paid with the inviter's card";
-  if (friend.signupIp && (await repo.accountUsedAddress(ctx.db, r.inviterId, friend.signupIp))) return "the invited account signed up from the inviter's address";
+  if (friend.signupIp && (await repo.accountUsedAddress(ctx.db, r.inviterId, friend.signupIp)))
+    return "the invited account signed up from the inviter's address";
   if (!['submitted_for_settlement', 'settling', 'settled'].includes(payment.status)) return `the payment is ${payment.status}`;
   if (payment.transactionId) {
     const t = await withTimeout(gatewayOf(ctx).find(payment.transactionId), ctx.config.PAYMENT_TIMEOUT_MS);
@@ -399,7 +415,9 @@ export async function addBalance(ctx: AppContext, user: UserLike, amountDollars:
 async function successReply(ctx: AppContext, p: repo.PaymentRow, key: string, hash: string, userId: string): Promise<ExactReply> {
   const out = {
     statusCode: 200,
-    text: JSON.stringify(success({ balance: centsToDollars(await ledger.balanceCents(ctx.db, userId)), payment: historyItem(p) }, MSG.balanceAdded)),
+    text: JSON.stringify(
+      success({ balance: centsToDollars(await ledger.balanceCents(ctx.db, userId)), payment: historyItem(p) }, MSG.balanceAdded),
+    ),
   };
   await ctx.db
     .insert(idempotencyKeys)
@@ -429,7 +447,8 @@ export async function reconcileTopups(ctx: AppContext): Promise<number> {
       throw err;
     }
     if (found && CHARGED_STATUSES.has(found.status)) await ctx.db.transaction((tx) => settle(ctx, tx, claimed, found));
-    else if (found) await fail(ctx.db, claimed, { ok: false, reason: 'declined', message: found.processorResponseText, transaction: found });
+    else if (found)
+      await fail(ctx.db, claimed, { ok: false, reason: 'declined', message: found.processorResponseText, transaction: found });
     else
       await repo.movePayment(ctx.db, p.id, ['processing'], {
         status: 'failed',
@@ -440,7 +459,14 @@ export async function reconcileTopups(ctx: AppContext): Promise<number> {
   return n;
 }
 
-const CHARGED_STATUSES = new Set(['authorized', 'submitted_for_settlement', 'settling', 'settled', 'settlement_pending', 'settlement_confirmed']);
+const CHARGED_STATUSES = new Set([
+  'authorized',
+  'submitted_for_settlement',
+  'settling',
+  'settled',
+  'settlement_pending',
+  'settlement_confirmed',
+]);
 
 /** The low-balance alert's threshold when automatic recharge is off. */
 export const LOW_BALANCE_DEFAULT_CENTS = 500;

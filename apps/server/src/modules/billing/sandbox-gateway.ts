@@ -192,7 +192,10 @@ export class SandboxGateway implements PaymentGateway {
 
   private webhookGateway?: braintree.BraintreeGateway;
   private webhooks(): braintree.BraintreeGateway {
-    return (this.webhookGateway ??= new braintree.BraintreeGateway({ environment: braintree.Environment.Sandbox, ...SANDBOX_WEBHOOK_KEYS }));
+    return (this.webhookGateway ??= new braintree.BraintreeGateway({
+      environment: braintree.Environment.Sandbox,
+      ...SANDBOX_WEBHOOK_KEYS,
+    }));
   }
 
   parseWebhook(signature: string, payload: string): Promise<GatewayEvent> {
@@ -204,7 +207,10 @@ export class SandboxGateway implements PaymentGateway {
    * the sandbox's keys): the form fields to POST to the webhook address, as Braintree does.
    */
   async notification(kind: GatewayEventKind, transactionId: string): Promise<{ bt_signature: string; bt_payload: string }> {
-    const sample = (await this.webhooks().webhookTesting.sampleNotification(kind as never, transactionId)) as { bt_signature: string; bt_payload: string };
+    const sample = (await this.webhooks().webhookTesting.sampleNotification(kind as never, transactionId)) as {
+      bt_signature: string;
+      bt_payload: string;
+    };
     return sample;
   }
 }

@@ -2,7 +2,16 @@
 import { XMLParser } from 'fast-xml-parser';
 import { failure, fromError, joinUrl, kindForStatus, limitedRequest, success, type AdapterDeps, type CarrierAdapter } from './adapter.ts';
 import { basicAuth, CarrierError, cleanText, isObj, str, type HttpResponse } from './http.ts';
-import { asStatus, expectedFrom, joinLocation, parseIsoLike, resolveTimes, STATUS_MAPPING, type MappedStatus, type RawTime } from './normalize.ts';
+import {
+  asStatus,
+  expectedFrom,
+  joinLocation,
+  parseIsoLike,
+  resolveTimes,
+  STATUS_MAPPING,
+  type MappedStatus,
+  type RawTime,
+} from './normalize.ts';
 import type { NormalizedCheckpoint, TrackResult, TrackingStatus } from './types.ts';
 
 export const CANADAPOST_PRODUCTION_URL = 'https://soa-gw.canadapost.ca';
@@ -66,8 +75,20 @@ export function parseCanadaPostXml(text: string): Record<string, unknown> {
 
 // Event time zones are names, not offsets (carrier notes §6). Unknown names (international legs) borrow a neighbour's offset.
 const ZONES: Record<string, number> = {
-  NST: -210, NDT: -150, AST: -240, ADT: -180, EST: -300, EDT: -240, CST: -360, CDT: -300, MST: -420, MDT: -360, PST: -480, PDT: -420,
-  UTC: 0, GMT: 0,
+  NST: -210,
+  NDT: -150,
+  AST: -240,
+  ADT: -180,
+  EST: -300,
+  EDT: -240,
+  CST: -360,
+  CDT: -300,
+  MST: -420,
+  MDT: -360,
+  PST: -480,
+  PDT: -420,
+  UTC: 0,
+  GMT: 0,
 };
 
 function occurrenceTime(o: Record<string, unknown>): RawTime | null {
@@ -94,7 +115,8 @@ export function parseCanadaPostResponse(res: Pick<HttpResponse, 'status' | 'text
       const code = (str(m?.code) ?? '').trim();
       const desc = cleanText(m?.description) || `Canada Post answered HTTP ${res.status}.`;
       if (code === '004' || code === '002') return failure('canadapost', tid, 'not-found', desc);
-      if (/^E00\d$/.test(code) || /^AA00\d$/.test(code) || res.status === 401 || res.status === 403) return failure('canadapost', tid, 'auth', desc);
+      if (/^E00\d$/.test(code) || /^AA00\d$/.test(code) || res.status === 401 || res.status === 403)
+        return failure('canadapost', tid, 'auth', desc);
       if (code === 'Server' || /SLM Monitor/i.test(desc)) return failure('canadapost', tid, 'rate-limited', desc, 60_000);
       return failure('canadapost', tid, res.status >= 400 ? kindForStatus(res.status) : 'malformed', desc);
     }
@@ -139,11 +161,22 @@ function normalizeDetail(detail: Record<string, unknown>, tid: string): TrackRes
   }
   if (!status) status = 'Pending';
   const expectedRaw = (str(detail['changed-expected-date']) || null) ?? (str(detail['expected-delivery-date']) || null);
-  return success('canadapost', tid, status, checkpoints, expectedFrom(parseIsoLike(expectedRaw)), null, joinLocation(detail['destination-postal-id']));
+  return success(
+    'canadapost',
+    tid,
+    status,
+    checkpoints,
+    expectedFrom(parseIsoLike(expectedRaw)),
+    null,
+    joinLocation(detail['destination-postal-id']),
+  );
 }
 
 // ---- status lookup (carrier notes §5.6) ----
-const STATUS = STATUS_MAPPING.canadapost as { event_identifier_to_status: Record<string, MappedStatus>; informational_event_identifiers: number[] };
+const STATUS = STATUS_MAPPING.canadapost as {
+  event_identifier_to_status: Record<string, MappedStatus>;
+  informational_event_identifiers: number[];
+};
 
 /** event-identifier as an integer ("0174" == 174; karrio's string compare is the bug to avoid, carrier notes §4.7). */
 export function canadaPostEvent(identifier: string | null): TrackingStatus | 'informational' | null {

@@ -38,7 +38,9 @@ export async function setupCarriers(ctx: AppContext): Promise<void> {
   // Sandbox carriers push with a secret derived from the session secret, so every process of one deployment
   // agrees on it with nothing configured; a secret set for the carrier wins.
   const sandboxPush = ctx.config.CARRIER_SANDBOX_PUSH === 'on';
-  for (const c of PUSH_COURIERS) if (!hasCredentials(own, c) && !own.pushSecrets?.[c]) own.pushSecrets = { ...own.pushSecrets, [c]: derivedPushSecret(ctx.config.sessionSecret, c) };
+  for (const c of PUSH_COURIERS)
+    if (!hasCredentials(own, c) && !own.pushSecrets?.[c])
+      own.pushSecrets = { ...own.pushSecrets, [c]: derivedPushSecret(ctx.config.sessionSecret, c) };
   own.sandboxPush = sandboxPush;
   const sandbox = needSandbox
     ? await startCarrierSandbox({
@@ -52,7 +54,9 @@ export async function setupCarriers(ctx: AppContext): Promise<void> {
     : null;
   const client = createCarrierClient(sandbox ? { ...own, sandboxUrl: sandbox.url } : own, {
     limiter: (courier, setting, credential) =>
-      createSharedRateLimiter(ctx.db, carrierLimitKey(courier, credential), setting, { onWait: (ms) => carrierRateLimitWait.inc({ carrier: courier }, ms / 1000) }),
+      createSharedRateLimiter(ctx.db, carrierLimitKey(courier, credential), setting, {
+        onWait: (ms) => carrierRateLimitWait.inc({ carrier: courier }, ms / 1000),
+      }),
   });
   ctx.resources.carriers = { client, sandbox, pace: ctx.config.CARRIER_SANDBOX_PACE };
 }

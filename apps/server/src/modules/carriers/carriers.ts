@@ -106,7 +106,8 @@ export function carrierConfig(env: CarrierEnv, sandboxUrl?: string): CarrierConf
 }
 
 /** The same from a plain environment (UPS_*, USPS_*, FEDEX_*, CANADAPOST_*), checked like the server's config. */
-export const carrierConfigFromEnv = (env: NodeJS.ProcessEnv, sandboxUrl?: string): CarrierConfig => carrierConfig(carrierEnvSchema.parse(env), sandboxUrl);
+export const carrierConfigFromEnv = (env: NodeJS.ProcessEnv, sandboxUrl?: string): CarrierConfig =>
+  carrierConfig(carrierEnvSchema.parse(env), sandboxUrl);
 
 /** Whether a carrier has credentials of its own (otherwise the sandbox serves it). */
 export function hasCredentials(config: CarrierConfig, courier: CourierSlug): boolean {
@@ -146,22 +147,38 @@ export function createCarrierClient(config: CarrierConfig, opts: { limiter?: Lim
     switch (courier) {
       case 'ups':
         adapter = createUpsAdapter(
-          { clientId: config.ups.clientId ?? SANDBOX_SECRET, clientSecret: config.ups.clientSecret ?? SANDBOX_SECRET, transactionSrc: config.ups.transactionSrc },
+          {
+            clientId: config.ups.clientId ?? SANDBOX_SECRET,
+            clientSecret: config.ups.clientSecret ?? SANDBOX_SECRET,
+            transactionSrc: config.ups.transactionSrc,
+          },
           deps,
         );
         break;
       case 'usps':
         adapter = createUspsAdapter(
-          { clientId: config.usps.clientId ?? SANDBOX_SECRET, clientSecret: config.usps.clientSecret ?? SANDBOX_SECRET, api: config.usps.api, adminEmail: config.usps.adminEmail },
+          {
+            clientId: config.usps.clientId ?? SANDBOX_SECRET,
+            clientSecret: config.usps.clientSecret ?? SANDBOX_SECRET,
+            api: config.usps.api,
+            adminEmail: config.usps.adminEmail,
+          },
           deps,
         );
         break;
       case 'fedex':
-        adapter = createFedexAdapter({ clientId: config.fedex.clientId ?? SANDBOX_SECRET, clientSecret: config.fedex.clientSecret ?? SANDBOX_SECRET }, deps);
+        adapter = createFedexAdapter(
+          { clientId: config.fedex.clientId ?? SANDBOX_SECRET, clientSecret: config.fedex.clientSecret ?? SANDBOX_SECRET },
+          deps,
+        );
         break;
       case 'canadapost':
         adapter = createCanadaPostAdapter(
-          { username: config.canadapost.username ?? SANDBOX_SECRET, password: config.canadapost.password ?? SANDBOX_SECRET, language: config.canadapost.language },
+          {
+            username: config.canadapost.username ?? SANDBOX_SECRET,
+            password: config.canadapost.password ?? SANDBOX_SECRET,
+            language: config.canadapost.language,
+          },
           deps,
         );
         break;
@@ -175,7 +192,9 @@ export function createCarrierClient(config: CarrierConfig, opts: { limiter?: Lim
       const entry = adapters.get(courier);
       if (!entry) {
         const name = COURIERS[courier]?.name ?? String(courier);
-        return tids.map((tid) => failure(courier, tid, 'auth', `${name} is not configured: set its credentials or run with the carrier sandbox.`));
+        return tids.map((tid) =>
+          failure(courier, tid, 'auth', `${name} is not configured: set its credentials or run with the carrier sandbox.`),
+        );
       }
       const size = entry.adapter.maxBatch;
       const batches: string[][] = [];

@@ -8,7 +8,10 @@ import { CarrierDetectError, detectCarriers, explainDetection, normalizeTracking
 const here = path.dirname(fileURLToPath(import.meta.url));
 // jkeen's test numbers, copied into the repo with the recorded carrier samples (see that folder's README).
 const numbersPath = path.resolve(here, '..', '..', '..', 'test', 'carriers', 'numbers.json');
-const numbers = JSON.parse(fs.readFileSync(numbersPath, 'utf8')) as Record<string, { by_format?: Record<string, { valid: string[]; invalid: string[] }> }>;
+const numbers = JSON.parse(fs.readFileSync(numbersPath, 'utf8')) as Record<
+  string,
+  { by_format?: Record<string, { valid: string[]; invalid: string[] }> }
+>;
 
 // jkeen names the UPS waybill format "UPS Waybill" without an id; ours is the slug.
 const ID_ALIAS: Record<string, string> = { 'ups-waybill': 'ups_waybill' };
@@ -25,7 +28,10 @@ describe('jkeen test numbers (test/carriers/numbers.json)', () => {
         }
         for (const n of f.invalid) {
           const same = explainDetection(n).filter((c) => c.formatId === id);
-          expect(same.every((c) => !c.checkDigitValid), n).toBe(true);
+          expect(
+            same.every((c) => !c.checkDigitValid),
+            n,
+          ).toBe(true);
         }
       });
     }

@@ -178,14 +178,20 @@ function compileFormat(def: FormatDef, fileCourier: CourierSlug | null, fallback
     prependIf: prepend ? { re: new RegExp(prepend.matches_regex), content: prepend.content } : null,
     exists,
     serviceLookup: service
-      ? { group: service.regex_group_name, table: new Map(service.lookup.filter((l) => l.matches && l.name).map((l) => [l.matches!, l.name!])) }
+      ? {
+          group: service.regex_group_name,
+          table: new Map(service.lookup.filter((l) => l.matches && l.name).map((l) => [l.matches!, l.name!])),
+        }
       : null,
     rank: RANK[id] ?? 6,
   };
 }
 
 function slugId(name: string): string {
-  return name.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '');
+  return name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_|_$/g, '');
 }
 
 function compileFile(file: CourierFile, courier: CourierSlug | null, only?: (d: FormatDef) => boolean): CompiledFormat[] {

@@ -1,7 +1,28 @@
 // FedEx Track API v1 (carrier notes §3): OAuth client credentials, up to 30 numbers per POST.
-import { bearerRequest, jsonBody, failure, fromError, joinUrl, kindForStatus, limitedRequest, success, tokenError, type AdapterDeps, type CarrierAdapter } from './adapter.ts';
+import {
+  bearerRequest,
+  jsonBody,
+  failure,
+  fromError,
+  joinUrl,
+  kindForStatus,
+  limitedRequest,
+  success,
+  tokenError,
+  type AdapterDeps,
+  type CarrierAdapter,
+} from './adapter.ts';
 import { arr, CarrierError, cleanText, isObj, parseJson, str, type HttpResponse } from './http.ts';
-import { asStatus, expectedFrom, joinLocation, parseIsoLike, resolveTimes, STATUS_MAPPING, toUtcMs, type MappedStatus } from './normalize.ts';
+import {
+  asStatus,
+  expectedFrom,
+  joinLocation,
+  parseIsoLike,
+  resolveTimes,
+  STATUS_MAPPING,
+  toUtcMs,
+  type MappedStatus,
+} from './normalize.ts';
 import { createFedexPush } from './push-subscribe.ts';
 import { OAuthTokenCache, readExpiresIn } from './oauth.ts';
 import type { NormalizedCheckpoint, TrackResult, TrackingStatus } from './types.ts';
@@ -166,11 +187,17 @@ function normalizeFedexEntry(entry: Record<string, unknown>, tid: string): Track
   // this parcel's estimate (sandbox captures put it before the ship date), so it is not used.
   const dates = arr(chosen.dateAndTimes).filter(isObj);
   const est = dates.find((d) => str(d.type) === 'ESTIMATED_DELIVERY');
-  const win = isObj(chosen.estimatedDeliveryTimeWindow) && isObj(chosen.estimatedDeliveryTimeWindow.window) ? chosen.estimatedDeliveryTimeWindow.window : {};
+  const win =
+    isObj(chosen.estimatedDeliveryTimeWindow) && isObj(chosen.estimatedDeliveryTimeWindow.window)
+      ? chosen.estimatedDeliveryTimeWindow.window
+      : {};
   const expected = expectedFrom(parseIsoLike(str(est?.dateTime) ?? str(win.ends)));
 
-  const addrOf = (o: unknown): unknown => (isObj(o) && isObj(o.locationContactAndAddress) ? o.locationContactAndAddress.address : undefined);
-  const origin = fedexAddress(addrOf(chosen.originLocation)) ?? fedexAddress(isObj(chosen.shipperInformation) ? chosen.shipperInformation.address : undefined);
+  const addrOf = (o: unknown): unknown =>
+    isObj(o) && isObj(o.locationContactAndAddress) ? o.locationContactAndAddress.address : undefined;
+  const origin =
+    fedexAddress(addrOf(chosen.originLocation)) ??
+    fedexAddress(isObj(chosen.shipperInformation) ? chosen.shipperInformation.address : undefined);
   const destination =
     fedexAddress(addrOf(chosen.destinationLocation)) ??
     fedexAddress(isObj(chosen.recipientInformation) ? chosen.recipientInformation.address : undefined) ??
@@ -179,7 +206,11 @@ function normalizeFedexEntry(entry: Record<string, unknown>, tid: string): Track
 }
 
 // ---- status lookup (carrier notes §5.4) ----
-const STATUS = STATUS_MAPPING.fedex as { event_code_to_status: Record<string, MappedStatus>; derived_code_to_status: Record<string, MappedStatus>; DE_attempt_reasons: string[] };
+const STATUS = STATUS_MAPPING.fedex as {
+  event_code_to_status: Record<string, MappedStatus>;
+  derived_code_to_status: Record<string, MappedStatus>;
+  DE_attempt_reasons: string[];
+};
 
 export function fedexCode(code: string | null): TrackingStatus | null {
   if (!code) return null;

@@ -3,7 +3,16 @@ import { expectedFrom, joinLocation, parseCompact, parseIsoLike, parseOffset, re
 
 describe('carrier time and location helpers', () => {
   it('reads ISO-like times with and without an offset, and refuses impossible ones', () => {
-    expect(parseIsoLike('2026-03-04T05:06:07-05:00')).toMatchObject({ y: 2026, mo: 3, d: 4, h: 5, mi: 6, s: 7, offsetMin: -300, dateOnly: false });
+    expect(parseIsoLike('2026-03-04T05:06:07-05:00')).toMatchObject({
+      y: 2026,
+      mo: 3,
+      d: 4,
+      h: 5,
+      mi: 6,
+      s: 7,
+      offsetMin: -300,
+      dateOnly: false,
+    });
     expect(parseIsoLike('2026-03-04')).toMatchObject({ dateOnly: true, offsetMin: null });
     expect(parseIsoLike('2026-13-04T00:00:00Z')).toBeNull();
     expect(parseIsoLike('yesterday')).toBeNull();

@@ -57,7 +57,8 @@ function build(
   dateOnly = false,
 ): RawTime | null {
   const r = { y: Number(y), mo: Number(mo), d: Number(d), h: Number(h ?? 0), mi: Number(mi ?? 0), s: Number(s ?? 0), offsetMin, dateOnly };
-  if (!(r.y >= 1970 && r.y <= 2200 && r.mo >= 1 && r.mo <= 12 && r.d >= 1 && r.d <= 31 && r.h <= 23 && r.mi <= 59 && r.s <= 60)) return null;
+  if (!(r.y >= 1970 && r.y <= 2200 && r.mo >= 1 && r.mo <= 12 && r.d >= 1 && r.d <= 31 && r.h <= 23 && r.mi <= 59 && r.s <= 60))
+    return null;
   return r;
 }
 

@@ -36,10 +36,20 @@ export interface CarrierPush {
   unsubscribe(items: Array<{ tid: string; subscriptionId: string | null }>, listenerUrl: string): Promise<void>;
 }
 
-async function postJson(deps: AdapterDeps, oauth: OAuthTokenCache, path: string, body: unknown, extra: Record<string, string> = {}): Promise<{ status: number; body: unknown }> {
+async function postJson(
+  deps: AdapterDeps,
+  oauth: OAuthTokenCache,
+  path: string,
+  body: unknown,
+  extra: Record<string, string> = {},
+): Promise<{ status: number; body: unknown }> {
   const res = await bearerRequest(deps, oauth, (token) => ({
     url: joinUrl(deps.baseUrl, path),
-    init: { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json', ...extra }, body: JSON.stringify(body) },
+    init: {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json', ...extra },
+      body: JSON.stringify(body),
+    },
   }));
   let parsed: unknown = null;
   try {
@@ -68,13 +78,21 @@ export function createUpsPush(deps: AdapterDeps, oauth: OAuthTokenCache, transac
         deps,
         oauth,
         UPS_SUBSCRIBE_PATH,
-        { locale: 'en_US', countryCode: 'US', trackingNumberList: tids, destination: { url: listenerUrl, credentialType: 'Bearer', credential: secret } },
+        {
+          locale: 'en_US',
+          countryCode: 'US',
+          trackingNumberList: tids,
+          destination: { url: listenerUrl, credentialType: 'Bearer', credential: secret },
+        },
         { transId: randomUUID().replace(/-/g, '').slice(0, 32), transactionSrc },
       );
       const body = isObj(r.body) ? r.body : {};
       if (r.status !== 200 && !Array.isArray(body.invalidTrackingNumbers)) refusedAll(r.status, 'UPS');
       const valid = new Set(arr(body.validTrackingNumbers).map(str));
-      return { subscribed: tids.filter((t) => valid.has(t)).map((tid) => ({ tid, subscriptionId: null })), refused: tids.filter((t) => !valid.has(t)) };
+      return {
+        subscribed: tids.filter((t) => valid.has(t)).map((tid) => ({ tid, subscriptionId: null })),
+        refused: tids.filter((t) => !valid.has(t)),
+      };
     },
     async unsubscribe() {
       // Track Alert has no per-package delete; the subscription lapses by itself.
@@ -98,10 +116,18 @@ export function createFedexPush(deps: AdapterDeps, oauth: OAuthTokenCache): Carr
     eligible: () => true,
     async subscribe(tids, listenerUrl) {
       const rejected = await associate('ADD', tids, listenerUrl);
-      return { subscribed: tids.filter((t) => !rejected.has(t)).map((tid) => ({ tid, subscriptionId: null })), refused: tids.filter((t) => rejected.has(t)) };
+      return {
+        subscribed: tids.filter((t) => !rejected.has(t)).map((tid) => ({ tid, subscriptionId: null })),
+        refused: tids.filter((t) => rejected.has(t)),
+      };
     },
     async unsubscribe(items, listenerUrl) {
-      if (items.length) await associate('REMOVE', items.map((i) => i.tid), listenerUrl);
+      if (items.length)
+        await associate(
+          'REMOVE',
+          items.map((i) => i.tid),
+          listenerUrl,
+        );
     },
   };
 }
@@ -123,7 +149,10 @@ export function createUspsPush(deps: AdapterDeps, oauth: OAuthTokenCache, adminE
         const id = isObj(r.body) ? str(r.body.subscriptionId) : null;
         // Subscribing a number again (a renewal) is refused as a duplicate, and the refusal names the existing
         // subscription: that one goes on.
-        const existing = r.status === 400 || r.status === 409 ? /subscriptionId\W{1,5}([A-Za-z0-9-]{8,64})/.exec(JSON.stringify(r.body ?? ''))?.[1] : undefined;
+        const existing =
+          r.status === 400 || r.status === 409
+            ? /subscriptionId\W{1,5}([A-Za-z0-9-]{8,64})/.exec(JSON.stringify(r.body ?? ''))?.[1]
+            : undefined;
         if ((r.status === 200 || r.status === 201) && id) out.subscribed.push({ tid, subscriptionId: id });
         else if (existing) out.subscribed.push({ tid, subscriptionId: existing });
         else if (r.status === 400 || r.status === 409 || r.status === 422) out.refused.push(tid);
@@ -143,4 +172,3 @@ export function createUspsPush(deps: AdapterDeps, oauth: OAuthTokenCache, adminE
     },
   };
 }
-

@@ -11,8 +11,7 @@ import { PUSH_TIMESTAMP_WINDOW_MS, type PushCourier } from './push-subscribe.ts'
 type Json = Record<string, unknown>;
 export type PushHeaders = Record<string, string | string[] | undefined>;
 export type PushReading =
-  | { ok: true; results: TrackResult[] }
-  | { ok: false; status: 400 | 401; reason: 'forged' | 'stale' | 'malformed'; message: string };
+  { ok: true; results: TrackResult[] } | { ok: false; status: 400 | 401; reason: 'forged' | 'stale' | 'malformed'; message: string };
 
 const header = (h: PushHeaders, name: string): string => {
   const v = h[name];
@@ -32,7 +31,12 @@ export function safeEqual(a: string, b: string): boolean {
 
 export const hmacBase64 = (secret: string, message: string): string => createHmac('sha256', secret).update(message).digest('base64');
 
-const refuse = (status: 400 | 401, reason: 'forged' | 'stale' | 'malformed', message: string): PushReading => ({ ok: false, status, reason, message });
+const refuse = (status: 400 | 401, reason: 'forged' | 'stale' | 'malformed', message: string): PushReading => ({
+  ok: false,
+  status,
+  reason,
+  message,
+});
 
 /**
  * Authenticate and read one pushed call. UPS: the `credential` header we chose and the UPS user agent, one event
@@ -42,7 +46,8 @@ const refuse = (status: 400 | 401, reason: 'forged' | 'stale' | 'malformed', mes
  */
 export function readPush(courier: PushCourier, headers: PushHeaders, raw: string, secret: string, nowMs: number): PushReading {
   if (courier === 'ups') {
-    if (!safeEqual(header(headers, 'credential'), secret) || !header(headers, 'user-agent').startsWith('UPSPubSubTrackingService')) return refuse(401, 'forged', 'The UPS credential does not match.');
+    if (!safeEqual(header(headers, 'credential'), secret) || !header(headers, 'user-agent').startsWith('UPSPubSubTrackingService'))
+      return refuse(401, 'forged', 'The UPS credential does not match.');
     const event = safeParse(raw);
     const tid = isObj(event) ? str(event.trackingNumber)?.trim().toUpperCase() : null;
     if (!isObj(event) || !tid) return refuse(400, 'malformed', 'A UPS event needs a trackingNumber.');
@@ -50,7 +55,8 @@ export function readPush(courier: PushCourier, headers: PushHeaders, raw: string
     return result ? { ok: true, results: [result] } : refuse(400, 'malformed', 'The UPS event has no readable time.');
   }
   if (courier === 'fedex') {
-    if (!safeEqual(header(headers, 'fdx-signature'), hmacBase64(secret, raw))) return refuse(401, 'forged', 'The FedEx signature does not match.');
+    if (!safeEqual(header(headers, 'fdx-signature'), hmacBase64(secret, raw)))
+      return refuse(401, 'forged', 'The FedEx signature does not match.');
     const body = safeParse(raw);
     const entries = isObj(body) && isObj(body.output) ? arr(body.output.completeTrackResults).filter(isObj) : [];
     const tids = entries.map((e) => str(e.trackingNumber)).filter((t): t is string => !!t);
@@ -61,9 +67,11 @@ export function readPush(courier: PushCourier, headers: PushHeaders, raw: string
   const timestamp = isObj(envelope) ? str(envelope.timestamp) : null;
   const payload = isObj(envelope) ? str(envelope.payload) : null;
   if (!timestamp || payload === null) return refuse(400, 'malformed', 'A USPS event needs a timestamp and a payload.');
-  if (!safeEqual(header(headers, 'x-hmac'), hmacBase64(secret.slice(0, 32), timestamp + payload))) return refuse(401, 'forged', 'The USPS signature does not match.');
+  if (!safeEqual(header(headers, 'x-hmac'), hmacBase64(secret.slice(0, 32), timestamp + payload)))
+    return refuse(401, 'forged', 'The USPS signature does not match.');
   const at = Date.parse(timestamp);
-  if (!Number.isFinite(at) || Math.abs(nowMs - at) > PUSH_TIMESTAMP_WINDOW_MS) return refuse(401, 'stale', 'The USPS event timestamp is outside the five-minute window.');
+  if (!Number.isFinite(at) || Math.abs(nowMs - at) > PUSH_TIMESTAMP_WINDOW_MS)
+    return refuse(401, 'stale', 'The USPS event timestamp is outside the five-minute window.');
   const record = safeParse(payload);
   const tid = isObj(record) ? str(record.trackingNumber) : null;
   if (!tid) return refuse(400, 'malformed', 'The USPS payload has no trackingNumber.');

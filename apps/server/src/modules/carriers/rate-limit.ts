@@ -81,7 +81,6 @@ export function createRateLimiter(setting: RateLimitSetting, now: () => number =
   };
 }
 
-
 /**
  * The same limiter shared by every process through the database: one budget per key (a carrier and its
  * credential), so two workers cannot each spend a carrier's whole allowance. Each grant is one statement; a
@@ -89,7 +88,12 @@ export function createRateLimiter(setting: RateLimitSetting, now: () => number =
  * so a pause lifted or a slot freed elsewhere is seen soon) and gives up past `maxWaitMs`, as the in-process
  * limiter does.
  */
-export function createSharedRateLimiter(db: Queryable, key: string, setting: RateLimitSetting, hooks: { onWait?(ms: number): void } = {}): RateLimiter {
+export function createSharedRateLimiter(
+  db: Queryable,
+  key: string,
+  setting: RateLimitSetting,
+  hooks: { onWait?(ms: number): void } = {},
+): RateLimiter {
   if (setting === false) return createRateLimiter(false);
   const limit = Math.max(1, Math.floor(setting.limit));
   const intervalMs = Math.max(1, setting.intervalMs);

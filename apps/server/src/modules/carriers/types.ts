@@ -8,7 +8,10 @@ import { COURIER_NAMES, COURIER_SLUGS, TRACKING_STATUSES, type CourierSlug, type
 export { COURIER_SLUGS, type CourierSlug, type TrackingStatus };
 export const TRACKING_STATUS_LIST: readonly TrackingStatus[] = TRACKING_STATUSES;
 
-export const COURIERS = Object.fromEntries(COURIER_SLUGS.map((c) => [c, { name: COURIER_NAMES[c] }])) as Record<CourierSlug, { name: string }>;
+export const COURIERS = Object.fromEntries(COURIER_SLUGS.map((c) => [c, { name: COURIER_NAMES[c] }])) as Record<
+  CourierSlug,
+  { name: string }
+>;
 
 export function isCourierSlug(value: unknown): value is CourierSlug {
   return typeof value === 'string' && (COURIER_SLUGS as readonly string[]).includes(value);

@@ -1,8 +1,29 @@
 // UPS Track API v1 (carrier notes §1): OAuth client credentials, one inquiry number per GET.
 import { randomUUID } from 'node:crypto';
-import { bearerRequest, jsonBody, failure, fromError, joinUrl, kindForStatus, limitedRequest, success, tokenError, type AdapterDeps, type CarrierAdapter } from './adapter.ts';
+import {
+  bearerRequest,
+  jsonBody,
+  failure,
+  fromError,
+  joinUrl,
+  kindForStatus,
+  limitedRequest,
+  success,
+  tokenError,
+  type AdapterDeps,
+  type CarrierAdapter,
+} from './adapter.ts';
 import { arr, basicAuth, CarrierError, cleanText, isObj, parseJson, str, type HttpResponse } from './http.ts';
-import { asStatus, expectedFrom, joinLocation, parseCompact, parseOffset, resolveTimes, STATUS_MAPPING, type MappedStatus } from './normalize.ts';
+import {
+  asStatus,
+  expectedFrom,
+  joinLocation,
+  parseCompact,
+  parseOffset,
+  resolveTimes,
+  STATUS_MAPPING,
+  type MappedStatus,
+} from './normalize.ts';
 import { OAuthTokenCache, readExpiresIn } from './oauth.ts';
 import { createUpsPush } from './push-subscribe.ts';
 import type { NormalizedCheckpoint, TrackResult, TrackingStatus } from './types.ts';
@@ -36,7 +57,9 @@ export function createUpsAdapter(cfg: UpsConfig, deps: AdapterDeps): CarrierAdap
   async function trackOne(tid: string): Promise<TrackResult> {
     try {
       const res = await bearerRequest(deps, oauth, (token) => ({
-        url: joinUrl(deps.baseUrl, UPS_TRACK_PATH + encodeURIComponent(tid)) + '?locale=en_US&returnSignature=false&returnMilestones=false&returnPOD=false',
+        url:
+          joinUrl(deps.baseUrl, UPS_TRACK_PATH + encodeURIComponent(tid)) +
+          '?locale=en_US&returnSignature=false&returnMilestones=false&returnPOD=false',
         init: {
           method: 'GET',
           headers: {

@@ -1,7 +1,29 @@
 // USPS Tracking API 3.x (carrier notes §2): OAuth client credentials; v3 GET one number; v3r2 POST an array.
-import { bearerRequest, jsonBody, failure, fromError, joinUrl, kindForStatus, limitedRequest, success, tokenError, type AdapterDeps, type CarrierAdapter } from './adapter.ts';
+import {
+  bearerRequest,
+  jsonBody,
+  failure,
+  fromError,
+  joinUrl,
+  kindForStatus,
+  limitedRequest,
+  success,
+  tokenError,
+  type AdapterDeps,
+  type CarrierAdapter,
+} from './adapter.ts';
 import { arr, CarrierError, cleanText, isObj, parseJson, str, type HttpResponse } from './http.ts';
-import { asStatus, expectedFrom, joinLocation, parseIsoLike, parseOffset, resolveTimes, STATUS_MAPPING, type MappedStatus, type RawTime } from './normalize.ts';
+import {
+  asStatus,
+  expectedFrom,
+  joinLocation,
+  parseIsoLike,
+  parseOffset,
+  resolveTimes,
+  STATUS_MAPPING,
+  type MappedStatus,
+  type RawTime,
+} from './normalize.ts';
 import { createUspsPush } from './push-subscribe.ts';
 import { OAuthTokenCache, readExpiresIn } from './oauth.ts';
 import type { NormalizedCheckpoint, TrackResult, TrackingStatus } from './types.ts';
@@ -18,7 +40,12 @@ export type UspsConfig = { clientId: string; clientSecret: string; api?: 'v3' | 
 
 export function createUspsAdapter(cfg: UspsConfig, deps: AdapterDeps): CarrierAdapter {
   const oauth = new OAuthTokenCache(async () => {
-    const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: cfg.clientId, client_secret: cfg.clientSecret, scope: 'tracking' });
+    const form = new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: cfg.clientId,
+      client_secret: cfg.clientSecret,
+      scope: 'tracking',
+    });
     // Token calls count against the hourly quota too (carrier notes §2.6), hence limitedRequest.
     const res = await limitedRequest(deps, joinUrl(deps.baseUrl, USPS_TOKEN_PATH), {
       method: 'POST',
@@ -83,7 +110,11 @@ function uspsError(status: number, body: unknown, tid: string): TrackResult {
   const err = isObj(body) && isObj(body.error) ? body.error : null;
   const first = err ? arr(err.errors).find(isObj) : undefined;
   const subCode = first ? str(first.code) : null;
-  const text = cleanText(err?.message) || cleanText(first?.title) || cleanText(first?.detail) || (isObj(body) ? cleanText(body.error_description) : '');
+  const text =
+    cleanText(err?.message) ||
+    cleanText(first?.title) ||
+    cleanText(first?.detail) ||
+    (isObj(body) ? cleanText(body.error_description) : '');
   const message = text || `USPS answered HTTP ${status}.`;
   // Not found: 404, or 400 with a not-available code, or the not-available texts; not by code alone, because
   // v3r2 reuses 150006 (a 3849-ID volume error in the inventory) for "not yet available" (carrier notes §2.5).
@@ -116,7 +147,9 @@ export function parseUspsV3r2Response(res: Pick<HttpResponse, 'status' | 'text'>
   }
   if (!Array.isArray(body)) {
     // Whole-call error such as the recorded 404 150006 (carrier notes §2.5).
-    return tids.map((tid) => (res.status === 200 ? failure('usps', tid, 'malformed', 'USPS v3r2 response is not an array.') : uspsError(res.status, body, tid)));
+    return tids.map((tid) =>
+      res.status === 200 ? failure('usps', tid, 'malformed', 'USPS v3r2 response is not an array.') : uspsError(res.status, body, tid),
+    );
   }
   const items = body.filter(isObj);
   return tids.map((tid, i) => {
@@ -171,7 +204,8 @@ function normalizeUspsDetail(body: Record<string, unknown>, tid: string): TrackR
   // statusCategory first, Alert with an attempt code is a FailAttempt; else the newest event code;
   // else InTransit with events, Pending without (carrier notes §5.5).
   let status = uspsCategory(str(body.statusCategory));
-  if (status === 'Exception' && /^alert$/i.test(str(body.statusCategory)?.trim() ?? '') && uspsIsAttemptCode(codes[0] ?? null)) status = 'FailAttempt';
+  if (status === 'Exception' && /^alert$/i.test(str(body.statusCategory)?.trim() ?? '') && uspsIsAttemptCode(codes[0] ?? null))
+    status = 'FailAttempt';
   if (!status) status = perCode[0] ?? null;
   if (!status) status = events.length ? 'InTransit' : 'Pending';
 
@@ -194,7 +228,10 @@ function normalizeUspsDetail(body: Record<string, unknown>, tid: string): TrackR
 }
 
 // ---- status lookup (carrier notes §5.5) ----
-const STATUS = STATUS_MAPPING.usps as { status_category_to_status: Record<string, MappedStatus>; event_code_to_status: Record<string, MappedStatus> };
+const STATUS = STATUS_MAPPING.usps as {
+  status_category_to_status: Record<string, MappedStatus>;
+  event_code_to_status: Record<string, MappedStatus>;
+};
 
 export function uspsCategory(category: string | null): TrackingStatus | null {
   if (!category) return null;

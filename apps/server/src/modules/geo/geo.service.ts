@@ -42,13 +42,21 @@ async function withFallback<T>(ctx: AppContext, ask: (g: Geocoder) => Promise<T>
 }
 
 export async function lookupZip(ctx: AppContext, zip: string, country?: string): Promise<GeoPlace> {
-  const place = await withFallback(ctx, (g) => g.lookupZip(zip, country), (p) => p === null);
+  const place = await withFallback(
+    ctx,
+    (g) => g.lookupZip(zip, country),
+    (p) => p === null,
+  );
   if (!place) throw notFound(GEO_MESSAGES.zipNotFound);
   return place;
 }
 
 export function autocomplete(ctx: AppContext, q: string, limit: number): Promise<GeoPlace[]> {
-  return withFallback(ctx, (g) => g.autocomplete(q, limit), (list) => list.length === 0);
+  return withFallback(
+    ctx,
+    (g) => g.autocomplete(q, limit),
+    (list) => list.length === 0,
+  );
 }
 
 /**
@@ -57,7 +65,11 @@ export function autocomplete(ctx: AppContext, q: string, limit: number): Promise
  */
 export async function locateAddress(ctx: AppContext, address: AddressQuery): Promise<{ lat: number; long: number } | null> {
   try {
-    const place = await withFallback(ctx, (g) => g.locate(address), (p) => p === null);
+    const place = await withFallback(
+      ctx,
+      (g) => g.locate(address),
+      (p) => p === null,
+    );
     return place ? { lat: place.lat, long: place.long } : null;
   } catch (err) {
     ctx.log.warn({ err: (err as Error).message }, 'could not geocode an address');

@@ -35,7 +35,16 @@ export function placeOf(r: NominatimResult): GeoPlace | null {
   const city = a.city ?? a.town ?? a.village ?? a.hamlet ?? a.municipality ?? a.suburb ?? '';
   const address1 = [a.house_number, a.road].filter(Boolean).join(' ');
   const zip = a.postcode ?? '';
-  return { label: r.display_name ?? [address1, city, state, zip].filter(Boolean).join(', '), address1, city, state, zip, country, lat, long };
+  return {
+    label: r.display_name ?? [address1, city, state, zip].filter(Boolean).join(', '),
+    address1,
+    city,
+    state,
+    zip,
+    country,
+    lat,
+    long,
+  };
 }
 
 /**
@@ -81,7 +90,10 @@ export function nominatimGeocoder(opts: NominatimOptions, fetchImpl: typeof fetc
     self.requests++;
     let res: Response;
     try {
-      res = await fetchImpl(url, { headers: { accept: 'application/json', 'user-agent': opts.userAgent }, signal: AbortSignal.timeout(opts.timeoutMs - wait) });
+      res = await fetchImpl(url, {
+        headers: { accept: 'application/json', 'user-agent': opts.userAgent },
+        signal: AbortSignal.timeout(opts.timeoutMs - wait),
+      });
     } catch (err) {
       throw new GeocoderUnavailable(`geocoder unreachable: ${(err as Error).message}`);
     }
@@ -115,7 +127,14 @@ export function nominatimGeocoder(opts: NominatimOptions, fetchImpl: typeof fetc
   }
 
   async function locate(a: AddressQuery): Promise<GeoPlace | null> {
-    const results = await search({ street: a.address1, city: a.city, state: a.state, postalcode: a.zip, countrycodes: countries(a.country), limit: '1' });
+    const results = await search({
+      street: a.address1,
+      city: a.city,
+      state: a.state,
+      postalcode: a.zip,
+      countrycodes: countries(a.country),
+      limit: '1',
+    });
     return results.map(placeOf).find((p) => p !== null) ?? null;
   }
 

@@ -38,14 +38,28 @@ interface Data {
 }
 
 // Canadian rows name every neighbourhood of the area: "Downtown Toronto (cn Tower / King And Spadina / ...)".
-const canadianCity = (city: string) => city.replace(/\s*\(.*$/, '').split(' / ')[0]!.trim();
+const canadianCity = (city: string) =>
+  city
+    .replace(/\s*\(.*$/, '')
+    .split(' / ')[0]!
+    .trim();
 
 function entryOf(z: ZipCode): Entry {
   const ca = z.country === 'Canada';
   const city = ca ? canadianCity(z.city) : z.city;
   const state = ca ? (PROVINCES[z.state.toLowerCase()] ?? z.state) : z.state;
   const country = ca ? 'CA' : 'US';
-  return { label: `${city}, ${state} ${z.zip}, ${country}`, address1: '', city, state, zip: z.zip, country, lat: z.latitude, long: z.longitude, key: city.toLowerCase() };
+  return {
+    label: `${city}, ${state} ${z.zip}, ${country}`,
+    address1: '',
+    city,
+    state,
+    zip: z.zip,
+    country,
+    lat: z.latitude,
+    long: z.longitude,
+    key: city.toLowerCase(),
+  };
 }
 
 let loading: Promise<Data> | undefined;
@@ -55,7 +69,9 @@ export const offlineDataLoaded = () => loading !== undefined;
 function data(): Promise<Data> {
   loading ??= import('zipcodes').then((mod) => {
     const zipcodes = (mod as unknown as { default?: typeof mod }).default ?? mod;
-    const all = Object.values(zipcodes.codes).filter((z) => Number.isFinite(z.latitude) && Number.isFinite(z.longitude)).map(entryOf);
+    const all = Object.values(zipcodes.codes)
+      .filter((z) => Number.isFinite(z.latitude) && Number.isFinite(z.longitude))
+      .map(entryOf);
     const byZip = [...all].sort((a, b) => (a.zip < b.zip ? -1 : a.zip > b.zip ? 1 : 0));
     const seen = new Set<string>();
     const byCity: Entry[] = [];
@@ -95,7 +111,13 @@ function lowerBound(list: Entry[], prefix: string, field: 'zip' | 'key'): number
   return lo;
 }
 
-function takePrefix(list: Entry[], prefix: string, field: 'zip' | 'key', limit: number, keep: (e: Entry) => boolean = () => true): GeoPlace[] {
+function takePrefix(
+  list: Entry[],
+  prefix: string,
+  field: 'zip' | 'key',
+  limit: number,
+  keep: (e: Entry) => boolean = () => true,
+): GeoPlace[] {
   const out: GeoPlace[] = [];
   for (let i = lowerBound(list, prefix, field); i < list.length && out.length < limit; i++) {
     const e = list[i]!;

@@ -16,7 +16,8 @@ const MAX_BUFFERED = 1024 * 1024;
 /** Defaults of LIVE_PUBLIC_STREAMS_PER_ADDRESS and LIVE_PUBLIC_STREAMS_MAX (docs/operations.md "Limits"). */
 export const PUBLIC_STREAMS_PER_ADDRESS = 20;
 export const PUBLIC_STREAMS_MAX = 5000;
-export const TOO_MANY_PUBLIC_STREAMS = 'Too many open live pages from here: close a few tabs, the page also updates by itself every 30 seconds';
+export const TOO_MANY_PUBLIC_STREAMS =
+  'Too many open live pages from here: close a few tabs, the page also updates by itself every 30 seconds';
 export const TOO_MANY_STREAMS = 'Too many live streams open for this account: close a few tabs or clients, then try again';
 export const STREAMS_BUSY = 'Too many live streams open on this server: the page updates by itself when you reload it';
 
@@ -213,31 +214,35 @@ export const liveRoutes = fp(async (app, { ctx }: { ctx: AppContext }) => {
     for (const set of publicByAddress.values()) if (!top || set.size > top.size) top = set;
     return top;
   };
-  app.get('/v1/track/:uidTid/live', { config: { rateLimit: { max: 60, timeWindow: 60_000, keyGenerator: (req: FastifyRequest) => addressKey(req.ip) } } }, async (req, reply) => {
-    requireStreamClient(req);
-    const subject = await publicParcelSubject(ctx, (req.params as { uidTid: string }).uidTid);
-    const key = addressKey(req.ip);
-    const mine = publicByAddress.get(key)?.size ?? 0;
-    if (mine >= ctx.config.LIVE_PUBLIC_STREAMS_PER_ADDRESS) throw tooMany(TOO_MANY_PUBLIC_STREAMS, 30);
-    if (publicOpen >= ctx.config.LIVE_PUBLIC_STREAMS_MAX) {
-      const top = heaviest();
-      if (!top || top.size <= mine + 1) throw new AppError(503, TOO_MANY_PUBLIC_STREAMS, 'busy', null, { 'retry-after': '30' });
-      // Sets keep insertion order: the first is the oldest.
-      top.values().next().value!();
-    }
-    let set = publicByAddress.get(key);
-    if (!set) publicByAddress.set(key, (set = new Set()));
-    const mySet = set;
-    publicOpen++;
-    const end = eventStream(req, reply, (send, last) => {
-      const remove = hub.addPublic({ ...subject, send }, last);
-      return () => {
-        remove();
-        publicOpen--;
-        mySet.delete(end);
-        if (mySet.size === 0 && publicByAddress.get(key) === mySet) publicByAddress.delete(key);
-      };
-    });
-    mySet.add(end);
-  });
+  app.get(
+    '/v1/track/:uidTid/live',
+    { config: { rateLimit: { max: 60, timeWindow: 60_000, keyGenerator: (req: FastifyRequest) => addressKey(req.ip) } } },
+    async (req, reply) => {
+      requireStreamClient(req);
+      const subject = await publicParcelSubject(ctx, (req.params as { uidTid: string }).uidTid);
+      const key = addressKey(req.ip);
+      const mine = publicByAddress.get(key)?.size ?? 0;
+      if (mine >= ctx.config.LIVE_PUBLIC_STREAMS_PER_ADDRESS) throw tooMany(TOO_MANY_PUBLIC_STREAMS, 30);
+      if (publicOpen >= ctx.config.LIVE_PUBLIC_STREAMS_MAX) {
+        const top = heaviest();
+        if (!top || top.size <= mine + 1) throw new AppError(503, TOO_MANY_PUBLIC_STREAMS, 'busy', null, { 'retry-after': '30' });
+        // Sets keep insertion order: the first is the oldest.
+        top.values().next().value!();
+      }
+      let set = publicByAddress.get(key);
+      if (!set) publicByAddress.set(key, (set = new Set()));
+      const mySet = set;
+      publicOpen++;
+      const end = eventStream(req, reply, (send, last) => {
+        const remove = hub.addPublic({ ...subject, send }, last);
+        return () => {
+          remove();
+          publicOpen--;
+          mySet.delete(end);
+          if (mySet.size === 0 && publicByAddress.get(key) === mySet) publicByAddress.delete(key);
+        };
+      });
+      mySet.add(end);
+    },
+  );
 });

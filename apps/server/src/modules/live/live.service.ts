@@ -9,7 +9,15 @@ import { notifySql, publish } from '../../lib/bus.ts';
  */
 export type LiveEvent =
   | { kind: 'tracking'; accountId: string; trackingId: string; tid: string; status: string; statusChanged: boolean }
-  | { kind: 'shipment'; accountId: string; courierId: string | null; shipmentId: string; tid: string; status: string; statusChanged: boolean }
+  | {
+      kind: 'shipment';
+      accountId: string;
+      courierId: string | null;
+      shipmentId: string;
+      tid: string;
+      status: string;
+      statusChanged: boolean;
+    }
   | { kind: 'position'; accountId: string; courierId: string }
   | { kind: 'members'; accountId: string }
   | { kind: 'balance'; accountId: string }

@@ -46,7 +46,8 @@ export async function devOutboxRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
       .join('');
     // Returned: an async handler that sends without returning the reply has Fastify send again (an unhandled
     // "Cannot write headers after they are sent" on every visit).
-    return reply.type('text/html; charset=utf-8').send(`<!doctype html><html><head><meta charset="utf-8"><meta http-equiv="refresh" content="5"><title>Dev outbox · Shiptrail</title>
+    return reply.type('text/html; charset=utf-8')
+      .send(`<!doctype html><html><head><meta charset="utf-8"><meta http-equiv="refresh" content="5"><title>Dev outbox · Shiptrail</title>
 <style>body{font:14px system-ui,sans-serif;max-width:900px;margin:24px auto;padding:0 16px;color:#1f2937}
 .banner{background:#fef3c7;border:1px solid #f59e0b;padding:12px 16px;border-radius:8px}
 article{border:1px solid #e5e7eb;border-radius:8px;padding:12px 16px;margin:12px 0}pre{white-space:pre-wrap;background:#f9fafb;padding:8px;border-radius:6px}</style></head>

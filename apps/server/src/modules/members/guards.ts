@@ -8,4 +8,3 @@ export function requireCompany(user: UserRow) {
   if (user.role === 'courier') throw forbidden('Couriers cannot manage members');
   if (user.userType !== 'company') throw forbidden(COMPANY_ONLY);
 }
-

@@ -27,7 +27,10 @@ export function courierInvitation(m: InvitationMail): Rendered {
   return {
     subject,
     text: `${hello}\n\n${intro}\n\n${m.link}\n\n${validity} ${notYou}\n`,
-    html: layout(subject, p(hello) + p(intro) + button(m.link, m.existing ? 'Set your own password' : 'Accept the invitation') + p(`${validity} ${notYou}`)),
+    html: layout(
+      subject,
+      p(hello) + p(intro) + button(m.link, m.existing ? 'Set your own password' : 'Accept the invitation') + p(`${validity} ${notYou}`),
+    ),
   };
 }
 

@@ -50,11 +50,24 @@ export async function settleExpired(db: Queryable, companyId: string, email: str
   await db
     .update(courierInvitations)
     .set({ state: 'expired', settledAt: now })
-    .where(and(eq(courierInvitations.companyId, companyId), eq(courierInvitations.email, email), eq(courierInvitations.state, 'pending'), lte(courierInvitations.expiresAt, now)));
+    .where(
+      and(
+        eq(courierInvitations.companyId, companyId),
+        eq(courierInvitations.email, email),
+        eq(courierInvitations.state, 'pending'),
+        lte(courierInvitations.expiresAt, now),
+      ),
+    );
 }
 
 /** A new link for a pending invitation: the old hash is replaced, so the old link stops working. */
-export async function renewToken(db: Queryable, id: string, tokenHash: string, now: Date, expiresAt: Date): Promise<InvitationRow | undefined> {
+export async function renewToken(
+  db: Queryable,
+  id: string,
+  tokenHash: string,
+  now: Date,
+  expiresAt: Date,
+): Promise<InvitationRow | undefined> {
   const [row] = await db
     .update(courierInvitations)
     .set({ tokenHash, sentAt: now, expiresAt, sends: sql`${courierInvitations.sends} + 1` })
@@ -64,7 +77,12 @@ export async function renewToken(db: Queryable, id: string, tokenHash: string, n
 }
 
 /** pending -> accepted / revoked / declined, once: returns the row only when this call settled it. */
-export async function settle(db: Queryable, id: string, state: 'accepted' | 'revoked' | 'declined', now: Date): Promise<InvitationRow | undefined> {
+export async function settle(
+  db: Queryable,
+  id: string,
+  state: 'accepted' | 'revoked' | 'declined',
+  now: Date,
+): Promise<InvitationRow | undefined> {
   const [row] = await db
     .update(courierInvitations)
     .set({ state, settledAt: now })

@@ -1,5 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { INVITE_MSG, acceptInvitationRequest, createInvitationRequest, declineInvitationRequest, invitationIdRequest } from '@shiptrail/contract';
+import {
+  INVITE_MSG,
+  acceptInvitationRequest,
+  createInvitationRequest,
+  declineInvitationRequest,
+  invitationIdRequest,
+} from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
 import { parse, success } from '../../lib/http.ts';
 import { userOf } from '../accounts/auth.plugin.ts';
@@ -35,7 +41,9 @@ export async function invitationRoutes(app: FastifyInstance, { ctx }: { ctx: App
     return success(await svc.revokeInvitation(ctx, userOf(req), id), INVITE_MSG.revoked);
   });
 
-  app.get('/v1/invitations/:token', perIp(60), async (req) => success(await svc.viewInvitation(ctx, (req.params as { token: string }).token)));
+  app.get('/v1/invitations/:token', perIp(60), async (req) =>
+    success(await svc.viewInvitation(ctx, (req.params as { token: string }).token)),
+  );
   app.post('/v1/invitations/accept', perIp(20), async (req: FastifyRequest) => {
     const input = parse(acceptInvitationRequest, req.body);
     return success(await svc.acceptInvitation(ctx, input, { ip: req.ip, userAgent: req.headers['user-agent'] }), INVITE_MSG.accepted);

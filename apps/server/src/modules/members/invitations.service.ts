@@ -98,7 +98,10 @@ export interface SendOutcome {
 async function deliver(ctx: AppContext, company: UserRow, row: repo.InvitationRow, token: string): Promise<SendOutcome> {
   const link = `${ctx.config.publicUrl}/invite/${token}`;
   const name = companyName(company);
-  await ctx.mailer.send({ to: row.email, ...courierInvitation({ company: name, firstName: row.firstName, link, days: INVITATION_TTL_DAYS, existing: !!row.memberId }) });
+  await ctx.mailer.send({
+    to: row.email,
+    ...courierInvitation({ company: name, firstName: row.firstName, link, days: INVITATION_TTL_DAYS, existing: !!row.memberId }),
+  });
   if (!row.phone) return { sms: null, note: null };
   const to = toE164(row.phone);
   const ref = `invitation:${row.id}:${row.sends}`;
@@ -162,7 +165,11 @@ export async function listInvitations(ctx: AppContext, company: UserRow): Promis
 }
 
 /** A new link and a new expiry; the old link stops working. An expired invitation may be resent too. */
-export async function resendInvitation(ctx: AppContext, company: UserRow, id: string): Promise<{ view: InvitationView; outcome: SendOutcome }> {
+export async function resendInvitation(
+  ctx: AppContext,
+  company: UserRow,
+  id: string,
+): Promise<{ view: InvitationView; outcome: SendOutcome }> {
   requireCompany(company);
   const row = await repo.findInvitation(ctx.db, company.id, id);
   if (!row) throw notFound(INVITE_MSG.notFound);
@@ -226,7 +233,11 @@ export async function viewInvitation(ctx: AppContext, token: string): Promise<Pu
 }
 
 /** Accept: the courier sets their password and is signed in; the address counts as verified (the link came by mail). */
-export async function acceptInvitation(ctx: AppContext, input: z.output<typeof acceptInvitationRequest>, meta: RequestMeta): Promise<SessionPayload> {
+export async function acceptInvitation(
+  ctx: AppContext,
+  input: z.output<typeof acceptInvitationRequest>,
+  meta: RequestMeta,
+): Promise<SessionPayload> {
   const now = ctx.now();
   const { user, companyId } = await ctx.db
     .transaction(async (tx) => {
@@ -238,7 +249,19 @@ export async function acceptInvitation(ctx: AppContext, input: z.output<typeof a
       await repo.settle(tx, row.id, 'accepted', now);
       const user = row.memberId
         ? await claimMemberAccount(ctx, tx, row.memberId, input.password)
-        : await createMemberAccount(ctx, company, { email: row.email, firstName: row.firstName, lastName: row.lastName, phone: row.phone, password: input.password, verified: true }, tx);
+        : await createMemberAccount(
+            ctx,
+            company,
+            {
+              email: row.email,
+              firstName: row.firstName,
+              lastName: row.lastName,
+              phone: row.phone,
+              password: input.password,
+              verified: true,
+            },
+            tx,
+          );
       return { user, companyId: company.id };
     })
     .catch((err: unknown) => {

@@ -6,7 +6,11 @@ import { shipments, users } from '../../db/schema.ts';
 export type MemberRow = typeof users.$inferSelect;
 
 export async function listMembers(db: Queryable, companyId: string): Promise<MemberRow[]> {
-  return db.select().from(users).where(and(eq(users.companyId, companyId), eq(users.role, 'courier'))).orderBy(asc(users.createdAt), asc(users.id));
+  return db
+    .select()
+    .from(users)
+    .where(and(eq(users.companyId, companyId), eq(users.role, 'courier')))
+    .orderBy(asc(users.createdAt), asc(users.id));
 }
 
 export async function findMember(db: Queryable, companyId: string, by: { uid?: string; email?: string }): Promise<MemberRow | undefined> {
@@ -46,7 +50,10 @@ export async function deleteMember(db: Queryable, companyId: string, memberId: s
 }
 
 export async function setPosition(db: Queryable, memberId: string, lat: number, lng: number, now: Date) {
-  await db.update(users).set({ geoLat: String(lat), geoLng: String(lng), geoAt: now, updatedAt: now }).where(eq(users.id, memberId));
+  await db
+    .update(users)
+    .set({ geoLat: String(lat), geoLng: String(lng), geoAt: now, updatedAt: now })
+    .where(eq(users.id, memberId));
   await announceUserChanged(db, memberId);
 }
 

@@ -17,7 +17,9 @@ export async function memberRoutes(app: FastifyInstance, { ctx }: { ctx: AppCont
     reply.code(201);
     return success(view, `${view.firstName} ${view.lastName} can now sign in as your courier`, 201);
   });
-  app.post('/v1/user/general/updatemember', owner, async (req) => success(await svc.updateMember(ctx, userOf(req), parse(updateMemberRequest, req.body)), 'Saved'));
+  app.post('/v1/user/general/updatemember', owner, async (req) =>
+    success(await svc.updateMember(ctx, userOf(req), parse(updateMemberRequest, req.body)), 'Saved'),
+  );
   app.post('/v1/user/general/deletemember', owner, async (req) => {
     await svc.deleteMember(ctx, userOf(req), parse(deleteMemberRequest, req.body));
     return success(null, 'Courier deleted. Their shipments stay with you, unassigned.');

@@ -36,7 +36,10 @@ export function memberView(m: UserRow, open = 0): MemberView {
 export async function listMembers(ctx: AppContext, company: UserRow): Promise<MemberView[]> {
   requireCompany(company);
   const rows = await repo.listMembers(ctx.db, company.id);
-  const open = await repo.openShipmentCounts(ctx.db, rows.map((r) => r.id));
+  const open = await repo.openShipmentCounts(
+    ctx.db,
+    rows.map((r) => r.id),
+  );
   return rows.map((m) => memberView(m, open.get(m.id) ?? 0));
 }
 
@@ -44,7 +47,14 @@ export async function addMember(ctx: AppContext, company: UserRow, input: z.outp
   requireCompany(company);
   // The old API keeps working (the courier signs in with this password at once), but the account is unverified
   // and its address is mailed a link to take it over or release it (docs/decisions/097-owner-made-courier-accounts.md).
-  const m = await createMemberAccount(ctx, company, { email: input.email, firstName: input.firstName, lastName: input.lastName, phone: input.phone, password: input.password, verified: false });
+  const m = await createMemberAccount(ctx, company, {
+    email: input.email,
+    firstName: input.firstName,
+    lastName: input.lastName,
+    phone: input.phone,
+    password: input.password,
+    verified: false,
+  });
   await offerClaim(ctx, m, { force: true });
   await publishLive(ctx.db, { kind: 'members', accountId: company.id });
   return memberView(m);
@@ -54,7 +64,12 @@ export async function updateMember(ctx: AppContext, company: UserRow, input: z.o
   requireCompany(company);
   const m = await repo.findMember(ctx.db, company.id, input.uid ? { uid: input.uid } : { email: input.email });
   if (!m) throw notFound(MEMBER_NOT_FOUND);
-  const updated = await updateMemberAccount(ctx, m, { email: input.email, firstName: input.firstName, lastName: input.lastName, phone: input.phone });
+  const updated = await updateMemberAccount(ctx, m, {
+    email: input.email,
+    firstName: input.firstName,
+    lastName: input.lastName,
+    phone: input.phone,
+  });
   if (updated.email !== m.email) await offerClaim(ctx, updated, { force: true });
   await publishLive(ctx.db, { kind: 'members', accountId: company.id });
   const open = await repo.openShipmentCounts(ctx.db, [m.id]);

@@ -15,7 +15,6 @@ import { postWebhook, type PostResult } from './webhook-client.ts';
 import { withLogContext } from '../../lib/log-context.ts';
 import { SMS_TIMEOUT_MS } from '../sms/sms.service.ts';
 
-
 const SETTLED = new Set<string>(repo.SETTLED_STATUSES);
 
 /** Where the job stands in pg-boss's retries: the last try turns a temporary failure into 'failed'. */
@@ -32,14 +31,20 @@ export interface JobInfo {
  */
 const LEASE_MARGIN_SECONDS = 30;
 const leaseSeconds = (ctx: AppContext, channel: 'email' | 'sms' | 'webhook'): number =>
-  (channel === 'email' ? ctx.mailer.sendTimeoutMs : channel === 'sms' ? SMS_TIMEOUT_MS : tuning(ctx).webhookTimeoutMs) / 1000 + LEASE_MARGIN_SECONDS;
+  (channel === 'email' ? ctx.mailer.sendTimeoutMs : channel === 'sms' ? SMS_TIMEOUT_MS : tuning(ctx).webhookTimeoutMs) / 1000 +
+  LEASE_MARGIN_SECONDS;
 
 /**
  * Take the notification's lease for this attempt, waiting while another live attempt holds it: the lease's end time,
  * or null when there is nothing left to do (the other attempt settled it). Gives up after a lease's time and throws,
  * so the job is retried later.
  */
-async function holdAttempt(ctx: AppContext, id: string, channel: 'email' | 'sms' | 'webhook', attempt: number | null): Promise<string | null> {
+async function holdAttempt(
+  ctx: AppContext,
+  id: string,
+  channel: 'email' | 'sms' | 'webhook',
+  attempt: number | null,
+): Promise<string | null> {
   const seconds = leaseSeconds(ctx, channel);
   const giveUpAt = Date.now() + (seconds + 5) * 1000;
   for (let waited = false; ; waited = true) {
@@ -56,7 +61,13 @@ async function holdAttempt(ctx: AppContext, id: string, channel: 'email' | 'sms'
  * Run one attempt under the lease. Settling the notification ends the lease (the repository clears it); an attempt
  * that throws gives it back, so the job's retry does not wait for it (a process that dies leaves it to run out).
  */
-async function underLease(ctx: AppContext, id: string, channel: 'email' | 'sms' | 'webhook', attempt: number | null, run: () => Promise<void>): Promise<void> {
+async function underLease(
+  ctx: AppContext,
+  id: string,
+  channel: 'email' | 'sms' | 'webhook',
+  attempt: number | null,
+  run: () => Promise<void>,
+): Promise<void> {
   const until = await holdAttempt(ctx, id, channel, attempt);
   if (!until) return;
   try {
@@ -75,7 +86,12 @@ const day = (d: Date) => d.toISOString().slice(0, 10);
  * "status change: notifications queued" line lists) and, from the log context, the job's id. No recipient,
  * body or secret: the notification id leads to those in the database.
  */
-function logOutcome(ctx: AppContext, n: { id: string; eventId: string; channel: string }, outcome: string, extra: Record<string, unknown> = {}): void {
+function logOutcome(
+  ctx: AppContext,
+  n: { id: string; eventId: string; channel: string },
+  outcome: string,
+  extra: Record<string, unknown> = {},
+): void {
   const level = outcome === 'failed' || outcome === 'retrying' ? 'warn' : 'info';
   ctx.log[level]({ notificationId: n.id, eventId: n.eventId, channel: n.channel, outcome, ...extra }, `notification ${outcome}`);
 }
@@ -91,7 +107,11 @@ function isPermanentMailError(err: unknown): boolean {
  * provider_id) before the job completes, and a run that finds it recorded sends nothing. A worker killed
  * between the server's acceptance and that record sends again on retry, under the same Message-ID.
  */
-export async function deliverEmail(ctx: AppContext, notificationId: string, job: JobInfo = { retryCount: 0, retryLimit: 0 }): Promise<void> {
+export async function deliverEmail(
+  ctx: AppContext,
+  notificationId: string,
+  job: JobInfo = { retryCount: 0, retryLimit: 0 },
+): Promise<void> {
   const n = await repo.findNotification(ctx.db, notificationId);
   if (!n || n.acceptedAt || SETTLED.has(n.status)) return;
   await underLease(ctx, n.id, 'email', null, async () => {
@@ -195,7 +215,11 @@ export async function deliverWebhook(ctx: AppContext, data: NotifyJob): Promise<
 type WebhookNotification = Pick<repo.NotificationRow, 'id' | 'eventId' | 'userId' | 'channel' | 'recipient' | 'payload' | 'createdAt'>;
 
 /** Post the attempt, signed; an address that is not allowed (checked again at send: DNS may have changed since the URL was saved) is the answer too. */
-async function postAttempt(ctx: AppContext, n: WebhookNotification, secrets: repo.WebhookClaim['secrets']): Promise<PostResult | UnsafeWebhookUrlError> {
+async function postAttempt(
+  ctx: AppContext,
+  n: WebhookNotification,
+  secrets: repo.WebhookClaim['secrets'],
+): Promise<PostResult | UnsafeWebhookUrlError> {
   const { body } = n.payload as { body: string };
   try {
     const target = await resolveWebhookTarget(n.recipient, { allowPrivate: ctx.config.WEBHOOK_ALLOW_PRIVATE });
@@ -214,10 +238,16 @@ async function postAttempt(ctx: AppContext, n: WebhookNotification, secrets: rep
   }
 }
 
-const answered2xx = (r: PostResult | UnsafeWebhookUrlError): r is PostResult & { status: number } => !(r instanceof UnsafeWebhookUrlError) && r.status !== null && r.status >= 200 && r.status < 300;
+const answered2xx = (r: PostResult | UnsafeWebhookUrlError): r is PostResult & { status: number } =>
+  !(r instanceof UnsafeWebhookUrlError) && r.status !== null && r.status >= 200 && r.status < 300;
 
 /** Log the attempt and settle it (delivered, retry scheduled, turned off on 410, or given up), unless another worker settled it first. */
-async function settleWebhook(ctx: AppContext, n: WebhookNotification, attempt: number, result: PostResult | UnsafeWebhookUrlError): Promise<void> {
+async function settleWebhook(
+  ctx: AppContext,
+  n: WebhookNotification,
+  attempt: number,
+  result: PostResult | UnsafeWebhookUrlError,
+): Promise<void> {
   if (result instanceof UnsafeWebhookUrlError) {
     await ctx.db.transaction(async (tx) => {
       await repo.insertWebhookAttempt(tx, { notificationId: n.id, httpStatus: null, durationMs: 0, error: result.message });
@@ -239,7 +269,15 @@ async function settleWebhook(ctx: AppContext, n: WebhookNotification, attempt: n
       responseBody: result.responseBody,
     });
     if (ok) {
-      return (await repo.settleWebhookAttempt(tx, n.id, attempt, { status: 'delivered', acceptedAt: now, providerId: `http-${result.status}`, lastError: null, nextAttemptAt: null })) ? 'delivered' : null;
+      return (await repo.settleWebhookAttempt(tx, n.id, attempt, {
+        status: 'delivered',
+        acceptedAt: now,
+        providerId: `http-${result.status}`,
+        lastError: null,
+        nextAttemptAt: null,
+      }))
+        ? 'delivered'
+        : null;
     }
     if (result.status === 410) {
       if (!(await repo.settleWebhookAttempt(tx, n.id, attempt, { status: 'disabled', lastError, nextAttemptAt: null }))) return null;
@@ -273,7 +311,13 @@ async function settleWebhook(ctx: AppContext, n: WebhookNotification, attempt: n
     return 'retrying';
   });
   // null: another worker settled this attempt first, and logged it.
-  if (outcome) logOutcome(ctx, n, outcome, { attempt, httpStatus: result.status, durationMs: result.durationMs, ...(lastError ? { error: lastError } : {}) });
+  if (outcome)
+    logOutcome(ctx, n, outcome, {
+      attempt,
+      httpStatus: result.status,
+      durationMs: result.durationMs,
+      ...(lastError ? { error: lastError } : {}),
+    });
 }
 
 /**
@@ -285,7 +329,15 @@ async function settleWebhook(ctx: AppContext, n: WebhookNotification, attempt: n
 export async function deliverWebhooks(ctx: AppContext, jobs: Array<{ jobId: string; data: NotifyJob }>): Promise<Array<Error | null>> {
   const errors = new Map<number, Error>();
   const fail = (i: number, err: unknown) => errors.set(i, err instanceof Error ? err : new Error(String(err)));
-  const claims = new Map((await repo.takeWebhookLeases(ctx.db, jobs.map((j) => ({ id: j.data.notificationId, attempt: j.data.attempt })), leaseSeconds(ctx, 'webhook'))).map((c) => [c.id, c]));
+  const claims = new Map(
+    (
+      await repo.takeWebhookLeases(
+        ctx.db,
+        jobs.map((j) => ({ id: j.data.notificationId, attempt: j.data.attempt })),
+        leaseSeconds(ctx, 'webhook'),
+      )
+    ).map((c) => [c.id, c]),
+  );
   const held: Array<{ i: number; jobId: string; c: repo.WebhookClaim }> = [];
   const alone: number[] = [];
   jobs.forEach((j, i) => {
@@ -318,12 +370,21 @@ export async function deliverWebhooks(ctx: AppContext, jobs: Array<{ jobId: stri
       try {
         const settled = await repo.settleDeliveredWebhooks(
           ctx.db,
-          ok.map(({ h, result }) => ({ id: h.c.id, attempt: h.c.attempt, httpStatus: result.status, durationMs: result.durationMs, responseBody: result.responseBody })),
+          ok.map(({ h, result }) => ({
+            id: h.c.id,
+            attempt: h.c.attempt,
+            httpStatus: result.status,
+            durationMs: result.durationMs,
+            responseBody: result.responseBody,
+          })),
           now,
         );
         settledTogether = true;
         for (const { h, result } of ok)
-          if (settled.has(h.c.id)) withLogContext({ jobId: h.jobId }, () => logOutcome(ctx, h.c, 'delivered', { attempt: h.c.attempt, httpStatus: result.status, durationMs: result.durationMs }));
+          if (settled.has(h.c.id))
+            withLogContext({ jobId: h.jobId }, () =>
+              logOutcome(ctx, h.c, 'delivered', { attempt: h.c.attempt, httpStatus: result.status, durationMs: result.durationMs }),
+            );
       } catch (err) {
         // Nothing was written: settle each on its own below.
         ctx.log.warn({ err: errText(err), deliveries: ok.length }, 'webhook batch settle failed: settling one by one');

@@ -1,4 +1,15 @@
-import { THEME_PRIMARY_COLORS, cleanBrandUrl, cleanText, TRIGGER_EVENTS, WEBHOOK_EVENT_TYPE, normalizeUsPhone, toE164, type NotificationChannel, type TriggerEvent, type WebhookEvent } from '@shiptrail/contract';
+import {
+  THEME_PRIMARY_COLORS,
+  cleanBrandUrl,
+  cleanText,
+  TRIGGER_EVENTS,
+  WEBHOOK_EVENT_TYPE,
+  normalizeUsPhone,
+  toE164,
+  type NotificationChannel,
+  type TriggerEvent,
+  type WebhookEvent,
+} from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
 import type { Tx } from '../../db/client.ts';
 import type { shipments, trackings, trackingEvents, users } from '../../db/schema.ts';
@@ -200,8 +211,13 @@ async function queueNotifications(
 export async function releaseHeldCustomerMessages(ctx: AppContext, userId: string): Promise<number> {
   return ctx.db.transaction(async (tx) => {
     const released = await repo.releaseHeld(tx, userId);
-    for (const n of released) await enqueue(ctx, notifyQueues[n.channel as NotificationChannel], { v: 1, notificationId: n.id, attempt: 0 }, { tx });
-    if (released.length) ctx.log.info({ userId, notifications: released.map((n) => ({ id: n.id, channel: n.channel })) }, 'email verified: held customer messages released');
+    for (const n of released)
+      await enqueue(ctx, notifyQueues[n.channel as NotificationChannel], { v: 1, notificationId: n.id, attempt: 0 }, { tx });
+    if (released.length)
+      ctx.log.info(
+        { userId, notifications: released.map((n) => ({ id: n.id, channel: n.channel })) },
+        'email verified: held customer messages released',
+      );
     return released.length;
   });
 }
@@ -223,7 +239,11 @@ export async function fanOutStatusEvents(tx: Tx, ctx: AppContext, eventIds: stri
   for (const found of await repo.findEventsWithContext(tx, eventIds)) await fanOutFound(tx, ctx, found);
 }
 
-async function fanOutFound(tx: Tx, ctx: AppContext, found: NonNullable<Awaited<ReturnType<typeof repo.findEventWithContext>>>): Promise<void> {
+async function fanOutFound(
+  tx: Tx,
+  ctx: AppContext,
+  found: NonNullable<Awaited<ReturnType<typeof repo.findEventWithContext>>>,
+): Promise<void> {
   const eventId = found.event.id;
   if (found.shipment) return fanOutShipmentEvent(tx, ctx, eventId, found.event, found.shipment, found.user);
   const { event, tracking, user } = found;
@@ -270,7 +290,14 @@ const text = (v: unknown) => (typeof v === 'string' ? v : '');
  * and its send triggers to the customer at the destination's email and phone, signed with the company's
  * name and linking to the public page. The webhook body is a `shipment.status_changed` event.
  */
-async function fanOutShipmentEvent(tx: Tx, ctx: AppContext, eventId: string, event: EventRow, shipment: ShipmentRow, user: UserRow): Promise<void> {
+async function fanOutShipmentEvent(
+  tx: Tx,
+  ctx: AppContext,
+  eventId: string,
+  event: EventRow,
+  shipment: ShipmentRow,
+  user: UserRow,
+): Promise<void> {
   if (!isTrigger(event.toStatus) || event.fromStatus === event.toStatus) return;
   const dest = addr(shipment.destination);
   const planned = planRecipients(user, { notifyEmail: text(dest.email), notifyPhone: text(dest.phone) }, event.toStatus);

@@ -10,7 +10,10 @@ import { withLogContext } from '../../lib/log-context.ts';
  * Run a batch concurrently and settle each job on its own (perJobResults): one failing delivery is
  * retried alone, the others complete. Batches keep a busy queue from waiting a poll interval per job.
  */
-async function settleEach(jobs: Array<JobWithMetadata<unknown>>, run: (job: JobWithMetadata<unknown>) => Promise<void>): Promise<JobResult[]> {
+async function settleEach(
+  jobs: Array<JobWithMetadata<unknown>>,
+  run: (job: JobWithMetadata<unknown>) => Promise<void>,
+): Promise<JobResult[]> {
   return Promise.all(
     jobs.map(async (job): Promise<JobResult> => {
       try {
@@ -35,7 +38,8 @@ const providerJob = (queue: JobQueue<NotifyJob>, deliver: typeof deliverEmail) =
   defineJob({
     ...queue,
     workOptions,
-    handle: (ctx, jobs) => settleEach(jobs as Array<JobWithMetadata<unknown>>, (job) => deliver(ctx, notifyPayload.parse(job.data).notificationId, info(job))),
+    handle: (ctx, jobs) =>
+      settleEach(jobs as Array<JobWithMetadata<unknown>>, (job) => deliver(ctx, notifyPayload.parse(job.data).notificationId, info(job))),
   });
 
 export const emailJob = providerJob(emailQueue, deliverEmail);

@@ -160,7 +160,9 @@ export async function takeLease(db: Queryable, id: string, seconds: number, atte
 
 /** Give back a lease this attempt holds (`until` from takeLease), unless another attempt has taken it since. */
 export async function releaseLease(db: Queryable, id: string, until: string) {
-  await db.execute(sql`update ${notifications} set lease_until = null where ${notifications.id} = ${id} and lease_until = ${until}::timestamptz`);
+  await db.execute(
+    sql`update ${notifications} set lease_until = null where ${notifications.id} = ${id} and lease_until = ${until}::timestamptz`,
+  );
 }
 
 /** A webhook notification whose lease a batch took, with what its delivery needs. */
@@ -186,12 +188,26 @@ const asDate = (v: unknown): Date | null => (v === null || v === undefined ? nul
  * that attempt, or held by another live attempt: the caller runs those one at a time (deliverWebhook waits out a
  * live lease or finds nothing to do).
  */
-export async function takeWebhookLeases(db: Queryable, items: Array<{ id: string; attempt: number }>, seconds: number): Promise<WebhookClaim[]> {
+export async function takeWebhookLeases(
+  db: Queryable,
+  items: Array<{ id: string; attempt: number }>,
+  seconds: number,
+): Promise<WebhookClaim[]> {
   if (items.length === 0) return [];
   const values = items.map((i) => sql`(${i.id}::uuid, ${i.attempt}::int)`);
   type Row = {
-    id: string; event_id: string; user_id: string; channel: string; recipient: string; payload: unknown; created_at: unknown; attempt: number; until: string;
-    webhook_secret: string; webhook_secret_prev: string | null; webhook_secret_prev_until: unknown;
+    id: string;
+    event_id: string;
+    user_id: string;
+    channel: string;
+    recipient: string;
+    payload: unknown;
+    created_at: unknown;
+    attempt: number;
+    until: string;
+    webhook_secret: string;
+    webhook_secret_prev: string | null;
+    webhook_secret_prev_until: unknown;
   };
   const r = await db.execute<Row>(sql`
     update ${notifications} n set lease_until = now() + make_interval(secs => ${seconds})
@@ -211,7 +227,11 @@ export async function takeWebhookLeases(db: Queryable, items: Array<{ id: string
     createdAt: asDate(x.created_at)!,
     attempt: Number(x.attempt),
     until: x.until,
-    secrets: { webhookSecret: x.webhook_secret, webhookSecretPrev: x.webhook_secret_prev, webhookSecretPrevUntil: asDate(x.webhook_secret_prev_until) },
+    secrets: {
+      webhookSecret: x.webhook_secret,
+      webhookSecretPrev: x.webhook_secret_prev,
+      webhookSecretPrevUntil: asDate(x.webhook_secret_prev_until),
+    },
   }));
 }
 
@@ -225,7 +245,9 @@ export async function settleDeliveredWebhooks(
   now: Date,
 ): Promise<Set<string>> {
   if (rows.length === 0) return new Set();
-  const values = rows.map((x) => sql`(${x.id}::uuid, ${x.attempt}::int, ${x.httpStatus}::int, ${x.durationMs}::int, ${x.responseBody}::text)`);
+  const values = rows.map(
+    (x) => sql`(${x.id}::uuid, ${x.attempt}::int, ${x.httpStatus}::int, ${x.durationMs}::int, ${x.responseBody}::text)`,
+  );
   const r = await db.execute<{ id: string }>(sql`
     with j(id, attempt, http_status, duration_ms, response_body) as (values ${sql.join(values, sql`, `)}),
     logged as (
@@ -245,14 +267,22 @@ export async function insertWebhookAttempt(db: Queryable, v: typeof webhookAttem
 
 export async function findUserSecrets(db: Queryable, userId: string) {
   const [u] = await db
-    .select({ webhookSecret: users.webhookSecret, webhookSecretPrev: users.webhookSecretPrev, webhookSecretPrevUntil: users.webhookSecretPrevUntil })
+    .select({
+      webhookSecret: users.webhookSecret,
+      webhookSecretPrev: users.webhookSecretPrev,
+      webhookSecretPrevUntil: users.webhookSecretPrevUntil,
+    })
     .from(users)
     .where(eq(users.id, userId))
     .limit(1);
   return u;
 }
 
-export async function setUserSecrets(db: Queryable, userId: string, values: { webhookSecret: string; webhookSecretPrev: string | null; webhookSecretPrevUntil: Date | null; version: string }) {
+export async function setUserSecrets(
+  db: Queryable,
+  userId: string,
+  values: { webhookSecret: string; webhookSecretPrev: string | null; webhookSecretPrevUntil: Date | null; version: string },
+) {
   await db
     .update(users)
     .set({ ...values, updatedAt: new Date() })
@@ -282,7 +312,12 @@ export async function disableWebhookEndpoint(db: Queryable, userId: string, url:
 /** The account's notifications, newest first, with what the log shows beside them. */
 export async function listUserNotifications(db: Queryable, userId: string, limit: number) {
   return db
-    .select({ n: notifications, tid: sql<string>`coalesce(${trackings.tid}, ${shipments.tid}, '')`, fromStatus: trackingEvents.fromStatus, toStatus: trackingEvents.toStatus })
+    .select({
+      n: notifications,
+      tid: sql<string>`coalesce(${trackings.tid}, ${shipments.tid}, '')`,
+      fromStatus: trackingEvents.fromStatus,
+      toStatus: trackingEvents.toStatus,
+    })
     .from(notifications)
     .innerJoin(trackingEvents, eq(trackingEvents.id, notifications.eventId))
     .leftJoin(trackings, eq(trackings.id, trackingEvents.trackingId))

@@ -19,6 +19,9 @@ export async function notificationRoutes(app: FastifyInstance, { ctx }: { ctx: A
   });
 
   app.post('/v1/user/webhook/secret/regenerate', owner, async (req) => {
-    return success(await svc.regenerateWebhookSecret(ctx, userOf(req)), 'New webhook secret created; the previous one keeps signing for 24 hours');
+    return success(
+      await svc.regenerateWebhookSecret(ctx, userOf(req)),
+      'New webhook secret created; the previous one keeps signing for 24 hours',
+    );
   });
 }

@@ -28,7 +28,13 @@ export async function notificationLog(ctx: AppContext, user: UserRow, limit: num
   const byId = new Map<string, NotificationLogItem['deliveries']>();
   for (const a of attempts) {
     const list = byId.get(a.notificationId) ?? [];
-    list.push({ at: a.createdAt.toISOString(), httpStatus: a.httpStatus, durationMs: a.durationMs, error: a.error, responseBody: a.responseBody });
+    list.push({
+      at: a.createdAt.toISOString(),
+      httpStatus: a.httpStatus,
+      durationMs: a.durationMs,
+      error: a.error,
+      responseBody: a.responseBody,
+    });
     byId.set(a.notificationId, list);
   }
   return rows.map(({ n, tid, fromStatus, toStatus }) => ({
@@ -75,6 +81,11 @@ export async function regenerateWebhookSecret(ctx: AppContext, user: UserRow) {
   const now = ctx.now();
   const until = new Date(now.getTime() + PREVIOUS_SECRET_GRACE_MS);
   const webhookSecret = newWebhookSecret();
-  await repo.setUserSecrets(ctx.db, user.id, { webhookSecret, webhookSecretPrev: user.webhookSecret, webhookSecretPrevUntil: until, version: newVersion() });
+  await repo.setUserSecrets(ctx.db, user.id, {
+    webhookSecret,
+    webhookSecretPrev: user.webhookSecret,
+    webhookSecretPrevUntil: until,
+    version: newVersion(),
+  });
   return { webhookSecret, previousSecretValidUntil: until.toISOString() };
 }

@@ -26,7 +26,14 @@ export const info = (job: { retryCount: number; retryLimit: number }) => ({ retr
 /** Email and SMS: pg-boss retries temporary provider failures with exponential backoff. */
 export const providerOptions = (ctx: AppContext) => {
   const t = tuning(ctx);
-  return { retryLimit: t.providerRetryLimit, retryDelay: t.providerRetryDelaySeconds, retryBackoff: true, retryDelayMax: t.providerRetryDelayMaxSeconds, expireInSeconds: DELIVERY_EXPIRE_SECONDS, heartbeatSeconds: DELIVERY_HEARTBEAT_SECONDS };
+  return {
+    retryLimit: t.providerRetryLimit,
+    retryDelay: t.providerRetryDelaySeconds,
+    retryBackoff: true,
+    retryDelayMax: t.providerRetryDelayMaxSeconds,
+    expireInSeconds: DELIVERY_EXPIRE_SECONDS,
+    heartbeatSeconds: DELIVERY_HEARTBEAT_SECONDS,
+  };
 };
 
 export const emailQueue = defineQueue({ name: 'notify-email', payload: notifyPayload, options: providerOptions });
@@ -35,6 +42,12 @@ export const smsQueue = defineQueue({ name: 'notify-sms', payload: notifyPayload
 export const webhookQueue = defineQueue({
   name: 'notify-webhook',
   payload: notifyPayload,
-  options: (ctx: AppContext) => ({ retryLimit: 3, retryDelay: tuning(ctx).providerRetryDelaySeconds, retryBackoff: true, expireInSeconds: DELIVERY_EXPIRE_SECONDS, heartbeatSeconds: DELIVERY_HEARTBEAT_SECONDS }),
+  options: (ctx: AppContext) => ({
+    retryLimit: 3,
+    retryDelay: tuning(ctx).providerRetryDelaySeconds,
+    retryBackoff: true,
+    expireInSeconds: DELIVERY_EXPIRE_SECONDS,
+    heartbeatSeconds: DELIVERY_HEARTBEAT_SECONDS,
+  }),
 });
 export const notifyQueues: Record<NotificationChannel, JobQueue<NotifyJob>> = { email: emailQueue, sms: smsQueue, webhook: webhookQueue };

@@ -20,7 +20,12 @@ const channel = (c?: Partial<Channel>): Channel => ({
  */
 export function initialSettings(): StoredSettings {
   const on = Object.fromEntries(DEFAULT_CUSTOMER_EMAIL_TRIGGERS.map((t) => [t, true]));
-  return { sendNotification: { email: { triggers: { ...emptyTriggers(), ...on }, endpoint: '' }, phone: { triggers: emptyTriggers(), endpoint: '' } } };
+  return {
+    sendNotification: {
+      email: { triggers: { ...emptyTriggers(), ...on }, endpoint: '' },
+      phone: { triggers: emptyTriggers(), endpoint: '' },
+    },
+  };
 }
 
 /** Whether the account sends its customers anything on this channel (what the public page may promise). */
@@ -55,7 +60,8 @@ export function settingsView(stored: StoredSettings, webhookSecret: string): Set
 export function mergeSettings(stored: StoredSettings, update: StoredSettings): StoredSettings {
   const out: StoredSettings = { ...stored };
   if (update.themeid) out.themeid = update.themeid;
-  if (update.sendNotification) out.sendNotification = { ...stored.sendNotification, ...mergeChannels(stored.sendNotification, update.sendNotification) };
+  if (update.sendNotification)
+    out.sendNotification = { ...stored.sendNotification, ...mergeChannels(stored.sendNotification, update.sendNotification) };
   if (update.receiveNotification)
     out.receiveNotification = { ...stored.receiveNotification, ...mergeChannels(stored.receiveNotification, update.receiveNotification) };
   return out;
@@ -74,7 +80,11 @@ function mergeChannels<T extends Record<string, Channel | undefined>>(stored: T 
  * Where a channel actually sends: its endpoint, or for email and phone the profile's address when the
  * endpoint is empty or 'false' (product rules §4).
  */
-export function effectiveEndpoint(kind: 'email' | 'phone' | 'webhook', endpoint: string | undefined, profile: { email: string; phone: string }): string {
+export function effectiveEndpoint(
+  kind: 'email' | 'phone' | 'webhook',
+  endpoint: string | undefined,
+  profile: { email: string; phone: string },
+): string {
   const e = (endpoint ?? '').trim();
   if (e && e !== 'false') return e;
   if (kind === 'email') return profile.email;

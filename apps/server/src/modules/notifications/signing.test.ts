@@ -22,7 +22,11 @@ describe('Standard Webhooks signing', () => {
 
   it('during a rotation both secrets sign, space-separated, until the previous one expires', () => {
     const now = new Date('2026-01-01T00:00:00Z');
-    const secrets = { webhookSecret: newWebhookSecret(), webhookSecretPrev: newWebhookSecret(), webhookSecretPrevUntil: new Date(now.getTime() + 1000) };
+    const secrets = {
+      webhookSecret: newWebhookSecret(),
+      webhookSecretPrev: newWebhookSecret(),
+      webhookSecretPrevUntil: new Date(now.getTime() + 1000),
+    };
     const header = signatureHeader(secrets, 'msg', 1, '{}', now);
     expect(header.split(' ')).toEqual([sign(secrets.webhookSecret, 'msg', 1, '{}'), sign(secrets.webhookSecretPrev, 'msg', 1, '{}')]);
     expect(signatureHeader(secrets, 'msg', 1, '{}', new Date(now.getTime() + 1000))).toBe(sign(secrets.webhookSecret, 'msg', 1, '{}'));

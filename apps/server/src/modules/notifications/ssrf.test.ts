@@ -57,17 +57,36 @@ describe('SSRF guard: address classification', () => {
 });
 
 describe('SSRF guard: URLs', () => {
-  const resolveTo = (...addrs: string[]) => async () => addrs.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+  const resolveTo =
+    (...addrs: string[]) =>
+    async () =>
+      addrs.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
 
   it('refuses IP-literal URLs in private ranges, including bracketed IPv6 and mapped forms', async () => {
-    for (const u of ['http://127.0.0.1/x', 'http://10.1.2.3/', 'https://172.16.5.4/', 'http://192.168.0.10:8080/', 'http://169.254.169.254/latest/meta-data/', 'http://[::1]/', 'http://[fc00::1]/', 'http://[::ffff:127.0.0.1]/', 'http://[::ffff:7f00:1]/', 'http://[::127.0.0.1]/', 'http://[::7f00:1]/']) {
+    for (const u of [
+      'http://127.0.0.1/x',
+      'http://10.1.2.3/',
+      'https://172.16.5.4/',
+      'http://192.168.0.10:8080/',
+      'http://169.254.169.254/latest/meta-data/',
+      'http://[::1]/',
+      'http://[fc00::1]/',
+      'http://[::ffff:127.0.0.1]/',
+      'http://[::ffff:7f00:1]/',
+      'http://[::127.0.0.1]/',
+      'http://[::7f00:1]/',
+    ]) {
       await expect(resolveWebhookTarget(u, { allowPrivate: false }), u).rejects.toBeInstanceOf(UnsafeWebhookUrlError);
     }
   });
 
   it('checks every address a name resolves to, and pins the connection to the checked one', async () => {
-    await expect(resolveWebhookTarget('https://hooks.example.com/a', { allowPrivate: false, resolve: resolveTo('10.0.0.5') })).rejects.toThrow(/public address/);
-    await expect(resolveWebhookTarget('https://hooks.example.com/a', { allowPrivate: false, resolve: resolveTo('93.184.216.34', '127.0.0.1') })).rejects.toThrow(/public address/);
+    await expect(
+      resolveWebhookTarget('https://hooks.example.com/a', { allowPrivate: false, resolve: resolveTo('10.0.0.5') }),
+    ).rejects.toThrow(/public address/);
+    await expect(
+      resolveWebhookTarget('https://hooks.example.com/a', { allowPrivate: false, resolve: resolveTo('93.184.216.34', '127.0.0.1') }),
+    ).rejects.toThrow(/public address/);
     const ok = await resolveWebhookTarget('https://hooks.example.com/a', { allowPrivate: false, resolve: resolveTo('93.184.216.34') });
     expect(ok).toMatchObject({ address: '93.184.216.34', family: 4 });
     expect(ok.url.hostname).toBe('hooks.example.com');

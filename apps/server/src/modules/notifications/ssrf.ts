@@ -58,7 +58,8 @@ export function parseWebhookUrl(raw: string): URL {
   } catch {
     throw new UnsafeWebhookUrlError(MSG.urlInvalid);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UnsafeWebhookUrlError('The webhook URL must start with http:// or https://');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UnsafeWebhookUrlError('The webhook URL must start with http:// or https://');
   if (!url.hostname) throw new UnsafeWebhookUrlError(MSG.urlInvalid);
   return url;
 }
@@ -85,7 +86,8 @@ export async function resolveWebhookTarget(raw: string, opts: { allowPrivate: bo
   }
   if (!opts.allowPrivate) {
     const bad = addrs.find((a) => !isPublicAddress(a.address));
-    if (bad) throw new UnsafeWebhookUrlError('The webhook URL must point to a public address (not loopback, private, link-local or metadata)');
+    if (bad)
+      throw new UnsafeWebhookUrlError('The webhook URL must point to a public address (not loopback, private, link-local or metadata)');
   }
   const first = addrs[0]!;
   return { url, address: first.address, family: first.family === 6 ? 6 : 4 };

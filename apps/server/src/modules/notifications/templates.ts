@@ -28,7 +28,14 @@ const label = (s: string | null) => (s === 'FailAttempt' ? 'Attempt failed' : s 
 export function formatTime(iso: string, timeZone: string | undefined): string {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return '';
-  const opts: Intl.DateTimeFormatOptions = { year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZoneName: 'short' };
+  const opts: Intl.DateTimeFormatOptions = {
+    year: 'numeric',
+    month: 'short',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: '2-digit',
+    timeZoneName: 'short',
+  };
   try {
     return new Intl.DateTimeFormat('en-US', { ...opts, timeZone: timeZone || 'UTC' }).format(d);
   } catch {
@@ -46,7 +53,8 @@ function checkpointLine(c: StatusMessageInput['checkpoint'], timeZone: string | 
 /** The first line of a mail: a failed attempt and an exception ask something of the recipient, so they say so. */
 function introOf(m: StatusMessageInput, name: string): string {
   const parcel = m.brand ? `Your parcel from ${m.brand}` : `Your parcel ${name}`;
-  if (m.status === 'FailAttempt') return `A delivery attempt failed: ${parcel.charAt(0).toLowerCase()}${parcel.slice(1)} could not be delivered. Follow the link for what happens next.`;
+  if (m.status === 'FailAttempt')
+    return `A delivery attempt failed: ${parcel.charAt(0).toLowerCase()}${parcel.slice(1)} could not be delivered. Follow the link for what happens next.`;
   if (m.status === 'Exception') return `${parcel} has a problem on its way (an exception). Follow the link for what happens next.`;
   return m.brand ? `Your parcel from ${m.brand} has a new status.` : `Your parcel ${name} has a new status.`;
 }
@@ -77,8 +85,12 @@ export function statusEmail(m: StatusMessageInput): { subject: string; text: str
     .join('\n');
   // Only a colour and an https image from the company's own settings reach the markup.
   const accent = m.brandStyle && /^#[0-9a-f]{6}$/i.test(m.brandStyle.color) ? m.brandStyle.color : '#2563eb';
-  const logoImg = m.brandStyle?.logo && /^https:\/\/[^\s"'<>]+$/i.test(m.brandStyle.logo) ? `<img src="${escapeHtml(m.brandStyle.logo)}" alt="${escapeHtml(from)}" style="max-height:48px;max-width:200px;margin-bottom:12px;display:block">` : '';
-  const row = (k: string, v: string) => `<tr><td style="padding:4px 12px 4px 0;color:#6b7280">${escapeHtml(k)}</td><td style="padding:4px 0;font-weight:600">${escapeHtml(v)}</td></tr>`;
+  const logoImg =
+    m.brandStyle?.logo && /^https:\/\/[^\s"'<>]+$/i.test(m.brandStyle.logo)
+      ? `<img src="${escapeHtml(m.brandStyle.logo)}" alt="${escapeHtml(from)}" style="max-height:48px;max-width:200px;margin-bottom:12px;display:block">`
+      : '';
+  const row = (k: string, v: string) =>
+    `<tr><td style="padding:4px 12px 4px 0;color:#6b7280">${escapeHtml(k)}</td><td style="padding:4px 0;font-weight:600">${escapeHtml(v)}</td></tr>`;
   const body =
     `<p style="line-height:1.5">${escapeHtml(intro)}</p><table role="presentation" cellpadding="0" cellspacing="0">` +
     row('Status', label(m.status)) +

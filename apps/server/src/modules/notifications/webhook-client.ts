@@ -62,7 +62,12 @@ export function postWebhook(target: ResolvedTarget, body: string, headers: Recor
         method: 'POST',
         agent: isHttps ? agents.https : agents.http,
         lookup: pinnedLookup(target),
-        headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'Shiptrail-Webhooks/1.0', ...headers },
+        headers: {
+          'content-type': 'application/json',
+          'content-length': String(Buffer.byteLength(body)),
+          'user-agent': 'Shiptrail-Webhooks/1.0',
+          ...headers,
+        },
       },
       (res) => {
         const chunks: Buffer[] = [];

@@ -8,7 +8,10 @@ const envelope = (payload: Record<string, unknown>) => ({
   type: 'object',
   required: ['code', 'status', 'message', 'payload'],
   properties: {
-    code: { type: 'integer', description: `The result (200, 201, 400, 401, ...); the HTTP status is 200 unless the request sends ${HTTP_STATUS_HEADER}: real` },
+    code: {
+      type: 'integer',
+      description: `The result (200, 201, 400, 401, ...); the HTTP status is 200 unless the request sends ${HTTP_STATUS_HEADER}: real`,
+    },
     status: { type: 'string', enum: ['success', 'fail'] },
     message: { type: 'string' },
     payload,
@@ -18,12 +21,20 @@ const envelope = (payload: Record<string, unknown>) => ({
 function operation(e: EndpointDef) {
   const params = [...e.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
   const query = e.query
-    ? Object.entries((toSchema(e.query, 'input').properties ?? {}) as Record<string, unknown>).map(([name, schema]) => ({ name, in: 'query', required: false, schema }))
+    ? Object.entries((toSchema(e.query, 'input').properties ?? {}) as Record<string, unknown>).map(([name, schema]) => ({
+        name,
+        in: 'query',
+        required: false,
+        schema,
+      }))
     : [];
   return {
     summary: e.summary,
     tags: [e.tag],
-    operationId: `${e.method.toLowerCase()}${e.path.replace(/[{}]/g, '').replace(/\/(\w)/g, (_, c: string) => c.toUpperCase()).replace(/\W/g, '')}`,
+    operationId: `${e.method.toLowerCase()}${e.path
+      .replace(/[{}]/g, '')
+      .replace(/\/(\w)/g, (_, c: string) => c.toUpperCase())
+      .replace(/\W/g, '')}`,
     ...(e.auth ? { security: [{ apiToken: [] }] } : { security: [] }),
     ...(params.length + query.length ? { parameters: [...params, ...query] } : {}),
     ...(e.body ? { requestBody: { required: true, content: { 'application/json': { schema: toSchema(e.body, 'input') } } } } : {}),
@@ -32,7 +43,11 @@ function operation(e: EndpointDef) {
         description: 'Success',
         content: { 'application/json': { schema: envelope(e.response ? toSchema(e.response, 'output') : { nullable: true }) } },
       },
-      default: { description: 'Failure: the envelope with status "fail", the result in code, a message, and for validation errors payload.errors by field (HTTP 200 unless the request asks for real statuses)', content: { 'application/json': { schema: envelope({ nullable: true }) } } },
+      default: {
+        description:
+          'Failure: the envelope with status "fail", the result in code, a message, and for validation errors payload.errors by field (HTTP 200 unless the request asks for real statuses)',
+        content: { 'application/json': { schema: envelope({ nullable: true }) } },
+      },
     },
   };
 }

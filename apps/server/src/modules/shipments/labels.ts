@@ -12,7 +12,16 @@ const winAnsi = (s: string) => s.normalize('NFC').replace(/[^\x20-\x7e\u00a0-\u0
 
 /** The Code 128 barcode of a tracking number, as a PNG (bars only; the number is printed under it as text). */
 export function barcodePng(tid: string): Promise<Buffer> {
-  return bwipjs.toBuffer({ bcid: 'code128', text: tid, scale: 3, height: 18, includetext: false, paddingwidth: 10, paddingheight: 4, backgroundcolor: 'FFFFFF' });
+  return bwipjs.toBuffer({
+    bcid: 'code128',
+    text: tid,
+    scale: 3,
+    height: 18,
+    includetext: false,
+    paddingwidth: 10,
+    paddingheight: 4,
+    backgroundcolor: 'FFFFFF',
+  });
 }
 
 function fit(font: PDFFont, text: string, size: number, width: number): string {
@@ -66,7 +75,8 @@ async function drawLabel(doc: PDFDocument, page: PDFPage, s: ShipmentView, brand
     y -= size + 2;
     page.drawText(fit(font, t, size, width), { x, y, size, font, color: black });
   };
-  const ruleAt = (at: number, thickness = 1) => page.drawLine({ start: { x: MARGIN, y: at }, end: { x: LABEL_WIDTH - MARGIN, y: at }, thickness, color: black });
+  const ruleAt = (at: number, thickness = 1) =>
+    page.drawLine({ start: { x: MARGIN, y: at }, end: { x: LABEL_WIDTH - MARGIN, y: at }, thickness, color: black });
   const rule = () => {
     y -= 6;
     ruleAt(y);
@@ -95,7 +105,9 @@ async function drawLabel(doc: PDFDocument, page: PDFPage, s: ShipmentView, brand
   const tidY = MARGIN;
   const weight = s.parcels.reduce((sum, p) => sum + p.weight * p.quantity, 0);
   const count = s.parcels.reduce((sum, p) => sum + p.quantity, 0);
-  const parcelsLine = count ? `${count} parcel${count === 1 ? '' : 's'}, ${Math.round(weight * 100) / 100} ${s.parcels[0]?.weightUnit ?? ''}`.trim() : '';
+  const parcelsLine = count
+    ? `${count} parcel${count === 1 ? '' : 's'}, ${Math.round(weight * 100) / 100} ${s.parcels[0]?.weightUnit ?? ''}`.trim()
+    : '';
 
   // ---- the note between them
   const noteSize = 12;

@@ -47,7 +47,8 @@ export function headerSize(b: Buffer, format: ImageFormat): { width: number; hei
   if (format === 'webp') {
     if (b.length < 30) return null;
     const chunk = b.toString('latin1', 12, 16);
-    if (chunk === 'VP8 ' && b[23] === 0x9d && b[24] === 0x01 && b[25] === 0x2a) return { width: b.readUInt16LE(26) & 0x3fff, height: b.readUInt16LE(28) & 0x3fff };
+    if (chunk === 'VP8 ' && b[23] === 0x9d && b[24] === 0x01 && b[25] === 0x2a)
+      return { width: b.readUInt16LE(26) & 0x3fff, height: b.readUInt16LE(28) & 0x3fff };
     if (chunk === 'VP8L' && b[20] === 0x2f) {
       const bits = b.readUInt32LE(21);
       return { width: (bits & 0x3fff) + 1, height: ((bits >>> 14) & 0x3fff) + 1 };
@@ -135,7 +136,8 @@ export async function prepareProof(p: { recipientName: string; signature: string
   if (sniffFormat(sig.bytes) !== 'png') throw notAnImage('signature');
   const sigSize = headerSize(sig.bytes, 'png');
   if (!sigSize || sigSize.width < 1 || sigSize.height < 1) throw notAnImage('signature');
-  if (sigSize.width > POD_LIMITS.signatureMaxWidth || sigSize.height > POD_LIMITS.signatureMaxHeight) throw refuse('signature', SIGNATURE_SIZE_MESSAGE);
+  if (sigSize.width > POD_LIMITS.signatureMaxWidth || sigSize.height > POD_LIMITS.signatureMaxHeight)
+    throw refuse('signature', SIGNATURE_SIZE_MESSAGE);
 
   let photo: { bytes: Buffer; format: ImageFormat } | null = null;
   if (p.photo) {

@@ -41,7 +41,10 @@ export async function lockByTid(db: Queryable, scope: Scope, tid: string): Promi
 }
 export async function findByTids(db: Queryable, scope: Scope, tids: string[]): Promise<ShipmentRow[]> {
   if (tids.length === 0) return [];
-  return db.select().from(shipments).where(and(inArray(shipments.tid, tids), scoped(scope)));
+  return db
+    .select()
+    .from(shipments)
+    .where(and(inArray(shipments.tid, tids), scoped(scope)));
 }
 /** The public page: a company's shipment by its tid. */
 export async function findForCompany(db: Queryable, companyId: string, tid: string): Promise<ShipmentRow | undefined> {
@@ -102,7 +105,11 @@ export async function replaceParcels(db: Queryable, shipmentId: string, rows: Ne
 }
 export async function parcelsFor(db: Queryable, ids: string[]): Promise<ParcelRow[]> {
   if (ids.length === 0) return [];
-  return db.select().from(shipmentParcels).where(inArray(shipmentParcels.shipmentId, ids)).orderBy(asc(shipmentParcels.shipmentId), asc(shipmentParcels.position));
+  return db
+    .select()
+    .from(shipmentParcels)
+    .where(inArray(shipmentParcels.shipmentId, ids))
+    .orderBy(asc(shipmentParcels.shipmentId), asc(shipmentParcels.position));
 }
 
 /**
@@ -111,26 +118,28 @@ export async function parcelsFor(db: Queryable, ids: string[]): Promise<ParcelRo
  */
 export async function checkpointsFor(db: Queryable, ids: string[]) {
   if (ids.length === 0) return [];
-  return db
-    .select({
-      id: shipmentCheckpoints.id,
-      shipmentId: shipmentCheckpoints.shipmentId,
-      status: shipmentCheckpoints.status,
-      location: shipmentCheckpoints.location,
-      message: shipmentCheckpoints.message,
-      lat: shipmentCheckpoints.lat,
-      long: shipmentCheckpoints.long,
-      time: shipmentCheckpoints.time,
-      byRole: shipmentCheckpoints.byRole,
-      byName: shipmentCheckpoints.byName,
-      podRecipientName: shipmentCheckpoints.podRecipientName,
-      hasSignature: sql<boolean>`${shipmentCheckpoints.podSignature} is not null`,
-      hasPhoto: sql<boolean>`${shipmentCheckpoints.podPhoto} is not null`,
-    })
-    .from(shipmentCheckpoints)
-    .where(inArray(shipmentCheckpoints.shipmentId, ids))
-    // In the order they were added: the status is the last one added, whatever time it carries.
-    .orderBy(desc(shipmentCheckpoints.time), desc(shipmentCheckpoints.id));
+  return (
+    db
+      .select({
+        id: shipmentCheckpoints.id,
+        shipmentId: shipmentCheckpoints.shipmentId,
+        status: shipmentCheckpoints.status,
+        location: shipmentCheckpoints.location,
+        message: shipmentCheckpoints.message,
+        lat: shipmentCheckpoints.lat,
+        long: shipmentCheckpoints.long,
+        time: shipmentCheckpoints.time,
+        byRole: shipmentCheckpoints.byRole,
+        byName: shipmentCheckpoints.byName,
+        podRecipientName: shipmentCheckpoints.podRecipientName,
+        hasSignature: sql<boolean>`${shipmentCheckpoints.podSignature} is not null`,
+        hasPhoto: sql<boolean>`${shipmentCheckpoints.podPhoto} is not null`,
+      })
+      .from(shipmentCheckpoints)
+      .where(inArray(shipmentCheckpoints.shipmentId, ids))
+      // In the order they were added: the status is the last one added, whatever time it carries.
+      .orderBy(desc(shipmentCheckpoints.time), desc(shipmentCheckpoints.id))
+  );
 }
 export type CheckpointSummary = Awaited<ReturnType<typeof checkpointsFor>>[number];
 
@@ -148,7 +157,10 @@ export async function findCheckpoint(db: Queryable, shipmentId: string, id: numb
 }
 
 /** A status change of a shipment, in the event table the notifications fan out from. */
-export async function insertEvent(db: Queryable, v: { shipmentId: string; userId: string; fromStatus: string | null; toStatus: string; checkpoint: unknown; createdAt: Date }) {
+export async function insertEvent(
+  db: Queryable,
+  v: { shipmentId: string; userId: string; fromStatus: string | null; toStatus: string; checkpoint: unknown; createdAt: Date },
+) {
   const [r] = await db.insert(trackingEvents).values(v).returning({ id: trackingEvents.id });
   return r!.id;
 }
@@ -179,7 +191,11 @@ export async function lockCompanyTids(db: Queryable, companyId: string, tids: st
     .orderBy(asc(shipments.tid))
     .for('update');
 }
-export async function setCourier(db: Queryable, ids: string[], v: { courierId: string | null; courier: string; courierEmail: string; updatedAt: Date }): Promise<ShipmentRow[]> {
+export async function setCourier(
+  db: Queryable,
+  ids: string[],
+  v: { courierId: string | null; courier: string; courierEmail: string; updatedAt: Date },
+): Promise<ShipmentRow[]> {
   if (ids.length === 0) return [];
   return db.update(shipments).set(v).where(inArray(shipments.id, ids)).returning();
 }
@@ -198,11 +214,18 @@ export interface MarkerRow {
  * The map's light list: no parcels, no checkpoint lists; the last checkpoint that carried a position is one
  * indexed look-up per shipment. Ordered by tid (unique) for paging.
  */
-export async function listMarkers(db: Queryable, f: { scope: Scope; statuses: string[]; afterTid?: string; limit: number }): Promise<MarkerRow[]> {
+export async function listMarkers(
+  db: Queryable,
+  f: { scope: Scope; statuses: string[]; afterTid?: string; limit: number },
+): Promise<MarkerRow[]> {
   const where = [scoped(f.scope), inArray(shipments.status, f.statuses)];
   if (f.afterTid) where.push(sql`${shipments.tid} > ${f.afterTid}`);
   const pos = (col: 'lat' | 'long') =>
-    sql<number | null>`(select c.${sql.raw(col)} from shipment_checkpoints c where c.shipment_id = "shipments"."id" and c.lat is not null and c.long is not null order by c.id desc limit 1)`.mapWith(Number);
+    sql<
+      number | null
+    >`(select c.${sql.raw(col)} from shipment_checkpoints c where c.shipment_id = "shipments"."id" and c.lat is not null and c.long is not null order by c.id desc limit 1)`.mapWith(
+      Number,
+    );
   return db
     .select({
       tid: shipments.tid,
@@ -221,12 +244,20 @@ export async function listMarkers(db: Queryable, f: { scope: Scope; statuses: st
 
 // ------------------------------------------------------------------ the company's logo
 export async function saveLogo(db: Queryable, userId: string, png: Buffer, at: Date) {
-  await db.insert(companyLogos).values({ userId, png, updatedAt: at }).onConflictDoUpdate({ target: companyLogos.userId, set: { png, updatedAt: at } });
+  await db
+    .insert(companyLogos)
+    .values({ userId, png, updatedAt: at })
+    .onConflictDoUpdate({ target: companyLogos.userId, set: { png, updatedAt: at } });
 }
 export async function deleteLogo(db: Queryable, userId: string) {
   await db.delete(companyLogos).where(eq(companyLogos.userId, userId));
 }
 export async function findLogoByUid(db: Queryable, uid: string): Promise<{ png: Buffer; updatedAt: Date } | undefined> {
-  const [r] = await db.select({ png: companyLogos.png, updatedAt: companyLogos.updatedAt }).from(companyLogos).innerJoin(users, eq(users.id, companyLogos.userId)).where(eq(users.uid, uid)).limit(1);
+  const [r] = await db
+    .select({ png: companyLogos.png, updatedAt: companyLogos.updatedAt })
+    .from(companyLogos)
+    .innerJoin(users, eq(users.id, companyLogos.userId))
+    .where(eq(users.uid, uid))
+    .limit(1);
   return r;
 }

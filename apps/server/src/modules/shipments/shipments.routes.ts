@@ -42,7 +42,10 @@ export async function shipmentRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
     const key = idempotencyKeyOf(req);
     if (!key) return sendExact(reply, created(await svc.createShipment(ctx, user, input, plan)));
     const scope = { userId: user.id, route: CREATE_ROUTE, key, hash: requestHash(svc.createRequestIdentity(input)) };
-    return sendExact(reply, await idempotentReply(ctx.db, scope, async (tx) => created(await svc.createShipment(ctx, user, input, plan, tx))));
+    return sendExact(
+      reply,
+      await idempotentReply(ctx.db, scope, async (tx) => created(await svc.createShipment(ctx, user, input, plan, tx))),
+    );
   });
 
   // A Delivered checkpoint may carry a photo and a signature: the body may be larger than elsewhere.
@@ -50,11 +53,17 @@ export async function shipmentRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
     success(await svc.updateShipment(ctx, userOf(req), parse(updateShipmentRequest, body(req))), 'Checkpoint added'),
   );
 
-  app.post('/v1/shipment/edit', auth, async (req) => success(await svc.editShipment(ctx, userOf(req), parse(editShipmentRequest, body(req))), 'Saved'));
+  app.post('/v1/shipment/edit', auth, async (req) =>
+    success(await svc.editShipment(ctx, userOf(req), parse(editShipmentRequest, body(req))), 'Saved'),
+  );
 
-  app.post('/v1/shipment/getshipments', auth, async (req) => success(await svc.listCompanyShipments(ctx, userOf(req), parse(listShipmentsRequest, body(req)))));
+  app.post('/v1/shipment/getshipments', auth, async (req) =>
+    success(await svc.listCompanyShipments(ctx, userOf(req), parse(listShipmentsRequest, body(req)))),
+  );
 
-  app.post('/v1/shipment/getassigned', auth, async (req) => success(await svc.listAssigned(ctx, userOf(req), parse(listShipmentsRequest, body(req)))));
+  app.post('/v1/shipment/getassigned', auth, async (req) =>
+    success(await svc.listAssigned(ctx, userOf(req), parse(listShipmentsRequest, body(req)))),
+  );
 
   app.post('/v1/shipment/today', auth, async (req) => success(await svc.courierDay(ctx, userOf(req), parse(courierDayRequest, body(req)))));
 
@@ -73,7 +82,9 @@ export async function shipmentRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
     return success(list, `${list.length} ${list.length === 1 ? 'shipment' : 'shipments'} unassigned`);
   });
 
-  app.post('/v1/shipment/markers', auth, async (req) => success(await svc.shipmentMarkers(ctx, userOf(req), parse(shipmentMarkersRequest, body(req)))));
+  app.post('/v1/shipment/markers', auth, async (req) =>
+    success(await svc.shipmentMarkers(ctx, userOf(req), parse(shipmentMarkersRequest, body(req)))),
+  );
 
   // The logo's body is a data URL of up to LOGO_LIMITS.maxBytes (base64 is 4/3 of the bytes).
   app.post('/v1/user/general/logo', { ...auth, bodyLimit: Math.ceil((LOGO_LIMITS.maxBytes * 4) / 3) + 64 * 1024 }, async (req) =>
@@ -103,6 +114,10 @@ export async function shipmentRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
     const company = await svc.companyOf(ctx, user);
     const pdf = await renderLabels(list, svc.brandOf(company).name);
     const name = list.length === 1 ? `label-${list[0]!.tid}.pdf` : `labels-${list.length}.pdf`;
-    return reply.type('application/pdf').header('content-disposition', `inline; filename="${name}"`).header('cache-control', 'no-store').send(Buffer.from(pdf));
+    return reply
+      .type('application/pdf')
+      .header('content-disposition', `inline; filename="${name}"`)
+      .header('cache-control', 'no-store')
+      .send(Buffer.from(pdf));
   });
 }

@@ -72,7 +72,8 @@ async function viewsOf(ctx: AppContext, rows: repo.ShipmentRow[], db: Queryable 
   const companyUids = new Map<string, string>();
   const courierUids = new Map<string, string>();
   for (const id of new Set(rows.map((r) => r.companyId))) companyUids.set(id, (await repo.findUserById(db, id))?.uid ?? '');
-  for (const id of new Set(rows.map((r) => r.courierId).filter((x): x is string => !!x))) courierUids.set(id, (await repo.findUserById(db, id))?.uid ?? '');
+  for (const id of new Set(rows.map((r) => r.courierId).filter((x): x is string => !!x)))
+    courierUids.set(id, (await repo.findUserById(db, id))?.uid ?? '');
   return rows.map((r) =>
     shipmentView(
       r,
@@ -122,9 +123,22 @@ const addressRow = (a: CreateInput['origin']) => ({
  * same transaction: the company's receive triggers and, through the destination's email and phone, its
  * customer's send triggers.
  */
-async function recordStatusChange(tx: Tx, ctx: AppContext, s: repo.ShipmentRow, toStatus: string, checkpoint: { status: string; location: string; message: string; time: string }) {
+async function recordStatusChange(
+  tx: Tx,
+  ctx: AppContext,
+  s: repo.ShipmentRow,
+  toStatus: string,
+  checkpoint: { status: string; location: string; message: string; time: string },
+) {
   if (s.status === toStatus && s.lastCheckPoint) return;
-  const eventId = await repo.insertEvent(tx, { shipmentId: s.id, userId: s.companyId, fromStatus: s.lastCheckPoint ? s.status : null, toStatus, checkpoint, createdAt: ctx.now() });
+  const eventId = await repo.insertEvent(tx, {
+    shipmentId: s.id,
+    userId: s.companyId,
+    fromStatus: s.lastCheckPoint ? s.status : null,
+    toStatus,
+    checkpoint,
+    createdAt: ctx.now(),
+  });
   await fanOutStatusEvent(tx, ctx, eventId);
 }
 
@@ -148,7 +162,9 @@ export async function planShipment(ctx: AppContext, company: UserRow, input: Cre
   // Unassigned (decision 098): nobody yet, assigned later with POST /v1/shipment/assign.
   const member = input.courierEmail ? await findCourierByEmail(ctx, company.id, input.courierEmail) : undefined;
   const warning =
-    member || !input.courierEmail ? undefined : `${input.courierEmail} is not one of your couriers, so nobody is assigned: add them under Couriers and edit the shipment to assign it.`;
+    member || !input.courierEmail
+      ? undefined
+      : `${input.courierEmail} is not one of your couriers, so nobody is assigned: add them under Couriers and edit the shipment to assign it.`;
   const [origin, destination] = await Promise.all([withCoordinates(ctx, input.origin), withCoordinates(ctx, input.destination)]);
   return { member, warning, origin, destination };
 }
@@ -208,10 +224,32 @@ export async function createShipment(
           updatedAt: now,
         });
         await repo.insertParcels(tx, parcelRows(id, input.parcels));
-        const cp = { status: input.status, location: placeLine(addressRow(input.origin) as never), message: 'Shipment created', time: now.toISOString() };
-        await repo.insertCheckpoint(tx, { shipmentId: id, status: cp.status, location: cp.location, message: cp.message, time: now, byUserId: company.id, byRole: 'company', byName: company.company || fullName(company) });
+        const cp = {
+          status: input.status,
+          location: placeLine(addressRow(input.origin) as never),
+          message: 'Shipment created',
+          time: now.toISOString(),
+        };
+        await repo.insertCheckpoint(tx, {
+          shipmentId: id,
+          status: cp.status,
+          location: cp.location,
+          message: cp.message,
+          time: now,
+          byUserId: company.id,
+          byRole: 'company',
+          byName: company.company || fullName(company),
+        });
         await recordStatusChange(tx, ctx, s, input.status, cp);
-        await publishLive(tx, { kind: 'shipment', accountId: s.companyId, courierId: s.courierId, shipmentId: s.id, tid: s.tid, status: input.status, statusChanged: true });
+        await publishLive(tx, {
+          kind: 'shipment',
+          accountId: s.companyId,
+          courierId: s.courierId,
+          shipmentId: s.id,
+          tid: s.tid,
+          status: input.status,
+          statusChanged: true,
+        });
         return repo.updateShipment(tx, id, { lastCheckPoint: cp });
       });
       return { view: await viewOf(ctx, row, outer ?? ctx.db), warning };
@@ -262,7 +300,15 @@ export async function updateShipment(ctx: AppContext, user: UserRow, input: Upda
       podPhotoType: proof?.photoType ?? null,
     });
     await recordStatusChange(tx, ctx, s, input.status, cp);
-    await publishLive(tx, { kind: 'shipment', accountId: s.companyId, courierId: s.courierId, shipmentId: s.id, tid: s.tid, status: input.status, statusChanged: s.status !== input.status });
+    await publishLive(tx, {
+      kind: 'shipment',
+      accountId: s.companyId,
+      courierId: s.courierId,
+      shipmentId: s.id,
+      tid: s.tid,
+      status: input.status,
+      statusChanged: s.status !== input.status,
+    });
     return repo.updateShipment(tx, s.id, { status: input.status, lastCheckPoint: cp, updatedAt: ctx.now() });
   });
   // The courier's last known position, for the couriers map.
@@ -276,7 +322,10 @@ export async function editShipment(ctx: AppContext, company: UserRow, input: Edi
   const tid = normalizeTrackingNumber(input.tid);
   let member: UserRow | undefined;
   if (input.courierEmail) member = await findCourierByEmail(ctx, company.id, input.courierEmail);
-  const [origin, destination] = await Promise.all([input.origin && withCoordinates(ctx, input.origin), input.destination && withCoordinates(ctx, input.destination)]);
+  const [origin, destination] = await Promise.all([
+    input.origin && withCoordinates(ctx, input.origin),
+    input.destination && withCoordinates(ctx, input.destination),
+  ]);
   const row = await ctx.db.transaction(async (tx) => {
     const s = await repo.lockByTid(tx, { companyId: company.id }, tid);
     if (!s) throw notFoundShipment();
@@ -295,7 +344,15 @@ export async function editShipment(ctx: AppContext, company: UserRow, input: Edi
     const updated = await repo.updateShipment(tx, s.id, patch);
     // Open screens refetch it: the company's, the courier it is assigned to, and the one it was taken from.
     const announce = (courierId: string | null) =>
-      publishLive(tx, { kind: 'shipment', accountId: company.id, courierId, shipmentId: s.id, tid: s.tid, status: updated.status, statusChanged: false });
+      publishLive(tx, {
+        kind: 'shipment',
+        accountId: company.id,
+        courierId,
+        shipmentId: s.id,
+        tid: s.tid,
+        status: updated.status,
+        statusChanged: false,
+      });
     await announce(updated.courierId);
     if (s.courierId && s.courierId !== updated.courierId) await announce(s.courierId);
     return updated;
@@ -317,16 +374,35 @@ async function setCourierOf(ctx: AppContext, company: UserRow, rawTids: string[]
   const rows = await ctx.db.transaction(async (tx) => {
     const found = await repo.lockCompanyTids(tx, company.id, tids);
     const missing = tids.filter((t) => !found.some((r) => r.tid === t));
-    if (missing.length) throw new AppError(404, `${MSG.shipmentNotFound}: ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ` and ${missing.length - 5} more` : ''}`, 'not_found', { missing });
+    if (missing.length)
+      throw new AppError(
+        404,
+        `${MSG.shipmentNotFound}: ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ` and ${missing.length - 5} more` : ''}`,
+        'not_found',
+        { missing },
+      );
     const updated = await repo.setCourier(
       tx,
       found.map((r) => r.id),
-      { courierId: courier?.id ?? null, courier: courier ? fullName(courier) : '', courierEmail: courier?.email ?? '', updatedAt: ctx.now() },
+      {
+        courierId: courier?.id ?? null,
+        courier: courier ? fullName(courier) : '',
+        courierEmail: courier?.email ?? '',
+        updatedAt: ctx.now(),
+      },
     );
     for (const before of found) {
       const after = updated.find((u) => u.id === before.id)!;
       const announce = (courierId: string | null) =>
-        publishLive(tx, { kind: 'shipment', accountId: company.id, courierId, shipmentId: after.id, tid: after.tid, status: after.status, statusChanged: false });
+        publishLive(tx, {
+          kind: 'shipment',
+          accountId: company.id,
+          courierId,
+          shipmentId: after.id,
+          tid: after.tid,
+          status: after.status,
+          statusChanged: false,
+        });
       await announce(after.courierId);
       if (before.courierId && before.courierId !== after.courierId) await announce(before.courierId);
     }
@@ -386,7 +462,8 @@ async function list(ctx: AppContext, scope: repo.Scope, q: ListInput): Promise<S
   let after: { createdAt: Date; id: string } | undefined;
   if (q.lastTid) {
     const last = await repo.findByTid(ctx.db, scope, normalizeTrackingNumber(q.lastTid));
-    if (!last) throw badRequest('lastTid is not one of your shipments: start again without lastTid', { lastTid: 'Unknown tracking number' });
+    if (!last)
+      throw badRequest('lastTid is not one of your shipments: start again without lastTid', { lastTid: 'Unknown tracking number' });
     after = { createdAt: last.createdAt, id: last.id };
   }
   const rows = await repo.listShipments(ctx.db, { scope, limit: q.numRecords, statuses: q.status, courierEmails: q.courier, after });
@@ -411,7 +488,10 @@ export async function courierDay(ctx: AppContext, user: UserRow, q: z.output<typ
   if (user.role !== 'courier') throw forbidden('Only couriers have a day of stops: a company lists its shipments with getshipments');
   const now = ctx.now();
   const since = q.since ? new Date(q.since) : new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
-  const [rows, counts] = await Promise.all([repo.openAssigned(ctx.db, user.id, COURIER_DAY_MAX_STOPS), repo.courierDayCounts(ctx.db, user.id, since)]);
+  const [rows, counts] = await Promise.all([
+    repo.openAssigned(ctx.db, user.id, COURIER_DAY_MAX_STOPS),
+    repo.courierDayCounts(ctx.db, user.id, since),
+  ]);
   return { since: since.toISOString(), stops: await viewsOf(ctx, rows), ...counts };
 }
 

@@ -48,7 +48,8 @@ export function checkpointView(c: CheckpointSummary): ShipmentCheckpoint {
     lat: c.lat,
     long: c.long,
     by: { role: c.byRole === 'courier' ? 'courier' : 'company', name: c.byName },
-    proof: c.podRecipientName != null ? { recipientName: c.podRecipientName, hasSignature: !!c.hasSignature, hasPhoto: !!c.hasPhoto } : null,
+    proof:
+      c.podRecipientName != null ? { recipientName: c.podRecipientName, hasSignature: !!c.hasSignature, hasPhoto: !!c.hasPhoto } : null,
   };
 }
 
@@ -61,7 +62,13 @@ export function lastEntered<T extends { id: number }>(cps: T[]): T | undefined {
   return cps.reduce<T | undefined>((last, c) => (!last || c.id > last.id ? c : last), undefined);
 }
 
-export function shipmentView(s: ShipmentRow, parcels: ParcelRow[], cps: CheckpointSummary[], companyUid: string, courierUid: string | null): ShipmentView {
+export function shipmentView(
+  s: ShipmentRow,
+  parcels: ParcelRow[],
+  cps: CheckpointSummary[],
+  companyUid: string,
+  courierUid: string | null,
+): ShipmentView {
   const checkpoints = cps.map(checkpointView);
   const last = lastEntered(cps);
   return {

@@ -61,7 +61,11 @@ export function twilioGateway(opts: { baseUrl: string; accountSid: string; authT
       // 429 and 5xx are Twilio being busy or down: retry. Other 4xx (bad number, unverified sender,
       // auth) will fail the same way again.
       const permanent = res.status >= 400 && res.status < 500 && res.status !== 429 && res.status !== 408;
-      throw new SmsError(`Twilio ${res.status}${json.code ? ` (${json.code})` : ''}: ${json.message ?? text.slice(0, 200)}`, permanent, res.status);
+      throw new SmsError(
+        `Twilio ${res.status}${json.code ? ` (${json.code})` : ''}: ${json.message ?? text.slice(0, 200)}`,
+        permanent,
+        res.status,
+      );
     },
   };
 }
@@ -71,7 +75,10 @@ export function outboxGateway(db: Db, log: FastifyBaseLogger): SmsGateway {
   return {
     mode: 'outbox',
     async send(msg) {
-      const [row] = await db.insert(devOutbox).values({ channel: 'sms', to: msg.to, subject: '', text: msg.body }).returning({ id: devOutbox.id });
+      const [row] = await db
+        .insert(devOutbox)
+        .values({ channel: 'sms', to: msg.to, subject: '', text: msg.body })
+        .returning({ id: devOutbox.id });
       log.info({ to: msg.to }, 'dev outbox: SMS stored (set TWILIO_* to send)');
       return { id: `outbox-sms-${row!.id}` };
     },
@@ -80,7 +87,12 @@ export function outboxGateway(db: Db, log: FastifyBaseLogger): SmsGateway {
 
 export function createSmsGateway(config: Config, db: Db, log: FastifyBaseLogger): SmsGateway {
   if (config.TWILIO_ACCOUNT_SID && config.TWILIO_AUTH_TOKEN && config.TWILIO_FROM) {
-    return twilioGateway({ baseUrl: config.TWILIO_BASE_URL, accountSid: config.TWILIO_ACCOUNT_SID, authToken: config.TWILIO_AUTH_TOKEN, from: config.TWILIO_FROM });
+    return twilioGateway({
+      baseUrl: config.TWILIO_BASE_URL,
+      accountSid: config.TWILIO_ACCOUNT_SID,
+      authToken: config.TWILIO_AUTH_TOKEN,
+      from: config.TWILIO_FROM,
+    });
   }
   return outboxGateway(db, log);
 }

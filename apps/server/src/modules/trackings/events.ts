@@ -17,7 +17,14 @@ export async function recordStatusChange(
   checkpoint: Checkpoint | null,
 ): Promise<string | null> {
   if (t.status === toStatus) return null;
-  const eventId = await repo.insertEvent(tx, { trackingId: t.id, userId: t.userId, fromStatus: t.status, toStatus, checkpoint, createdAt: ctx.now() });
+  const eventId = await repo.insertEvent(tx, {
+    trackingId: t.id,
+    userId: t.userId,
+    fromStatus: t.status,
+    toStatus,
+    checkpoint,
+    createdAt: ctx.now(),
+  });
   await fanOutStatusEvent(tx, ctx, eventId);
   await publishLive(tx, { kind: 'tracking', accountId: t.userId, trackingId: t.id, tid: t.tid, status: toStatus, statusChanged: true });
   return eventId;

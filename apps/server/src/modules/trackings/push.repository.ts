@@ -17,7 +17,13 @@ export async function liveTrackingIds(db: Queryable, courier: string, tid: strin
  * subscribe the same number at once (a second USPS subscription of a number is refused), and a worker that dies
  * mid-round leaves numbers that are claimed again once the claim lapses. A new number's row is `pending` (not pushed).
  */
-export async function claimNumbersToSubscribe(db: Queryable, courier: string, now: Date, claimUntil: Date, limit: number): Promise<string[]> {
+export async function claimNumbersToSubscribe(
+  db: Queryable,
+  courier: string,
+  now: Date,
+  claimUntil: Date,
+  limit: number,
+): Promise<string[]> {
   const r = await db.execute<{ tid: string }>(sql`
     with due as (
       select distinct t.tid from ${trackings} t
@@ -33,7 +39,13 @@ export async function claimNumbersToSubscribe(db: Queryable, courier: string, no
   return rowsOf<{ tid: string }>(r).map((x) => x.tid);
 }
 
-export type SubscriptionRow = { tid: string; state: 'active' | 'refused' | 'pending'; subscriptionId: string | null; expiresAt: Date; renewAt: Date };
+export type SubscriptionRow = {
+  tid: string;
+  state: 'active' | 'refused' | 'pending';
+  subscriptionId: string | null;
+  expiresAt: Date;
+  renewAt: Date;
+};
 
 export async function saveSubscriptions(db: Queryable, courier: string, rows: SubscriptionRow[], now: Date): Promise<void> {
   if (rows.length === 0) return;
@@ -53,15 +65,24 @@ export async function saveSubscriptions(db: Queryable, courier: string, rows: Su
 }
 
 /** Subscriptions no live tracking needs any more (delivered, expired or deleted everywhere). */
-export async function endedSubscriptions(db: Queryable, courier: string, limit: number): Promise<Array<{ tid: string; subscriptionId: string | null; state: string }>> {
+export async function endedSubscriptions(
+  db: Queryable,
+  courier: string,
+  limit: number,
+): Promise<Array<{ tid: string; subscriptionId: string | null; state: string }>> {
   const r = await db.execute<{ tid: string; subscription_id: string | null; state: string }>(sql`
     select s.tid, s.subscription_id, s.state from ${carrierSubscriptions} s
     where s.courier = ${courier}
       and not exists (select 1 from ${trackings} t where t.tid = s.tid and t.courier = s.courier and t.next_check_at is not null)
     limit ${limit}`);
-  return rowsOf<{ tid: string; subscription_id: string | null; state: string }>(r).map((x) => ({ tid: x.tid, subscriptionId: x.subscription_id, state: x.state }));
+  return rowsOf<{ tid: string; subscription_id: string | null; state: string }>(r).map((x) => ({
+    tid: x.tid,
+    subscriptionId: x.subscription_id,
+    state: x.state,
+  }));
 }
 
 export async function deleteSubscriptions(db: Queryable, courier: string, tids: string[]): Promise<void> {
-  if (tids.length) await db.delete(carrierSubscriptions).where(and(eq(carrierSubscriptions.courier, courier), inArray(carrierSubscriptions.tid, tids)));
+  if (tids.length)
+    await db.delete(carrierSubscriptions).where(and(eq(carrierSubscriptions.courier, courier), inArray(carrierSubscriptions.tid, tids)));
 }

@@ -7,7 +7,15 @@
 // Polling goes on at a slower cadence for pushed numbers (schedule.ts PUSH_BACKSTOP_FACTOR) and catches what push lost.
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import type { AppContext } from '../../context.ts';
-import { carriersOf, isPushCourier, PUSH_COURIERS, PUSH_TTL_MS, readPush, sandboxPaceOf, type PushCourier } from '../carriers/carriers.service.ts';
+import {
+  carriersOf,
+  isPushCourier,
+  PUSH_COURIERS,
+  PUSH_TTL_MS,
+  readPush,
+  sandboxPaceOf,
+  type PushCourier,
+} from '../carriers/carriers.service.ts';
 import { carrierPushEvents } from '../../lib/metrics.ts';
 import { startTickLoop } from '../../lib/tick-loop.ts';
 import { applyResult, modeOf } from './refresh.ts';
@@ -38,7 +46,12 @@ function remember(key: string, nowMs: number): void {
 export type PushAnswer = { status: number; body: { ok: boolean; applied?: number; ignored?: string; error?: string } };
 
 /** Handle one pushed call. Never throws for a carrier's input; a database failure is the caller's 500 (the carrier retries). */
-export async function receivePush(ctx: AppContext, courier: string, headers: Record<string, string | string[] | undefined>, raw: string): Promise<PushAnswer> {
+export async function receivePush(
+  ctx: AppContext,
+  courier: string,
+  headers: Record<string, string | string[] | undefined>,
+  raw: string,
+): Promise<PushAnswer> {
   const push = isPushCourier(courier) ? carriersOf(ctx).push(courier) : null;
   if (!push || !isPushCourier(courier)) {
     carrierPushEvents.inc({ carrier: courier.slice(0, 16), outcome: 'not_configured' });
@@ -124,7 +137,13 @@ export async function runSubscriptionRound(ctx: AppContext, base: string): Promi
       const tids = await pushRepo.claimNumbersToSubscribe(ctx.db, courier, now, new Date(now.getTime() + CLAIM_MS), ROUND_LIMIT);
       const eligible = tids.filter((t) => p.push.eligible(t));
       const notEligible = tids.filter((t) => !p.push.eligible(t));
-      const refusedRow = (tid: string) => ({ tid, state: 'refused' as const, subscriptionId: null, expiresAt: now, renewAt: new Date(now.getTime() + REFUSED_RETRY_MS) });
+      const refusedRow = (tid: string) => ({
+        tid,
+        state: 'refused' as const,
+        subscriptionId: null,
+        expiresAt: now,
+        renewAt: new Date(now.getTime() + REFUSED_RETRY_MS),
+      });
       await pushRepo.saveSubscriptions(ctx.db, courier, notEligible.map(refusedRow), now);
       stats.refused += notEligible.length;
       const ttl = ttlMs(ctx, courier);
@@ -136,7 +155,13 @@ export async function runSubscriptionRound(ctx: AppContext, base: string): Promi
           ctx.db,
           courier,
           [
-            ...out.subscribed.map((s) => ({ tid: s.tid, state: 'active' as const, subscriptionId: s.subscriptionId, expiresAt: new Date(at.getTime() + ttl), renewAt: new Date(at.getTime() + ttl / 2) })),
+            ...out.subscribed.map((s) => ({
+              tid: s.tid,
+              state: 'active' as const,
+              subscriptionId: s.subscriptionId,
+              expiresAt: new Date(at.getTime() + ttl),
+              renewAt: new Date(at.getTime() + ttl / 2),
+            })),
             ...out.refused.map(refusedRow),
           ],
           at,
@@ -147,7 +172,11 @@ export async function runSubscriptionRound(ctx: AppContext, base: string): Promi
       const ended = await pushRepo.endedSubscriptions(ctx.db, courier, ROUND_LIMIT);
       const active = ended.filter((e) => e.state === 'active');
       for (let i = 0; i < active.length; i += p.push.maxBatch) await p.push.unsubscribe(active.slice(i, i + p.push.maxBatch), url);
-      await pushRepo.deleteSubscriptions(ctx.db, courier, ended.map((e) => e.tid));
+      await pushRepo.deleteSubscriptions(
+        ctx.db,
+        courier,
+        ended.map((e) => e.tid),
+      );
       stats.unsubscribed += active.length;
     } catch (err) {
       // The carrier down or refusing our token: polling carries on; the next round tries again.
@@ -176,7 +205,11 @@ export function startPushSubscriptions(ctx: AppContext, opts: { base: string; ti
       const now = await listenerAnswers(ctx, opts.base);
       if (now !== reachable) {
         if (now) ctx.log.info({ listener: opts.base }, 'carrier push is on: the public address answers');
-        else ctx.log.warn({ listener: opts.base }, 'carrier push is off: this deployment does not answer at its public address (set PUBLIC_URL or CARRIER_PUSH_URL); trackings stay polled');
+        else
+          ctx.log.warn(
+            { listener: opts.base },
+            'carrier push is off: this deployment does not answer at its public address (set PUBLIC_URL or CARRIER_PUSH_URL); trackings stay polled',
+          );
       }
       reachable = now;
       checkedUntil = t + (now ? 5 * 60_000 : 30_000);

@@ -126,12 +126,21 @@ async function refreshLeased(ctx: AppContext, due: repo.DueTracking[], done: (id
       const byTid = new Map(results.map((r) => [r.tid, r]));
       const mode = modeOf(ctx, courier);
       const resultOf = (item: repo.DueTracking): TrackResult =>
-        byTid.get(item.tid) ?? { ok: false, tid: item.tid, courier, error: { kind: 'malformed', message: 'The carrier returned no result for this number' } };
+        byTid.get(item.tid) ?? {
+          ok: false,
+          tid: item.tid,
+          courier,
+          error: { kind: 'malformed', message: 'The carrier returned no result for this number' },
+        };
       const size = applyBatchSize(ctx);
       for (let i = 0; i < items.length; i += size) {
         const chunk = items.slice(i, i + size).map((item) => ({ item, r: resultOf(item) }));
         try {
-          const changed = await applyBatch(ctx, chunk.map(({ item, r }) => ({ id: item.id, r })), mode);
+          const changed = await applyBatch(
+            ctx,
+            chunk.map(({ item, r }) => ({ id: item.id, r })),
+            mode,
+          );
           stats.fetched += chunk.length;
           stats.changed += changed.size;
           stats.failed += chunk.filter(({ r }) => !r.ok).length;
@@ -147,7 +156,13 @@ async function refreshLeased(ctx: AppContext, due: repo.DueTracking[], done: (id
   return stats;
 }
 
-async function applyOneByOne(ctx: AppContext, chunk: Array<{ item: repo.DueTracking; r: TrackResult }>, mode: ScheduleMode, stats: RefreshStats, done: (id: string) => void): Promise<void> {
+async function applyOneByOne(
+  ctx: AppContext,
+  chunk: Array<{ item: repo.DueTracking; r: TrackResult }>,
+  mode: ScheduleMode,
+  stats: RefreshStats,
+  done: (id: string) => void,
+): Promise<void> {
   await mapConcurrent(chunk, applyConcurrency(ctx), async ({ item, r }) => {
     try {
       const changed = await applyResult(ctx, item.id, r, mode);
@@ -180,28 +195,40 @@ const NOTHING: Outcome = { update: null, change: null, announce: false, counted:
 type Step = { done: Outcome } | { insert: repo.NewCheckpoint[]; then: (added: number) => Outcome };
 type Locked = { t: repo.TrackingRow; pushed: boolean };
 
-const checkpointRow = (trackingId: string) => (c: NormalizedCheckpoint): repo.NewCheckpoint => ({
-  trackingId,
-  status: c.status,
-  location: c.location,
-  message: c.message,
-  time: new Date(c.time),
-  fingerprint: fingerprint(c),
-});
+const checkpointRow =
+  (trackingId: string) =>
+  (c: NormalizedCheckpoint): repo.NewCheckpoint => ({
+    trackingId,
+    status: c.status,
+    location: c.location,
+    message: c.message,
+    time: new Date(c.time),
+    fingerprint: fingerprint(c),
+  });
 
 /**
  * Decide what a carrier result does to a tracking, idempotently: checkpoints merge by fingerprint, and a status
  * changes only when the locked row's status differs. Pure: the one-result path (applyResult) and the batch path
  * (applyBatch) write what it decides. Null when there is nothing to do.
  */
-function planApply(ctx: AppContext, locked: Locked | undefined, r: TrackResult, baseMode: ScheduleMode, source: UpdateSource, now: Date): Step | null {
+function planApply(
+  ctx: AppContext,
+  locked: Locked | undefined,
+  r: TrackResult,
+  baseMode: ScheduleMode,
+  source: UpdateSource,
+  now: Date,
+): Step | null {
   const t = locked?.t;
   // Deleted, marked delivered or expired while the carrier was being asked: nothing to do.
   if (!locked || !t || t.nextCheckAt === null || isFinal(t.status)) return null;
   const done = (o: Partial<Outcome>): Step => ({ done: { ...NOTHING, ...o } });
   const expired = (lastData: Date | null) => now.getTime() - (lastData ?? t.createdAt).getTime() > expireAfterMs();
   // A number the carrier pushes is polled less often: the poll is the backstop (schedule.ts).
-  const mode: ScheduleMode = { ...baseMode, pushed: source === 'push' || (locked.pushed && carriersOf(ctx).push(t.courier as CourierSlug) !== null) };
+  const mode: ScheduleMode = {
+    ...baseMode,
+    pushed: source === 'push' || (locked.pushed && carriersOf(ctx).push(t.courier as CourierSlug) !== null),
+  };
   const lastPushedAt = source === 'push' ? now : t.lastPushedAt;
   // A push that changed nothing still shows the carrier pushes this number (`pushed`, `lastHeardAt`): only that
   // time is written, nothing a user or a notification sees.
@@ -215,7 +242,8 @@ function planApply(ctx: AppContext, locked: Locked | undefined, r: TrackResult, 
     if (r.partial && storedNewest !== null && responseNewest !== null && responseNewest < storedNewest) {
       return {
         insert: r.checkpoints.map(checkpointRow(t.id)),
-        then: (added) => (added > 0 ? { ...NOTHING, update: { lastPushedAt, lastCarrierDataAt: now, updatedAt: now }, announce: true } : NOTHING),
+        then: (added) =>
+          added > 0 ? { ...NOTHING, update: { lastPushedAt, lastCarrierDataAt: now, updatedAt: now }, announce: true } : NOTHING,
       };
     }
     // An older picture than the one stored (a carrier replica or cache behind the one read before, a late
@@ -224,7 +252,10 @@ function planApply(ctx: AppContext, locked: Locked | undefined, r: TrackResult, 
     if (storedNewest !== null && (responseNewest === null || responseNewest < storedNewest)) {
       if (source === 'push') return { done: heardByPush };
       if (expired(t.lastCarrierDataAt)) {
-        return done({ update: { status: 'Expired', nextCheckAt: null, lastCheckedAt: now, failures: 0, lastError: null, updatedAt: now }, change: { to: 'Expired', checkpoint: null } });
+        return done({
+          update: { status: 'Expired', nextCheckAt: null, lastCheckedAt: now, failures: 0, lastError: null, updatedAt: now },
+          change: { to: 'Expired', checkpoint: null },
+        });
       }
       const delay = nextCheckDelayMs(t.status as TrackingStatus, mode) ?? backoffMs(0, mode);
       return done({ update: { lastCheckedAt: now, failures: 0, lastError: null, nextCheckAt: new Date(now.getTime() + delay) } });
@@ -248,7 +279,12 @@ function planApply(ctx: AppContext, locked: Locked | undefined, r: TrackResult, 
         const destination = r.destination ?? t.destination;
         // One pushed event says nothing of the estimate: it stays.
         const expected = status === 'Delivered' ? null : r.partial ? t.expected : parseExpected(r.expected);
-        const visible = added > 0 || status !== t.status || origin !== t.origin || destination !== t.destination || expected?.getTime() !== t.expected?.getTime();
+        const visible =
+          added > 0 ||
+          status !== t.status ||
+          origin !== t.origin ||
+          destination !== t.destination ||
+          expected?.getTime() !== t.expected?.getTime();
         const changed = status !== t.status;
         return {
           update: {
@@ -275,7 +311,10 @@ function planApply(ctx: AppContext, locked: Locked | undefined, r: TrackResult, 
   if (r.error.kind === 'not-found') {
     // Normal for a few hours after a label is printed; only a long silence makes it Expired.
     if (expired(t.lastCarrierDataAt)) {
-      return done({ update: { status: 'Expired', nextCheckAt: null, lastCheckedAt: now, lastError: r.error.message, updatedAt: now }, change: { to: 'Expired', checkpoint: null } });
+      return done({
+        update: { status: 'Expired', nextCheckAt: null, lastCheckedAt: now, lastError: r.error.message, updatedAt: now },
+        change: { to: 'Expired', checkpoint: null },
+      });
     }
     const delay = nextCheckDelayMs(t.status as TrackingStatus, mode) ?? backoffMs(0, mode);
     return done({ update: { lastCheckedAt: now, lastError: r.error.message, nextCheckAt: new Date(now.getTime() + delay) } });
@@ -284,7 +323,12 @@ function planApply(ctx: AppContext, locked: Locked | undefined, r: TrackResult, 
   // Carrier down, throttled, credentials refused, unreadable reply: back off, keep the status.
   const failures = t.failures + 1;
   return done({
-    update: { lastCheckedAt: now, failures, lastError: `${r.error.kind}: ${r.error.message}`.slice(0, 500), nextCheckAt: new Date(now.getTime() + backoffMs(failures, mode, r.error.retryAfterMs)) },
+    update: {
+      lastCheckedAt: now,
+      failures,
+      lastError: `${r.error.kind}: ${r.error.message}`.slice(0, 500),
+      nextCheckAt: new Date(now.getTime() + backoffMs(failures, mode, r.error.retryAfterMs)),
+    },
   });
 }
 
@@ -299,7 +343,13 @@ function observe(t: repo.TrackingRow, o: Outcome, source: UpdateSource, now: Dat
  * Apply one carrier result to one tracking (a push, the refresh job, or a batch that failed as a whole), in its own
  * transaction. Returns whether the status changed.
  */
-export async function applyResult(ctx: AppContext, trackingId: string, r: TrackResult, baseMode: ScheduleMode, source: UpdateSource = 'poll'): Promise<boolean> {
+export async function applyResult(
+  ctx: AppContext,
+  trackingId: string,
+  r: TrackResult,
+  baseMode: ScheduleMode,
+  source: UpdateSource = 'poll',
+): Promise<boolean> {
   return ctx.db.transaction(async (tx) => {
     const now = ctx.now();
     const locked = await repo.lockForApply(tx, trackingId, now);
@@ -308,7 +358,15 @@ export async function applyResult(ctx: AppContext, trackingId: string, r: TrackR
     const o = 'done' in step ? step.done : step.then(await repo.insertCheckpoints(tx, step.insert));
     const t = locked.t;
     if (o.update) await repo.updateTracking(tx, t.id, o.update);
-    if (o.announce) await publishLive(tx, { kind: 'tracking', accountId: t.userId, trackingId: t.id, tid: t.tid, status: (o.update?.status ?? t.status) as TrackingStatus, statusChanged: false });
+    if (o.announce)
+      await publishLive(tx, {
+        kind: 'tracking',
+        accountId: t.userId,
+        trackingId: t.id,
+        tid: t.tid,
+        status: (o.update?.status ?? t.status) as TrackingStatus,
+        statusChanged: false,
+      });
     if (o.change) await recordStatusChange(tx, ctx, t, o.change.to, o.change.checkpoint);
     observe(t, o, source, now);
     return o.change !== null;
@@ -325,24 +383,61 @@ export async function applyResult(ctx: AppContext, trackingId: string, r: TrackR
 async function applyBatch(ctx: AppContext, items: Array<{ id: string; r: TrackResult }>, mode: ScheduleMode): Promise<Set<string>> {
   return ctx.db.transaction(async (tx) => {
     const now = ctx.now();
-    const locked = await repo.lockManyForApply(tx, items.map((i) => i.id), now);
+    const locked = await repo.lockManyForApply(
+      tx,
+      items.map((i) => i.id),
+      now,
+    );
     const steps = items.flatMap((i) => {
       const l = locked.get(i.id);
       const step = planApply(ctx, l, i.r, mode, 'poll', now);
       return step && l ? [{ l, step }] : [];
     });
-    const added = await repo.insertCheckpointsCounted(tx, steps.flatMap(({ step }) => ('insert' in step ? step.insert : [])));
+    const added = await repo.insertCheckpointsCounted(
+      tx,
+      steps.flatMap(({ step }) => ('insert' in step ? step.insert : [])),
+    );
     const applied = steps.map(({ l, step }) => ({ t: l.t, o: 'done' in step ? step.done : step.then(added.get(l.t.id) ?? 0) }));
 
     await repo.updateApplied(
       tx,
-      applied.filter(({ o }) => o.update).map(({ t, o }) => ({ ...pickApplied(t), ...(o.update as Partial<repo.AppliedColumns>), id: t.id })),
+      applied
+        .filter(({ o }) => o.update)
+        .map(({ t, o }) => ({ ...pickApplied(t), ...(o.update as Partial<repo.AppliedColumns>), id: t.id })),
     );
-    const changes = applied.filter(({ o }) => o.change).map(({ t, o }) => ({ t, to: o.change!.to, checkpoint: o.change!.checkpoint, eventId: randomUUID() }));
-    await repo.insertEvents(tx, changes.map((c) => ({ id: c.eventId, trackingId: c.t.id, userId: c.t.userId, fromStatus: c.t.status, toStatus: c.to, checkpoint: c.checkpoint, createdAt: now })));
-    await fanOutStatusEvents(tx, ctx, changes.map((c) => c.eventId));
+    const changes = applied
+      .filter(({ o }) => o.change)
+      .map(({ t, o }) => ({ t, to: o.change!.to, checkpoint: o.change!.checkpoint, eventId: randomUUID() }));
+    await repo.insertEvents(
+      tx,
+      changes.map((c) => ({
+        id: c.eventId,
+        trackingId: c.t.id,
+        userId: c.t.userId,
+        fromStatus: c.t.status,
+        toStatus: c.to,
+        checkpoint: c.checkpoint,
+        createdAt: now,
+      })),
+    );
+    await fanOutStatusEvents(
+      tx,
+      ctx,
+      changes.map((c) => c.eventId),
+    );
     const live: LiveEvent[] = applied.flatMap(({ t, o }): LiveEvent[] =>
-      o.change || o.announce ? [{ kind: 'tracking', accountId: t.userId, trackingId: t.id, tid: t.tid, status: o.change?.to ?? ((o.update?.status ?? t.status) as TrackingStatus), statusChanged: o.change !== null }] : [],
+      o.change || o.announce
+        ? [
+            {
+              kind: 'tracking',
+              accountId: t.userId,
+              trackingId: t.id,
+              tid: t.tid,
+              status: o.change?.to ?? ((o.update?.status ?? t.status) as TrackingStatus),
+              statusChanged: o.change !== null,
+            },
+          ]
+        : [],
     );
     await publishLiveMany(tx, live);
     for (const { t, o } of applied) observe(t, o, 'poll', now);
@@ -352,8 +447,36 @@ async function applyBatch(ctx: AppContext, items: Array<{ id: string; r: TrackRe
 
 /** The columns a result may change, as the locked row has them. */
 function pickApplied(t: repo.TrackingRow): repo.AppliedColumns {
-  const { id, status, origin, destination, expected, lastCheckPoint, nextCheckAt, lastCheckedAt, lastCarrierDataAt, lastPushedAt, failures, lastError, updatedAt } = t;
-  return { id, status, origin, destination, expected, lastCheckPoint, nextCheckAt, lastCheckedAt, lastCarrierDataAt, lastPushedAt, failures, lastError, updatedAt };
+  const {
+    id,
+    status,
+    origin,
+    destination,
+    expected,
+    lastCheckPoint,
+    nextCheckAt,
+    lastCheckedAt,
+    lastCarrierDataAt,
+    lastPushedAt,
+    failures,
+    lastError,
+    updatedAt,
+  } = t;
+  return {
+    id,
+    status,
+    origin,
+    destination,
+    expected,
+    lastCheckPoint,
+    nextCheckAt,
+    lastCheckedAt,
+    lastCarrierDataAt,
+    lastPushedAt,
+    failures,
+    lastError,
+    updatedAt,
+  };
 }
 
 /** The time of the stored newest checkpoint (lastCheckPoint JSON), or null when there is none. */

@@ -9,7 +9,11 @@ export type NewCheckpoint = typeof checkpoints.$inferInsert;
 
 // ------------------------------------------------------------------ single trackings
 export async function findByTid(db: Queryable, userId: string, tid: string): Promise<TrackingRow | undefined> {
-  const [t] = await db.select().from(trackings).where(and(eq(trackings.userId, userId), eq(trackings.tid, tid))).limit(1);
+  const [t] = await db
+    .select()
+    .from(trackings)
+    .where(and(eq(trackings.userId, userId), eq(trackings.tid, tid)))
+    .limit(1);
   return t;
 }
 
@@ -41,7 +45,19 @@ export async function lockManyForApply(db: Queryable, ids: string[], now: Date):
 /** The columns a carrier result may change, with the value each tracking gets (its own value when unchanged). */
 export type AppliedColumns = Pick<
   TrackingRow,
-  'id' | 'status' | 'origin' | 'destination' | 'expected' | 'lastCheckPoint' | 'nextCheckAt' | 'lastCheckedAt' | 'lastCarrierDataAt' | 'lastPushedAt' | 'failures' | 'lastError' | 'updatedAt'
+  | 'id'
+  | 'status'
+  | 'origin'
+  | 'destination'
+  | 'expected'
+  | 'lastCheckPoint'
+  | 'nextCheckAt'
+  | 'lastCheckedAt'
+  | 'lastCarrierDataAt'
+  | 'lastPushedAt'
+  | 'failures'
+  | 'lastError'
+  | 'updatedAt'
 >;
 
 /** Write the applied columns of many trackings in one statement (the refresh engine's batch). */
@@ -62,12 +78,35 @@ export async function updateApplied(db: Queryable, rows: AppliedColumns[]): Prom
     where t.id = v.id`);
 }
 export async function lockByTid(db: Queryable, userId: string, tid: string): Promise<TrackingRow | undefined> {
-  const [t] = await db.select().from(trackings).where(and(eq(trackings.userId, userId), eq(trackings.tid, tid))).for('update').limit(1);
+  const [t] = await db
+    .select()
+    .from(trackings)
+    .where(and(eq(trackings.userId, userId), eq(trackings.tid, tid)))
+    .for('update')
+    .limit(1);
   return t;
 }
 
 /** The columns an add sets; the others take their defaults. */
-export type PaidTrackingValues = Required<Pick<NewTracking, 'id' | 'userId' | 'tid' | 'courier' | 'title' | 'orderId' | 'customer' | 'notifyEmail' | 'notifyPhone' | 'note' | 'status' | 'nextCheckAt' | 'createdAt' | 'updatedAt'>>;
+export type PaidTrackingValues = Required<
+  Pick<
+    NewTracking,
+    | 'id'
+    | 'userId'
+    | 'tid'
+    | 'courier'
+    | 'title'
+    | 'orderId'
+    | 'customer'
+    | 'notifyEmail'
+    | 'notifyPhone'
+    | 'note'
+    | 'status'
+    | 'nextCheckAt'
+    | 'createdAt'
+    | 'updatedAt'
+  >
+>;
 
 const trackingColumns = getTableColumns(trackings);
 
@@ -109,13 +148,20 @@ export async function insertPaidTracking(db: Queryable, v: PaidTrackingValues, c
 /** Set-based insert for imports: rows whose (user, tid) already exists are skipped, not an error. */
 export async function insertTrackingsIgnoringDuplicates(db: Queryable, values: NewTracking[]): Promise<Array<{ id: string; tid: string }>> {
   if (values.length === 0) return [];
-  return db.insert(trackings).values(values).onConflictDoNothing({ target: [trackings.userId, trackings.tid] }).returning({ id: trackings.id, tid: trackings.tid });
+  return db
+    .insert(trackings)
+    .values(values)
+    .onConflictDoNothing({ target: [trackings.userId, trackings.tid] })
+    .returning({ id: trackings.id, tid: trackings.tid });
 }
 
 /** Which of `tids` the account already tracks (one query). */
 export async function existingTids(db: Queryable, userId: string, tids: string[]): Promise<string[]> {
   if (tids.length === 0) return [];
-  const rows = await db.select({ tid: trackings.tid }).from(trackings).where(and(eq(trackings.userId, userId), inArray(trackings.tid, tids)));
+  const rows = await db
+    .select({ tid: trackings.tid })
+    .from(trackings)
+    .where(and(eq(trackings.userId, userId), inArray(trackings.tid, tids)));
   return rows.map((r) => r.tid);
 }
 
@@ -125,7 +171,10 @@ export async function updateTracking(db: Queryable, id: string, values: Partial<
 }
 
 export async function deleteTracking(db: Queryable, userId: string, tid: string): Promise<boolean> {
-  const r = await db.delete(trackings).where(and(eq(trackings.userId, userId), eq(trackings.tid, tid))).returning({ id: trackings.id });
+  const r = await db
+    .delete(trackings)
+    .where(and(eq(trackings.userId, userId), eq(trackings.tid, tid)))
+    .returning({ id: trackings.id });
   return r.length > 0;
 }
 
@@ -133,11 +182,22 @@ export async function deleteTracking(db: Queryable, userId: string, tid: string)
  * Claim a manual refresh: succeeds at most once per `minGapMs` per tracking, atomically across
  * processes (the condition and the write are one statement). Returns the row when claimed.
  */
-export async function claimManualRefresh(db: Queryable, id: string, now: Date, minGapMs: number, leaseUntil: Date): Promise<TrackingRow | undefined> {
+export async function claimManualRefresh(
+  db: Queryable,
+  id: string,
+  now: Date,
+  minGapMs: number,
+  leaseUntil: Date,
+): Promise<TrackingRow | undefined> {
   const [t] = await db
     .update(trackings)
     .set({ lastCheckedAt: now, nextCheckAt: leaseUntil })
-    .where(and(eq(trackings.id, id), sql`(${trackings.lastCheckedAt} is null or ${trackings.lastCheckedAt} <= ${new Date(now.getTime() - minGapMs)})`))
+    .where(
+      and(
+        eq(trackings.id, id),
+        sql`(${trackings.lastCheckedAt} is null or ${trackings.lastCheckedAt} <= ${new Date(now.getTime() - minGapMs)})`,
+      ),
+    )
     .returning();
   return t;
 }
@@ -292,7 +352,18 @@ export async function earliestCheckpointTimes(db: Queryable, courier: string, ti
  * The public page of a tracking in one statement: the tracking, the account behind the uid (for its brand)
  * and the checkpoints, newest first (ISO times), found by the public uid and the stored number.
  */
-export async function findPublicTracking(db: Queryable, uid: string, tid: string): Promise<{ tracking: TrackingRow; owner: typeof users.$inferSelect; checkpoints: Array<{ status: string; location: string | null; message: string; time: string }> } | undefined> {
+export async function findPublicTracking(
+  db: Queryable,
+  uid: string,
+  tid: string,
+): Promise<
+  | {
+      tracking: TrackingRow;
+      owner: typeof users.$inferSelect;
+      checkpoints: Array<{ status: string; location: string | null; message: string; time: string }>;
+    }
+  | undefined
+> {
   const [r] = await db
     .select({
       tracking: trackings,
@@ -314,5 +385,8 @@ export async function findUserIdByUid(db: Queryable, uid: string): Promise<strin
 /** Extend a batch's claim: only rows still holding the lease `current` (not applied yet, not taken over). */
 export async function renewLease(db: Queryable, ids: string[], current: Date, next: Date): Promise<void> {
   if (ids.length === 0) return;
-  await db.update(trackings).set({ nextCheckAt: next }).where(and(inArray(trackings.id, ids), eq(trackings.nextCheckAt, current)));
+  await db
+    .update(trackings)
+    .set({ nextCheckAt: next })
+    .where(and(inArray(trackings.id, ids), eq(trackings.nextCheckAt, current)));
 }

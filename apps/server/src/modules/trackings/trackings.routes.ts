@@ -18,7 +18,9 @@ export async function trackingRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
   // Couriers work on their company's shipments only: trackings are the account owner's.
   const auth = { preHandler: app.requireOwner };
   await app.register(multipart, { limits: { fileSize: MAX_CSV_BYTES, files: 1, fields: 10 } });
-  app.addContentTypeParser(['text/csv', 'text/plain'], { parseAs: 'string', bodyLimit: MAX_CSV_BYTES }, (_req, body, done) => done(null, body));
+  app.addContentTypeParser(['text/csv', 'text/plain'], { parseAs: 'string', bodyLimit: MAX_CSV_BYTES }, (_req, body, done) =>
+    done(null, body),
+  );
 
   const tidParam = (req: FastifyRequest) => (req.params as { tid: string }).tid;
   const added = ({ view, warning }: svc.AddedTracking) =>
@@ -43,12 +45,16 @@ export async function trackingRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
       // A body that is not the multipart it claims to be is the client's error, not ours.
       const file = await req.file().catch((err: { statusCode?: number }) => {
         if (err.statusCode === 413) throw badRequest('The CSV file is too large (2 MB at most)');
-        throw badRequest('The upload is not valid multipart/form-data: attach the CSV file in the form field "file"', { file: 'A CSV file is required' });
+        throw badRequest('The upload is not valid multipart/form-data: attach the CSV file in the form field "file"', {
+          file: 'A CSV file is required',
+        });
       });
       if (!file) throw badRequest('Attach the CSV file in the form field "file"', { file: 'A CSV file is required' });
       const buf = await file.toBuffer().catch((err: { statusCode?: number; code?: string }) => {
         if (err.statusCode === 413 || err.code === 'FST_REQ_FILE_TOO_LARGE') throw badRequest('The CSV file is too large (2 MB at most)');
-        throw badRequest('The upload is not valid multipart/form-data: attach the CSV file in the form field "file"', { file: 'A CSV file is required' });
+        throw badRequest('The upload is not valid multipart/form-data: attach the CSV file in the form field "file"', {
+          file: 'A CSV file is required',
+        });
       });
       text = buf.toString('utf8');
     } else if (typeof req.body === 'string') {
@@ -88,7 +94,9 @@ export async function trackingRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
     return success(null, 'Tracking deleted');
   });
 
-  app.post('/v1/trackings/refresh/:tid', auth, async (req) => success(await svc.refreshNow(ctx, userOf(req), tidParam(req)), 'Refreshing: the carrier is being asked now'));
+  app.post('/v1/trackings/refresh/:tid', auth, async (req) =>
+    success(await svc.refreshNow(ctx, userOf(req), tidParam(req)), 'Refreshing: the carrier is being asked now'),
+  );
 
   // Free and unauthenticated (the add form calls it as you type), so limited per IP.
   app.post('/v1/couriers/detect', { config: { rateLimit: { max: 120, timeWindow: 60_000 } } }, async (req) => {

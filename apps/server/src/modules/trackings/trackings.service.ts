@@ -24,9 +24,22 @@ import { AppError, badRequest, conflict, notFound, tooMany } from '../../lib/err
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { UserRow } from '../accounts/accounts.repository.ts';
 import { promisedNotify, type StoredSettings } from '../notifications/notifications.service.ts';
-import { balanceCents, bookCharges, freshChargeCtes, InsufficientBalanceError, insufficientFor, lockAccount } from '../billing/billing.service.ts';
+import {
+  balanceCents,
+  bookCharges,
+  freshChargeCtes,
+  InsufficientBalanceError,
+  insufficientFor,
+  lockAccount,
+} from '../billing/billing.service.ts';
 import { forgetAttempts, takeWindow } from '../../lib/attempts.repository.ts';
-import { CarrierDetectError, detectCarriers, normalizeTrackingNumber, resolveCourier, UNKNOWN_FORMAT_MESSAGE } from '../carriers/carriers.service.ts';
+import {
+  CarrierDetectError,
+  detectCarriers,
+  normalizeTrackingNumber,
+  resolveCourier,
+  UNKNOWN_FORMAT_MESSAGE,
+} from '../carriers/carriers.service.ts';
 import { carriersOf, type JourneyStartLookup } from '../carriers/carriers.service.ts';
 import { recordStatusChange } from './events.ts';
 import { brandOfOwner, detectShm, publicShipment } from '../shipments/shipments.service.ts';
@@ -56,7 +69,8 @@ function resolve(input: { tid: string; courier: AddInput['courier'] }) {
   try {
     return resolveCourier(input.tid, input.courier ?? null);
   } catch (err) {
-    if (err instanceof CarrierDetectError) throw badRequest(err.message, { [err.code === 'UNKNOWN_FORMAT' ? 'courier' : 'tid']: err.message });
+    if (err instanceof CarrierDetectError)
+      throw badRequest(err.message, { [err.code === 'UNKNOWN_FORMAT' ? 'courier' : 'tid']: err.message });
     throw err;
   }
 }
@@ -68,7 +82,13 @@ function resolve(input: { tid: string; courier: AddInput['courier'] }) {
  * writes nothing. The same statement announces the new row to the account's other open tabs and the balance, and
  * wakes the workers' scheduler: the tracking is due first in line, so its first refresh starts at once.
  */
-async function addPaid(ctx: AppContext, db: Queryable, user: UserRow, input: AddInput, resolved: { tid: string; courier: string }): Promise<repo.TrackingRow> {
+async function addPaid(
+  ctx: AppContext,
+  db: Queryable,
+  user: UserRow,
+  input: AddInput,
+  resolved: { tid: string; courier: string },
+): Promise<repo.TrackingRow> {
   // A number the account already tracks fails the insert on the (user, tid) unique index: addTracking answers 409.
   const id = randomUUID();
   const now = ctx.now();
@@ -193,7 +213,16 @@ export function readImportCsv(text: string): CsvRecord[] {
   let records: CsvRecord[];
   try {
     records = parseCsv(text, {
-      columns: (header: string[]) => header.map((h) => HEADER_ALIASES[h.trim().toLowerCase().replace(/[\s_-]/g, '')] ?? h.trim()),
+      columns: (header: string[]) =>
+        header.map(
+          (h) =>
+            HEADER_ALIASES[
+              h
+                .trim()
+                .toLowerCase()
+                .replace(/[\s_-]/g, '')
+            ] ?? h.trim(),
+        ),
       bom: true,
       trim: true,
       skip_empty_lines: true,
@@ -204,8 +233,10 @@ export function readImportCsv(text: string): CsvRecord[] {
   } catch (err) {
     throw badRequest(`The CSV file could not be read: ${(err as Error).message}`);
   }
-  if (records.length === 0) throw badRequest('The CSV file has no rows: the first line is the header (tid, courier, title, orderId, customer, email, phone, note)');
-  if (!('tid' in records[0]!.record)) throw badRequest('The CSV header must have a tid column (tid, courier, title, orderId, customer, email, phone, note)');
+  if (records.length === 0)
+    throw badRequest('The CSV file has no rows: the first line is the header (tid, courier, title, orderId, customer, email, phone, note)');
+  if (!('tid' in records[0]!.record))
+    throw badRequest('The CSV header must have a tid column (tid, courier, title, orderId, customer, email, phone, note)');
   if (records.length > MAX_IMPORT_ROWS) throw badRequest(`A CSV import takes at most ${MAX_IMPORT_ROWS} rows; split the file`);
   return records;
 }
@@ -267,11 +298,17 @@ export async function importTrackings(ctx: AppContext, user: UserRow, records: C
   // 2. Numbers the account already tracks: one set query per batch of numbers.
   const existing = new Set<string>();
   for (let i = 0; i < candidates.length; i += 1000) {
-    for (const tid of await repo.existingTids(db, user.id, candidates.slice(i, i + 1000).map((c) => c.tid))) existing.add(tid);
+    for (const tid of await repo.existingTids(
+      db,
+      user.id,
+      candidates.slice(i, i + 1000).map((c) => c.tid),
+    ))
+      existing.add(tid);
   }
   const toCreate: ImportCandidate[] = [];
   for (const c of candidates) {
-    if (existing.has(c.tid)) outcome[c.index] = { status: 'error', tid: records[c.index]!.record.tid ?? c.tid, message: alreadyTracking(c.tid) };
+    if (existing.has(c.tid))
+      outcome[c.index] = { status: 'error', tid: records[c.index]!.record.tid ?? c.tid, message: alreadyTracking(c.tid) };
     else toCreate.push(c);
   }
 
@@ -318,7 +355,13 @@ export async function importTrackings(ctx: AppContext, user: UserRow, records: C
           )
         : [];
       if (inserted.length) {
-        await bookCharges(tx, user.id, cents, 'tracking', inserted.map((t) => ({ ref: t.id, description: `Tracking ${t.tid}` })));
+        await bookCharges(
+          tx,
+          user.id,
+          cents,
+          'tracking',
+          inserted.map((t) => ({ ref: t.id, description: `Tracking ${t.tid}` })),
+        );
         await enqueue(ctx, refreshJob, { v: 1, trackingIds: inserted.map((t) => t.id) }, { tx });
       }
       return { inserted, affordable: affordable.length, left: left - inserted.length * cents };
@@ -344,7 +387,10 @@ export async function importTrackings(ctx: AppContext, user: UserRow, records: C
 
   for (const r of repeats) {
     const first = outcome[r.first]!;
-    outcome[r.index] = first.status === 'created' ? { status: 'error', tid: r.tid, message: alreadyTracking(first.tid) } : { status: 'error', tid: r.tid, message: first.message };
+    outcome[r.index] =
+      first.status === 'created'
+        ? { status: 'error', tid: r.tid, message: alreadyTracking(first.tid) }
+        : { status: 'error', tid: r.tid, message: first.message };
   }
 
   const report: ImportReport = { created: 0, failed: 0, rows: [] };
@@ -372,12 +418,19 @@ export async function listTrackingsJson(ctx: AppContext, user: UserRow, q: ListI
     lastTid: q.lastTid ? normalizeTrackingNumber(q.lastTid) : undefined,
     sandboxCouriers: COURIER_SLUGS.filter((c) => client.isSandbox(c)),
   });
-  if (json === null) throw badRequest('lastTid is not one of your trackings (was it deleted?): start again without lastTid', { lastTid: 'Unknown tracking number' });
+  if (json === null)
+    throw badRequest('lastTid is not one of your trackings (was it deleted?): start again without lastTid', {
+      lastTid: 'Unknown tracking number',
+    });
   return json;
 }
 
 // ------------------------------------------------------------------ update, delivered, delete
-export async function updateTracking(ctx: AppContext, user: UserRow, input: UpdateInput): Promise<{ view: TrackingView; warning?: string }> {
+export async function updateTracking(
+  ctx: AppContext,
+  user: UserRow,
+  input: UpdateInput,
+): Promise<{ view: TrackingView; warning?: string }> {
   const tid = normalizeTrackingNumber(input.tid);
   let warning: string | undefined;
   const row = await ctx.db.transaction(async (tx) => {
@@ -397,11 +450,29 @@ export async function updateTracking(ctx: AppContext, user: UserRow, input: Upda
       warning = resolve({ tid: t.tid, courier: input.courier }).warning;
       // The old carrier's data belongs to another parcel: start over with the new carrier, now.
       await repo.deleteCheckpoints(tx, t.id);
-      Object.assign(patch, { courier: input.courier, status: 'Pending', origin: '', destination: '', expected: null, lastCheckPoint: null, lastCarrierDataAt: null, failures: 0, lastError: null, nextCheckAt: ctx.now() });
+      Object.assign(patch, {
+        courier: input.courier,
+        status: 'Pending',
+        origin: '',
+        destination: '',
+        expected: null,
+        lastCheckPoint: null,
+        lastCarrierDataAt: null,
+        failures: 0,
+        lastError: null,
+        nextCheckAt: ctx.now(),
+      });
       await recordStatusChange(tx, ctx, t, 'Pending', null);
     }
     const updated = await repo.updateTracking(tx, t.id, patch);
-    await publishLive(tx, { kind: 'tracking', accountId: user.id, trackingId: t.id, tid: t.tid, status: updated.status, statusChanged: false });
+    await publishLive(tx, {
+      kind: 'tracking',
+      accountId: user.id,
+      trackingId: t.id,
+      tid: t.tid,
+      status: updated.status,
+      statusChanged: false,
+    });
     return updated;
   });
   return { view: await viewOf(ctx, row, user.uid), warning };
@@ -423,8 +494,16 @@ export async function markDelivered(ctx: AppContext, user: UserRow, rawTid: stri
     }
     const now = ctx.now();
     const cp = { status: 'Delivered' as const, location: null, message: MANUAL_DELIVERED, time: now.toISOString() };
-    await repo.insertCheckpoints(tx, [{ trackingId: t.id, status: cp.status, location: null, message: cp.message, time: now, fingerprint: fingerprint(cp) }]);
-    const updated = await repo.updateTracking(tx, t.id, { status: 'Delivered', nextCheckAt: null, expected: null, lastCheckPoint: checkpointJson(cp), updatedAt: now });
+    await repo.insertCheckpoints(tx, [
+      { trackingId: t.id, status: cp.status, location: null, message: cp.message, time: now, fingerprint: fingerprint(cp) },
+    ]);
+    const updated = await repo.updateTracking(tx, t.id, {
+      status: 'Delivered',
+      nextCheckAt: null,
+      expected: null,
+      lastCheckPoint: checkpointJson(cp),
+      updatedAt: now,
+    });
     await recordStatusChange(tx, ctx, t, 'Delivered', checkpointJson(cp));
     return updated;
   });
@@ -463,7 +542,11 @@ export async function refreshNow(ctx: AppContext, user: UserRow, rawTid: string)
 // ------------------------------------------------------------------ couriers, public page
 export function detect(raw: string) {
   const shm = detectShm(raw);
-  if (shm) return { list: [shm], message: shm.checkDigitValid ? 'OK' : 'This looks like a Shiptrail SHM number, but its check digit does not match: check for a typo' };
+  if (shm)
+    return {
+      list: [shm],
+      message: shm.checkDigitValid ? 'OK' : 'This looks like a Shiptrail SHM number, but its check digit does not match: check for a typo',
+    };
   const list = detectCarriers(raw).map(({ courier, name, checkDigitValid }) => ({ courier, name, checkDigitValid }));
   return { list, message: list.length ? 'OK' : UNKNOWN_FORMAT_MESSAGE };
 }

@@ -1,5 +1,12 @@
 import { createHash } from 'node:crypto';
-import { COURIER_NAMES, type Checkpoint, type CourierSlug, type PublicTracking, type TrackingStatus, type TrackingView } from '@shiptrail/contract';
+import {
+  COURIER_NAMES,
+  type Checkpoint,
+  type CourierSlug,
+  type PublicTracking,
+  type TrackingStatus,
+  type TrackingView,
+} from '@shiptrail/contract';
 import type { NormalizedCheckpoint } from '../carriers/types.ts';
 import type { CheckpointRow, TrackingRow } from './trackings.repository.ts';
 
@@ -13,7 +20,12 @@ export function checkpointView(c: Pick<CheckpointRow, 'status' | 'location' | 'm
 function storedCheckpoint(v: unknown): Checkpoint | null {
   if (!v || typeof v !== 'object') return null;
   const c = v as Record<string, unknown>;
-  return { status: c.status as TrackingStatus, location: (c.location as string | null) ?? null, message: String(c.message ?? ''), time: String(c.time ?? '') };
+  return {
+    status: c.status as TrackingStatus,
+    location: (c.location as string | null) ?? null,
+    message: String(c.message ?? ''),
+    time: String(c.time ?? ''),
+  };
 }
 
 export function trackingView(t: TrackingRow, cps: CheckpointRow[] | Checkpoint[], uid: string, sandbox: boolean): TrackingView {
@@ -61,7 +73,11 @@ export function maskPhone(phone: string): string {
   return digits.length >= 4 ? `***-***-${digits.slice(-4)}` : '';
 }
 
-export function publicView(t: TrackingRow, cps: Array<Pick<CheckpointRow, 'status' | 'location' | 'message' | 'time'>>, sandbox: boolean): PublicTracking {
+export function publicView(
+  t: TrackingRow,
+  cps: Array<Pick<CheckpointRow, 'status' | 'location' | 'message' | 'time'>>,
+  sandbox: boolean,
+): PublicTracking {
   const courier = t.courier as CourierSlug;
   return {
     tid: t.tid,
@@ -82,7 +98,10 @@ export function publicView(t: TrackingRow, cps: Array<Pick<CheckpointRow, 'statu
 /** Identity of a checkpoint across re-fetches: the same event fetched twice has the same fingerprint. */
 export function fingerprint(c: { time: string | Date; status: string; message: string; location: string | null }): string {
   const time = typeof c.time === 'string' ? new Date(c.time).toISOString() : c.time.toISOString();
-  return createHash('sha256').update([time, c.status, c.message, c.location ?? ''].join('\u0000')).digest('hex').slice(0, 32);
+  return createHash('sha256')
+    .update([time, c.status, c.message, c.location ?? ''].join('\u0000'))
+    .digest('hex')
+    .slice(0, 32);
 }
 
 /** Carriers give YYYY-MM-DD or an instant; a bad value is dropped rather than failing the refresh. */

@@ -16,15 +16,7 @@ import {
   UnstyledButton,
 } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
-import {
-  IconAlertTriangle,
-  IconBell,
-  IconBook,
-  IconChevronDown,
-  IconHelpCircle,
-  IconLogout,
-  IconUserCircle,
-} from '@tabler/icons-react';
+import { IconAlertTriangle, IconBell, IconBook, IconChevronDown, IconHelpCircle, IconLogout, IconUserCircle } from '@tabler/icons-react';
 import { Link, Navigate, NavLink, Outlet, useLocation, useNavigate } from 'react-router';
 import { Logo } from '../../components/logo';
 import { accountNav, courierMayOpen } from '../../config/account-nav';
@@ -91,20 +83,44 @@ export default function AccountLayout() {
               <>
                 <Tooltip label="Alerts">
                   <Indicator label={alertCount} size={18} disabled={alertCount === 0} offset={6} color="red">
-                    <ActionIcon component={Link} to="/account/alerts" variant="subtle" color="gray" size="lg" aria-label={`Alerts (${alertCount})`} data-testid="alerts-count">
+                    <ActionIcon
+                      component={Link}
+                      to="/account/alerts"
+                      variant="subtle"
+                      color="gray"
+                      size="lg"
+                      aria-label={`Alerts (${alertCount})`}
+                      data-testid="alerts-count"
+                    >
                       <IconAlertTriangle size={20} />
                     </ActionIcon>
                   </Indicator>
                 </Tooltip>
                 <Tooltip label="Notification log">
-                  <ActionIcon component={Link} to="/account/notifications" variant="subtle" color="gray" size="lg" aria-label="Notification log" visibleFrom="xs">
+                  <ActionIcon
+                    component={Link}
+                    to="/account/notifications"
+                    variant="subtle"
+                    color="gray"
+                    size="lg"
+                    aria-label="Notification log"
+                    visibleFrom="xs"
+                  >
                     <IconBell size={20} />
                   </ActionIcon>
                 </Tooltip>
               </>
             )}
             <Tooltip label="Support">
-              <ActionIcon component={Link} to="/account/support" variant="subtle" color="gray" size="lg" aria-label="Support" visibleFrom="xs">
+              <ActionIcon
+                component={Link}
+                to="/account/support"
+                variant="subtle"
+                color="gray"
+                size="lg"
+                aria-label="Support"
+                visibleFrom="xs"
+              >
                 <IconHelpCircle size={20} />
               </ActionIcon>
             </Tooltip>
@@ -121,7 +137,11 @@ export default function AccountLayout() {
               </Menu.Target>
               <Menu.Dropdown>
                 <Menu.Label>{profile?.email}</Menu.Label>
-                <Menu.Item component={Link} to={courier ? '/account/me' : '/account/profile/settings'} leftSection={<IconUserCircle size={16} />}>
+                <Menu.Item
+                  component={Link}
+                  to={courier ? '/account/me' : '/account/profile/settings'}
+                  leftSection={<IconUserCircle size={16} />}
+                >
                   My Account
                 </Menu.Item>
                 {!courier && (
@@ -198,7 +218,13 @@ export default function AccountLayout() {
           </Stack>
         </AppShell.Section>
         <AppShell.Section>
-          <MantineNavLink label="Sign out" leftSection={<IconLogout size={18} />} onClick={signOut} style={{ borderRadius: 8 }} color="red" />
+          <MantineNavLink
+            label="Sign out"
+            leftSection={<IconLogout size={18} />}
+            onClick={signOut}
+            style={{ borderRadius: 8 }}
+            color="red"
+          />
         </AppShell.Section>
       </AppShell.Navbar>
 

@@ -102,7 +102,12 @@ function ClusteredMarkers({ markers }: { markers: MapMarker[] }) {
     return sc;
   }, [markers]);
   const b = view.bounds;
-  const box: [number, number, number, number] = [Math.max(-180, b.getWest()), Math.max(-85, b.getSouth()), Math.min(180, b.getEast()), Math.min(85, b.getNorth())];
+  const box: [number, number, number, number] = [
+    Math.max(-180, b.getWest()),
+    Math.max(-85, b.getSouth()),
+    Math.min(180, b.getEast()),
+    Math.min(85, b.getNorth()),
+  ];
   const clusters = index.getClusters(box, Math.round(view.zoom));
   return (
     <>
@@ -132,7 +137,10 @@ function OutlineLayer() {
   const [data, setData] = useState<Outlines | null>(null);
   useEffect(() => {
     let live = true;
-    loadOutlines().then((d) => live && setData(d), () => undefined);
+    loadOutlines().then(
+      (d) => live && setData(d),
+      () => undefined,
+    );
     return () => {
       live = false;
     };
@@ -140,9 +148,22 @@ function OutlineLayer() {
   if (!data) return null;
   return (
     <Pane name="outlines" style={{ zIndex: 250 }}>
-      <GeoJSON data={data.countries} attribution="Outlines: Natural Earth, US Census Bureau" style={{ className: 'st-outline st-outline-country', color: '#7b8794', weight: 1, fillColor: '#eef2f5', fillOpacity: 1 }} interactive={false} />
-      <GeoJSON data={data.states} style={{ className: 'st-outline st-outline-state', color: '#9aa5b1', weight: 0.7, fill: false }} interactive={false} />
-      <GeoJSON data={data.provinces} style={{ className: 'st-outline st-outline-province', color: '#9aa5b1', weight: 0.7, fill: false }} interactive={false} />
+      <GeoJSON
+        data={data.countries}
+        attribution="Outlines: Natural Earth, US Census Bureau"
+        style={{ className: 'st-outline st-outline-country', color: '#7b8794', weight: 1, fillColor: '#eef2f5', fillOpacity: 1 }}
+        interactive={false}
+      />
+      <GeoJSON
+        data={data.states}
+        style={{ className: 'st-outline st-outline-state', color: '#9aa5b1', weight: 0.7, fill: false }}
+        interactive={false}
+      />
+      <GeoJSON
+        data={data.provinces}
+        style={{ className: 'st-outline st-outline-province', color: '#9aa5b1', weight: 0.7, fill: false }}
+        interactive={false}
+      />
     </Pane>
   );
 }
@@ -151,7 +172,17 @@ function OutlineLayer() {
  * A Leaflet map with the server's tiles, falling back to packaged outlines when tiles are turned off or fail
  * to load (no route to a tile server is common on private deployments). Loaded only by map pages, lazily.
  */
-export default function MapView({ center, zoom, fitToMarkers = false, markers, lines = [], height, minHeight, label, cluster = false }: MapViewProps) {
+export default function MapView({
+  center,
+  zoom,
+  fitToMarkers = false,
+  markers,
+  lines = [],
+  height,
+  minHeight,
+  label,
+  cluster = false,
+}: MapViewProps) {
   const config = useMapConfig();
   const [tilesFailed, setTilesFailed] = useState(false);
   const tileUrl = config.data?.tileUrl ?? null;
@@ -166,7 +197,14 @@ export default function MapView({ center, zoom, fitToMarkers = false, markers, l
       </Center>
     );
   return (
-    <Box className={offline ? 'st-map st-map-offline' : 'st-map'} h={height} mih={minHeight} role="region" aria-label={label} data-offline={offline ? 'true' : 'false'}>
+    <Box
+      className={offline ? 'st-map st-map-offline' : 'st-map'}
+      h={height}
+      mih={minHeight}
+      role="region"
+      aria-label={label}
+      data-offline={offline ? 'true' : 'false'}
+    >
       <MapContainer center={start} zoom={zoom} style={{ height: '100%', width: '100%', minHeight }} worldCopyJump>
         {tileUrl && !tilesFailed && <TileLayer url={tileUrl} attribution={config.data?.attribution ?? ''} eventHandlers={tileEvents} />}
         {offline && <OutlineLayer />}

@@ -10,7 +10,11 @@ declare module 'braintree-web-drop-in' {
     teardown(): Promise<void>;
     on(event: 'paymentMethodRequestable' | 'noPaymentMethodRequestable', handler: () => void): void;
   }
-  export function create(options: { authorization: string; container: HTMLElement | string; card?: { cardholderName?: { required?: boolean } } }): Promise<Dropin>;
+  export function create(options: {
+    authorization: string;
+    container: HTMLElement | string;
+    card?: { cardholderName?: { required?: boolean } };
+  }): Promise<Dropin>;
   const dropin: { create: typeof create };
   export default dropin;
 }

@@ -16,7 +16,8 @@ export interface LoopbackApi {
   close(): Promise<void>;
 }
 
-export const envelope = (code: number, status: 'success' | 'fail', message: string, payload: unknown) => JSON.stringify({ code, status, message, payload });
+export const envelope = (code: number, status: 'success' | 'fail', message: string, payload: unknown) =>
+  JSON.stringify({ code, status, message, payload });
 
 export async function startLoopbackApi(): Promise<LoopbackApi> {
   const realFetch = globalThis.fetch;

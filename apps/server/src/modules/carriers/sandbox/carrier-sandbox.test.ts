@@ -4,16 +4,37 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { carrierConfigFromEnv, createCarrierClient, type CarrierClient } from '../carriers.ts';
 import type { CourierSlug, TrackResult } from '../types.ts';
-import { createCarrierSandboxHandler, describeSandboxJourney, sandboxPaceFromEnv, sandboxPollIntervalMs, startCarrierSandbox } from './carrier-sandbox.ts';
+import {
+  createCarrierSandboxHandler,
+  describeSandboxJourney,
+  sandboxPaceFromEnv,
+  sandboxPollIntervalMs,
+  startCarrierSandbox,
+} from './carrier-sandbox.ts';
 import { journeyDurationMs } from './journeys.ts';
 import { detectCarriers } from '../detect.ts';
 
 // Example numbers (valid check digits) per journey, as listed in docs/carriers.md.
 export const EXAMPLES: Record<CourierSlug, Record<'delivered' | 'fail-attempt' | 'exception' | 'not-found', string>> = {
-  ups: { delivered: '1Z5R89390350075608', 'fail-attempt': '1Z5R89390350075626', exception: '1Z5R89390350075813', 'not-found': '1Z5R89390350075653' },
-  usps: { delivered: '9400111206206406260015', 'fail-attempt': '9400111206206406260008', exception: '9400111206206406260053', 'not-found': '9400111206206406260251' },
+  ups: {
+    delivered: '1Z5R89390350075608',
+    'fail-attempt': '1Z5R89390350075626',
+    exception: '1Z5R89390350075813',
+    'not-found': '1Z5R89390350075653',
+  },
+  usps: {
+    delivered: '9400111206206406260015',
+    'fail-attempt': '9400111206206406260008',
+    exception: '9400111206206406260053',
+    'not-found': '9400111206206406260251',
+  },
   fedex: { delivered: '986578788800', 'fail-attempt': '986578788855', exception: '986578788914', 'not-found': '986578788925' },
-  canadapost: { delivered: '0073938000549204', 'fail-attempt': '0073938000549211', exception: '0073938000549242', 'not-found': '0073938000549303' },
+  canadapost: {
+    delivered: '0073938000549204',
+    'fail-attempt': '0073938000549211',
+    exception: '0073938000549242',
+    'not-found': '0073938000549303',
+  },
 };
 
 const statusOf = (r: TrackResult | undefined) => (r?.ok ? r.status : r ? `error:${r.error.kind}` : 'none');
@@ -110,7 +131,9 @@ describe('carrier sandbox', () => {
   });
 
   it('serves the real shapes: Canada Post refuses a wrong Accept, track calls need a token', async () => {
-    const cp = await fetch(`${sandbox.url}/vis/track/pin/0073938000549297/detail`, { headers: { authorization: 'Basic eDp5', accept: '*/*' } });
+    const cp = await fetch(`${sandbox.url}/vis/track/pin/0073938000549297/detail`, {
+      headers: { authorization: 'Basic eDp5', accept: '*/*' },
+    });
     expect(cp.status).toBe(406);
     const ups = await fetch(`${sandbox.url}/api/track/v1/details/1Z5R89390357567127`);
     expect(ups.status).toBe(401);
@@ -136,4 +159,3 @@ describe('carrier sandbox', () => {
     }
   });
 });
-

@@ -28,7 +28,13 @@ export { sandboxPollIntervalMs, sandboxPaceFromEnv, describeSandboxJourney } fro
  * sandbox is asked about them, in memory.
  */
 export type JourneyStartLookup = (courier: Courier, tids: string[]) => Promise<Map<string, number>>;
-export type SandboxOptions = { pace?: number; now?: () => number; maxTracked?: number; journeyStart?: JourneyStartLookup; push?: SandboxPushOptions };
+export type SandboxOptions = {
+  pace?: number;
+  now?: () => number;
+  maxTracked?: number;
+  journeyStart?: JourneyStartLookup;
+  push?: SandboxPushOptions;
+};
 export type SandboxReply = { status: number; headers: Record<string, string>; body: string };
 
 export type Courier = 'ups' | 'usps' | 'fedex' | 'canadapost';
@@ -59,7 +65,11 @@ export function createSandboxCore(opts: SandboxOptions = {}) {
   /** Resolve the anchors of the numbers one request asks about (one lookup per request, not per number). */
   async function resolveAnchors(courier: Courier, rawTids: string[], t: number): Promise<void> {
     const missing = [
-      ...new Set(rawTids.map((raw) => normalizeTrackingNumber(raw).slice(0, 64)).filter((tid) => journeyFor(tid).name !== 'not-found' && !anchors.has(`${courier}:${tid}`))),
+      ...new Set(
+        rawTids
+          .map((raw) => normalizeTrackingNumber(raw).slice(0, 64))
+          .filter((tid) => journeyFor(tid).name !== 'not-found' && !anchors.has(`${courier}:${tid}`)),
+      ),
     ];
     if (missing.length === 0) return;
     const durable = journeyStart ? await journeyStart(courier, missing) : new Map<string, number>();
@@ -67,7 +77,10 @@ export function createSandboxCore(opts: SandboxOptions = {}) {
   }
 
   /** The events reached so far, or null when this number's journey is "not found". Anchors resolved first. */
-  function state(courier: Courier, rawTid: string): { tid: string; events: SandboxEvent[]; route: ReturnType<typeof routeFor>; expectedMs: number | null } | null {
+  function state(
+    courier: Courier,
+    rawTid: string,
+  ): { tid: string; events: SandboxEvent[]; route: ReturnType<typeof routeFor>; expectedMs: number | null } | null {
     const tid = normalizeTrackingNumber(rawTid).slice(0, 64);
     const j = journeyFor(tid);
     if (j.name === 'not-found') return null;
@@ -88,18 +101,41 @@ export function createSandboxCore(opts: SandboxOptions = {}) {
   const token = () => TOKEN_PREFIX + randomBytes(12).toString('hex');
   const bearer = (h: Record<string, string | string[] | undefined>) => /^Bearer sbx\./.test(String(h.authorization ?? ''));
 
-  async function dispatch(method: string, url: string, headers: Record<string, string | string[] | undefined>, body: string): Promise<SandboxReply> {
+  async function dispatch(
+    method: string,
+    url: string,
+    headers: Record<string, string | string[] | undefined>,
+    body: string,
+  ): Promise<SandboxReply> {
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
     const query = new URLSearchParams(q === -1 ? '' : url.slice(q + 1));
 
     // ---- OAuth (carrier notes §1.2, §2.2, §3.2). Any client id/secret is accepted; tokens are stateless. ----
     if (method === 'POST' && path === '/security/v1/oauth/token') {
-      if (!/^Basic /.test(String(headers.authorization ?? ''))) return json(401, { response: { errors: [{ code: '250002', message: 'Invalid Authentication Information.' }] } });
-      return json(200, { token_type: 'Bearer', issued_at: String(now()), client_id: 'sandbox', access_token: token(), scope: '', expires_in: '14399', refresh_count: '0', status: 'approved' });
+      if (!/^Basic /.test(String(headers.authorization ?? '')))
+        return json(401, { response: { errors: [{ code: '250002', message: 'Invalid Authentication Information.' }] } });
+      return json(200, {
+        token_type: 'Bearer',
+        issued_at: String(now()),
+        client_id: 'sandbox',
+        access_token: token(),
+        scope: '',
+        expires_in: '14399',
+        refresh_count: '0',
+        status: 'approved',
+      });
     }
     if (method === 'POST' && path === '/oauth2/v3/token') {
-      return json(200, { access_token: token(), token_type: 'Bearer', issued_at: now(), expires_in: 28799, status: 'approved', scope: 'tracking', issuer: 'sandbox' });
+      return json(200, {
+        access_token: token(),
+        token_type: 'Bearer',
+        issued_at: now(),
+        expires_in: 28799,
+        status: 'approved',
+        scope: 'tracking',
+        issuer: 'sandbox',
+      });
     }
     if (method === 'POST' && path === '/oauth/token') {
       return json(200, { access_token: token(), token_type: 'bearer', expires_in: 3599, scope: 'CXS-TP' });
@@ -107,7 +143,8 @@ export function createSandboxCore(opts: SandboxOptions = {}) {
 
     // ---- UPS: GET /api/track/v1/details/{n} ----
     if (method === 'GET' && path.startsWith('/api/track/v1/details/')) {
-      if (!bearer(headers)) return json(401, { response: { errors: [{ code: '250002', message: 'Invalid Authentication Information.' }] } });
+      if (!bearer(headers))
+        return json(401, { response: { errors: [{ code: '250002', message: 'Invalid Authentication Information.' }] } });
       const tid = decodeURIComponent(path.slice('/api/track/v1/details/'.length));
       await resolveAnchors('ups', [tid], now());
       const s = state('ups', tid);
@@ -116,7 +153,11 @@ export function createSandboxCore(opts: SandboxOptions = {}) {
 
     // ---- USPS v3: GET /tracking/v3/tracking/{n}?expand=DETAIL ----
     if (method === 'GET' && path.startsWith('/tracking/v3/tracking/')) {
-      if (!bearer(headers)) return json(401, { apiVersion: '/tracking/v3', error: { code: '401', message: 'The client application identifier is invalid.', errors: [] } });
+      if (!bearer(headers))
+        return json(401, {
+          apiVersion: '/tracking/v3',
+          error: { code: '401', message: 'The client application identifier is invalid.', errors: [] },
+        });
       const tid = decodeURIComponent(path.slice('/tracking/v3/tracking/'.length));
       await resolveAnchors('usps', [tid], now());
       const s = state('usps', tid);
@@ -128,9 +169,14 @@ export function createSandboxCore(opts: SandboxOptions = {}) {
     }
     // ---- USPS v3r2: POST /tracking/v3r2/tracking, array in/array out ----
     if (method === 'POST' && path === '/tracking/v3r2/tracking') {
-      if (!bearer(headers)) return json(401, { apiVersion: '/tracking/v3r2', error: { code: '401', message: 'The client application identifier is invalid.', errors: [] } });
+      if (!bearer(headers))
+        return json(401, {
+          apiVersion: '/tracking/v3r2',
+          error: { code: '401', message: 'The client application identifier is invalid.', errors: [] },
+        });
       const list = safeJson(body);
-      if (!Array.isArray(list) || list.length === 0 || list.length > 35) return json(400, { apiVersion: '/tracking/v3r2', error: { code: '400', message: 'Send 1 to 35 tracking numbers.', errors: [] } });
+      if (!Array.isArray(list) || list.length === 0 || list.length > 35)
+        return json(400, { apiVersion: '/tracking/v3r2', error: { code: '400', message: 'Send 1 to 35 tracking numbers.', errors: [] } });
       const tidOf = (x: unknown) => String((x as { trackingNumber?: unknown })?.trackingNumber ?? '');
       await resolveAnchors('usps', list.map(tidOf), now());
       return json(
@@ -138,17 +184,30 @@ export function createSandboxCore(opts: SandboxOptions = {}) {
         list.map((x) => {
           const tid = tidOf(x);
           const s = state('usps', tid);
-          return s ? renderUsps(s.tid, s.events, s.route, s.expectedMs) : { trackingNumber: normalizeTrackingNumber(tid), ...(uspsNotFound(true) as object) };
+          return s
+            ? renderUsps(s.tid, s.events, s.route, s.expectedMs)
+            : { trackingNumber: normalizeTrackingNumber(tid), ...(uspsNotFound(true) as object) };
         }),
       );
     }
 
     // ---- FedEx: POST /track/v1/trackingnumbers, up to 30 numbers ----
     if (method === 'POST' && path === '/track/v1/trackingnumbers') {
-      if (!bearer(headers)) return json(401, { transactionId: 'sandbox', errors: [{ code: 'NOT.AUTHORIZED.ERROR', message: 'Access token expired. Please modify your request and try again.' }] });
-      const req = safeJson(body) as { includeDetailedScans?: unknown; trackingInfo?: Array<{ trackingNumberInfo?: { trackingNumber?: unknown } }> } | null;
+      if (!bearer(headers))
+        return json(401, {
+          transactionId: 'sandbox',
+          errors: [{ code: 'NOT.AUTHORIZED.ERROR', message: 'Access token expired. Please modify your request and try again.' }],
+        });
+      const req = safeJson(body) as {
+        includeDetailedScans?: unknown;
+        trackingInfo?: Array<{ trackingNumberInfo?: { trackingNumber?: unknown } }>;
+      } | null;
       const info = Array.isArray(req?.trackingInfo) ? req.trackingInfo : [];
-      if (info.length < 1 || info.length > 30) return json(400, { transactionId: 'sandbox', errors: [{ code: 'TRACKING.TRACKINGNUMBER.EMPTY', message: 'Please provide tracking number.' }] });
+      if (info.length < 1 || info.length > 30)
+        return json(400, {
+          transactionId: 'sandbox',
+          errors: [{ code: 'TRACKING.TRACKINGNUMBER.EMPTY', message: 'Please provide tracking number.' }],
+        });
       const tidOf = (i: (typeof info)[number]) => String(i?.trackingNumberInfo?.trackingNumber ?? '');
       await resolveAnchors('fedex', info.map(tidOf), now());
       const complete = info.map((i) => {
@@ -156,15 +215,23 @@ export function createSandboxCore(opts: SandboxOptions = {}) {
         const s = state('fedex', tid);
         return s ? fedexTrackResult(s.tid, s.events, s.route, s.expectedMs) : fedexNotFound(normalizeTrackingNumber(tid));
       });
-      return json(200, { transactionId: 'sandbox', output: { alerts: [{ code: 'VIRTUAL.RESPONSE', message: 'This is a Shiptrail sandbox response.' }], completeTrackResults: complete } });
+      return json(200, {
+        transactionId: 'sandbox',
+        output: {
+          alerts: [{ code: 'VIRTUAL.RESPONSE', message: 'This is a Shiptrail sandbox response.' }],
+          completeTrackResults: complete,
+        },
+      });
     }
 
     // ---- Canada Post: GET /vis/track/{pin|dnc}/{n}/detail (carrier notes §4) ----
     const cp = /^\/vis\/track\/(?:pin|dnc)\/([^/]+)\/detail$/.exec(path);
     if (method === 'GET' && cp) {
-      if (!/^Basic /.test(String(headers.authorization ?? ''))) return { status: 401, headers: CP_TYPE, body: canadaPostMessage('E002', 'AAA Authentication Failure') };
+      if (!/^Basic /.test(String(headers.authorization ?? '')))
+        return { status: 401, headers: CP_TYPE, body: canadaPostMessage('E002', 'AAA Authentication Failure') };
       // The real service refuses */* (carrier notes §4.2); so does the sandbox, to catch a wrong Accept early.
-      if (!String(headers.accept ?? '').includes('application/vnd.cpc.track')) return { status: 406, headers: CP_TYPE, body: canadaPostMessage('E001', 'Unsupported Accept header') };
+      if (!String(headers.accept ?? '').includes('application/vnd.cpc.track'))
+        return { status: 406, headers: CP_TYPE, body: canadaPostMessage('E001', 'Unsupported Accept header') };
       const pin = decodeURIComponent(cp[1]!);
       await resolveAnchors('canadapost', [pin], now());
       const s = state('canadapost', pin);
@@ -235,19 +302,37 @@ export function createCarrierSandboxHandler(opts: SandboxOptions = {}): (req: In
 
 /** Start the sandbox as a Fastify server. Port 0 picks a free port; `url` is what carriers' base URLs point at. */
 export async function startCarrierSandbox(
-  opts: { port?: number; host?: string; pace?: number; now?: () => number; journeyStart?: JourneyStartLookup; push?: SandboxPushOptions } = {},
+  opts: {
+    port?: number;
+    host?: string;
+    pace?: number;
+    now?: () => number;
+    journeyStart?: JourneyStartLookup;
+    push?: SandboxPushOptions;
+  } = {},
 ): Promise<{ url: string; close(): Promise<void>; pushStats(): { subscriptions: number; delivered: number; lost: number } }> {
   const core = createSandboxCore({ pace: opts.pace, now: opts.now, journeyStart: opts.journeyStart, push: opts.push });
   const app = Fastify({ logger: false, bodyLimit: MAX_REQUEST_BYTES });
   // Bodies are handed to the core as text: form-encoded token requests and JSON track requests alike.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
-  const handle = async (req: { method: string; url: string; headers: Record<string, string | string[] | undefined>; body?: unknown }, reply: import('fastify').FastifyReply) => {
+  const handle = async (
+    req: { method: string; url: string; headers: Record<string, string | string[] | undefined>; body?: unknown },
+    reply: import('fastify').FastifyReply,
+  ) => {
     const r = await core.dispatch(req.method, req.url, req.headers, typeof req.body === 'string' ? req.body : '');
     return reply.code(r.status).headers(r.headers).send(r.body);
   };
-  for (const path of ['/security/v1/oauth/token', '/oauth2/v3/token', '/oauth/token', '/tracking/v3r2/tracking', '/track/v1/trackingnumbers']) app.post(path, handle);
-  for (const path of ['/api/track/v1/details/:n', '/tracking/v3/tracking/:n', '/vis/track/pin/:n/detail', '/vis/track/dnc/:n/detail']) app.get(path, handle);
+  for (const path of [
+    '/security/v1/oauth/token',
+    '/oauth2/v3/token',
+    '/oauth/token',
+    '/tracking/v3r2/tracking',
+    '/track/v1/trackingnumbers',
+  ])
+    app.post(path, handle);
+  for (const path of ['/api/track/v1/details/:n', '/tracking/v3/tracking/:n', '/vis/track/pin/:n/detail', '/vis/track/dnc/:n/detail'])
+    app.get(path, handle);
   app.setNotFoundHandler(handle);
   const address = await app.listen({ port: opts.port ?? 0, host: opts.host ?? '127.0.0.1' });
   const u = new URL(address);

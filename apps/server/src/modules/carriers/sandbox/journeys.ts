@@ -36,7 +36,18 @@ const JOURNEYS: Record<JourneyName, Array<{ at: number; kind: StepKind }>> = {
 };
 
 /** Which journey a hash bucket (hash % 10) plays: 6 in 10 delivered, 2 with a failed attempt, 1 exception, 1 not found. */
-const BUCKETS: JourneyName[] = ['delivered', 'delivered', 'delivered', 'delivered', 'delivered', 'delivered', 'fail-attempt', 'fail-attempt', 'exception', 'not-found'];
+const BUCKETS: JourneyName[] = [
+  'delivered',
+  'delivered',
+  'delivered',
+  'delivered',
+  'delivered',
+  'delivered',
+  'fail-attempt',
+  'fail-attempt',
+  'exception',
+  'not-found',
+];
 
 /** FNV-1a, 32 bit, then the murmur3 finaliser so numbers that differ in one digit spread over all buckets. */
 export function hashNumber(tid: string): number {

@@ -29,7 +29,11 @@ const MAX_SUBSCRIPTIONS = 200_000;
 const SEND_TIMEOUT_MS = 5000;
 
 export function createSandboxPush(
-  opts: SandboxPushOptions & { pace: number; state(courier: PushCourier, tid: string): State; resolve(courier: PushCourier, tids: string[]): Promise<void> },
+  opts: SandboxPushOptions & {
+    pace: number;
+    state(courier: PushCourier, tid: string): State;
+    resolve(courier: PushCourier, tids: string[]): Promise<void>;
+  },
 ) {
   const subs = new Map<string, Subscription>();
   const byId = new Map<string, string>();
@@ -57,7 +61,12 @@ export function createSandboxPush(
   }
 
   /** The subscription endpoints, or null when the path is not one of them. */
-  async function dispatch(method: string, path: string, headers: Record<string, string | string[] | undefined>, body: unknown): Promise<Reply | null> {
+  async function dispatch(
+    method: string,
+    path: string,
+    headers: Record<string, string | string[] | undefined>,
+    body: unknown,
+  ): Promise<Reply | null> {
     const isSub = path === UPS_SUBSCRIBE_PATH || path === FEDEX_SUBSCRIBE_PATH || path.startsWith(USPS_SUBSCRIBE_PATH);
     if (!isSub) return null;
     if (!opts.enabled) return json(404, { error: 'Push is switched off in this sandbox.' });
@@ -67,9 +76,13 @@ export function createSandboxPush(
     if (method === 'POST' && path === UPS_SUBSCRIBE_PATH) {
       const list = Array.isArray(b.trackingNumberList) ? b.trackingNumberList.map((t) => normalizeTrackingNumber(String(t))) : [];
       const dest = (b.destination ?? {}) as { url?: unknown; credential?: unknown };
-      if (list.length === 0 || typeof dest.url !== 'string' || typeof dest.credential !== 'string') return json(400, { response: { errors: [{ code: 'VSS100', message: 'trackingNumberList and destination are required.' }] } });
+      if (list.length === 0 || typeof dest.url !== 'string' || typeof dest.credential !== 'string')
+        return json(400, { response: { errors: [{ code: 'VSS100', message: 'trackingNumberList and destination are required.' }] } });
       // More than 100 numbers rejects the whole submission (VSS220).
-      if (list.length > PUSH_BATCH.ups) return json(400, { response: { errors: [{ code: 'VSS220', message: 'The entire submission has been rejected: more than 100 tracking numbers.' }] } });
+      if (list.length > PUSH_BATCH.ups)
+        return json(400, {
+          response: { errors: [{ code: 'VSS220', message: 'The entire submission has been rejected: more than 100 tracking numbers.' }] },
+        });
       const valid = list.filter((t) => /^1Z[0-9A-Z]{16}$/.test(t));
       await opts.resolve('ups', valid);
       for (const t of valid) add('ups', t, dest.url, dest.credential);
@@ -77,7 +90,10 @@ export function createSandboxPush(
     }
     if (method === 'POST' && path === FEDEX_SUBSCRIBE_PATH) {
       const list = Array.isArray(b.trackingNumbers) ? b.trackingNumbers.map((t) => normalizeTrackingNumber(String(t))) : [];
-      if (list.length === 0 || list.length > PUSH_BATCH.fedex || typeof b.destinationUrl !== 'string') return json(400, { errors: [{ code: 'INVALID.INPUT.EXCEPTION', message: 'Send 1 to 1000 trackingNumbers and a destinationUrl.' }] });
+      if (list.length === 0 || list.length > PUSH_BATCH.fedex || typeof b.destinationUrl !== 'string')
+        return json(400, {
+          errors: [{ code: 'INVALID.INPUT.EXCEPTION', message: 'Send 1 to 1000 trackingNumbers and a destinationUrl.' }],
+        });
       if (b.action === 'REMOVE') {
         for (const t of list) remove(`fedex:${t}`);
         return json(200, { output: { removed: list, rejected: [] } });
@@ -88,10 +104,14 @@ export function createSandboxPush(
     }
     if (method === 'POST' && path === USPS_SUBSCRIBE_PATH) {
       const tid = normalizeTrackingNumber(String((b.filterProperties as { trackingNumber?: unknown } | undefined)?.trackingNumber ?? ''));
-      if (!tid || typeof b.listenerURL !== 'string' || typeof b.secret !== 'string' || b.secret.length !== 32) return json(400, { error: { code: '400', message: 'listenerURL, a 32-character secret and filterProperties are required.' } });
+      if (!tid || typeof b.listenerURL !== 'string' || typeof b.secret !== 'string' || b.secret.length !== 32)
+        return json(400, { error: { code: '400', message: 'listenerURL, a 32-character secret and filterProperties are required.' } });
       // As USPS does: the same number and listener again is a duplicate, refused with the existing subscription's id.
       const same = subs.get(`usps:${tid}`);
-      if (same && same.url === b.listenerURL) return json(400, { error: { code: '400', message: 'A subscription with this listener and filter already exists.', subscriptionId: same.id } });
+      if (same && same.url === b.listenerURL)
+        return json(400, {
+          error: { code: '400', message: 'A subscription with this listener and filter already exists.', subscriptionId: same.id },
+        });
       await opts.resolve('usps', [tid]);
       const sub = add('usps', tid, b.listenerURL, b.secret);
       return json(201, { subscriptionId: sub.id, listenerURL: sub.url, filterProperties: { trackingNumber: tid }, status: 'ACTIVE' });
@@ -121,17 +141,30 @@ export function createSandboxPush(
     }
     if (!kept(s.events.length - 1)) return (lost++, []);
     if (sub.courier === 'fedex') {
-      const body = JSON.stringify({ transactionId: randomUUID(), output: { completeTrackResults: [fedexTrackResult(s.tid, s.events, s.route, s.expectedMs)] } });
+      const body = JSON.stringify({
+        transactionId: randomUUID(),
+        output: { completeTrackResults: [fedexTrackResult(s.tid, s.events, s.route, s.expectedMs)] },
+      });
       return [{ headers: { 'fdx-signature': hmacBase64(sub.secret, body) }, body }];
     }
     const payload = JSON.stringify(renderUsps(s.tid, s.events, s.route, s.expectedMs));
     const timestamp = new Date().toISOString();
-    return [{ headers: { 'x-hmac': hmacBase64(sub.secret, timestamp + payload) }, body: JSON.stringify({ subscriptionId: sub.id, timestamp, payload }) }];
+    return [
+      {
+        headers: { 'x-hmac': hmacBase64(sub.secret, timestamp + payload) },
+        body: JSON.stringify({ subscriptionId: sub.id, timestamp, payload }),
+      },
+    ];
   }
 
   async function send(url: string, call: { headers: Record<string, string>; body: string }): Promise<void> {
     try {
-      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...call.headers }, body: call.body, signal: AbortSignal.timeout(SEND_TIMEOUT_MS) });
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...call.headers },
+        body: call.body,
+        signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
+      });
       await res.arrayBuffer();
       if (res.ok) delivered++;
       else lost++;

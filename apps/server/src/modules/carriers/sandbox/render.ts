@@ -69,7 +69,12 @@ const UPS_CODES: Record<StepKind, { type: string; code: string; statusCode: stri
   arrive: { type: 'I', code: 'AR', statusCode: '005', description: 'Arrived at Facility' },
   depart: { type: 'I', code: 'DP', statusCode: '005', description: 'Departed from Facility' },
   ofd: { type: 'I', code: 'OT', statusCode: '021', description: 'Out For Delivery Today' },
-  attempt: { type: 'X', code: '48', statusCode: '022', description: 'The receiver was not available for delivery. We will make a second attempt.' },
+  attempt: {
+    type: 'X',
+    code: '48',
+    statusCode: '022',
+    description: 'The receiver was not available for delivery. We will make a second attempt.',
+  },
   delivered: { type: 'D', code: 'FS', statusCode: '011', description: 'DELIVERED' },
   exception: { type: 'X', code: 'UL', statusCode: '050', description: 'The address is incomplete. We are attempting to update it.' },
 };
@@ -140,7 +145,9 @@ export function renderUpsPushEvent(tid: string, e: SandboxEvent, route: Route, e
 }
 
 export function upsNotFound(tid: string): unknown {
-  return { trackResponse: { shipment: [{ inquiryNumber: tid, warnings: [{ code: 'TW0001', message: 'Tracking Information Not Found' }] }] } };
+  return {
+    trackResponse: { shipment: [{ inquiryNumber: tid, warnings: [{ code: 'TW0001', message: 'Tracking Information Not Found' }] }] },
+  };
 }
 
 // ---------------- USPS (Pub 199 event codes, statusCategory: carrier notes §2.7, §5.5) ----------------
@@ -201,7 +208,9 @@ export function uspsNotFound(v3r2: boolean): unknown {
         error: {
           code: '404',
           message: '',
-          errors: [{ title: '', detail: 'A status update is not yet available for your package. (sandbox)', status: '404', code: '150006' }],
+          errors: [
+            { title: '', detail: 'A status update is not yet available for your package. (sandbox)', status: '404', code: '150006' },
+          ],
         },
       }
     : {
@@ -215,21 +224,43 @@ export function uspsNotFound(v3r2: boolean): unknown {
 }
 
 // ---------------- FedEx (Tracking Status Codes: carrier notes §3.7) ----------------
-const FEDEX_CODES: Record<StepKind, { code: string; derived: string; description: string; exceptionCode?: string; exceptionDescription?: string }> = {
+const FEDEX_CODES: Record<
+  StepKind,
+  { code: string; derived: string; description: string; exceptionCode?: string; exceptionDescription?: string }
+> = {
   label: { code: 'OC', derived: 'IN', description: 'Shipment information sent to FedEx' },
   pickup: { code: 'PU', derived: 'PU', description: 'Picked up' },
   arrive: { code: 'AR', derived: 'IT', description: 'Arrived at FedEx location' },
   depart: { code: 'DP', derived: 'IT', description: 'Departed FedEx location' },
   ofd: { code: 'OD', derived: 'OD', description: 'On FedEx vehicle for delivery' },
-  attempt: { code: 'DE', derived: 'DE', description: 'Delivery exception', exceptionCode: '007', exceptionDescription: 'Customer not available or business closed' },
+  attempt: {
+    code: 'DE',
+    derived: 'DE',
+    description: 'Delivery exception',
+    exceptionCode: '007',
+    exceptionDescription: 'Customer not available or business closed',
+  },
   delivered: { code: 'DL', derived: 'DL', description: 'Delivered' },
-  exception: { code: 'SE', derived: 'SE', description: 'Shipment exception', exceptionCode: 'A05', exceptionDescription: 'Incorrect address' },
+  exception: {
+    code: 'SE',
+    derived: 'SE',
+    description: 'Shipment exception',
+    exceptionCode: 'A05',
+    exceptionDescription: 'Incorrect address',
+  },
 };
 
 export function fedexTrackResult(tid: string, events: SandboxEvent[], route: Route, expectedMs: number | null): unknown {
   const newest = [...events].reverse();
   const latest = newest[0] ? FEDEX_CODES[newest[0].kind] : null;
-  const addr = (p: Place) => ({ city: p.city, stateOrProvinceCode: p.state, postalCode: p.zip, countryCode: 'US', residential: false, countryName: 'United States' });
+  const addr = (p: Place) => ({
+    city: p.city,
+    stateOrProvinceCode: p.state,
+    postalCode: p.zip,
+    countryCode: 'US',
+    residential: false,
+    countryName: 'United States',
+  });
   const iso = (ms: number) => {
     const l = parts(ms, US_OFFSET);
     return `${l.date}T${l.time}${offsetText(US_OFFSET)}`;
@@ -248,10 +279,15 @@ export function fedexTrackResult(tid: string, events: SandboxEvent[], route: Rou
               statusByLocale: latest.description,
               description: latest.description,
               scanLocation: addr(placeOf(newest[0]!.kind, route)),
-              ...(latest.exceptionCode ? { ancillaryDetails: [{ reason: latest.exceptionCode, reasonDescription: latest.exceptionDescription }] } : {}),
+              ...(latest.exceptionCode
+                ? { ancillaryDetails: [{ reason: latest.exceptionCode, reasonDescription: latest.exceptionDescription }] }
+                : {}),
             }
           : undefined,
-        dateAndTimes: expectedMs === null ? [] : [{ type: 'ESTIMATED_DELIVERY', dateTime: `${parts(expectedMs, US_OFFSET).date}T00:00:00${offsetText(US_OFFSET)}` }],
+        dateAndTimes:
+          expectedMs === null
+            ? []
+            : [{ type: 'ESTIMATED_DELIVERY', dateTime: `${parts(expectedMs, US_OFFSET).date}T00:00:00${offsetText(US_OFFSET)}` }],
         scanEvents: newest.map((e) => {
           const c = FEDEX_CODES[e.kind];
           return {
@@ -275,7 +311,10 @@ export function fedexNotFound(tid: string): unknown {
     trackResults: [
       {
         trackingNumberInfo: { trackingNumber: tid, trackingNumberUniqueId: '', carrierCode: '' },
-        error: { code: 'TRACKING.TRACKINGNUMBER.NOTFOUND', message: 'Tracking number cannot be found. Please correct the tracking number and try again.' },
+        error: {
+          code: 'TRACKING.TRACKINGNUMBER.NOTFOUND',
+          message: 'Tracking number cannot be found. Please correct the tracking number and try again.',
+        },
       },
     ],
   };

@@ -8,5 +8,8 @@ export const dismissAlert = (id: string) =>
 
 export function useDismissAlert() {
   const qc = useQueryClient();
-  return useApiMutation(dismissAlert, { titles: { error: 'Could not dismiss the alert' }, onSuccess: () => qc.invalidateQueries({ queryKey: userInfoKey }) });
+  return useApiMutation(dismissAlert, {
+    titles: { error: 'Could not dismiss the alert' },
+    onSuccess: () => qc.invalidateQueries({ queryKey: userInfoKey }),
+  });
 }

@@ -7,5 +7,8 @@ export const generateToken = () => request<{ token: string }>('/v1/user/general/
 
 export function useGenerateToken() {
   const qc = useQueryClient();
-  return useApiMutation(generateToken, { titles: { success: 'New API key', error: 'Could not create a new API key' }, onSuccess: () => qc.invalidateQueries({ queryKey: userInfoKey }) });
+  return useApiMutation(generateToken, {
+    titles: { success: 'New API key', error: 'Could not create a new API key' },
+    onSuccess: () => qc.invalidateQueries({ queryKey: userInfoKey }),
+  });
 }

@@ -10,5 +10,9 @@ export const updateUser = (body: UpdateRequest) =>
 
 export function useUpdateUser(opts: { toast?: boolean } = {}) {
   const qc = useQueryClient();
-  return useApiMutation(updateUser, { toast: opts.toast, titles: { success: 'Saved', error: 'Could not save' }, onSuccess: (env) => storeUserInfo(qc, env.payload) });
+  return useApiMutation(updateUser, {
+    toast: opts.toast,
+    titles: { success: 'Saved', error: 'Could not save' },
+    onSuccess: (env) => storeUserInfo(qc, env.payload),
+  });
 }

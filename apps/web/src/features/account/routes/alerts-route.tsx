@@ -35,7 +35,13 @@ function AlertList({ alerts }: { alerts: Alert[] }) {
               </Text>
             </div>
             <Tooltip label="Dismiss">
-              <ActionIcon variant="subtle" color="gray" aria-label={`Dismiss ${a.name}`} onClick={() => dismiss.mutate(a.id)} loading={dismiss.isPending && dismiss.variables === a.id}>
+              <ActionIcon
+                variant="subtle"
+                color="gray"
+                aria-label={`Dismiss ${a.name}`}
+                onClick={() => dismiss.mutate(a.id)}
+                loading={dismiss.isPending && dismiss.variables === a.id}
+              >
                 <IconX size={16} />
               </ActionIcon>
             </Tooltip>
@@ -55,10 +61,24 @@ export default function AlertsRoute() {
       <PageHeader title="Alerts" description="Account and payment messages that need your attention." />
       <Tabs defaultValue="general" keepMounted={false}>
         <Tabs.List mb="md">
-          <Tabs.Tab value="general" rightSection={<Badge size="sm" variant="light" circle>{general.length}</Badge>}>
+          <Tabs.Tab
+            value="general"
+            rightSection={
+              <Badge size="sm" variant="light" circle>
+                {general.length}
+              </Badge>
+            }
+          >
             General
           </Tabs.Tab>
-          <Tabs.Tab value="payment" rightSection={<Badge size="sm" variant="light" circle>{payment.length}</Badge>}>
+          <Tabs.Tab
+            value="payment"
+            rightSection={
+              <Badge size="sm" variant="light" circle>
+                {payment.length}
+              </Badge>
+            }
+          >
             Payment
           </Tabs.Tab>
         </Tabs.List>

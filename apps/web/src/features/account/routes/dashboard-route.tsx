@@ -1,4 +1,19 @@
-import { Anchor, Button, Card, ColorSwatch, Grid, Group, Paper, SimpleGrid, Skeleton, Stack, Table, Text, ThemeIcon, Title } from '@mantine/core';
+import {
+  Anchor,
+  Button,
+  Card,
+  ColorSwatch,
+  Grid,
+  Group,
+  Paper,
+  SimpleGrid,
+  Skeleton,
+  Stack,
+  Table,
+  Text,
+  ThemeIcon,
+  Title,
+} from '@mantine/core';
 import { DASHBOARD_STATUS_ORDER, STATUS_LABELS } from '@shiptrail/contract';
 import { IconArrowRight, IconChartBar, IconCoin, IconPlus, IconWallet } from '@tabler/icons-react';
 import { Link } from 'react-router';

@@ -8,7 +8,12 @@ import { zodResolver } from '../../../lib/zod-resolver';
 import { applyServerErrors } from '../../../lib/notify';
 
 export default function InviteRoute() {
-  const form = useForm({ mode: 'controlled', initialValues: { email: '' }, validate: zodResolver(inviteRequest), validateInputOnBlur: true });
+  const form = useForm({
+    mode: 'controlled',
+    initialValues: { email: '' },
+    validate: zodResolver(inviteRequest),
+    validateInputOnBlur: true,
+  });
   const invite = useInviteFriend();
   return (
     <>
@@ -26,7 +31,12 @@ export default function InviteRoute() {
               <Stack>
                 <TextInput label="Email" type="email" placeholder="friend@example.com" required {...form.getInputProps('email')} />
                 <Group>
-                  <Button type="submit" leftSection={<IconSend size={16} />} loading={invite.isPending} disabled={!form.isValid() || invite.isPending}>
+                  <Button
+                    type="submit"
+                    leftSection={<IconSend size={16} />}
+                    loading={invite.isPending}
+                    disabled={!form.isValid() || invite.isPending}
+                  >
                     Send Invite
                   </Button>
                 </Group>
@@ -45,8 +55,7 @@ export default function InviteRoute() {
                   $10 for every friend
                 </Title>
                 <Text size="sm" mt={4}>
-                  Your friend gets $10 of free credit to start. When they make their first payment, we add $10 to your
-                  balance.
+                  Your friend gets $10 of free credit to start. When they make their first payment, we add $10 to your balance.
                 </Text>
               </div>
             </Group>

@@ -12,13 +12,20 @@ import { applyServerErrors } from '../../../lib/notify';
 const MAX = supportRequest.shape.message.maxLength ?? 5000;
 
 export default function SupportRoute() {
-  const form = useForm({ mode: 'controlled', initialValues: { message: '' }, validate: zodResolver(supportRequest), validateInputOnBlur: true });
+  const form = useForm({
+    mode: 'controlled',
+    initialValues: { message: '' },
+    validate: zodResolver(supportRequest),
+    validateInputOnBlur: true,
+  });
   const send = useSupportRequest();
   const length = form.values.message.trim().length;
   const over = length > MAX;
   // Send is disabled while the message is too long, so say why at once rather than on blur.
   const messageInput = form.getInputProps('message');
-  const error = over ? `Must be at most ${MAX.toLocaleString('en-US')} characters: remove ${(length - MAX).toLocaleString('en-US')}` : messageInput.error;
+  const error = over
+    ? `Must be at most ${MAX.toLocaleString('en-US')} characters: remove ${(length - MAX).toLocaleString('en-US')}`
+    : messageInput.error;
   return (
     <>
       <PageHeader title="Support" description="We usually reply within a few hours on business days." />
@@ -46,7 +53,12 @@ export default function SupportRoute() {
                   inputWrapperOrder={['label', 'input', 'description', 'error']}
                 />
                 <Group>
-                  <Button type="submit" leftSection={<IconSend size={16} />} loading={send.isPending} disabled={!form.isValid() || send.isPending}>
+                  <Button
+                    type="submit"
+                    leftSection={<IconSend size={16} />}
+                    loading={send.isPending}
+                    disabled={!form.isValid() || send.isPending}
+                  >
                     Send message
                   </Button>
                 </Group>

@@ -30,7 +30,14 @@ export function AuthSection(props: {
                 Start tracking in under a minute
               </Title>
               <Text c="dimmed">Create an account and get {money(props.signupBonus)} of free credit. No credit card needed.</Text>
-              <List spacing="sm" icon={<ThemeIcon size={22} radius="xl" variant="light"><IconCheck size={14} /></ThemeIcon>}>
+              <List
+                spacing="sm"
+                icon={
+                  <ThemeIcon size={22} radius="xl" variant="light">
+                    <IconCheck size={14} />
+                  </ThemeIcon>
+                }
+              >
                 <List.Item>Carrier detected automatically</List.Item>
                 <List.Item>Alerts by email, SMS and webhook</List.Item>
                 <List.Item>An API key from day one</List.Item>

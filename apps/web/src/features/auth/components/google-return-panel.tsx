@@ -53,7 +53,15 @@ export function GoogleReturnPanel({ body, isLogin, onDone }: { body: GoogleCodeB
             w="100%"
             role={mutation.isSuccess ? 'status' : 'alert'}
             color={mutation.isSuccess ? 'teal' : 'red'}
-            title={mutation.isSuccess ? (isLogin ? 'Signed in' : 'Account created') : isLogin ? 'Could not sign in with Google' : 'Could not sign up with Google'}
+            title={
+              mutation.isSuccess
+                ? isLogin
+                  ? 'Signed in'
+                  : 'Account created'
+                : isLogin
+                  ? 'Could not sign in with Google'
+                  : 'Could not sign up with Google'
+            }
           >
             {mutation.isSuccess ? mutation.data.message : failureMessage(mutation.error)}
           </Alert>

@@ -9,7 +9,12 @@ import { zodResolver } from '../../../lib/zod-resolver';
 
 export function RecoverForm({ onBack }: { onBack: () => void }) {
   const [status, setStatus] = useState<FormStatus | null>(null);
-  const form = useForm({ mode: 'controlled', initialValues: { email: '' }, validate: zodResolver(recoverParams), validateInputOnBlur: true });
+  const form = useForm({
+    mode: 'controlled',
+    initialValues: { email: '' },
+    validate: zodResolver(recoverParams),
+    validateInputOnBlur: true,
+  });
   const mutation = useMutation({
     mutationFn: (v: { email: string }) => recoverPassword(v.email.trim()),
     onSuccess: (env) => setStatus({ status: 'success', message: env.message }),

@@ -1,4 +1,16 @@
-import { Anchor, Button, Checkbox, Divider, Group, PasswordInput, SegmentedControl, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
+import {
+  Anchor,
+  Button,
+  Checkbox,
+  Divider,
+  Group,
+  PasswordInput,
+  SegmentedControl,
+  SimpleGrid,
+  Stack,
+  Text,
+  TextInput,
+} from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useMutation } from '@tanstack/react-query';
 import { signupRequest, type SignupRequest } from '@shiptrail/contract';
@@ -30,13 +42,29 @@ export function RegisterForm({ promocode, referrer, onShowTerms }: { promocode?:
   usePreloadRecaptcha();
   const form = useForm<Values>({
     mode: 'controlled',
-    initialValues: { firstName: '', lastName: '', email: '', userType: 'person', password: '', repassword: '', promocode: promocode ?? '', terms: false },
+    initialValues: {
+      firstName: '',
+      lastName: '',
+      email: '',
+      userType: 'person',
+      password: '',
+      repassword: '',
+      promocode: promocode ?? '',
+      terms: false,
+    },
     validate: zodResolver(signupRequest),
     validateInputOnBlur: true,
   });
   const mutation = useMutation({
     mutationFn: async (v: Values) => {
-      const body: SignupRequest = { ...v, terms: v.terms as true, timeZone: timeZone(), recaptcha: await recaptchaToken(), referrer: referrer || undefined, promocode: v.promocode || undefined };
+      const body: SignupRequest = {
+        ...v,
+        terms: v.terms as true,
+        timeZone: timeZone(),
+        recaptcha: await recaptchaToken(),
+        referrer: referrer || undefined,
+        promocode: v.promocode || undefined,
+      };
       return signup(body);
     },
     onSuccess: (env) => {
@@ -67,10 +95,20 @@ export function RegisterForm({ promocode, referrer, onShowTerms }: { promocode?:
         </SimpleGrid>
         <TextInput label="Email" type="email" autoComplete="email" required {...form.getInputProps('email')} />
         <SimpleGrid cols={{ base: 1, xs: 2 }} spacing="md">
-          <PasswordInput label="Password" autoComplete="new-password" required description="At least 8 characters" {...form.getInputProps('password')} />
+          <PasswordInput
+            label="Password"
+            autoComplete="new-password"
+            required
+            description="At least 8 characters"
+            {...form.getInputProps('password')}
+          />
           <PasswordInput label="Repeat password" autoComplete="new-password" required {...form.getInputProps('repassword')} />
         </SimpleGrid>
-        <TextInput label="Promo code" description={referrer ? 'You were invited by a friend' : undefined} {...form.getInputProps('promocode')} />
+        <TextInput
+          label="Promo code"
+          description={referrer ? 'You were invited by a friend' : undefined}
+          {...form.getInputProps('promocode')}
+        />
         <Checkbox
           label={
             <Text size="sm" span>

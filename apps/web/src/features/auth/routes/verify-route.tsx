@@ -91,7 +91,11 @@ export default function VerifyRoute() {
               </Text>
               {session ? (
                 <>
-                  <Button onClick={() => resend.mutate(undefined)} loading={resend.isPending} disabled={resend.isPending || resend.isSuccess}>
+                  <Button
+                    onClick={() => resend.mutate(undefined)}
+                    loading={resend.isPending}
+                    disabled={resend.isPending || resend.isSuccess}
+                  >
                     Resend activation email
                   </Button>
                   {(resend.isSuccess || resend.isError) && (
@@ -119,7 +123,11 @@ export default function VerifyRoute() {
                       onChange={(e) => setEmail(e.currentTarget.value)}
                       error={email && emailError ? emailError : null}
                     />
-                    <Button type="submit" loading={resend.isPending} disabled={!email || !!emailError || resend.isPending || resend.isSuccess}>
+                    <Button
+                      type="submit"
+                      loading={resend.isPending}
+                      disabled={!email || !!emailError || resend.isPending || resend.isSuccess}
+                    >
                       Send a new activation link
                     </Button>
                     {(resend.isSuccess || resend.isError) && (

@@ -25,7 +25,11 @@ export function BraintreeDropIn({ onSaved }: { onSaved?: () => void }) {
           import('braintree-web-drop-in'),
         ]);
         if (!live || !container.current) return;
-        created = await dropin.default.create({ authorization: token, container: container.current, card: { cardholderName: { required: true } } });
+        created = await dropin.default.create({
+          authorization: token,
+          container: container.current,
+          card: { cardholderName: { required: true } },
+        });
         if (live) setInstance(created);
         else void created.teardown();
       } catch (e) {

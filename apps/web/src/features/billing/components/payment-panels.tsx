@@ -163,10 +163,18 @@ export function AddBalancePanel({ info }: { info: UserInfo }) {
       <form
         noValidate
         aria-label="Add balance"
-        onSubmit={form.onSubmit((v) => add.mutate({ amount: Number(v.amount), key: crypto.randomUUID() }, { onError: (e) => applyServerErrors(form, e) }))}
+        onSubmit={form.onSubmit((v) =>
+          add.mutate({ amount: Number(v.amount), key: crypto.randomUUID() }, { onError: (e) => applyServerErrors(form, e) }),
+        )}
       >
         <Stack>
-          <AmountPicker label="Amount" name="amount" value={form.values.amount} onChange={(v) => form.setFieldValue('amount', v)} error={form.errors.amount} />
+          <AmountPicker
+            label="Amount"
+            name="amount"
+            value={form.values.amount}
+            onChange={(v) => form.setFieldValue('amount', v)}
+            error={form.errors.amount}
+          />
           <Group>
             <Button type="submit" loading={add.isPending} disabled={!data?.paymentActive || !form.isValid() || add.isPending}>
               Add Balance
@@ -195,7 +203,11 @@ function StatusBadge({ p }: { p: PaymentHistoryItem }) {
 }
 
 const receiptOf = (p: PaymentHistoryItem) =>
-  p.status === 'submitted_for_settlement' ? <Anchor component={Link} to={`/account/profile/invoice/${p.id}`}>View receipt</Anchor> : null;
+  p.status === 'submitted_for_settlement' ? (
+    <Anchor component={Link} to={`/account/profile/invoice/${p.id}`}>
+      View receipt
+    </Anchor>
+  ) : null;
 const kindWords = (p: PaymentHistoryItem) => (p.kind === 'auto_recharge' ? 'Automatic top-up' : 'Top-up');
 
 function HistoryTable({ rows }: { rows: PaymentHistoryItem[] }) {

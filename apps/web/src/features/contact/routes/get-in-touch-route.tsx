@@ -73,7 +73,13 @@ export default function GetInTouchRoute() {
                     <TextInput label="Email" type="email" autoComplete="email" required {...form.getInputProps('email')} />
                   </Grid.Col>
                   <Grid.Col span={{ base: 12, sm: 6 }}>
-                    <TextInput label="Phone" type="tel" autoComplete="tel" description="Optional, US numbers" {...form.getInputProps('phone')} />
+                    <TextInput
+                      label="Phone"
+                      type="tel"
+                      autoComplete="tel"
+                      description="Optional, US numbers"
+                      {...form.getInputProps('phone')}
+                    />
                   </Grid.Col>
                 </Grid>
                 <Textarea label="Message" required autosize minRows={5} maxRows={12} {...form.getInputProps('message')} />

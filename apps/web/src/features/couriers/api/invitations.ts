@@ -1,5 +1,11 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import type { AcceptInvitationRequest, CreateInvitationRequest, InvitationView, PublicInvitation, SessionPayload } from '@shiptrail/contract';
+import type {
+  AcceptInvitationRequest,
+  CreateInvitationRequest,
+  InvitationView,
+  PublicInvitation,
+  SessionPayload,
+} from '@shiptrail/contract';
 import { request, requestPayload } from '../../../lib/api-client';
 import { membersKey } from '../../../lib/members';
 import { useApiMutation } from '../../../lib/use-api-mutation';
@@ -30,11 +36,21 @@ function useRefetch() {
 }
 
 export function useCreateInvitation(formFields: readonly string[]) {
-  return useApiMutation(createInvitation, { onSuccess: useRefetch(), titles: { success: 'Courier invited', error: 'Could not invite the courier' }, formFields });
+  return useApiMutation(createInvitation, {
+    onSuccess: useRefetch(),
+    titles: { success: 'Courier invited', error: 'Could not invite the courier' },
+    formFields,
+  });
 }
 export function useResendInvitation() {
-  return useApiMutation(resendInvitation, { onSuccess: useRefetch(), titles: { success: 'Invitation sent again', error: 'Could not resend the invitation' } });
+  return useApiMutation(resendInvitation, {
+    onSuccess: useRefetch(),
+    titles: { success: 'Invitation sent again', error: 'Could not resend the invitation' },
+  });
 }
 export function useRevokeInvitation() {
-  return useApiMutation(revokeInvitation, { onSuccess: useRefetch(), titles: { success: 'Invitation revoked', error: 'Could not revoke the invitation' } });
+  return useApiMutation(revokeInvitation, {
+    onSuccess: useRefetch(),
+    titles: { success: 'Invitation revoked', error: 'Could not revoke the invitation' },
+  });
 }

@@ -12,7 +12,12 @@ interface InviteValues {
   phone: string;
 }
 const FIELDS = ['email', 'firstName', 'lastName', 'phone'] as const;
-const toBody = (v: InviteValues) => ({ email: v.email.trim(), firstName: v.firstName.trim(), lastName: v.lastName.trim(), phone: v.phone.trim() || undefined });
+const toBody = (v: InviteValues) => ({
+  email: v.email.trim(),
+  firstName: v.firstName.trim(),
+  lastName: v.lastName.trim(),
+  phone: v.phone.trim() || undefined,
+});
 
 /** Invite a courier by email (and SMS when a phone is given): they choose their own password. Closes on success. */
 export function InviteModal({ onClose, onAddWithPassword }: { onClose: () => void; onAddWithPassword: () => void }) {
@@ -29,8 +34,8 @@ export function InviteModal({ onClose, onAddWithPassword }: { onClose: () => voi
       <form onSubmit={form.onSubmit(submit)} noValidate aria-label="Invite courier">
         <Stack gap="sm">
           <Text size="sm" c="dimmed">
-            We send the courier a link, valid for {INVITATION_TTL_DAYS} days, where they choose their own password. They appear under Couriers once they
-            accept.
+            We send the courier a link, valid for {INVITATION_TTL_DAYS} days, where they choose their own password. They appear under
+            Couriers once they accept.
           </Text>
           <TextInput label="Email" type="email" required autoComplete="off" data-autofocus {...form.getInputProps('email')} />
           <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">

@@ -19,10 +19,25 @@ function Actions({ i }: { i: InvitationView }) {
   if (i.state !== 'pending' && i.state !== 'expired') return null;
   return (
     <Group gap={6} wrap="nowrap">
-      <Button size="xs" variant="light" leftSection={<IconMailForward size={14} />} loading={resend.isPending} onClick={() => resend.mutate(i.id)} aria-label={`Resend the invitation to ${i.email}`}>
+      <Button
+        size="xs"
+        variant="light"
+        leftSection={<IconMailForward size={14} />}
+        loading={resend.isPending}
+        onClick={() => resend.mutate(i.id)}
+        aria-label={`Resend the invitation to ${i.email}`}
+      >
         Resend
       </Button>
-      <Button size="xs" variant="light" color="red" leftSection={<IconX size={14} />} loading={revoke.isPending} onClick={() => revoke.mutate(i.id)} aria-label={`Revoke the invitation to ${i.email}`}>
+      <Button
+        size="xs"
+        variant="light"
+        color="red"
+        leftSection={<IconX size={14} />}
+        loading={revoke.isPending}
+        onClick={() => revoke.mutate(i.id)}
+        aria-label={`Revoke the invitation to ${i.email}`}
+      >
         Revoke
       </Button>
     </Group>
@@ -47,14 +62,21 @@ export function PendingInvitations({ cards }: { cards: boolean }) {
           Invitations
         </Title>
         <Text size="sm" c="dimmed">
-          {open.length === 0 ? 'No invitation is waiting.' : `${open.length} waiting for the courier to choose a password.`} Resend gives a new link and the old one stops
-          working.
+          {open.length === 0 ? 'No invitation is waiting.' : `${open.length} waiting for the courier to choose a password.`} Resend gives a
+          new link and the old one stops working.
         </Text>
       </Box>
       {cards ? (
         <Stack component="ul" gap={0} m={0} p={0} data-testid="invitations-cards" style={{ listStyle: 'none' }}>
           {list.map((i) => (
-            <Box component="li" key={i.id} px="md" py="sm" data-email={i.email} style={{ borderTop: '1px solid var(--mantine-color-default-border)' }}>
+            <Box
+              component="li"
+              key={i.id}
+              px="md"
+              py="sm"
+              data-email={i.email}
+              style={{ borderTop: '1px solid var(--mantine-color-default-border)' }}
+            >
               <Group justify="space-between" wrap="nowrap" align="center" gap="xs">
                 <Text fw={600} size="sm">
                   {name(i)}

@@ -117,7 +117,9 @@ export default function CouriersRoute() {
                       {m.phone} · updated {formatDateTime(m.updatedAt)}
                     </Text>
                   </div>
-                  <Badge variant="light" styles={ROLE_BADGE} data-testid="role-badge">{m.role}</Badge>
+                  <Badge variant="light" styles={ROLE_BADGE} data-testid="role-badge">
+                    {m.role}
+                  </Badge>
                 </Group>
                 <Box mt="xs">
                   <RowButtons m={m} onEdit={setEditing} onDelete={setDeleting} />
@@ -146,7 +148,9 @@ export default function CouriersRoute() {
                   <Table.Tr key={m.uid} data-email={m.email}>
                     <Table.Td style={{ overflowWrap: 'anywhere' }}>{m.email}</Table.Td>
                     <Table.Td>
-                      <Badge variant="light" styles={ROLE_BADGE} data-testid="role-badge">{m.role}</Badge>
+                      <Badge variant="light" styles={ROLE_BADGE} data-testid="role-badge">
+                        {m.role}
+                      </Badge>
                     </Table.Td>
                     <Table.Td>{m.firstName}</Table.Td>
                     <Table.Td>{m.lastName}</Table.Td>

@@ -75,7 +75,15 @@ export default function InviteAcceptRoute() {
         ) : inv.reason ? (
           <Stack>
             <Title order={1} fz={24}>
-              {{ accepted: 'Already accepted', expired: 'Invitation expired', revoked: 'Invitation withdrawn', declined: 'Invitation declined', pending: '' }[inv.state]}
+              {
+                {
+                  accepted: 'Already accepted',
+                  expired: 'Invitation expired',
+                  revoked: 'Invitation withdrawn',
+                  declined: 'Invitation declined',
+                  pending: '',
+                }[inv.state]
+              }
             </Title>
             <Alert color={inv.state === 'accepted' ? 'blue' : 'orange'} data-testid="invite-result">
               {inv.reason.replace('the company', inv.company || 'the company')}
@@ -108,7 +116,14 @@ export default function InviteAcceptRoute() {
                 </Alert>
               )}
               <TextInput label="Email" value={inv.email} readOnly autoComplete="username" />
-              <PasswordInput label="Password" description="At least 8 characters" autoComplete="new-password" required data-autofocus {...form.getInputProps('password')} />
+              <PasswordInput
+                label="Password"
+                description="At least 8 characters"
+                autoComplete="new-password"
+                required
+                data-autofocus
+                {...form.getInputProps('password')}
+              />
               <PasswordInput label="Repeat password" autoComplete="new-password" required {...form.getInputProps('repassword')} />
               <Button type="submit" loading={accept.isPending} disabled={!form.isValid() || accept.isPending}>
                 Set password and sign in

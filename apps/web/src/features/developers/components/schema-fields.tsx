@@ -59,7 +59,12 @@ function rows(schema: JsonSchema, doc: OpenApiDoc, prefix = '', depth = 0): Row[
 
 function FieldTable({ schema, doc }: { schema: JsonSchema; doc: OpenApiDoc }) {
   const list = rows(schema, doc);
-  if (!list.length) return <Text size="sm" c="dimmed">{typeOf(schema, doc)}</Text>;
+  if (!list.length)
+    return (
+      <Text size="sm" c="dimmed">
+        {typeOf(schema, doc)}
+      </Text>
+    );
   return (
     <Table.ScrollContainer minWidth={420}>
       <Table striped withTableBorder fz="sm" verticalSpacing={6}>

@@ -46,7 +46,7 @@ function Endpoint({ item, doc }: { item: Op; doc: OpenApiDoc }) {
     <Accordion.Item value={`${item.method} ${item.path}`}>
       <Accordion.Control>
         <Group gap="sm" wrap="nowrap">
-          <Badge color={METHOD_COLORS[item.method]} variant="filled" w={78} radius="sm" styles={{ label: { overflow: "visible" } }}>
+          <Badge color={METHOD_COLORS[item.method]} variant="filled" w={78} radius="sm" styles={{ label: { overflow: 'visible' } }}>
             {item.method.toUpperCase()}
           </Badge>
           <Box style={{ minWidth: 0 }}>
@@ -81,7 +81,11 @@ function Endpoint({ item, doc }: { item: Op; doc: OpenApiDoc }) {
               <Stack gap={2}>
                 {params.map((p) => (
                   <Text key={`${p.in}-${p.name}`} size="sm">
-                    <Code>{p.name}</Code> <Text span size="xs" c="dimmed">({p.in}{p.required ? ', required' : ''})</Text>
+                    <Code>{p.name}</Code>{' '}
+                    <Text span size="xs" c="dimmed">
+                      ({p.in}
+                      {p.required ? ', required' : ''})
+                    </Text>
                   </Text>
                 ))}
               </Stack>
@@ -95,7 +99,11 @@ function Endpoint({ item, doc }: { item: Op; doc: OpenApiDoc }) {
               <SchemaFields schema={schema} doc={doc} />
             </div>
           )}
-          {!schema && params.length === 0 && <Text size="sm" c="dimmed">No request body.</Text>}
+          {!schema && params.length === 0 && (
+            <Text size="sm" c="dimmed">
+              No request body.
+            </Text>
+          )}
         </Stack>
       </Accordion.Panel>
     </Accordion.Item>
@@ -122,8 +130,8 @@ export default function DevelopersRoute() {
           Shiptrail REST API
         </Title>
         <Text c="dimmed" size="lg" maw={720}>
-          Add tracking numbers, read their status and checkpoints, and manage alerts from your own code. Every response
-          is JSON with the same envelope: <Code>{'{ code, status, message, payload }'}</Code>.
+          Add tracking numbers, read their status and checkpoints, and manage alerts from your own code. Every response is JSON with the
+          same envelope: <Code>{'{ code, status, message, payload }'}</Code>.
         </Text>
       </Stack>
 
@@ -144,11 +152,11 @@ export default function DevelopersRoute() {
               , where you can copy it or regenerate it. Regenerating invalidates the old key immediately.
             </Text>
             <Text size="sm" c="dimmed">
-              Every reply comes with HTTP status <Code>200</Code>; the result is in the envelope&apos;s <Code>code</Code>{' '}
-              and <Code>status</Code>. A request without a valid key gets <Code>code: 401</Code> with{' '}
-              <Code>status: "fail"</Code>; validation errors get <Code>code: 400</Code> with <Code>payload.errors</Code>{' '}
-              listing each field and its message. Send <Code>{`${HTTP_STATUS_HEADER}: ${HTTP_STATUS_REAL}`}</Code> to get the
-              real HTTP status code too. In request bodies <Code>null</Code> means &quot;not given&quot;.
+              Every reply comes with HTTP status <Code>200</Code>; the result is in the envelope&apos;s <Code>code</Code> and{' '}
+              <Code>status</Code>. A request without a valid key gets <Code>code: 401</Code> with <Code>status: "fail"</Code>; validation
+              errors get <Code>code: 400</Code> with <Code>payload.errors</Code> listing each field and its message. Send{' '}
+              <Code>{`${HTTP_STATUS_HEADER}: ${HTTP_STATUS_REAL}`}</Code> to get the real HTTP status code too. In request bodies{' '}
+              <Code>null</Code> means &quot;not given&quot;.
             </Text>
           </Paper>
         </Grid.Col>

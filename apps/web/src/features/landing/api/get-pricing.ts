@@ -28,8 +28,7 @@ export const FALLBACK_PRICING: Pricing = {
 
 export const getPricing = () => requestPayload<Pricing>('/v1/info/pricing', { auth: false });
 
-export const pricingQueryOptions = () =>
-  queryOptions({ queryKey: ['pricing'], queryFn: getPricing, staleTime: 5 * 60_000 });
+export const pricingQueryOptions = () => queryOptions({ queryKey: ['pricing'], queryFn: getPricing, staleTime: 5 * 60_000 });
 
 export function usePricing() {
   const q = useQuery(pricingQueryOptions());

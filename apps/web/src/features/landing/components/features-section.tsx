@@ -2,12 +2,36 @@ import { Container, SimpleGrid, Stack, Text, ThemeIcon, Title, Paper } from '@ma
 import { IconApi, IconBell, IconBuildingWarehouse, IconChartDonut, IconFileImport, IconWebhook } from '@tabler/icons-react';
 
 const FEATURES = [
-  { icon: IconChartDonut, title: 'One view of every shipment', text: 'Status, checkpoints and expected delivery for UPS, USPS, FedEx and Canada Post, refreshed for you around the clock.' },
-  { icon: IconBell, title: 'Alerts that arrive first', text: 'Pick the events that matter (in transit, out for delivery, delivered, exceptions) and get them by email or SMS.' },
-  { icon: IconWebhook, title: 'Signed webhooks', text: 'Standard Webhooks signatures, retries with backoff for three days and a delivery log you can replay.' },
-  { icon: IconApi, title: 'A REST API developers like', text: 'Add, list and delete trackings with one header. An OpenAPI document describes every call.' },
-  { icon: IconFileImport, title: 'Bulk import', text: 'Drop a CSV of tracking numbers and we detect the carrier for each one automatically.' },
-  { icon: IconBuildingWarehouse, title: 'Built for teams', text: 'Company accounts notify their own customers and get a shipment system with couriers and maps.' },
+  {
+    icon: IconChartDonut,
+    title: 'One view of every shipment',
+    text: 'Status, checkpoints and expected delivery for UPS, USPS, FedEx and Canada Post, refreshed for you around the clock.',
+  },
+  {
+    icon: IconBell,
+    title: 'Alerts that arrive first',
+    text: 'Pick the events that matter (in transit, out for delivery, delivered, exceptions) and get them by email or SMS.',
+  },
+  {
+    icon: IconWebhook,
+    title: 'Signed webhooks',
+    text: 'Standard Webhooks signatures, retries with backoff for three days and a delivery log you can replay.',
+  },
+  {
+    icon: IconApi,
+    title: 'A REST API developers like',
+    text: 'Add, list and delete trackings with one header. An OpenAPI document describes every call.',
+  },
+  {
+    icon: IconFileImport,
+    title: 'Bulk import',
+    text: 'Drop a CSV of tracking numbers and we detect the carrier for each one automatically.',
+  },
+  {
+    icon: IconBuildingWarehouse,
+    title: 'Built for teams',
+    text: 'Company accounts notify their own customers and get a shipment system with couriers and maps.',
+  },
 ];
 
 export function FeaturesSection() {

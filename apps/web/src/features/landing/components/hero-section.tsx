@@ -31,8 +31,8 @@ export function HeroSection({ onWatchVideo, signupBonus }: { onWatchVideo: () =>
                 </Text>
               </Title>
               <Text size="lg" c="dimmed" maw={520}>
-                Shiptrail follows your UPS, USPS, FedEx and Canada Post shipments, tells you and your customers the
-                moment something changes by email, SMS or webhook, and gives your developers a clean REST API.
+                Shiptrail follows your UPS, USPS, FedEx and Canada Post shipments, tells you and your customers the moment something changes
+                by email, SMS or webhook, and gives your developers a clean REST API.
               </Text>
               <Group gap="sm">
                 <Button size="md" component={Link} to="/#tab-register">

@@ -8,7 +8,11 @@ export function PricingSection({ pricing }: { pricing: Pricing }) {
   const cents = (d: number) => `${Math.round(d * 100)}¢`;
   const items: { label: string; value: string; note?: string }[] = [
     { label: 'per tracking number', value: cents(pricing.perTracking) },
-    { label: 'per shipment you deliver', value: cents(pricing.perShipment), note: 'delivery companies: label, courier app and customer page' },
+    {
+      label: 'per shipment you deliver',
+      value: cents(pricing.perShipment),
+      note: 'delivery companies: label, courier app and customer page',
+    },
     { label: 'per SMS alert', value: cents(pricing.perSms) },
     { label: 'free credit at sign-up', value: money(pricing.signupBonus) },
   ];
@@ -45,7 +49,14 @@ export function PricingSection({ pricing }: { pricing: Pricing }) {
         </SimpleGrid>
         <Paper p="xl" shadow="xs" maw={760} mx="auto">
           <Group justify="space-between" align="flex-start" gap="xl">
-            <List spacing="sm" icon={<ThemeIcon size={20} radius="xl" variant="light"><IconCheck size={13} /></ThemeIcon>}>
+            <List
+              spacing="sm"
+              icon={
+                <ThemeIcon size={20} radius="xl" variant="light">
+                  <IconCheck size={13} />
+                </ThemeIcon>
+              }
+            >
               <List.Item>No credit card needed to start</List.Item>
               <List.Item>Email alerts and webhooks at no extra cost</List.Item>
               <List.Item>Automatic top-up under {money(pricing.autoRecharge.defaultMinimum)} so tracking never stops</List.Item>

@@ -3,7 +3,11 @@ import { IconBell, IconPlayerPause, IconPlayerPlay, IconPlus, IconRoute, IconWeb
 import { useEffect, useState } from 'react';
 
 const SCENES = [
-  { icon: IconPlus, title: 'Add a tracking number', text: 'Paste any UPS, USPS, FedEx or Canada Post number. Shiptrail detects the carrier for you.' },
+  {
+    icon: IconPlus,
+    title: 'Add a tracking number',
+    text: 'Paste any UPS, USPS, FedEx or Canada Post number. Shiptrail detects the carrier for you.',
+  },
   { icon: IconRoute, title: 'Watch it move', text: 'Every checkpoint lands in your dashboard, with status, location and time.' },
   { icon: IconBell, title: 'Tell the right people', text: 'Email and SMS alerts go to you or to your customer when the status changes.' },
   { icon: IconWebhook, title: 'Automate with webhooks', text: 'Signed webhooks and a REST API plug Shiptrail into your store or ERP.' },
@@ -40,7 +44,12 @@ export function VideoModal({ opened, onClose }: { opened: boolean; onClose: () =
     <Modal opened={opened} onClose={onClose} title="Shiptrail in one minute" size="lg">
       <Box
         p="xl"
-        style={{ borderRadius: 12, background: 'linear-gradient(135deg, var(--mantine-primary-color-filled), var(--mantine-color-dark-7))', color: 'white', minHeight: 240 }}
+        style={{
+          borderRadius: 12,
+          background: 'linear-gradient(135deg, var(--mantine-primary-color-filled), var(--mantine-color-dark-7))',
+          color: 'white',
+          minHeight: 240,
+        }}
         aria-live="polite"
       >
         <Stack align="center" ta="center" gap="md" py="lg">

@@ -8,5 +8,8 @@ export const resendNotification = (id: string) =>
 
 export function useResendNotification() {
   const qc = useQueryClient();
-  return useApiMutation(resendNotification, { titles: { success: 'Sent again', error: 'Could not send it again' }, onSuccess: () => qc.invalidateQueries({ queryKey: notificationLogKey }) });
+  return useApiMutation(resendNotification, {
+    titles: { success: 'Sent again', error: 'Could not send it again' },
+    onSuccess: () => qc.invalidateQueries({ queryKey: notificationLogKey }),
+  });
 }

@@ -23,7 +23,10 @@ const CHANNEL_ICONS = { email: IconMail, sms: IconMessage, webhook: IconWebhook 
 const CHANNEL_NAMES: Record<string, string> = { email: 'Email', sms: 'SMS', webhook: 'Webhook' };
 /** What the empty log says, true to the channel it shows. */
 const EMPTY_TEXT: Record<string, { title: string; text: string }> = {
-  all: { title: 'No notifications yet', text: 'When a tracking changes status, each alert you chose appears here with its delivery result.' },
+  all: {
+    title: 'No notifications yet',
+    text: 'When a tracking changes status, each alert you chose appears here with its delivery result.',
+  },
   email: { title: 'No emails sent yet', text: 'When a tracking changes status, each email alert appears here with its delivery result.' },
   sms: { title: 'No SMS sent yet', text: 'When a tracking changes status, each SMS alert appears here with its delivery result.' },
   webhook: {
@@ -88,7 +91,12 @@ function Card({ item }: { item: NotificationLogItem }) {
         <Channel item={item} />
         <Group gap={4} wrap="nowrap">
           <DeliveryBadge item={item} />
-          <ActionIcon variant="subtle" aria-label={`Resend notification for ${item.tid}`} onClick={() => resend.mutate(item.id)} loading={resend.isPending}>
+          <ActionIcon
+            variant="subtle"
+            aria-label={`Resend notification for ${item.tid}`}
+            onClick={() => resend.mutate(item.id)}
+            loading={resend.isPending}
+          >
             <IconSend size={16} />
           </ActionIcon>
         </Group>
@@ -109,7 +117,14 @@ function Card({ item }: { item: NotificationLogItem }) {
           {formatDateTime(item.createdAt)} · {item.attempts} {item.attempts === 1 ? 'attempt' : 'attempts'}
         </Text>
         {detail ? (
-          <ActionIcon variant="subtle" color="gray" size="sm" onClick={() => setOpen((o) => !o)} aria-label={open ? 'Hide attempts' : 'Show attempts'} aria-expanded={open}>
+          <ActionIcon
+            variant="subtle"
+            color="gray"
+            size="sm"
+            onClick={() => setOpen((o) => !o)}
+            aria-label={open ? 'Hide attempts' : 'Show attempts'}
+            aria-expanded={open}
+          >
             {open ? <IconChevronDown size={14} /> : <IconChevronRight size={14} />}
           </ActionIcon>
         ) : null}
@@ -132,7 +147,14 @@ function Row({ item }: { item: NotificationLogItem }) {
       <Table.Tr data-testid="delivery-row">
         <Table.Td>
           {detail ? (
-            <ActionIcon variant="subtle" color="gray" size="sm" onClick={() => setOpen((o) => !o)} aria-label={open ? 'Hide attempts' : 'Show attempts'} aria-expanded={open}>
+            <ActionIcon
+              variant="subtle"
+              color="gray"
+              size="sm"
+              onClick={() => setOpen((o) => !o)}
+              aria-label={open ? 'Hide attempts' : 'Show attempts'}
+              aria-expanded={open}
+            >
               {open ? <IconChevronDown size={14} /> : <IconChevronRight size={14} />}
             </ActionIcon>
           ) : null}
@@ -165,7 +187,12 @@ function Row({ item }: { item: NotificationLogItem }) {
         </Table.Td>
         <Table.Td>
           <Tooltip label="Send again">
-            <ActionIcon variant="subtle" aria-label={`Resend notification for ${item.tid}`} onClick={() => resend.mutate(item.id)} loading={resend.isPending}>
+            <ActionIcon
+              variant="subtle"
+              aria-label={`Resend notification for ${item.tid}`}
+              onClick={() => resend.mutate(item.id)}
+              loading={resend.isPending}
+            >
               <IconSend size={16} />
             </ActionIcon>
           </Tooltip>
@@ -196,7 +223,12 @@ export function DeliveryLog({ channel, limit = 100 }: { channel?: NotificationLo
       </Center>
     );
   }
-  if (isError) return <Text c="red.8" size="sm">{(error as Error).message}</Text>;
+  if (isError)
+    return (
+      <Text c="red.8" size="sm">
+        {(error as Error).message}
+      </Text>
+    );
   if (!items.length) {
     return (
       <Box py="xl" ta="center">

@@ -17,8 +17,8 @@ export function WebhookSecret({ info }: { info: UserInfo }) {
         Webhook signing secret
       </Title>
       <Text size="sm" c="dimmed" mb="md">
-        Every webhook carries webhook-id, webhook-timestamp and webhook-signature headers (Standard Webhooks, HMAC-SHA256).
-        Verify the signature with this secret.
+        Every webhook carries webhook-id, webhook-timestamp and webhook-signature headers (Standard Webhooks, HMAC-SHA256). Verify the
+        signature with this secret.
       </Text>
       <Group gap="xs" align="flex-end">
         <TextInput
@@ -28,7 +28,12 @@ export function WebhookSecret({ info }: { info: UserInfo }) {
           style={{ flex: '1 1 260px' }}
           styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
           rightSection={
-            <ActionIcon variant="subtle" color="gray" onClick={() => setShown((s) => !s)} aria-label={shown ? 'Hide secret' : 'Show secret'}>
+            <ActionIcon
+              variant="subtle"
+              color="gray"
+              onClick={() => setShown((s) => !s)}
+              aria-label={shown ? 'Hide secret' : 'Show secret'}
+            >
               {shown ? <IconEyeOff size={16} /> : <IconEye size={16} />}
             </ActionIcon>
           }
@@ -36,13 +41,24 @@ export function WebhookSecret({ info }: { info: UserInfo }) {
         <CopyButton value={secret}>
           {({ copied, copy }) => (
             <Tooltip label={copied ? 'Copied' : 'Copy'}>
-              <Button variant="light" onClick={copy} leftSection={copied ? <IconCheck size={16} /> : <IconCopy size={16} />} disabled={!secret}>
+              <Button
+                variant="light"
+                onClick={copy}
+                leftSection={copied ? <IconCheck size={16} /> : <IconCopy size={16} />}
+                disabled={!secret}
+              >
                 Copy
               </Button>
             </Tooltip>
           )}
         </CopyButton>
-        <Button variant="light" color="red" leftSection={<IconRefresh size={16} />} onClick={() => regenerate.mutate(undefined)} loading={regenerate.isPending}>
+        <Button
+          variant="light"
+          color="red"
+          leftSection={<IconRefresh size={16} />}
+          onClick={() => regenerate.mutate(undefined)}
+          loading={regenerate.isPending}
+        >
           Regenerate
         </Button>
       </Group>

@@ -22,7 +22,12 @@ export const POLL_LIVE_MS = 5 * 60_000;
 export const POLL_MS = 30_000;
 
 export const publicTrackingQueryOptions = (uid: string, tid: string, live = false) =>
-  queryOptions({ queryKey: ['public-tracking', uid, tid], queryFn: () => getPublicTracking(uid, tid), retry: false, refetchInterval: live ? POLL_LIVE_MS : POLL_MS });
+  queryOptions({
+    queryKey: ['public-tracking', uid, tid],
+    queryFn: () => getPublicTracking(uid, tid),
+    retry: false,
+    refetchInterval: live ? POLL_LIVE_MS : POLL_MS,
+  });
 
 /**
  * Follow the parcel's public stream (GET /v1/track/{uid}_{tid}/live, no token, so a plain EventSource, which

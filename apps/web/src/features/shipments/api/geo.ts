@@ -21,7 +21,8 @@ export function useGeoSuggestions(q: string) {
   const term = q.trim();
   return useQuery({
     queryKey: ['geo', 'autocomplete', term],
-    queryFn: ({ signal }) => requestPayload<GeoPlace[]>(`/v1/user/geo/autocomplete?${new URLSearchParams({ q: term, limit: '6' })}`, { signal }),
+    queryFn: ({ signal }) =>
+      requestPayload<GeoPlace[]>(`/v1/user/geo/autocomplete?${new URLSearchParams({ q: term, limit: '6' })}`, { signal }),
     enabled: term.length >= 2,
     staleTime: 5 * 60_000,
     retry: false,

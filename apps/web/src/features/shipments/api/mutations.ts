@@ -1,5 +1,12 @@
 import { useQueryClient } from '@tanstack/react-query';
-import type { AssignShipmentsRequest, CreateShipmentRequest, EditShipmentRequest, ShipmentView, UnassignShipmentsRequest, UpdateShipmentRequest } from '@shiptrail/contract';
+import type {
+  AssignShipmentsRequest,
+  CreateShipmentRequest,
+  EditShipmentRequest,
+  ShipmentView,
+  UnassignShipmentsRequest,
+  UpdateShipmentRequest,
+} from '@shiptrail/contract';
 import { request } from '../../../lib/api-client';
 import { useApiMutation } from '../../../lib/use-api-mutation';
 import { userInfoKey } from '../../../lib/user-info';

@@ -2,7 +2,16 @@
 // spec's messages under the form's field names, and the first page held back only by its own fields.
 import { describe, expect, it } from 'vitest';
 import { createShipmentRequest } from '@shiptrail/contract';
-import { emptyShipment, pageOneErrors, toCreateBody, toEditBody, UNASSIGNED, validateShipment, valuesOf, type ShipmentValues } from './shipment-form';
+import {
+  emptyShipment,
+  pageOneErrors,
+  toCreateBody,
+  toEditBody,
+  UNASSIGNED,
+  validateShipment,
+  valuesOf,
+  type ShipmentValues,
+} from './shipment-form';
 
 function filled(): ShipmentValues {
   const v = emptyShipment();
@@ -101,4 +110,3 @@ describe('a shipment created with nobody assigned (decision 098)', () => {
     expect(validateShipment(v, '')).toEqual({});
   });
 });
-

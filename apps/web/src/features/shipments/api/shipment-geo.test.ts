@@ -6,7 +6,11 @@ const cp = (lat: number | null, long: number | null) => ({ lat, long }) as never
 
 describe('shipmentRoute', () => {
   it('runs origin → last positioned checkpoint → destination, skipping what has no position', () => {
-    const r = shipmentRoute({ origin: address(34, -118), destination: address(40.7, -74), checkpoints: [cp(null, null), cp(39.1, -94.6), cp(36, -115)] });
+    const r = shipmentRoute({
+      origin: address(34, -118),
+      destination: address(40.7, -74),
+      checkpoints: [cp(null, null), cp(39.1, -94.6), cp(36, -115)],
+    });
     expect(r).toEqual([
       { kind: 'origin', lat: 34, lng: -118 },
       { kind: 'checkpoint', lat: 39.1, lng: -94.6 },

@@ -170,7 +170,13 @@ export function CheckpointModal({ shipment, asCourier, onClose }: { shipment: Sh
             <Button variant="default" size="md" onClick={onClose} fullWidth={phone}>
               Cancel
             </Button>
-            <Button type="submit" size="md" loading={update.isPending} disabled={update.isPending || photoBusy || missing.length > 0} fullWidth={phone}>
+            <Button
+              type="submit"
+              size="md"
+              loading={update.isPending}
+              disabled={update.isPending || photoBusy || missing.length > 0}
+              fullWidth={phone}
+            >
               Save checkpoint
             </Button>
           </Flex>

@@ -55,7 +55,11 @@ export function ShareLocation() {
         else timer.current = setTimeout(send, wait);
       },
       (err) => {
-        setProblem(err.code === err.PERMISSION_DENIED ? 'Your browser did not allow access to your location.' : 'Your position is not available right now.');
+        setProblem(
+          err.code === err.PERMISSION_DENIED
+            ? 'Your browser did not allow access to your location.'
+            : 'Your position is not available right now.',
+        );
         if (err.code === err.PERMISSION_DENIED) setOn(false);
       },
       { enableHighAccuracy: true, maximumAge: 15_000, timeout: 60_000 },

@@ -29,7 +29,14 @@ export function shipmentLayers(s: ShipmentView, withLink: boolean): { markers: M
       )}
     </div>
   );
-  const markers = points.map((p) => ({ id: `${s.tid}-${p.kind}`, lat: p.lat, lng: p.lng, kind: p.kind, title: `${s.tid}: ${POINT_TITLES[p.kind]}`, popup }));
+  const markers = points.map((p) => ({
+    id: `${s.tid}-${p.kind}`,
+    lat: p.lat,
+    lng: p.lng,
+    kind: p.kind,
+    title: `${s.tid}: ${POINT_TITLES[p.kind]}`,
+    popup,
+  }));
   const line = points.length > 1 ? { id: s.tid, points: points.map((p) => [p.lat, p.lng] as [number, number]) } : null;
   return { markers, line };
 }

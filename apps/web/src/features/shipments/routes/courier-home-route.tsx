@@ -26,7 +26,19 @@ function mapsHref(s: ShipmentView) {
   return `https://www.google.com/maps/dir/?api=1&destination=${encodeURIComponent(where)}`;
 }
 
-function Count({ label, value, color, testId, icon }: { label: string; value: number | undefined; color: string; testId: string; icon: React.ReactNode }) {
+function Count({
+  label,
+  value,
+  color,
+  testId,
+  icon,
+}: {
+  label: string;
+  value: number | undefined;
+  color: string;
+  testId: string;
+  icon: React.ReactNode;
+}) {
   return (
     <Paper p="sm" ta="center">
       <Group gap={6} justify="center" wrap="nowrap">
@@ -137,11 +149,25 @@ export default function CourierHomeRoute() {
                   Update
                 </Button>
                 {s.destination.phone && (
-                  <Button component="a" href={`tel:${s.destination.phone}`} variant="default" leftSection={<IconPhone size={16} />} aria-label={`Call ${s.destination.name || 'the recipient'}`}>
+                  <Button
+                    component="a"
+                    href={`tel:${s.destination.phone}`}
+                    variant="default"
+                    leftSection={<IconPhone size={16} />}
+                    aria-label={`Call ${s.destination.name || 'the recipient'}`}
+                  >
                     Call
                   </Button>
                 )}
-                <Button component="a" href={mapsHref(s)} target="_blank" rel="noreferrer" variant="default" leftSection={<IconRoute size={16} />} aria-label={`Directions to stop ${i + 1}`}>
+                <Button
+                  component="a"
+                  href={mapsHref(s)}
+                  target="_blank"
+                  rel="noreferrer"
+                  variant="default"
+                  leftSection={<IconRoute size={16} />}
+                  aria-label={`Directions to stop ${i + 1}`}
+                >
                   Go
                 </Button>
               </Group>

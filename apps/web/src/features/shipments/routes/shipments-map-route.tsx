@@ -1,6 +1,13 @@
 import { Anchor, Button, Group, MultiSelect, Paper, Text } from '@mantine/core';
 import { IconList } from '@tabler/icons-react';
-import { MAP_DEFAULTS, OPEN_SHIPMENT_STATUSES, SHIPMENT_STATUSES, STATUS_LABELS, type ShipmentMarker, type ShipmentStatus } from '@shiptrail/contract';
+import {
+  MAP_DEFAULTS,
+  OPEN_SHIPMENT_STATUSES,
+  SHIPMENT_STATUSES,
+  STATUS_LABELS,
+  type ShipmentMarker,
+  type ShipmentStatus,
+} from '@shiptrail/contract';
 import { useMemo, useState } from 'react';
 import { Link } from 'react-router';
 import { LazyMap, type MapLine, type MapMarker } from '../../../components/map/lazy-map';

@@ -225,7 +225,9 @@ export default function ShipmentsRoute() {
       <Suspense>
         {addOpened && !asCourier && <ShipmentFormModal onClose={add.close} />}
         {editing && !asCourier && <ShipmentFormModal key={editing.tid} shipment={editing} onClose={() => setEditing(null)} />}
-        {assigning && !asCourier && <AssignModal tids={[...picked]} onClose={() => setAssigning(false)} onDone={() => setPicked(new Set())} />}
+        {assigning && !asCourier && (
+          <AssignModal tids={[...picked]} onClose={() => setAssigning(false)} onDone={() => setPicked(new Set())} />
+        )}
         {checkpointFor && (
           <CheckpointModal key={checkpointFor.tid} shipment={checkpointFor} asCourier={asCourier} onClose={() => setCheckpointFor(null)} />
         )}

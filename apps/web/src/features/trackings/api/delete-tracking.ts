@@ -3,8 +3,7 @@ import { request } from '../../../lib/api-client';
 import { useApiMutation } from '../../../lib/use-api-mutation';
 import { trackingsKey } from './get-trackings';
 
-export const deleteTracking = (tid: string) =>
-  request<unknown>(`/v1/trackings/delete/${encodeURIComponent(tid)}`, { method: 'DELETE' });
+export const deleteTracking = (tid: string) => request<unknown>(`/v1/trackings/delete/${encodeURIComponent(tid)}`, { method: 'DELETE' });
 
 export function useDeleteTracking() {
   const qc = useQueryClient();

@@ -12,8 +12,7 @@ const FALLBACK: CourierInfo[] = COURIER_SLUGS.map((c) => ({ courier: c, name: CO
 
 export const getCouriers = () => requestPayload<CourierInfo[]>('/v1/couriers');
 
-export const couriersQueryOptions = () =>
-  queryOptions({ queryKey: ['couriers', 'list'], queryFn: getCouriers, staleTime: 10 * 60_000 });
+export const couriersQueryOptions = () => queryOptions({ queryKey: ['couriers', 'list'], queryFn: getCouriers, staleTime: 10 * 60_000 });
 
 export function useCouriers() {
   const q = useQuery(couriersQueryOptions());

@@ -27,11 +27,25 @@ const t: TrackingView = trackingViewSchema.parse({
 
 describe('update tracking body', () => {
   it('prefills the form from the tracking', () => {
-    expect(editValuesOf(t)).toEqual({ courier: 'ups', title: 'Camera lens', orderId: '', customer: '', notify: { email: 'a@example.com', phone: '' }, note: '' });
+    expect(editValuesOf(t)).toEqual({
+      courier: 'ups',
+      title: 'Camera lens',
+      orderId: '',
+      customer: '',
+      notify: { email: 'a@example.com', phone: '' },
+      note: '',
+    });
   });
   it('leaves the courier out when unchanged and trims the details', () => {
     const body = updateBodyOf(t, { ...editValuesOf(t), title: '  New lens ', note: ' fragile ' });
-    expect(body).toEqual({ tid: t.tid, title: 'New lens', orderId: '', customer: '', notify: { email: 'a@example.com', phone: '' }, note: 'fragile' });
+    expect(body).toEqual({
+      tid: t.tid,
+      title: 'New lens',
+      orderId: '',
+      customer: '',
+      notify: { email: 'a@example.com', phone: '' },
+      note: 'fragile',
+    });
     expect('courier' in body).toBe(false);
   });
   it('sends a changed courier, and none when the field is left empty', () => {

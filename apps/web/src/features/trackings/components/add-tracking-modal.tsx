@@ -33,7 +33,12 @@ const EMPTY: Values = { tid: '', courier: AUTO, title: '', orderId: '', customer
 function DetectedCourier({ tid }: { tid: string }) {
   const [debounced] = useDebouncedValue(tid.trim(), 350);
   const detect = useDetectCourier(debounced);
-  if (debounced.replace(/\s/g, '').length < 6) return <Text size="xs" c="dimmed">Type the number and we will recognise the carrier.</Text>;
+  if (debounced.replace(/\s/g, '').length < 6)
+    return (
+      <Text size="xs" c="dimmed">
+        Type the number and we will recognise the carrier.
+      </Text>
+    );
   if (detect.isFetching) {
     return (
       <Group gap={6}>
@@ -45,7 +50,12 @@ function DetectedCourier({ tid }: { tid: string }) {
     );
   }
   const first = detect.data?.[0];
-  if (!first) return <Text size="xs" c="orange.8" data-testid="detected-courier">We could not recognise this number. Pick the courier from the list.</Text>;
+  if (!first)
+    return (
+      <Text size="xs" c="orange.8" data-testid="detected-courier">
+        We could not recognise this number. Pick the courier from the list.
+      </Text>
+    );
   return (
     <Group gap={6} data-testid="detected-courier">
       <IconSparkles size={14} color="var(--mantine-primary-color-filled)" />
@@ -57,10 +67,25 @@ function DetectedCourier({ tid }: { tid: string }) {
   );
 }
 
-export function AddTrackingModal({ opened, onClose, onAdded, isCompany }: { opened: boolean; onClose: () => void; onAdded: (tid: string) => void; isCompany: boolean }) {
+export function AddTrackingModal({
+  opened,
+  onClose,
+  onAdded,
+  isCompany,
+}: {
+  opened: boolean;
+  onClose: () => void;
+  onAdded: (tid: string) => void;
+  isCompany: boolean;
+}) {
   const { couriers } = useCouriers();
   const [more, setMore] = useState(isCompany);
-  const form = useForm<Values>({ mode: 'controlled', initialValues: EMPTY, validate: zodResolver(addTrackingForm), validateInputOnBlur: true });
+  const form = useForm<Values>({
+    mode: 'controlled',
+    initialValues: EMPTY,
+    validate: zodResolver(addTrackingForm),
+    validateInputOnBlur: true,
+  });
   const add = useAddTracking();
   const resetAdd = add.reset;
   // A server answer is about the number that was sent ("You are already tracking …"): once the number or
@@ -107,7 +132,14 @@ export function AddTrackingModal({ opened, onClose, onAdded, isCompany }: { open
               {formError}
             </Alert>
           )}
-          <TextInput label="Tracking number" placeholder="1Z5R89390350075608" required data-autofocus autoComplete="off" {...form.getInputProps('tid')} />
+          <TextInput
+            label="Tracking number"
+            placeholder="1Z5R89390350075608"
+            required
+            data-autofocus
+            autoComplete="off"
+            {...form.getInputProps('tid')}
+          />
           <SandboxNumbers couriers={couriers} onPick={(tid) => form.setFieldValue('tid', tid)} />
           <div>
             <CourierSelect data={courierData} {...form.getInputProps('courier')} />

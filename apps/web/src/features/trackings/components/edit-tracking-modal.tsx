@@ -48,12 +48,20 @@ export function EditTrackingModal({ tracking, onClose }: { tracking: TrackingVie
               {update.error.message}
             </Alert>
           )}
-          <TextInput label="Tracking number" value={tracking.tid} readOnly variant="filled" ff="monospace" description="The number cannot be changed" />
+          <TextInput
+            label="Tracking number"
+            value={tracking.tid}
+            readOnly
+            variant="filled"
+            ff="monospace"
+            description="The number cannot be changed"
+          />
           <div>
             <CourierSelect placeholder="Not detected yet" data={courierData} {...form.getInputProps('courier')} />
             {courierChanged && (
               <Alert mt={6} color="yellow" variant="light" icon={<IconAlertTriangle size={16} />} data-testid="courier-change-warning">
-                The history will be reloaded from {courierName(form.values.courier)}: the current checkpoints are dropped and the status goes back to Pending.
+                The history will be reloaded from {courierName(form.values.courier)}: the current checkpoints are dropped and the status
+                goes back to Pending.
               </Alert>
             )}
           </div>

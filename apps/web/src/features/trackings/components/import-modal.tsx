@@ -59,7 +59,11 @@ export function ImportModal({ opened, onClose }: { opened: boolean; onClose: () 
                         <Badge size="sm" variant="light" color={r.status === 'created' ? 'teal' : 'red'}>
                           {r.status}
                         </Badge>{' '}
-                        {r.status === 'error' && <Text span size="xs">{r.message}</Text>}
+                        {r.status === 'error' && (
+                          <Text span size="xs">
+                            {r.message}
+                          </Text>
+                        )}
                       </Table.Td>
                     </Table.Tr>
                   ))}

@@ -19,7 +19,13 @@ export function SandboxNumbers({ couriers, onPick }: { couriers: CourierInfo[]; 
         {sandboxed.map((c) => {
           const tid = SANDBOX_EXAMPLES[c.courier as CourierSlug].delivered;
           return (
-            <Button key={c.courier} size="compact-xs" variant="light" onClick={() => onPick(tid, c.courier)} aria-label={`Use the ${c.name} sandbox number ${tid}`}>
+            <Button
+              key={c.courier}
+              size="compact-xs"
+              variant="light"
+              onClick={() => onPick(tid, c.courier)}
+              aria-label={`Use the ${c.name} sandbox number ${tid}`}
+            >
               {c.name}
             </Button>
           );

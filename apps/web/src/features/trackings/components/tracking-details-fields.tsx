@@ -13,7 +13,13 @@ export function TrackingDetailsFields({ form }: { form: { getInputProps: (path: 
         <TextInput label="Order ID" {...form.getInputProps('orderId')} />
         <TextInput label="Customer" {...form.getInputProps('customer')} />
         <TextInput label="Notify email" type="email" placeholder="customer@example.com" {...form.getInputProps('notify.email')} />
-        <TextInput label="Notify phone" type="tel" placeholder="(212) 555-0142" description="US numbers only" {...form.getInputProps('notify.phone')} />
+        <TextInput
+          label="Notify phone"
+          type="tel"
+          placeholder="(212) 555-0142"
+          description="US numbers only"
+          {...form.getInputProps('notify.phone')}
+        />
       </SimpleGrid>
       <CustomerMessagesHeld />
       <Textarea label="Note" autosize minRows={2} {...form.getInputProps('note')} />

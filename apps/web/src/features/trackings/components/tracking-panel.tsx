@@ -53,13 +53,33 @@ export function TrackingPanel(props: {
             <Button size="xs" variant="light" leftSection={<IconEdit size={14} />} onClick={() => props.onEdit(t)} disabled={props.busy}>
               Edit
             </Button>
-            <Button size="xs" variant="light" leftSection={<IconRefresh size={14} />} onClick={() => props.onRefresh(t.tid)} disabled={props.busy}>
+            <Button
+              size="xs"
+              variant="light"
+              leftSection={<IconRefresh size={14} />}
+              onClick={() => props.onRefresh(t.tid)}
+              disabled={props.busy}
+            >
               Refresh now
             </Button>
-            <Button size="xs" variant="light" color="teal" leftSection={<IconTruckDelivery size={14} />} onClick={() => props.onDelivered(t.tid)} disabled={props.busy || t.status === 'Delivered'}>
+            <Button
+              size="xs"
+              variant="light"
+              color="teal"
+              leftSection={<IconTruckDelivery size={14} />}
+              onClick={() => props.onDelivered(t.tid)}
+              disabled={props.busy || t.status === 'Delivered'}
+            >
               Mark delivered
             </Button>
-            <Button size="xs" variant="light" color="red" leftSection={<IconTrash size={14} />} onClick={() => props.onDelete(t.tid)} disabled={props.busy}>
+            <Button
+              size="xs"
+              variant="light"
+              color="red"
+              leftSection={<IconTrash size={14} />}
+              onClick={() => props.onDelete(t.tid)}
+              disabled={props.busy}
+            >
               Delete
             </Button>
           </Group>
@@ -102,7 +122,12 @@ export function TrackingPanel(props: {
                   </Anchor>
                   <CopyButton value={`${window.location.origin}${publicPath}`}>
                     {({ copied, copy }) => (
-                      <Button size="compact-xs" variant="subtle" onClick={copy} leftSection={copied ? <IconCheck size={12} /> : <IconCopy size={12} />}>
+                      <Button
+                        size="compact-xs"
+                        variant="subtle"
+                        onClick={copy}
+                        leftSection={copied ? <IconCheck size={12} /> : <IconCopy size={12} />}
+                      >
                         {copied ? 'Copied' : 'Copy link'}
                       </Button>
                     )}

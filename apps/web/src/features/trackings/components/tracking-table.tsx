@@ -35,7 +35,11 @@ function RowActions({ t, ...props }: Props & { t: TrackingView }) {
         <Menu.Item leftSection={<IconRefresh size={16} />} onClick={() => props.onRefresh(t.tid)}>
           Refresh now
         </Menu.Item>
-        <Menu.Item leftSection={<IconTruckDelivery size={16} />} onClick={() => props.onDelivered(t.tid)} disabled={t.status === 'Delivered'}>
+        <Menu.Item
+          leftSection={<IconTruckDelivery size={16} />}
+          onClick={() => props.onDelivered(t.tid)}
+          disabled={t.status === 'Delivered'}
+        >
           Mark delivered
         </Menu.Item>
         <Menu.Divider />
@@ -159,9 +163,7 @@ export function TrackingTable(props: Props) {
                 <Text size="sm">{t.destination || '—'}</Text>
               </Table.Td>
               <Table.Td>
-                <Text size="sm">
-                  {lastCheckPointText(t) || '—'}
-                </Text>
+                <Text size="sm">{lastCheckPointText(t) || '—'}</Text>
                 <Text size="xs" c="dimmed">
                   {formatDateTime(t.updatedAt)}
                 </Text>

@@ -21,7 +21,6 @@ const AddTrackingModal = lazy(() => import('../components/add-tracking-modal').t
 const EditTrackingModal = lazy(() => import('../components/edit-tracking-modal').then((m) => ({ default: m.EditTrackingModal })));
 const ImportModal = lazy(() => import('../components/import-modal').then((m) => ({ default: m.ImportModal })));
 
-
 export default function TrackingsRoute() {
   const [search, setSearch] = useSearchParams();
   const { data: info } = useUserInfo();
@@ -89,8 +88,22 @@ export default function TrackingsRoute() {
       />
       <ListFilters
         filters={[
-          { label: 'Status', placeholder: 'All statuses', data: TRACKING_STATUSES.map((s) => ({ value: s, label: STATUS_LABELS[s] })), value: status, onChange: setStatus, width: 300 },
-          { label: 'Courier', placeholder: 'All couriers', data: couriers.map((c) => ({ value: c.courier, label: c.name })), value: courier, onChange: setCourier, width: 260 },
+          {
+            label: 'Status',
+            placeholder: 'All statuses',
+            data: TRACKING_STATUSES.map((s) => ({ value: s, label: STATUS_LABELS[s] })),
+            value: status,
+            onChange: setStatus,
+            width: 300,
+          },
+          {
+            label: 'Courier',
+            placeholder: 'All couriers',
+            data: couriers.map((c) => ({ value: c.courier, label: c.name })),
+            value: courier,
+            onChange: setCourier,
+            width: 260,
+          },
         ]}
         pageSize={pageSize}
         onPageSize={setPageSize}
@@ -141,7 +154,11 @@ export default function TrackingsRoute() {
           )}
           {/* Next shows only when the page is full (product rules §4). */}
           {trackings.length >= pageSize && (
-            <Button variant="default" rightSection={<IconChevronRight size={16} />} onClick={() => setCursors((c) => [...c, trackings[trackings.length - 1]!.tid])}>
+            <Button
+              variant="default"
+              rightSection={<IconChevronRight size={16} />}
+              onClick={() => setCursors((c) => [...c, trackings[trackings.length - 1]!.tid])}
+            >
               Next
             </Button>
           )}

@@ -18,8 +18,7 @@ export function ApiKeyPanel({ info }: { info: UserInfo }) {
     <Paper p="lg">
       <Stack>
         <Text size="sm">
-          Use this key in the <Code>{API_TOKEN_HEADER}</Code> header to call the Shiptrail API from your own systems. Read
-          the{' '}
+          Use this key in the <Code>{API_TOKEN_HEADER}</Code> header to call the Shiptrail API from your own systems. Read the{' '}
           <Anchor component={Link} to="/developers" size="sm">
             API documentation
           </Anchor>
@@ -34,7 +33,12 @@ export function ApiKeyPanel({ info }: { info: UserInfo }) {
             styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
             data-testid="api-key"
             rightSection={
-              <ActionIcon variant="subtle" color="gray" onClick={() => setShown((s) => !s)} aria-label={shown ? 'Hide API key' : 'Show API key'}>
+              <ActionIcon
+                variant="subtle"
+                color="gray"
+                onClick={() => setShown((s) => !s)}
+                aria-label={shown ? 'Hide API key' : 'Show API key'}
+              >
                 {shown ? <IconEyeOff size={16} /> : <IconEye size={16} />}
               </ActionIcon>
             }
@@ -69,7 +73,11 @@ export function ApiKeyPanel({ info }: { info: UserInfo }) {
           <Button variant="default" onClick={confirmModal.close}>
             Cancel
           </Button>
-          <Button color="red" loading={regenerate.isPending} onClick={() => regenerate.mutate(undefined, { onSettled: confirmModal.close })}>
+          <Button
+            color="red"
+            loading={regenerate.isPending}
+            onClick={() => regenerate.mutate(undefined, { onSettled: confirmModal.close })}
+          >
             Regenerate
           </Button>
         </Group>

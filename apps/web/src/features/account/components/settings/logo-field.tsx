@@ -59,7 +59,13 @@ export function LogoField({ info }: { info: UserInfo }) {
   };
 
   return (
-    <Box mt="xl" pt="lg" aria-label="Company logo" component="section" style={{ borderTop: '1px solid var(--mantine-color-default-border)' }}>
+    <Box
+      mt="xl"
+      pt="lg"
+      aria-label="Company logo"
+      component="section"
+      style={{ borderTop: '1px solid var(--mantine-color-default-border)' }}
+    >
       <Stack gap="sm">
         <Title order={4}>Company logo</Title>
         <Text size="sm" c="dimmed">

@@ -19,12 +19,21 @@ export function PasswordForm() {
         noValidate
         aria-label="Change password"
         onSubmit={form.onSubmit((v) =>
-          update.mutate({ password: v.password, newpassword: v.newpassword }, { onSuccess: () => form.reset(), onError: (e) => applyServerErrors(form, e) }),
+          update.mutate(
+            { password: v.password, newpassword: v.newpassword },
+            { onSuccess: () => form.reset(), onError: (e) => applyServerErrors(form, e) },
+          ),
         )}
       >
         <Stack>
           <PasswordInput label="Current password" autoComplete="current-password" required {...form.getInputProps('password')} />
-          <PasswordInput label="New password" autoComplete="new-password" required description="At least 8 characters" {...form.getInputProps('newpassword')} />
+          <PasswordInput
+            label="New password"
+            autoComplete="new-password"
+            required
+            description="At least 8 characters"
+            {...form.getInputProps('newpassword')}
+          />
           <PasswordInput label="Confirm new password" autoComplete="new-password" required {...form.getInputProps('repassword')} />
           <Group justify="flex-end">
             <Button type="submit" loading={update.isPending} disabled={!form.isValid() || update.isPending}>

@@ -42,10 +42,7 @@ export function ProfileForm({ info }: { info: UserInfo }) {
         noValidate
         aria-label="Profile settings"
         onSubmit={form.onSubmit((v) =>
-          update.mutate(
-            { profile: v },
-            { onSuccess: () => form.resetDirty(), onError: (e) => applyServerErrors(form, e) },
-          ),
+          update.mutate({ profile: v }, { onSuccess: () => form.resetDirty(), onError: (e) => applyServerErrors(form, e) }),
         )}
       >
         <Stack>
@@ -80,7 +77,14 @@ export function ProfileForm({ info }: { info: UserInfo }) {
             <SimpleGrid cols={{ base: 1, sm: 2 }}>
               <TextInput label="Company" autoComplete="organization" {...form.getInputProps('company')} />
               <TextInput label="Company URL" type="url" placeholder="https://" {...form.getInputProps('companyUrl')} />
-              <Textarea label="Invoice extra info" description="Shown on your receipts (VAT number, address…)" autosize minRows={2} {...form.getInputProps('InvoiceExtraInfo')} style={{ gridColumn: '1 / -1' }} />
+              <Textarea
+                label="Invoice extra info"
+                description="Shown on your receipts (VAT number, address…)"
+                autosize
+                minRows={2}
+                {...form.getInputProps('InvoiceExtraInfo')}
+                style={{ gridColumn: '1 / -1' }}
+              />
             </SimpleGrid>
           )}
           <Group justify="flex-end">

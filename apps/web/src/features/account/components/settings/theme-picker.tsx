@@ -34,7 +34,14 @@ export function ThemePicker({ info }: { info: UserInfo }) {
                 padding: 10,
               }}
             >
-              <Box h={56} style={{ borderRadius: 8, background: `linear-gradient(135deg, ${t.swatch[0]} 0%, ${t.swatch[0]} 55%, ${t.swatch[1]} 100%)` }} pos="relative">
+              <Box
+                h={56}
+                style={{
+                  borderRadius: 8,
+                  background: `linear-gradient(135deg, ${t.swatch[0]} 0%, ${t.swatch[0]} 55%, ${t.swatch[1]} 100%)`,
+                }}
+                pos="relative"
+              >
                 {active && (
                   <ThemeIcon size={22} radius="xl" color="white" c={t.swatch[0]} pos="absolute" top={6} right={6} variant="white">
                     <IconCheck size={14} />

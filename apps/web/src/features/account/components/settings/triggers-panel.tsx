@@ -3,7 +3,13 @@ import { useForm } from '@mantine/form';
 import type { UserInfo } from '@shiptrail/contract';
 import type { ReactNode } from 'react';
 import { useUpdateUser } from '../../api/update-user';
-import { NotificationChannels, toChannelValues, validateReceive, validateSend, type ChannelValues } from '../../../../components/notification-channels';
+import {
+  NotificationChannels,
+  toChannelValues,
+  validateReceive,
+  validateSend,
+  type ChannelValues,
+} from '../../../../components/notification-channels';
 import { applyServerErrors } from '../../../../lib/notify';
 import { CustomerMessagesHeld } from '../../../../components/customer-messages-held';
 import { ApiError } from '../../../../lib/api-client';
@@ -13,7 +19,10 @@ function ReceiveForm({ info }: { info: UserInfo }) {
   const update = useUpdateUser();
   const form = useForm<ChannelValues>({
     mode: 'controlled',
-    initialValues: toChannelValues(info.settings.receiveNotification, ['email', 'phone', 'webhook'], { email: info.profile.email, phone: info.profile.phone }),
+    initialValues: toChannelValues(info.settings.receiveNotification, ['email', 'phone', 'webhook'], {
+      email: info.profile.email,
+      phone: info.profile.phone,
+    }),
     validate: validateReceive,
     validateInputOnBlur: true,
   });
@@ -63,7 +72,12 @@ function SendForm({ info }: { info: UserInfo }) {
         aria-label="Notifications sent to your customers"
         onSubmit={form.onSubmit((v) =>
           update.mutate(
-            { settings: { sendNotification: { email: { triggers: v.email!.triggers }, phone: { triggers: v.phone!.triggers } }, emailContent: null } },
+            {
+              settings: {
+                sendNotification: { email: { triggers: v.email!.triggers }, phone: { triggers: v.phone!.triggers } },
+                emailContent: null,
+              },
+            },
             { onError: (e) => applyServerErrors(form, e) },
           ),
         )}
@@ -72,7 +86,12 @@ function SendForm({ info }: { info: UserInfo }) {
           Updates sent to your customers, at the email and phone you set on each tracking.
         </Text>
         <CustomerMessagesHeld />
-        <NotificationChannels form={form} channels={['email', 'phone']} withEndpoints={false} caption="Notifications sent to your customers" />
+        <NotificationChannels
+          form={form}
+          channels={['email', 'phone']}
+          withEndpoints={false}
+          caption="Notifications sent to your customers"
+        />
         <Group justify="flex-end" mt="md">
           <Button type="submit" loading={update.isPending} disabled={update.isPending}>
             Save
@@ -84,7 +103,17 @@ function SendForm({ info }: { info: UserInfo }) {
 }
 
 /** `webhooks` is shown under the receive settings (the page passes the notifications feature's webhook panel). */
-export function TriggersPanel({ info, subTab, onSubTab, webhooks }: { info: UserInfo; subTab?: string; onSubTab: (t: string) => void; webhooks?: ReactNode }) {
+export function TriggersPanel({
+  info,
+  subTab,
+  onSubTab,
+  webhooks,
+}: {
+  info: UserInfo;
+  subTab?: string;
+  onSubTab: (t: string) => void;
+  webhooks?: ReactNode;
+}) {
   const isCompany = info.profile.userType === 'company';
   const receive = (
     <Stack gap="lg">
