@@ -55,6 +55,9 @@ beforeAll(async () => {
     `${world.companyA.uid}_${wa.shipmentTid}`,
     `${world.companyA.uid}_${wa.trackingTid}`,
   ];
+  // The first address lookup loads the ZIP index (a one-time cost of the process, about 1.6 s beside a CPU hog on
+  // both cores): paid here, so the per-request bound below measures requests, not that load.
+  await env.app.inject({ method: 'GET', url: '/v1/user/geo/autocomplete?q=Austin', headers: { 'sm-api-token': a.apiKey } });
   const doc = (await env.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
   for (const [path, methods] of Object.entries<Record<string, any>>(doc.paths)) {
     for (const [method, op] of Object.entries<any>(methods)) {
