@@ -68,11 +68,14 @@ export async function createContext(
   log: Logger = createLogger(config),
   opts: Pick<OpenOptions, 'pglite'> = {},
 ): Promise<AppContext> {
+  const onStartRetry = (err: Error, attempt: number, waitMs: number) =>
+    log.warn({ err: err.message, attempt }, `the database is not answering yet; trying again in ${waitMs} ms`);
   const database = await openDatabase({
     databaseUrl: config.DATABASE_URL,
     dataDir: config.dataDir,
     pglite: opts.pglite,
     onConnectionError: (err) => log.warn({ err: err.message }, 'a database connection was lost; the next query opens a new one'),
+    onStartRetry,
     onThreadEvent: (e) => {
       if (e.kind === 'died')
         log.error(
@@ -83,7 +86,7 @@ export async function createContext(
       else log.error({ reason: e.reason }, 'the database thread could not be restarted; retrying');
     },
   });
-  const queue = await createQueue(database);
+  const queue = await createQueue(database, { onStartRetry });
   const mailer = createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, db: database.db, log });
   const bus = await createBus(database, log);
   const ctx: AppContext = { config, database, db: database.db, queue, bus, mailer, log, now: () => new Date(), resources: {} };
