@@ -35,7 +35,7 @@ export async function createQueue(database: Database, start: Pick<OpenOptions, '
     try {
       await boss.start();
     } catch (err) {
-      await boss.stop({ graceful: false, wait: false }).catch(() => {});
+      await boss.stop({ graceful: false }).catch(() => {});
       throw err;
     }
     return boss;

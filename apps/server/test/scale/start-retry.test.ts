@@ -90,7 +90,7 @@ describe('start-up while the database is not answering', () => {
       expect(retries.length).toBeGreaterThanOrEqual(2);
       expect(retries[0]).toMatch(/ECONNREFUSED/);
       const queue = await createQueue(database);
-      await queue.stop({ graceful: false, wait: true });
+      await queue.stop({ graceful: false });
     } finally {
       await database.close();
       await new Promise((r) => (relay ? relay.close(r) : r(undefined)));
