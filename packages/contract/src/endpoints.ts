@@ -33,8 +33,6 @@ export interface EndpointDef {
   response?: z.ZodType;
 }
 
-const ok = z.object({}).loose();
-
 export const accountEndpoints: EndpointDef[] = [
   {
     method: 'POST',
@@ -52,7 +50,8 @@ export const accountEndpoints: EndpointDef[] = [
     tag: 'Account',
     auth: false,
     body: z.union([A.loginPasswordRequest, A.loginCodeRequest, A.loginActionRequest]),
-    response: A.sessionPayloadSchema,
+    // A password or Google code logs in; an action asks for the Google sign-in URL.
+    response: z.union([A.sessionPayloadSchema, z.object({ 'google-auth-url': z.string() })]),
   },
   { method: 'POST', path: '/v1/user/general/logout', summary: 'End the current web session', tag: 'Account', auth: true },
   { method: 'GET', path: '/v1/user/email/verify/{key}', summary: 'Verify an email address', tag: 'Account', auth: false },
@@ -124,7 +123,7 @@ export const accountEndpoints: EndpointDef[] = [
     auth: true,
     body: A.inviteRequest,
   },
-  { method: 'POST', path: '/v1/user/alerts/dismiss/{id}', summary: 'Dismiss an alert', tag: 'Account', auth: true, response: ok },
+  { method: 'POST', path: '/v1/user/alerts/dismiss/{id}', summary: 'Dismiss an alert', tag: 'Account', auth: true, response: z.null() },
   { method: 'GET', path: '/v1/info/pricing', summary: 'Prices and constants', tag: 'Info', auth: false, response: A.pricingSchema },
 ];
 

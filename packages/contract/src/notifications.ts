@@ -32,6 +32,11 @@ export const NOTIFICATION_STATUSES = [
 export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
 
 export const WEBHOOK_EVENT_TYPE = 'tracking.status_changed';
+/**
+ * The version of the webhook body's shape, in every body as `version`. It goes up only when a field is removed,
+ * renamed or changes meaning; new fields are added without a new version (receivers ignore what they do not know).
+ */
+export const WEBHOOK_PAYLOAD_VERSION = 1;
 
 const status = z.enum(TRACKING_STATUSES);
 export const webhookCheckpointSchema = z.object({
@@ -67,6 +72,7 @@ export const webhookTrackingSchema = z.object({
  */
 export const webhookEventSchema = z.object({
   type: z.literal(WEBHOOK_EVENT_TYPE),
+  version: z.literal(WEBHOOK_PAYLOAD_VERSION),
   timestamp: z.string(),
   data: z.object({
     tracking: webhookTrackingSchema,

@@ -296,7 +296,8 @@ async function send(probe: Probe, method: string, token: string | null) {
   return env.app.inject({ method: method as 'GET', url: probe.url, headers, payload });
 }
 
-describe('the isolation matrix', () => {
+// Each case sends every documented call (hundreds of requests): a budget a loaded 2-core machine holds, not a latency bound.
+describe('the isolation matrix', { timeout: 120_000 }, () => {
   it('covers every operation of the OpenAPI document', () => {
     const missing = ops.filter((op) => !SPECS[op] && !NOT_PROBED[op]);
     const stale = Object.keys(SPECS).filter((op) => !ops.includes(op));

@@ -4,6 +4,7 @@ import {
   cleanText,
   TRIGGER_EVENTS,
   WEBHOOK_EVENT_TYPE,
+  WEBHOOK_PAYLOAD_VERSION,
   normalizeUsPhone,
   toE164,
   type NotificationChannel,
@@ -100,6 +101,7 @@ export const publicTrackingUrl = (ctx: AppContext, user: Pick<UserRow, 'uid'>, t
 export function webhookEvent(ctx: AppContext, user: UserRow, tracking: TrackingRow, event: EventRow): WebhookEvent {
   return {
     type: WEBHOOK_EVENT_TYPE,
+    version: WEBHOOK_PAYLOAD_VERSION,
     timestamp: event.createdAt.toISOString(),
     data: {
       tracking: {
@@ -327,6 +329,7 @@ async function fanOutShipmentEvent(
       payload = {
         body: (webhookBody ??= JSON.stringify({
           type: SHIPMENT_WEBHOOK_EVENT_TYPE,
+          version: WEBHOOK_PAYLOAD_VERSION,
           timestamp: event.createdAt.toISOString(),
           data: {
             shipment: {
