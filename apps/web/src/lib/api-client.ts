@@ -22,13 +22,15 @@ export interface RequestOptions {
   /** Send the session token (default true). Verify, reset and public tracking go without (product rules §6). */
   auth?: boolean;
   signal?: AbortSignal;
+  /** More request headers (an Idempotency-Key). */
+  headers?: Record<string, string>;
   /** Message used when the request never reaches the server (product rules §8: 'Error', 'Send error!', ...). */
   transportError?: string;
 }
 
 /** Calls a /v1 endpoint and resolves with the envelope when status is 'success'; rejects with ApiError otherwise. */
 export async function request<T>(path: string, opts: RequestOptions = {}): Promise<Envelope<T>> {
-  const headers: Record<string, string> = { accept: 'application/json' };
+  const headers: Record<string, string> = { accept: 'application/json', ...opts.headers };
   const session = opts.auth === false ? null : getSession();
   if (session) headers[API_TOKEN_HEADER] = session.token;
   let body: BodyInit | undefined;
