@@ -6,11 +6,12 @@ import { outcomeOf } from './send-outcome';
 const refusal = (code: number, message = 'No') => new ApiError(message, code, { code, status: 'fail', message, payload: null });
 
 describe("what a reply means for an action queued on the courier's phone (decision 120)", () => {
-  it('waits on no signal, a server error, a rate limit or a key still being handled by another tab', () => {
+  it('waits on no signal, a server error, a rate limit, an ended session or a key still being handled by another tab', () => {
     expect(outcomeOf(new ApiError('Error', 0, null))).toBe('later');
     expect(outcomeOf(refusal(500))).toBe('later');
     expect(outcomeOf(refusal(503))).toBe('later');
     expect(outcomeOf(refusal(429))).toBe('later');
+    expect(outcomeOf(refusal(401, 'Please log in again'))).toBe('later');
     expect(outcomeOf(refusal(409, MSG.idempotencyKeyInProgress))).toBe('later');
     expect(outcomeOf(new TypeError('Failed to fetch'))).toBe('later');
   });
