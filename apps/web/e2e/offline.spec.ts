@@ -187,6 +187,11 @@ test('without signal: three actions kept on the phone, the app reopened offline,
   await expect(page.getByTestId('outbox-waiting')).toContainText('Waiting to send: 3');
   await expect(stops.first()).toHaveAttribute('data-pending', 'Delivered');
   await expect(stops.nth(1)).toHaveAttribute('data-pending', 'FailAttempt');
+  // The day's counts as the courier lived it, before the server knows.
+  await expect(page.getByTestId('day-left')).toHaveText('1');
+  await expect(page.getByTestId('day-done')).toHaveText('1');
+  await expect(page.getByTestId('day-failed')).toHaveText('1');
+  await page.evaluate(() => window.scrollTo(0, 0));
   await shot(page, 'offline-queue');
   // Nothing reached the server yet.
   expect((await stored(owner.request, tids[0]!)).status).toBe('InfoReceived');
@@ -199,6 +204,7 @@ test('without signal: three actions kept on the phone, the app reopened offline,
   await expect(stops.first()).toContainText('Alex Recipient');
   await expect(stops.first()).toContainText('20 Oak St');
   await expect(page.getByTestId('outbox-waiting')).toContainText('Waiting to send: 3');
+  await expect(page.getByTestId('day-done')).toHaveText('1');
   await shot(page, 'offline-reopened');
   await page.waitForTimeout(1500);
   const wentOnline = Date.now();

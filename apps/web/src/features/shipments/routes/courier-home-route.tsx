@@ -8,6 +8,7 @@ import { StatusBadge } from '../../../components/status-badge';
 import { useUserInfo } from '../../../lib/user-info';
 import { useCourierDay } from '../api/get-courier-day';
 import { useOnline, useOutbox } from '../api/outbox';
+import { countsWithQueue } from '../api/day-with-queue';
 import { OutboxPanel } from '../components/outbox-panel';
 
 const loadShareLocation = () => import('../components/share-location');
@@ -75,6 +76,7 @@ export default function CourierHomeRoute() {
   const { waiting, refused } = useOutbox(info?.profile.uid);
   // The last action waiting for each stop: the stop shows it until the server has it (decision 120).
   const pending = new Map(waiting.map((i) => [i.tid, i] as const));
+  const counts = day.data && countsWithQueue(day.data, waiting);
   // The checkpoint form's code is fetched now, while there is signal: the service worker keeps it for later.
   useEffect(() => {
     void loadCheckpointModal();
@@ -98,9 +100,9 @@ export default function CourierHomeRoute() {
       />
       <OutboxPanel online={online} waiting={waiting} refused={refused} savedAt={day.data?.savedAt} />
       <SimpleGrid cols={3} spacing="sm" mb="md" aria-label="Today's counts">
-        <Count label="To do" value={day.data?.stops.length} color="blue" testId="day-left" icon={<IconMapPin size={14} />} />
-        <Count label="Delivered" value={day.data?.done} color="green" testId="day-done" icon={<IconCheck size={14} />} />
-        <Count label="Failed" value={day.data?.failed} color="orange" testId="day-failed" icon={<IconX size={14} />} />
+        <Count label="To do" value={counts?.left} color="blue" testId="day-left" icon={<IconMapPin size={14} />} />
+        <Count label="Delivered" value={counts?.done} color="green" testId="day-done" icon={<IconCheck size={14} />} />
+        <Count label="Failed" value={counts?.failed} color="orange" testId="day-failed" icon={<IconX size={14} />} />
       </SimpleGrid>
       <Suspense fallback={null}>
         <ShareLocation />
