@@ -192,6 +192,7 @@ test('without signal: three actions kept on the phone, the app reopened offline,
   await expect(page.getByTestId('day-done')).toHaveText('1');
   await expect(page.getByTestId('day-failed')).toHaveText('1');
   await page.evaluate(() => window.scrollTo(0, 0));
+  await expect(page.getByTestId('offline-banner')).toBeVisible();
   await shot(page, 'offline-queue');
   // Nothing reached the server yet.
   expect((await stored(owner.request, tids[0]!)).status).toBe('InfoReceived');

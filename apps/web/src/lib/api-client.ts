@@ -1,5 +1,6 @@
 import { API_TOKEN_HEADER, type Envelope } from '@shiptrail/contract';
 import { getSession, setSession } from './session';
+import { noteReachable } from './connection';
 
 /** A /v1 reply whose status is not 'success' (or a transport failure). Carries the server's field errors. */
 export class ApiError extends Error {
@@ -44,8 +45,10 @@ export async function request<T>(path: string, opts: RequestOptions = {}): Promi
     res = await fetch(path, { method: opts.method ?? (body ? 'POST' : 'GET'), headers, body, signal: opts.signal });
   } catch (e) {
     if ((e as Error).name === 'AbortError') throw e;
+    noteReachable(false);
     throw new ApiError(opts.transportError ?? 'Error', 0, null);
   }
+  noteReachable(true);
   let env: Envelope<T> | null;
   try {
     env = (await res.json()) as Envelope<T>;

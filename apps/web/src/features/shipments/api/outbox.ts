@@ -132,21 +132,6 @@ export function drain(account: string, handBack?: string): Promise<Map<string, S
   return next;
 }
 
-/** The phone's connection as the browser sees it, live. */
-export function useOnline(): boolean {
-  return useSyncExternalStore(
-    (l) => {
-      window.addEventListener('online', l);
-      window.addEventListener('offline', l);
-      return () => {
-        window.removeEventListener('online', l);
-        window.removeEventListener('offline', l);
-      };
-    },
-    () => navigator.onLine,
-  );
-}
-
 /** Sends the outbox when the app starts and each time the phone is back online; `onSent` after anything went. */
 export function useOutboxSender(account: string | undefined, onSent: () => void) {
   useEffect(() => {

@@ -8,6 +8,7 @@ import { ApiError } from '../../../lib/api-client';
 import { applyServerErrors, toastSuccess } from '../../../lib/notify';
 import { useInvalidateShipments, useUpdateShipment } from '../api/mutations';
 import { drain, enqueue } from '../api/outbox';
+import { isOnline } from '../../../lib/connection';
 import { useUserInfo } from '../../../lib/user-info';
 import { emptyCheckpoint, proofWanted, toUpdateBody, validateCheckpoint, type CheckpointValues } from '../api/checkpoint-form';
 import { photoToDataUrl } from '../api/photo';
@@ -96,7 +97,7 @@ export function CheckpointModal({ shipment, asCourier, onClose }: { shipment: Sh
     setQueueing(true);
     try {
       const item = await enqueue(account, toUpdateBody(shipment.tid, values, asCourier));
-      if (!navigator.onLine) {
+      if (!isOnline()) {
         toastSuccess(KEPT_OFFLINE, 'Saved on this phone');
         onClose();
         return;

@@ -7,7 +7,8 @@ import { PageHeader } from '../../../components/page-header';
 import { StatusBadge } from '../../../components/status-badge';
 import { useUserInfo } from '../../../lib/user-info';
 import { useCourierDay } from '../api/get-courier-day';
-import { useOnline, useOutbox } from '../api/outbox';
+import { useOutbox } from '../api/outbox';
+import { useOnline } from '../../../lib/connection';
 import { countsWithQueue } from '../api/day-with-queue';
 import { OutboxPanel } from '../components/outbox-panel';
 
