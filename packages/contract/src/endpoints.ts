@@ -311,7 +311,8 @@ export const shipmentEndpoints: EndpointDef[] = [
   {
     method: 'POST',
     path: '/v1/shipment/update',
-    summary: 'Add a checkpoint and set the status (the company or the assigned courier); proof of delivery with Delivered',
+    summary:
+      'Add a checkpoint and set the status (the company or the assigned courier); proof of delivery with Delivered; occurredAt for a phone that was offline; honours an Idempotency-Key header',
     tag: 'Shipments',
     auth: true,
     body: S.updateShipmentRequest,

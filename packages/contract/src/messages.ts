@@ -47,6 +47,12 @@ export const MSG = {
   currentPasswordRequired: 'Current password is required',
   apiKeyCopied: 'API key copied to clipboard',
   shipmentNotFound: 'Shipment not found',
+  // A courier's checkpoint sent late from a phone that was offline (decision 120).
+  occurredAtInFuture: "The time this was recorded is ahead of the server's clock: set the phone's date and time right, then send it again",
+  occurredAtTooOld: 'This was recorded more than 7 days ago, too long ago to add to the shipment now: tell your company what happened',
+  occurredAtWithTime: 'Send either time or occurredAt, not both',
+  checkpointNotYours:
+    'This shipment is no longer assigned to you, so this update was not saved. Your company has been told: ask them before you deliver it.',
   courierRequiredForAssign: 'Choose a courier',
   notYourCourier: 'That person is not one of your couriers: add them under Couriers first',
   logoRequired: 'Choose a logo image',

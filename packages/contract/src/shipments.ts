@@ -195,6 +195,13 @@ export const proofInput = z.object({
 });
 export type ProofInput = z.input<typeof proofInput>;
 
+/** How far a checkpoint's occurredAt may be from the server's clock (decision 120). */
+export const OCCURRED_AT_LIMITS = {
+  /** A phone's clock a little ahead of the server's is not a reason to lose a delivery. */
+  maxSkewMs: 5 * 60_000,
+  maxAgeMs: 7 * 24 * 3_600_000,
+} as const;
+
 /**
  * POST /v1/shipment/update (the SDK's updateShipment): adds a checkpoint and sets the status (any status, in
  * any order). `time` is ISO-8601 with an offset (2019-01-19T15:04:08-07:00); left out, it is now. `proof` is
@@ -212,9 +219,19 @@ export const updateShipmentRequest = z
       .trim()
       .pipe(z.iso.datetime({ offset: true, error: 'Time must be a date and time with its UTC offset, e.g. 2019-01-19T15:04:08-07:00' }))
       .optional(),
+    /**
+     * When the courier acted, for a checkpoint recorded on a phone that was offline and sent later (decision 120):
+     * at most OCCURRED_AT_LIMITS.maxSkewMs ahead of the server's clock and at most maxAgeMs old.
+     */
+    occurredAt: z
+      .string()
+      .trim()
+      .pipe(z.iso.datetime({ offset: true, error: 'occurredAt must be a date and time with its UTC offset, e.g. 2019-01-19T15:04:08Z' }))
+      .optional(),
     message: optionalString(500),
     proof: proofInput.optional(),
   })
+  .refine((v) => !(v.time && v.occurredAt), { message: MSG.occurredAtWithTime, path: ['occurredAt'], when: () => true })
   .refine((v) => !v.proof || v.status === 'Delivered', {
     message: 'Proof of delivery goes with the Delivered status',
     path: ['proof'],

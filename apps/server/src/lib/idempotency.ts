@@ -43,6 +43,20 @@ export const requestHash = (canonical: unknown) => sha256(canonicalJson(canonica
 class ReplayFirst extends Error {}
 
 /**
+ * The stored reply of a finished request under this key (422 when the key was used for another request), or
+ * undefined. Lets a route skip costly checks before `idempotentReply` (decoding images) when the answer is known.
+ */
+export async function storedReply(
+  db: Db,
+  scope: { userId: string; route: string; key: string; hash: string },
+): Promise<ExactReply | undefined> {
+  const row = await store.findIdempotent(db, scope.userId, scope.route, scope.key.slice(0, 200));
+  if (!row) return undefined;
+  if (row.requestHash && row.requestHash !== scope.hash) throw new AppError(422, MSG.idempotencyKeyReused, 'idempotency_key_reused');
+  return row.statusCode > 0 ? { statusCode: row.statusCode, text: row.body } : undefined;
+}
+
+/**
  * Run `work` once per (account, route, Idempotency-Key). The key is reserved in the same transaction as the
  * work and holds the exact reply text: a retry (even a concurrent one, which waits on the key's unique index)
  * gets the first reply byte for byte and nothing is done or charged again. The hash of the canonical request

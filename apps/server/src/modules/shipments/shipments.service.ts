@@ -4,6 +4,7 @@ import {
   cleanBrandUrl,
   cleanText,
   MSG,
+  OCCURRED_AT_LIMITS,
   PRICING,
   THEME_PRIMARY_COLORS,
   looksLikeShm,
@@ -38,6 +39,7 @@ import { locateAddress } from '../geo/geo.service.ts';
 import { findCourierByEmail, setPosition } from '../members/members.service.ts';
 import { fanOutStatusEvent } from '../notifications/notifications.service.ts';
 import { publishLive } from '../live/live.service.ts';
+import { raiseAlert } from '../alerts/alerts.service.ts';
 import { prepareProof, type PreparedProof } from './proof.ts';
 import { prepareLogo } from './logo.ts';
 import { update as updateAccount } from '../accounts/accounts.service.ts';
@@ -262,26 +264,89 @@ export async function createShipment(
 
 // ------------------------------------------------------------------ update (a checkpoint)
 export const PROOF_UPLOADS_MESSAGE = 'Too many proofs of delivery sent from this account: wait a while, then send it again';
-/** The company, or the courier the shipment is assigned to; anyone else gets "not found" (nothing leaks). */
-export async function updateShipment(ctx: AppContext, user: UserRow, input: UpdateInput): Promise<ShipmentView> {
+
+/** What an update needs before its transaction: who may write, the checkpoint's time, the images checked. */
+export interface UpdatePlan {
+  scope: repo.Scope;
+  tid: string;
+  time: Date;
+  /** The courier's phone said when it happened (decision 120): an older one does not set the status. */
+  late: boolean;
+  proof: PreparedProof | null;
+}
+
+/**
+ * A courier's checkpoint sent late from a phone (it carries occurredAt) for a shipment of their company that is
+ * no longer theirs: the company hears of it once per shipment and courier, and the courier gets a sentence
+ * (409) instead of "not found" (decision 120). Without occurredAt such a call stays a plain "not found".
+ */
+async function refuseNotYours(ctx: AppContext, user: UserRow, tid: string, input: UpdateInput, at: Date): Promise<never> {
+  const s = user.companyId ? await repo.findByTid(ctx.db, { companyId: user.companyId }, tid) : undefined;
+  if (!s) throw notFoundShipment();
+  const now = s.courierId ? await repo.findUserById(ctx.db, s.courierId) : undefined;
+  await raiseAlert(ctx.db, s.companyId, {
+    group: 'general',
+    name: 'courierUpdateNotSaved',
+    level: 'warning',
+    message:
+      `${fullName(user)} recorded ${input.status} for ${s.tid} at ${at.toISOString().slice(0, 16).replace('T', ' ')} UTC, ` +
+      `but the shipment is ${now ? `now assigned to ${fullName(now)}` : 'no longer assigned to anyone'}: nothing was changed. ` +
+      'Check with them what happened to the parcel.',
+    dedupeKey: `checkpoint-not-yours:${s.id}:${user.id}`,
+  });
+  throw new AppError(409, MSG.checkpointNotYours, 'not_yours', { reason: 'not_yours', tid: s.tid });
+}
+
+/**
+ * Check an update before any transaction: the caller may write to the shipment (the company, or the courier it is
+ * assigned to; anyone else gets "not found" and nothing leaks), occurredAt is within its bounds, and the images are
+ * checked and shrunk (a bad one is refused with nothing written).
+ */
+export async function planUpdate(ctx: AppContext, user: UserRow, input: UpdateInput): Promise<UpdatePlan> {
   const scope = scopeOf(user);
   const tid = normalizeTrackingNumber(input.tid);
-  if (!scope || !(await repo.findByTid(ctx.db, scope, tid))) throw notFoundShipment();
-  // Images are checked and shrunk before the transaction: a bad one is refused with nothing written. Decoding is
-  // CPU work: each account may send PROOF_UPLOADS_PER_HOUR proofs an hour (every api process counts together).
+  const now = ctx.now();
+  let time = now;
+  if (input.occurredAt) {
+    time = new Date(input.occurredAt);
+    if (time.getTime() > now.getTime() + OCCURRED_AT_LIMITS.maxSkewMs)
+      throw badRequest(MSG.occurredAtInFuture, { occurredAt: MSG.occurredAtInFuture });
+    if (time.getTime() < now.getTime() - OCCURRED_AT_LIMITS.maxAgeMs)
+      throw badRequest(MSG.occurredAtTooOld, { occurredAt: MSG.occurredAtTooOld });
+  } else if (input.time) time = new Date(input.time);
+  if (!scope || !(await repo.findByTid(ctx.db, scope, tid))) {
+    if (scope && 'courierId' in scope && input.occurredAt) await refuseNotYours(ctx, user, tid, input, time);
+    throw notFoundShipment();
+  }
+  // Decoding is CPU work: each account may send PROOF_UPLOADS_PER_HOUR proofs an hour (every api process counts together).
   if (input.proof) {
-    const take = await takeWindow(ctx.db, `proof:${user.id}`, ctx.config.PROOF_UPLOADS_PER_HOUR, 3_600_000, ctx.now());
+    const take = await takeWindow(ctx.db, `proof:${user.id}`, ctx.config.PROOF_UPLOADS_PER_HOUR, 3_600_000, now);
     if (!take.ok) throw tooMany(PROOF_UPLOADS_MESSAGE, take.waitMs / 1000);
   }
-  const proof: PreparedProof | null = input.proof ? await prepareProof(input.proof) : null;
-  const time = input.time ? new Date(input.time) : ctx.now();
-  const row = await ctx.db.transaction(async (tx) => {
+  const proof = input.proof ? await prepareProof(input.proof) : null;
+  return { scope, tid, time, late: !!input.occurredAt, proof };
+}
+
+/** What identifies an update under an Idempotency-Key: the request as validated. */
+export const updateRequestIdentity = (input: UpdateInput) => input;
+
+/**
+ * Add the checkpoint planned by planUpdate, in `outer` (an Idempotency-Key's transaction) when given. The status is
+ * the checkpoint's, except for one sent late from a phone (occurredAt) that happened before the shipment's latest
+ * checkpoint: it joins the history where it happened and the status stays the latest (decision 120).
+ */
+export async function applyUpdate(ctx: AppContext, user: UserRow, input: UpdateInput, plan: UpdatePlan, outer?: Tx): Promise<ShipmentView> {
+  const { scope, tid, time, proof } = plan;
+  const run = <T>(work: (tx: Tx) => Promise<T>) => (outer ? outer.transaction(work) : ctx.db.transaction(work));
+  const row = await run(async (tx) => {
     const s = await repo.lockByTid(tx, scope, tid);
     if (!s) throw notFoundShipment();
     const byCourier = user.role === 'courier';
     const message = input.message ?? (proof ? `Delivered, signed by ${proof.recipientName}` : '');
     const cp = { status: input.status, location: input.location, message, time: time.toISOString() };
-    await repo.insertCheckpoint(tx, {
+    const latest = (s.lastCheckPoint as { time?: string } | null)?.time;
+    const older = plan.late && !!latest && time.getTime() < new Date(latest).getTime();
+    const checkpointId = await repo.insertCheckpoint(tx, {
       shipmentId: s.id,
       status: input.status,
       location: input.location,
@@ -299,21 +364,32 @@ export async function updateShipment(ctx: AppContext, user: UserRow, input: Upda
       podPhoto: proof?.photo ?? null,
       podPhotoType: proof?.photoType ?? null,
     });
-    await recordStatusChange(tx, ctx, s, input.status, cp);
+    if (!older) await recordStatusChange(tx, ctx, s, input.status, cp);
     await publishLive(tx, {
       kind: 'shipment',
       accountId: s.companyId,
       courierId: s.courierId,
       shipmentId: s.id,
       tid: s.tid,
-      status: input.status,
-      statusChanged: s.status !== input.status,
+      status: older ? s.status : input.status,
+      statusChanged: !older && s.status !== input.status,
     });
-    return repo.updateShipment(tx, s.id, { status: input.status, lastCheckPoint: cp, updatedAt: ctx.now() });
+    if (older) return repo.updateShipment(tx, s.id, { updatedAt: ctx.now() });
+    return repo.updateShipment(tx, s.id, { status: input.status, lastCheckPoint: { ...cp, id: checkpointId }, updatedAt: ctx.now() });
   });
-  // The courier's last known position, for the couriers map.
+  return viewOf(ctx, row, outer ?? ctx.db);
+}
+
+/** The courier's last known position, for the couriers map (after the checkpoint is stored). */
+export async function notePosition(ctx: AppContext, user: UserRow, input: UpdateInput) {
   if (user.role === 'courier' && input.lat != null && input.long != null) await setPosition(ctx, user, input.lat, input.long);
-  return viewOf(ctx, row);
+}
+
+/** The company, or the courier the shipment is assigned to; anyone else gets "not found" (nothing leaks). */
+export async function updateShipment(ctx: AppContext, user: UserRow, input: UpdateInput): Promise<ShipmentView> {
+  const view = await applyUpdate(ctx, user, input, await planUpdate(ctx, user, input));
+  await notePosition(ctx, user, input);
+  return view;
 }
 
 // ------------------------------------------------------------------ edit
