@@ -60,6 +60,13 @@ const SPECS: Record<string, Spec> = {
   },
   'POST /v1/shipment/unassign': { targetsA: true, probes: (w) => [{ url: '/v1/shipment/unassign', body: { tids: [w.a.shipmentTid] } }] },
   'POST /v1/shipment/markers': { probes: () => [{ url: '/v1/shipment/markers', body: {} }] },
+  // Plan the day: a caller plans and reads its own company's days only (A has no plan in the world).
+  'POST /v1/plans': { probes: () => [{ url: '/v1/plans', body: { date: '2030-03-05', seconds: 0.1 } }] },
+  'GET /v1/plans/{date}': { probes: () => [{ url: '/v1/plans/2030-03-05' }] },
+  'POST /v1/plans/{date}/replan': { probes: () => [{ url: '/v1/plans/2030-03-05/replan', body: { seconds: 0.1 } }] },
+  'PATCH /v1/plans/{date}/stops/{tid}': {
+    probes: (w) => [{ url: `/v1/plans/2030-03-05/stops/${w.a.shipmentTid}`, body: { locked: true } }],
+  },
   'POST /v1/user/general/logo': { probes: () => [{ url: '/v1/user/general/logo', body: { image: LOGO_PNG } }] },
   'POST /v1/user/general/logo/remove': { probes: () => [{ url: '/v1/user/general/logo/remove', body: {} }] },
   'GET /v1/brand/logo/{file}': {

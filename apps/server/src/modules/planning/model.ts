@@ -1,0 +1,112 @@
+// Plan the day's pure parts (decision 118): days and times in the company's time zone, the travel model
+// (straight-line distance × road factor at an average speed) and a route's times when a stop is moved by hand.
+
+/** Minutes of a "HH:MM" local time. */
+export const minutesOf = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
+
+/** How far `tz` is ahead of UTC at `instant` (ms). */
+function offsetMs(instant: number, tz: string): number {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone: tz,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  }).formatToParts(new Date(instant));
+  const n = (t: string) => Number(parts.find((p) => p.type === t)?.value ?? 0);
+  return Date.UTC(n('year'), n('month') - 1, n('day'), n('hour'), n('minute'), n('second')) - Math.floor(instant / 1000) * 1000;
+}
+
+/** The UTC instant of 00:00 of `date` (YYYY-MM-DD) in `tz`. */
+export function localMidnight(date: string, tz: string): Date {
+  const guess = Date.parse(`${date}T00:00:00Z`);
+  let t = guess - offsetMs(guess, tz);
+  t = guess - offsetMs(t, tz);
+  return new Date(t);
+}
+
+/** The day after `date`. */
+export const nextDate = (date: string) => new Date(Date.parse(`${date}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+
+/** The local date (YYYY-MM-DD) of `instant` in `tz`. */
+export function localDate(instant: Date, tz: string): string {
+  return new Date(instant.getTime() + offsetMs(instant.getTime(), tz)).toISOString().slice(0, 10);
+}
+
+export interface Point {
+  lat: number;
+  long: number;
+}
+
+/** Great-circle distance in km. */
+export function haversineKm(a: Point, b: Point): number {
+  const rad = Math.PI / 180;
+  const dLat = (b.lat - a.lat) * rad;
+  const dLon = (b.long - a.long) * rad;
+  const h = Math.sin(dLat / 2) ** 2 + Math.cos(a.lat * rad) * Math.cos(b.lat * rad) * Math.sin(dLon / 2) ** 2;
+  return 2 * 6371 * Math.asin(Math.min(1, Math.sqrt(h)));
+}
+
+export interface TravelModel {
+  speedKmh: number;
+  roadFactor: number;
+}
+
+/** Dense matrices over `places`: time in seconds, distance in km (road estimate). */
+export function travelMatrix(places: Point[], m: TravelModel): { size: number; time: Float64Array; distance: Float64Array } {
+  const size = places.length;
+  const time = new Float64Array(size * size);
+  const distance = new Float64Array(size * size);
+  for (let i = 0; i < size; i++)
+    for (let j = 0; j < size; j++) {
+      if (i === j) continue;
+      const km = haversineKm(places[i]!, places[j]!) * m.roadFactor;
+      distance[i * size + j] = km;
+      time[i * size + j] = (km / m.speedKmh) * 3600;
+    }
+  return { size, time, distance };
+}
+
+export interface TimedStop {
+  at: Point;
+  service: number;
+  ready: number;
+  due: number;
+}
+
+/**
+ * Start of service at each stop of a route driven from `depot` at `start` (seconds after local midnight),
+ * waiting for a window to open; `late` when service starts after its due time or the route ends after
+ * `shiftEnd`. Used when the owner moves a stop by hand (the solver's own times are used otherwise).
+ */
+export function routeTimes(depot: Point, start: number, shiftEnd: number, stops: TimedStop[], m: TravelModel) {
+  const secs = (a: Point, b: Point) => ((haversineKm(a, b) * m.roadFactor) / m.speedKmh) * 3600;
+  let t = start;
+  let at = depot;
+  let km = 0;
+  const times: { start: number; late: boolean }[] = [];
+  for (const s of stops) {
+    t += secs(at, s.at);
+    km += haversineKm(at, s.at) * m.roadFactor;
+    const begin = Math.max(t, s.ready);
+    times.push({ start: begin, late: begin > s.due + 1e-6 });
+    t = begin + s.service;
+    at = s.at;
+  }
+  const end = t + secs(at, depot);
+  km += haversineKm(at, depot) * m.roadFactor;
+  if (end > shiftEnd + 1e-6 && times.length) times[times.length - 1]!.late = true;
+  return { times, end, km };
+}
+
+/** The customer's window around an arrival: `half` minutes either side, rounded out to 5 minutes. */
+export function customerWindow(eta: Date, halfMinutes: number): { from: Date; to: Date } {
+  const five = 5 * 60_000;
+  return {
+    from: new Date(Math.floor((eta.getTime() - halfMinutes * 60_000) / five) * five),
+    to: new Date(Math.ceil((eta.getTime() + halfMinutes * 60_000) / five) * five),
+  };
+}
