@@ -20,11 +20,15 @@ export interface MapMarker {
   /** Always shown beside the marker (a courier's name and the time of the fix). */
   label?: string;
   popup?: ReactNode;
+  /** A colour of its own (a planned stop in its courier's colour), over the kind's. */
+  color?: string;
 }
 
 export interface MapLine {
   id: string;
   points: Array<[number, number]>;
+  /** A planned route: solid, in its courier's colour (a shipment's path is dashed blue). */
+  color?: string;
 }
 
 export interface MapViewProps {
@@ -46,7 +50,9 @@ const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt
 function icon(m: MapMarker) {
   return L.divIcon({
     className: 'st-marker-host',
-    html: `<span class="st-marker st-marker-${m.kind}" data-marker-id="${escapeHtml(m.id)}" title="${escapeHtml(m.title)}">${escapeHtml(m.text ?? '')}</span>`,
+    html: `<span class="st-marker st-marker-${m.kind}" data-marker-id="${escapeHtml(m.id)}" title="${escapeHtml(m.title)}"${
+      m.color && /^#[0-9a-f]{3,8}$/i.test(m.color) ? ` style="background:${m.color}"` : ''
+    }>${escapeHtml(m.text ?? '')}</span>`,
     iconSize: m.kind === 'courier' ? [30, 30] : [18, 18],
     iconAnchor: m.kind === 'courier' ? [15, 15] : [9, 9],
     popupAnchor: [0, -10],
@@ -208,9 +214,13 @@ export default function MapView({
       <MapContainer center={start} zoom={zoom} style={{ height: '100%', width: '100%', minHeight }} worldCopyJump>
         {tileUrl && !tilesFailed && <TileLayer url={tileUrl} attribution={config.data?.attribution ?? ''} eventHandlers={tileEvents} />}
         {offline && <OutlineLayer />}
-        {lines.map((l) => (
-          <Polyline key={l.id} positions={l.points} className="st-route" color="#1c7ed6" weight={3} opacity={0.8} dashArray="6 6" />
-        ))}
+        {lines.map((l) =>
+          l.color ? (
+            <Polyline key={l.id} positions={l.points} className="st-route st-route-planned" color={l.color} weight={4} opacity={0.85} />
+          ) : (
+            <Polyline key={l.id} positions={l.points} className="st-route" color="#1c7ed6" weight={3} opacity={0.8} dashArray="6 6" />
+          ),
+        )}
         {cluster ? <ClusteredMarkers markers={markers} /> : markers.map((m) => <MarkerItem key={m.id} m={m} />)}
         <FitBounds markers={markers} enabled={fitToMarkers} />
       </MapContainer>
