@@ -22,7 +22,7 @@ export const PLAN_DEFAULTS = {
   seconds: 2,
   shiftStart: '08:00',
   shiftEnd: '18:00',
-  /** The customer's window: the arrival time, this many minutes either side (rounded out to 5 minutes). */
+  /** The customer's window: the arrival time to the nearest 5 minutes, this many minutes either side. */
   windowHalfMinutes: 30,
 } as const;
 export const PLAN_LIMITS = { maxSeconds: 10, maxServiceMinutes: 120, maxCapacity: 10_000 } as const;

@@ -85,10 +85,9 @@ describe('plan the day', () => {
       expect(etas[0]!).toBeGreaterThanOrEqual(Date.parse(`${DATE}T08:00:00Z`));
       expect(etas.at(-1)!).toBeLessThanOrEqual(Date.parse(`${DATE}T18:00:00Z`));
       for (const s of route.stops) {
-        // The customer's window: the arrival ±30 minutes, rounded out to 5 minutes.
-        expect(Date.parse(s.eta) - Date.parse(s.windowFrom)).toBeGreaterThanOrEqual(30 * 60_000);
-        expect(Date.parse(s.windowTo) - Date.parse(s.eta)).toBeGreaterThanOrEqual(30 * 60_000);
-        expect(Date.parse(s.windowTo) - Date.parse(s.windowFrom)).toBeLessThanOrEqual(70 * 60_000);
+        // The customer's window: an hour around the arrival (to the nearest 5 minutes), on 5-minute marks.
+        expect(Date.parse(s.windowTo) - Date.parse(s.windowFrom)).toBe(60 * 60_000);
+        expect(Math.abs(Date.parse(s.eta) - (Date.parse(s.windowFrom) + 30 * 60_000))).toBeLessThanOrEqual(150_000);
         expect(new Date(s.windowFrom).getUTCMinutes() % 5).toBe(0);
       }
     }

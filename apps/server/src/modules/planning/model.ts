@@ -102,11 +102,9 @@ export function routeTimes(depot: Point, start: number, shiftEnd: number, stops:
   return { times, end, km };
 }
 
-/** The customer's window around an arrival: `half` minutes either side, rounded out to 5 minutes. */
+/** The customer's window around an arrival: the arrival to the nearest 5 minutes, `half` minutes either side. */
 export function customerWindow(eta: Date, halfMinutes: number): { from: Date; to: Date } {
   const five = 5 * 60_000;
-  return {
-    from: new Date(Math.floor((eta.getTime() - halfMinutes * 60_000) / five) * five),
-    to: new Date(Math.ceil((eta.getTime() + halfMinutes * 60_000) / five) * five),
-  };
+  const mid = Math.round(eta.getTime() / five) * five;
+  return { from: new Date(mid - halfMinutes * 60_000), to: new Date(mid + halfMinutes * 60_000) };
 }

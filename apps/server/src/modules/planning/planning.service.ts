@@ -175,11 +175,11 @@ async function prepare(
       due: s.windowTo ? minutesOf(s.windowTo) * 60 : OPEN_END,
     };
   });
-  // No capacity asked: each courier takes about a fair share (a quarter over), so the day is spread over
+  // No capacity asked: each courier takes about a fair share (a tenth over), so the day is spread over
   // everyone on shift instead of packed into the fewest vans (the solver's objective; decision 118).
   const total = ships.reduce((n, s) => n + s.parcels, 0);
   const biggest = Math.max(...ships.map((s) => s.parcels));
-  const capacity = settings.capacity ?? Math.max(biggest, Math.ceil((total * 1.25) / couriers.length));
+  const capacity = settings.capacity ?? Math.max(biggest, Math.ceil((total * 1.1) / couriers.length));
 
   // Locked stops: each route's locked head, kept when still open and its courier still planned for.
   const open = new Set(ships.filter((s) => pointOf(s)).map((s) => s.id));
