@@ -166,7 +166,7 @@ test('the owner plans the day, locks and moves stops, adds a shipment and plans 
   const from = couriers[1]!.email;
   const to = couriers[2]!;
   const moving = (await stopsOf(page, from).last().getAttribute('data-tid'))!;
-  await page.getByRole('textbox', { name: `Move stop ${moving} to another courier` }).click();
+  await page.getByRole('combobox', { name: `Move stop ${moving} to another courier` }).click();
   await page.getByRole('option', { name: to.name }).click();
   await expect(stopsOf(page, to.email).last()).toHaveAttribute('data-tid', moving);
   await expect(stopsOf(page, to.email).last()).toHaveAttribute('data-locked', 'true');
@@ -177,6 +177,7 @@ test('the owner plans the day, locks and moves stops, adds a shipment and plans 
   await page.getByTestId('replan-button').click();
   await expect(page.locator(`[data-testid="plan-stop"][data-tid="${added}"]`)).toBeVisible();
   await expect(page.getByTestId('plan-stop')).toHaveCount(10);
+  for (const c of couriers) await expect(stopsOf(page, c.email).first()).toBeVisible();
   await expect(stopsOf(page, first).nth(0)).toHaveAttribute('data-tid', head);
   await expect(stopsOf(page, first).nth(1)).toHaveAttribute('data-tid', second);
   await shot(page, 'desktop-2-replanned');

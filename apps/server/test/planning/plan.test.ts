@@ -158,6 +158,8 @@ describe('plan the day', () => {
       [second, true],
     ]);
     expect((r.body.payload.routes as Route[]).flatMap((x) => x.stops.map((s) => s.tid))).toContain(added);
+    // Still spread over everyone on shift.
+    for (const x of r.body.payload.routes as Route[]) expect(x.stops.length).toBeGreaterThan(0);
     expect(r.body.payload.createdAt).toBe(p.createdAt);
   });
 

@@ -175,11 +175,12 @@ async function prepare(
       due: s.windowTo ? minutesOf(s.windowTo) * 60 : OPEN_END,
     };
   });
-  // No capacity asked: each courier takes about a fair share (a tenth over), so the day is spread over
-  // everyone on shift instead of packed into the fewest vans (the solver's objective; decision 118).
+  // No capacity asked: each courier takes an even share of the parcels (solveDay widens it if that leaves
+  // stops out), so the day is spread over everyone on shift instead of packed into the fewest vans (the
+  // solver's objective; decision 118).
   const total = ships.reduce((n, s) => n + s.parcels, 0);
   const biggest = Math.max(...ships.map((s) => s.parcels));
-  const capacity = settings.capacity ?? Math.max(biggest, Math.ceil((total * 1.1) / couriers.length));
+  const capacity = settings.capacity ?? Math.max(biggest, Math.ceil(total / couriers.length));
 
   // Locked stops: each route's locked head, kept when still open and its courier still planned for.
   const open = new Set(ships.filter((s) => pointOf(s)).map((s) => s.id));
@@ -237,13 +238,23 @@ const stopTiming = (s: PlanningShipment, service: number) => ({
   due: s.windowTo ? minutesOf(s.windowTo) * 60 : OPEN_END,
 });
 
-/** The solver on its thread; without an asked capacity, a fair share that leaves stops out is lifted. */
+/**
+ * The solver on its thread. Without an asked capacity, an even share that leaves stops out for capacity is
+ * widened by a quarter, then lifted (each a solve of its own).
+ */
 async function solveDay(ctx: AppContext, p: Prepared): Promise<RoutingSolution> {
   const options = { seconds: p.settings.seconds, seed: 1 };
-  const first = await solveOffThread(p.problem, options, ctx.config.ROUTING_THREADS);
-  if (p.settings.capacity != null || !first.unplanned.some((u) => u.reason === 'capacity')) return first;
-  const unlimited = { ...p.problem, vehicles: p.problem.vehicles.map((v) => ({ ...v, capacity: Number.MAX_SAFE_INTEGER })) };
-  return solveOffThread(unlimited, options, ctx.config.ROUTING_THREADS);
+  let solution = await solveOffThread(p.problem, options, ctx.config.ROUTING_THREADS);
+  if (p.settings.capacity != null) return solution;
+  for (const widen of [1.25, Infinity]) {
+    if (!solution.unplanned.some((u) => u.reason === 'capacity')) break;
+    const vehicles = p.problem.vehicles.map((v) => ({
+      ...v,
+      capacity: widen === Infinity ? Number.MAX_SAFE_INTEGER : Math.ceil(v.capacity * widen),
+    }));
+    solution = await solveOffThread({ ...p.problem, vehicles }, options, ctx.config.ROUTING_THREADS);
+  }
+  return solution;
 }
 
 export interface Solved {

@@ -36,6 +36,8 @@ export interface MapViewProps {
   zoom: number;
   /** Fit the view to the markers once they are known (otherwise centre and zoom stay as given). */
   fitToMarkers?: boolean;
+  /** The closest the fit zooms in (10 by default: a region; a day's routes in a town want a street view). */
+  maxFitZoom?: number;
   markers: MapMarker[];
   lines?: MapLine[];
   height: number | string;
@@ -59,13 +61,13 @@ function icon(m: MapMarker) {
   });
 }
 
-function FitBounds({ markers, enabled }: { markers: MapMarker[]; enabled: boolean }) {
+function FitBounds({ markers, enabled, maxZoom = 10 }: { markers: MapMarker[]; enabled: boolean; maxZoom?: number }) {
   const map = useMap();
   const key = markers.map((m) => m.id).join('|');
   useEffect(() => {
     if (!enabled || markers.length === 0) return;
     if (markers.length === 1) map.setView([markers[0]!.lat, markers[0]!.lng], Math.max(map.getZoom(), 8));
-    else map.fitBounds(L.latLngBounds(markers.map((m) => [m.lat, m.lng] as [number, number])), { padding: [32, 32], maxZoom: 10 });
+    else map.fitBounds(L.latLngBounds(markers.map((m) => [m.lat, m.lng] as [number, number])), { padding: [32, 32], maxZoom });
     // Only when the set of markers changes, not when one moves: a moving courier must not yank the view.
   }, [key, enabled, map]);
   return null;
@@ -182,6 +184,7 @@ export default function MapView({
   center,
   zoom,
   fitToMarkers = false,
+  maxFitZoom,
   markers,
   lines = [],
   height,
@@ -222,7 +225,7 @@ export default function MapView({
           ),
         )}
         {cluster ? <ClusteredMarkers markers={markers} /> : markers.map((m) => <MarkerItem key={m.id} m={m} />)}
-        <FitBounds markers={markers} enabled={fitToMarkers} />
+        <FitBounds markers={markers} enabled={fitToMarkers} maxZoom={maxFitZoom} />
       </MapContainer>
     </Box>
   );

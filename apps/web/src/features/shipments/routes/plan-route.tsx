@@ -124,11 +124,11 @@ function StopRow({
         </Box>
         <Box style={{ flex: 1, minWidth: 0 }}>
           <Group gap={6} wrap="nowrap">
-            <Text fw={700} size="sm" data-testid="plan-stop-eta">
+            <Text fw={700} size="sm" data-testid="plan-stop-eta" style={{ whiteSpace: 'nowrap' }}>
               {clock(stop.eta)}
             </Text>
-            <Text size="xs" c="dimmed">
-              customer: {clock(stop.windowFrom)}–{clock(stop.windowTo)}
+            <Text size="xs" c="dimmed" style={{ whiteSpace: 'nowrap' }} title="The window the customer is told">
+              told {clock(stop.windowFrom)}–{clock(stop.windowTo)}
             </Text>
             {stop.late && (
               <Badge color="red" size="xs" title="After the move it misses its delivery window or the shift">
@@ -184,7 +184,7 @@ function StopRow({
           </ActionIcon>
           <Select
             size="xs"
-            w={130}
+            w={120}
             placeholder="Move to…"
             aria-label={`Move stop ${stop.tid} to another courier`}
             data={others.map((r) => ({ value: r.courierEmail, label: r.courier }))}
@@ -289,7 +289,7 @@ export default function PlanRoute() {
         </Paper>
       ) : (
         <Grid gap="md">
-          <Grid.Col span={{ base: 12, md: 5 }}>
+          <Grid.Col span={{ base: 12, lg: 6 }}>
             <Stack gap="sm" data-testid="plan-routes">
               {p.routes.map((r, i) => {
                 const color = ROUTE_COLORS[i % ROUTE_COLORS.length]!;
@@ -353,13 +353,14 @@ export default function PlanRoute() {
               )}
             </Stack>
           </Grid.Col>
-          <Grid.Col span={{ base: 12, md: 7 }}>
+          <Grid.Col span={{ base: 12, lg: 6 }}>
             <Paper p={0} style={{ overflow: 'hidden', position: 'sticky', top: 16 }}>
               <LazyMap
                 label="Planned routes"
                 center={[p.depot.lat, p.depot.long]}
                 zoom={12}
                 fitToMarkers
+                maxFitZoom={15}
                 height={560}
                 minHeight={400}
                 markers={layers.markers}
