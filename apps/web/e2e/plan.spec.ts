@@ -192,7 +192,8 @@ test('the owner plans the day, locks and moves stops, adds a shipment and plans 
 
   // The courier's phone: their stops in plan order, each with its time.
   const { defaultBrowserType: _b, ...pixel } = devices['Pixel 7'];
-  const phone = await browser.newContext(pixel);
+  // The courier's phone and the customer are where the company is.
+  const phone = await browser.newContext({ ...pixel, timezoneId: zone });
   const courierPage = await phone.newPage();
   const login = await courierPage.request.post('/v1/user/general/login', { data: { email: to.email, password: 'courierpass1' } });
   const session = ((await login.json()) as { payload: { sessionToken: string; version: string } }).payload;
