@@ -1,5 +1,6 @@
 // Plan the day (issue 30; decision 118): the company's open shipments of a day shared among its couriers by
 // the route solver on its thread, stored, assigned, changed by hand and planned again.
+import { sql } from 'drizzle-orm';
 import { MSG, UNPLANNED_MESSAGES } from '@shiptrail/contract';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { call, createTestEnv, type TestEnv } from '../helpers.ts';
@@ -185,7 +186,7 @@ describe('plan the day', () => {
     expect(mine.body.payload.map((s: { tid: string }) => s.tid)).toContain(moving);
   });
 
-  it("shows today's plan to the courier in order with times, and the window on the public page", async () => {
+  it("shows today's plan to the courier in order with times, and the window on the public page and in the out-for-delivery mail", async () => {
     const realNow = env.ctx.now;
     env.ctx.now = () => new Date(`${DATE}T07:00:00Z`);
     try {
@@ -201,6 +202,21 @@ describe('plan the day', () => {
       const uid = (await call(env.app, 'POST', '/v1/shipment/getshipments', { token: c.session, body: {} })).body.payload[0].uid;
       const pub = await call(env.app, 'GET', `/v1/track/${uid}_${first.tid}`);
       expect(pub.body.payload[0].window).toEqual({ from: first.windowFrom, to: first.windowTo });
+      // Out for delivery: the customer's mail says the hour.
+      const out = await call(env.app, 'POST', '/v1/shipment/update', {
+        token: ks[0]!.session,
+        body: { tid: first.tid, status: 'OutForDelivery', location: 'Santa Monica, CA' },
+      });
+      expect(out.statusCode, JSON.stringify(out.body)).toBe(200);
+      const mails = await env.ctx.db.execute<{ payload: { text: string; html: string } }>(
+        sql`select n.payload from notifications n join tracking_events e on e.id = n.event_id join shipments s on s.id = e.shipment_id
+            where s.tid = ${first.tid} and e.to_status = 'OutForDelivery' and n.channel = 'email' and n.audience = 'send'`,
+      );
+      const mail = (mails as unknown as { rows: { payload: { text: string; html: string } }[] }).rows[0]!.payload;
+      const clock = (iso: string) =>
+        new Intl.DateTimeFormat('en-US', { hour: 'numeric', minute: '2-digit', timeZone: 'UTC' }).format(new Date(iso));
+      expect(mail.text).toContain(`Expected between ${clock(first.windowFrom)} and ${clock(first.windowTo)}.`);
+      expect(mail.html).toContain(`between ${clock(first.windowFrom)} and ${clock(first.windowTo)}`);
       // The next day, yesterday's plan no longer speaks for the shipment.
       env.ctx.now = () => new Date('2030-03-06T07:00:00Z');
       expect((await call(env.app, 'GET', `/v1/track/${uid}_${first.tid}`)).body.payload[0].window).toBeNull();

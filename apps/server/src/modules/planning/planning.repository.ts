@@ -69,6 +69,18 @@ export async function latestStopByTid(db: Queryable, tid: string) {
   return r;
 }
 
+/** A shipment's stop in the latest plan that has it, with that plan's day and time zone. */
+export async function latestStopOf(db: Queryable, shipmentId: string) {
+  const [r] = await db
+    .select({ stop: planStops, date: deliveryPlans.date, timeZone: deliveryPlans.timeZone })
+    .from(planStops)
+    .innerJoin(deliveryPlans, eq(deliveryPlans.id, planStops.planId))
+    .where(eq(planStops.shipmentId, shipmentId))
+    .orderBy(desc(deliveryPlans.date))
+    .limit(1);
+  return r;
+}
+
 /** A courier's stops in the company's plan of a day, in order, with their tracking numbers. */
 export async function courierStops(db: Queryable, companyId: string, date: string, courierId: string) {
   return db
