@@ -48,7 +48,7 @@ function useClock(timeZone: string | undefined) {
 function layersOf(plan: PlanView): { markers: MapMarker[]; lines: MapLine[] } {
   const depot: [number, number] = [plan.depot.lat, plan.depot.long];
   const markers: MapMarker[] = [
-    { id: 'depot', lat: depot[0], lng: depot[1], kind: 'origin', text: 'D', title: 'Depot: routes start and end here' },
+    { id: 'depot', lat: depot[0], lng: depot[1], kind: 'origin', text: 'D', color: '#343a40', title: 'Depot: routes start and end here' },
   ];
   const lines: MapLine[] = [];
   plan.routes.forEach((r, i) => {
