@@ -142,6 +142,8 @@ export const planViewSchema = z.object({
     shiftStart: z.string(),
     shiftEnd: z.string(),
     capacity: z.number().nullable(),
+    /** 'roads': times from the routing server (OSRM); 'straight-line': the distance estimate at an average speed. */
+    travel: z.enum(['roads', 'straight-line']),
   }),
   /** One per courier planned for, also those with no stop. */
   routes: z.array(planRouteSchema),

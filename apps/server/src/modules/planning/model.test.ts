@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { customerWindow, localDate, localMidnight, routeTimes } from './model.ts';
+import { customerWindow, localDate, localMidnight, routeTimes, travelMatrix } from './model.ts';
 
 describe('plan the day: times and travel', () => {
   it("finds a day's local midnight in its time zone, daylight saving included", () => {
@@ -18,12 +18,13 @@ describe('plan the day: times and travel', () => {
   it('times a route driven by hand: waits for a window, late past its end or past the shift', () => {
     const depot = { lat: 0, long: 0 };
     const at = { lat: 0, long: 0.1 }; // about 11.1 km, 14.5 km by road: 29 minutes at 30 km/h
-    const m = { speedKmh: 30, roadFactor: 1.3 };
-    const r = routeTimes(depot, 8 * 3600, 18 * 3600, [{ at, service: 300, ready: 9 * 3600, due: 10 * 3600 }], m);
+    const m = travelMatrix([depot, at], { speedKmh: 30, roadFactor: 1.3 });
+    expect(m.time[1]! / 60).toBeCloseTo(28.9, 1);
+    const r = routeTimes(8 * 3600, 18 * 3600, [{ service: 300, ready: 9 * 3600, due: 10 * 3600 }], m);
     expect(r.times[0]).toEqual({ start: 9 * 3600, late: false });
-    const late = routeTimes(depot, 8 * 3600, 18 * 3600, [{ at, service: 300, ready: 0, due: 8 * 3600 + 600 }], m);
+    const late = routeTimes(8 * 3600, 18 * 3600, [{ service: 300, ready: 0, due: 8 * 3600 + 600 }], m);
     expect(late.times[0]!.late).toBe(true);
-    const overShift = routeTimes(depot, 17.5 * 3600, 18 * 3600, [{ at, service: 300, ready: 0, due: 2 * 86_400 }], m);
+    const overShift = routeTimes(17.5 * 3600, 18 * 3600, [{ service: 300, ready: 0, due: 2 * 86_400 }], m);
     expect(overShift.times[0]!.late).toBe(true);
   });
 });

@@ -71,33 +71,40 @@ export function travelMatrix(places: Point[], m: TravelModel): { size: number; t
 }
 
 export interface TimedStop {
-  at: Point;
   service: number;
   ready: number;
   due: number;
 }
 
+/** Dense travel over places: time in seconds, distance in km, row-major `size × size`. */
+export interface Matrix {
+  size: number;
+  time: Float64Array;
+  distance: Float64Array;
+}
+
 /**
- * Start of service at each stop of a route driven from `depot` at `start` (seconds after local midnight),
+ * Start of service at each stop of a route driven from the depot at `start` (seconds after local midnight),
  * waiting for a window to open; `late` when service starts after its due time or the route ends after
- * `shiftEnd`. Used when the owner moves a stop by hand (the solver's own times are used otherwise).
+ * `shiftEnd`. `m` is over [depot, ...stops]. Used when the owner moves a stop by hand and to check a locked
+ * head (the solver's own times are used otherwise).
  */
-export function routeTimes(depot: Point, start: number, shiftEnd: number, stops: TimedStop[], m: TravelModel) {
-  const secs = (a: Point, b: Point) => ((haversineKm(a, b) * m.roadFactor) / m.speedKmh) * 3600;
+export function routeTimes(start: number, shiftEnd: number, stops: TimedStop[], m: Matrix) {
+  const at = (i: number, j: number) => i * m.size + j;
   let t = start;
-  let at = depot;
+  let prev = 0;
   let km = 0;
   const times: { start: number; late: boolean }[] = [];
-  for (const s of stops) {
-    t += secs(at, s.at);
-    km += haversineKm(at, s.at) * m.roadFactor;
+  stops.forEach((s, k) => {
+    t += m.time[at(prev, k + 1)]!;
+    km += m.distance[at(prev, k + 1)]!;
     const begin = Math.max(t, s.ready);
     times.push({ start: begin, late: begin > s.due + 1e-6 });
     t = begin + s.service;
-    at = s.at;
-  }
-  const end = t + secs(at, depot);
-  km += haversineKm(at, depot) * m.roadFactor;
+    prev = k + 1;
+  });
+  const end = t + m.time[at(prev, 0)]!;
+  km += m.distance[at(prev, 0)]!;
   if (end > shiftEnd + 1e-6 && times.length) times[times.length - 1]!.late = true;
   return { times, end, km };
 }

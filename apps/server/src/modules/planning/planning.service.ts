@@ -26,17 +26,8 @@ import {
   shipmentsByIds,
   type PlanningShipment,
 } from '../shipments/shipments.service.ts';
-import {
-  customerWindow,
-  localDate,
-  localMidnight,
-  minutesOf,
-  nextDate,
-  routeTimes,
-  travelMatrix,
-  type Point,
-  type TravelModel,
-} from './model.ts';
+import { customerWindow, localDate, localMidnight, minutesOf, nextDate, routeTimes, type Matrix, type Point } from './model.ts';
+import { travelFor, type TravelSource } from './travel.ts';
 import * as repo from './planning.repository.ts';
 import { solveOffThread } from './solve-thread.ts';
 
@@ -57,6 +48,8 @@ interface Settings {
 }
 interface StoredSettings extends Settings {
   depot: Point;
+  /** Road times from the routing server, or the straight-line estimate. */
+  travel?: TravelSource;
   /** Each planned courier's day: leaving the depot, back at it (ISO), and the road estimate in km. */
   routes: { courierId: string; start: string; end: string; km: number }[];
 }
@@ -132,9 +125,8 @@ interface Prepared {
   problem: RoutingProblem;
   startSec: number;
   lockedIds: Set<string>;
+  travel: TravelSource;
 }
-
-const travelOf = (ctx: AppContext): TravelModel => ({ speedKmh: ctx.config.ROUTING_SPEED_KMH, roadFactor: ctx.config.ROUTING_ROAD_FACTOR });
 
 /** The day's problem: couriers on shift from the depot, open shipments as stops, and a previous plan's locks. */
 async function prepare(
@@ -182,6 +174,9 @@ async function prepare(
   const biggest = Math.max(...ships.map((s) => s.parcels));
   const capacity = settings.capacity ?? Math.max(biggest, Math.ceil(total / couriers.length));
 
+  const { matrix, source } = await travelFor(ctx, places);
+  const placeOf = new Map(stops.map((s) => [s.id, s.location]));
+
   // Locked stops: each route's locked head, kept when still open and its courier still planned for.
   const open = new Set(ships.filter((s) => pointOf(s)).map((s) => s.id));
   const ids = new Set(couriers.map((c) => c.id));
@@ -197,11 +192,10 @@ async function prepare(
     const head = rows.filter((r) => r.locked).map((r) => r.shipmentId);
     if (head.length) {
       const check = routeTimes(
-        depot,
         startSec,
         shiftEnd,
         head.map((id) => stopTiming(shipById.get(id)!, service)),
-        travelOf(ctx),
+        subMatrix(matrix, [0, ...head.map((id) => placeOf.get(id)!)]),
       );
       if (check.times.some((t) => t.late)) {
         const c = couriers.find((x) => x.id === courierId)!;
@@ -215,7 +209,7 @@ async function prepare(
   const lockedDemand = (courierId: string) =>
     (locked.find((l) => l.vehicle === courierId)?.stops ?? []).reduce((n, id) => n + (shipById.get(id)?.parcels ?? 0), 0);
   const problem: RoutingProblem = {
-    travel: travelMatrix(places, travelOf(ctx)),
+    travel: matrix,
     vehicles: couriers.map((c) => ({
       id: c.id,
       start: 0,
@@ -228,11 +222,23 @@ async function prepare(
     locked,
     initial,
   };
-  return { tz, midnight, settings, depot, couriers, ships, problem, startSec, lockedIds };
+  return { tz, midnight, settings, depot, couriers, ships, problem, startSec, lockedIds, travel: source };
+}
+
+/** The rows and columns of `m` at `idx`, in that order. */
+function subMatrix(m: Matrix, idx: number[]): Matrix {
+  const n = idx.length;
+  const time = new Float64Array(n * n);
+  const distance = new Float64Array(n * n);
+  for (let i = 0; i < n; i++)
+    for (let j = 0; j < n; j++) {
+      time[i * n + j] = m.time[idx[i]! * m.size + idx[j]!]!;
+      distance[i * n + j] = m.distance[idx[i]! * m.size + idx[j]!]!;
+    }
+  return { size: n, time, distance };
 }
 
 const stopTiming = (s: PlanningShipment, service: number) => ({
-  at: pointOf(s)!,
   service,
   ready: s.windowFrom ? minutesOf(s.windowFrom) * 60 : 0,
   due: s.windowTo ? minutesOf(s.windowTo) * 60 : OPEN_END,
@@ -308,7 +314,7 @@ export async function storePlan(ctx: AppContext, company: UserRow, date: string,
     });
     routes.push({ courierId: c.id, start: at(p.startSec).toISOString(), end: at(r.end).toISOString(), km: round1(r.distance) });
   }
-  const settings: StoredSettings = { ...p.settings, depot: p.depot, routes };
+  const settings: StoredSettings = { ...p.settings, depot: p.depot, travel: p.travel, routes };
   const unplanned: Unplanned = solution.unplanned.map((u) => ({ shipmentId: u.stop, reason: u.reason }));
   const plan = await repo.savePlan(tx, { companyId: company.id, date, timeZone: p.tz, settings, unplanned, now });
   await repo.replaceStops(
@@ -356,6 +362,7 @@ async function planView(ctx: AppContext, company: UserRow, plan: repo.PlanRow, d
       shiftStart: settings.shiftStart,
       shiftEnd: settings.shiftEnd,
       capacity: settings.capacity,
+      travel: settings.travel ?? 'straight-line',
     },
     routes: settings.routes
       .filter((r) => couriers.has(r.courierId))
@@ -462,15 +469,12 @@ export async function patchStop(ctx: AppContext, company: UserRow, date: string,
       });
       const meta = settings.routes.find((r) => r.courierId === courierId);
       const startSec = meta ? (Date.parse(meta.start) - midnight.getTime()) / 1000 : minutesOf(settings.shiftStart) * 60;
+      const places = [settings.depot, ...list.map((r) => pointOf(ships.get(r.shipmentId)!) ?? settings.depot)];
       const timed = routeTimes(
-        settings.depot,
         startSec,
         minutesOf(settings.shiftEnd) * 60,
-        list.map((r) => {
-          const s = ships.get(r.shipmentId)!;
-          return pointOf(s) ? stopTiming(s, service) : { at: settings.depot, service, ready: 0, due: OPEN_END };
-        }),
-        travelOf(ctx),
+        list.map((r) => stopTiming(ships.get(r.shipmentId)!, service)),
+        (await travelFor(ctx, places)).matrix,
       );
       list.forEach((r, i) => {
         r.eta = new Date(midnight.getTime() + timed.times[i]!.start * 1000);

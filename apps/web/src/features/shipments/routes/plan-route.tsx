@@ -264,7 +264,8 @@ export default function PlanRoute() {
         {p && (
           <Text size="sm" c="dimmed" data-testid="plan-summary">
             {stops} {stops === 1 ? 'stop' : 'stops'}, {p.routes.filter((r) => r.stops.length).length} of {p.routes.length} couriers · shift{' '}
-            {p.settings.shiftStart}–{p.settings.shiftEnd} · {p.settings.serviceMinutes} min a stop · planned {clock(p.updatedAt)}
+            {p.settings.shiftStart}–{p.settings.shiftEnd} · {p.settings.serviceMinutes} min a stop ·{' '}
+            {p.settings.travel === 'roads' ? 'road times' : 'times estimated from distance'} · planned {clock(p.updatedAt)}
           </Text>
         )}
       </Group>
