@@ -96,6 +96,7 @@ export const MSG = {
   planNoDepot: 'None of these shipments has an origin with a map position to start the routes from: give the depot position',
   planShiftOver: "This day's shift is over: plan another day, or give a later shiftEnd",
   planNotFound: 'There is no plan for this day yet: press Plan to make one',
+  planChanged: 'The plan changed while this change was worked out: look at it again and repeat the change',
   planStopNotFound: 'That shipment is not in this plan',
   planBusy: 'Too many plans are being worked out at the moment: try again in a few seconds',
 } as const;

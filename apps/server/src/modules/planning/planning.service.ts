@@ -422,72 +422,74 @@ export async function patchStop(ctx: AppContext, company: UserRow, date: string,
   const tid = normalizeTrackingNumber(rawTid);
   const target = input.courierEmail ? await findCourierByEmail(ctx, company.id, input.courierEmail) : undefined;
   if (input.courierEmail && !target) throw badRequest(MSG.notYourCourier, { courierEmail: MSG.notYourCourier });
-  return ctx.db.transaction(async (tx) => {
-    const plan = await repo.lockPlan(tx, company.id, date);
-    if (!plan) throw notFound(MSG.planNotFound);
-    const settings = plan.settings as StoredSettings;
-    const rows = await repo.stopsOf(tx, plan.id);
-    const ships = new Map(
-      (
-        await shipmentsByIds(
-          ctx,
-          company.id,
-          rows.map((r) => r.shipmentId),
-          tx,
-        )
-      ).map((s) => [s.id, s]),
-    );
-    const row = rows.find((r) => ships.get(r.shipmentId)?.tid === tid);
-    if (!row) throw notFound(MSG.planStopNotFound);
+  // Read and work the change out first (the changed routes' travel may come from the routing server), then
+  // write it in a transaction that finds the plan as it was read.
+  const plan = await repo.findPlan(ctx.db, company.id, date);
+  if (!plan) throw notFound(MSG.planNotFound);
+  const settings = plan.settings as StoredSettings;
+  const rows = await repo.stopsOf(ctx.db, plan.id);
+  const ships = new Map(
+    (
+      await shipmentsByIds(
+        ctx,
+        company.id,
+        rows.map((r) => r.shipmentId),
+      )
+    ).map((s) => [s.id, s]),
+  );
+  const row = rows.find((r) => ships.get(r.shipmentId)?.tid === tid);
+  if (!row) throw notFound(MSG.planStopNotFound);
 
-    const routeOf = (courierId: string) => rows.filter((r) => r.courierId === courierId).sort((a, b) => a.position - b.position);
-    const from = row.courierId;
-    const to = target?.id ?? from;
-    const moved = input.courierEmail !== undefined || input.position !== undefined;
-    const a = routeOf(from).filter((r) => r !== row);
-    const b = to === from ? a : routeOf(to);
-    if (moved) {
-      const at =
-        input.position !== undefined ? Math.min(input.position - 1, b.length) : to === from ? routeOf(from).indexOf(row) : b.length;
-      b.splice(at, 0, row);
-      row.courierId = to;
-      row.locked = true;
-    } else a.splice(routeOf(from).indexOf(row), 0, row);
-    const route = to === from ? a : b;
-    const idx = route.indexOf(row);
-    if (input.locked === true) row.locked = true;
-    if (input.locked === false) for (let i = idx; i < route.length; i++) route[i]!.locked = false;
-    const service = settings.serviceMinutes * 60;
-    const midnight = localMidnight(plan.date, plan.timeZone);
-    const changed = to === from ? [[from, a] as const] : [[from, a] as const, [to, b] as const];
-    for (const [courierId, list] of changed) {
-      // The locked stops are the route's head.
-      const last = list.map((r) => r.locked).lastIndexOf(true);
-      list.forEach((r, i) => {
-        r.locked = i <= last;
-        r.position = i + 1;
-      });
-      const meta = settings.routes.find((r) => r.courierId === courierId);
-      const startSec = meta ? (Date.parse(meta.start) - midnight.getTime()) / 1000 : minutesOf(settings.shiftStart) * 60;
-      const places = [settings.depot, ...list.map((r) => pointOf(ships.get(r.shipmentId)!) ?? settings.depot)];
-      const timed = routeTimes(
-        startSec,
-        minutesOf(settings.shiftEnd) * 60,
-        list.map((r) => stopTiming(ships.get(r.shipmentId)!, service)),
-        (await travelFor(ctx, places)).matrix,
-      );
-      list.forEach((r, i) => {
-        r.eta = new Date(midnight.getTime() + timed.times[i]!.start * 1000);
-        const w = customerWindow(r.eta, PLAN_DEFAULTS.windowHalfMinutes);
-        r.windowFrom = w.from;
-        r.windowTo = w.to;
-        r.late = timed.times[i]!.late;
-      });
-      const end = new Date(midnight.getTime() + timed.end * 1000).toISOString();
-      const start = new Date(midnight.getTime() + startSec * 1000).toISOString();
-      if (meta) Object.assign(meta, { start, end, km: round1(timed.km) });
-      else settings.routes.push({ courierId, start, end, km: round1(timed.km) });
-    }
+  const routeOf = (courierId: string) => rows.filter((r) => r.courierId === courierId).sort((a, b) => a.position - b.position);
+  const from = row.courierId;
+  const to = target?.id ?? from;
+  const moved = input.courierEmail !== undefined || input.position !== undefined;
+  const a = routeOf(from).filter((r) => r !== row);
+  const b = to === from ? a : routeOf(to);
+  if (moved) {
+    const at = input.position !== undefined ? Math.min(input.position - 1, b.length) : to === from ? routeOf(from).indexOf(row) : b.length;
+    b.splice(at, 0, row);
+    row.courierId = to;
+    row.locked = true;
+  } else a.splice(routeOf(from).indexOf(row), 0, row);
+  const route = to === from ? a : b;
+  const idx = route.indexOf(row);
+  if (input.locked === true) row.locked = true;
+  if (input.locked === false) for (let i = idx; i < route.length; i++) route[i]!.locked = false;
+  const service = settings.serviceMinutes * 60;
+  const midnight = localMidnight(plan.date, plan.timeZone);
+  const changed = to === from ? [[from, a] as const] : [[from, a] as const, [to, b] as const];
+  for (const [courierId, list] of changed) {
+    // The locked stops are the route's head.
+    const last = list.map((r) => r.locked).lastIndexOf(true);
+    list.forEach((r, i) => {
+      r.locked = i <= last;
+      r.position = i + 1;
+    });
+    const meta = settings.routes.find((r) => r.courierId === courierId);
+    const startSec = meta ? (Date.parse(meta.start) - midnight.getTime()) / 1000 : minutesOf(settings.shiftStart) * 60;
+    const places = [settings.depot, ...list.map((r) => pointOf(ships.get(r.shipmentId)!) ?? settings.depot)];
+    const timed = routeTimes(
+      startSec,
+      minutesOf(settings.shiftEnd) * 60,
+      list.map((r) => stopTiming(ships.get(r.shipmentId)!, service)),
+      (await travelFor(ctx, places)).matrix,
+    );
+    list.forEach((r, i) => {
+      r.eta = new Date(midnight.getTime() + timed.times[i]!.start * 1000);
+      const w = customerWindow(r.eta, PLAN_DEFAULTS.windowHalfMinutes);
+      r.windowFrom = w.from;
+      r.windowTo = w.to;
+      r.late = timed.times[i]!.late;
+    });
+    const end = new Date(midnight.getTime() + timed.end * 1000).toISOString();
+    const start = new Date(midnight.getTime() + startSec * 1000).toISOString();
+    if (meta) Object.assign(meta, { start, end, km: round1(timed.km) });
+    else settings.routes.push({ courierId, start, end, km: round1(timed.km) });
+  }
+  return ctx.db.transaction(async (tx) => {
+    const now = await repo.lockPlan(tx, company.id, date);
+    if (!now || now.id !== plan.id || now.updatedAt.getTime() !== plan.updatedAt.getTime()) throw conflict(MSG.planChanged);
     await repo.replaceStops(tx, plan.id, rows);
     const saved = await repo.savePlan(tx, {
       companyId: company.id,
