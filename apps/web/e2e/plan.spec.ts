@@ -181,6 +181,13 @@ test('the owner plans the day, locks and moves stops, adds a shipment and plans 
   await expect(stopsOf(page, first).nth(0)).toHaveAttribute('data-tid', head);
   await expect(stopsOf(page, first).nth(1)).toHaveAttribute('data-tid', second);
   await shot(page, 'desktop-2-replanned');
+  // The owner's plan at phone width: the lists stack above the map and nothing runs off the side.
+  await page.setViewportSize({ width: 412, height: 915 });
+  await expect(page.getByTestId('plan-route').first()).toBeVisible();
+  const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+  expect(wide).toBeLessThanOrEqual(412);
+  await shot(page, 'phone-width-owner-plan');
+  await page.setViewportSize({ width: 1366, height: 768 });
 
   // The stored plan, as the API gives it.
   const plan = (await (await page.request.get(`/v1/plans/${date}`, { headers: { 'sm-api-token': ownerToken } })).json()).payload as {

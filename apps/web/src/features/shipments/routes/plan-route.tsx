@@ -112,7 +112,7 @@ function StopRow({
       data-locked={stop.locked ? 'true' : 'false'}
       style={{ borderTop: index ? '1px solid var(--mantine-color-gray-2)' : undefined }}
     >
-      <Group gap="xs" wrap="nowrap" align="flex-start">
+      <Group gap="xs" wrap="wrap" align="flex-start">
         <Box
           w={24}
           h={24}
@@ -122,7 +122,7 @@ function StopRow({
         >
           {stop.position}
         </Box>
-        <Box style={{ flex: 1, minWidth: 0 }}>
+        <Box style={{ flex: '1 1 230px', minWidth: 0 }}>
           <Group gap={6} wrap="nowrap">
             <Text fw={700} size="sm" data-testid="plan-stop-eta" style={{ whiteSpace: 'nowrap' }}>
               {clock(stop.eta)}
@@ -151,7 +151,7 @@ function StopRow({
               ` · window ${stop.shipmentWindow.from ?? '…'}–${stop.shipmentWindow.to ?? '…'}`}
           </Text>
         </Box>
-        <Group gap={2} wrap="nowrap">
+        <Group gap={2} wrap="nowrap" ml="auto">
           <Tooltip label={stop.locked ? 'Locked: kept here when planned again. Click to unlock' : 'Lock here (and the stops before it)'}>
             <ActionIcon
               variant={stop.locked ? 'filled' : 'subtle'}
