@@ -119,7 +119,7 @@ export interface InjectResult<T = any> {
  */
 export async function call<T = any>(
   app: FastifyInstance,
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
   url: string,
   opts: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
 ): Promise<InjectResult<T>> {

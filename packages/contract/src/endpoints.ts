@@ -7,6 +7,7 @@ import * as M from './members.ts';
 import * as I from './invitations.ts';
 import * as B from './billing.ts';
 import * as G from './geo.ts';
+import * as P from './planning.ts';
 import { API_TOKEN_HEADER, HTTP_STATUS_HEADER, HTTP_STATUS_REAL } from './constants.ts';
 
 /** The API-wide rules, shown at the top of the OpenAPI document (and so on the /developers page). */
@@ -22,7 +23,7 @@ export const API_DESCRIPTION =
  * that every registered route is listed; the web's /developers page renders the document.
  */
 export interface EndpointDef {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** OpenAPI path form, e.g. /v1/trackings/delete/{tid}. */
   path: string;
   summary: string;
@@ -427,6 +428,47 @@ export const shipmentEndpoints: EndpointDef[] = [
   },
 ];
 
+export const planningEndpoints: EndpointDef[] = [
+  {
+    method: 'POST',
+    path: '/v1/plans',
+    summary:
+      "Plan the day: the company's open shipments expected on `date` (and open ones with no date) shared among its couriers, each route in order with arrival times and a window for the customer; assigns each shipment to its courier; replaces that day's plan; honours an Idempotency-Key header (the company owner)",
+    tag: 'Planning',
+    auth: true,
+    body: P.createPlanRequest,
+    response: P.planViewSchema,
+  },
+  {
+    method: 'GET',
+    path: '/v1/plans/{date}',
+    summary: "The plan of a day (YYYY-MM-DD): each courier's ordered stops with times, and what could not be planned with the reason",
+    tag: 'Planning',
+    auth: true,
+    response: P.planViewSchema,
+  },
+  {
+    method: 'POST',
+    path: '/v1/plans/{date}/replan',
+    summary:
+      "Plan the day again from its plan: what is still open, new shipments included; each route's locked stops stay, in order, at its head; settings left out keep the plan's",
+    tag: 'Planning',
+    auth: true,
+    body: P.replanRequest,
+    response: P.planViewSchema,
+  },
+  {
+    method: 'PATCH',
+    path: '/v1/plans/{date}/stops/{tid}',
+    summary:
+      "Lock or unlock a stop (a route's locked stops are its head), or move it to another courier and/or position (a moved stop is locked there); the changed routes get new times",
+    tag: 'Planning',
+    auth: true,
+    body: P.patchPlanStopRequest,
+    response: P.planViewSchema,
+  },
+];
+
 export const billingEndpoints: EndpointDef[] = [
   {
     method: 'GET',
@@ -598,6 +640,7 @@ export const endpoints: EndpointDef[] = [
   ...memberEndpoints,
   ...invitationEndpoints,
   ...shipmentEndpoints,
+  ...planningEndpoints,
   ...billingEndpoints,
   ...geoEndpoints,
 ];

@@ -91,4 +91,18 @@ export const MSG = {
   validationFailed: 'Please check the highlighted fields',
   idempotencyKeyReused: 'This Idempotency-Key was already used with a different request',
   idempotencyKeyInProgress: 'A request with this Idempotency-Key is still in progress; retry shortly',
+  // Plan the day (issue 30; decision 118)
+  planDateFormat: 'Date must be a day written as YYYY-MM-DD, e.g. 2026-11-27',
+  planTimeFormat: 'Times are written as HH:MM on a 24-hour clock, e.g. 08:00',
+  planWindowOrder: 'The window must end after it starts',
+  planShiftOrder: 'The shift must end after it starts',
+  planOwnerOnly: 'Only the company owner plans the day: couriers see their stops, in order, on their phone',
+  planNoCouriers: 'You have no couriers to plan for: add couriers under Couriers first',
+  planNoShipments: 'There are no open shipments for this day to plan: create shipments with this expected date, or without a date',
+  planNoDepot: 'None of these shipments has an origin with a map position to start the routes from: give the depot position',
+  planShiftOver: "This day's shift is over: plan another day, or give a later shiftEnd",
+  planNotFound: 'There is no plan for this day yet: press Plan to make one',
+  planChanged: 'The plan changed while this change was worked out: look at it again and repeat the change',
+  planStopNotFound: 'That shipment is not in this plan',
+  planBusy: 'Too many plans are being worked out at the moment: try again in a few seconds',
 } as const;

@@ -97,3 +97,18 @@ export async function idempotentReply(
     throw err;
   }
 }
+
+/**
+ * The stored reply of an Idempotency-Key, if a request under it finished (a reuse for another request is
+ * refused, 422). For work that is slow before its transaction (Plan the day solves off-thread for seconds):
+ * a replay is answered without doing that work again; `idempotentReply` still decides under the key's lock.
+ */
+export async function storedReply(
+  db: Db,
+  scope: { userId: string; route: string; key: string; hash: string },
+): Promise<ExactReply | undefined> {
+  const row = await store.findIdempotent(db, scope.userId, scope.route, scope.key.slice(0, 200));
+  if (!row) return undefined;
+  if (row.requestHash && row.requestHash !== scope.hash) throw new AppError(422, MSG.idempotencyKeyReused, 'idempotency_key_reused');
+  return row.statusCode > 0 ? { statusCode: row.statusCode, text: row.body } : undefined;
+}

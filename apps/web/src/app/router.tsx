@@ -36,6 +36,7 @@ const PrintLabels = lazy(() => import('../features/shipments/routes/print-route'
 const Couriers = lazy(() => import('../features/couriers/routes/couriers-route'));
 const CouriersMap = lazy(() => import('../features/couriers/routes/couriers-map-route'));
 const ShipmentsMap = lazy(() => import('../features/shipments/routes/shipments-map-route'));
+const PlanDay = lazy(() => import('../features/shipments/routes/plan-route'));
 
 function page(C: LazyExoticComponent<ComponentType> | ComponentType) {
   return (
@@ -120,6 +121,7 @@ const router = createBrowserRouter([
           { path: 'couriers', element: page(Couriers) },
           { path: 'couriers/map', element: page(CouriersMap) },
           { path: 'shipments/map', element: page(ShipmentsMap) },
+          { path: 'shipments/plan', element: page(PlanDay) },
           { path: 'profile/settings/:tab?/:subTab?', element: page(Settings) },
           { path: 'profile/invoice/:invoiceId', element: page(Invoice) },
           { path: '*', element: page(NotFound) },

@@ -14,6 +14,7 @@ import {
 import type { AppContext } from '../../context.ts';
 import type { Tx } from '../../db/client.ts';
 import type { shipments, trackings, trackingEvents, users } from '../../db/schema.ts';
+import { plannedWindow } from '../planning/plan-window.service.ts';
 import { effectiveEndpoint, settingsView, type StoredSettings } from './settings.ts';
 import * as repo from './notifications.repository.ts';
 import { notifyQueues } from './queues.ts';
@@ -307,8 +308,11 @@ async function fanOutShipmentEvent(
   const link = publicTrackingUrl(ctx, user, shipment.tid);
   const cp = checkpointView(event.checkpoint as Cp);
   const brand = senderNameOf(user);
+  // Out for delivery on a planned day: the customer is told the hour (decision 118).
+  const expectedWindow = event.toStatus === 'OutForDelivery' ? await plannedWindow(tx, shipment.id, ctx.now()) : null;
   const message = (b: string | null): StatusMessageInput => ({
     tid: shipment.tid,
+    window: expectedWindow,
     title: shipment.orderId ? `Order ${shipment.orderId}` : '',
     courier: 'shm',
     status: event.toStatus,

@@ -16,6 +16,20 @@ export interface StatusMessageInput {
   timeZone?: string;
   /** The company's look in its customers' mails: its theme colour and logo (an image URL), when it has them. */
   brandStyle?: { color: string; logo: string };
+  /** Out for delivery on a planned day: the hour the customer is told (decision 118). */
+  window?: { from: string; to: string } | null;
+}
+
+/** "between 10:30 AM and 11:30 AM" in the account's time zone. */
+function windowLine(w: { from: string; to: string }, timeZone: string | undefined): string {
+  const opts: Intl.DateTimeFormatOptions = { hour: 'numeric', minute: '2-digit' };
+  let f: Intl.DateTimeFormat;
+  try {
+    f = new Intl.DateTimeFormat('en-US', { ...opts, timeZone: timeZone || 'UTC' });
+  } catch {
+    f = new Intl.DateTimeFormat('en-US', { ...opts, timeZone: 'UTC' });
+  }
+  return `between ${f.format(new Date(w.from))} and ${f.format(new Date(w.to))}`;
 }
 
 // Mail words: "Attempt failed" reads as a sentence where the status list's "Fail Attempt" does not.
@@ -70,8 +84,10 @@ export function statusEmail(m: StatusMessageInput): { subject: string; text: str
         : `${name}: ${label(m.status)}`;
   const cp = checkpointLine(m.checkpoint, m.timeZone);
   const intro = introOf(m, name);
+  const expected = m.window ? windowLine(m.window, m.timeZone) : '';
   const text = [
     intro,
+    expected ? `Expected ${expected}.` : '',
     '',
     `Status: ${label(m.status)}${m.previousStatus ? ` (was ${label(m.previousStatus)})` : ''}`,
     `Tracking number: ${m.tid} (${m.courier.toUpperCase()})`,
@@ -93,6 +109,7 @@ export function statusEmail(m: StatusMessageInput): { subject: string; text: str
     `<tr><td style="padding:4px 12px 4px 0;color:#6b7280">${escapeHtml(k)}</td><td style="padding:4px 0;font-weight:600">${escapeHtml(v)}</td></tr>`;
   const body =
     `<p style="line-height:1.5">${escapeHtml(intro)}</p><table role="presentation" cellpadding="0" cellspacing="0">` +
+    (expected ? row('Expected', expected) : '') +
     row('Status', label(m.status)) +
     (m.previousStatus ? row('Previous status', label(m.previousStatus)) : '') +
     row('Tracking number', `${m.tid} (${m.courier.toUpperCase()})`) +

@@ -22,6 +22,7 @@ import { exactReply, idempotencyKeyOf, idempotentReply, requestHash, sendExact, 
 import { userOf } from '../accounts/auth.plugin.ts';
 import { renderLabels } from './labels.ts';
 import * as svc from './shipments.service.ts';
+import { courierDayInPlanOrder } from '../planning/planning.service.ts';
 
 // The Idempotency-Key scope of the charging route.
 const CREATE_ROUTE = 'POST /v1/shipment/create';
@@ -79,7 +80,11 @@ export async function shipmentRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
     success(await svc.listAssigned(ctx, userOf(req), parse(listShipmentsRequest, body(req)))),
   );
 
-  app.post('/v1/shipment/today', auth, async (req) => success(await svc.courierDay(ctx, userOf(req), parse(courierDayRequest, body(req)))));
+  // In the order of today's plan, with its times, when the day was planned (decision 118).
+  app.post('/v1/shipment/today', auth, async (req) => {
+    const user = userOf(req);
+    return success(await courierDayInPlanOrder(ctx, user, await svc.courierDay(ctx, user, parse(courierDayRequest, body(req)))));
+  });
 
   app.get('/v1/shipment/proof/:tid/:checkpointId', auth, async (req) => {
     const { tid, checkpointId } = parse(proofParams, req.params);

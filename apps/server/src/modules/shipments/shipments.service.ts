@@ -222,6 +222,8 @@ export async function createShipment(
           courierId: member?.id ?? null,
           courier: input.courier || (member ? fullName(member) : ''),
           courierEmail: input.courierEmail ?? '',
+          windowFrom: input.windowFrom || null,
+          windowTo: input.windowTo || null,
           createdAt: now,
           updatedAt: now,
         });
@@ -411,6 +413,12 @@ export async function editShipment(ctx: AppContext, company: UserRow, input: Edi
     if (input.orderId !== undefined) patch.orderId = input.orderId;
     if (input.message !== undefined) patch.message = input.message;
     if (input.expected !== undefined) patch.expected = new Date(input.expected);
+    // '' clears a window; left out keeps it.
+    if (input.windowFrom !== undefined) patch.windowFrom = input.windowFrom || null;
+    if (input.windowTo !== undefined) patch.windowTo = input.windowTo || null;
+    const from = patch.windowFrom !== undefined ? patch.windowFrom : s.windowFrom;
+    const to = patch.windowTo !== undefined ? patch.windowTo : s.windowTo;
+    if (from && to && from >= to) throw badRequest(MSG.planWindowOrder, { windowTo: MSG.planWindowOrder });
     if (input.courierEmail) {
       patch.courierEmail = input.courierEmail;
       patch.courierId = member?.id ?? null;
@@ -445,9 +453,16 @@ type UnassignInput = z.output<typeof unassignShipmentsRequest>;
  * of the company's shipments and the courier one of its couriers, else nothing changes. Open screens hear of
  * each shipment (the company's, the new courier's and the one it was taken from).
  */
-async function setCourierOf(ctx: AppContext, company: UserRow, rawTids: string[], courier: UserRow | null): Promise<ShipmentView[]> {
+async function setCourierOf(
+  ctx: AppContext,
+  company: UserRow,
+  rawTids: string[],
+  courier: UserRow | null,
+  outer?: Tx,
+): Promise<ShipmentView[]> {
   const tids = [...new Set(rawTids.map(normalizeTrackingNumber))];
-  const rows = await ctx.db.transaction(async (tx) => {
+  const run = <T>(work: (tx: Tx) => Promise<T>) => (outer ? outer.transaction(work) : ctx.db.transaction(work));
+  const rows = await run(async (tx) => {
     const found = await repo.lockCompanyTids(tx, company.id, tids);
     const missing = tids.filter((t) => !found.some((r) => r.tid === t));
     if (missing.length)
@@ -484,7 +499,7 @@ async function setCourierOf(ctx: AppContext, company: UserRow, rawTids: string[]
     }
     return updated;
   });
-  const views = await viewsOf(ctx, rows);
+  const views = await viewsOf(ctx, rows, outer ?? ctx.db);
   return tids.map((t) => views.find((v) => v.tid === t)!);
 }
 
@@ -493,6 +508,67 @@ export async function assignShipments(ctx: AppContext, company: UserRow, input: 
   const courier = await findCourierByEmail(ctx, company.id, input.courierEmail);
   if (!courier) throw badRequest(MSG.notYourCourier, { courierEmail: MSG.notYourCourier });
   return setCourierOf(ctx, company, input.tids, courier);
+}
+
+/**
+ * Plan the day hands each courier their planned shipments through the same path as a bulk assignment (the
+ * same live events), in the plan's transaction. `courier` is one of the company's couriers, checked by the caller.
+ */
+export async function assignPlanned(ctx: AppContext, company: UserRow, courier: UserRow, tids: string[], tx: Tx): Promise<void> {
+  requireCompanyOwner(company);
+  if (tids.length) await setCourierOf(ctx, company, tids, courier, tx);
+}
+
+/** What Plan the day needs of a shipment: plain data, no row leaves the module. */
+export interface PlanningShipment {
+  id: string;
+  tid: string;
+  status: string;
+  courierId: string | null;
+  destination: { lat: number | null; long: number | null; address: string; name: string };
+  origin: { lat: number | null; long: number | null };
+  parcels: number;
+  windowFrom: string | null;
+  windowTo: string | null;
+}
+async function planningViews(db: Queryable, rows: repo.ShipmentRow[]): Promise<PlanningShipment[]> {
+  const parcels = await repo.parcelsFor(
+    db,
+    rows.map((r) => r.id),
+  );
+  return rows.map((r) => {
+    const d = addressView(r.destination);
+    const o = addressView(r.origin);
+    const count = parcels.filter((p) => p.shipmentId === r.id).reduce((n, p) => n + (p.quantity ?? 1), 0);
+    return {
+      id: r.id,
+      tid: r.tid,
+      status: r.status,
+      courierId: r.courierId,
+      destination: { lat: d.lat ?? null, long: d.long ?? null, address: [d.address1, d.city].filter(Boolean).join(', '), name: d.name },
+      origin: { lat: o.lat ?? null, long: o.long ?? null },
+      // A shipment without parcels listed still takes a place in the van.
+      parcels: Math.max(1, count),
+      windowFrom: r.windowFrom,
+      windowTo: r.windowTo,
+    };
+  });
+}
+
+/** The company's open shipments expected in [from, to), and the open ones with no expected date. */
+export async function openShipmentsForDay(ctx: AppContext, company: UserRow, from: Date, to: Date): Promise<PlanningShipment[]> {
+  requireCompanyOwner(company);
+  return planningViews(ctx.db, await repo.openForDay(ctx.db, company.id, [...OPEN_SHIPMENT_STATUSES], from, to));
+}
+
+/** The company's shipments by id, as Plan the day sees them (any status). */
+export async function shipmentsByIds(
+  ctx: AppContext,
+  companyId: string,
+  ids: string[],
+  db: Queryable = ctx.db,
+): Promise<PlanningShipment[]> {
+  return planningViews(db, await repo.findByIds(db, companyId, ids));
 }
 
 export async function unassignShipments(ctx: AppContext, company: UserRow, input: UnassignInput): Promise<ShipmentView[]> {
@@ -568,7 +644,7 @@ export async function courierDay(ctx: AppContext, user: UserRow, q: z.output<typ
     repo.openAssigned(ctx.db, user.id, COURIER_DAY_MAX_STOPS),
     repo.courierDayCounts(ctx.db, user.id, since),
   ]);
-  return { since: since.toISOString(), stops: await viewsOf(ctx, rows), ...counts };
+  return { since: since.toISOString(), stops: await viewsOf(ctx, rows), planned: [], ...counts };
 }
 
 // ------------------------------------------------------------------ proof of delivery

@@ -43,6 +43,7 @@ import {
 import { carriersOf, type JourneyStartLookup } from '../carriers/carriers.service.ts';
 import { recordStatusChange } from './events.ts';
 import { brandOfOwner, detectShm, publicShipment } from '../shipments/shipments.service.ts';
+import { publicWindow } from '../planning/planning.service.ts';
 import { FIRST_IN_LINE, LEASE_MS, refreshWakeSql } from './refresh.ts';
 import { refreshJob } from './trackings.jobs.ts';
 import { enqueue } from '../../jobs/define.ts';
@@ -562,7 +563,8 @@ export async function publicTracking(ctx: AppContext, key: string): Promise<Arra
   if (cut < 1 || cut === key.length - 1) throw notFound(MSG.shipmentNotFound);
   // A company's own shipment (an SHM number) is on the same public page.
   const shipment = await publicShipment(ctx, key.slice(0, cut), key.slice(cut + 1));
-  if (shipment) return [shipment];
+  // The window of the day's plan, when the shipment is planned (decision 118).
+  if (shipment) return [{ ...shipment, window: await publicWindow(ctx, shipment.tid, shipment.status) }];
   // One statement: the tracking, its account (for the brand) and its checkpoints.
   const found = await repo.findPublicTracking(ctx.db, key.slice(0, cut), normalizeTrackingNumber(key.slice(cut + 1)));
   if (!found) throw notFound(MSG.shipmentNotFound);

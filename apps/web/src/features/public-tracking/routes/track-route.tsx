@@ -148,6 +148,7 @@ export default function TrackRoute() {
       </TrackFrame>
     );
   }
+  const planWindow = data.kind === 'shipment' ? data.window : null;
   const signedBy = data.kind === 'shipment' ? (data.signedBy ?? data.checkpoints.find((c) => c.signedBy)?.signedBy ?? null) : null;
   return (
     <TrackFrame brand={data.brand}>
@@ -161,10 +162,17 @@ export default function TrackRoute() {
               <Title order={1} fz={{ base: 22, sm: 28 }} style={{ wordBreak: 'break-all' }}>
                 {data.tid}
               </Title>
-              {data.expected && (
-                <Text size="sm" c="dimmed">
-                  Expected {formatDate(data.expected)}
+              {planWindow ? (
+                <Text size="md" fw={700} data-testid="track-window">
+                  Expected between {clock(planWindow.from)} and {clock(planWindow.to)}
+                  {new Date(planWindow.from).toDateString() === new Date().toDateString() ? ' today' : `, ${formatDate(planWindow.from)}`}
                 </Text>
+              ) : (
+                data.expected && (
+                  <Text size="sm" c="dimmed">
+                    Expected {formatDate(data.expected)}
+                  </Text>
+                )
               )}
               {signedBy && (
                 <Text size="sm" data-testid="track-signed-by">
@@ -212,6 +220,9 @@ export default function TrackRoute() {
 }
 
 /** The parcel's route through the checkpoints that carry a position (oldest first); nothing when none does. */
+/** A time of day in the reader's clock (the day's plan window, decision 118). */
+const clock = (iso: string) => new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' }).format(new Date(iso));
+
 function RouteMap({ checkpoints, tid }: { checkpoints: PublicShipment['checkpoints']; tid: string }) {
   const placed = [...checkpoints].reverse().filter((c) => c.lat != null && c.long != null);
   if (placed.length === 0) return null;

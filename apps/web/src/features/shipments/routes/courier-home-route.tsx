@@ -62,8 +62,11 @@ function Count({
   );
 }
 
+const hhmm = (iso: string) => new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' }).format(new Date(iso));
+
 /**
- * A courier's home: today's stops in the order they were handed out (the open shipments assigned to them),
+ * A courier's home: today's stops in the order of the day's plan with their planned times (decision 118), or
+ * in the order they were handed out (the open shipments assigned to them),
  * what they delivered and failed today, and one tap from each stop to its checkpoint, a call or directions.
  */
 export default function CourierHomeRoute() {
@@ -72,6 +75,7 @@ export default function CourierHomeRoute() {
   const day = useCourierDay(!!info);
   const [checkpointFor, setCheckpointFor] = useState<ShipmentView | null>(null);
   const stops = day.data?.stops ?? [];
+  const planned = new Map((day.data?.planned ?? []).map((p) => [p.tid, p]));
   const first = info?.profile.firstName;
   const online = useOnline();
   const { waiting, refused } = useOutbox(info?.profile.uid);
@@ -143,6 +147,14 @@ export default function CourierHomeRoute() {
                     </Text>
                   </ThemeIcon>
                   <Box style={{ minWidth: 0 }}>
+                    {planned.has(s.tid) && (
+                      <Text size="sm" fw={700} c="blue.8" data-testid="stop-time">
+                        {hhmm(planned.get(s.tid)!.eta)}{' '}
+                        <Text span size="xs" c="dimmed" fw={500}>
+                          (customer told {hhmm(planned.get(s.tid)!.windowFrom)}–{hhmm(planned.get(s.tid)!.windowTo)})
+                        </Text>
+                      </Text>
+                    )}
                     <Text fw={700} style={{ overflowWrap: 'anywhere' }}>
                       {s.destination.name || s.tid}
                     </Text>
