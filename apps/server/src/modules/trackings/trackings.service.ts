@@ -49,6 +49,7 @@ import { enqueue } from '../../jobs/define.ts';
 import { isFinal } from './schedule.ts';
 import * as repo from './trackings.repository.ts';
 import { checkpointJson, fingerprint, publicView, trackingView } from './views.ts';
+import { postalOf } from './estimate.ts';
 import { liveNotifySql, publishLive } from '../live/live.service.ts';
 
 type AddInput = z.output<typeof AddSchema>;
@@ -456,6 +457,9 @@ export async function updateTracking(
         origin: '',
         destination: '',
         expected: null,
+        estimatedDelivery: null,
+        promisedBy: null,
+        lateFor: null,
         lastCheckPoint: null,
         lastCarrierDataAt: null,
         failures: 0,
@@ -501,6 +505,7 @@ export async function markDelivered(ctx: AppContext, user: UserRow, rawTid: stri
       status: 'Delivered',
       nextCheckAt: null,
       expected: null,
+      estimatedDelivery: null,
       lastCheckPoint: checkpointJson(cp),
       updatedAt: now,
     });
@@ -591,6 +596,26 @@ export async function publicParcelSubject(ctx: AppContext, key: string): Promise
  * each journey from there instead of sending parcels back to their first step. Numbers with no stored checkpoint
  * yet start when the sandbox is first asked.
  */
+/**
+ * The platform's delivered parcels the delivery-date predictor learns from (decision 122): carrier, the postal
+ * codes of origin and destination, the first scan (shipped) and the delivery scan, of the most recent ones.
+ */
+export async function deliveredHistory(
+  ctx: AppContext,
+  limit = 20_000,
+): Promise<
+  Array<{ carrier: string; originPostal: string | null; destinationPostal: string | null; shippedAt: string; deliveredAt: string }>
+> {
+  const rows = await repo.deliveredHistory(ctx.db, limit);
+  return rows.map((r) => ({
+    carrier: r.courier,
+    originPostal: postalOf(r.origin),
+    destinationPostal: postalOf(r.destination),
+    shippedAt: r.shippedAt.toISOString(),
+    deliveredAt: r.deliveredAt.toISOString(),
+  }));
+}
+
 export function sandboxJourneyStarts(ctx: AppContext): JourneyStartLookup {
   return (courier, tids) => repo.earliestCheckpointTimes(ctx.db, courier, tids);
 }

@@ -127,8 +127,11 @@ export function promisedWindow(j: Journey, elapsedMs: number, pace: number): Pro
   const delivered = at('delivered');
   if (ofd === undefined || delivered === undefined) return null;
   const attempt = at('attempt');
-  const first = { fromMs: Math.round((ofd - 20) * scale), toMs: Math.round(((attempt ?? delivered) + 20) * scale) };
+  // Whole seconds, as the carriers write times: the start rounded down, the end up (never narrower).
+  const from = (s: number) => Math.floor((s * scale) / 1000) * 1000;
+  const to = (s: number) => Math.ceil((s * scale) / 1000) * 1000;
+  const first = { fromMs: from(ofd - 20), toMs: to((attempt ?? delivered) + 40) };
   if (attempt === undefined || elapsedMs < attempt * scale) return { ...first, first: null };
   const second = at('ofd', 1) ?? ofd;
-  return { fromMs: Math.round((second - 20) * scale), toMs: Math.round((delivered + 40) * scale), first };
+  return { fromMs: from(second - 20), toMs: to(delivered + 40), first };
 }
