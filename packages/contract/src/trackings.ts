@@ -141,7 +141,7 @@ export function describeEstimate(e: Pick<EstimatedDeliveryView, 'date' | 'from' 
   const day = estimateDay(e.date);
   const from = estimateTime(e.from);
   const to = estimateTime(e.to);
-  if (from && to) return `Expected ${day}, between ${from} and ${to}`;
+  if (from && to) return from === to ? `Expected ${day}, around ${from}` : `Expected ${day}, between ${from} and ${to}`;
   if (to) return `Expected ${day}, by ${to}`;
   if (from) return `Expected ${day}, from ${from}`;
   return `Expected ${day}`;

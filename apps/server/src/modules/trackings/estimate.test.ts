@@ -115,6 +115,9 @@ describe('the estimate in words and postal codes in places', () => {
       'Expected Tue 1 Dec, between 10:00 and 14:00',
     );
     expect(describeEstimate(carrier('2026-12-01', null, null))).toBe('Expected Tue 1 Dec');
+    expect(describeEstimate(carrier('2026-12-01', '2026-12-01T10:00:00-05:00', '2026-12-01T10:00:30-05:00'))).toBe(
+      'Expected Tue 1 Dec, around 10:00',
+    );
     expect(describeEstimate(carrier('2026-12-01', null, '2026-12-01T20:00:00-06:00'))).toBe('Expected Tue 1 Dec, by 20:00');
     expect(describeEstimate({ date: '2026-11-30', from: '2026-11-30', to: '2026-12-01', source: 'predicted' })).toBe(
       'Expected by Tue 1 Dec (predicted)',

@@ -14,7 +14,7 @@ import {
   ThemeIcon,
   Title,
 } from '@mantine/core';
-import { MAP_DEFAULTS, MSG, type PublicShipment } from '@shiptrail/contract';
+import { describeEstimate, MAP_DEFAULTS, MSG, type PublicShipment } from '@shiptrail/contract';
 import { IconMail, IconMapPin, IconPackageOff, IconPhone, IconTruck } from '@tabler/icons-react';
 import type { ReactNode } from 'react';
 import { Link, useParams } from 'react-router';
@@ -161,10 +161,16 @@ export default function TrackRoute() {
               <Title order={1} fz={{ base: 22, sm: 28 }} style={{ wordBreak: 'break-all' }}>
                 {data.tid}
               </Title>
-              {data.expected && (
-                <Text size="sm" c="dimmed">
-                  Expected {formatDate(data.expected)}
+              {data.kind !== 'shipment' && data.estimatedDelivery ? (
+                <Text size="md" fw={600} mt={4} data-testid="track-expected" data-source={data.estimatedDelivery.source}>
+                  {describeEstimate(data.estimatedDelivery)}
                 </Text>
+              ) : (
+                data.expected && (
+                  <Text size="sm" c="dimmed">
+                    Expected {formatDate(data.expected)}
+                  </Text>
+                )
               )}
               {signedBy && (
                 <Text size="sm" data-testid="track-signed-by">
