@@ -77,3 +77,22 @@ for (const { name, profile } of PROFILES) {
     await context.close();
   });
 }
+
+test('the notification settings offer "Estimated date changed" and "Likely late", saved like the status triggers', async ({
+  page,
+  request,
+}) => {
+  const token = await signUpViaApi(page, request, uniqueEmail('late-trigger'));
+  await page.goto('/account/profile/settings/triggers/receiveNotification');
+  const form = page.getByRole('form', { name: 'Notifications you receive' });
+  await expect(form).toBeVisible({ timeout: 20_000 });
+  await expect(form.getByText('Estimated date changed')).toBeVisible();
+  await form.getByRole('checkbox', { name: 'Email on Likely late' }).check();
+  await form.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByText('Saved').first()).toBeVisible();
+  await page.screenshot({ path: 'test-results/expected-dates/settings-triggers-1366.png', fullPage: true });
+  const info = (await (await request.get('/v1/user/info', { headers: { 'sm-api-token': token } })).json()) as {
+    payload: { settings: { receiveNotification: { email: { triggers: Record<string, boolean> } } } };
+  };
+  expect(info.payload.settings.receiveNotification.email.triggers).toMatchObject({ LikelyLate: true, EstimateChanged: false });
+});
