@@ -87,5 +87,5 @@ describe('estimate notifications through the refresh engine', () => {
     } finally {
       await rx.close();
     }
-  });
+  }, 90_000);
 });

@@ -69,7 +69,7 @@ describe('estimated delivery in the product', () => {
       return v?.status === 'Delivered' ? v : null;
     }, 30_000);
     expect([done.estimatedDelivery, done.expected]).toEqual([null, null]);
-  });
+  }, 90_000);
 
   it('the carrier gives none: empty without delivered history, predicted (with its window of days) once there is some', async () => {
     const [bare, withHistory] = upsNumbers('exception', 2);

@@ -185,7 +185,7 @@ async function applyOneByOne(
 }
 
 /** A carrier answer and when it was asked for (the refresh engine's polls; a push is as fresh as its arrival). */
-type Stamped = TrackResult & { asOf?: Date };
+export type Stamped = TrackResult & { asOf?: Date };
 
 /** What applying a carrier result does to one tracking, decided on its locked row. */
 interface Outcome {
