@@ -224,3 +224,38 @@ export const importReportSchema = z.object({
 export type ImportReport = z.infer<typeof importReportSchema>;
 export const IMPORT_COLUMNS = ['tid', 'courier', 'title', 'orderId', 'customer', 'email', 'phone', 'note'] as const;
 export const MAX_IMPORT_ROWS = 5000;
+
+/** GET /v1/trackings/performance: the account's parcels delivered in the last `days` days (issue 32). */
+export const performanceQuery = z.object({
+  days: z.coerce
+    .number({ message: MSG.performanceDays })
+    .int(MSG.performanceDays)
+    .min(1, MSG.performanceDays)
+    .max(365, MSG.performanceDays)
+    .default(90),
+});
+
+const share = z.object({ count: z.number().int(), of: z.number().int(), rate: z.number().nullable() });
+/**
+ * Delivery performance. `onTime`: of the parcels whose carrier promised a date or window, how many were delivered by
+ * the end of the first promise. `firstAttempt`: of the delivered, how many without a failed attempt. `byCarrier`:
+ * transit time from the first scan to delivery, in days (median and 90th percentile, one decimal). Rates are 0–1,
+ * null when there is nothing to count.
+ */
+export const performanceSchema = z.object({
+  days: z.number().int(),
+  delivered: z.number().int(),
+  onTime: share,
+  firstAttempt: share,
+  byCarrier: z.array(
+    z.object({
+      courier: z.enum(COURIER_SLUGS),
+      delivered: z.number().int(),
+      medianDays: z.number().nullable(),
+      p90Days: z.number().nullable(),
+      onTime: share,
+      firstAttempt: share,
+    }),
+  ),
+});
+export type Performance = z.infer<typeof performanceSchema>;

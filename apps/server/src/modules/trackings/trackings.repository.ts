@@ -300,6 +300,53 @@ export async function deleteCheckpoints(db: Queryable, trackingId: string): Prom
   await db.delete(checkpoints).where(eq(checkpoints.trackingId, trackingId));
 }
 
+export type PerformanceRow = {
+  courier: string;
+  delivered: number;
+  p50Seconds: number | null;
+  p90Seconds: number | null;
+  promised: number;
+  onTime: number;
+  firstAttempt: number;
+};
+
+/**
+ * An account's trackings delivered since `since`, per carrier: how many, transit (first scan to the delivery scan)
+ * median and 90th percentile in seconds, how many had a carrier promise and how many arrived by its end, how many
+ * without a failed attempt.
+ */
+export async function performanceByCarrier(db: Queryable, userId: string, since: Date): Promise<PerformanceRow[]> {
+  const r = await db.execute<Record<string, string | number | null>>(sql`
+    with d as (
+      select t.courier, t.promised_by, s.shipped_at, s.delivered_at, s.failed
+      from ${trackings} t
+      cross join lateral (
+        select min(c.time) as shipped_at, max(c.time) filter (where c.status = 'Delivered') as delivered_at,
+               bool_or(c.status = 'FailAttempt') as failed
+        from ${checkpoints} c where c.tracking_id = t.id
+      ) s
+      where t.user_id = ${userId}::uuid and t.status = 'Delivered'
+    )
+    select courier, count(*)::int as delivered,
+      percentile_cont(0.5) within group (order by extract(epoch from delivered_at - shipped_at)) as p50,
+      percentile_cont(0.9) within group (order by extract(epoch from delivered_at - shipped_at)) as p90,
+      (count(*) filter (where promised_by is not null))::int as promised,
+      (count(*) filter (where promised_by is not null and delivered_at <= promised_by))::int as on_time,
+      (count(*) filter (where not coalesce(failed, false)))::int as first_attempt
+    from d where delivered_at >= ${since.toISOString()}::timestamptz
+    group by courier order by courier`);
+  const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+  return rowsOf<Record<string, unknown>>(r).map((x) => ({
+    courier: String(x.courier),
+    delivered: Number(x.delivered),
+    p50Seconds: num(x.p50),
+    p90Seconds: num(x.p90),
+    promised: Number(x.promised),
+    onTime: Number(x.on_time),
+    firstAttempt: Number(x.first_attempt),
+  }));
+}
+
 /** The most recently delivered trackings: carrier, places, first scan and delivery scan (the predictor's history). */
 export async function deliveredHistory(
   db: Queryable,
