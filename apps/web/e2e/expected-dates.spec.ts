@@ -96,3 +96,17 @@ test('the notification settings offer "Estimated date changed" and "Likely late"
   };
   expect(info.payload.settings.receiveNotification.email.triggers).toMatchObject({ LikelyLate: true, EstimateChanged: false });
 });
+
+test('the Delivery performance page shows the account’s delivered parcels by carrier', async ({ page, request }) => {
+  const token = await signUpViaApi(page, request, uniqueEmail('performance'));
+  const tid = freshDelivered();
+  expect((await apiPost(request, token, '/v1/trackings/add', { tid, courier: 'ups', title: 'Desk lamp' })).code).toBe(201);
+  expect((await (await request.get(`/v1/trackings/delivered/${tid}`, { headers: { 'sm-api-token': token } })).json()).code).toBe(200);
+  await page.goto('/account/dashboard');
+  await page.getByRole('link', { name: 'Delivery performance' }).click();
+  await expect(page.getByRole('heading', { name: 'Delivery performance' })).toBeVisible({ timeout: 20_000 });
+  await expect(page.getByTestId('figure-Delivered')).toHaveText('1');
+  await expect(page.getByTestId('figure-First attempt')).toHaveText('100%');
+  await expect(page.locator('tr[data-courier="ups"]')).toContainText('UPS');
+  await page.screenshot({ path: 'test-results/expected-dates/performance-1366.png', fullPage: false });
+});
