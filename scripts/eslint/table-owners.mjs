@@ -33,6 +33,8 @@ export const TABLE_OWNERS = {
   company_logos: 'modules/shipments/',
   shipment_parcels: 'modules/shipments/',
   shipment_checkpoints: 'modules/shipments/',
+  delivery_plans: 'modules/planning/',
+  plan_stops: 'modules/planning/',
   rate_limit_slots: 'modules/carriers/',
   rate_limit_windows: 'lib/shared-rate-limit-store.ts',
 };
@@ -68,6 +70,7 @@ export const CROSSINGS = {
   },
   notifications: { 'lib/metrics.ts': 'counts waiting notifications for the metrics gauge' },
   shipments: {
+    'modules/planning/planning.repository.ts': "reads the day's open shipments and their destinations to plan them (decision 118)",
     'modules/accounts/accounts.repository.ts': 'dashboard counts of shipments',
     'modules/members/members.repository.ts': "a removed courier's shipments are unassigned in the same transaction",
     'modules/notifications/fanout.ts': "joins the shipment's customer to a status change",

@@ -10,7 +10,8 @@ import { CENSOR, LOG_REDACT, redactUrl } from './lib/log-redact.ts';
 import { logContextMixin } from './lib/log-context.ts';
 import { closeCarriers, setupCarriers } from './modules/carriers/carriers.service.ts';
 import { stopRefreshScheduler } from './modules/trackings/refresh.ts';
-import { sandboxJourneyStarts } from './modules/trackings/trackings.service.ts';
+import { deliveredHistory, sandboxJourneyStarts } from './modules/trackings/trackings.service.ts';
+import { createDeliveryPredictions } from './edd/index.ts';
 import { setupSms } from './modules/sms/sms.service.ts';
 import { bindMetricsDatabase, unbindMetricsDatabase } from './lib/metrics.ts';
 import { setupQueues } from './jobs/registry.ts';
@@ -93,6 +94,10 @@ export async function createContext(
   // Carrier client, plus the carrier sandbox on loopback for carriers without credentials; its journeys
   // continue from the trackings' stored checkpoints after a restart.
   ctx.resources.sandboxJourneyStart = sandboxJourneyStarts(ctx);
+  // Predicted delivery dates learn from the delivered parcels of the whole platform (decision 122).
+  ctx.resources.deliveryPredictions = createDeliveryPredictions(() => deliveredHistory(ctx), {
+    onError: (err) => log.warn({ err }, 'delivery history could not be read; predictions wait for the next reload'),
+  });
   await setupCarriers(ctx);
   setupSms(ctx);
   await setupQueues(ctx);

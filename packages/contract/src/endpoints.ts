@@ -210,6 +210,16 @@ export const trackingEndpoints: EndpointDef[] = [
     response: T.trackingViewSchema,
   },
   {
+    method: 'GET',
+    path: '/v1/trackings/performance',
+    summary:
+      'Delivery performance of your parcels delivered in the last `days` days: on-time rate, first-attempt success, transit time by carrier',
+    tag: 'Trackings',
+    auth: true,
+    query: T.performanceQuery,
+    response: T.performanceSchema,
+  },
+  {
     method: 'POST',
     path: '/v1/couriers/detect',
     summary: 'Candidate couriers for a tracking number, best first',

@@ -63,6 +63,7 @@ export const MSG = {
   invalidCredentials: 'Invalid email or password',
   emailTaken: 'An account with this email already exists',
   tooManyAttempts: 'Too many attempts. Please wait a few minutes and try again.',
+  performanceDays: 'Days must be a whole number from 1 to 365',
   tooManyCardSaves: 'Too many card changes. Please wait a while and try again.',
   tooManyTopUps: 'Too many payments. Please wait a while and try again.',
   unauthorized: 'Please log in again',

@@ -17,6 +17,7 @@ import {
   uuid,
   type AnyPgColumn,
 } from 'drizzle-orm/pg-core';
+import type { EstimatedDeliveryView } from '@shiptrail/contract';
 
 /** Binary columns (proof-of-delivery images): Buffers in and out, on PGlite and PostgreSQL alike. */
 const bytea = customType<{ data: Buffer; driverData: Buffer | Uint8Array }>({
@@ -351,6 +352,12 @@ export const trackings = pgTable(
     destination: text('destination').notNull().default(''),
     status: text('status').notNull().default('Pending'),
     expected: ts('expected'),
+    /** The estimate shown (decision 122): the carrier's, or predicted when it gives none; null when neither. */
+    estimatedDelivery: jsonb('estimated_delivery').$type<EstimatedDeliveryView>(),
+    /** The end of the carrier's first promise (its window's end, else the end of its day): "likely late" compares to it. */
+    promisedBy: ts('promised_by'),
+    /** The estimate (date and window end) already announced as likely late, so each is announced once. */
+    lateFor: text('late_for'),
     lastCheckPoint: jsonb('last_checkpoint'),
     /** Refresh engine state. null nextCheckAt = not refreshed any more (Delivered, Expired, deleted). */
     nextCheckAt: ts('next_check_at'),

@@ -44,7 +44,8 @@ class ReplayFirst extends Error {}
 
 /**
  * The stored reply of a finished request under this key (422 when the key was used for another request), or
- * undefined. Lets a route skip costly checks before `idempotentReply` (decoding images) when the answer is known.
+ * undefined. Lets a route skip costly work before `idempotentReply` when the answer is known (decoding a courier's
+ * images; Plan the day's seconds of solving); `idempotentReply` still decides under the key's lock.
  */
 export async function storedReply(
   db: Db,
@@ -96,19 +97,4 @@ export async function idempotentReply(
     }
     throw err;
   }
-}
-
-/**
- * The stored reply of an Idempotency-Key, if a request under it finished (a reuse for another request is
- * refused, 422). For work that is slow before its transaction (Plan the day solves off-thread for seconds):
- * a replay is answered without doing that work again; `idempotentReply` still decides under the key's lock.
- */
-export async function storedReply(
-  db: Db,
-  scope: { userId: string; route: string; key: string; hash: string },
-): Promise<ExactReply | undefined> {
-  const row = await store.findIdempotent(db, scope.userId, scope.route, scope.key.slice(0, 200));
-  if (!row) return undefined;
-  if (row.requestHash && row.requestHash !== scope.hash) throw new AppError(422, MSG.idempotencyKeyReused, 'idempotency_key_reused');
-  return row.statusCode > 0 ? { statusCode: row.statusCode, text: row.body } : undefined;
 }

@@ -104,6 +104,7 @@ const SPECS: Record<string, Spec> = {
   'DELETE /v1/trackings/delete/{tid}': { targetsA: true, probes: (w) => [{ url: `/v1/trackings/delete/${w.a.privateTid}` }] },
   'GET /v1/trackings/delivered/{tid}': { targetsA: true, probes: (w) => [{ url: `/v1/trackings/delivered/${w.a.privateTid}` }] },
   'GET /v1/trackings/get': { probes: () => [{ url: '/v1/trackings/get?numRecords=100' }] },
+  'GET /v1/trackings/performance': { probes: () => [{ url: '/v1/trackings/performance' }] },
   'POST /v1/trackings/import': {
     probes: (w) => [{ url: '/v1/trackings/import', raw: { payload: `tid\n${w.a.trackingTid}\n`, contentType: 'text/csv' } }],
   },

@@ -25,6 +25,7 @@ const Wizard = lazy(() => import('../features/account/routes/wizard-route'));
 const Home = lazy(() => import('./routes/home-route'));
 const CourierAccount = lazy(() => import('../features/account/routes/courier-account-route'));
 const Trackings = lazy(() => import('../features/trackings/routes/trackings-route'));
+const Performance = lazy(() => import('../features/trackings/routes/performance-route'));
 const Notifications = lazy(() => import('../features/notifications/routes/notifications-route'));
 const Invite = lazy(() => import('../features/account/routes/invite-route'));
 const Support = lazy(() => import('../features/account/routes/support-route'));
@@ -112,6 +113,7 @@ const router = createBrowserRouter([
           { path: 'dashboard', element: page(Home) },
           { path: 'me', element: page(CourierAccount) },
           { path: 'trackings', element: page(Trackings) },
+          { path: 'performance', element: page(Performance) },
           { path: 'notifications', element: page(Notifications) },
           { path: 'invite', element: page(Invite) },
           { path: 'support', element: page(Support) },

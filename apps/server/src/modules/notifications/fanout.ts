@@ -1,5 +1,7 @@
 import {
   THEME_PRIMARY_COLORS,
+  ESTIMATE_TRIGGERS,
+  ESTIMATE_WEBHOOK_EVENT_TYPES,
   cleanBrandUrl,
   cleanText,
   TRIGGER_EVENTS,
@@ -7,6 +9,9 @@ import {
   WEBHOOK_PAYLOAD_VERSION,
   normalizeUsPhone,
   toE164,
+  type EstimatedDeliveryView,
+  type EstimateTrigger,
+  type EstimateWebhookEvent,
   type NotificationChannel,
   type TriggerEvent,
   type WebhookEvent,
@@ -19,7 +24,7 @@ import { effectiveEndpoint, settingsView, type StoredSettings } from './settings
 import * as repo from './notifications.repository.ts';
 import { notifyQueues } from './queues.ts';
 import { enqueue } from '../../jobs/define.ts';
-import { statusEmail, statusSms, type StatusMessageInput } from './templates.ts';
+import { estimateEmail, estimateSms, statusEmail, statusSms, type StatusMessageInput } from './templates.ts';
 
 type TrackingRow = typeof trackings.$inferSelect;
 type ShipmentRow = typeof shipments.$inferSelect;
@@ -33,6 +38,20 @@ interface Planned {
 }
 
 const isTrigger = (s: string): s is TriggerEvent => (TRIGGER_EVENTS as readonly string[]).includes(s);
+const isEstimateTrigger = (s: string): s is EstimateTrigger => (ESTIMATE_TRIGGERS as readonly string[]).includes(s);
+/** The stored estimate (jsonb) in the contract's key order. */
+function estimateOf(v: unknown): EstimatedDeliveryView | null {
+  if (!v || typeof v !== 'object') return null;
+  const e = v as Record<string, unknown>;
+  const text = (x: unknown) => (typeof x === 'string' ? x : null);
+  return {
+    date: String(e.date ?? ''),
+    from: text(e.from),
+    to: text(e.to),
+    source: e.source === 'predicted' ? 'predicted' : 'carrier',
+    updatedAt: String(e.updatedAt ?? ''),
+  };
+}
 const e164 = (phone: string) => {
   const n = phone ? normalizeUsPhone(phone) : null;
   return n ? toE164(n) : '';
@@ -115,8 +134,9 @@ export function webhookEvent(ctx: AppContext, user: UserRow, tracking: TrackingR
         note: tracking.note,
         origin: tracking.origin,
         destination: tracking.destination,
-        status: event.toStatus as WebhookEvent['data']['status'],
+        status: (isEstimateTrigger(event.toStatus) ? tracking.status : event.toStatus) as WebhookEvent['data']['status'],
         expected: iso(tracking.expected),
+        estimatedDelivery: estimateOf(tracking.estimatedDelivery),
         lastCheckPoint: checkpointView((tracking.lastCheckPoint as Cp) ?? (event.checkpoint as Cp)),
         url: publicTrackingUrl(ctx, user, tracking.tid),
         createdAt: tracking.createdAt.toISOString(),
@@ -125,6 +145,21 @@ export function webhookEvent(ctx: AppContext, user: UserRow, tracking: TrackingR
       checkpoint: checkpointView(event.checkpoint as Cp),
       previousStatus: (event.fromStatus as WebhookEvent['data']['previousStatus']) ?? null,
       status: event.toStatus as WebhookEvent['data']['status'],
+    },
+  };
+}
+
+/** The body of an estimate webhook (decision 123): the tracking as it is, the estimate, the first promise's end. */
+export function estimateWebhookEvent(ctx: AppContext, user: UserRow, tracking: TrackingRow, event: EventRow): EstimateWebhookEvent {
+  const base = webhookEvent(ctx, user, tracking, event);
+  return {
+    type: ESTIMATE_WEBHOOK_EVENT_TYPES[event.toStatus as EstimateTrigger],
+    timestamp: base.timestamp,
+    data: {
+      tracking: base.data.tracking,
+      estimatedDelivery: estimateOf(tracking.estimatedDelivery),
+      promisedBy: iso(tracking.promisedBy),
+      status: base.data.tracking.status,
     },
   };
 }
@@ -270,12 +305,25 @@ async function fanOutFound(
     ...(brand ? { brandStyle: brandStyleOf(user, ctx.config.publicUrl) } : {}),
   });
   const brandOf = (p: Planned) => (p.audience === 'send' ? senderNameOf(user) : null);
+  // Estimate news (decision 123): its own words and webhook type; the status it carries is the tracking's.
+  const kind = isEstimateTrigger(event.toStatus) ? event.toStatus : null;
+  const estimateMessage = (brand: string | null) => ({
+    ...message(brand),
+    status: tracking.status,
+    kind: kind!,
+    estimate: estimateOf(tracking.estimatedDelivery),
+  });
   let webhookBody: string | undefined;
   const rows: repo.NewNotification[] = planned.map((p) => {
     let payload: unknown;
-    if (p.channel === 'email') payload = statusEmail(message(brandOf(p)));
-    else if (p.channel === 'sms') payload = { body: statusSms(message(brandOf(p))) };
-    else payload = { body: (webhookBody ??= JSON.stringify(webhookEvent(ctx, user, tracking, event))) };
+    if (p.channel === 'email') payload = kind ? estimateEmail(estimateMessage(brandOf(p))) : statusEmail(message(brandOf(p)));
+    else if (p.channel === 'sms') payload = { body: kind ? estimateSms(estimateMessage(brandOf(p))) : statusSms(message(brandOf(p))) };
+    else
+      payload = {
+        body: (webhookBody ??= JSON.stringify(
+          kind ? estimateWebhookEvent(ctx, user, tracking, event) : webhookEvent(ctx, user, tracking, event),
+        )),
+      };
     return { eventId, userId: user.id, channel: p.channel, audience: p.audience, recipient: p.recipient, payload };
   });
 

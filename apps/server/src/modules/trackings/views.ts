@@ -3,6 +3,7 @@ import {
   COURIER_NAMES,
   type Checkpoint,
   type CourierSlug,
+  type EstimatedDeliveryView,
   type PublicTracking,
   type TrackingStatus,
   type TrackingView,
@@ -28,6 +29,20 @@ function storedCheckpoint(v: unknown): Checkpoint | null {
   };
 }
 
+/** The stored estimate in the contract's key order (jsonb keeps its own order). */
+export function estimateView(v: unknown): EstimatedDeliveryView | null {
+  if (!v || typeof v !== 'object') return null;
+  const e = v as Record<string, unknown>;
+  const text = (x: unknown) => (typeof x === 'string' ? x : null);
+  return {
+    date: String(e.date ?? ''),
+    from: text(e.from),
+    to: text(e.to),
+    source: e.source === 'predicted' ? 'predicted' : 'carrier',
+    updatedAt: String(e.updatedAt ?? ''),
+  };
+}
+
 export function trackingView(t: TrackingRow, cps: CheckpointRow[] | Checkpoint[], uid: string, sandbox: boolean): TrackingView {
   return {
     tid: t.tid,
@@ -41,6 +56,7 @@ export function trackingView(t: TrackingRow, cps: CheckpointRow[] | Checkpoint[]
     destination: t.destination,
     status: t.status as TrackingStatus,
     expected: t.expected?.toISOString() ?? null,
+    estimatedDelivery: estimateView(t.estimatedDelivery),
     lastCheckPoint: storedCheckpoint(t.lastCheckPoint),
     checkpoints: cps.map((c) => (typeof c.time === 'string' ? (c as Checkpoint) : checkpointView(c as CheckpointRow))),
     createdAt: t.createdAt.toISOString(),
@@ -87,6 +103,7 @@ export function publicView(
     origin: t.origin,
     destination: t.destination,
     expected: t.expected?.toISOString() ?? null,
+    estimatedDelivery: estimateView(t.estimatedDelivery),
     lastCheckPoint: storedCheckpoint(t.lastCheckPoint),
     checkpoints: cps.map(checkpointView),
     notify: { email: maskEmail(t.notifyEmail), phone: maskPhone(t.notifyPhone) },

@@ -14,7 +14,7 @@ import {
   ThemeIcon,
   Title,
 } from '@mantine/core';
-import { MAP_DEFAULTS, MSG, type PublicShipment } from '@shiptrail/contract';
+import { describeEstimate, MAP_DEFAULTS, MSG, type PublicShipment } from '@shiptrail/contract';
 import { IconMail, IconMapPin, IconPackageOff, IconPhone, IconTruck } from '@tabler/icons-react';
 import type { ReactNode } from 'react';
 import { Link, useParams } from 'react-router';
@@ -166,6 +166,10 @@ export default function TrackRoute() {
                 <Text size="md" fw={700} data-testid="track-window">
                   Expected between {clock(planWindow.from)} and {clock(planWindow.to)}
                   {new Date(planWindow.from).toDateString() === new Date().toDateString() ? ' today' : `, ${formatDate(planWindow.from)}`}
+                </Text>
+              ) : data.kind !== 'shipment' && data.estimatedDelivery ? (
+                <Text size="md" fw={600} mt={4} data-testid="track-expected" data-source={data.estimatedDelivery.source}>
+                  {describeEstimate(data.estimatedDelivery)}
                 </Text>
               ) : (
                 data.expected && (
