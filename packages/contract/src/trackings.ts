@@ -113,6 +113,20 @@ export const estimatedDeliverySchema = z.object({
 });
 export type EstimatedDeliveryView = z.infer<typeof estimatedDeliverySchema>;
 
+/** A stored estimate (the server keeps it as jsonb, which has its own key order) in the contract's shape and key order. */
+export function estimateView(v: unknown): EstimatedDeliveryView | null {
+  if (!v || typeof v !== 'object') return null;
+  const e = v as Record<string, unknown>;
+  const text = (x: unknown) => (typeof x === 'string' ? x : null);
+  return {
+    date: String(e.date ?? ''),
+    from: text(e.from),
+    to: text(e.to),
+    source: e.source === 'predicted' ? 'predicted' : 'carrier',
+    updatedAt: String(e.updatedAt ?? ''),
+  };
+}
+
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 

@@ -9,7 +9,7 @@ import {
   WEBHOOK_PAYLOAD_VERSION,
   normalizeUsPhone,
   toE164,
-  type EstimatedDeliveryView,
+  estimateView,
   type EstimateTrigger,
   type EstimateWebhookEvent,
   type NotificationChannel,
@@ -39,19 +39,6 @@ interface Planned {
 
 const isTrigger = (s: string): s is TriggerEvent => (TRIGGER_EVENTS as readonly string[]).includes(s);
 const isEstimateTrigger = (s: string): s is EstimateTrigger => (ESTIMATE_TRIGGERS as readonly string[]).includes(s);
-/** The stored estimate (jsonb) in the contract's key order. */
-function estimateOf(v: unknown): EstimatedDeliveryView | null {
-  if (!v || typeof v !== 'object') return null;
-  const e = v as Record<string, unknown>;
-  const text = (x: unknown) => (typeof x === 'string' ? x : null);
-  return {
-    date: String(e.date ?? ''),
-    from: text(e.from),
-    to: text(e.to),
-    source: e.source === 'predicted' ? 'predicted' : 'carrier',
-    updatedAt: String(e.updatedAt ?? ''),
-  };
-}
 const e164 = (phone: string) => {
   const n = phone ? normalizeUsPhone(phone) : null;
   return n ? toE164(n) : '';
@@ -136,7 +123,7 @@ export function webhookEvent(ctx: AppContext, user: UserRow, tracking: TrackingR
         destination: tracking.destination,
         status: (isEstimateTrigger(event.toStatus) ? tracking.status : event.toStatus) as WebhookEvent['data']['status'],
         expected: iso(tracking.expected),
-        estimatedDelivery: estimateOf(tracking.estimatedDelivery),
+        estimatedDelivery: estimateView(tracking.estimatedDelivery),
         lastCheckPoint: checkpointView((tracking.lastCheckPoint as Cp) ?? (event.checkpoint as Cp)),
         url: publicTrackingUrl(ctx, user, tracking.tid),
         createdAt: tracking.createdAt.toISOString(),
@@ -157,7 +144,7 @@ export function estimateWebhookEvent(ctx: AppContext, user: UserRow, tracking: T
     timestamp: base.timestamp,
     data: {
       tracking: base.data.tracking,
-      estimatedDelivery: estimateOf(tracking.estimatedDelivery),
+      estimatedDelivery: estimateView(tracking.estimatedDelivery),
       promisedBy: iso(tracking.promisedBy),
       status: base.data.tracking.status,
     },
@@ -311,7 +298,7 @@ async function fanOutFound(
     ...message(brand),
     status: tracking.status,
     kind: kind!,
-    estimate: estimateOf(tracking.estimatedDelivery),
+    estimate: estimateView(tracking.estimatedDelivery),
   });
   let webhookBody: string | undefined;
   const rows: repo.NewNotification[] = planned.map((p) => {

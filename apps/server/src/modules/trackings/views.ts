@@ -3,7 +3,7 @@ import {
   COURIER_NAMES,
   type Checkpoint,
   type CourierSlug,
-  type EstimatedDeliveryView,
+  estimateView,
   type PublicTracking,
   type TrackingStatus,
   type TrackingView,
@@ -29,19 +29,7 @@ function storedCheckpoint(v: unknown): Checkpoint | null {
   };
 }
 
-/** The stored estimate in the contract's key order (jsonb keeps its own order). */
-export function estimateView(v: unknown): EstimatedDeliveryView | null {
-  if (!v || typeof v !== 'object') return null;
-  const e = v as Record<string, unknown>;
-  const text = (x: unknown) => (typeof x === 'string' ? x : null);
-  return {
-    date: String(e.date ?? ''),
-    from: text(e.from),
-    to: text(e.to),
-    source: e.source === 'predicted' ? 'predicted' : 'carrier',
-    updatedAt: String(e.updatedAt ?? ''),
-  };
-}
+export { estimateView };
 
 export function trackingView(t: TrackingRow, cps: CheckpointRow[] | Checkpoint[], uid: string, sandbox: boolean): TrackingView {
   return {
