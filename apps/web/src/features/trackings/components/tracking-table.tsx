@@ -131,7 +131,7 @@ export function TrackingTable(props: Props) {
       <Table highlightOnHover verticalSpacing="sm" aria-label="Trackings" data-testid="trackings-table" layout="fixed">
         <Table.Thead>
           <Table.Tr>
-            <Table.Th w={150}>Status</Table.Th>
+            <Table.Th w={170}>Status</Table.Th>
             <Table.Th w="20%">Tracking Number and Title</Table.Th>
             <Table.Th w={96}>Courier</Table.Th>
             <Table.Th>Origin</Table.Th>
