@@ -131,8 +131,8 @@ export function TrackingTable(props: Props) {
       <Table highlightOnHover verticalSpacing="sm" aria-label="Trackings" data-testid="trackings-table" layout="fixed">
         <Table.Thead>
           <Table.Tr>
-            <Table.Th w={170}>Status</Table.Th>
-            <Table.Th w="20%">Tracking Number and Title</Table.Th>
+            <Table.Th w={160}>Status</Table.Th>
+            <Table.Th w="18%">Tracking Number and Title</Table.Th>
             <Table.Th w={96}>Courier</Table.Th>
             <Table.Th>Origin</Table.Th>
             <Table.Th>Destination</Table.Th>
