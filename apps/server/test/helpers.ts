@@ -138,6 +138,8 @@ export async function call<T = any>(
 const declared = endpoints.map((e) => ({
   e,
   re: new RegExp(`^${e.path.replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
+  // How much of the path is fixed text: the most specific pattern wins (/v1/shipments/labels over /v1/shipments/{id}).
+  fixed: e.path.replace(/\{[^}]+\}/g, '').length,
 }));
 
 /**
@@ -149,8 +151,7 @@ export function checkReplyAgainstContract(method: string, url: string, statusCod
   if (statusCode >= 300 || envelope?.status !== 'success') return;
   const pathOnly = url.split('?')[0]!;
   const found = declared.filter((d) => d.e.method === method && d.re.test(pathOnly));
-  // The most specific path wins: /v1/shipments/labels before /v1/shipments/{id}.
-  const hit = found.sort((a, b) => b.e.path.replace(/\{[^}]+\}/g, '').length - a.e.path.replace(/\{[^}]+\}/g, '').length)[0];
+  const hit = found.sort((a, b) => b.fixed - a.fixed)[0];
   if (!hit?.e.response) return;
   const parsed = hit.e.response.safeParse(envelope.payload);
   if (!parsed.success)

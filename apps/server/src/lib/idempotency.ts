@@ -74,12 +74,7 @@ export async function idempotentReply(
 ): Promise<ExactReply> {
   const { userId, route, hash } = scope;
   const key = scope.key.slice(0, 200);
-  const replay = (row: Awaited<ReturnType<typeof store.findIdempotent>>): ExactReply | undefined => {
-    if (!row) return undefined;
-    if (row.requestHash && row.requestHash !== hash) throw new AppError(422, MSG.idempotencyKeyReused, 'idempotency_key_reused');
-    return row.statusCode > 0 ? { statusCode: row.statusCode, text: row.body } : undefined;
-  };
-  const first = replay(await store.findIdempotent(db, userId, route, key));
+  const first = await storedReply(db, scope);
   if (first) return first;
   try {
     return await db.transaction(async (tx) => {
@@ -90,7 +85,7 @@ export async function idempotentReply(
     });
   } catch (err) {
     if (err instanceof ReplayFirst || isUniqueViolation(err)) {
-      const stored = replay(await store.findIdempotent(db, userId, route, key));
+      const stored = await storedReply(db, scope);
       if (stored) return stored;
       if (isUniqueViolation(err)) throw onUniqueViolation();
       throw conflict(MSG.idempotencyKeyInProgress);
