@@ -123,6 +123,13 @@ test.beforeAll(async ({ browser }) => {
   await expect(owner).toHaveURL(/\/account\/dashboard/);
   // The verification link signs the owner in afresh: the page's new session is the one to use from here.
   ownerToken = await owner.evaluate(() => (JSON.parse(localStorage.getItem('shiptrail.session') ?? '{}') as { token: string }).token);
+  // A new company's customers hear of a failed attempt without the owner switching it on (decision 100), and the
+  // grid says it in words ("Attempt failed", not the status code's "Fail Attempt").
+  await owner.goto('/account/profile/settings/triggers/sendNotifications');
+  const customers = owner.getByRole('form', { name: 'Notifications sent to your customers' });
+  for (const t of ['Out For Delivery', 'Attempt failed', 'Delivered', 'Exception'])
+    await expect(customers.getByRole('checkbox', { name: `Email on ${t}` })).toBeChecked();
+  await expect(customers.getByRole('checkbox', { name: 'Email on In Transit' })).not.toBeChecked();
   courierEmail = uniqueEmail('day-courier');
   await owner.goto('/account/couriers');
   await owner.getByRole('button', { name: 'Invite courier' }).click();
@@ -317,6 +324,9 @@ test("a courier's day by tap: today's stops, Out For Delivery, a failed attempt,
   await test.step('the customer sees the delivery and the signer, live, on the phone', async () => {
     await expect(customer.getByTestId('track-status')).toHaveAttribute('data-status', 'Delivered');
     await expect(customer.getByTestId('track-signed-by')).toContainText('Alex Recipient');
+    // The signer is said once in the timeline, not twice ("Delivered, signed by ..." above "Signed by ...").
+    await expect(customer.getByTestId('signed-by')).toHaveText('Signed by Alex Recipient');
+    await expect(customer.getByText('Delivered, signed by Alex Recipient')).toHaveCount(0);
     await expectNoSidewaysScroll(customer);
     await shot(customer, 'customer-public-page');
     await customerContext.close();

@@ -64,7 +64,7 @@ export const TRIGGER_LABELS: Record<TriggerEvent, string> = {
   Delivered: 'Delivered',
   Exception: 'Exception',
   Expired: 'Expired',
-  FailAttempt: 'Fail Attempt',
+  FailAttempt: 'Attempt failed',
   InTransit: 'In Transit',
   InfoReceived: 'Info Received',
   OutForDelivery: 'Out For Delivery',

@@ -551,6 +551,8 @@ export const shipments = pgTable(
     // Keyset paging of getshipments and getassigned: newest first, id breaks ties.
     index('shipments_company_created_idx').on(t.companyId, t.createdAt, t.id),
     index('shipments_courier_created_idx').on(t.courierId, t.createdAt, t.id),
+    // The map's markers, paged by tid within a company (listMarkers): read in order, no sort of every shipment.
+    index('shipments_company_tid_idx').on(t.companyId, t.tid),
   ],
 );
 

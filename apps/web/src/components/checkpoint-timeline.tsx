@@ -27,7 +27,9 @@ export function CheckpointTimeline({ checkpoints }: { checkpoints: TimelineCheck
             </Text>
           }
         >
-          {c.message && <Text size="sm">{c.message}</Text>}
+          {/* The server's own words for a signed delivery ("Delivered, signed by X") would repeat the title and the
+              signer's line, so only a message the courier wrote is shown beside them. */}
+          {c.message && !(c.signedBy && c.message === `Delivered, signed by ${c.signedBy}`) && <Text size="sm">{c.message}</Text>}
           {c.signedBy && (
             <Text size="sm" data-testid="signed-by">
               Signed by {c.signedBy}

@@ -1,0 +1,1 @@
+CREATE INDEX "shipments_company_tid_idx" ON "shipments" USING btree ("company_id","tid");
