@@ -58,9 +58,6 @@ export const CROSSINGS = {
   sessions: { 'modules/billing/payments.repository.ts': 'revokes sessions when a chargeback closes an account (decision 116)' },
   referrals: { 'modules/billing/payments.repository.ts': 'pays the referral reward with the payment that earns it (decision 110)' },
   alerts: { 'modules/billing/payments.ts': `${ASSEMBLED}: the low-balance alert of the charging statement` },
-  idempotency_keys: {
-    'modules/billing/payments.ts': 'the top-up keeps its own key row across the gateway call; to fold into lib/idempotency.ts',
-  },
   dev_outbox: { 'modules/sms/sms.service.ts': 'SMS without Twilio go to the dev outbox, as mail does' },
   trackings: {
     'lib/metrics.ts': 'counts trackings due for the metrics gauge',

@@ -26,3 +26,10 @@ export async function storeIdempotent(db: Queryable, userId: string, route: stri
     .set({ statusCode, body: text })
     .where(and(eq(idempotencyKeys.userId, userId), eq(idempotencyKeys.route, route), eq(idempotencyKeys.key, key)));
 }
+/** Keep a finished reply whose work ran outside a reserving transaction (a card sale); the first one kept wins. */
+export async function keepIdempotent(
+  db: Queryable,
+  row: { userId: string; route: string; key: string; requestHash: string; statusCode: number; body: string },
+) {
+  await db.insert(idempotencyKeys).values(row).onConflictDoNothing();
+}

@@ -3,7 +3,7 @@
 // data, and knows nothing of keys or replies.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MSG, type Envelope } from '@shiptrail/contract';
-import type { Db, Tx } from '../db/client.ts';
+import type { Db, Queryable, Tx } from '../db/client.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { sha256 } from './crypto.ts';
 import { AppError, conflict } from './errors.ts';
@@ -92,4 +92,25 @@ export async function idempotentReply(
     }
     throw err;
   }
+}
+
+/**
+ * Keep the reply of work that cannot sit inside `idempotentReply`'s transaction because it calls out between its
+ * statements (a top-up's card sale: the payment row holds the key across the gateway call). Returns the reply; if
+ * a reply is already kept under the key, that one stays (a replay answers with the first).
+ */
+export async function keepReply(
+  db: Queryable,
+  scope: { userId: string; route: string; key: string; hash: string },
+  out: ExactReply,
+): Promise<ExactReply> {
+  await store.keepIdempotent(db, {
+    userId: scope.userId,
+    route: scope.route,
+    key: scope.key.slice(0, 200),
+    requestHash: scope.hash,
+    statusCode: out.statusCode,
+    body: out.text,
+  });
+  return out;
 }

@@ -1,12 +1,12 @@
-import { createHash } from 'node:crypto';
-import { and, eq, sql, type SQL } from 'drizzle-orm';
+import { eq, sql, type SQL } from 'drizzle-orm';
 import { MSG, PRICING, centsToDollars, type Envelope, type PaymentHistoryItem, type PaymentInfo } from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
 import type { Queryable, Tx } from '../../db/client.ts';
-import { billingAccounts, idempotencyKeys, users } from '../../db/schema.ts';
+import { billingAccounts, users } from '../../db/schema.ts';
 import { AppError, badRequest, conflict, paymentRequired, tooMany } from '../../lib/errors.ts';
 import { takeWindow } from '../../lib/attempts.repository.ts';
 import { success } from '../../lib/http.ts';
+import { keepReply, requestHash, storedReply, type ExactReply } from '../../lib/idempotency.ts';
 import { startTickLoop } from '../../lib/tick-loop.ts';
 import { GatewayUnavailableError, withTimeout, type GatewayTransaction, type PaymentGateway, type SaleResult } from './gateway.ts';
 import { SandboxGateway } from './sandbox-gateway.ts';
@@ -312,13 +312,6 @@ async function fail(db: Queryable, p: repo.PaymentRow, res: Extract<SaleResult, 
   });
 }
 
-const requestHash = (amount: number) => createHash('sha256').update(JSON.stringify({ amount })).digest('hex');
-
-interface ExactReply {
-  statusCode: number;
-  text: string;
-}
-
 /**
  * POST /v1/user/general/addbalance: charge the card on file and credit the balance. Under an Idempotency-Key
  * the first answer (success or decline) is kept and replayed byte for byte; the payment row carries the key,
@@ -327,17 +320,11 @@ interface ExactReply {
  */
 export async function addBalance(ctx: AppContext, user: UserLike, amountDollars: number, rawKey?: string): Promise<ExactReply> {
   const key = rawKey?.slice(0, 200);
-  const hash = requestHash(amountDollars);
   const amountCents = amountDollars * 100;
-  if (key) {
-    const [stored] = await ctx.db
-      .select()
-      .from(idempotencyKeys)
-      .where(and(eq(idempotencyKeys.userId, user.id), eq(idempotencyKeys.route, ADDBALANCE_ROUTE), eq(idempotencyKeys.key, key)));
-    if (stored) {
-      if (stored.requestHash !== hash) throw new AppError(422, MSG.idempotencyKeyReused, 'idempotency_key_reused');
-      if (stored.statusCode > 0) return { statusCode: stored.statusCode, text: stored.body };
-    }
+  const scope = key ? { userId: user.id, route: ADDBALANCE_ROUTE, key, hash: requestHash({ amount: amountDollars }) } : undefined;
+  if (scope) {
+    const first = await storedReply(ctx.db, scope);
+    if (first) return first;
   }
   const a = await repo.account(ctx.db, user.id);
   if (!a?.paymentMethodToken) throw paymentRequired(MSG.noPaymentMethod);
@@ -364,7 +351,7 @@ export async function addBalance(ctx: AppContext, user: UserLike, amountDollars:
     if (!earlier) throw conflict(MSG.idempotencyKeyInProgress);
     if (earlier.amountCents !== amountCents) throw new AppError(422, MSG.idempotencyKeyReused, 'idempotency_key_reused');
     // Settled by the sweep after its first answer was lost: answer as the first attempt would have.
-    if (earlier.status === 'submitted_for_settlement') return successReply(ctx, earlier, key!, hash, user.id);
+    if (earlier.status === 'submitted_for_settlement') return keepReply(ctx.db, scope!, await successReply(ctx, earlier, user.id));
     // Only a payment whose outcome is unknown (the gateway did not answer) is tried again, as the same sale.
     p = await repo.movePayment(ctx.db, earlier.id, ['unknown'], { status: 'pending' });
     if (!p) throw conflict(MSG.idempotencyKeyInProgress);
@@ -381,14 +368,7 @@ export async function addBalance(ctx: AppContext, user: UserLike, amountDollars:
     throw new AppError(err.timedOut ? 504 : 503, err.timedOut ? MSG.paymentTimeout : MSG.paymentUnavailable, 'gateway_unavailable');
   }
   const payment = p;
-  const keep = async (db: Queryable, out: ExactReply) => {
-    if (key)
-      await db
-        .insert(idempotencyKeys)
-        .values({ userId: user.id, route: ADDBALANCE_ROUTE, key, statusCode: out.statusCode, body: out.text, requestHash: hash })
-        .onConflictDoNothing();
-    return out;
-  };
+  const keep = (db: Queryable, out: ExactReply) => (scope ? keepReply(db, scope, out) : out);
   if (!res.ok) {
     await fail(ctx.db, payment, res);
     const message = res.reason === 'rejected' ? `${MSG.paymentRejected}: ${res.message}` : `${MSG.paymentDeclined}: ${res.message}`;
@@ -412,18 +392,9 @@ export async function addBalance(ctx: AppContext, user: UserLike, amountDollars:
   });
 }
 
-async function successReply(ctx: AppContext, p: repo.PaymentRow, key: string, hash: string, userId: string): Promise<ExactReply> {
-  const out = {
-    statusCode: 200,
-    text: JSON.stringify(
-      success({ balance: centsToDollars(await ledger.balanceCents(ctx.db, userId)), payment: historyItem(p) }, MSG.balanceAdded),
-    ),
-  };
-  await ctx.db
-    .insert(idempotencyKeys)
-    .values({ userId, route: ADDBALANCE_ROUTE, key, statusCode: out.statusCode, body: out.text, requestHash: hash })
-    .onConflictDoNothing();
-  return out;
+async function successReply(ctx: AppContext, p: repo.PaymentRow, userId: string): Promise<ExactReply> {
+  const balance = centsToDollars(await ledger.balanceCents(ctx.db, userId));
+  return { statusCode: 200, text: JSON.stringify(success({ balance, payment: historyItem(p) }, MSG.balanceAdded)) };
 }
 
 /**
