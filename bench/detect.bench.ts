@@ -1,5 +1,5 @@
 // Detection throughput: tracking numbers classified per second (detectCarriers over a mixed set of real-shaped
-// numbers from docs/carrier-carrier numbers, spaced and plain). Run: `node bench/detect.bench.ts` (Node 24 type
+// numbers from docs/carrier-numbers.md, spaced and plain). Run: `node bench/detect.bench.ts` (Node 24 type
 // stripping) — prints JSON — or import `benchDetect()`.
 import { detectCarriers } from '../apps/server/src/modules/carriers/detect.ts';
 

@@ -30,8 +30,6 @@ export function created<T>(reply: FastifyReply, payload: T, message: string) {
   return success(payload, message, 201);
 }
 
-export const clientIp = (req: FastifyRequest) => req.ip;
-
 /** True when the request opted in to real HTTP status codes (header sm-http-status: real). */
 export function wantsRealStatus(req: FastifyRequest): boolean {
   const v = req.headers[HTTP_STATUS_HEADER];

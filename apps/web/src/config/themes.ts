@@ -22,8 +22,6 @@ export const THEMES: ThemeDef[] = [
   { id: 'H', name: 'Graphite', primary: 'dark', accent: 'blue', swatch: ['#343a40', '#339af0'] },
 ];
 
-export const DEFAULT_THEME: ThemeId = 'A';
-
 export function themeDef(id: string | null | undefined): ThemeDef {
   return THEMES.find((t) => t.id === id) ?? THEMES[0]!;
 }

@@ -15,10 +15,6 @@ export async function findUserById(db: Queryable, id: string): Promise<UserRow |
   const [u] = await db.select().from(users).where(eq(users.id, id)).limit(1);
   return u;
 }
-export async function findUserByUid(db: Queryable, uid: string): Promise<UserRow | undefined> {
-  const [u] = await db.select().from(users).where(eq(users.uid, uid)).limit(1);
-  return u;
-}
 export async function findUserByGoogleSub(db: Queryable, sub: string): Promise<UserRow | undefined> {
   const [u] = await db.select().from(users).where(eq(users.googleSub, sub)).limit(1);
   return u;

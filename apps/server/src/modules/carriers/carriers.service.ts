@@ -86,5 +86,4 @@ function runtimeOf(ctx: AppContext): CarrierRuntime {
 }
 
 export const carriersOf = (ctx: AppContext): CarrierClient => runtimeOf(ctx).client;
-export const sandboxUrlOf = (ctx: AppContext): string | null => runtimeOf(ctx).sandbox?.url ?? null;
 export const sandboxPaceOf = (ctx: AppContext): number => runtimeOf(ctx).pace;

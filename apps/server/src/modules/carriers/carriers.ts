@@ -50,13 +50,6 @@ export interface CarrierClient {
   close?(): void;
 }
 
-export const PRODUCTION_URLS: Record<CourierSlug, string> = {
-  ups: UPS_PRODUCTION_URL,
-  usps: USPS_PRODUCTION_URL,
-  fedex: FEDEX_PRODUCTION_URL,
-  canadapost: CANADAPOST_PRODUCTION_URL,
-};
-
 // Published figures where they exist (carrier notes §0, §2.6, §3.6, §4.5); UPS publishes none, so a conservative guess.
 export const DEFAULT_RATE_LIMITS: Record<CourierSlug, Exclude<RateLimitSetting, false>> = {
   ups: { limit: 5, intervalMs: 1000 },

@@ -1,5 +1,5 @@
 // Tracking-number detection and validation, driven by the jkeen/tracking_number_data definitions in ./data
-// (MIT, see data/LICENSE and data/README.md). How the data is applied follows docs/carrier-carrier numbers
+// (MIT, see data/LICENSE and data/README.md). How the data is applied follows docs/carrier-numbers.md
 // "How jkeen's data is meant to be applied": normalise, anchor the regex, take SerialNumber/CheckDigit,
 // apply serial_number_format.prepend_if, run the named checksum, check `additional.exists` lookups (S10).
 import upsData from './data/ups.json' with { type: 'json' };

@@ -1,12 +1,11 @@
 // Shared types of the carrier layer. The rest of the server (tracking refresh engine, add-tracking service)
 // depends only on these names; keep them stable.
 
-import { COURIER_NAMES, COURIER_SLUGS, TRACKING_STATUSES, type CourierSlug, type TrackingStatus } from '@shiptrail/contract/constants';
+import { COURIER_NAMES, COURIER_SLUGS, type CourierSlug, type TrackingStatus } from '@shiptrail/contract/constants';
 
 // Slugs, names and the eight normalized statuses come from the contract (one definition for server and
 // web). `Expired` is computed by the platform and never produced by an adapter (carrier notes §5.1).
 export { COURIER_SLUGS, type CourierSlug, type TrackingStatus };
-export const TRACKING_STATUS_LIST: readonly TrackingStatus[] = TRACKING_STATUSES;
 
 export const COURIERS = Object.fromEntries(COURIER_SLUGS.map((c) => [c, { name: COURIER_NAMES[c] }])) as Record<
   CourierSlug,

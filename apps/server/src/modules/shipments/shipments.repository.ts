@@ -165,11 +165,6 @@ export async function insertEvent(
   return r!.id;
 }
 
-export async function tidExists(db: Queryable, tid: string): Promise<boolean> {
-  const [r] = await db.select({ id: shipments.id }).from(shipments).where(eq(shipments.tid, tid)).limit(1);
-  return !!r;
-}
-
 /** The company behind a public uid (company accounts only). */
 export async function findCompanyByUid(db: Queryable, uid: string) {
   const [r] = await db.select().from(users).where(eq(users.uid, uid)).limit(1);

@@ -105,6 +105,3 @@ export function smsGateway(ctx: AppContext): SmsGateway {
 export function setupSms(ctx: AppContext): void {
   ctx.resources.sms = createSmsGateway(ctx.config, ctx.db, ctx.log);
 }
-export function setSmsGateway(ctx: AppContext, g: SmsGateway) {
-  ctx.resources.sms = g;
-}

@@ -1,4 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query';
+import { userInfoKey } from '../../../lib/user-info';
 import { request } from '../../../lib/api-client';
 import { useApiMutation } from '../../../lib/use-api-mutation';
 
@@ -12,6 +13,6 @@ export function useRegenerateWebhookSecret() {
   const qc = useQueryClient();
   return useApiMutation(regenerateWebhookSecret, {
     titles: { success: 'New signing secret', error: 'Could not create a new secret' },
-    onSuccess: () => qc.invalidateQueries({ queryKey: ['user-info'] }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: userInfoKey }),
   });
 }

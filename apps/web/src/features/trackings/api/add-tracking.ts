@@ -1,4 +1,5 @@
 import type { AddTrackingRequest, AddTrackingResponse } from '@shiptrail/contract';
+import { userInfoKey } from '../../../lib/user-info';
 import { useQueryClient } from '@tanstack/react-query';
 import { request } from '../../../lib/api-client';
 import { useApiMutation } from '../../../lib/use-api-mutation';
@@ -12,7 +13,7 @@ export function useAddTracking() {
     toast: false,
     onSuccess: () => {
       void qc.invalidateQueries({ queryKey: trackingsKey });
-      void qc.invalidateQueries({ queryKey: ['user-info'] });
+      void qc.invalidateQueries({ queryKey: userInfoKey });
     },
   });
 }

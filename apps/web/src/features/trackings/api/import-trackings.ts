@@ -1,4 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query';
+import { userInfoKey } from '../../../lib/user-info';
 import { request } from '../../../lib/api-client';
 import { useApiMutation } from '../../../lib/use-api-mutation';
 import { trackingsKey } from './get-trackings';
@@ -19,7 +20,7 @@ export function useImportTrackings() {
     titles: { success: 'Imported', error: 'Could not import' },
     onSuccess: () => {
       void qc.invalidateQueries({ queryKey: trackingsKey });
-      void qc.invalidateQueries({ queryKey: ['user-info'] });
+      void qc.invalidateQueries({ queryKey: userInfoKey });
     },
   });
 }

@@ -1,4 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query';
+import { userInfoKey } from '../../../lib/user-info';
 import type { TrackingView } from '@shiptrail/contract';
 import { request } from '../../../lib/api-client';
 import { useApiMutation } from '../../../lib/use-api-mutation';
@@ -13,7 +14,7 @@ export function useRefreshTracking() {
     titles: { error: 'Could not refresh' },
     onSuccess: () => {
       void qc.invalidateQueries({ queryKey: trackingsKey });
-      void qc.invalidateQueries({ queryKey: ['user-info'] });
+      void qc.invalidateQueries({ queryKey: userInfoKey });
     },
   });
 }
