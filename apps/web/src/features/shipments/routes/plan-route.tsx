@@ -44,6 +44,7 @@ import {
   IconRoute,
 } from '@tabler/icons-react';
 import { useMemo, useState, type ReactNode } from 'react';
+import { createPortal } from 'react-dom';
 import { Link } from 'react-router';
 import { LazyMap, type MapLine, type MapMarker } from '../../../components/map/lazy-map';
 import { PageHeader } from '../../../components/page-header';
@@ -503,24 +504,34 @@ export default function PlanRoute() {
                   </Paper>
                 )}
               </Stack>
-              <DragOverlay>
-                {draggedStop && (
-                  <Paper shadow="md" p="xs" withBorder data-testid="plan-drag-overlay" style={{ cursor: 'grabbing' }}>
-                    <Group gap="xs" wrap="nowrap">
-                      <IconGripVertical size={16} />
-                      <Text size="sm" fw={700}>
-                        {clock(draggedStop.eta)}
-                      </Text>
-                      <Text size="sm" truncate="end">
-                        {draggedStop.address}
-                      </Text>
-                      <Text size="xs" c="dimmed" ff="monospace">
-                        {draggedStop.tid}
-                      </Text>
-                    </Group>
-                  </Paper>
-                )}
-              </DragOverlay>
+              {/* In a portal: the overlay is position: fixed, which a transformed ancestor would pin to itself. */}
+              {createPortal(
+                <DragOverlay>
+                  {draggedStop && (
+                    <Paper
+                      shadow="md"
+                      p="xs"
+                      withBorder
+                      data-testid="plan-drag-overlay"
+                      style={{ cursor: 'grabbing', maxWidth: 'min(480px, 92vw)' }}
+                    >
+                      <Group gap="xs" wrap="nowrap">
+                        <IconGripVertical size={16} />
+                        <Text size="sm" fw={700}>
+                          {clock(draggedStop.eta)}
+                        </Text>
+                        <Text size="sm" truncate="end">
+                          {draggedStop.address}
+                        </Text>
+                        <Text size="xs" c="dimmed" ff="monospace">
+                          {draggedStop.tid}
+                        </Text>
+                      </Group>
+                    </Paper>
+                  )}
+                </DragOverlay>,
+                document.body,
+              )}
             </DndContext>
           </Grid.Col>
           <Grid.Col span={{ base: 12, lg: 6 }}>
