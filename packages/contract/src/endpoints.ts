@@ -452,7 +452,8 @@ export const planningEndpoints: EndpointDef[] = [
   {
     method: 'GET',
     path: '/v1/plans/{date}',
-    summary: "The plan of a day (YYYY-MM-DD): each courier's ordered stops with times, and what could not be planned with the reason",
+    summary:
+      "The plan of a day (YYYY-MM-DD): each courier's ordered stops with times, and what could not be planned with the reason. A shipment created for a planned day, or assigned to or unassigned from a courier, joins the plan by itself just after that call (decision 125)",
     tag: 'Planning',
     auth: true,
     response: P.planViewSchema,

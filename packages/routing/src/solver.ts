@@ -35,6 +35,16 @@ export function solve(problem: RoutingProblem, options: SolveOptions = {}): Rout
 }
 
 function initialSolution(m: Model, problem: RoutingProblem, rng: Rng): Solution {
+  const { s, pool } = startingRoutes(m, problem);
+  recreate(m, s, pool, m.vehicles.length, rng, 0);
+  return s;
+}
+
+/**
+ * The locked heads and the initial plan (kept stop by stop while it stays feasible) as routes, and the
+ * customers they leave out (to be inserted).
+ */
+export function startingRoutes(m: Model, problem: RoutingProblem): { s: Solution; pool: number[] } {
   const vehicleIndex = new Map(problem.vehicles.map((v, i) => [v.id, i]));
   const customerOf = new Map<string, number>();
   for (let u = 0; u < m.n; u++) customerOf.set(problem.stops[m.stopOf[u]!]!.id, u);
@@ -72,9 +82,7 @@ function initialSolution(m: Model, problem: RoutingProblem, rng: Rng): Solution 
   }
   const pool: number[] = [];
   for (let u = 0; u < m.n; u++) if (!placed[u]) pool.push(u);
-  const s: Solution = { routes, unassigned: [] };
-  recreate(m, s, pool, m.vehicles.length, rng, 0);
-  return s;
+  return { s: { routes, unassigned: [] }, pool };
 }
 
 /** Lexicographic: fewer unassigned, then fewer vehicles, then shorter. */
@@ -379,7 +387,7 @@ function shuffle(a: number[], rng: Rng): void {
   }
 }
 
-function answer(m: Model, problem: RoutingProblem, s: Solution, iterations: number, seconds: number): RoutingSolution {
+export function answer(m: Model, problem: RoutingProblem, s: Solution, iterations: number, seconds: number): RoutingSolution {
   const routes = s.routes
     .filter((r) => r.nodes.length > 0)
     .map((r) => ({

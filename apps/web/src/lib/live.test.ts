@@ -26,6 +26,18 @@ describe('staleKeysFor', () => {
       [['trackings'], ['user-info'], ['notifications']],
     );
     expect(staleKeysFor({ kind: 'balance', accountId: 'a' })).toContainEqual(['user-info']);
+    // The day's plan takes a created, given or taken shipment in (decision 125): the plan page refetches.
+    expect(
+      staleKeysFor({
+        kind: 'shipment',
+        accountId: 'a',
+        courierId: null,
+        shipmentId: 's',
+        tid: 'X',
+        status: 'InfoReceived',
+        statusChanged: false,
+      }),
+    ).toContainEqual(['plans']);
     expect(staleKeysFor({ kind: 'position', accountId: 'a', courierId: 'c' })).toContainEqual(['members']);
     expect(staleKeysFor({ kind: 'reset' })).toBe('all');
   });

@@ -30,7 +30,8 @@ export function staleKeysFor(e: LiveEvent): QueryKey[] | 'all' {
     case 'tracking':
       return [['trackings'], ['user-info'], ...(e.statusChanged ? [['notifications']] : [])];
     case 'shipment':
-      return [['shipments'], ['user-info'], ...(e.statusChanged ? [['notifications']] : [])];
+      // A shipment created, given or taken joins the day's plan on the server (decision 125): the plan page follows.
+      return [['shipments'], ['plans'], ['user-info'], ...(e.statusChanged ? [['notifications']] : [])];
     case 'position':
       return [['members']];
     case 'members':

@@ -1,5 +1,5 @@
 // The plans' SQL (decision 118): delivery_plans and plan_stops belong to this module.
-import { and, asc, desc, eq } from 'drizzle-orm';
+import { and, asc, desc, eq, gte } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.ts';
 import { deliveryPlans, planStops, shipments } from '../../db/schema.ts';
 
@@ -14,6 +14,16 @@ export async function findPlan(db: Queryable, companyId: string, date: string): 
     .where(and(eq(deliveryPlans.companyId, companyId), eq(deliveryPlans.date, date)))
     .limit(1);
   return p;
+}
+
+/** The company's plans of `date` and the days after it, earliest first. */
+export async function plansFrom(db: Queryable, companyId: string, date: string): Promise<PlanRow[]> {
+  return db
+    .select()
+    .from(deliveryPlans)
+    .where(and(eq(deliveryPlans.companyId, companyId), gte(deliveryPlans.date, date)))
+    .orderBy(asc(deliveryPlans.date))
+    .limit(31);
 }
 
 /** Lock the plan of a day for a change (two edits of one plan take turns). */

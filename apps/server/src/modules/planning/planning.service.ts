@@ -15,8 +15,9 @@ import {
 import type { RoutingProblem, RoutingSolution, UnplannedReason } from '@shiptrail/routing';
 import type { AppContext } from '../../context.ts';
 import type { Tx } from '../../db/client.ts';
-import { badRequest, conflict, forbidden, notFound } from '../../lib/errors.ts';
+import { AppError, badRequest, conflict, forbidden, notFound } from '../../lib/errors.ts';
 import type { UserRow } from '../accounts/accounts.service.ts';
+import { publishLive } from '../live/live.service.ts';
 import { couriersOf, findCourierByEmail } from '../members/members.service.ts';
 import {
   COMPANY_ONLY,
@@ -501,6 +502,147 @@ export async function patchStop(ctx: AppContext, company: UserRow, date: string,
     });
     if (target && target.id !== ships.get(row.shipmentId)!.courierId) await assignPlanned(ctx, company, target, [tid], tx);
     return planView(ctx, company, saved, tx);
+  });
+}
+
+// ------------------------------------------------------------------ the day moves (decision 125)
+/** What happened to the shipments the shipments module tells Plan the day about. */
+export type ShipmentChange = 'created' | 'assigned' | 'unassigned';
+
+/** Seconds the local search after an insertion may take (the whole update aims at well under 500 ms). */
+export const INSERT_SECONDS = 0.25;
+
+/** One update at a time per company in this process (a second change waits for the first to be stored). */
+const updates = new Map<string, Promise<void>>();
+
+/**
+ * A shipment was created, given to a courier or taken from one: every plan of the company from today on
+ * takes the change in at once (decision 125). A shipment the plan does not have yet goes to the cheapest
+ * place after the locked heads; one given to a courier by hand goes to that courier's route and is locked
+ * there, as a stop moved on the page; one taken from a courier goes to the best of the other couriers'
+ * routes. Only the routes that take a stop are improved, so the other couriers keep their order and times.
+ * It runs after the caller's answer (the returned promise is for tests and for shutting down); a failure is
+ * logged and leaves the plan as it was ("Plan again" still works).
+ */
+export function afterShipmentsChanged(ctx: AppContext, user: UserRow, tids: string[], change: ShipmentChange): Promise<void> {
+  if (user.role === 'courier' || user.userType !== 'company' || tids.length === 0) return Promise.resolve();
+  const run = (updates.get(user.id) ?? Promise.resolve())
+    .then(() => updatePlans(ctx, user, tids.map(normalizeTrackingNumber), change))
+    .catch((err: unknown) => ctx.log.warn({ err, tids, change }, 'the day plan could not take a shipment change in'));
+  updates.set(user.id, run);
+  void run.finally(() => {
+    if (updates.get(user.id) === run) updates.delete(user.id);
+  });
+  return run;
+}
+
+/** Resolves when the plan updates started so far are stored (tests; a graceful stop). */
+export async function planUpdatesSettled(): Promise<void> {
+  while (updates.size) await Promise.all([...updates.values()]);
+}
+
+async function updatePlans(ctx: AppContext, company: UserRow, tids: string[], change: ShipmentChange): Promise<void> {
+  const plans = await repo.plansFrom(ctx.db, company.id, localDate(ctx.now(), zoneOf(company)));
+  for (const plan of plans) {
+    // Another change of the same plan (a move on the page, another process) may win the race: work it out again.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await takeIn(ctx, company, plan.date, tids, change);
+        break;
+      } catch (err) {
+        if (err instanceof AppError && err.message === MSG.planChanged && attempt < 3) continue;
+        // The day cannot be planned any more (its shift is over, no open shipment, the locks no longer fit):
+        // nothing to update, the page says so on "Plan again".
+        if (err instanceof AppError && err.httpStatus === 409) break;
+        throw err;
+      }
+    }
+  }
+}
+
+/** One plan takes the change in: see afterShipmentsChanged. */
+async function takeIn(ctx: AppContext, company: UserRow, date: string, tids: string[], change: ShipmentChange): Promise<void> {
+  const plan = await repo.findPlan(ctx.db, company.id, date);
+  if (!plan) return;
+  const settings = plan.settings as StoredSettings;
+  const rows = await repo.stopsOf(ctx.db, plan.id);
+  const changed = new Set(tids);
+  const inRows = new Map(
+    (
+      await shipmentsByIds(
+        ctx,
+        company.id,
+        rows.map((r) => r.shipmentId),
+      )
+    ).map((s) => [s.id, s]),
+  );
+  // A stop whose courier is no longer the one it is planned with leaves its route, to be put in again.
+  const taken = new Map<string, string>();
+  const kept = rows.filter((r) => {
+    const sh = inRows.get(r.shipmentId);
+    if (!sh || !changed.has(sh.tid) || sh.courierId === r.courierId) return true;
+    taken.set(sh.id, r.courierId);
+    return false;
+  });
+  const prepared = await prepare(ctx, company, date, settings, { stops: kept });
+  const planned = new Set(kept.map((r) => r.shipmentId));
+  const before = new Set((plan.unplanned as Unplanned).map((u) => u.shipmentId));
+  const fresh = prepared.ships.filter((s) => !planned.has(s.id) && (changed.has(s.tid) || !before.has(s.id)));
+  if (taken.size === 0 && fresh.length === 0) return;
+
+  const ids = new Set(prepared.couriers.map((c) => c.id));
+  const only: Record<string, string[]> = {};
+  const lockInserted: string[] = [];
+  const skip = new Set<string>();
+  for (const s of prepared.ships) {
+    if (planned.has(s.id) || !changed.has(s.tid)) continue;
+    if (s.courierId && change !== 'unassigned') {
+      // Given to a courier: to that courier's route, locked there when it was given by hand. A courier who is
+      // not in this plan takes it outside the plan.
+      if (!ids.has(s.courierId)) skip.add(s.id);
+      else {
+        only[s.id] = [s.courierId];
+        if (change === 'assigned') lockInserted.push(s.id);
+      }
+    } else if (taken.has(s.id)) only[s.id] = [...ids].filter((id) => id !== taken.get(s.id));
+  }
+  // The even share of the parcels (decision 118) spreads a whole plan; one more stop goes where it costs least.
+  const problem = {
+    ...prepared.problem,
+    stops: prepared.problem.stops.filter((st) => !skip.has(st.id)),
+    vehicles:
+      settings.capacity == null
+        ? prepared.problem.vehicles.map((v) => ({ ...v, capacity: Number.MAX_SAFE_INTEGER }))
+        : prepared.problem.vehicles,
+  };
+  const solution = await solveOffThread(problem, { seconds: INSERT_SECONDS, seed: 1 }, ctx.config.ROUTING_THREADS, {
+    seconds: INSERT_SECONDS,
+    only,
+    lockInserted,
+  });
+  // A stop locked where it was put locks the stops before it (a route's locked stops are its head).
+  for (const id of lockInserted)
+    for (const r of solution.routes) {
+      const at = r.stops.indexOf(id);
+      if (at >= 0) for (const sid of r.stops.slice(0, at + 1)) prepared.lockedIds.add(sid);
+    }
+  const courierOf = new Map(solution.routes.flatMap((r) => r.stops.map((sid) => [sid, r.vehicle] as const)));
+  await ctx.db.transaction(async (tx) => {
+    const now = await repo.lockPlan(tx, company.id, date);
+    if (!now || now.id !== plan.id || now.updatedAt.getTime() !== plan.updatedAt.getTime()) throw conflict(MSG.planChanged);
+    await storePlan(ctx, company, date, { prepared, solution }, tx);
+    // The owner's page and the courier's day follow (a stop given to a courier is announced by its assignment too).
+    for (const s of prepared.ships)
+      if (changed.has(s.tid) || taken.has(s.id))
+        await publishLive(tx, {
+          kind: 'shipment',
+          accountId: company.id,
+          courierId: courierOf.get(s.id) ?? null,
+          shipmentId: s.id,
+          tid: s.tid,
+          status: s.status,
+          statusChanged: false,
+        });
   });
 }
 

@@ -2,7 +2,7 @@
 // stores the answer. A thread per plan (its start-up is small next to the solve), at most ROUTING_THREADS at
 // once per process; the next few wait their turn and beyond that a plan is refused as busy (503).
 import { Worker } from 'node:worker_threads';
-import type { RoutingProblem, RoutingSolution, SolveOptions } from '@shiptrail/routing';
+import type { InsertOptions, RoutingProblem, RoutingSolution, SolveOptions } from '@shiptrail/routing';
 import { MSG } from '@shiptrail/contract';
 import { unavailable } from '../../lib/errors.ts';
 
@@ -25,7 +25,13 @@ async function turn(threads: number): Promise<() => void> {
   };
 }
 
-export async function solveOffThread(problem: RoutingProblem, options: SolveOptions, threads: number): Promise<RoutingSolution> {
+/** A whole solve, or with `insert` only the stops the plan does not have yet fitted in (decision 125). */
+export async function solveOffThread(
+  problem: RoutingProblem,
+  options: SolveOptions,
+  threads: number,
+  insert?: InsertOptions,
+): Promise<RoutingSolution> {
   const done = await turn(threads);
   try {
     return await new Promise<RoutingSolution>((resolve, reject) => {
@@ -35,7 +41,7 @@ export async function solveOffThread(problem: RoutingProblem, options: SolveOpti
           void worker.terminate();
           reject(new Error('the route solver did not answer in time'));
         },
-        (options.seconds ?? 1) * 1000 + GRACE_MS,
+        (insert?.seconds ?? options.seconds ?? 1) * 1000 + GRACE_MS,
       );
       worker.once('message', (m: { plan?: RoutingSolution; error?: string }) => {
         clearTimeout(timer);
@@ -47,7 +53,7 @@ export async function solveOffThread(problem: RoutingProblem, options: SolveOpti
         clearTimeout(timer);
         reject(err);
       });
-      worker.postMessage({ problem, options });
+      worker.postMessage({ problem, options, insert });
     });
   } finally {
     done();

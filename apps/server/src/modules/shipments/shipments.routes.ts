@@ -22,7 +22,7 @@ import { exactReply, idempotencyKeyOf, idempotentReply, requestHash, sendExact, 
 import { userOf } from '../accounts/auth.plugin.ts';
 import { renderLabels } from './labels.ts';
 import * as svc from './shipments.service.ts';
-import { courierDayInPlanOrder } from '../planning/planning.service.ts';
+import { afterShipmentsChanged, courierDayInPlanOrder } from '../planning/planning.service.ts';
 
 // The Idempotency-Key scope of the charging route.
 const CREATE_ROUTE = 'POST /v1/shipment/create';
@@ -37,17 +37,25 @@ export async function shipmentRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
 
   // Creating charges the account: under an Idempotency-Key a retried create answers the first reply byte for
   // byte and neither creates nor charges again (the same rule as adding a tracking).
+  // A shipment of a day that has a plan joins it after the answer (decision 125).
   app.post('/v1/shipment/create', auth, async (req, reply) => {
     const input = parse(createShipmentRequest, body(req));
     const user = userOf(req);
     const plan = await svc.planShipment(ctx, user, input);
     const key = idempotencyKeyOf(req);
-    if (!key) return sendExact(reply, created(await svc.createShipment(ctx, user, input, plan)));
-    const scope = { userId: user.id, route: CREATE_ROUTE, key, hash: requestHash(svc.createRequestIdentity(input)) };
-    return sendExact(
-      reply,
-      await idempotentReply(ctx.db, scope, async (tx) => created(await svc.createShipment(ctx, user, input, plan, tx))),
-    );
+    let tid = '';
+    const make = async (tx?: Parameters<typeof svc.createShipment>[4]) => {
+      const made = await svc.createShipment(ctx, user, input, plan, tx);
+      tid = made.view.tid;
+      return created(made);
+    };
+    if (!key) sendExact(reply, await make());
+    else {
+      const scope = { userId: user.id, route: CREATE_ROUTE, key, hash: requestHash(svc.createRequestIdentity(input)) };
+      sendExact(reply, await idempotentReply(ctx.db, scope, make));
+    }
+    if (tid) void afterShipmentsChanged(ctx, user, [tid], 'created');
+    return reply;
   });
 
   // A Delivered checkpoint may carry a photo and a signature: the body may be larger than elsewhere. A phone that
@@ -93,11 +101,23 @@ export async function shipmentRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
 
   app.post('/v1/shipment/assign', auth, async (req) => {
     const list = await svc.assignShipments(ctx, userOf(req), parse(assignShipmentsRequest, body(req)));
+    void afterShipmentsChanged(
+      ctx,
+      userOf(req),
+      list.map((s) => s.tid),
+      'assigned',
+    );
     return success(list, `${list.length} ${list.length === 1 ? 'shipment' : 'shipments'} assigned to ${list[0]?.courier ?? ''}`);
   });
 
   app.post('/v1/shipment/unassign', auth, async (req) => {
     const list = await svc.unassignShipments(ctx, userOf(req), parse(unassignShipmentsRequest, body(req)));
+    void afterShipmentsChanged(
+      ctx,
+      userOf(req),
+      list.map((s) => s.tid),
+      'unassigned',
+    );
     return success(list, `${list.length} ${list.length === 1 ? 'shipment' : 'shipments'} unassigned`);
   });
 

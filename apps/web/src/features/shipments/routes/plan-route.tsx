@@ -15,14 +15,42 @@ import {
   Title,
   Tooltip,
 } from '@mantine/core';
+import {
+  DndContext,
+  DragOverlay,
+  KeyboardSensor,
+  PointerSensor,
+  closestCenter,
+  pointerWithin,
+  useDroppable,
+  useSensor,
+  useSensors,
+  type CollisionDetection,
+  type DragEndEvent,
+  type DragOverEvent,
+  type DragStartEvent,
+} from '@dnd-kit/core';
+import { SortableContext, sortableKeyboardCoordinates, useSortable, verticalListSortingStrategy } from '@dnd-kit/sortable';
+import { CSS } from '@dnd-kit/utilities';
 import type { PlanRoute as Route, PlanStop, PlanView } from '@shiptrail/contract';
-import { IconArrowDown, IconArrowUp, IconList, IconLock, IconLockOpen, IconRefresh, IconRoute } from '@tabler/icons-react';
-import { useMemo, useState } from 'react';
+import {
+  IconArrowDown,
+  IconArrowUp,
+  IconGripVertical,
+  IconList,
+  IconLock,
+  IconLockOpen,
+  IconRefresh,
+  IconRoute,
+} from '@tabler/icons-react';
+import { useMemo, useState, type ReactNode } from 'react';
+import { createPortal } from 'react-dom';
 import { Link } from 'react-router';
 import { LazyMap, type MapLine, type MapMarker } from '../../../components/map/lazy-map';
 import { PageHeader } from '../../../components/page-header';
 import { useUserInfo } from '../../../lib/user-info';
 import { useChangeStop, useMakePlan, usePlan, useReplan } from '../api/plans';
+import { ROUTE_ID, dropTarget } from './plan-drop';
 
 /** One colour per courier, on the list and on the map. */
 export const ROUTE_COLORS = ['#e8590c', '#1971c2', '#2f9e44', '#9c36b5', '#c2255c', '#0c8599', '#f08c00', '#5c940d', '#862e9c', '#364fc7'];
@@ -103,16 +131,47 @@ function StopRow({
   onChange: (change: { locked?: boolean; courierEmail?: string; position?: number }) => void;
 }) {
   const others = plan.routes.filter((r) => r.courierEmail !== route.courierEmail);
+  const { attributes, listeners, setNodeRef, setActivatorNodeRef, transform, transition, isDragging, isOver, active } = useSortable({
+    id: stop.tid,
+    data: { courierEmail: route.courierEmail },
+    disabled: busy,
+  });
+  // Dragged in from another courier: it goes before this stop (or after it, below its middle).
+  const incoming = isOver && active && (active.data.current as { courierEmail?: string } | undefined)?.courierEmail !== route.courierEmail;
   return (
     <Box
       component="li"
+      ref={setNodeRef}
       py={6}
       data-testid="plan-stop"
       data-tid={stop.tid}
       data-locked={stop.locked ? 'true' : 'false'}
-      style={{ borderTop: index ? '1px solid var(--mantine-color-gray-2)' : undefined }}
+      style={{
+        borderTop: incoming ? `3px solid ${color}` : index ? '1px solid var(--mantine-color-gray-2)' : undefined,
+        transform: CSS.Translate.toString(transform),
+        transition,
+        opacity: isDragging ? 0.35 : undefined,
+        background: 'var(--mantine-color-body)',
+        position: 'relative',
+        zIndex: isDragging ? 1 : undefined,
+      }}
     >
       <Group gap="xs" wrap="wrap" align="flex-start">
+        <Tooltip label="Drag to another place or courier (or focus and press Space, then the arrows)">
+          <ActionIcon
+            ref={setActivatorNodeRef}
+            variant="subtle"
+            color="gray"
+            aria-label={`Drag stop ${stop.tid}`}
+            data-testid="plan-stop-handle"
+            disabled={busy}
+            style={{ cursor: busy ? undefined : 'grab', touchAction: 'none' }}
+            {...attributes}
+            {...listeners}
+          >
+            <IconGripVertical size={16} />
+          </ActionIcon>
+        </Tooltip>
         <Box
           w={24}
           h={24}
@@ -199,6 +258,27 @@ function StopRow({
   );
 }
 
+/** A courier's route: a drop target as a whole (the end of the route; the only target of an empty one). */
+function RouteCard({ route, color, highlight, children }: { route: Route; color: string; highlight: boolean; children: ReactNode }) {
+  const { setNodeRef } = useDroppable({ id: `route:${route.courierEmail}`, data: { courierEmail: route.courierEmail } });
+  return (
+    <Paper
+      ref={setNodeRef}
+      p="sm"
+      data-testid="plan-route"
+      data-courier={route.courierEmail}
+      data-drop-target={highlight ? 'true' : undefined}
+      style={{
+        borderLeft: `5px solid ${color}`,
+        outline: highlight ? `2px dashed ${color}` : undefined,
+        outlineOffset: 2,
+      }}
+    >
+      {children}
+    </Paper>
+  );
+}
+
 /** Plan the day (issue 30; decision 118): the owner's view of the day's routes. */
 export default function PlanRoute() {
   const { data: info } = useUserInfo();
@@ -218,6 +298,51 @@ export default function PlanRoute() {
     change.mutate({ date, tid, ...c }, { onError: (e) => setChangeError(e.message) });
   };
   const stops = p?.routes.reduce((n, r) => n + r.stops.length, 0) ?? 0;
+
+  // Drag a stop by its handle: the mouse or a finger (the handle does not scroll the page), or the keyboard
+  // (Space to pick up, the arrows, Space to drop). The up/down buttons and "Move to" stay as the plain way.
+  const sensors = useSensors(
+    useSensor(PointerSensor, { activationConstraint: { distance: 4 } }),
+    useSensor(KeyboardSensor, { coordinateGetter: sortableKeyboardCoordinates }),
+  );
+  const [dragging, setDragging] = useState<string | null>(null);
+  const [overRoute, setOverRoute] = useState<string | null>(null);
+  const routeOfId = (id: string) =>
+    id.startsWith(ROUTE_ID) ? id.slice(ROUTE_ID.length) : (p?.routes.find((r) => r.stops.some((s) => s.tid === id))?.courierEmail ?? null);
+  // The stop under the pointer wins over its route; an empty route is a target of its own.
+  const collide: CollisionDetection = (args) => {
+    const stopsFirst = <T extends { id: string | number }>(list: T[]) => {
+      const onStops = list.filter((c) => !String(c.id).startsWith(ROUTE_ID));
+      const empty = list.filter(
+        (c) => String(c.id).startsWith(ROUTE_ID) && !p?.routes.find((r) => `${ROUTE_ID}${r.courierEmail}` === c.id)?.stops.length,
+      );
+      return onStops.length ? onStops : empty.length ? empty : list;
+    };
+    const within = pointerWithin(args);
+    return within.length ? stopsFirst(within) : stopsFirst(closestCenter(args));
+  };
+  const onDragStart = (e: DragStartEvent) => {
+    setChangeError(null);
+    setDragging(String(e.active.id));
+  };
+  const onDragOver = (e: DragOverEvent) => setOverRoute(e.over ? routeOfId(String(e.over.id)) : null);
+  const onDragEnd = (e: DragEndEvent) => {
+    setDragging(null);
+    setOverRoute(null);
+    if (!p || !e.over) return;
+    const moved = e.active.rect.current.translated;
+    const below = !!moved && moved.top + moved.height / 2 > e.over.rect.top + e.over.rect.height / 2;
+    const tid = String(e.active.id);
+    const target = dropTarget(p, tid, String(e.over.id), below);
+    if (!target) return;
+    onChange(tid)(target.sameRoute ? { position: target.position } : { courierEmail: target.courierEmail, position: target.position });
+  };
+  const draggedStop = dragging ? p?.routes.flatMap((r) => r.stops).find((s) => s.tid === dragging) : undefined;
+  const announce = (id: string | number, over?: string | number | null) => {
+    const who = over == null ? null : routeOfId(String(over));
+    const name = p?.routes.find((r) => r.courierEmail === who)?.courier;
+    return `Stop ${String(id)}${name ? ` over ${name}'s route${String(over).startsWith(ROUTE_ID) ? '' : `, at stop ${String(over)}`}` : ''}`;
+  };
 
   return (
     <>
@@ -291,68 +416,123 @@ export default function PlanRoute() {
       ) : (
         <Grid gap="md">
           <Grid.Col span={{ base: 12, lg: 6 }}>
-            <Stack gap="sm" data-testid="plan-routes">
-              {p.routes.map((r, i) => {
-                const color = ROUTE_COLORS[i % ROUTE_COLORS.length]!;
-                return (
-                  <Paper
-                    key={r.courierUid}
-                    p="sm"
-                    data-testid="plan-route"
-                    data-courier={r.courierEmail}
-                    style={{ borderLeft: `5px solid ${color}` }}
-                  >
-                    <Group justify="space-between" mb={4}>
-                      <Title order={3} fz="md">
-                        {r.courier}
-                      </Title>
-                      <Text size="xs" c="dimmed">
-                        {r.stops.length
-                          ? `${r.stops.length} ${r.stops.length === 1 ? 'stop' : 'stops'} · ${clock(r.start)}–${clock(r.end)} · ${r.distanceKm} km`
-                          : 'No stops'}
-                      </Text>
-                    </Group>
-                    <Box component="ol" m={0} p={0} style={{ listStyle: 'none' }} aria-label={`${r.courier}'s stops`}>
-                      {r.stops.map((s, k) => (
-                        <StopRow
-                          key={s.tid}
-                          stop={s}
-                          route={r}
-                          plan={p}
-                          index={k}
-                          color={color}
-                          clock={clock}
-                          busy={busy}
-                          onChange={onChange(s.tid)}
-                        />
-                      ))}
-                    </Box>
-                  </Paper>
-                );
-              })}
-              {p.unplanned.length > 0 && (
-                <Paper p="sm" data-testid="plan-unplanned" style={{ borderLeft: '5px solid var(--mantine-color-red-6)' }}>
-                  <Title order={3} fz="md" mb={4}>
-                    Not planned ({p.unplanned.length})
-                  </Title>
-                  <Stack component="ul" gap={6} m={0} p={0} style={{ listStyle: 'none' }}>
-                    {p.unplanned.map((u) => (
-                      <li key={u.tid} data-tid={u.tid} data-reason={u.reason}>
-                        <Text size="sm" fw={600}>
-                          {u.address}{' '}
-                          <Text span size="xs" c="dimmed" ff="monospace">
-                            {u.tid}
+            <DndContext
+              sensors={sensors}
+              collisionDetection={collide}
+              onDragStart={onDragStart}
+              onDragOver={onDragOver}
+              onDragEnd={onDragEnd}
+              onDragCancel={() => {
+                setDragging(null);
+                setOverRoute(null);
+              }}
+              accessibility={{
+                screenReaderInstructions: {
+                  draggable:
+                    'To move a stop, press Space. Use the arrow keys to move it within its route or to another courier, Space again to drop it there, Escape to cancel.',
+                },
+                announcements: {
+                  onDragStart: ({ active }) => `Picked up stop ${String(active.id)}`,
+                  onDragOver: ({ active, over }) => announce(active.id, over?.id),
+                  onDragEnd: ({ active, over }) =>
+                    over ? `${announce(active.id, over.id)}: dropped` : `Stop ${String(active.id)} dropped`,
+                  onDragCancel: ({ active }) => `Moving stop ${String(active.id)} was cancelled`,
+                },
+              }}
+            >
+              <Stack gap="sm" data-testid="plan-routes">
+                {p.routes.map((r, i) => {
+                  const color = ROUTE_COLORS[i % ROUTE_COLORS.length]!;
+                  return (
+                    <RouteCard key={r.courierUid} route={r} color={color} highlight={!!dragging && overRoute === r.courierEmail}>
+                      <Group justify="space-between" mb={4}>
+                        <Title order={3} fz="md">
+                          {r.courier}
+                        </Title>
+                        <Text size="xs" c="dimmed">
+                          {r.stops.length
+                            ? `${r.stops.length} ${r.stops.length === 1 ? 'stop' : 'stops'} · ${clock(r.start)}–${clock(r.end)} · ${r.distanceKm} km`
+                            : 'No stops: drop a stop here'}
+                        </Text>
+                      </Group>
+                      <SortableContext items={r.stops.map((s) => s.tid)} strategy={verticalListSortingStrategy}>
+                        <Box
+                          component="ol"
+                          m={0}
+                          p={0}
+                          style={{ listStyle: 'none', minHeight: r.stops.length ? undefined : 32 }}
+                          aria-label={`${r.courier}'s stops`}
+                        >
+                          {r.stops.map((s, k) => (
+                            <StopRow
+                              key={s.tid}
+                              stop={s}
+                              route={r}
+                              plan={p}
+                              index={k}
+                              color={color}
+                              clock={clock}
+                              busy={busy}
+                              onChange={onChange(s.tid)}
+                            />
+                          ))}
+                        </Box>
+                      </SortableContext>
+                    </RouteCard>
+                  );
+                })}
+                {p.unplanned.length > 0 && (
+                  <Paper p="sm" data-testid="plan-unplanned" style={{ borderLeft: '5px solid var(--mantine-color-red-6)' }}>
+                    <Title order={3} fz="md" mb={4}>
+                      Not planned ({p.unplanned.length})
+                    </Title>
+                    <Stack component="ul" gap={6} m={0} p={0} style={{ listStyle: 'none' }}>
+                      {p.unplanned.map((u) => (
+                        <li key={u.tid} data-tid={u.tid} data-reason={u.reason}>
+                          <Text size="sm" fw={600}>
+                            {u.address}{' '}
+                            <Text span size="xs" c="dimmed" ff="monospace">
+                              {u.tid}
+                            </Text>
                           </Text>
+                          <Text size="sm" c="red.8">
+                            {u.message}
+                          </Text>
+                        </li>
+                      ))}
+                    </Stack>
+                  </Paper>
+                )}
+              </Stack>
+              {/* In a portal: the overlay is position: fixed, which a transformed ancestor would pin to itself. */}
+              {createPortal(
+                <DragOverlay>
+                  {draggedStop && (
+                    <Paper
+                      shadow="md"
+                      p="xs"
+                      withBorder
+                      data-testid="plan-drag-overlay"
+                      style={{ cursor: 'grabbing', maxWidth: 'min(480px, 92vw)' }}
+                    >
+                      <Group gap="xs" wrap="nowrap">
+                        <IconGripVertical size={16} />
+                        <Text size="sm" fw={700}>
+                          {clock(draggedStop.eta)}
                         </Text>
-                        <Text size="sm" c="red.8">
-                          {u.message}
+                        <Text size="sm" truncate="end">
+                          {draggedStop.address}
                         </Text>
-                      </li>
-                    ))}
-                  </Stack>
-                </Paper>
+                        <Text size="xs" c="dimmed" ff="monospace">
+                          {draggedStop.tid}
+                        </Text>
+                      </Group>
+                    </Paper>
+                  )}
+                </DragOverlay>,
+                document.body,
               )}
-            </Stack>
+            </DndContext>
           </Grid.Col>
           <Grid.Col span={{ base: 12, lg: 6 }}>
             <Paper p={0} style={{ overflow: 'hidden', position: 'sticky', top: 16 }}>
