@@ -50,6 +50,8 @@ function zoneWithMorning(): { zone: string; date: string } {
   throw new Error('no time zone in the list has a morning now');
 }
 const { zone, date } = zoneWithMorning();
+// The phones are where the company is: times show in its zone.
+test.use({ timezoneId: zone });
 
 let ownerToken = '';
 const ownerEmail = uniqueEmail('day-planner');
