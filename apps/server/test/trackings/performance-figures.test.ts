@@ -63,7 +63,12 @@ describe('GET /v1/trackings/performance: the figures', () => {
     await tracking(ua, 'L1', { status: 'Delivered', origin: 'Memphis, TN', destination: 'Austin, TX 78701', scans: delivered(at, 0.5) });
     await tracking(ua, 'L2', { status: 'Delivered', origin: 'Memphis, TN 38118', destination: 'Austin, TX', scans: delivered(at, 1.2) });
     await tracking(ua, 'L3', { status: 'Delivered', origin: 'Memphis, tn', destination: 'Austin, TX', scans: delivered(at, 1.9, true) });
-    await tracking(ua, 'L4', { status: 'Delivered', origin: 'Toronto, ON M5V 2T6', destination: 'Austin, TX', scans: delivered(at, 3) });
+    await tracking(ua, 'L4', {
+      status: 'Delivered',
+      origin: 'Toronto, ON M5V 2T6, CA',
+      destination: 'Austin, TX, US',
+      scans: delivered(at, 3),
+    });
     await tracking(ua, 'L5', { status: 'Delivered', origin: '', destination: 'Austin, TX', scans: delivered(at, 12) });
     await tracking(ua, 'F1', {
       courier: 'fedex',

@@ -316,10 +316,11 @@ export type TransitRow = {
 };
 
 /**
- * The region of a place as the carriers write it ("Austin, TX 78701" -> TX, "Toronto, ON M5V 2T6" -> ON): the two or
- * three letters that start its last comma-separated part, upper case; '' when there are none (decision 133).
+ * The region of a place as the carriers write it ("Austin, TX 78701" -> TX, "Toronto, ON M5V 2T6, CA" -> ON, "Lyon, FR"
+ * -> FR): the first word of two or three letters right after a comma (a state or province before a country), upper
+ * case; '' when there is none (decision 133).
  */
-const REGION_PATTERN = ',\\s*([A-Za-z]{2,3})\\y[^,]*$';
+const REGION_PATTERN = ',\\s*([A-Za-z]{2,3})\\y';
 const regionOf = (col: SQL) => sql`coalesce(upper(substring(${col} from ${REGION_PATTERN}::text)), '')`;
 
 const HISTOGRAM = sql.join(
