@@ -2,7 +2,8 @@
 // 1,000,000) seeded straight into the embedded database (PGlite) with their scans, and each analytics statement
 // timed beside the floor: a trivial indexed query (one tracking by its number) in the same run.
 // Standalone: `npx tsx bench/analytics.bench.ts` writes bench/results/analytics.json; `npm run bench -- analytics`
-// runs it too. BENCH_ANALYTICS_PG=postgres://... runs it on PostgreSQL instead.
+// runs it too. BENCH_ANALYTICS_PG=postgres://... runs it on PostgreSQL instead. BENCH_ANALYTICS_DIR=/path keeps the
+// PGlite data directory: a second run finds the account seeded and only times the statements.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import os from 'node:os';
@@ -100,7 +101,8 @@ async function time(fn: () => Promise<unknown>): Promise<{ p50: number; max: num
 
 export default async function analyticsBench(): Promise<BenchResult[]> {
   const pg = process.env.BENCH_ANALYTICS_PG;
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'shiptrail-analytics-'));
+  const kept = process.env.BENCH_ANALYTICS_DIR;
+  const dataDir = kept ?? mkdtempSync(path.join(tmpdir(), 'shiptrail-analytics-'));
   const config = loadConfig({
     DATA_DIR: dataDir,
     SESSION_SECRET: 'bench-secret-bench-secret-bench-secret-00',
@@ -110,12 +112,15 @@ export default async function analyticsBench(): Promise<BenchResult[]> {
   const ctx = await createContext(config, createLogger(config));
   const setup = `${pg ? 'PostgreSQL' : 'PGlite'}, ${N >= 1e6 ? `${N / 1e6}M` : `${N / 1e3}k`} trackings, ${SHIPMENTS / 1e3}k shipments`;
   try {
-    const [u] = await rows<{ id: string }>(
-      ctx,
-      sql`insert into users (uid, email, api_key_hash, api_key_enc, webhook_secret, referral_code, version, user_type) values ('benchan', 'bench-analytics@example.com', 'x', 'x', 'x', 'benchan', '1', 'company') returning id`,
-    );
+    const [found] = await rows<{ id: string }>(ctx, sql`select id from users where uid = 'benchan'`);
+    const [u] = found
+      ? [found]
+      : await rows<{ id: string }>(
+          ctx,
+          sql`insert into users (uid, email, api_key_hash, api_key_enc, webhook_secret, referral_code, version, user_type) values ('benchan', 'bench-analytics@example.com', 'x', 'x', 'x', 'benchan', '1', 'company') returning id`,
+        );
     const user = (await findUserById(ctx.db, u!.id))!;
-    const seconds = await seed(ctx, user.id, N);
+    const seconds = found ? 0 : await seed(ctx, user.id, N);
     log(`seeded in ${seconds.toFixed(0)} s`);
     const now = Date.now();
     const period = (days: number) => [new Date(now - days * DAY), new Date(now)] as const;
@@ -158,7 +163,7 @@ export default async function analyticsBench(): Promise<BenchResult[]> {
     return results;
   } finally {
     await closeContext(ctx);
-    rmSync(dataDir, { recursive: true, force: true });
+    if (!kept) rmSync(dataDir, { recursive: true, force: true });
   }
 }
 

@@ -334,17 +334,21 @@ const HISTOGRAM = sql.join(
  * An account's trackings delivered in [from, to) (by their delivery scan), per carrier and per carrier and lane
  * (one pass, grouping sets): how many, transit (first scan to the delivery scan) median and 90th percentile in
  * seconds, the whole days of transit counted 0..9 and 10+, how many had a carrier promise and how many arrived by its
- * end, how many without a failed attempt. Driven by the delivery scans in the period (checkpoints_status_time_idx) or
- * by the account's delivered trackings (trackings_user_status_idx), whichever the planner finds smaller.
+ * end, how many without a failed attempt. Driven by the delivery scans in the period (checkpoints_status_time_idx),
+ * each tracking read by its key (a lateral join: a hash join would read every tracking of a large account).
  */
 export async function performanceByCarrier(db: Queryable, userId: string, from: Date, to: Date): Promise<TransitRow[]> {
   const r = await db.execute<Record<string, unknown>>(sql`
-    with d as (
-      select t.id, t.courier, t.origin, t.destination, t.promised_by, max(c.time) as delivered_at
-      from ${checkpoints} c join ${trackings} t on t.id = c.tracking_id
-      where t.user_id = ${userId}::uuid and t.status = 'Delivered'
-        and c.status = 'Delivered' and c.time >= ${from.toISOString()}::timestamptz and c.time < ${to.toISOString()}::timestamptz
-      group by t.id
+    with s as (
+      select c.tracking_id, max(c.time) as delivered_at from ${checkpoints} c
+      where c.status = 'Delivered' and c.time >= ${from.toISOString()}::timestamptz and c.time < ${to.toISOString()}::timestamptz
+      group by c.tracking_id
+    ), d as (
+      select t.id, t.courier, t.origin, t.destination, t.promised_by, s.delivered_at
+      from s cross join lateral (
+        select t.id, t.courier, t.origin, t.destination, t.promised_by from ${trackings} t
+        where t.id = s.tracking_id and t.user_id = ${userId}::uuid and t.status = 'Delivered'
+      ) t
     ), x as (
       select d.courier, ${regionOf(sql`d.origin`)} as o, ${regionOf(sql`d.destination`)} as dst, d.promised_by, d.delivered_at,
         extract(epoch from d.delivered_at - f.shipped_at) as transit,
@@ -381,7 +385,10 @@ export async function performanceByCarrier(db: Queryable, userId: string, from: 
   }));
 }
 
-/** Exception scans of an account's trackings in [from, to): the most frequent carrier texts, their total and parcels. */
+/**
+ * Exception scans of an account's trackings in [from, to): the most frequent carrier texts, their total and parcels.
+ * Driven by the period's exception scans (checkpoints_status_time_idx), each tracking checked by its key.
+ */
 export async function exceptionCauses(
   db: Queryable,
   userId: string,
@@ -392,9 +399,9 @@ export async function exceptionCauses(
   const r = await db.execute<Record<string, unknown>>(sql`
     with e as (
       select c.tracking_id, coalesce(nullif(trim(c.message), ''), 'No reason given') as cause
-      from ${checkpoints} c join ${trackings} t on t.id = c.tracking_id
-      where t.user_id = ${userId}::uuid and c.status = 'Exception'
-        and c.time >= ${from.toISOString()}::timestamptz and c.time < ${to.toISOString()}::timestamptz
+      from ${checkpoints} c
+      cross join lateral (select 1 from ${trackings} t where t.id = c.tracking_id and t.user_id = ${userId}::uuid) own
+      where c.status = 'Exception' and c.time >= ${from.toISOString()}::timestamptz and c.time < ${to.toISOString()}::timestamptz
     )
     select null as cause, count(*)::int as n, count(distinct tracking_id)::int as parcels from e
     union all
