@@ -239,36 +239,115 @@ export type ImportReport = z.infer<typeof importReportSchema>;
 export const IMPORT_COLUMNS = ['tid', 'courier', 'title', 'orderId', 'customer', 'email', 'phone', 'note'] as const;
 export const MAX_IMPORT_ROWS = 5000;
 
-/** GET /v1/trackings/performance: the account's parcels delivered in the last `days` days (issue 32). */
-export const performanceQuery = z.object({
-  days: z.coerce
-    .number({ message: MSG.performanceDays })
-    .int(MSG.performanceDays)
-    .min(1, MSG.performanceDays)
-    .max(365, MSG.performanceDays)
-    .default(90),
-});
+/** A calendar day, YYYY-MM-DD, that exists. */
+const performanceDay = z
+  .string({ message: MSG.performanceDate })
+  .regex(/^\d{4}-\d{2}-\d{2}$/, MSG.performanceDate)
+  .refine(
+    (d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d),
+    MSG.performanceDate,
+  );
+
+/** The longest period the performance figures cover, in days. */
+export const PERFORMANCE_MAX_DAYS = 366;
+
+/**
+ * GET /v1/trackings/performance (issue 32, decisions 133, 134). The period: `from`/`to`, days YYYY-MM-DD in the
+ * account's time zone, both included; without them, the last `days` days up to today (`to` alone: the `days` days
+ * ending there; `from` alone: from there to today). `stalledDays`: an open parcel with no scan for that many days is
+ * stalled. `format=csv`: the same figures as a CSV file.
+ */
+export const performanceQuery = z
+  .object({
+    days: z.coerce
+      .number({ message: MSG.performanceDays })
+      .int(MSG.performanceDays)
+      .min(1, MSG.performanceDays)
+      .max(365, MSG.performanceDays)
+      .default(90),
+    from: performanceDay.optional(),
+    to: performanceDay.optional(),
+    stalledDays: z.coerce
+      .number({ message: MSG.performanceStalledDays })
+      .int(MSG.performanceStalledDays)
+      .min(1, MSG.performanceStalledDays)
+      .max(90, MSG.performanceStalledDays)
+      .default(3),
+    format: z.enum(['json', 'csv'], { message: MSG.performanceFormat }).default('json'),
+  })
+  .refine((q) => !q.from || !q.to || q.from <= q.to, { message: MSG.performanceRange, path: ['from'] })
+  .refine((q) => !q.from || !q.to || (Date.parse(q.to) - Date.parse(q.from)) / 86_400_000 + 1 <= PERFORMANCE_MAX_DAYS, {
+    message: MSG.performanceSpan,
+    path: ['to'],
+  });
+export type PerformanceQuery = z.output<typeof performanceQuery>;
 
 const share = z.object({ count: z.number().int(), of: z.number().int(), rate: z.number().nullable() });
+/** The transit-time histogram's buckets: whole days 0..9, then "10 days or more". */
+export const TRANSIT_BUCKETS = ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '10+'] as const;
+const transit = {
+  delivered: z.number().int(),
+  medianDays: z.number().nullable(),
+  p90Days: z.number().nullable(),
+  /** Parcels per whole day of transit (first scan to delivery, rounded down): TRANSIT_BUCKETS. */
+  histogram: z.array(z.number().int()).length(TRANSIT_BUCKETS.length),
+};
 /**
- * Delivery performance. `onTime`: of the parcels whose carrier promised a date or window, how many were delivered by
- * the end of the first promise. `firstAttempt`: of the delivered, how many without a failed attempt. `byCarrier`:
- * transit time from the first scan to delivery, in days (median and 90th percentile, one decimal). Rates are 0–1,
- * null when there is nothing to count.
+ * Delivery performance over the period (a parcel counts in the period of its delivery scan). `onTime`: of the
+ * parcels whose carrier promised a date or window, how many were delivered by the end of the first promise.
+ * `firstAttempt`: of the delivered, how many without a failed attempt. `byCarrier`: transit time from the first scan
+ * to delivery, in days (median and 90th percentile, one decimal) and its histogram. `lanes`: the same by carrier and
+ * region to region (decision 133), the 10 busiest. `exceptions`: exception scans in the period by the carrier's
+ * words, the 10 most frequent. `stalled`: open parcels with no scan for `stalledDays` days now, oldest first (the
+ * first 50). `couriers`: the company's own couriers in the period (decision 134). Rates are 0–1, null when there is
+ * nothing to count.
  */
 export const performanceSchema = z.object({
   days: z.number().int(),
+  from: z.string(),
+  to: z.string(),
   delivered: z.number().int(),
   onTime: share,
   firstAttempt: share,
   byCarrier: z.array(
     z.object({
       courier: z.enum(COURIER_SLUGS),
-      delivered: z.number().int(),
-      medianDays: z.number().nullable(),
-      p90Days: z.number().nullable(),
+      ...transit,
       onTime: share,
       firstAttempt: share,
+    }),
+  ),
+  lanes: z.array(z.object({ courier: z.enum(COURIER_SLUGS), origin: z.string(), destination: z.string(), ...transit })),
+  exceptions: z.object({
+    count: z.number().int(),
+    parcels: z.number().int(),
+    causes: z.array(z.object({ cause: z.string(), count: z.number().int() })),
+  }),
+  stalled: z.object({
+    days: z.number().int(),
+    count: z.number().int(),
+    parcels: z.array(
+      z.object({
+        tid: z.string(),
+        courier: z.string(),
+        title: z.string(),
+        status: z.enum(TRACKING_STATUSES),
+        /** The newest scan, null when the carrier has none yet (then `addedAt` counts). */
+        lastScanAt: z.string().nullable(),
+        addedAt: z.string(),
+      }),
+    ),
+  }),
+  couriers: z.array(
+    z.object({
+      courierId: z.string(),
+      name: z.string(),
+      daysWorked: z.number().int(),
+      stops: z.number().int(),
+      stopsPerDay: z.number().nullable(),
+      delivered: z.number().int(),
+      onTime: share,
+      failedAttempts: z.number().int(),
     }),
   ),
 });

@@ -57,8 +57,12 @@ describe('GET /v1/trackings/performance', () => {
 
     const r = await call(env.app, 'GET', '/v1/trackings/performance', { token: a.apiKey });
     expect(r.body.code).toBe(200);
+    const today = new Date().toISOString().slice(0, 10);
+    const from = new Date(Date.now() - 89 * 86_400_000).toISOString().slice(0, 10);
     expect(r.body.payload).toEqual({
       days: 90,
+      from,
+      to: today,
       delivered: 4,
       onTime: { count: 2, of: 3, rate: 0.667 },
       firstAttempt: { count: 3, of: 4, rate: 0.75 },
@@ -68,6 +72,7 @@ describe('GET /v1/trackings/performance', () => {
           delivered: 3,
           medianDays: 3,
           p90Days: 3.8,
+          histogram: [0, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0],
           onTime: { count: 1, of: 2, rate: 0.5 },
           firstAttempt: { count: 2, of: 3, rate: 0.667 },
         },
@@ -76,10 +81,15 @@ describe('GET /v1/trackings/performance', () => {
           delivered: 1,
           medianDays: 5,
           p90Days: 5,
+          histogram: [0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0],
           onTime: { count: 1, of: 1, rate: 1 },
           firstAttempt: { count: 1, of: 1, rate: 1 },
         },
       ],
+      lanes: [],
+      exceptions: { count: 0, parcels: 0, causes: [] },
+      stalled: { days: 3, count: 0, parcels: [] },
+      couriers: [],
     });
     const year = await call(env.app, 'GET', '/v1/trackings/performance?days=365', { token: a.apiKey });
     expect(year.body.payload.delivered).toBe(5);
@@ -92,10 +102,16 @@ describe('GET /v1/trackings/performance', () => {
     const r = await call(env.app, 'GET', '/v1/trackings/performance', { token: a.apiKey });
     expect(r.body.payload).toEqual({
       days: 90,
+      from: expect.any(String),
+      to: expect.any(String),
       delivered: 0,
       onTime: { count: 0, of: 0, rate: null },
       firstAttempt: { count: 0, of: 0, rate: null },
       byCarrier: [],
+      lanes: [],
+      exceptions: { count: 0, parcels: 0, causes: [] },
+      stalled: { days: 3, count: 0, parcels: [] },
+      couriers: [],
     });
     for (const days of ['0', '366', 'abc', '1.5']) {
       const bad = await call(env.app, 'GET', `/v1/trackings/performance?days=${days}`, { token: a.apiKey });

@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, gte, inArray, isNull, lt, notInArray, or, sql } from 'drizzle-orm';
-import type { Queryable } from '../../db/client.ts';
+import { rowsOf, type Queryable } from '../../db/client.ts';
 import { companyLogos, shipmentCheckpoints, shipmentParcels, shipments, trackingEvents, users } from '../../db/schema.ts';
 
 export type ShipmentRow = typeof shipments.$inferSelect;
@@ -280,4 +280,59 @@ export async function findByIds(db: Queryable, companyId: string, ids: string[])
     .select()
     .from(shipments)
     .where(and(eq(shipments.companyId, companyId), inArray(shipments.id, ids)));
+}
+
+export type CourierPerformanceRow = {
+  courierId: string;
+  name: string;
+  daysWorked: number;
+  stops: number;
+  delivered: number;
+  onTime: number;
+  failed: number;
+};
+
+/**
+ * A company's own couriers in [from, to) (issue 32, decision 134), from the checkpoints they recorded: the days they
+ * worked (days, in `timeZone`, with a checkpoint of theirs), stops (deliveries and failed attempts), deliveries, the
+ * deliveries made the same day the shipment went out for delivery, failed attempts. Read only.
+ */
+export async function courierPerformance(
+  db: Queryable,
+  companyId: string,
+  from: Date,
+  to: Date,
+  timeZone: string,
+): Promise<CourierPerformanceRow[]> {
+  const r = await db.execute<Record<string, unknown>>(sql`
+    with cp as (
+      select sc.shipment_id, sc.status, sc.by_user_id, sc.by_name, (sc.time at time zone ${timeZone})::date as day
+      from ${shipmentCheckpoints} sc join ${shipments} s on s.id = sc.shipment_id
+      where s.company_id = ${companyId}::uuid and sc.by_role = 'courier' and sc.by_user_id is not null
+        and sc.time >= ${from.toISOString()}::timestamptz and sc.time < ${to.toISOString()}::timestamptz
+    ), marked as (
+      select cp.*, cp.status = 'Delivered' and exists (
+        select 1 from ${shipmentCheckpoints} o
+        where o.shipment_id = cp.shipment_id and o.status = 'OutForDelivery' and (o.time at time zone ${timeZone})::date = cp.day
+      ) as same_day
+      from cp
+    )
+    select m.by_user_id as courier_id, coalesce(nullif(trim(max(u.first_name) || ' ' || max(u.last_name)), ''), nullif(max(m.by_name), ''), max(u.email), '') as name,
+      count(distinct m.day)::int as days_worked,
+      (count(*) filter (where m.status in ('Delivered', 'FailAttempt')))::int as stops,
+      (count(*) filter (where m.status = 'Delivered'))::int as delivered,
+      (count(*) filter (where m.same_day))::int as on_time,
+      (count(*) filter (where m.status = 'FailAttempt'))::int as failed
+    from marked m left join ${users} u on u.id = m.by_user_id
+    group by m.by_user_id
+    order by name, m.by_user_id`);
+  return rowsOf<Record<string, unknown>>(r).map((x) => ({
+    courierId: String(x.courier_id),
+    name: String(x.name),
+    daysWorked: Number(x.days_worked),
+    stops: Number(x.stops),
+    delivered: Number(x.delivered),
+    onTime: Number(x.on_time),
+    failed: Number(x.failed),
+  }));
 }

@@ -751,3 +751,8 @@ export async function companyOf(ctx: AppContext, user: UserRow): Promise<UserRow
   if (user.role !== 'courier' || !user.companyId) return user;
   return (await repo.findUserById(ctx.db, user.companyId)) ?? user;
 }
+
+/** The company's own couriers over [from, to): stops, on-time deliveries, failed attempts (decision 134). */
+export async function courierPerformance(ctx: AppContext, company: UserRow, from: Date, to: Date) {
+  return repo.courierPerformance(ctx.db, company.id, from, to, company.timeZone);
+}

@@ -300,51 +300,156 @@ export async function deleteCheckpoints(db: Queryable, trackingId: string): Prom
   await db.delete(checkpoints).where(eq(checkpoints.trackingId, trackingId));
 }
 
-export type PerformanceRow = {
+export type TransitRow = {
   courier: string;
+  /** null for a carrier's own row; the lane's regions otherwise (decision 133). */
+  origin: string | null;
+  destination: string | null;
   delivered: number;
   p50Seconds: number | null;
   p90Seconds: number | null;
+  /** Parcels per whole day of transit, 0..9 and 10 or more. */
+  histogram: number[];
   promised: number;
   onTime: number;
   firstAttempt: number;
 };
 
 /**
- * An account's trackings delivered since `since`, per carrier: how many, transit (first scan to the delivery scan)
- * median and 90th percentile in seconds, how many had a carrier promise and how many arrived by its end, how many
- * without a failed attempt.
+ * The region of a place as the carriers write it ("Austin, TX 78701" -> TX, "Toronto, ON M5V 2T6, CA" -> ON, "Lyon, FR"
+ * -> FR): the first word of two or three letters right after a comma (a state or province before a country), upper
+ * case; '' when there is none (decision 133).
  */
-export async function performanceByCarrier(db: Queryable, userId: string, since: Date): Promise<PerformanceRow[]> {
-  const r = await db.execute<Record<string, string | number | null>>(sql`
-    with d as (
-      select t.courier, t.promised_by, s.shipped_at, s.delivered_at, s.failed
-      from ${trackings} t
-      cross join lateral (
-        select min(c.time) as shipped_at, max(c.time) filter (where c.status = 'Delivered') as delivered_at,
-               bool_or(c.status = 'FailAttempt') as failed
-        from ${checkpoints} c where c.tracking_id = t.id
-      ) s
-      where t.user_id = ${userId}::uuid and t.status = 'Delivered'
+const REGION_PATTERN = ',\\s*([A-Za-z]{2,3})\\y';
+const regionOf = (col: SQL) => sql`coalesce(upper(substring(${col} from ${REGION_PATTERN}::text)), '')`;
+
+const HISTOGRAM = sql.join(
+  Array.from({ length: 11 }, (_, day) =>
+    day < 10 ? sql`(count(*) filter (where transit_days = ${day}))::int` : sql`(count(*) filter (where transit_days >= 10))::int`,
+  ),
+  sql`, `,
+);
+
+/**
+ * An account's trackings delivered in [from, to) (by their delivery scan), per carrier and per carrier and lane
+ * (one pass, grouping sets): how many, transit (first scan to the delivery scan) median and 90th percentile in
+ * seconds, the whole days of transit counted 0..9 and 10+, how many had a carrier promise and how many arrived by its
+ * end, how many without a failed attempt. Driven by the delivery scans in the period (checkpoints_status_time_idx),
+ * each tracking read by its key (a lateral join: a hash join would read every tracking of a large account).
+ */
+export async function performanceByCarrier(db: Queryable, userId: string, from: Date, to: Date): Promise<TransitRow[]> {
+  const r = await db.execute<Record<string, unknown>>(sql`
+    with s as (
+      select c.tracking_id, max(c.time) as delivered_at from ${checkpoints} c
+      where c.status = 'Delivered' and c.time >= ${from.toISOString()}::timestamptz and c.time < ${to.toISOString()}::timestamptz
+      group by c.tracking_id
+    ), d as (
+      select t.id, t.courier, t.origin, t.destination, t.promised_by, s.delivered_at
+      from s cross join lateral (
+        select t.id, t.courier, t.origin, t.destination, t.promised_by from ${trackings} t
+        where t.id = s.tracking_id and t.user_id = ${userId}::uuid and t.status = 'Delivered'
+      ) t
+    ), x as (
+      select d.courier, ${regionOf(sql`d.origin`)} as o, ${regionOf(sql`d.destination`)} as dst, d.promised_by, d.delivered_at,
+        extract(epoch from d.delivered_at - f.shipped_at) as transit,
+        floor(extract(epoch from d.delivered_at - f.shipped_at) / 86400)::int as transit_days,
+        exists (select 1 from ${checkpoints} c where c.tracking_id = d.id and c.status = 'FailAttempt') as failed
+      from d cross join lateral (
+        select c.time as shipped_at from ${checkpoints} c where c.tracking_id = d.id order by c.time limit 1
+      ) f
     )
-    select courier, count(*)::int as delivered,
-      percentile_cont(0.5) within group (order by extract(epoch from delivered_at - shipped_at)) as p50,
-      percentile_cont(0.9) within group (order by extract(epoch from delivered_at - shipped_at)) as p90,
+    select courier, case when grouping(o) = 0 then o end as origin, case when grouping(dst) = 0 then dst end as destination,
+      count(*)::int as delivered,
+      percentile_cont(0.5) within group (order by transit) as p50,
+      percentile_cont(0.9) within group (order by transit) as p90,
+      array[${HISTOGRAM}] as histogram,
       (count(*) filter (where promised_by is not null))::int as promised,
       (count(*) filter (where promised_by is not null and delivered_at <= promised_by))::int as on_time,
-      (count(*) filter (where not coalesce(failed, false)))::int as first_attempt
-    from d where delivered_at >= ${since.toISOString()}::timestamptz
-    group by courier order by courier`);
+      (count(*) filter (where not failed))::int as first_attempt
+    from x
+    group by grouping sets ((courier), (courier, o, dst))
+    order by courier, delivered desc, origin nulls first, destination`);
   const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+  const text = (v: unknown) => (v === null || v === undefined ? null : String(v));
   return rowsOf<Record<string, unknown>>(r).map((x) => ({
     courier: String(x.courier),
+    origin: text(x.origin),
+    destination: text(x.destination),
     delivered: Number(x.delivered),
     p50Seconds: num(x.p50),
     p90Seconds: num(x.p90),
+    histogram: (typeof x.histogram === 'string' ? x.histogram.replace(/[{}]/g, '').split(',') : (x.histogram as unknown[])).map(Number),
     promised: Number(x.promised),
     onTime: Number(x.on_time),
     firstAttempt: Number(x.first_attempt),
   }));
+}
+
+/**
+ * Exception scans of an account's trackings in [from, to): the most frequent carrier texts, their total and parcels.
+ * Driven by the period's exception scans (checkpoints_status_time_idx), each tracking checked by its key.
+ */
+export async function exceptionCauses(
+  db: Queryable,
+  userId: string,
+  from: Date,
+  to: Date,
+  limit: number,
+): Promise<{ count: number; parcels: number; causes: Array<{ cause: string; count: number }> }> {
+  const r = await db.execute<Record<string, unknown>>(sql`
+    with e as (
+      select c.tracking_id, coalesce(nullif(trim(c.message), ''), 'No reason given') as cause
+      from ${checkpoints} c
+      cross join lateral (select 1 from ${trackings} t where t.id = c.tracking_id and t.user_id = ${userId}::uuid) own
+      where c.status = 'Exception' and c.time >= ${from.toISOString()}::timestamptz and c.time < ${to.toISOString()}::timestamptz
+    )
+    select null as cause, count(*)::int as n, count(distinct tracking_id)::int as parcels from e
+    union all
+    (select cause, count(*)::int, null from e group by cause order by count(*) desc, cause limit ${limit})`);
+  const rows = rowsOf<{ cause: string | null; n: number | string; parcels: number | string | null }>(r);
+  const total = rows.find((x) => x.cause === null);
+  return {
+    count: Number(total?.n ?? 0),
+    parcels: Number(total?.parcels ?? 0),
+    causes: rows.filter((x) => x.cause !== null).map((x) => ({ cause: String(x.cause), count: Number(x.n) })),
+  };
+}
+
+export type StalledRow = { tid: string; courier: string; title: string; status: string; lastScanAt: Date | null; addedAt: Date };
+
+/**
+ * An account's open trackings (not delivered, not expired) whose newest scan (else, with none, their adding) is
+ * before `before`: how many, and the first `limit`, longest silent first.
+ */
+export async function stalledTrackings(
+  db: Queryable,
+  userId: string,
+  before: Date,
+  limit: number,
+): Promise<{ count: number; rows: StalledRow[] }> {
+  const r = await db.execute<Record<string, unknown>>(sql`
+    select t.tid, t.courier, t.title, t.status, l.time as last_scan_at, t.created_at, count(*) over ()::int as total
+    from ${trackings} t
+    left join lateral (
+      select c.time from ${checkpoints} c where c.tracking_id = t.id order by c.time desc limit 1
+    ) l on true
+    where t.user_id = ${userId}::uuid and t.status not in ('Delivered', 'Expired')
+      and coalesce(l.time, t.created_at) < ${before.toISOString()}::timestamptz
+    order by coalesce(l.time, t.created_at), t.tid
+    limit ${limit}`);
+  const rows = rowsOf<Record<string, unknown>>(r);
+  const at = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string));
+  return {
+    count: Number(rows[0]?.total ?? 0),
+    rows: rows.map((x) => ({
+      tid: String(x.tid),
+      courier: String(x.courier),
+      title: String(x.title),
+      status: String(x.status),
+      lastScanAt: at(x.last_scan_at),
+      addedAt: at(x.created_at)!,
+    })),
+  };
 }
 
 /** The most recently delivered trackings: carrier, places, first scan and delivery scan (the predictor's history). */

@@ -14,6 +14,7 @@ import { parse, rawSuccess, success } from '../../lib/http.ts';
 import { exactReply, idempotencyKeyOf, idempotentReply, requestHash, sendExact } from '../../lib/idempotency.ts';
 import { userOf } from '../accounts/auth.plugin.ts';
 import * as svc from './trackings.service.ts';
+import { performance, performanceCsv } from './performance.ts';
 
 const MAX_CSV_BYTES = 2 * 1024 * 1024;
 // The Idempotency-Key scope of each charging route.
@@ -86,9 +87,15 @@ export async function trackingRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
     return reply.type('application/json; charset=utf-8').send(rawSuccess(page));
   });
 
-  app.get('/v1/trackings/performance', auth, async (req) =>
-    success(await svc.performance(ctx, userOf(req), parse(performanceQuery, req.query).days)),
-  );
+  app.get('/v1/trackings/performance', auth, async (req, reply) => {
+    const q = parse(performanceQuery, req.query);
+    const figures = await performance(ctx, userOf(req), q);
+    if (q.format === 'json') return success(figures);
+    return reply
+      .type('text/csv; charset=utf-8')
+      .header('content-disposition', `attachment; filename="delivery-performance-${figures.from}-to-${figures.to}.csv"`)
+      .send(performanceCsv(figures));
+  });
   app.put('/v1/trackings/update', auth, async (req) => {
     const { view, warning } = await svc.updateTracking(ctx, userOf(req), parse(updateTrackingRequest, req.body));
     return success(view, warning ? `Saved. ${warning}` : 'Saved');

@@ -10,9 +10,7 @@ import {
   PRICING,
   addTrackingRequest,
   fieldErrors,
-  type CourierSlug,
   type ImportReport,
-  type Performance,
   type PublicShipment,
   type PublicTracking,
   type TrackingView,
@@ -600,37 +598,6 @@ export async function publicParcelSubject(ctx: AppContext, key: string): Promise
  * each journey from there instead of sending parcels back to their first step. Numbers with no stored checkpoint
  * yet start when the sandbox is first asked.
  */
-/** Delivery performance of an account's parcels delivered in the last `days` days (issue 32; contract performanceSchema). */
-export async function performance(ctx: AppContext, user: UserRow, days: number): Promise<Performance> {
-  const since = new Date(ctx.now().getTime() - days * 86_400_000);
-  const rows = (await repo.performanceByCarrier(ctx.db, user.id, since)).filter((r) =>
-    (COURIER_SLUGS as readonly string[]).includes(r.courier),
-  );
-  const share = (count: number, of: number) => ({ count, of, rate: of > 0 ? Math.round((count / of) * 1000) / 1000 : null });
-  const daysOf = (seconds: number | null) => (seconds === null ? null : Math.round((seconds / 86_400) * 10) / 10);
-  const sum = (f: (r: repo.PerformanceRow) => number) => rows.reduce((n, r) => n + f(r), 0);
-  return {
-    days,
-    delivered: sum((r) => r.delivered),
-    onTime: share(
-      sum((r) => r.onTime),
-      sum((r) => r.promised),
-    ),
-    firstAttempt: share(
-      sum((r) => r.firstAttempt),
-      sum((r) => r.delivered),
-    ),
-    byCarrier: rows.map((r) => ({
-      courier: r.courier as CourierSlug,
-      delivered: r.delivered,
-      medianDays: daysOf(r.p50Seconds),
-      p90Days: daysOf(r.p90Seconds),
-      onTime: share(r.onTime, r.promised),
-      firstAttempt: share(r.firstAttempt, r.delivered),
-    })),
-  };
-}
-
 /**
  * The platform's delivered parcels the delivery-date predictor learns from (decision 122): carrier, the postal
  * codes of origin and destination, the first scan (shipped) and the delivery scan, of the most recent ones.

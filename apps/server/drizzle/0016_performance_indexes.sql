@@ -1,0 +1,1 @@
+CREATE INDEX "checkpoints_status_time_idx" ON "checkpoints" USING btree ("status","time");
