@@ -49,12 +49,32 @@ export async function deleteMember(db: Queryable, companyId: string, memberId: s
   return r.length > 0;
 }
 
-export async function setPosition(db: Queryable, memberId: string, lat: number, lng: number, now: Date) {
-  await db
+/**
+ * Store a courier's position; `shared` is true when it is also the one recipients get (none went out in the last
+ * `shareEveryMs`, decision 128). One statement, so two reports racing share one of them, not both.
+ */
+export async function setPosition(
+  db: Queryable,
+  memberId: string,
+  lat: number,
+  lng: number,
+  now: Date,
+  shareEveryMs: number,
+): Promise<{ shared: boolean }> {
+  const due = sql`(${users.geoSharedAt} is null or ${users.geoSharedAt} <= ${new Date(now.getTime() - shareEveryMs)})`;
+  const [r] = await db
     .update(users)
-    .set({ geoLat: String(lat), geoLng: String(lng), geoAt: now, updatedAt: now })
-    .where(eq(users.id, memberId));
+    .set({
+      geoLat: String(lat),
+      geoLng: String(lng),
+      geoAt: now,
+      geoSharedAt: sql`case when ${due} then ${now} else ${users.geoSharedAt} end`,
+      updatedAt: now,
+    })
+    .where(eq(users.id, memberId))
+    .returning({ sharedAt: users.geoSharedAt });
   await announceUserChanged(db, memberId);
+  return { shared: r?.sharedAt?.getTime() === now.getTime() };
 }
 
 export async function findUserByEmail(db: Queryable, email: string): Promise<MemberRow | undefined> {

@@ -1,5 +1,11 @@
 import type { z } from 'zod';
-import { type MemberView, type addMemberRequest, type deleteMemberRequest, type updateMemberRequest } from '@shiptrail/contract';
+import {
+  POSITION_SHARE_EVERY_MS,
+  type MemberView,
+  type addMemberRequest,
+  type deleteMemberRequest,
+  type updateMemberRequest,
+} from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
 import type { Queryable } from '../../db/client.ts';
 import { forbidden, notFound } from '../../lib/errors.ts';
@@ -87,10 +93,12 @@ export async function deleteMember(ctx: AppContext, company: UserRow, input: z.o
 }
 
 /** A courier's last known position (the couriers map); set by their checkpoints with coordinates too. */
-export async function setPosition(ctx: AppContext, user: UserRow, lat: number, lng: number): Promise<void> {
+export async function setPosition(ctx: AppContext, user: UserRow, lat: number, lng: number): Promise<{ shared: boolean; at: Date }> {
   if (user.role !== 'courier') throw forbidden('Only couriers report a position');
-  await repo.setPosition(ctx.db, user.id, lat, lng, ctx.now());
+  const at = ctx.now();
+  const { shared } = await repo.setPosition(ctx.db, user.id, lat, lng, at, POSITION_SHARE_EVERY_MS);
   if (user.companyId) await publishLive(ctx.db, { kind: 'position', accountId: user.companyId, courierId: user.id });
+  return { shared, at };
 }
 
 /** The members module's answer to "which member of this company has this email?" (shipments assign by email). */
