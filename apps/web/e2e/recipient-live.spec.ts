@@ -46,7 +46,7 @@ test("the recipient's page shows the courier coming, live", async ({ page, brows
   });
   expect(created.code).toBe(201);
   const tid = created.payload.tid as string;
-  const me = await page.request.post('/v1/user/info', { headers: { 'sm-api-token': ownerToken } });
+  const me = await page.request.get('/v1/user/info', { headers: { 'sm-api-token': ownerToken } });
   const uid = ((await me.json()) as { payload: { profile: { uid: string } } }).payload.profile.uid;
 
   await page.goto(`/track/${uid}/${tid}`);

@@ -245,7 +245,7 @@ function CourierMap({
   tid: string;
 }) {
   return (
-    <Box mb="xl" data-testid="track-courier-map">
+    <Box mb="xl" data-testid="track-courier-map" data-lat={position.lat} data-lng={position.lng}>
       <Group justify="space-between" align="baseline" mb="xs" gap="xs">
         <Title order={2} fz="lg">
           Your courier is on the way
