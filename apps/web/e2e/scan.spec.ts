@@ -1,6 +1,5 @@
 import { expect as baseExpect, test } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
-import { barcodePng } from '../../server/src/modules/shipments/labels';
 import { apiPost, signUpViaApi, uniqueEmail } from './helpers';
 
 // Issue 31, decision 130: the courier scans a label's Code 128 barcode to open that stop. Chromium on Linux has no
@@ -8,6 +7,14 @@ import { apiPost, signUpViaApi, uniqueEmail } from './helpers';
 // label barcode through the photo picker (no camera permission); a label that is not one of today's stops says so.
 const expect = baseExpect.configure({ timeout: 30_000 });
 test.setTimeout(180_000);
+
+/**
+ * The server's own label barcode (labels.ts barcodePng: the PNG the label PDF embeds). Imported by path at run time:
+ * the web app's type check does not follow it into the server's dependencies.
+ */
+const LABELS = '../../server/src/modules/shipments/labels.ts';
+const barcodePng = async (tid: string): Promise<Buffer> =>
+  ((await import(LABELS)) as { barcodePng: (t: string) => Promise<Buffer> }).barcodePng(tid);
 
 const SHOTS = 'test-results/scan-screens';
 mkdirSync(SHOTS, { recursive: true });
