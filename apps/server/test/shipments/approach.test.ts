@@ -256,6 +256,45 @@ describe('"about N stops away" and "arriving now"', () => {
     expect(await approachRows(off.tids)).toEqual([]);
   });
 
+  it("a stale position, sent late from the phone's outbox, says nothing of now: no 'arriving now', no frame, not over a newer one", async () => {
+    const { c, rider, tids } = await day([D]);
+    await withTriggers(c.session, { approach: { stops: 1 } });
+    await outForDelivery(rider.session, tids[0]!);
+    const page = await pageStream(c.profile.uid, tids[0]!);
+    const ago = (ms: number) => new Date(serverNow().getTime() - ms).toISOString();
+    later();
+    // Taken 10 minutes ago at the door, sent now: stored for the map (the newest it has), not shared, no message.
+    const late = await call(env.app, 'POST', '/v1/user/general/position', {
+      token: rider.session,
+      body: { lat: D[0], lng: D[1], takenAt: ago(10 * 60_000) },
+    });
+    expect(late.statusCode).toBe(200);
+    // A checkpoint recorded offline at the door 8 minutes ago, with its coordinates: the same.
+    later();
+    expect(
+      (
+        await call(env.app, 'POST', '/v1/shipment/update', {
+          token: rider.session,
+          body: { tid: tids[0], status: 'OutForDelivery', location: 'At the door', lat: D[0], long: D[1], occurredAt: ago(8 * 60_000) },
+        })
+      ).body,
+    ).toMatchObject({ code: 200 });
+    expect(await approachRows(tids)).toEqual([]);
+    expect((await publicPage(c.profile.uid, tids[0]!)).courierPosition).toBeNull();
+    // A fresh fix far away is shared; a late one from a minute before it does not replace it.
+    later();
+    await position(rider.session, ...FAR);
+    await page.waitFor((x) => x.data.kind === 'courier');
+    const older = await call(env.app, 'POST', '/v1/user/general/position', {
+      token: rider.session,
+      body: { lat: D[0], lng: D[1], takenAt: ago(60_000) },
+    });
+    expect(older.statusCode).toBe(200);
+    expect((await publicPage(c.profile.uid, tids[0]!)).courierPosition).toMatchObject({ lat: FAR[0], lng: FAR[1] });
+    expect(summary(await approachRows(tids)).filter((r) => r.includes('Arriving'))).toEqual([]);
+    expect(page.frames.filter((x) => x.data.kind === 'courier')).toHaveLength(1);
+  });
+
   it('refuses thresholds out of bounds with a clear message', async () => {
     const c = await company(env.app);
     for (const [approach, message] of [

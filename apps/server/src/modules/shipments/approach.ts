@@ -13,9 +13,12 @@ import * as repo from './shipments.repository.ts';
 /** The most shipments one position is shared with (a courier's day is far fewer; the bus message stays small). */
 export const APPROACH_MAX_STOPS = 200;
 
-/** A courier reports where they are (POST /v1/user/general/position, or a checkpoint with coordinates). */
-export async function reportPosition(ctx: AppContext, user: UserRow, lat: number, lng: number): Promise<void> {
-  const stored = await setPosition(ctx, user, lat, lng);
+/**
+ * A courier reports where they are (POST /v1/user/general/position, or a checkpoint with coordinates), taken at
+ * `takenAt` (a fix or checkpoint sent late from the phone's outbox); only a fresh one is shared (decision 128).
+ */
+export async function reportPosition(ctx: AppContext, user: UserRow, lat: number, lng: number, takenAt?: Date): Promise<void> {
+  const stored = await setPosition(ctx, user, lat, lng, takenAt);
   if (!stored.shared || !user.companyId) return;
   await shareApproach(ctx, user, { lat, lng, at: stored.at });
 }

@@ -388,7 +388,9 @@ export async function applyUpdate(ctx: AppContext, user: UserRow, input: UpdateI
 
 /** The courier's last known position, for the couriers map (after the checkpoint is stored). */
 export async function notePosition(ctx: AppContext, user: UserRow, input: UpdateInput) {
-  if (user.role === 'courier' && input.lat != null && input.long != null) await reportPosition(ctx, user, input.lat, input.long);
+  // A checkpoint sent late (occurredAt, decision 120) is where the courier was then, not now.
+  if (user.role === 'courier' && input.lat != null && input.long != null)
+    await reportPosition(ctx, user, input.lat, input.long, input.occurredAt ? new Date(input.occurredAt) : undefined);
 }
 
 /** The company, or the courier the shipment is assigned to; anyone else gets "not found" (nothing leaks). */
