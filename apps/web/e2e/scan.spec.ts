@@ -1,6 +1,6 @@
 import { expect as baseExpect, test } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
-import { apiPost, signUpViaApi, uniqueEmail } from './helpers';
+import { apiPost, uniqueEmail } from './helpers';
 
 // Issue 31, decision 130: the courier scans a label's Code 128 barcode to open that stop. Chromium on Linux has no
 // BarcodeDetector, so this runs the lazy-loaded polyfill (ZXing in WebAssembly, served by us), fed the server's own
@@ -20,7 +20,11 @@ const SHOTS = 'test-results/scan-screens';
 mkdirSync(SHOTS, { recursive: true });
 
 test('a courier opens a stop by the barcode on its label, and is told when a label is not theirs today', async ({ page }, info) => {
-  const ownerToken = await signUpViaApi(page, page.request, uniqueEmail('scan-owner'), 'company');
+  // The owner signs up through the API only: this tab is the courier's, and holds no other session.
+  const signup = await page.request.post('/v1/user/general/signup', {
+    data: { email: uniqueEmail('scan-owner'), password: 'password1', repassword: 'password1', terms: true, userType: 'company' },
+  });
+  const ownerToken = ((await signup.json()) as { payload: { sessionToken: string } }).payload.sessionToken;
   await apiPost(page.request, ownerToken, '/v1/user/general/update', { profile: { company: 'Scan Couriers', showWizard: false } });
   const email = uniqueEmail('scan-courier');
   expect(
