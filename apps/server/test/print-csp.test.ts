@@ -11,7 +11,7 @@ describe('content security policy for printing labels', () => {
       const csp = String(res.headers['content-security-policy']);
       expect(csp).toMatch(/frame-src 'self' blob:[ ;]/);
       expect(csp).toContain("object-src 'none'");
-      expect(csp).toContain("script-src 'self';");
+      expect(csp).toContain("script-src 'self' 'wasm-unsafe-eval';");
     } finally {
       await env.close();
     }

@@ -121,7 +121,7 @@ describe('reCAPTCHA in the web app', () => {
       const res = await env.app.inject({ method: 'GET', url: '/web-config.json' });
       expect(res.json()).toEqual({ recaptcha: null, map: expect.objectContaining({ tileUrl: expect.any(String) }) });
       expect(res.headers['cache-control']).toBe('no-cache');
-      expect(String(res.headers['content-security-policy'])).toMatch(/script-src 'self';/);
+      expect(String(res.headers['content-security-policy'])).toMatch(/script-src 'self' 'wasm-unsafe-eval';/);
     } finally {
       await env.close();
     }
@@ -137,7 +137,7 @@ describe('reCAPTCHA in the web app', () => {
         map: expect.any(Object),
       });
       const csp = String(res.headers['content-security-policy']);
-      expect(csp).toContain("script-src 'self' http://127.0.0.1:4555;");
+      expect(csp).toContain("script-src 'self' 'wasm-unsafe-eval' http://127.0.0.1:4555;");
       expect(csp).toMatch(/frame-src [^;]*http:\/\/127\.0\.0\.1:4555/);
 
       const g = await google.app.inject({ method: 'GET', url: '/web-config.json' });
@@ -145,7 +145,9 @@ describe('reCAPTCHA in the web app', () => {
         recaptcha: { siteKey: 'site-key-2', scriptUrl: 'https://www.google.com/recaptcha/api.js' },
         map: expect.any(Object),
       });
-      expect(String(g.headers['content-security-policy'])).toContain("script-src 'self' https://www.google.com https://www.gstatic.com;");
+      expect(String(g.headers['content-security-policy'])).toContain(
+        "script-src 'self' 'wasm-unsafe-eval' https://www.google.com https://www.gstatic.com;",
+      );
     } finally {
       await env.close();
       await google.close();

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MSG } from './messages.ts';
-import { LIMITS, THEME_IDS, TRIGGER_EVENTS, USER_TYPES, ROLES, TRACKING_STATUSES } from './constants.ts';
+import { APPROACH_LIMITS, LIMITS, THEME_IDS, TRIGGER_EVENTS, USER_TYPES, ROLES, TRACKING_STATUSES } from './constants.ts';
 import {
   brandUrlField,
   emailField,
@@ -157,8 +157,27 @@ export const sendNotificationSchema = z.object({
 export type ReceiveNotification = z.output<typeof receiveNotificationSchema>;
 export type SendNotification = z.output<typeof sendNotificationSchema>;
 
+/**
+ * When a customer hears that the courier is coming (decision 129): "about N stops away" once the shipment is
+ * within `stops` of the courier's remaining stops, "arriving now" within `meters` of the destination.
+ */
+export const approachSettingsSchema = z.object({
+  stops: z
+    .number({ error: MSG.approachStopsInvalid })
+    .int(MSG.approachStopsInvalid)
+    .min(APPROACH_LIMITS.stops.min, MSG.approachStopsInvalid)
+    .max(APPROACH_LIMITS.stops.max, MSG.approachStopsInvalid),
+  meters: z
+    .number({ error: MSG.approachMetersInvalid })
+    .int(MSG.approachMetersInvalid)
+    .min(APPROACH_LIMITS.meters.min, MSG.approachMetersInvalid)
+    .max(APPROACH_LIMITS.meters.max, MSG.approachMetersInvalid),
+});
+export type ApproachSettings = z.infer<typeof approachSettingsSchema>;
+
 export const settingsUpdateSchema = z.object({
   themeid: z.enum(THEME_IDS).optional(),
+  approach: approachSettingsSchema.partial().optional(),
   sendNotification: sendNotificationSchema.optional(),
   receiveNotification: receiveNotificationSchema.optional(),
   emailContent: z.null().optional(),
@@ -235,6 +254,8 @@ export const settingsSchema = z.object({
   themeid: z.enum(THEME_IDS),
   sendNotification: z.object({ email: channelOut, phone: channelOut }),
   receiveNotification: z.object({ email: channelOut, phone: channelOut, webhook: channelOut }),
+  /** The approach notifications' thresholds, defaults filled in (decision 129). */
+  approach: approachSettingsSchema,
   emailContent: z.null(),
   webhookSecret: z.string(),
 });

@@ -48,6 +48,8 @@ export const TRIGGER_EVENTS = [
   'OutForDelivery',
   'EstimateChanged',
   'LikelyLate',
+  'CourierNear',
+  'CourierArriving',
 ] as const;
 export type TriggerEvent = (typeof TRIGGER_EVENTS)[number];
 
@@ -70,7 +72,29 @@ export const TRIGGER_LABELS: Record<TriggerEvent, string> = {
   OutForDelivery: 'Out For Delivery',
   EstimateChanged: 'Estimated date changed',
   LikelyLate: 'Likely late',
+  CourierNear: 'Courier a few stops away',
+  CourierArriving: 'Courier arriving now',
 };
+
+/**
+ * The triggers that are news of the courier's approach to a shipment that is out for delivery (issue 31,
+ * decision 129): CourierNear, about N stops (M minutes) away; CourierArriving, within the company's distance.
+ * Each fires at most once per shipment.
+ */
+export const APPROACH_TRIGGERS = ['CourierNear', 'CourierArriving'] as const;
+export type ApproachTrigger = (typeof APPROACH_TRIGGERS)[number];
+
+/** A company's approach settings when it has not set them (decision 129), and their bounds. */
+export const APPROACH_DEFAULTS = { stops: 3, meters: 150 } as const;
+export const APPROACH_LIMITS = { stops: { min: 1, max: 20 }, meters: { min: 25, max: 5000 } } as const;
+
+/**
+ * A courier's position goes to recipients' pages (and is checked for approach notifications) at most this often
+ * (decision 128): reports in between still update the company's couriers map.
+ */
+export const POSITION_SHARE_EVERY_MS = 15_000;
+/** A courier position older than this is not shown to a recipient, nor used for "arriving now" (decision 128). */
+export const POSITION_FRESH_MS = 5 * 60_000;
 
 /**
  * What a new account tells its customers by email from the start (decision 100): the moments a recipient acts on.

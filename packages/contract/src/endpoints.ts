@@ -294,7 +294,7 @@ export const memberEndpoints: EndpointDef[] = [
     method: 'GET',
     path: '/v1/track/{uidTid}/live',
     summary:
-      'Server-sent events of one parcel for its public page (no auth): its number and status each time it changes or gets a checkpoint (reconnect with Last-Event-ID); 20 open streams per address',
+      "Server-sent events of one parcel for its public page (no auth): its number and status each time it changes or gets a checkpoint, and while a shipment is Out For Delivery its courier's position (kind courier: tid, lat, lng, at; at most every 15 s) (reconnect with Last-Event-ID); 20 open streams per address",
     tag: 'Live',
     auth: false,
   },

@@ -84,4 +84,13 @@ export const memberListSchema = z.array(memberViewSchema);
 export const positionRequest = z.object({
   lat: z.number({ error: 'lat must be a number' }).min(-90).max(90),
   lng: z.number({ error: 'lng must be a number' }).min(-180).max(180),
+  /**
+   * When the phone took this fix, for one sent late (queued without signal); left out, now. A fix older than a few
+   * minutes updates the couriers map only if it is the newest, and never reaches recipients (decision 128).
+   */
+  takenAt: z
+    .string()
+    .trim()
+    .pipe(z.iso.datetime({ offset: true, error: 'takenAt must be a date and time with its UTC offset, e.g. 2019-01-19T15:04:08Z' }))
+    .optional(),
 });

@@ -2,6 +2,8 @@ import { TRACKING_NUMBER_MAX } from './constants.ts';
 
 // Validation and outcome messages of product rules §5 and §8, written once and shared by server and web.
 export const MSG = {
+  approachStopsInvalid: 'Stops away must be a whole number from 1 to 20',
+  approachMetersInvalid: 'The arriving distance must be a whole number of meters from 25 to 5000',
   emailRequired: 'Email is required',
   emailInvalid: 'Invalid email address',
   passwordRequired: 'Password is required',

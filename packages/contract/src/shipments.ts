@@ -522,6 +522,11 @@ export const publicShipmentSchema = z.object({
   brand: brandSchema,
   /** When the day's plan expects the courier (ISO-8601), while the shipment is open and planned; else null. */
   window: z.object({ from: z.string(), to: z.string() }).nullable(),
+  /**
+   * While the shipment is Out For Delivery: where its courier last reported being (ISO-8601 `at`), when that was
+   * in the last few minutes; else null. Nothing of the courier's other stops (decision 128).
+   */
+  courierPosition: z.object({ lat: z.number(), lng: z.number(), at: z.string() }).nullable(),
   updatedAt: z.string(),
   sandbox: z.literal(false),
 });

@@ -73,6 +73,8 @@ export const users = pgTable(
     geoLng: text('geo_lng'),
     /** When the position above was reported (the couriers map shows the fix's age). */
     geoAt: ts('geo_at'),
+    /** When a position of this courier last went to recipients' pages: at most every 15 s (decision 128). */
+    geoSharedAt: ts('geo_shared_at'),
     createdAt: createdAt(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
@@ -443,6 +445,11 @@ export const trackingEvents = pgTable(
     index('tracking_events_tracking_idx').on(t.trackingId),
     index('tracking_events_user_idx').on(t.userId, t.createdAt),
     index('tracking_events_shipment_idx').on(t.shipmentId),
+    // The courier's approach is news once per shipment (decision 129): a second position, a retry or a racing
+    // process finds the row there and notifies nobody.
+    uniqueIndex('tracking_events_approach_uq')
+      .on(t.shipmentId, t.toStatus)
+      .where(sql`${t.toStatus} in ('CourierNear', 'CourierArriving')`),
     check('tracking_events_subject_ck', sql`(${t.trackingId} is null) <> (${t.shipmentId} is null)`),
   ],
 );

@@ -16,7 +16,9 @@ export function securityHeaders(app: FastifyInstance, config: AppContext['config
     contentSecurityPolicy: {
       directives: {
         defaultSrc: ["'self'"],
-        scriptSrc: ["'self'", ...recaptchaOrigins, ...braintree.script],
+        // 'wasm-unsafe-eval': the courier's label scanner compiles its own barcode reader (WebAssembly, served from
+        // this site) where the browser has no BarcodeDetector (decision 130). It allows no JavaScript eval.
+        scriptSrc: ["'self'", "'wasm-unsafe-eval'", ...recaptchaOrigins, ...braintree.script],
         styleSrc: ["'self'", "'unsafe-inline'", ...braintree.style],
         imgSrc: ["'self'", 'data:', 'https:', ...tileOrigins(config)],
         connectSrc: ["'self'", ...braintree.connect],

@@ -43,6 +43,8 @@ describe('customer alerts: failed attempts, defaults, persons, time zones', () =
         OutForDelivery: true,
         EstimateChanged: false,
         LikelyLate: false,
+        CourierNear: false,
+        CourierArriving: false,
       });
       expect(Object.values(info.settings.sendNotification.phone.triggers).some(Boolean)).toBe(false);
       for (const c of ['email', 'phone', 'webhook'])

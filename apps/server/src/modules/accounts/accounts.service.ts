@@ -460,6 +460,7 @@ export async function update(ctx: AppContext, user: UserRow, input: z.output<typ
       themeid: s.themeid,
       sendNotification: s.sendNotification as StoredSettings['sendNotification'],
       receiveNotification: s.receiveNotification as StoredSettings['receiveNotification'],
+      approach: s.approach,
     });
   }
   const updated = await repo.updateUser(ctx.db, user.id, values);

@@ -8,13 +8,13 @@ export interface LiveFrame {
   event: LiveEvent | { kind: 'reset' };
 }
 
-/** What a public page's stream may carry of a parcel's event: its number and status, nothing of the account. */
-export interface PublicLiveEvent {
-  kind: 'tracking' | 'shipment';
-  tid: string;
-  status: string;
-  statusChanged: boolean;
-}
+/**
+ * What a public page's stream may carry of a parcel's event: its number and status, nothing of the account; or,
+ * while it is out for delivery, where its courier is (never which other parcels that courier carries).
+ */
+export type PublicLiveEvent =
+  | { kind: 'tracking' | 'shipment'; tid: string; status: string; statusChanged: boolean }
+  | { kind: 'courier'; tid: string; lat: number; lng: number; at: string };
 
 /** A visitor of one parcel's public page: it hears that parcel's events only, stripped to PublicLiveEvent. */
 export interface PublicSubscriber {
@@ -24,8 +24,13 @@ export interface PublicSubscriber {
 }
 
 const parcelKey = (accountId: string, tid: string) => `${accountId}\n${tid}`;
-const forPublic = (e: LiveEvent): PublicLiveEvent | null =>
-  e.kind === 'tracking' || e.kind === 'shipment' ? { kind: e.kind, tid: e.tid, status: e.status, statusChanged: e.statusChanged } : null;
+/** Each parcel's public part of an event (one per parcel a courier's position concerns). */
+const forPublic = (e: LiveEvent): PublicLiveEvent[] =>
+  e.kind === 'tracking' || e.kind === 'shipment'
+    ? [{ kind: e.kind, tid: e.tid, status: e.status, statusChanged: e.statusChanged }]
+    : e.kind === 'courier'
+      ? e.tids.map((tid) => ({ kind: 'courier', tid, lat: e.lat, lng: e.lng, at: e.at }))
+      : [];
 
 export interface LiveSubscriber {
   /** The signed-in user: an owner hears their account's events, a courier only what is assigned to them. */
@@ -67,17 +72,20 @@ export class LiveHub {
     this.ring.push(frame);
     if (this.ring.length > RING_SIZE) this.ring.splice(0, this.ring.length - RING_SIZE);
     for (const s of this.audience(event)) s.send(frame);
-    const pub = forPublic(event);
-    if (pub) for (const p of this.byParcel.get(parcelKey(event.accountId, pub.tid)) ?? []) p.send({ id: m.id, event: pub });
+    for (const pub of forPublic(event))
+      for (const p of this.byParcel.get(parcelKey(event.accountId, pub.tid)) ?? []) p.send({ id: m.id, event: pub });
   }
 
   private *audience(e: LiveEvent): Iterable<LiveSubscriber> {
+    // The recipients' copy of a position: the account's streams heard it as a 'position' event already.
+    if (e.kind === 'courier') return;
     for (const s of this.byUser.get(e.accountId) ?? []) if (s.role !== 'courier') yield s;
     const courierId = e.kind === 'shipment' || e.kind === 'position' ? e.courierId : null;
     if (courierId) for (const s of this.byUser.get(courierId) ?? []) if (s.role === 'courier') yield s;
   }
 
   private mayRead(s: LiveSubscriber, e: LiveEvent): boolean {
+    if (e.kind === 'courier') return false;
     if (s.role !== 'courier') return e.accountId === s.userId;
     return (e.kind === 'shipment' || e.kind === 'position') && e.courierId === s.userId;
   }
@@ -116,8 +124,8 @@ export class LiveHub {
       if (at < 0) p.send({ id: lastEventId, event: { kind: 'reset' } });
       else
         for (const f of this.ring.slice(at + 1)) {
-          const pub = f.event.kind === 'reset' ? null : forPublic(f.event);
-          if (pub && f.event.kind !== 'reset' && parcelKey(f.event.accountId, pub.tid) === key) p.send({ id: f.id, event: pub });
+          if (f.event.kind === 'reset') continue;
+          for (const pub of forPublic(f.event)) if (parcelKey(f.event.accountId, pub.tid) === key) p.send({ id: f.id, event: pub });
         }
     }
     let set = this.byParcel.get(key);

@@ -19,6 +19,11 @@ export type LiveEvent =
       statusChanged: boolean;
     }
   | { kind: 'position'; accountId: string; courierId: string }
+  /**
+   * A courier's shared position (at most every 15 s, decision 128) for the public pages of the shipments they
+   * have out for delivery: the hub hands each page its own parcel's copy, without the others' numbers.
+   */
+  | { kind: 'courier'; accountId: string; courierId: string; tids: string[]; lat: number; lng: number; at: string }
   | { kind: 'members'; accountId: string }
   | { kind: 'balance'; accountId: string }
   | { kind: 'alert'; accountId: string };

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, notInArray, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, lte, notInArray, or, sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.ts';
 import { announceUserChanged } from '../../lib/auth-signal.ts';
 import { shipments, users } from '../../db/schema.ts';
@@ -49,12 +49,37 @@ export async function deleteMember(db: Queryable, companyId: string, memberId: s
   return r.length > 0;
 }
 
-export async function setPosition(db: Queryable, memberId: string, lat: number, lng: number, now: Date) {
-  await db
+/**
+ * Store a courier's position; `shared` is true when it is also the one recipients get (none went out in the last
+ * `shareEveryMs`, decision 128). One statement, so two reports racing share one of them, not both.
+ */
+export async function setPosition(
+  db: Queryable,
+  memberId: string,
+  lat: number,
+  lng: number,
+  fix: { takenAt: Date; now: Date; shareable: boolean },
+  shareEveryMs: number,
+): Promise<{ stored: boolean; shared: boolean }> {
+  const { takenAt, now } = fix;
+  const due = fix.shareable
+    ? sql`(${users.geoSharedAt} is null or ${users.geoSharedAt} <= ${new Date(now.getTime() - shareEveryMs)})`
+    : sql`false`;
+  const [r] = await db
     .update(users)
-    .set({ geoLat: String(lat), geoLng: String(lng), geoAt: now, updatedAt: now })
-    .where(eq(users.id, memberId));
+    .set({
+      geoLat: String(lat),
+      geoLng: String(lng),
+      geoAt: takenAt,
+      geoSharedAt: sql`case when ${due} then ${now} else ${users.geoSharedAt} end`,
+      updatedAt: now,
+    })
+    // A fix sent late never replaces a newer one.
+    .where(and(eq(users.id, memberId), or(isNull(users.geoAt), lte(users.geoAt, takenAt))))
+    .returning({ sharedAt: users.geoSharedAt });
+  if (!r) return { stored: false, shared: false };
   await announceUserChanged(db, memberId);
+  return { stored: true, shared: r.sharedAt?.getTime() === now.getTime() };
 }
 
 export async function findUserByEmail(db: Queryable, email: string): Promise<MemberRow | undefined> {

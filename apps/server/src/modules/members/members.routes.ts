@@ -4,6 +4,7 @@ import type { AppContext } from '../../context.ts';
 import { parse, success } from '../../lib/http.ts';
 import { userOf } from '../accounts/auth.plugin.ts';
 import * as svc from './members.service.ts';
+import { reportPosition } from '../shipments/shipments.service.ts';
 
 export async function memberRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   const auth = { preHandler: app.requireAuth };
@@ -26,8 +27,8 @@ export async function memberRoutes(app: FastifyInstance, { ctx }: { ctx: AppCont
   });
   app.post('/v1/user/general/getmembers', owner, async (req) => success(await svc.listMembers(ctx, userOf(req))));
   app.post('/v1/user/general/position', auth, async (req) => {
-    const { lat, lng } = parse(positionRequest, req.body);
-    await svc.setPosition(ctx, userOf(req), lat, lng);
+    const { lat, lng, takenAt } = parse(positionRequest, req.body);
+    await reportPosition(ctx, userOf(req), lat, lng, takenAt ? new Date(takenAt) : undefined);
     return success({ lat, lng }, 'Position saved');
   });
 }

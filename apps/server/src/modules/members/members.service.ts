@@ -1,5 +1,12 @@
 import type { z } from 'zod';
-import { type MemberView, type addMemberRequest, type deleteMemberRequest, type updateMemberRequest } from '@shiptrail/contract';
+import {
+  POSITION_FRESH_MS,
+  POSITION_SHARE_EVERY_MS,
+  type MemberView,
+  type addMemberRequest,
+  type deleteMemberRequest,
+  type updateMemberRequest,
+} from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
 import type { Queryable } from '../../db/client.ts';
 import { forbidden, notFound } from '../../lib/errors.ts';
@@ -87,10 +94,25 @@ export async function deleteMember(ctx: AppContext, company: UserRow, input: z.o
 }
 
 /** A courier's last known position (the couriers map); set by their checkpoints with coordinates too. */
-export async function setPosition(ctx: AppContext, user: UserRow, lat: number, lng: number): Promise<void> {
+/**
+ * A courier's position, taken at `takenAt` (now when not given; a phone's clock ahead of the server's counts as
+ * now). A fix older than POSITION_FRESH_MS is stored for the map only if it is the newest, and is never shared
+ * with recipients: it says nothing of where the courier is now (decision 128).
+ */
+export async function setPosition(
+  ctx: AppContext,
+  user: UserRow,
+  lat: number,
+  lng: number,
+  takenAt?: Date,
+): Promise<{ shared: boolean; at: Date }> {
   if (user.role !== 'courier') throw forbidden('Only couriers report a position');
-  await repo.setPosition(ctx.db, user.id, lat, lng, ctx.now());
-  if (user.companyId) await publishLive(ctx.db, { kind: 'position', accountId: user.companyId, courierId: user.id });
+  const now = ctx.now();
+  const at = takenAt && takenAt < now ? takenAt : now;
+  const shareable = now.getTime() - at.getTime() <= POSITION_FRESH_MS;
+  const { stored, shared } = await repo.setPosition(ctx.db, user.id, lat, lng, { takenAt: at, now, shareable }, POSITION_SHARE_EVERY_MS);
+  if (stored && user.companyId) await publishLive(ctx.db, { kind: 'position', accountId: user.companyId, courierId: user.id });
+  return { shared, at };
 }
 
 /** The members module's answer to "which member of this company has this email?" (shipments assign by email). */

@@ -1,4 +1,5 @@
 import {
+  APPROACH_TRIGGERS,
   THEME_PRIMARY_COLORS,
   ESTIMATE_TRIGGERS,
   ESTIMATE_WEBHOOK_EVENT_TYPES,
@@ -10,6 +11,7 @@ import {
   normalizeUsPhone,
   toE164,
   estimateView,
+  type ApproachTrigger,
   type EstimateTrigger,
   type EstimateWebhookEvent,
   type NotificationChannel,
@@ -319,6 +321,17 @@ async function fanOutFound(
 
 // ------------------------------------------------------------------ a company's own shipments
 export const SHIPMENT_WEBHOOK_EVENT_TYPE = 'shipment.status_changed';
+/** The courier's approach to a shipment's destination (decision 129); `data.status` is the shipment's, unchanged. */
+export const SHIPMENT_APPROACH_WEBHOOK_EVENT_TYPES: Record<ApproachTrigger, string> = {
+  CourierNear: 'shipment.courier_near',
+  CourierArriving: 'shipment.courier_arriving',
+};
+const isApproachTrigger = (s: string): s is ApproachTrigger => (APPROACH_TRIGGERS as readonly string[]).includes(s);
+function approachFacts(c: unknown): { message: string; stopsAway: number | null; minutesAway: number | null; meters: number | null } {
+  const o = c && typeof c === 'object' ? (c as Record<string, unknown>) : {};
+  const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+  return { message: text(o.message), stopsAway: num(o.stopsAway), minutesAway: num(o.minutesAway), meters: num(o.meters) };
+}
 
 const addr = (a: unknown) => (a && typeof a === 'object' ? (a as Record<string, unknown>) : {});
 const text = (v: unknown) => (typeof v === 'string' ? v : '');
@@ -345,6 +358,8 @@ async function fanOutShipmentEvent(
   const brand = senderNameOf(user);
   // Out for delivery on a planned day: the customer is told the hour (decision 118).
   const expectedWindow = event.toStatus === 'OutForDelivery' ? await plannedWindow(tx, shipment.id, ctx.now()) : null;
+  // The courier's approach (decision 129): its words and facts are in the event's checkpoint.
+  const approach = isApproachTrigger(event.toStatus) ? approachFacts(event.checkpoint) : null;
   const message = (b: string | null): StatusMessageInput => ({
     tid: shipment.tid,
     window: expectedWindow,
@@ -352,7 +367,8 @@ async function fanOutShipmentEvent(
     courier: 'shm',
     status: event.toStatus,
     previousStatus: event.fromStatus,
-    checkpoint: cp,
+    checkpoint: approach ? null : cp,
+    ...(approach ? { approach: approach.message } : {}),
     link,
     brand: b,
     timeZone: user.timeZone,
@@ -367,7 +383,7 @@ async function fanOutShipmentEvent(
     else
       payload = {
         body: (webhookBody ??= JSON.stringify({
-          type: SHIPMENT_WEBHOOK_EVENT_TYPE,
+          type: approach ? SHIPMENT_APPROACH_WEBHOOK_EVENT_TYPES[event.toStatus as ApproachTrigger] : SHIPMENT_WEBHOOK_EVENT_TYPE,
           version: WEBHOOK_PAYLOAD_VERSION,
           timestamp: event.createdAt.toISOString(),
           data: {
@@ -385,9 +401,19 @@ async function fanOutShipmentEvent(
               url: link,
               createdAt: shipment.createdAt.toISOString(),
             },
-            checkpoint: cp,
-            previousStatus: event.fromStatus ?? null,
-            status: event.toStatus,
+            ...(approach
+              ? {
+                  approach: {
+                    message: approach.message,
+                    stopsAway: approach.stopsAway,
+                    minutesAway: approach.minutesAway,
+                    meters: approach.meters,
+                  },
+                  checkpoint: null,
+                  previousStatus: event.fromStatus ?? null,
+                  status: shipment.status,
+                }
+              : { checkpoint: cp, previousStatus: event.fromStatus ?? null, status: event.toStatus }),
           },
         })),
       };

@@ -8,7 +8,15 @@ import { webhookQueue, type NotifyJob } from './queues.ts';
 import { enqueue } from '../../jobs/define.ts';
 import { PREVIOUS_SECRET_GRACE_MS, newWebhookSecret } from './signing.ts';
 /** Notification settings are this module's (decision 117): the accounts module stores them in the user row. */
-export { effectiveEndpoint, initialSettings, mergeSettings, promisedNotify, settingsView, type StoredSettings } from './settings.ts';
+export {
+  approachOf,
+  effectiveEndpoint,
+  initialSettings,
+  mergeSettings,
+  promisedNotify,
+  settingsView,
+  type StoredSettings,
+} from './settings.ts';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 

@@ -1,10 +1,28 @@
-import { DEFAULT_CUSTOMER_EMAIL_TRIGGERS, TRIGGER_EVENTS, THEME_IDS, type Settings, type ThemeId } from '@shiptrail/contract';
+import {
+  APPROACH_DEFAULTS,
+  DEFAULT_CUSTOMER_EMAIL_TRIGGERS,
+  TRIGGER_EVENTS,
+  THEME_IDS,
+  type ApproachSettings,
+  type Settings,
+  type ThemeId,
+} from '@shiptrail/contract';
 
 type Channel = { triggers: Record<string, boolean>; endpoint: string };
 export interface StoredSettings {
   themeid?: ThemeId;
   sendNotification?: { email?: Channel; phone?: Channel };
   receiveNotification?: { email?: Channel; phone?: Channel; webhook?: Channel };
+  approach?: Partial<ApproachSettings>;
+}
+
+/** The company's approach thresholds (decision 129), defaults for what it has not set. */
+export function approachOf(stored: StoredSettings | null | undefined): ApproachSettings {
+  const a = stored?.approach ?? {};
+  return {
+    stops: Number.isInteger(a.stops) ? a.stops! : APPROACH_DEFAULTS.stops,
+    meters: Number.isInteger(a.meters) ? a.meters! : APPROACH_DEFAULTS.meters,
+  };
 }
 
 const emptyTriggers = () => Object.fromEntries(TRIGGER_EVENTS.map((t) => [t, false])) as Record<string, boolean>;
@@ -51,6 +69,7 @@ export function settingsView(stored: StoredSettings, webhookSecret: string): Set
       phone: channel(stored.receiveNotification?.phone),
       webhook: channel(stored.receiveNotification?.webhook),
     },
+    approach: approachOf(stored),
     emailContent: null,
     webhookSecret,
   };
@@ -60,6 +79,7 @@ export function settingsView(stored: StoredSettings, webhookSecret: string): Set
 export function mergeSettings(stored: StoredSettings, update: StoredSettings): StoredSettings {
   const out: StoredSettings = { ...stored };
   if (update.themeid) out.themeid = update.themeid;
+  if (update.approach) out.approach = { ...stored.approach, ...update.approach };
   if (update.sendNotification)
     out.sendNotification = { ...stored.sendNotification, ...mergeChannels(stored.sendNotification, update.sendNotification) };
   if (update.receiveNotification)

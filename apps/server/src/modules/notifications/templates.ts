@@ -1,4 +1,6 @@
 import { describeEstimate, STATUS_LABELS, type EstimatedDeliveryView, type TrackingStatus } from '@shiptrail/contract';
+
+const isApproach = (s: string) => s === 'CourierNear' || s === 'CourierArriving';
 import { escapeHtml } from '../../lib/mail-layout.ts';
 
 /** What every message about a status change says (product rules §1: notifications on a status change). */
@@ -18,6 +20,11 @@ export interface StatusMessageInput {
   brandStyle?: { color: string; logo: string };
   /** Out for delivery on a planned day: the hour the customer is told (decision 118). */
   window?: { from: string; to: string } | null;
+  /**
+   * The courier's approach (CourierNear, CourierArriving; decision 129): the sentence the customer reads, such as
+   * "Your courier is about 3 stops / 25 minutes away". `status` is then the approach trigger.
+   */
+  approach?: string;
 }
 
 /** "between 10:30 AM and 11:30 AM" in the account's time zone. */
@@ -67,6 +74,7 @@ function checkpointLine(c: StatusMessageInput['checkpoint'], timeZone: string | 
 /** The first line of a mail: a failed attempt and an exception ask something of the recipient, so they say so. */
 function introOf(m: StatusMessageInput, name: string): string {
   const parcel = m.brand ? `Your parcel from ${m.brand}` : `Your parcel ${name}`;
+  if (isApproach(m.status) && m.approach) return `${m.approach} with ${parcel.charAt(0).toLowerCase()}${parcel.slice(1)}.`;
   if (m.status === 'FailAttempt')
     return `A delivery attempt failed: ${parcel.charAt(0).toLowerCase()}${parcel.slice(1)} could not be delivered. Follow the link for what happens next.`;
   if (m.status === 'Exception') return `${parcel} has a problem on its way (an exception). Follow the link for what happens next.`;
@@ -76,8 +84,10 @@ function introOf(m: StatusMessageInput, name: string): string {
 export function statusEmail(m: StatusMessageInput): { subject: string; text: string; html: string } {
   const name = m.title ? `${m.title} (${m.tid})` : m.tid;
   const from = m.brand ?? 'Shiptrail';
-  const subject =
-    m.brand && m.status === 'FailAttempt'
+  const approaching = isApproach(m.status) && m.approach ? m.approach.replace(/^Your courier/, 'your courier') : '';
+  const subject = approaching
+    ? `${m.brand ?? name}: ${approaching}`
+    : m.brand && m.status === 'FailAttempt'
       ? `${m.brand}: delivery attempt failed for your parcel ${m.tid}`
       : m.brand
         ? `${m.brand}: your parcel ${m.tid} is ${label(m.status)}`
@@ -85,11 +95,13 @@ export function statusEmail(m: StatusMessageInput): { subject: string; text: str
   const cp = checkpointLine(m.checkpoint, m.timeZone);
   const intro = introOf(m, name);
   const expected = m.window ? windowLine(m.window, m.timeZone) : '';
+  // The approach is news, not a status: the parcel is still out for delivery (its previousStatus).
+  const shown = approaching ? { status: m.previousStatus, previous: null } : { status: m.status, previous: m.previousStatus };
   const text = [
     intro,
     expected ? `Expected ${expected}.` : '',
     '',
-    `Status: ${label(m.status)}${m.previousStatus ? ` (was ${label(m.previousStatus)})` : ''}`,
+    `Status: ${label(shown.status)}${shown.previous ? ` (was ${label(shown.previous)})` : ''}`,
     `Tracking number: ${m.tid} (${m.courier.toUpperCase()})`,
     cp ? `Latest checkpoint: ${cp}` : '',
     '',
@@ -110,8 +122,8 @@ export function statusEmail(m: StatusMessageInput): { subject: string; text: str
   const body =
     `<p style="line-height:1.5">${escapeHtml(intro)}</p><table role="presentation" cellpadding="0" cellspacing="0">` +
     (expected ? row('Expected', expected) : '') +
-    row('Status', label(m.status)) +
-    (m.previousStatus ? row('Previous status', label(m.previousStatus)) : '') +
+    row('Status', label(shown.status)) +
+    (shown.previous ? row('Previous status', label(shown.previous)) : '') +
     row('Tracking number', `${m.tid} (${m.courier.toUpperCase()})`) +
     (cp ? row('Latest checkpoint', cp) : '') +
     `</table><p style="margin:24px 0"><a href="${escapeHtml(m.link)}" style="background:${accent};color:#fff;padding:12px 20px;border-radius:8px;text-decoration:none;font-weight:600">Track the parcel</a></p>` +
@@ -121,7 +133,7 @@ export function statusEmail(m: StatusMessageInput): { subject: string; text: str
 <table role="presentation" width="100%" cellpadding="0" cellspacing="0"><tr><td align="center" style="padding:32px 12px">
 <table role="presentation" width="560" cellpadding="0" cellspacing="0" style="max-width:560px;background:#fff;border-radius:12px;padding:32px">
 <tr><td>${logoImg}<div style="font-weight:700;font-size:20px;color:${accent};margin-bottom:16px">${escapeHtml(from)}</div>
-<h1 style="font-size:20px;margin:0 0 12px">${escapeHtml(label(m.status))}: ${escapeHtml(name)}</h1>${body}</td></tr></table>
+<h1 style="font-size:20px;margin:0 0 12px">${escapeHtml(approaching ? m.approach! : label(m.status))}: ${escapeHtml(name)}</h1>${body}</td></tr></table>
 <p style="font-size:12px;color:#6b7280;margin-top:16px">${escapeHtml(footer)}</p></td></tr></table></body></html>`;
   return { subject, text, html };
 }
@@ -131,6 +143,8 @@ export function statusSms(m: StatusMessageInput): string {
   const from = m.brand ?? 'Shiptrail';
   const where = m.checkpoint?.location ? ` (${m.checkpoint.location})` : '';
   if (m.status === 'FailAttempt') return `${from}: delivery attempt failed for parcel ${m.tid}${where}. ${m.link}`;
+  if (isApproach(m.status) && m.approach)
+    return `${from}: ${m.approach.replace(/^Your courier/, 'your courier')} with parcel ${m.tid}. ${m.link}`;
   return `${from}: parcel ${m.tid} is ${label(m.status)}${where}. ${m.link}`;
 }
 

@@ -3,6 +3,8 @@
 // It reads plans only: no import of shipments, so no cycle.
 import type { Queryable } from '../../db/client.ts';
 import { localDate } from './model.ts';
+
+export { haversineKm } from './model.ts';
 import * as repo from './planning.repository.ts';
 
 /** The shipment's window in the latest plan that has it, while that plan's day is today or later. */
@@ -10,4 +12,19 @@ export async function plannedWindow(db: Queryable, shipmentId: string, now: Date
   const found = await repo.latestStopOf(db, shipmentId);
   if (!found || found.date < localDate(now, found.timeZone)) return null;
   return { from: found.stop.windowFrom.toISOString(), to: found.stop.windowTo.toISOString() };
+}
+
+/**
+ * A courier's stops in today's plan of their company (`timeZone`'s today), by shipment id: the order and the
+ * planned arrival, for "about N stops / M minutes away" (decision 129). Empty without a plan for today.
+ */
+export async function courierPlanToday(
+  db: Queryable,
+  companyId: string,
+  courierId: string,
+  now: Date,
+  timeZone: string,
+): Promise<Map<string, { position: number; eta: Date }>> {
+  const rows = await repo.courierStops(db, companyId, localDate(now, timeZone), courierId);
+  return new Map(rows.map((r) => [r.stop.shipmentId, { position: r.stop.position, eta: r.stop.eta }]));
 }

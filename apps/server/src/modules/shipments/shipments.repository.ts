@@ -336,3 +336,42 @@ export async function courierPerformance(
     failed: Number(x.failed),
   }));
 }
+
+/** A courier's shipments out for delivery, oldest first (the order of their day without a plan). */
+export async function outForDelivery(db: Queryable, courierId: string, limit: number): Promise<ShipmentRow[]> {
+  return db
+    .select()
+    .from(shipments)
+    .where(and(eq(shipments.courierId, courierId), eq(shipments.status, 'OutForDelivery')))
+    .orderBy(asc(shipments.createdAt), asc(shipments.id))
+    .limit(limit);
+}
+
+/** Which approach events (CourierNear, CourierArriving) these shipments already had: "shipmentId toStatus". */
+export async function approachEventsOf(db: Queryable, shipmentIds: string[]): Promise<Set<string>> {
+  if (shipmentIds.length === 0) return new Set();
+  const rows = await db
+    .select({ shipmentId: trackingEvents.shipmentId, toStatus: trackingEvents.toStatus })
+    .from(trackingEvents)
+    .where(and(inArray(trackingEvents.shipmentId, shipmentIds), inArray(trackingEvents.toStatus, ['CourierNear', 'CourierArriving'])));
+  return new Set(rows.map((r) => `${r.shipmentId} ${r.toStatus}`));
+}
+
+/**
+ * Record an approach event once per shipment and kind: the unique index (tracking_events_approach_uq) makes a
+ * second insert, from a repeated position or a racing process, a no-op (undefined).
+ */
+export async function insertApproachEvent(
+  db: Queryable,
+  v: { shipmentId: string; userId: string; fromStatus: string; toStatus: string; checkpoint: unknown; createdAt: Date },
+): Promise<string | undefined> {
+  const [r] = await db
+    .insert(trackingEvents)
+    .values(v)
+    .onConflictDoNothing({
+      target: [trackingEvents.shipmentId, trackingEvents.toStatus],
+      where: sql`${trackingEvents.toStatus} in ('CourierNear', 'CourierArriving')`,
+    })
+    .returning({ id: trackingEvents.id });
+  return r?.id;
+}

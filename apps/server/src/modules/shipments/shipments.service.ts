@@ -5,6 +5,7 @@ import {
   cleanText,
   MSG,
   OCCURRED_AT_LIMITS,
+  POSITION_FRESH_MS,
   PRICING,
   THEME_PRIMARY_COLORS,
   looksLikeShm,
@@ -36,7 +37,10 @@ import type { UserRow } from '../accounts/accounts.service.ts';
 import { promisedNotify, type StoredSettings } from '../notifications/notifications.service.ts';
 import { charge } from '../billing/billing.service.ts';
 import { locateAddress } from '../geo/geo.service.ts';
-import { findCourierByEmail, setPosition } from '../members/members.service.ts';
+import { findCourierByEmail } from '../members/members.service.ts';
+import { reportPosition } from './approach.ts';
+
+export { reportPosition } from './approach.ts';
 import { fanOutStatusEvent } from '../notifications/notifications.service.ts';
 import { publishLive } from '../live/live.service.ts';
 import { raiseAlert } from '../alerts/alerts.service.ts';
@@ -384,7 +388,9 @@ export async function applyUpdate(ctx: AppContext, user: UserRow, input: UpdateI
 
 /** The courier's last known position, for the couriers map (after the checkpoint is stored). */
 export async function notePosition(ctx: AppContext, user: UserRow, input: UpdateInput) {
-  if (user.role === 'courier' && input.lat != null && input.long != null) await setPosition(ctx, user, input.lat, input.long);
+  // A checkpoint sent late (occurredAt, decision 120) is where the courier was then, not now.
+  if (user.role === 'courier' && input.lat != null && input.long != null)
+    await reportPosition(ctx, user, input.lat, input.long, input.occurredAt ? new Date(input.occurredAt) : undefined);
 }
 
 /** The company, or the courier the shipment is assigned to; anyone else gets "not found" (nothing leaks). */
@@ -735,9 +741,23 @@ export async function publicShipment(ctx: AppContext, companyUid: string, rawTid
   if (!company || !isCompanyOwner(company)) return null;
   const s = await repo.findForCompany(ctx.db, company.id, tid);
   if (!s) return null;
-  const cps = await repo.checkpointsFor(ctx.db, [s.id]);
+  const [cps, courierPosition] = await Promise.all([repo.checkpointsFor(ctx.db, [s.id]), publicCourierPosition(ctx, s)]);
   const view = publicShipmentView(s, cps, brandOf(company));
-  return { ...view, notify: promisedNotify(view.notify, company.settings as StoredSettings) };
+  return { ...view, courierPosition, notify: promisedNotify(view.notify, company.settings as StoredSettings) };
+}
+
+/**
+ * Where the courier is, for the recipient's page (decision 128): only while this shipment is Out For Delivery,
+ * and only a position of the last POSITION_FRESH_MS (an old one would send the recipient looking the wrong way).
+ */
+async function publicCourierPosition(ctx: AppContext, s: repo.ShipmentRow): Promise<PublicShipment['courierPosition']> {
+  if (s.status !== 'OutForDelivery' || !s.courierId) return null;
+  const c = await repo.findUserById(ctx.db, s.courierId);
+  if (!c?.geoAt || c.geoLat == null || c.geoLng == null) return null;
+  if (ctx.now().getTime() - c.geoAt.getTime() > POSITION_FRESH_MS) return null;
+  const lat = Number(c.geoLat);
+  const lng = Number(c.geoLng);
+  return Number.isFinite(lat) && Number.isFinite(lng) ? { lat, lng, at: c.geoAt.toISOString() } : null;
 }
 
 /** The detect call's answer for an SHM number: Shiptrail's own. */

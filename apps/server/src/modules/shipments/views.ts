@@ -150,6 +150,7 @@ export function publicShipmentView(s: ShipmentRow, cps: CheckpointSummary[], bra
     destinationPlace: place(destination),
     expected: s.expected?.toISOString() ?? null,
     window: null,
+    courierPosition: null,
     lastCheckPoint: last ? { status: last.status, location: last.location, message: last.message, time: last.time } : null,
     checkpoints,
     notify: { email: maskEmail(destination.email), phone: maskPhone(destination.phone) },

@@ -191,7 +191,11 @@ export default function TrackRoute() {
             <Fact icon={IconMapPin} label="Origin" value={data.origin ?? ''} />
             <Fact icon={IconMapPin} label="Destination" value={data.destination ?? ''} />
           </SimpleGrid>
-          {data.kind === 'shipment' && <RouteMap checkpoints={data.checkpoints} tid={data.tid} />}
+          {data.kind === 'shipment' && data.courierPosition ? (
+            <CourierMap position={data.courierPosition} window={planWindow} tid={data.tid} />
+          ) : (
+            data.kind === 'shipment' && <RouteMap checkpoints={data.checkpoints} tid={data.tid} />
+          )}
           <Grid gap="xl">
             <Grid.Col span={{ base: 12, sm: 8 }}>
               <Title order={2} fz="lg" mb="md">
@@ -226,6 +230,45 @@ export default function TrackRoute() {
 /** The parcel's route through the checkpoints that carry a position (oldest first); nothing when none does. */
 /** A time of day in the reader's clock (the day's plan window, decision 118). */
 const clock = (iso: string) => new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' }).format(new Date(iso));
+
+/**
+ * While the shipment is out for delivery: where its courier last was (decision 128), with the plan's window.
+ * The page's live stream refetches it at each shared position (at most every 15 s).
+ */
+function CourierMap({
+  position,
+  window: w,
+  tid,
+}: {
+  position: NonNullable<PublicShipment['courierPosition']>;
+  window: PublicShipment['window'];
+  tid: string;
+}) {
+  return (
+    <Box mb="xl" data-testid="track-courier-map" data-lat={position.lat} data-lng={position.lng}>
+      <Group justify="space-between" align="baseline" mb="xs" gap="xs">
+        <Title order={2} fz="lg">
+          Your courier is on the way
+        </Title>
+        <Text size="sm" c="dimmed" data-testid="track-courier-at">
+          Position at {clock(position.at)}
+        </Text>
+      </Group>
+      {w && (
+        <Text size="sm" mb="sm" data-testid="track-courier-window">
+          Arriving between {clock(w.from)} and {clock(w.to)}
+        </Text>
+      )}
+      <LazyMap
+        label="Where your courier is"
+        center={[position.lat, position.lng]}
+        zoom={MAP_DEFAULTS.detailZoom}
+        height={320}
+        markers={[{ id: `${tid}-courier`, lat: position.lat, lng: position.lng, kind: 'courier', title: 'Your courier' }]}
+      />
+    </Box>
+  );
+}
 
 function RouteMap({ checkpoints, tid }: { checkpoints: PublicShipment['checkpoints']; tid: string }) {
   const placed = [...checkpoints].reverse().filter((c) => c.lat != null && c.long != null);

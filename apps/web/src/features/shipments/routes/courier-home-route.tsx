@@ -1,6 +1,6 @@
 import { Alert, Anchor, Box, Button, Card, Center, Group, Loader, Paper, SimpleGrid, Stack, Text, ThemeIcon } from '@mantine/core';
 import type { ShipmentView } from '@shiptrail/contract';
-import { IconCheck, IconMapPin, IconPackage, IconPhone, IconRoute, IconX } from '@tabler/icons-react';
+import { IconBarcode, IconCheck, IconMapPin, IconPackage, IconPhone, IconRoute, IconX } from '@tabler/icons-react';
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { Link, useLocation } from 'react-router';
 import { PageHeader } from '../../../components/page-header';
@@ -16,6 +16,8 @@ const loadShareLocation = () => import('../components/share-location');
 const loadCheckpointModal = () => import('../components/checkpoint-modal');
 const ShareLocation = lazy(() => loadShareLocation().then((m) => ({ default: m.ShareLocation })));
 const CheckpointModal = lazy(() => loadCheckpointModal().then((m) => ({ default: m.CheckpointModal })));
+// The scanner (and its barcode reader) is fetched when it is opened, never before (decision 130).
+const ScanLabel = lazy(() => import('../components/scan-label').then((m) => ({ default: m.ScanLabel })));
 
 /** Said on the courier's home when a courier opened one of the owner's pages (the layout sends them here). */
 export const OWNER_ONLY_SENTENCE =
@@ -74,6 +76,7 @@ export default function CourierHomeRoute() {
   const { state } = useLocation() as { state: { ownerOnly?: string } | null };
   const day = useCourierDay(!!info);
   const [checkpointFor, setCheckpointFor] = useState<ShipmentView | null>(null);
+  const [scanning, setScanning] = useState(false);
   const stops = day.data?.stops ?? [];
   const planned = new Map((day.data?.planned ?? []).map((p) => [p.tid, p]));
   const first = info?.profile.firstName;
@@ -98,9 +101,14 @@ export default function CourierHomeRoute() {
         title={first ? `Today, ${first}` : 'Today'}
         description={new Intl.DateTimeFormat(undefined, { weekday: 'long', day: 'numeric', month: 'long' }).format(new Date())}
         actions={
-          <Button component={Link} to="/account/shipments" variant="default" leftSection={<IconPackage size={16} />}>
-            All my shipments
-          </Button>
+          <Group gap="xs">
+            <Button onClick={() => setScanning(true)} leftSection={<IconBarcode size={16} />}>
+              Scan a label
+            </Button>
+            <Button component={Link} to="/account/shipments" variant="default" leftSection={<IconPackage size={16} />}>
+              All my shipments
+            </Button>
+          </Group>
         }
       />
       <OutboxPanel online={online} waiting={waiting} refused={refused} savedAt={day.data?.savedAt} />
@@ -210,6 +218,18 @@ export default function CourierHomeRoute() {
             </Card>
           ))}
         </Stack>
+      )}
+      {scanning && (
+        <Suspense fallback={null}>
+          <ScanLabel
+            stops={stops}
+            onClose={() => setScanning(false)}
+            onFound={(s) => {
+              setScanning(false);
+              setCheckpointFor(s);
+            }}
+          />
+        </Suspense>
       )}
       {checkpointFor && (
         <Suspense fallback={null}>

@@ -1,6 +1,7 @@
-import { Button, Group, Paper, Stack, Tabs, Text } from '@mantine/core';
+import { Button, Group, NumberInput, Paper, SimpleGrid, Stack, Tabs, Text, Title } from '@mantine/core';
 import { useForm } from '@mantine/form';
-import type { UserInfo } from '@shiptrail/contract';
+import { approachSettingsSchema, type ApproachSettings, type UserInfo } from '@shiptrail/contract';
+import { zodResolver } from '../../../../lib/zod-resolver';
 import type { ReactNode } from 'react';
 import { useUpdateUser } from '../../api/update-user';
 import {
@@ -102,6 +103,60 @@ function SendForm({ info }: { info: UserInfo }) {
   );
 }
 
+/**
+ * When a company's customers hear "about N stops away" and "arriving now" (decision 129); the triggers themselves
+ * are rows of the grid above.
+ */
+function ApproachForm({ info }: { info: UserInfo }) {
+  const update = useUpdateUser();
+  const form = useForm<ApproachSettings>({
+    mode: 'controlled',
+    initialValues: info.settings.approach,
+    validate: zodResolver(approachSettingsSchema),
+    validateInputOnBlur: true,
+  });
+  return (
+    <Paper p="lg">
+      <form
+        noValidate
+        aria-label="When the courier is coming"
+        onSubmit={form.onSubmit((v) =>
+          update.mutate({ settings: { approach: v, emailContent: null } }, { onError: (e) => applyServerErrors(form, e) }),
+        )}
+      >
+        <Title order={3} fz="md" mb={4}>
+          When the courier is coming
+        </Title>
+        <Text size="sm" c="dimmed" mb="md">
+          For shipments out for delivery whose courier shares their location: each message goes once per shipment.
+        </Text>
+        <SimpleGrid cols={{ base: 1, sm: 2 }}>
+          <NumberInput
+            label="Courier a few stops away: this many stops or fewer"
+            min={1}
+            max={20}
+            allowDecimal={false}
+            {...form.getInputProps('stops')}
+          />
+          <NumberInput
+            label="Courier arriving now: within (meters)"
+            min={25}
+            max={5000}
+            step={25}
+            allowDecimal={false}
+            {...form.getInputProps('meters')}
+          />
+        </SimpleGrid>
+        <Group justify="flex-end" mt="md">
+          <Button type="submit" loading={update.isPending} disabled={update.isPending}>
+            Save
+          </Button>
+        </Group>
+      </form>
+    </Paper>
+  );
+}
+
 /** `webhooks` is shown under the receive settings (the page passes the notifications feature's webhook panel). */
 export function TriggersPanel({
   info,
@@ -137,7 +192,10 @@ export function TriggersPanel({
         <Tabs.Tab value="receiveNotification">Receive</Tabs.Tab>
       </Tabs.List>
       <Tabs.Panel value="sendNotifications">
-        <SendForm info={info} />
+        <Stack gap="lg">
+          <SendForm info={info} />
+          <ApproachForm info={info} />
+        </Stack>
       </Tabs.Panel>
       <Tabs.Panel value="receiveNotification">{receive}</Tabs.Panel>
     </Tabs>

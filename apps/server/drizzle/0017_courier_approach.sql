@@ -1,0 +1,2 @@
+ALTER TABLE "users" ADD COLUMN "geo_shared_at" timestamp with time zone;--> statement-breakpoint
+CREATE UNIQUE INDEX "tracking_events_approach_uq" ON "tracking_events" USING btree ("shipment_id","to_status") WHERE "tracking_events"."to_status" in ('CourierNear', 'CourierArriving');
