@@ -2,6 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import boundaries from 'eslint-plugin-boundaries';
 import { importX } from 'eslint-plugin-import-x';
+import { tableOwnerRule } from './scripts/eslint/table-owners.mjs';
 
 // The architecture's import rules (docs/ARCHITECTURE.md, "Boundaries"): lint fails on any new crossing.
 const boundariesConfig = {
@@ -104,5 +105,11 @@ export default tseslint.config(
       'import-x/extensions': ['.ts', '.tsx', '.js'],
     },
     rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true, allowUnsafeDynamicCyclicDependency: false }] },
+  },
+  // Each table has one owner (scripts/eslint/table-owners.mjs): another module's file may not name it.
+  {
+    files: ['apps/server/src/**/*.ts'],
+    plugins: { shiptrail: { rules: { 'table-owner': tableOwnerRule } } },
+    rules: { 'shiptrail/table-owner': 'error' },
   },
 );

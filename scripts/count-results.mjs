@@ -146,6 +146,8 @@ for (const name of reports) {
   const failed = n('failed') + pass.fileFailures.length;
   const extra = n('skipped') ? `, ${n('skipped')} skipped` : '';
   console.log(`${label}: ${n('passed')} passed, ${failed} failed${extra}`);
+  // The names, so the tail of a CI log says which test failed without the rest of the log.
+  for (const [key, status] of pass.tests) if (status === 'failed') console.log(`  failed: ${key}`);
   for (const f of pass.fileFailures) console.log(`  failed outside a test: ${f}`);
   for (const d of pass.duplicates) console.log(`  a second test of the same name in its file, counted apart: ${d}`);
   passes.push({ label, ...pass });

@@ -49,6 +49,8 @@ describe('count-results.mjs', () => {
     expect(r.code).toBe(1);
     expect(r.lines).toContain('PostgreSQL: 1 passed, 1 failed');
     expect(r.lines.some((l) => l.includes('outside'))).toBe(false);
+    // The failing test is named under its pass, so the tail of a CI log says which one it was.
+    expect(r.lines.filter((l) => l.startsWith('  failed: '))).toHaveLength(1);
     expect(r.lines.at(-1)).toBe('4 passed, 1 failed');
   });
 

@@ -26,6 +26,7 @@ import { memberRoutes } from './modules/members/members.routes.ts';
 import { invitationRoutes } from './modules/members/invitations.routes.ts';
 import { offerClaim } from './modules/members/invitations.service.ts';
 import { shipmentRoutes } from './modules/shipments/shipments.routes.ts';
+import { planningRoutes } from './modules/planning/planning.routes.ts';
 import { billingRoutes, gatewayWebhookRoutes } from './modules/billing/billing.routes.ts';
 import { liveRoutes } from './modules/live/live.routes.ts';
 import { braintreeConfigured } from './modules/billing/billing.service.ts';
@@ -267,6 +268,7 @@ export async function buildApp(ctx: AppContext, opts: { logger?: boolean } = {})
   await app.register(memberRoutes, { ctx });
   await app.register(invitationRoutes, { ctx });
   await app.register(shipmentRoutes, { ctx });
+  await app.register(planningRoutes, { ctx });
   await app.register(billingRoutes, { ctx });
   await app.register(gatewayWebhookRoutes, { ctx });
   await app.register(liveRoutes, { ctx });

@@ -10,7 +10,8 @@ import { CENSOR, LOG_REDACT, redactUrl } from './lib/log-redact.ts';
 import { logContextMixin } from './lib/log-context.ts';
 import { closeCarriers, setupCarriers } from './modules/carriers/carriers.service.ts';
 import { stopRefreshScheduler } from './modules/trackings/refresh.ts';
-import { sandboxJourneyStarts } from './modules/trackings/trackings.service.ts';
+import { deliveredHistory, sandboxJourneyStarts } from './modules/trackings/trackings.service.ts';
+import { createDeliveryPredictions } from './edd/index.ts';
 import { setupSms } from './modules/sms/sms.service.ts';
 import { bindMetricsDatabase, unbindMetricsDatabase } from './lib/metrics.ts';
 import { setupQueues } from './jobs/registry.ts';
@@ -68,11 +69,14 @@ export async function createContext(
   log: Logger = createLogger(config),
   opts: Pick<OpenOptions, 'pglite'> = {},
 ): Promise<AppContext> {
+  const onStartRetry = (err: Error, attempt: number, waitMs: number) =>
+    log.warn({ err: err.message, attempt }, `the database is not answering yet; trying again in ${waitMs} ms`);
   const database = await openDatabase({
     databaseUrl: config.DATABASE_URL,
     dataDir: config.dataDir,
     pglite: opts.pglite,
     onConnectionError: (err) => log.warn({ err: err.message }, 'a database connection was lost; the next query opens a new one'),
+    onStartRetry,
     onThreadEvent: (e) => {
       if (e.kind === 'died')
         log.error(
@@ -83,13 +87,17 @@ export async function createContext(
       else log.error({ reason: e.reason }, 'the database thread could not be restarted; retrying');
     },
   });
-  const queue = await createQueue(database);
+  const queue = await createQueue(database, { onStartRetry });
   const mailer = createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, db: database.db, log });
   const bus = await createBus(database, log);
   const ctx: AppContext = { config, database, db: database.db, queue, bus, mailer, log, now: () => new Date(), resources: {} };
   // Carrier client, plus the carrier sandbox on loopback for carriers without credentials; its journeys
   // continue from the trackings' stored checkpoints after a restart.
   ctx.resources.sandboxJourneyStart = sandboxJourneyStarts(ctx);
+  // Predicted delivery dates learn from the delivered parcels of the whole platform (decision 122).
+  ctx.resources.deliveryPredictions = createDeliveryPredictions(() => deliveredHistory(ctx), {
+    onError: (err) => log.warn({ err }, 'delivery history could not be read; predictions wait for the next reload'),
+  });
   await setupCarriers(ctx);
   setupSms(ctx);
   await setupQueues(ctx);

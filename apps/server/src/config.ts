@@ -172,6 +172,14 @@ const envSchema = carrierEnvSchema.extend({
   GEOCODER_RATE_LIMIT: rateLimitSetting,
   GEOCODER_TIMEOUT_MS: z.coerce.number().int().positive().default(3000),
   GEOCODER_CACHE_SECONDS: z.coerce.number().nonnegative().default(86_400),
+  /** Plan the day's travel times: straight-line distance times the road factor, at this average speed (decision 118). */
+  ROUTING_SPEED_KMH: z.coerce.number().positive().max(200).default(30),
+  ROUTING_ROAD_FACTOR: z.coerce.number().min(1).max(5).default(1.3),
+  /** An OSRM server (its base URL, before /table): road times for plans; unset, the straight-line estimate. */
+  ROUTING_URL: optionalUrl,
+  ROUTING_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
+  /** How many plans are worked out at once per process (each on its own thread); more wait, then are refused. */
+  ROUTING_THREADS: z.coerce.number().int().positive().max(16).default(1),
   /** The map's tile URL template ({z}/{x}/{y}, optional {s}); 'off' draws the offline outlines only. */
   MAP_TILE_URL: z
     .string()

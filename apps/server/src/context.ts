@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import type { DeliveryPredictions } from './edd/history.ts';
 import type { Config } from './config.ts';
 import type { Database, Db } from './db/client.ts';
 import type { Queue } from './jobs/queue.ts';
@@ -56,4 +57,9 @@ export interface FeatureResources {
    * members, which builds on accounts.
    */
   offerCourierClaim?: (ctx: AppContext, member: UserRow, opts: { force: boolean }) => Promise<void>;
+  /**
+   * The delivery-date predictor learned from the platform's delivered parcels (edd/history.ts, decision 122): the
+   * refresh engine fills a predicted estimate from it when the carrier gives none. Set by bootstrap.
+   */
+  deliveryPredictions?: DeliveryPredictions;
 }

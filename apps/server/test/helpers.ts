@@ -13,6 +13,7 @@ import { loadConfig, type Config } from '../src/config.ts';
 import type { AppContext } from '../src/context.ts';
 import { buildApp } from '../src/app.ts';
 import { createContext, closeContext, createLogger } from '../src/bootstrap.ts';
+import { endpoints } from '@shiptrail/contract';
 
 /**
  * Which database the tests run on: PGlite in memory by default; a PostgreSQL server when
@@ -118,7 +119,7 @@ export interface InjectResult<T = any> {
  */
 export async function call<T = any>(
   app: FastifyInstance,
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
   url: string,
   opts: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
 ): Promise<InjectResult<T>> {
@@ -128,7 +129,38 @@ export async function call<T = any>(
     headers: { 'sm-http-status': 'real', ...(opts.token ? { 'sm-api-token': opts.token } : {}), ...(opts.headers ?? {}) },
     ...(opts.body !== undefined ? { payload: opts.body as object } : {}),
   });
-  return { statusCode: res.statusCode, body: res.json(), headers: res.headers };
+  const body = res.json();
+  checkReplyAgainstContract(method, url, res.statusCode, body);
+  return { statusCode: res.statusCode, body, headers: res.headers };
+}
+
+/** The declared /v1 calls as path patterns: /v1/trackings/delete/{tid} -> ^/v1/trackings/delete/[^/]+/?$. */
+const declared = endpoints.map((e) => ({
+  e,
+  re: new RegExp(`^${e.path.replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
+  // How much of the path is fixed text: the most specific pattern wins (/v1/shipments/labels over /v1/shipments/{id}).
+  fixed: e.path.replace(/\{[^}]+\}/g, '').length,
+}));
+
+/**
+ * Every successful /v1 reply a test receives must match the response schema its call declares in the contract
+ * (and so in the OpenAPI document): a reply that drifts from what clients were promised fails the test that saw it.
+ */
+export function checkReplyAgainstContract(method: string, url: string, statusCode: number, body: unknown): void {
+  const envelope = body as { status?: string; payload?: unknown } | null;
+  if (statusCode >= 300 || envelope?.status !== 'success') return;
+  const pathOnly = url.split('?')[0]!;
+  const found = declared.filter((d) => d.e.method === method && d.re.test(pathOnly));
+  const hit = found.sort((a, b) => b.fixed - a.fixed)[0];
+  if (!hit?.e.response) return;
+  const parsed = hit.e.response.safeParse(envelope.payload);
+  if (!parsed.success)
+    throw new Error(
+      `${method} ${pathOnly}: the reply does not match the contract's response schema for ${hit.e.path}: ${parsed.error.issues
+        .slice(0, 5)
+        .map((i) => `${i.path.join('.') || '(payload)'}: ${i.message}`)
+        .join('; ')}`,
+    );
 }
 
 /**

@@ -38,8 +38,39 @@ export const STATUS_LABELS: Record<TrackingStatus, string> = {
  * The notification triggers of product rules §3, and FailAttempt ("Attempt failed": the courier could not deliver),
  * which the original lacked (decision 100). Pending is not a trigger.
  */
-export const TRIGGER_EVENTS = ['Delivered', 'Exception', 'Expired', 'FailAttempt', 'InTransit', 'InfoReceived', 'OutForDelivery'] as const;
+export const TRIGGER_EVENTS = [
+  'Delivered',
+  'Exception',
+  'Expired',
+  'FailAttempt',
+  'InTransit',
+  'InfoReceived',
+  'OutForDelivery',
+  'EstimateChanged',
+  'LikelyLate',
+] as const;
 export type TriggerEvent = (typeof TRIGGER_EVENTS)[number];
+
+/**
+ * The triggers that are news of the estimated delivery rather than a status (issue 32, decision 123):
+ * EstimateChanged, the carrier revised its date or window; LikelyLate, the promised window is over and the parcel
+ * is not out for delivery, or the carrier moved its date past its first promise.
+ */
+export const ESTIMATE_TRIGGERS = ['EstimateChanged', 'LikelyLate'] as const;
+export type EstimateTrigger = (typeof ESTIMATE_TRIGGERS)[number];
+
+/** How the settings and the notification log name each trigger. */
+export const TRIGGER_LABELS: Record<TriggerEvent, string> = {
+  Delivered: 'Delivered',
+  Exception: 'Exception',
+  Expired: 'Expired',
+  FailAttempt: 'Fail Attempt',
+  InTransit: 'In Transit',
+  InfoReceived: 'Info Received',
+  OutForDelivery: 'Out For Delivery',
+  EstimateChanged: 'Estimated date changed',
+  LikelyLate: 'Likely late',
+};
 
 /**
  * What a new account tells its customers by email from the start (decision 100): the moments a recipient acts on.

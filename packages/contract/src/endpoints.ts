@@ -7,6 +7,7 @@ import * as M from './members.ts';
 import * as I from './invitations.ts';
 import * as B from './billing.ts';
 import * as G from './geo.ts';
+import * as P from './planning.ts';
 import { API_TOKEN_HEADER, HTTP_STATUS_HEADER, HTTP_STATUS_REAL } from './constants.ts';
 
 /** The API-wide rules, shown at the top of the OpenAPI document (and so on the /developers page). */
@@ -22,7 +23,7 @@ export const API_DESCRIPTION =
  * that every registered route is listed; the web's /developers page renders the document.
  */
 export interface EndpointDef {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** OpenAPI path form, e.g. /v1/trackings/delete/{tid}. */
   path: string;
   summary: string;
@@ -32,8 +33,6 @@ export interface EndpointDef {
   query?: z.ZodObject;
   response?: z.ZodType;
 }
-
-const ok = z.object({}).loose();
 
 export const accountEndpoints: EndpointDef[] = [
   {
@@ -52,7 +51,8 @@ export const accountEndpoints: EndpointDef[] = [
     tag: 'Account',
     auth: false,
     body: z.union([A.loginPasswordRequest, A.loginCodeRequest, A.loginActionRequest]),
-    response: A.sessionPayloadSchema,
+    // A password or Google code logs in; an action asks for the Google sign-in URL.
+    response: z.union([A.sessionPayloadSchema, z.object({ 'google-auth-url': z.string() })]),
   },
   { method: 'POST', path: '/v1/user/general/logout', summary: 'End the current web session', tag: 'Account', auth: true },
   { method: 'GET', path: '/v1/user/email/verify/{key}', summary: 'Verify an email address', tag: 'Account', auth: false },
@@ -124,7 +124,7 @@ export const accountEndpoints: EndpointDef[] = [
     auth: true,
     body: A.inviteRequest,
   },
-  { method: 'POST', path: '/v1/user/alerts/dismiss/{id}', summary: 'Dismiss an alert', tag: 'Account', auth: true, response: ok },
+  { method: 'POST', path: '/v1/user/alerts/dismiss/{id}', summary: 'Dismiss an alert', tag: 'Account', auth: true, response: z.null() },
   { method: 'GET', path: '/v1/info/pricing', summary: 'Prices and constants', tag: 'Info', auth: false, response: A.pricingSchema },
 ];
 
@@ -208,6 +208,16 @@ export const trackingEndpoints: EndpointDef[] = [
     tag: 'Trackings',
     auth: true,
     response: T.trackingViewSchema,
+  },
+  {
+    method: 'GET',
+    path: '/v1/trackings/performance',
+    summary:
+      'Delivery performance of your parcels delivered in the last `days` days: on-time rate, first-attempt success, transit time by carrier',
+    tag: 'Trackings',
+    auth: true,
+    query: T.performanceQuery,
+    response: T.performanceSchema,
   },
   {
     method: 'POST',
@@ -312,7 +322,8 @@ export const shipmentEndpoints: EndpointDef[] = [
   {
     method: 'POST',
     path: '/v1/shipment/update',
-    summary: 'Add a checkpoint and set the status (the company or the assigned courier); proof of delivery with Delivered',
+    summary:
+      'Add a checkpoint and set the status (the company or the assigned courier); proof of delivery with Delivered; occurredAt for a phone that was offline; honours an Idempotency-Key header',
     tag: 'Shipments',
     auth: true,
     body: S.updateShipmentRequest,
@@ -424,6 +435,47 @@ export const shipmentEndpoints: EndpointDef[] = [
     summary: "A company's uploaded logo ({uid}.png; image/png; no auth: it shows on public pages and in mails)",
     tag: 'Shipments',
     auth: false,
+  },
+];
+
+export const planningEndpoints: EndpointDef[] = [
+  {
+    method: 'POST',
+    path: '/v1/plans',
+    summary:
+      "Plan the day: the company's open shipments expected on `date` (and open ones with no date) shared among its couriers, each route in order with arrival times and a window for the customer; assigns each shipment to its courier; replaces that day's plan; honours an Idempotency-Key header (the company owner)",
+    tag: 'Planning',
+    auth: true,
+    body: P.createPlanRequest,
+    response: P.planViewSchema,
+  },
+  {
+    method: 'GET',
+    path: '/v1/plans/{date}',
+    summary: "The plan of a day (YYYY-MM-DD): each courier's ordered stops with times, and what could not be planned with the reason",
+    tag: 'Planning',
+    auth: true,
+    response: P.planViewSchema,
+  },
+  {
+    method: 'POST',
+    path: '/v1/plans/{date}/replan',
+    summary:
+      "Plan the day again from its plan: what is still open, new shipments included; each route's locked stops stay, in order, at its head; settings left out keep the plan's",
+    tag: 'Planning',
+    auth: true,
+    body: P.replanRequest,
+    response: P.planViewSchema,
+  },
+  {
+    method: 'PATCH',
+    path: '/v1/plans/{date}/stops/{tid}',
+    summary:
+      "Lock or unlock a stop (a route's locked stops are its head), or move it to another courier and/or position (a moved stop is locked there); the changed routes get new times",
+    tag: 'Planning',
+    auth: true,
+    body: P.patchPlanStopRequest,
+    response: P.planViewSchema,
   },
 ];
 
@@ -598,6 +650,7 @@ export const endpoints: EndpointDef[] = [
   ...memberEndpoints,
   ...invitationEndpoints,
   ...shipmentEndpoints,
+  ...planningEndpoints,
   ...billingEndpoints,
   ...geoEndpoints,
 ];

@@ -12,3 +12,4 @@ export * from './members.ts';
 export * from './invitations.ts';
 export * from './shipments.ts';
 export * from './geo.ts';
+export * from './planning.ts';

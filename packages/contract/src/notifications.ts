@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { TRACKING_STATUSES } from './constants.ts';
+import { estimatedDeliverySchema } from './trackings.ts';
 
 // --- Notifications (product rules §1, §3, §4; ARCHITECTURE §5) ------------------------------------------------------
 
@@ -32,6 +33,11 @@ export const NOTIFICATION_STATUSES = [
 export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
 
 export const WEBHOOK_EVENT_TYPE = 'tracking.status_changed';
+/**
+ * The version of the webhook body's shape, in every body as `version`. It goes up only when a field is removed,
+ * renamed or changes meaning; new fields are added without a new version (receivers ignore what they do not know).
+ */
+export const WEBHOOK_PAYLOAD_VERSION = 1;
 
 const status = z.enum(TRACKING_STATUSES);
 export const webhookCheckpointSchema = z.object({
@@ -54,6 +60,8 @@ export const webhookTrackingSchema = z.object({
   destination: z.string(),
   status,
   expected: z.string().nullable(),
+  /** The estimate with its window (decision 122); absent in bodies written before it existed. */
+  estimatedDelivery: estimatedDeliverySchema.nullable().optional(),
   lastCheckPoint: webhookCheckpointSchema.nullable(),
   url: z.string(),
   createdAt: z.string(),
@@ -67,6 +75,7 @@ export const webhookTrackingSchema = z.object({
  */
 export const webhookEventSchema = z.object({
   type: z.literal(WEBHOOK_EVENT_TYPE),
+  version: z.literal(WEBHOOK_PAYLOAD_VERSION),
   timestamp: z.string(),
   data: z.object({
     tracking: webhookTrackingSchema,
@@ -76,6 +85,25 @@ export const webhookEventSchema = z.object({
   }),
 });
 export type WebhookEvent = z.infer<typeof webhookEventSchema>;
+
+/** The webhook types of the estimate triggers (decision 123): EstimateChanged and LikelyLate. */
+export const ESTIMATE_WEBHOOK_EVENT_TYPES = { EstimateChanged: 'tracking.estimate_changed', LikelyLate: 'tracking.likely_late' } as const;
+
+/**
+ * The body of an estimate webhook: the tracking as it is now (its status unchanged), the estimate, and for
+ * LikelyLate the end of the carrier's first promise (ISO-8601 UTC) that the parcel will likely miss.
+ */
+export const estimateWebhookEventSchema = z.object({
+  type: z.enum([ESTIMATE_WEBHOOK_EVENT_TYPES.EstimateChanged, ESTIMATE_WEBHOOK_EVENT_TYPES.LikelyLate]),
+  timestamp: z.string(),
+  data: z.object({
+    tracking: webhookTrackingSchema,
+    estimatedDelivery: estimatedDeliverySchema.nullable(),
+    promisedBy: z.string().nullable(),
+    status,
+  }),
+});
+export type EstimateWebhookEvent = z.infer<typeof estimateWebhookEventSchema>;
 
 export const notificationLogQuery = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(50),

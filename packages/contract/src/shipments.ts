@@ -120,6 +120,13 @@ const dateText = (message: string) =>
     .transform((s) => (s === '' ? undefined : new Date(s).toISOString()))
     .optional();
 
+/** A local time of day, HH:MM on a 24-hour clock (a delivery window, a shift). */
+export const TIME_OF_DAY = /^([01]\d|2[0-3]):[0-5]\d$/;
+export const timeOfDay = () => z.string().trim().regex(TIME_OF_DAY, MSG.planTimeFormat);
+/** '' or null clears a stored window on edit; left out keeps it. */
+const windowTime = () => z.union([z.literal(''), timeOfDay()]).optional();
+const windowInOrder = (v: { windowFrom?: string; windowTo?: string }) => !v.windowFrom || !v.windowTo || v.windowFrom < v.windowTo;
+
 const statusField = (fallback: ShipmentStatus) =>
   z.enum(SHIPMENT_STATUSES, { error: `Unknown status: use ${SHIPMENT_STATUSES.join(', ')}` }).default(fallback);
 
@@ -150,7 +157,11 @@ export const createShipmentRequest = z
     courier: requiredText(COURIER_REQUIRED).trim().max(200).optional(),
     courierEmail: requiredText(COURIER_REQUIRED).pipe(emailField).optional(),
     metadata,
+    /** The customer's delivery window, local times of the company's time zone (Plan the day keeps to it). */
+    windowFrom: windowTime(),
+    windowTo: windowTime(),
   })
+  .refine(windowInOrder, { message: MSG.planWindowOrder, path: ['windowTo'] })
   // Checked even when other fields fail, so the wizard shows every missing part at once.
   .refine((v) => v.unassigned === true || !isMissing(v.courier), { message: COURIER_REQUIRED, path: ['courier'], when: () => true })
   .refine((v) => v.unassigned === true || !isMissing(v.courierEmail), {
@@ -195,6 +206,13 @@ export const proofInput = z.object({
 });
 export type ProofInput = z.input<typeof proofInput>;
 
+/** How far a checkpoint's occurredAt may be from the server's clock (decision 120). */
+export const OCCURRED_AT_LIMITS = {
+  /** A phone's clock a little ahead of the server's is not a reason to lose a delivery. */
+  maxSkewMs: 5 * 60_000,
+  maxAgeMs: 7 * 24 * 3_600_000,
+} as const;
+
 /**
  * POST /v1/shipment/update (the SDK's updateShipment): adds a checkpoint and sets the status (any status, in
  * any order). `time` is ISO-8601 with an offset (2019-01-19T15:04:08-07:00); left out, it is now. `proof` is
@@ -212,9 +230,19 @@ export const updateShipmentRequest = z
       .trim()
       .pipe(z.iso.datetime({ offset: true, error: 'Time must be a date and time with its UTC offset, e.g. 2019-01-19T15:04:08-07:00' }))
       .optional(),
+    /**
+     * When the courier acted, for a checkpoint recorded on a phone that was offline and sent later (decision 120):
+     * at most OCCURRED_AT_LIMITS.maxSkewMs ahead of the server's clock and at most maxAgeMs old.
+     */
+    occurredAt: z
+      .string()
+      .trim()
+      .pipe(z.iso.datetime({ offset: true, error: 'occurredAt must be a date and time with its UTC offset, e.g. 2019-01-19T15:04:08Z' }))
+      .optional(),
     message: optionalString(500),
     proof: proofInput.optional(),
   })
+  .refine((v) => !(v.time && v.occurredAt), { message: MSG.occurredAtWithTime, path: ['occurredAt'], when: () => true })
   .refine((v) => !v.proof || v.status === 'Delivered', {
     message: 'Proof of delivery goes with the Delivered status',
     path: ['proof'],
@@ -227,17 +255,21 @@ export type UpdateShipmentRequest = z.input<typeof updateShipmentRequest>;
  * out are kept; an address or the parcels list given replaces the stored one. The status changes through
  * update (a checkpoint), not here.
  */
-export const editShipmentRequest = z.object({
-  tid: requiredString(MSG.trackingNumberRequired, 64),
-  origin: addressInput('Origin').optional(),
-  destination: addressInput('Destination').optional(),
-  parcels: z.array(parcelInput).max(MAX_PARCELS, `A shipment has at most ${MAX_PARCELS} parcels`).optional(),
-  courier: optionalString(200),
-  courierEmail: z.string().pipe(emailField).optional(),
-  orderId: optionalString(100),
-  expected: dateText('Expected must be a date, e.g. 2019-02-15T14:12:16Z'),
-  message: optionalString(2000),
-});
+export const editShipmentRequest = z
+  .object({
+    tid: requiredString(MSG.trackingNumberRequired, 64),
+    origin: addressInput('Origin').optional(),
+    destination: addressInput('Destination').optional(),
+    parcels: z.array(parcelInput).max(MAX_PARCELS, `A shipment has at most ${MAX_PARCELS} parcels`).optional(),
+    courier: optionalString(200),
+    courierEmail: z.string().pipe(emailField).optional(),
+    orderId: optionalString(100),
+    expected: dateText('Expected must be a date, e.g. 2019-02-15T14:12:16Z'),
+    message: optionalString(2000),
+    windowFrom: windowTime(),
+    windowTo: windowTime(),
+  })
+  .refine(windowInOrder, { message: MSG.planWindowOrder, path: ['windowTo'] });
 export type EditShipmentRequest = z.input<typeof editShipmentRequest>;
 
 /** "a,b" or a list → a list; empty means no filter. */
@@ -425,6 +457,9 @@ export const shipmentViewSchema = z.object({
   /** The note. */
   message: z.string(),
   expected: z.string().nullable(),
+  /** The customer's delivery window (HH:MM, the company's time zone), null when none. */
+  windowFrom: z.string().nullable(),
+  windowTo: z.string().nullable(),
   origin: addressViewSchema,
   destination: addressViewSchema,
   parcels: z.array(parcelViewSchema),
@@ -485,6 +520,8 @@ export const publicShipmentSchema = z.object({
   notify: z.object({ email: z.string(), phone: z.string() }),
   signedBy: z.string().nullable(),
   brand: brandSchema,
+  /** When the day's plan expects the courier (ISO-8601), while the shipment is open and planned; else null. */
+  window: z.object({ from: z.string(), to: z.string() }).nullable(),
   updatedAt: z.string(),
   sandbox: z.literal(false),
 });
@@ -520,7 +557,12 @@ export const courierDayRequest = z.object({
 export type CourierDayRequest = z.input<typeof courierDayRequest>;
 export const courierDaySchema = z.object({
   since: z.string(),
+  /** In the order of today's plan when there is one (planned stops first), else oldest first. */
   stops: shipmentListSchema,
+  /** Today's planned times of the stops above, by tid (empty without a plan). */
+  planned: z.array(
+    z.object({ tid: z.string(), position: z.number().int(), eta: z.string(), windowFrom: z.string(), windowTo: z.string() }),
+  ),
   done: z.number().int(),
   failed: z.number().int(),
 });

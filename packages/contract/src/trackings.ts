@@ -96,6 +96,71 @@ export const detectRequest = z.object({ tid: tidField });
 
 export { checkpointSchema, type Checkpoint } from './checkpoints.ts';
 
+/**
+ * When a parcel should arrive (issue 32, decision 122). `date`: the day, YYYY-MM-DD, at the destination. `from`/`to`:
+ * the window's bounds: ISO-8601 date-times with the carrier's local offset (`2026-12-01T10:00:00-05:00`: the wall
+ * clock the carrier promised, and an instant) when the carrier gives times; calendar days YYYY-MM-DD for a
+ * predicted window of days; null when there is no bound. `source`: 'carrier' (the carrier's own estimate) or
+ * 'predicted' (Shiptrail's prediction from its delivered parcels, when the carrier gives none). `updatedAt`:
+ * ISO-8601 UTC, when this estimate was first seen. Null when there is neither, and once delivered.
+ */
+export const estimatedDeliverySchema = z.object({
+  date: z.string(),
+  from: z.string().nullable(),
+  to: z.string().nullable(),
+  source: z.enum(['carrier', 'predicted']),
+  updatedAt: z.string(),
+});
+export type EstimatedDeliveryView = z.infer<typeof estimatedDeliverySchema>;
+
+/** A stored estimate (the server keeps it as jsonb, which has its own key order) in the contract's shape and key order. */
+export function estimateView(v: unknown): EstimatedDeliveryView | null {
+  if (!v || typeof v !== 'object') return null;
+  const e = v as Record<string, unknown>;
+  const text = (x: unknown) => (typeof x === 'string' ? x : null);
+  return {
+    date: String(e.date ?? ''),
+    from: text(e.from),
+    to: text(e.to),
+    source: e.source === 'predicted' ? 'predicted' : 'carrier',
+    updatedAt: String(e.updatedAt ?? ''),
+  };
+}
+
+const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** A calendar day YYYY-MM-DD (or the day of an ISO date-time as written) as "Tue 1 Dec"; '' when unreadable. */
+export function estimateDay(iso: string): string {
+  const m = /^(\d{4})-(\d{2})-(\d{2})/.exec(iso);
+  if (!m) return '';
+  const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+  if (Number.isNaN(d.getTime())) return '';
+  return `${WEEKDAYS[d.getUTCDay()]} ${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]}`;
+}
+
+/** The wall-clock time HH:MM of a bound written with its offset; null for a day or no bound. */
+export function estimateTime(bound: string | null): string | null {
+  const m = bound ? /^\d{4}-\d{2}-\d{2}T(\d{2}):(\d{2})/.exec(bound) : null;
+  return m ? `${m[1]}:${m[2]}` : null;
+}
+
+/**
+ * The estimate in words, one text for the web app, the public page and the messages (decision 122):
+ * "Expected Tue 1 Dec, between 10:00 and 14:00" (the carrier's window, in the carrier's local time),
+ * "Expected Tue 1 Dec" (a day), "Expected by Tue 1 Dec (predicted)" (the predicted window's last day).
+ */
+export function describeEstimate(e: Pick<EstimatedDeliveryView, 'date' | 'from' | 'to' | 'source'>): string {
+  if (e.source === 'predicted') return `Expected by ${estimateDay(e.to ?? e.date)} (predicted)`;
+  const day = estimateDay(e.date);
+  const from = estimateTime(e.from);
+  const to = estimateTime(e.to);
+  if (from && to) return from === to ? `Expected ${day}, around ${from}` : `Expected ${day}, between ${from} and ${to}`;
+  if (to) return `Expected ${day}, by ${to}`;
+  if (from) return `Expected ${day}, from ${from}`;
+  return `Expected ${day}`;
+}
+
 export const trackingViewSchema = z.object({
   tid: z.string(),
   title: z.string(),
@@ -109,6 +174,8 @@ export const trackingViewSchema = z.object({
   status: z.enum(TRACKING_STATUSES),
   /** ISO-8601 UTC; null when the carrier gave no estimate (or once delivered). */
   expected: z.string().nullable(),
+  /** The estimate with its window and where it comes from (decision 122); `expected` stays as the original had it. */
+  estimatedDelivery: estimatedDeliverySchema.nullable(),
   lastCheckPoint: checkpointSchema.nullable(),
   /** Newest first. */
   checkpoints: z.array(checkpointSchema),
@@ -138,6 +205,7 @@ export const publicTrackingSchema = z.object({
   origin: z.string(),
   destination: z.string(),
   expected: z.string().nullable(),
+  estimatedDelivery: estimatedDeliverySchema.nullable(),
   lastCheckPoint: checkpointSchema.nullable(),
   checkpoints: z.array(checkpointSchema),
   notify: z.object({ email: z.string(), phone: z.string() }),
@@ -170,3 +238,38 @@ export const importReportSchema = z.object({
 export type ImportReport = z.infer<typeof importReportSchema>;
 export const IMPORT_COLUMNS = ['tid', 'courier', 'title', 'orderId', 'customer', 'email', 'phone', 'note'] as const;
 export const MAX_IMPORT_ROWS = 5000;
+
+/** GET /v1/trackings/performance: the account's parcels delivered in the last `days` days (issue 32). */
+export const performanceQuery = z.object({
+  days: z.coerce
+    .number({ message: MSG.performanceDays })
+    .int(MSG.performanceDays)
+    .min(1, MSG.performanceDays)
+    .max(365, MSG.performanceDays)
+    .default(90),
+});
+
+const share = z.object({ count: z.number().int(), of: z.number().int(), rate: z.number().nullable() });
+/**
+ * Delivery performance. `onTime`: of the parcels whose carrier promised a date or window, how many were delivered by
+ * the end of the first promise. `firstAttempt`: of the delivered, how many without a failed attempt. `byCarrier`:
+ * transit time from the first scan to delivery, in days (median and 90th percentile, one decimal). Rates are 0–1,
+ * null when there is nothing to count.
+ */
+export const performanceSchema = z.object({
+  days: z.number().int(),
+  delivered: z.number().int(),
+  onTime: share,
+  firstAttempt: share,
+  byCarrier: z.array(
+    z.object({
+      courier: z.enum(COURIER_SLUGS),
+      delivered: z.number().int(),
+      medianDays: z.number().nullable(),
+      p90Days: z.number().nullable(),
+      onTime: share,
+      firstAttempt: share,
+    }),
+  ),
+});
+export type Performance = z.infer<typeof performanceSchema>;

@@ -54,6 +54,14 @@ export interface OpenOptions {
   /** Told when an idle pooled connection breaks (the server restarted, a failover, a network cut). */
   onConnectionError?: (err: Error) => void;
   /**
+   * How long start-up keeps trying a PostgreSQL server that is not answering yet (restarting, still starting,
+   * failing over) before giving up; default 60 s. Errors that waiting cannot cure (a wrong password, a missing
+   * database) fail at once.
+   */
+  startTimeoutMs?: number;
+  /** Told before each new attempt at start-up, with the reason the last one failed. */
+  onStartRetry?: (err: Error, attempt: number, waitMs: number) => void;
+  /**
    * Where PGlite runs: 'worker' (its own thread, decision 115: the default for a data directory) or 'main' (this
    * thread: tests on an in-memory copy of the migrated template, and the bench's before/after comparison with
    * SHIPTRAIL_PGLITE_THREAD=main).
@@ -89,6 +97,50 @@ async function migrateUnderLock(pool: pg.Pool): Promise<void> {
   }
 }
 
+// Connection refused or cut, and the server's own "shutting down" / "starting up" / "in recovery" answers
+// (SQLSTATE class 08, 57P01-57P03): the server is coming back, and a process started meanwhile should wait for it.
+const TRANSIENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  '57P01',
+  '57P02',
+  '57P03',
+]);
+
+/** Whether an error at start-up means "the server is not there yet" rather than "this will never work". */
+export function isTransientStartError(err: unknown): boolean {
+  for (let e = err as { code?: string; cause?: unknown; message?: string } | undefined, i = 0; e && i < 5; e = e.cause as typeof e, i++) {
+    if (e.code && (TRANSIENT_CODES.has(e.code) || e.code.startsWith('08'))) return true;
+    if (/Connection terminated|connection timeout/i.test(e.message ?? '')) return true;
+  }
+  return false;
+}
+
+/**
+ * Runs start-up work again while the server is not answering yet, with a growing pause (0.25 s doubling to 5 s),
+ * for at most `startTimeoutMs`: an api or worker started while PostgreSQL restarts waits for it instead of exiting.
+ */
+export async function retryWhileStarting<T>(
+  work: () => Promise<T>,
+  opts: Pick<OpenOptions, 'startTimeoutMs' | 'onStartRetry'>,
+): Promise<T> {
+  const deadline = Date.now() + (opts.startTimeoutMs ?? 60_000);
+  for (let attempt = 1, wait = 250; ; attempt++, wait = Math.min(wait * 2, 5000)) {
+    try {
+      return await work();
+    } catch (err) {
+      if (!isTransientStartError(err) || Date.now() + wait > deadline) throw err;
+      opts.onStartRetry?.(err as Error, attempt, wait);
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  }
+}
+
 /** Open the database and apply the committed migrations (the same files on PGlite and PostgreSQL). */
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
   if (opts.databaseUrl) {
@@ -98,7 +150,12 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     // and opens a new one on the next query, so noting it is all there is to do.
     pool.on('error', (err) => opts.onConnectionError?.(err));
     const db = drizzlePg(pool, { schema }) as unknown as Db;
-    await migrateUnderLock(pool);
+    try {
+      await retryWhileStarting(() => migrateUnderLock(pool), opts);
+    } catch (err) {
+      await pool.end().catch(() => {});
+      throw err;
+    }
     return { db, kind: 'postgres', pool, url: opts.databaseUrl, close: () => pool.end() };
   }
   const dir = opts.dataDir === 'memory://' ? undefined : path.join(opts.dataDir, 'pglite');

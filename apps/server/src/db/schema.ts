@@ -17,6 +17,7 @@ import {
   uuid,
   type AnyPgColumn,
 } from 'drizzle-orm/pg-core';
+import type { EstimatedDeliveryView } from '@shiptrail/contract';
 
 /** Binary columns (proof-of-delivery images): Buffers in and out, on PGlite and PostgreSQL alike. */
 const bytea = customType<{ data: Buffer; driverData: Buffer | Uint8Array }>({
@@ -351,6 +352,12 @@ export const trackings = pgTable(
     destination: text('destination').notNull().default(''),
     status: text('status').notNull().default('Pending'),
     expected: ts('expected'),
+    /** The estimate shown (decision 122): the carrier's, or predicted when it gives none; null when neither. */
+    estimatedDelivery: jsonb('estimated_delivery').$type<EstimatedDeliveryView>(),
+    /** The end of the carrier's first promise (its window's end, else the end of its day): "likely late" compares to it. */
+    promisedBy: ts('promised_by'),
+    /** The estimate (date and window end) already announced as likely late, so each is announced once. */
+    lateFor: text('late_for'),
     lastCheckPoint: jsonb('last_checkpoint'),
     /** Refresh engine state. null nextCheckAt = not refreshed any more (Delivered, Expired, deleted). */
     nextCheckAt: ts('next_check_at'),
@@ -533,6 +540,9 @@ export const shipments = pgTable(
     courier: text('courier').notNull().default(''),
     courierEmail: text('courier_email').notNull().default(''),
     lastCheckPoint: jsonb('last_checkpoint'),
+    /** The customer's delivery window, HH:MM in the company's time zone (Plan the day keeps to it; decision 118). */
+    windowFrom: text('window_from'),
+    windowTo: text('window_to'),
     createdAt: createdAt(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
@@ -542,6 +552,57 @@ export const shipments = pgTable(
     index('shipments_company_created_idx').on(t.companyId, t.createdAt, t.id),
     index('shipments_courier_created_idx').on(t.courierId, t.createdAt, t.id),
   ],
+);
+
+/**
+ * A company's plan of a day (issue 30, decision 118): the settings it was made with and what could not be
+ * planned; its stops are in plan_stops. One per company and day: planning again replaces it.
+ */
+export const deliveryPlans = pgTable(
+  'delivery_plans',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    companyId: uuid('company_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** The day, YYYY-MM-DD in timeZone. */
+    date: text('date').notNull(),
+    timeZone: text('time_zone').notNull(),
+    /** serviceMinutes, seconds, shiftStart, shiftEnd, capacity, depot, couriers (ids). */
+    settings: jsonb('settings').notNull(),
+    /** [{ shipmentId, reason }]: the open shipments of the day the plan could not fit. */
+    unplanned: jsonb('unplanned')
+      .notNull()
+      .default(sql`'[]'::jsonb`),
+    createdAt: createdAt(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('delivery_plans_company_date_uq').on(t.companyId, t.date)],
+);
+
+/** A planned stop: one shipment at a place in one courier's route of a plan. */
+export const planStops = pgTable(
+  'plan_stops',
+  {
+    planId: uuid('plan_id')
+      .notNull()
+      .references(() => deliveryPlans.id, { onDelete: 'cascade' }),
+    shipmentId: uuid('shipment_id')
+      .notNull()
+      .references(() => shipments.id, { onDelete: 'cascade' }),
+    courierId: uuid('courier_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** 1 first. */
+    position: integer('position').notNull(),
+    eta: ts('eta').notNull(),
+    windowFrom: ts('window_from').notNull(),
+    windowTo: ts('window_to').notNull(),
+    locked: boolean('locked').notNull().default(false),
+    /** Moved by hand to where it misses its window or the shift. */
+    late: boolean('late').notNull().default(false),
+  },
+  (t) => [primaryKey({ columns: [t.planId, t.shipmentId] }), index('plan_stops_shipment_idx').on(t.shipmentId)],
 );
 
 /**

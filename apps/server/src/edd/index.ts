@@ -11,3 +11,4 @@ export type {
   ShipmentFacts,
 } from './predictor.ts';
 export { canadianProvince, destinationCountry, isCanadianPostal, postalAreas, type PostalAreas } from './postal.ts';
+export { createDeliveryPredictions, type DeliveryPredictions } from './history.ts';

@@ -1,6 +1,6 @@
 import { PgBoss, fromPglite, fromDrizzle } from 'pg-boss';
 import { sql } from 'drizzle-orm';
-import type { Database, Tx } from '../db/client.ts';
+import { retryWhileStarting, type Database, type OpenOptions, type Tx } from '../db/client.ts';
 
 export type Queue = PgBoss;
 
@@ -12,7 +12,7 @@ export const SUPERVISE_SECONDS = 15;
  * Jobs are rows in the same database, so a job enqueued inside a transaction exists iff the
  * transaction commits (see `inTx`).
  */
-export async function createQueue(database: Database): Promise<Queue> {
+export async function createQueue(database: Database, start: Pick<OpenOptions, 'startTimeoutMs' | 'onStartRetry'> = {}): Promise<Queue> {
   // Workers are woken by NOTIFY when a job is committed (queues opt in with `notify`, jobs/define.ts), with
   // polling kept as the backstop. Supervision (expired jobs, jobs whose worker stopped sending heartbeats)
   // runs every 15 s, so a job held by a killed worker is retried within heartbeat + 15 s. pg-boss runs the
@@ -26,13 +26,22 @@ export async function createQueue(database: Database): Promise<Queue> {
     monitorIntervalSeconds: SUPERVISE_SECONDS,
     useListenNotify: true,
   };
-  const boss =
-    database.kind === 'pglite'
-      ? new PgBoss({ db: fromPglite(database.pglite!), backend: 'pglite', ...common })
-      : new PgBoss({ connectionString: database.url!, max: 4, ...common });
-  boss.on('error', (err) => console.error('[queue]', err instanceof Error ? err.message : err));
-  await boss.start();
-  return boss;
+  const open = async () => {
+    const boss =
+      database.kind === 'pglite'
+        ? new PgBoss({ db: fromPglite(database.pglite!), backend: 'pglite', ...common })
+        : new PgBoss({ connectionString: database.url!, max: 4, ...common });
+    boss.on('error', (err) => console.error('[queue]', err instanceof Error ? err.message : err));
+    try {
+      await boss.start();
+    } catch (err) {
+      await boss.stop({ graceful: false }).catch(() => {});
+      throw err;
+    }
+    return boss;
+  };
+  // A server that went away between the migrations and here (a restart at start-up): wait for it as openDatabase does.
+  return database.kind === 'pglite' ? open() : retryWhileStarting(open, start);
 }
 
 /** Options that make `boss.send` write its job row inside the given Drizzle transaction. */

@@ -43,6 +43,21 @@ export const requestHash = (canonical: unknown) => sha256(canonicalJson(canonica
 class ReplayFirst extends Error {}
 
 /**
+ * The stored reply of a finished request under this key (422 when the key was used for another request), or
+ * undefined. Lets a route skip costly work before `idempotentReply` when the answer is known (decoding a courier's
+ * images; Plan the day's seconds of solving); `idempotentReply` still decides under the key's lock.
+ */
+export async function storedReply(
+  db: Db,
+  scope: { userId: string; route: string; key: string; hash: string },
+): Promise<ExactReply | undefined> {
+  const row = await store.findIdempotent(db, scope.userId, scope.route, scope.key.slice(0, 200));
+  if (!row) return undefined;
+  if (row.requestHash && row.requestHash !== scope.hash) throw new AppError(422, MSG.idempotencyKeyReused, 'idempotency_key_reused');
+  return row.statusCode > 0 ? { statusCode: row.statusCode, text: row.body } : undefined;
+}
+
+/**
  * Run `work` once per (account, route, Idempotency-Key). The key is reserved in the same transaction as the
  * work and holds the exact reply text: a retry (even a concurrent one, which waits on the key's unique index)
  * gets the first reply byte for byte and nothing is done or charged again. The hash of the canonical request
@@ -59,12 +74,7 @@ export async function idempotentReply(
 ): Promise<ExactReply> {
   const { userId, route, hash } = scope;
   const key = scope.key.slice(0, 200);
-  const replay = (row: Awaited<ReturnType<typeof store.findIdempotent>>): ExactReply | undefined => {
-    if (!row) return undefined;
-    if (row.requestHash && row.requestHash !== hash) throw new AppError(422, MSG.idempotencyKeyReused, 'idempotency_key_reused');
-    return row.statusCode > 0 ? { statusCode: row.statusCode, text: row.body } : undefined;
-  };
-  const first = replay(await store.findIdempotent(db, userId, route, key));
+  const first = await storedReply(db, scope);
   if (first) return first;
   try {
     return await db.transaction(async (tx) => {
@@ -75,7 +85,7 @@ export async function idempotentReply(
     });
   } catch (err) {
     if (err instanceof ReplayFirst || isUniqueViolation(err)) {
-      const stored = replay(await store.findIdempotent(db, userId, route, key));
+      const stored = await storedReply(db, scope);
       if (stored) return stored;
       if (isUniqueViolation(err)) throw onUniqueViolation();
       throw conflict(MSG.idempotencyKeyInProgress);

@@ -114,4 +114,59 @@ describe('response details the manifest does not spell out', () => {
     expect(r.destination).toBe('H2X1Y4');
     expect(carrier.fake.lastHeaders.canadapost?.accept).toBe('application/vnd.cpc.track-v2+xml');
   });
+
+  // Decision 122: the day as the carrier names it; the window's bounds in the carrier's local time with its offset.
+  it('each carrier: the estimate with its window, normalised (date, from, to, source carrier)', async () => {
+    carrier.fake.script('ups', '1Z8R3A116790452213', { status: 200, body: readFixture('ups/ups_in_transit_customs_type_x.json') });
+    carrier.fake.script('usps', '9205590164917312751089', { status: 200, body: readFixture('usps/usps_moving_through_network.json') });
+    carrier.fake.script('fedex', '61299998820314578230', { status: 200, body: readFixture('fedex/fedex_in_transit_smartpost.json') });
+    carrier.fake.script('canadapost', '7023210039414611', { status: 200, body: readFixture('canadapost/canadapost_out_for_delivery.xml') });
+    const est = async (c: CourierSlug, tid: string) => {
+      const [r] = await carrier.client.track(c, [tid]);
+      if (!r?.ok) throw new Error(`expected ok: ${JSON.stringify(r)}`);
+      const e = r.estimatedDelivery;
+      expect(e?.source).toBe('carrier');
+      expect(Number.isNaN(Date.parse(e!.updatedAt))).toBe(false);
+      return { date: e!.date, from: e!.from, to: e!.to };
+    };
+    // UPS: SDD with the deliveryTime window (HHMMSS local; the newest scan's offset).
+    expect(await est('ups', '1Z8R3A116790452213')).toEqual({
+      date: '2025-03-07',
+      from: '2025-03-07T10:00:00-05:00',
+      to: '2025-03-07T14:00:00-05:00',
+    });
+    // USPS: expectedDeliveryTimeStamp (local midnight: a day) with the predicted window's times.
+    expect(await est('usps', '9205590164917312751089')).toEqual({
+      date: '2025-10-17',
+      from: '2025-10-17T11:30:00-05:00',
+      to: '2025-10-17T15:30:00-05:00',
+    });
+    // FedEx: ESTIMATED_DELIVERY with estimatedDeliveryTimeWindow.window.
+    expect(await est('fedex', '61299998820314578230')).toEqual({
+      date: '2025-06-25',
+      from: '2025-06-25T09:00:00-04:00',
+      to: '2025-06-25T17:00:00-04:00',
+    });
+    // Canada Post: changed-expected-date (the revision) over expected-delivery-date; a day, no window.
+    expect(await est('canadapost', '7023210039414611')).toEqual({ date: '2025-06-06', from: null, to: null });
+  });
+
+  it('UPS: RDD over SDD; a DEL deliveryTime is the delivery, not a window; a window ending before it begins is dropped', async () => {
+    const body = JSON.parse(readFixture('ups/ups_in_transit_customs_type_x.json')) as {
+      trackResponse: { shipment: Array<{ package: Array<Record<string, unknown>> }> };
+    };
+    const pkg = body.trackResponse.shipment[0]!.package[0]!;
+    pkg.deliveryDate = [
+      { type: 'SDD', date: '20250307' },
+      { type: 'RDD', date: '20250310' },
+    ];
+    pkg.deliveryTime = { type: 'EDW', startTime: '150000', endTime: '090000' };
+    carrier.fake.script('ups', '1Z8R3A116790452213', { status: 200, body: JSON.stringify(body) });
+    const [r] = await carrier.client.track('ups', ['1Z8R3A116790452213']);
+    expect(r?.ok && r.estimatedDelivery).toMatchObject({ date: '2025-03-10', from: null, to: null, source: 'carrier' });
+    pkg.deliveryTime = { type: 'DEL', endTime: '142205' };
+    carrier.fake.script('ups', '1Z8R3A116790452213', { status: 200, body: JSON.stringify(body) });
+    const [r2] = await carrier.client.track('ups', ['1Z8R3A116790452213']);
+    expect(r2?.ok && r2.estimatedDelivery).toMatchObject({ date: '2025-03-10', from: null, to: null });
+  });
 });

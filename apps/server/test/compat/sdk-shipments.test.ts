@@ -107,6 +107,7 @@ describe('shipmentmentor SDK 1.0.5: sendShipment and updateShipment', () => {
     expect(hook.verifiedWith).toBe(secret);
     expect(hook.json).toMatchObject({
       type: 'shipment.status_changed',
+      version: 1,
       data: {
         status: 'InTransit',
         previousStatus: 'InfoReceived',

@@ -41,6 +41,8 @@ describe('customer alerts: failed attempts, defaults, persons, time zones', () =
         InTransit: false,
         InfoReceived: false,
         OutForDelivery: true,
+        EstimateChanged: false,
+        LikelyLate: false,
       });
       expect(Object.values(info.settings.sendNotification.phone.triggers).some(Boolean)).toBe(false);
       for (const c of ['email', 'phone', 'webhook'])

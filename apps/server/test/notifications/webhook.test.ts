@@ -59,6 +59,7 @@ describe('webhooks (Standard Webhooks) to a local receiver', () => {
       const [first, second] = [byStatus('InfoReceived'), byStatus('InTransit')];
       const event = webhookEventSchema.parse(second!.json);
       expect(event.type).toBe('tracking.status_changed');
+      expect(event.version).toBe(1);
       expect(event.data).toMatchObject({
         previousStatus: 'InfoReceived',
         status: 'InTransit',

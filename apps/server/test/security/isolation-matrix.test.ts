@@ -13,10 +13,28 @@ import { buildWorld, type World } from './world.ts';
 let env: TestEnv;
 let w: World;
 let ops: string[] = [];
+const PLAN_DATE = '2030-03-05';
+let planTid = '';
 
 beforeAll(async () => {
   env = await createTestEnv();
   w = await buildWorld(env);
+  // A's plan of a day (decision 118): an open shipment of that day, planned for A's courier.
+  const open = await env.app.inject({
+    method: 'POST',
+    url: '/v1/shipment/create',
+    headers: { 'sm-api-token': w.companyA.session },
+    payload: { ...readmeShipment(), unassigned: true, expected: `${PLAN_DATE}T12:00:00Z`, orderId: 'ALPHA-PLANNED' },
+  });
+  if (open.json().code !== 201) throw new Error(`create failed: ${open.body}`);
+  const planned = await env.app.inject({
+    method: 'POST',
+    url: '/v1/plans',
+    headers: { 'sm-api-token': w.companyA.session },
+    payload: { date: PLAN_DATE, seconds: 0.1 },
+  });
+  if (planned.json().code !== 201) throw new Error(`plan failed: ${planned.body}`);
+  planTid = open.json().payload.tid;
   const doc = (await env.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
   ops = Object.entries<Record<string, unknown>>(doc.paths).flatMap(([p, methods]) =>
     Object.keys(methods).map((m) => `${m.toUpperCase()} ${p}`),
@@ -60,6 +78,14 @@ const SPECS: Record<string, Spec> = {
   },
   'POST /v1/shipment/unassign': { targetsA: true, probes: (w) => [{ url: '/v1/shipment/unassign', body: { tids: [w.a.shipmentTid] } }] },
   'POST /v1/shipment/markers': { probes: () => [{ url: '/v1/shipment/markers', body: {} }] },
+  // Plan the day: a caller plans, reads and changes its own company's days only (A has a plan of PLAN_DATE).
+  'POST /v1/plans': { probes: () => [{ url: '/v1/plans', body: { date: PLAN_DATE, seconds: 0.1 } }] },
+  'GET /v1/plans/{date}': { targetsA: true, probes: () => [{ url: `/v1/plans/${PLAN_DATE}` }] },
+  'POST /v1/plans/{date}/replan': { targetsA: true, probes: () => [{ url: `/v1/plans/${PLAN_DATE}/replan`, body: { seconds: 0.1 } }] },
+  'PATCH /v1/plans/{date}/stops/{tid}': {
+    targetsA: true,
+    probes: () => [{ url: `/v1/plans/${PLAN_DATE}/stops/${planTid}`, body: { locked: true } }],
+  },
   'POST /v1/user/general/logo': { probes: () => [{ url: '/v1/user/general/logo', body: { image: LOGO_PNG } }] },
   'POST /v1/user/general/logo/remove': { probes: () => [{ url: '/v1/user/general/logo/remove', body: {} }] },
   'GET /v1/brand/logo/{file}': {
@@ -78,6 +104,7 @@ const SPECS: Record<string, Spec> = {
   'DELETE /v1/trackings/delete/{tid}': { targetsA: true, probes: (w) => [{ url: `/v1/trackings/delete/${w.a.privateTid}` }] },
   'GET /v1/trackings/delivered/{tid}': { targetsA: true, probes: (w) => [{ url: `/v1/trackings/delivered/${w.a.privateTid}` }] },
   'GET /v1/trackings/get': { probes: () => [{ url: '/v1/trackings/get?numRecords=100' }] },
+  'GET /v1/trackings/performance': { probes: () => [{ url: '/v1/trackings/performance' }] },
   'POST /v1/trackings/import': {
     probes: (w) => [{ url: '/v1/trackings/import', raw: { payload: `tid\n${w.a.trackingTid}\n`, contentType: 'text/csv' } }],
   },
@@ -278,6 +305,8 @@ async function snapshotOfA(): Promise<Record<string, string>> {
     union all select 'billing', md5(string_agg(row_to_json(x)::text, '|' order by x.user_id)) from billing_accounts x where x.user_id in (select id from a)
     union all select 'alerts', md5(string_agg(row_to_json(x)::text, '|' order by x.id)) from alerts x where x.user_id in (select id from ids)
     union all select 'notifications', md5(string_agg(row_to_json(x)::text, '|' order by x.id)) from notifications x where x.user_id in (select id from a)
+    union all select 'delivery_plans', md5(string_agg(row_to_json(x)::text, '|' order by x.id)) from delivery_plans x where x.company_id in (select id from a)
+    union all select 'plan_stops', md5(string_agg(row_to_json(x)::text, '|' order by x.shipment_id)) from plan_stops x where x.plan_id in (select id from delivery_plans where company_id in (select id from a))
     union all select 'courier_invitations', md5(string_agg(row_to_json(x)::text, '|' order by x.id)) from courier_invitations x where x.company_id in (select id from a)`);
   const rows = (r as unknown as { rows: Array<{ t: string; d: string | null }> }).rows;
   return Object.fromEntries(rows.map((x) => [x.t, x.d ?? '']));
@@ -296,7 +325,8 @@ async function send(probe: Probe, method: string, token: string | null) {
   return env.app.inject({ method: method as 'GET', url: probe.url, headers, payload });
 }
 
-describe('the isolation matrix', () => {
+// Each case sends every documented call (hundreds of requests): a budget a loaded 2-core machine holds, not a latency bound.
+describe('the isolation matrix', { timeout: 120_000 }, () => {
   it('covers every operation of the OpenAPI document', () => {
     const missing = ops.filter((op) => !SPECS[op] && !NOT_PROBED[op]);
     const stale = Object.keys(SPECS).filter((op) => !ops.includes(op));
@@ -386,6 +416,7 @@ describe('the isolation matrix', () => {
       }
     }
     expect(seen.sort()).toEqual([
+      'GET /v1/plans/{date}',
       'GET /v1/shipment/labels',
       'GET /v1/shipment/proof/{tid}/{checkpointId}',
       'GET /v1/trackings/delivered/{tid}',

@@ -225,6 +225,7 @@ describe('list', () => {
         'destination',
         'status',
         'expected',
+        'estimatedDelivery',
         'lastCheckPoint',
         'checkpoints',
         'createdAt',

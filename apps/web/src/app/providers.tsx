@@ -1,4 +1,4 @@
-import { lazy, Suspense, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { lazy, Suspense, useEffect, useMemo, useState, type ComponentType, type ReactNode } from 'react';
 import { MantineProvider } from '@mantine/core';
 import { useNotifications } from '@mantine/notifications';
 import { QueryClientProvider } from '@tanstack/react-query';
@@ -6,7 +6,8 @@ import { queryClient } from '../lib/query-client';
 import { buildTheme, rememberTheme, rememberedTheme, themeDef } from '../config/themes';
 import { useUserInfo } from '../lib/user-info';
 
-const NotificationsHost = lazy(() => import('./notifications-host'));
+// Without signal its chunk may not load (a courier's phone, decision 120): no toasts then, rather than a blank app.
+const NotificationsHost = lazy<ComponentType>(() => import('./notifications-host').catch(() => ({ default: () => null })));
 
 /**
  * Mounts the toasts' container once there is a toast to show: its code (transitions, portals, drag to

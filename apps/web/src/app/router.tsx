@@ -25,6 +25,7 @@ const Wizard = lazy(() => import('../features/account/routes/wizard-route'));
 const Home = lazy(() => import('./routes/home-route'));
 const CourierAccount = lazy(() => import('../features/account/routes/courier-account-route'));
 const Trackings = lazy(() => import('../features/trackings/routes/trackings-route'));
+const Performance = lazy(() => import('../features/trackings/routes/performance-route'));
 const Notifications = lazy(() => import('../features/notifications/routes/notifications-route'));
 const Invite = lazy(() => import('../features/account/routes/invite-route'));
 const Support = lazy(() => import('../features/account/routes/support-route'));
@@ -36,6 +37,7 @@ const PrintLabels = lazy(() => import('../features/shipments/routes/print-route'
 const Couriers = lazy(() => import('../features/couriers/routes/couriers-route'));
 const CouriersMap = lazy(() => import('../features/couriers/routes/couriers-map-route'));
 const ShipmentsMap = lazy(() => import('../features/shipments/routes/shipments-map-route'));
+const PlanDay = lazy(() => import('../features/shipments/routes/plan-route'));
 
 function page(C: LazyExoticComponent<ComponentType> | ComponentType) {
   return (
@@ -111,6 +113,7 @@ const router = createBrowserRouter([
           { path: 'dashboard', element: page(Home) },
           { path: 'me', element: page(CourierAccount) },
           { path: 'trackings', element: page(Trackings) },
+          { path: 'performance', element: page(Performance) },
           { path: 'notifications', element: page(Notifications) },
           { path: 'invite', element: page(Invite) },
           { path: 'support', element: page(Support) },
@@ -120,6 +123,7 @@ const router = createBrowserRouter([
           { path: 'couriers', element: page(Couriers) },
           { path: 'couriers/map', element: page(CouriersMap) },
           { path: 'shipments/map', element: page(ShipmentsMap) },
+          { path: 'shipments/plan', element: page(PlanDay) },
           { path: 'profile/settings/:tab?/:subTab?', element: page(Settings) },
           { path: 'profile/invoice/:invoiceId', element: page(Invoice) },
           { path: '*', element: page(NotFound) },

@@ -2,7 +2,7 @@ import { Checkbox, SimpleGrid, Table, Text, TextInput } from '@mantine/core';
 import type { UseFormReturnType } from '@mantine/form';
 import {
   MSG,
-  STATUS_LABELS,
+  TRIGGER_LABELS,
   TRIGGER_EVENTS,
   receiveNotificationSchema,
   sendNotificationSchema,
@@ -94,12 +94,12 @@ export function NotificationChannels<T extends ChannelValues>({
             {TRIGGER_EVENTS.map((t) => (
               <Table.Tr key={t}>
                 <Table.Td>
-                  <Text size="sm">{STATUS_LABELS[t]}</Text>
+                  <Text size="sm">{TRIGGER_LABELS[t]}</Text>
                 </Table.Td>
                 {channels.map((c) => (
                   <Table.Td key={c} ta="center" px={4}>
                     <Checkbox
-                      aria-label={`${CHANNEL_LABELS[c]} on ${STATUS_LABELS[t]}`}
+                      aria-label={`${CHANNEL_LABELS[c]} on ${TRIGGER_LABELS[t]}`}
                       style={{ display: 'inline-block' }}
                       {...form.getInputProps(`${c}.triggers.${t}`, { type: 'checkbox' })}
                     />

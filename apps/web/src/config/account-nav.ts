@@ -1,5 +1,6 @@
 import {
   IconBell,
+  IconChartBar,
   IconGauge,
   IconGift,
   IconHelpCircle,
@@ -58,6 +59,7 @@ export function accountNav(profile: Pick<Profile, 'role' | 'userType'> | undefin
   return [
     { label: 'Dashboard', to: '/account/dashboard', icon: IconGauge },
     { label: 'Trackings', to: '/account/trackings', icon: IconListDetails },
+    { label: 'Delivery performance', to: '/account/performance', icon: IconChartBar },
     ...company,
     { label: 'Notification log', to: '/account/notifications', icon: IconBell },
     { label: 'Alerts', to: '/account/alerts', icon: IconAlertTriangle },

@@ -1,5 +1,6 @@
 import { API_TOKEN_HEADER, type Envelope } from '@shiptrail/contract';
 import { getSession, setSession } from './session';
+import { noteReachable } from './connection';
 
 /** A /v1 reply whose status is not 'success' (or a transport failure). Carries the server's field errors. */
 export class ApiError extends Error {
@@ -17,18 +18,20 @@ export class ApiError extends Error {
 }
 
 export interface RequestOptions {
-  method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   body?: unknown;
   /** Send the session token (default true). Verify, reset and public tracking go without (product rules §6). */
   auth?: boolean;
   signal?: AbortSignal;
+  /** More request headers (an Idempotency-Key). */
+  headers?: Record<string, string>;
   /** Message used when the request never reaches the server (product rules §8: 'Error', 'Send error!', ...). */
   transportError?: string;
 }
 
 /** Calls a /v1 endpoint and resolves with the envelope when status is 'success'; rejects with ApiError otherwise. */
 export async function request<T>(path: string, opts: RequestOptions = {}): Promise<Envelope<T>> {
-  const headers: Record<string, string> = { accept: 'application/json' };
+  const headers: Record<string, string> = { accept: 'application/json', ...opts.headers };
   const session = opts.auth === false ? null : getSession();
   if (session) headers[API_TOKEN_HEADER] = session.token;
   let body: BodyInit | undefined;
@@ -42,8 +45,10 @@ export async function request<T>(path: string, opts: RequestOptions = {}): Promi
     res = await fetch(path, { method: opts.method ?? (body ? 'POST' : 'GET'), headers, body, signal: opts.signal });
   } catch (e) {
     if ((e as Error).name === 'AbortError') throw e;
+    noteReachable(false);
     throw new ApiError(opts.transportError ?? 'Error', 0, null);
   }
+  noteReachable(true);
   let env: Envelope<T> | null;
   try {
     env = (await res.json()) as Envelope<T>;

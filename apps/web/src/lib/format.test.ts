@@ -23,5 +23,7 @@ describe('format', () => {
   });
   it('labels statuses', () => {
     expect(statusLabel('OutForDelivery')).toBe('Out For Delivery');
+    // The notification log's estimate events (decision 123).
+    expect(statusLabel('LikelyLate')).toBe('Likely late');
   });
 });

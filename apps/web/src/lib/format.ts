@@ -1,4 +1,11 @@
-import { COURIER_NAMES, STATUS_LABELS, type CourierSlug, type TrackingStatus } from '@shiptrail/contract';
+import {
+  COURIER_NAMES,
+  STATUS_LABELS,
+  TRIGGER_LABELS,
+  type CourierSlug,
+  type TrackingStatus,
+  type TriggerEvent,
+} from '@shiptrail/contract';
 
 export const money = (dollars: number | undefined | null) =>
   new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format(Number(dollars ?? 0));
@@ -33,7 +40,9 @@ export function formatDay(ymd: string, locale?: string, withYear = true): string
   return new Intl.DateTimeFormat(locale, { day: '2-digit', month: '2-digit', ...(withYear ? { year: 'numeric' } : {}) }).format(d);
 }
 
-export const statusLabel = (s: string | null | undefined) => (s && STATUS_LABELS[s as TrackingStatus]) || s || 'Pending';
+/** A status, or a trigger that is no status (the notification log's "Likely late"), as people read it. */
+export const statusLabel = (s: string | null | undefined) =>
+  (s && (STATUS_LABELS[s as TrackingStatus] ?? TRIGGER_LABELS[s as TriggerEvent])) || s || 'Pending';
 
 export const courierName = (c: string | null | undefined) => (c && COURIER_NAMES[c as CourierSlug]) || (c ? c.toUpperCase() : 'Unknown');
 

@@ -2,6 +2,7 @@ import type { SessionPayload } from '@shiptrail/contract';
 import { queryClient } from './query-client';
 import { setSession } from './session';
 import { forgetInvite } from './invite';
+import { forgetCopies } from './offline-copy';
 
 /** Stores a new session (login, sign-up, Google, email verification) and says where to go next (product rules §4). */
 export function startSession(payload: SessionPayload): string {
@@ -15,4 +16,5 @@ export function startSession(payload: SessionPayload): string {
 export function endSession() {
   setSession(null);
   queryClient.clear();
+  void forgetCopies();
 }

@@ -1,15 +1,19 @@
 import { queryOptions, useQuery, type QueryClient } from '@tanstack/react-query';
 import type { UserInfo } from '@shiptrail/contract';
 import { requestPayload } from './api-client';
+import { withCopy } from './offline-copy';
 import { getSession, setVersion, useSession } from './session';
 
 export const userInfoKey = ['user-info'] as const;
 
+/** The signed-in account; without signal, the copy kept from the last answer (a courier's phone opens offline). */
 export async function getUserInfo(): Promise<UserInfo> {
-  const v = getSession()?.version ?? '';
-  const info = await requestPayload<UserInfo>(`/v1/user/info?v=${encodeURIComponent(v)}`);
-  if (info.version) setVersion(info.version);
-  return info;
+  return withCopy('user-info', async () => {
+    const v = getSession()?.version ?? '';
+    const info = await requestPayload<UserInfo>(`/v1/user/info?v=${encodeURIComponent(v)}`);
+    if (info.version) setVersion(info.version);
+    return info;
+  });
 }
 
 export const userInfoQueryOptions = () => queryOptions({ queryKey: userInfoKey, queryFn: getUserInfo, staleTime: 30_000 });

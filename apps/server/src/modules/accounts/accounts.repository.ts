@@ -1,6 +1,6 @@
-import { and, count, eq, gt, isNull, ne, sql, desc } from 'drizzle-orm';
+import { and, count, eq, gt, isNull, ne, sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.ts';
-import { alerts, emailKeys, messages, oauthStates, referrals, sessions, shipments, trackings, users } from '../../db/schema.ts';
+import { emailKeys, messages, oauthStates, referrals, sessions, shipments, trackings, users } from '../../db/schema.ts';
 import { hashToken } from './tokens.ts';
 import { announceUserChanged } from '../../lib/auth-signal.ts';
 
@@ -128,25 +128,6 @@ export async function insertOAuthState(db: Queryable, v: typeof oauthStates.$inf
 export async function takeOAuthState(db: Queryable, state: string) {
   const [row] = await db.delete(oauthStates).where(eq(oauthStates.state, state)).returning();
   return row;
-}
-
-// ---- ledger
-// ---- alerts
-export async function listAlerts(db: Queryable, userId: string) {
-  return db
-    .select()
-    .from(alerts)
-    .where(and(eq(alerts.userId, userId), isNull(alerts.dismissedAt)))
-    .orderBy(desc(alerts.createdAt))
-    .limit(100);
-}
-export async function dismissAlert(db: Queryable, userId: string, id: string, now: Date) {
-  const r = await db
-    .update(alerts)
-    .set({ dismissedAt: now })
-    .where(and(eq(alerts.userId, userId), eq(alerts.id, id)))
-    .returning({ id: alerts.id });
-  return r.length > 0;
 }
 
 // ------------------------------------------------------------------ dashboard counts

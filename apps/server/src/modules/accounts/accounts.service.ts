@@ -20,6 +20,7 @@ import { AppError, badRequest, conflict, tooMany, unauthorized } from '../../lib
 import { decrypt, encrypt, randomAlnum } from '../../lib/crypto.ts';
 import { forgetAttempts, releaseAttempt, sweepAttempts, takeBackoff, takeWindow } from '../../lib/attempts.repository.ts';
 import { balanceCents, credit, spentCents } from '../billing/billing.service.ts';
+import * as alertsSvc from '../alerts/alerts.service.ts';
 import * as mail from './mails.ts';
 import * as repo from './accounts.repository.ts';
 import type { UserRow } from './accounts.repository.ts';
@@ -100,7 +101,7 @@ async function dashboard(db: Queryable, u: UserRow): Promise<Dashboard> {
 }
 
 export async function userInfo(ctx: AppContext, u: UserRow): Promise<UserInfo> {
-  const [balance, dash, stored] = await Promise.all([balanceCents(ctx.db, u.id), dashboard(ctx.db, u), repo.listAlerts(ctx.db, u.id)]);
+  const [balance, dash, stored] = await Promise.all([balanceCents(ctx.db, u.id), dashboard(ctx.db, u), alertsSvc.listAlerts(ctx.db, u.id)]);
   const general: Alert[] = [];
   const payment: Alert[] = [];
   if (!u.emailVerified) {
@@ -476,7 +477,7 @@ export async function generateNewToken(ctx: AppContext, user: UserRow): Promise<
 }
 
 export async function dismissAlert(ctx: AppContext, user: UserRow, id: string) {
-  if (!/^[0-9a-f-]{36}$/i.test(id) || !(await repo.dismissAlert(ctx.db, user.id, id, ctx.now())))
+  if (!/^[0-9a-f-]{36}$/i.test(id) || !(await alertsSvc.dismissAlert(ctx.db, user.id, id, ctx.now())))
     throw new AppError(404, MSG.notFound, 'not_found');
 }
 

@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.ts';
 import { alerts } from '../../db/schema.ts';
 import { publishLive } from '../live/live.service.ts';
@@ -40,4 +40,24 @@ export async function clearAlerts(db: Queryable, userId: string, group: NewAlert
         sql`${alerts.dismissedAt} is null`,
       ),
     );
+}
+
+/** The user's open alerts, newest first (the alerts page and the dashboard). */
+export async function listAlerts(db: Queryable, userId: string) {
+  return db
+    .select()
+    .from(alerts)
+    .where(and(eq(alerts.userId, userId), isNull(alerts.dismissedAt)))
+    .orderBy(desc(alerts.createdAt))
+    .limit(100);
+}
+
+/** Dismiss one of the user's alerts; false when the user has no alert of that id. */
+export async function dismissAlert(db: Queryable, userId: string, id: string, now: Date): Promise<boolean> {
+  const r = await db
+    .update(alerts)
+    .set({ dismissedAt: now })
+    .where(and(eq(alerts.userId, userId), eq(alerts.id, id)))
+    .returning({ id: alerts.id });
+  return r.length > 0;
 }

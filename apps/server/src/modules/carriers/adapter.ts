@@ -4,7 +4,7 @@ import { CarrierError, httpRequest, parseJson, parseRetryAfter, type HttpOptions
 import type { OAuthTokenCache } from './oauth.ts';
 import type { CarrierPush } from './push-subscribe.ts';
 import type { RateLimiter } from './rate-limit.ts';
-import type { CarrierErrorKind, CourierSlug, NormalizedCheckpoint, TrackResult, TrackingStatus } from './types.ts';
+import type { CarrierErrorKind, CourierSlug, EstimatedDelivery, NormalizedCheckpoint, TrackResult, TrackingStatus } from './types.ts';
 
 export interface CarrierAdapter {
   readonly courier: CourierSlug;
@@ -46,6 +46,7 @@ export function success(
   expected: string | null,
   origin: string | null,
   destination: string | null,
+  estimatedDelivery: EstimatedDelivery | null = null,
 ): TrackResult {
   return {
     ok: true,
@@ -55,6 +56,7 @@ export function success(
     checkpoints,
     // Clear the estimate once delivered (carrier notes §6 "Estimated delivery").
     expected: status === 'Delivered' ? null : expected,
+    estimatedDelivery: status === 'Delivered' ? null : estimatedDelivery,
     origin,
     destination,
   };

@@ -4,6 +4,7 @@ import { failure, fromError, joinUrl, kindForStatus, limitedRequest, success, ty
 import { basicAuth, CarrierError, cleanText, isObj, str, type HttpResponse } from './http.ts';
 import {
   asStatus,
+  carrierEstimate,
   expectedFrom,
   joinLocation,
   parseIsoLike,
@@ -169,6 +170,8 @@ function normalizeDetail(detail: Record<string, unknown>, tid: string): TrackRes
     expectedFrom(parseIsoLike(expectedRaw)),
     null,
     joinLocation(detail['destination-postal-id']),
+    // Canada Post names a day, never a window (carrier notes §4.3).
+    carrierEstimate(parseIsoLike(expectedRaw), null, null, null),
   );
 }
 

@@ -15,6 +15,7 @@ import {
 import { arr, CarrierError, cleanText, isObj, parseJson, str, type HttpResponse } from './http.ts';
 import {
   asStatus,
+  carrierEstimate,
   expectedFrom,
   joinLocation,
   parseIsoLike,
@@ -22,10 +23,11 @@ import {
   STATUS_MAPPING,
   toUtcMs,
   type MappedStatus,
+  type RawTime,
 } from './normalize.ts';
 import { createFedexPush } from './push-subscribe.ts';
 import { OAuthTokenCache, readExpiresIn } from './oauth.ts';
-import type { NormalizedCheckpoint, TrackResult, TrackingStatus } from './types.ts';
+import type { EstimatedDelivery, NormalizedCheckpoint, TrackResult, TrackingStatus } from './types.ts';
 
 export const FEDEX_PRODUCTION_URL = 'https://apis.fedex.com';
 export const FEDEX_TOKEN_PATH = '/oauth/token';
@@ -192,6 +194,7 @@ function normalizeFedexEntry(entry: Record<string, unknown>, tid: string): Track
       ? chosen.estimatedDeliveryTimeWindow.window
       : {};
   const expected = expectedFrom(parseIsoLike(str(est?.dateTime) ?? str(win.ends)));
+  const estimate = fedexEstimate(chosen, parseIsoLike(str(est?.dateTime)), win, scans);
 
   const addrOf = (o: unknown): unknown =>
     isObj(o) && isObj(o.locationContactAndAddress) ? o.locationContactAndAddress.address : undefined;
@@ -202,8 +205,37 @@ function normalizeFedexEntry(entry: Record<string, unknown>, tid: string): Track
     fedexAddress(addrOf(chosen.destinationLocation)) ??
     fedexAddress(isObj(chosen.recipientInformation) ? chosen.recipientInformation.address : undefined) ??
     fedexAddress(chosen.lastUpdatedDestinationAddress);
-  return success('fedex', tid, status, checkpoints, expected, origin, destination);
+  return success('fedex', tid, status, checkpoints, expected, origin, destination, estimate);
 }
+
+/**
+ * The estimate with its window (carrier notes §3.4, decision 122): ESTIMATED_DELIVERY names the day, the
+ * estimated window's begins/ends bound it; without them a time on ESTIMATED_DELIVERY other than midnight is the
+ * "by" time. standardTransitTimeWindow (the service standard) is the last resort, only when it does not end before
+ * the newest scan (sandbox captures put it before the ship date, when it says nothing of this parcel).
+ */
+function fedexEstimate(
+  chosen: Record<string, unknown>,
+  est: RawTime | null,
+  win: Record<string, unknown>,
+  scans: Array<Record<string, unknown>>,
+): EstimatedDelivery | null {
+  const newest = scans.map((e) => parseIsoLike(str(e.date))).find((t) => t !== null) ?? null;
+  const offset = newest?.offsetMin ?? null;
+  const begins = parseIsoLike(str(win.begins));
+  const ends = parseIsoLike(str(win.ends));
+  if (est || begins || ends) {
+    const timed = est && !est.dateOnly && (est.h !== 0 || est.mi !== 0) ? est : null;
+    return carrierEstimate(est ?? ends ?? begins, begins, ends ?? (begins ? null : timed), offset);
+  }
+  const std =
+    isObj(chosen.standardTransitTimeWindow) && isObj(chosen.standardTransitTimeWindow.window)
+      ? parseIsoLike(str(chosen.standardTransitTimeWindow.window.ends))
+      : null;
+  if (!std || (newest && toUtcMs(std, offset ?? 0) + DAY_MS <= toUtcMs(newest))) return null;
+  return carrierEstimate({ ...std, dateOnly: true }, null, null, offset);
+}
+const DAY_MS = 86_400_000;
 
 // ---- status lookup (carrier notes §5.4) ----
 const STATUS = STATUS_MAPPING.fedex as {

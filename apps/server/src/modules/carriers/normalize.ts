@@ -1,7 +1,7 @@
 // Helpers shared by the four parsers: the status table cell, time conversion, location text. Each adapter
 // owns its carrier's status lookup (its section of data/status-mapping.json).
 import mapping from './data/status-mapping.json' with { type: 'json' };
-import type { TrackingStatus } from './types.ts';
+import type { EstimatedDelivery, TrackingStatus } from './types.ts';
 
 /** A cell of data/status-mapping.json: a status, or an event that only informs (it keeps the status before it). */
 export type MappedStatus = TrackingStatus | '(informational)';
@@ -92,6 +92,55 @@ export function expectedFrom(t: RawTime | null): string | null {
     return `${String(t.y).padStart(4, '0')}-${String(t.mo).padStart(2, '0')}-${String(t.d).padStart(2, '0')}`;
   }
   return new Date(toUtcMs(t)).toISOString();
+}
+
+// ---- estimated delivery (decision 122) ----
+
+const p2 = (n: number) => String(n).padStart(2, '0');
+const dayText = (t: RawTime) => `${String(t.y).padStart(4, '0')}-${p2(t.mo)}-${p2(t.d)}`;
+
+function offsetText(min: number): string {
+  const a = Math.abs(min);
+  return `${min < 0 ? '-' : '+'}${p2(Math.floor(a / 60))}:${p2(a % 60)}`;
+}
+
+/** A wall-clock time as ISO-8601 with its offset (the fallback's when it has none; UTC when neither is known). */
+function localIso(t: RawTime, fallbackOffsetMin: number | null): string {
+  const off = t.offsetMin ?? fallbackOffsetMin;
+  return `${dayText(t)}T${p2(t.h)}:${p2(t.mi)}:${p2(t.s)}${off === null ? 'Z' : offsetText(off)}`;
+}
+
+/** `HHMMSS`, `HH:MM` or `HH:MM:SS` on a given day (the UPS deliveryTime, a USPS window bound). */
+export function timeOnDay(day: RawTime, time: string | null): RawTime | null {
+  const m = time ? /^(\d{2}):?(\d{2})(?::?(\d{2}))?$/.exec(time.trim()) : null;
+  if (!m) return parseIsoLike(time);
+  const h = Number(m[1]);
+  const mi = Number(m[2]);
+  const s = Number(m[3] ?? 0);
+  if (h > 23 || mi > 59 || s > 59) return null;
+  return { ...day, h, mi, s, dateOnly: false };
+}
+
+/**
+ * The carrier's estimate, normalised: the day it names, and the window's bounds as ISO-8601 with the local offset
+ * (the offset of the bound itself, else `fallbackOffsetMin`: the newest scan's, the parcel being near the
+ * destination by then). A bound of local midnight on a date-only field is no bound. A window ending before it
+ * begins is dropped (hostile or broken input), keeping the day.
+ */
+export function carrierEstimate(
+  day: RawTime | null,
+  from: RawTime | null,
+  to: RawTime | null,
+  fallbackOffsetMin: number | null,
+  now = new Date(),
+): EstimatedDelivery | null {
+  const d = day ?? to ?? from;
+  if (!d) return null;
+  const bound = (t: RawTime | null) => (t && !t.dateOnly ? localIso(t, fallbackOffsetMin) : null);
+  let f = bound(from);
+  let e = bound(to);
+  if (f && e && Date.parse(e) < Date.parse(f)) [f, e] = [null, null];
+  return { date: dayText(d), from: f, to: e, source: 'carrier', updatedAt: now.toISOString() };
 }
 
 // ---- location ----

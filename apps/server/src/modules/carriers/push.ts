@@ -102,7 +102,15 @@ function upsEventResult(e: Json, tid: string): TrackResult | null {
   // one-event package would otherwise fall back to In Transit.
   const own = upsStatusCode(str(st.descriptionCode)) ?? upsActivityTypeCode(str(st.type), str(st.code));
   // One event, not the whole picture: the expected date, origin and destination stay as they are.
-  return { ...r, expected: null, origin: null, destination: null, partial: true, keepStatus: own === null || own === 'informational' };
+  return {
+    ...r,
+    expected: null,
+    estimatedDelivery: null,
+    origin: null,
+    destination: null,
+    partial: true,
+    keepStatus: own === null || own === 'informational',
+  };
 }
 
 function safeParse(text: string): unknown {

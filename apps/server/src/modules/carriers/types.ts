@@ -25,6 +25,20 @@ export type NormalizedCheckpoint = {
   time: string;
 };
 
+/**
+ * A delivery estimate, normalised (decision 122): `date` is the calendar day YYYY-MM-DD as the carrier (or the
+ * predictor) names it, at the destination; `from`/`to` bound the window: ISO-8601 date-times with the carrier's
+ * local offset (the wall clock the carrier promised, and an instant) when it gives times, calendar days YYYY-MM-DD
+ * for a predicted window of days, null when there is no bound. `updatedAt`: when this estimate was first seen.
+ */
+export type EstimatedDelivery = {
+  date: string;
+  from: string | null;
+  to: string | null;
+  source: 'carrier' | 'predicted';
+  updatedAt: string;
+};
+
 export type CarrierErrorKind = 'not-found' | 'auth' | 'rate-limited' | 'carrier-down' | 'malformed';
 
 export type TrackResult =
@@ -37,6 +51,8 @@ export type TrackResult =
       checkpoints: NormalizedCheckpoint[];
       /** ISO-8601: a calendar date `YYYY-MM-DD` when the carrier gives only a day, else a UTC instant. Null once delivered. */
       expected: string | null;
+      /** The carrier's estimate with its window (source 'carrier'); null or absent when it gives none, null once delivered. */
+      estimatedDelivery?: EstimatedDelivery | null;
       origin: string | null;
       destination: string | null;
       /** One pushed event rather than the carrier's whole picture (UPS Track Alert): merged, never a regression. */

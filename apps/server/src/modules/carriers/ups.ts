@@ -16,12 +16,14 @@ import {
 import { arr, basicAuth, CarrierError, cleanText, isObj, parseJson, str, type HttpResponse } from './http.ts';
 import {
   asStatus,
+  carrierEstimate,
   expectedFrom,
   joinLocation,
   parseCompact,
   parseOffset,
   resolveTimes,
   STATUS_MAPPING,
+  timeOnDay,
   type MappedStatus,
 } from './normalize.ts';
 import { OAuthTokenCache, readExpiresIn } from './oauth.ts';
@@ -171,12 +173,24 @@ export function normalizeUpsPackage(pkg: Record<string, unknown>, tid: string): 
   // Expected: RDD over SDD; DEL is the actual delivery date, not an estimate (carrier notes §1.4).
   const dates = arr(pkg.deliveryDate).filter(isObj);
   const pick = dates.find((d) => str(d.type) === 'RDD') ?? dates.find((d) => str(d.type) === 'SDD');
-  const expected = pick ? expectedFrom(parseCompact(str(pick.date), null, null)) : null;
+  const day = pick ? parseCompact(str(pick.date), null, null) : null;
+  const expected = day ? expectedFrom(day) : null;
+  // The window: deliveryTime start/end (HHMMSS, local to the destination); DEL is the actual delivery time, not a
+  // window. Its offset is the newest scan's (the parcel is near the destination by then; decision 122).
+  const dt = isObj(pkg.deliveryTime) ? pkg.deliveryTime : {};
+  const windowed = day && str(dt.type)?.trim().toUpperCase() !== 'DEL';
+  const newestOffset = activities.map((a) => parseOffset(str(a.gmtOffset))).find((o) => o !== null) ?? null;
+  const estimate = carrierEstimate(
+    day,
+    windowed ? timeOnDay(day, str(dt.startTime)) : null,
+    windowed ? timeOnDay(day, str(dt.endTime)) : null,
+    newestOffset,
+  );
 
   const addrs = arr(pkg.packageAddress).filter(isObj);
   const origin = upsAddress(addrs.find((a) => str(a.type) === 'ORIGIN')?.address);
   const destination = upsAddress(addrs.find((a) => str(a.type) === 'DESTINATION')?.address);
-  return success('ups', tid, status, checkpoints, expected, origin, destination);
+  return success('ups', tid, status, checkpoints, expected, origin, destination, estimate);
 }
 
 // ---- status lookup (carrier notes §5.3) ----

@@ -15,18 +15,20 @@ import {
 import { arr, CarrierError, cleanText, isObj, parseJson, str, type HttpResponse } from './http.ts';
 import {
   asStatus,
+  carrierEstimate,
   expectedFrom,
   joinLocation,
   parseIsoLike,
   parseOffset,
   resolveTimes,
   STATUS_MAPPING,
+  timeOnDay,
   type MappedStatus,
   type RawTime,
 } from './normalize.ts';
 import { createUspsPush } from './push-subscribe.ts';
 import { OAuthTokenCache, readExpiresIn } from './oauth.ts';
-import type { NormalizedCheckpoint, TrackResult, TrackingStatus } from './types.ts';
+import type { EstimatedDelivery, NormalizedCheckpoint, TrackResult, TrackingStatus } from './types.ts';
 
 export const USPS_PRODUCTION_URL = 'https://apis.usps.com';
 export const USPS_TOKEN_PATH = '/oauth2/v3/token';
@@ -224,7 +226,29 @@ function normalizeUspsDetail(body: Record<string, unknown>, tid: string): TrackR
     expectedFrom(parseIsoLike(expectedRaw)),
     joinLocation(body.originCity, body.originState, body.originZIP, body.originCountry),
     joinLocation(body.destinationCity, body.destinationState, body.destinationZIP, body.destinationCountryCode),
+    uspsEstimate(body, dde, expectedRaw ?? str(body.expectedDeliveryDate), events),
   );
+}
+
+/**
+ * The estimate (carrier notes §2.4, decision 122): the day of the expected (else predicted) date, local without
+ * offset; the predicted window's start and end times bound it (v3 top level or v3r2 deliveryDateExpectation),
+ * else `expectedDeliveryTime`, else a time on the timestamp other than midnight is the "by" time. Times are local:
+ * they take the newest event's GMTOffset.
+ */
+function uspsEstimate(
+  body: Record<string, unknown>,
+  dde: Record<string, unknown>,
+  dayRaw: string | null,
+  events: Array<Record<string, unknown>>,
+): EstimatedDelivery | null {
+  const day = parseIsoLike(dayRaw);
+  if (!day) return null;
+  const offset = events.map((e) => parseOffset(str(e.GMTOffset))).find((o) => o !== null) ?? null;
+  const start = str(body.predictedDeliveryWindowStartTime) ?? str(dde.predictedDeliveryWindowStartTime);
+  const end = str(body.predictedDeliveryWindowEndTime) ?? str(dde.predictedDeliveryWindowEndTime) ?? str(body.expectedDeliveryTime);
+  const timed = !day.dateOnly && (day.h !== 0 || day.mi !== 0) ? day : null;
+  return carrierEstimate(day, timeOnDay(day, start), end ? timeOnDay(day, end) : timed, offset);
 }
 
 // ---- status lookup (carrier notes §5.5) ----

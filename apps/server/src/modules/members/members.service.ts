@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { type MemberView, type addMemberRequest, type deleteMemberRequest, type updateMemberRequest } from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
+import type { Queryable } from '../../db/client.ts';
 import { forbidden, notFound } from '../../lib/errors.ts';
 import { createMemberAccount, updateMemberAccount, type UserRow } from '../accounts/accounts.service.ts';
 import * as repo from './members.repository.ts';
@@ -95,4 +96,9 @@ export async function setPosition(ctx: AppContext, user: UserRow, lat: number, l
 /** The members module's answer to "which member of this company has this email?" (shipments assign by email). */
 export async function findCourierByEmail(ctx: AppContext, companyId: string, email: string): Promise<UserRow | undefined> {
   return repo.findMember(ctx.db, companyId, { email });
+}
+
+/** The company's couriers, oldest first (Plan the day plans for them). */
+export async function couriersOf(ctx: AppContext, companyId: string, db: Queryable = ctx.db): Promise<UserRow[]> {
+  return repo.listMembers(db, companyId);
 }

@@ -1,11 +1,17 @@
 import {
   THEME_PRIMARY_COLORS,
+  ESTIMATE_TRIGGERS,
+  ESTIMATE_WEBHOOK_EVENT_TYPES,
   cleanBrandUrl,
   cleanText,
   TRIGGER_EVENTS,
   WEBHOOK_EVENT_TYPE,
+  WEBHOOK_PAYLOAD_VERSION,
   normalizeUsPhone,
   toE164,
+  estimateView,
+  type EstimateTrigger,
+  type EstimateWebhookEvent,
   type NotificationChannel,
   type TriggerEvent,
   type WebhookEvent,
@@ -13,11 +19,12 @@ import {
 import type { AppContext } from '../../context.ts';
 import type { Tx } from '../../db/client.ts';
 import type { shipments, trackings, trackingEvents, users } from '../../db/schema.ts';
+import { plannedWindow } from '../planning/plan-window.service.ts';
 import { effectiveEndpoint, settingsView, type StoredSettings } from './settings.ts';
 import * as repo from './notifications.repository.ts';
 import { notifyQueues } from './queues.ts';
 import { enqueue } from '../../jobs/define.ts';
-import { statusEmail, statusSms, type StatusMessageInput } from './templates.ts';
+import { estimateEmail, estimateSms, statusEmail, statusSms, type StatusMessageInput } from './templates.ts';
 
 type TrackingRow = typeof trackings.$inferSelect;
 type ShipmentRow = typeof shipments.$inferSelect;
@@ -31,6 +38,7 @@ interface Planned {
 }
 
 const isTrigger = (s: string): s is TriggerEvent => (TRIGGER_EVENTS as readonly string[]).includes(s);
+const isEstimateTrigger = (s: string): s is EstimateTrigger => (ESTIMATE_TRIGGERS as readonly string[]).includes(s);
 const e164 = (phone: string) => {
   const n = phone ? normalizeUsPhone(phone) : null;
   return n ? toE164(n) : '';
@@ -100,6 +108,7 @@ export const publicTrackingUrl = (ctx: AppContext, user: Pick<UserRow, 'uid'>, t
 export function webhookEvent(ctx: AppContext, user: UserRow, tracking: TrackingRow, event: EventRow): WebhookEvent {
   return {
     type: WEBHOOK_EVENT_TYPE,
+    version: WEBHOOK_PAYLOAD_VERSION,
     timestamp: event.createdAt.toISOString(),
     data: {
       tracking: {
@@ -112,8 +121,9 @@ export function webhookEvent(ctx: AppContext, user: UserRow, tracking: TrackingR
         note: tracking.note,
         origin: tracking.origin,
         destination: tracking.destination,
-        status: event.toStatus as WebhookEvent['data']['status'],
+        status: (isEstimateTrigger(event.toStatus) ? tracking.status : event.toStatus) as WebhookEvent['data']['status'],
         expected: iso(tracking.expected),
+        estimatedDelivery: estimateView(tracking.estimatedDelivery),
         lastCheckPoint: checkpointView((tracking.lastCheckPoint as Cp) ?? (event.checkpoint as Cp)),
         url: publicTrackingUrl(ctx, user, tracking.tid),
         createdAt: tracking.createdAt.toISOString(),
@@ -122,6 +132,21 @@ export function webhookEvent(ctx: AppContext, user: UserRow, tracking: TrackingR
       checkpoint: checkpointView(event.checkpoint as Cp),
       previousStatus: (event.fromStatus as WebhookEvent['data']['previousStatus']) ?? null,
       status: event.toStatus as WebhookEvent['data']['status'],
+    },
+  };
+}
+
+/** The body of an estimate webhook (decision 123): the tracking as it is, the estimate, the first promise's end. */
+export function estimateWebhookEvent(ctx: AppContext, user: UserRow, tracking: TrackingRow, event: EventRow): EstimateWebhookEvent {
+  const base = webhookEvent(ctx, user, tracking, event);
+  return {
+    type: ESTIMATE_WEBHOOK_EVENT_TYPES[event.toStatus as EstimateTrigger],
+    timestamp: base.timestamp,
+    data: {
+      tracking: base.data.tracking,
+      estimatedDelivery: estimateView(tracking.estimatedDelivery),
+      promisedBy: iso(tracking.promisedBy),
+      status: base.data.tracking.status,
     },
   };
 }
@@ -267,12 +292,25 @@ async function fanOutFound(
     ...(brand ? { brandStyle: brandStyleOf(user, ctx.config.publicUrl) } : {}),
   });
   const brandOf = (p: Planned) => (p.audience === 'send' ? senderNameOf(user) : null);
+  // Estimate news (decision 123): its own words and webhook type; the status it carries is the tracking's.
+  const kind = isEstimateTrigger(event.toStatus) ? event.toStatus : null;
+  const estimateMessage = (brand: string | null) => ({
+    ...message(brand),
+    status: tracking.status,
+    kind: kind!,
+    estimate: estimateView(tracking.estimatedDelivery),
+  });
   let webhookBody: string | undefined;
   const rows: repo.NewNotification[] = planned.map((p) => {
     let payload: unknown;
-    if (p.channel === 'email') payload = statusEmail(message(brandOf(p)));
-    else if (p.channel === 'sms') payload = { body: statusSms(message(brandOf(p))) };
-    else payload = { body: (webhookBody ??= JSON.stringify(webhookEvent(ctx, user, tracking, event))) };
+    if (p.channel === 'email') payload = kind ? estimateEmail(estimateMessage(brandOf(p))) : statusEmail(message(brandOf(p)));
+    else if (p.channel === 'sms') payload = { body: kind ? estimateSms(estimateMessage(brandOf(p))) : statusSms(message(brandOf(p))) };
+    else
+      payload = {
+        body: (webhookBody ??= JSON.stringify(
+          kind ? estimateWebhookEvent(ctx, user, tracking, event) : webhookEvent(ctx, user, tracking, event),
+        )),
+      };
     return { eventId, userId: user.id, channel: p.channel, audience: p.audience, recipient: p.recipient, payload };
   });
 
@@ -305,8 +343,11 @@ async function fanOutShipmentEvent(
   const link = publicTrackingUrl(ctx, user, shipment.tid);
   const cp = checkpointView(event.checkpoint as Cp);
   const brand = senderNameOf(user);
+  // Out for delivery on a planned day: the customer is told the hour (decision 118).
+  const expectedWindow = event.toStatus === 'OutForDelivery' ? await plannedWindow(tx, shipment.id, ctx.now()) : null;
   const message = (b: string | null): StatusMessageInput => ({
     tid: shipment.tid,
+    window: expectedWindow,
     title: shipment.orderId ? `Order ${shipment.orderId}` : '',
     courier: 'shm',
     status: event.toStatus,
@@ -327,6 +368,7 @@ async function fanOutShipmentEvent(
       payload = {
         body: (webhookBody ??= JSON.stringify({
           type: SHIPMENT_WEBHOOK_EVENT_TYPE,
+          version: WEBHOOK_PAYLOAD_VERSION,
           timestamp: event.createdAt.toISOString(),
           data: {
             shipment: {

@@ -1,4 +1,4 @@
-import { STATUS_LABELS, type TrackingStatus } from '@shiptrail/contract';
+import { describeEstimate, STATUS_LABELS, type EstimatedDeliveryView, type TrackingStatus } from '@shiptrail/contract';
 import { escapeHtml } from '../../lib/mail-layout.ts';
 
 /** What every message about a status change says (product rules §1: notifications on a status change). */
@@ -16,6 +16,20 @@ export interface StatusMessageInput {
   timeZone?: string;
   /** The company's look in its customers' mails: its theme colour and logo (an image URL), when it has them. */
   brandStyle?: { color: string; logo: string };
+  /** Out for delivery on a planned day: the hour the customer is told (decision 118). */
+  window?: { from: string; to: string } | null;
+}
+
+/** "between 10:30 AM and 11:30 AM" in the account's time zone. */
+function windowLine(w: { from: string; to: string }, timeZone: string | undefined): string {
+  const opts: Intl.DateTimeFormatOptions = { hour: 'numeric', minute: '2-digit' };
+  let f: Intl.DateTimeFormat;
+  try {
+    f = new Intl.DateTimeFormat('en-US', { ...opts, timeZone: timeZone || 'UTC' });
+  } catch {
+    f = new Intl.DateTimeFormat('en-US', { ...opts, timeZone: 'UTC' });
+  }
+  return `between ${f.format(new Date(w.from))} and ${f.format(new Date(w.to))}`;
 }
 
 // Mail words: "Attempt failed" reads as a sentence where the status list's "Fail Attempt" does not.
@@ -70,8 +84,10 @@ export function statusEmail(m: StatusMessageInput): { subject: string; text: str
         : `${name}: ${label(m.status)}`;
   const cp = checkpointLine(m.checkpoint, m.timeZone);
   const intro = introOf(m, name);
+  const expected = m.window ? windowLine(m.window, m.timeZone) : '';
   const text = [
     intro,
+    expected ? `Expected ${expected}.` : '',
     '',
     `Status: ${label(m.status)}${m.previousStatus ? ` (was ${label(m.previousStatus)})` : ''}`,
     `Tracking number: ${m.tid} (${m.courier.toUpperCase()})`,
@@ -93,6 +109,7 @@ export function statusEmail(m: StatusMessageInput): { subject: string; text: str
     `<tr><td style="padding:4px 12px 4px 0;color:#6b7280">${escapeHtml(k)}</td><td style="padding:4px 0;font-weight:600">${escapeHtml(v)}</td></tr>`;
   const body =
     `<p style="line-height:1.5">${escapeHtml(intro)}</p><table role="presentation" cellpadding="0" cellspacing="0">` +
+    (expected ? row('Expected', expected) : '') +
     row('Status', label(m.status)) +
     (m.previousStatus ? row('Previous status', label(m.previousStatus)) : '') +
     row('Tracking number', `${m.tid} (${m.courier.toUpperCase()})`) +
@@ -115,4 +132,66 @@ export function statusSms(m: StatusMessageInput): string {
   const where = m.checkpoint?.location ? ` (${m.checkpoint.location})` : '';
   if (m.status === 'FailAttempt') return `${from}: delivery attempt failed for parcel ${m.tid}${where}. ${m.link}`;
   return `${from}: parcel ${m.tid} is ${label(m.status)}${where}. ${m.link}`;
+}
+
+/** News of the estimate (decision 123): the status stays, the expected delivery moved or will likely be missed. */
+export interface EstimateMessageInput extends StatusMessageInput {
+  kind: 'EstimateChanged' | 'LikelyLate';
+  estimate: EstimatedDeliveryView | null;
+}
+
+function estimateLines(m: EstimateMessageInput, name: string): { subject: string; intro: string; expected: string } {
+  const parcel = m.brand ? `Your parcel from ${m.brand}` : `Your parcel ${name}`;
+  const expected = m.estimate ? describeEstimate(m.estimate) : 'No new date from the carrier yet';
+  if (m.kind === 'LikelyLate') {
+    return {
+      subject: m.brand ? `${m.brand}: your parcel ${m.tid} will likely arrive late` : `${name}: likely late`,
+      intro: `${parcel} will likely arrive later than the carrier promised. Follow the link for the latest.`,
+      expected,
+    };
+  }
+  return {
+    subject: m.brand ? `${m.brand}: new expected delivery for your parcel ${m.tid}` : `${name}: expected delivery changed`,
+    intro: `The carrier changed the expected delivery of ${parcel.charAt(0).toLowerCase()}${parcel.slice(1)}.`,
+    expected,
+  };
+}
+
+export function estimateEmail(m: EstimateMessageInput): { subject: string; text: string; html: string } {
+  const name = m.title ? `${m.title} (${m.tid})` : m.tid;
+  const from = m.brand ?? 'Shiptrail';
+  const { subject, intro, expected } = estimateLines(m, name);
+  const heading = m.kind === 'LikelyLate' ? 'Likely late' : 'Expected delivery changed';
+  const text = [
+    intro,
+    '',
+    expected,
+    `Status: ${label(m.status)}`,
+    `Tracking number: ${m.tid} (${m.courier.toUpperCase()})`,
+    '',
+    `Follow it here: ${m.link}`,
+    '',
+    m.brand ? `Sent by ${m.brand} via Shiptrail.` : 'You get this mail because of your Shiptrail notification settings.',
+  ].join('\n');
+  const accent = m.brandStyle && /^#[0-9a-f]{6}$/i.test(m.brandStyle.color) ? m.brandStyle.color : '#2563eb';
+  const row = (k: string, v: string) =>
+    `<tr><td style="padding:4px 12px 4px 0;color:#6b7280">${escapeHtml(k)}</td><td style="padding:4px 0;font-weight:600">${escapeHtml(v)}</td></tr>`;
+  const footer = m.brand ? `Sent by ${m.brand} via Shiptrail` : 'Shiptrail · you get this mail because of your notification settings';
+  const html = `<!doctype html><html><body style="margin:0;background:#f4f6fb;font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;color:#1f2937">
+<table role="presentation" width="100%" cellpadding="0" cellspacing="0"><tr><td align="center" style="padding:32px 12px">
+<table role="presentation" width="560" cellpadding="0" cellspacing="0" style="max-width:560px;background:#fff;border-radius:12px;padding:32px">
+<tr><td><div style="font-weight:700;font-size:20px;color:${accent};margin-bottom:16px">${escapeHtml(from)}</div>
+<h1 style="font-size:20px;margin:0 0 12px">${escapeHtml(heading)}: ${escapeHtml(name)}</h1>
+<p style="line-height:1.5">${escapeHtml(intro)}</p><table role="presentation" cellpadding="0" cellspacing="0">${row('Expected', expected)}${row('Status', label(m.status))}${row('Tracking number', `${m.tid} (${m.courier.toUpperCase()})`)}</table>
+<p style="margin:24px 0"><a href="${escapeHtml(m.link)}" style="background:${accent};color:#fff;padding:12px 20px;border-radius:8px;text-decoration:none;font-weight:600">Track the parcel</a></p>
+<p style="font-size:13px;color:#6b7280">Or open this link: ${escapeHtml(m.link)}</p></td></tr></table>
+<p style="font-size:12px;color:#6b7280;margin-top:16px">${escapeHtml(footer)}</p></td></tr></table></body></html>`;
+  return { subject, text, html };
+}
+
+export function estimateSms(m: EstimateMessageInput): string {
+  const from = m.brand ?? 'Shiptrail';
+  const expected = m.estimate ? ` ${describeEstimate(m.estimate)}.` : '';
+  if (m.kind === 'LikelyLate') return `${from}: parcel ${m.tid} will likely arrive late.${expected} ${m.link}`;
+  return `${from}: new expected delivery for parcel ${m.tid}.${expected} ${m.link}`;
 }

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gte, inArray, notInArray, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, inArray, isNull, lt, notInArray, or, sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.ts';
 import { companyLogos, shipmentCheckpoints, shipmentParcels, shipments, trackingEvents, users } from '../../db/schema.ts';
 
@@ -260,4 +260,29 @@ export async function findLogoByUid(db: Queryable, uid: string): Promise<{ png: 
     .where(eq(users.uid, uid))
     .limit(1);
   return r;
+}
+
+/** A company's open shipments expected within [from, to), and those with no expected date (Plan the day). */
+export async function openForDay(db: Queryable, companyId: string, statuses: string[], from: Date, to: Date): Promise<ShipmentRow[]> {
+  return db
+    .select()
+    .from(shipments)
+    .where(
+      and(
+        eq(shipments.companyId, companyId),
+        inArray(shipments.status, statuses),
+        or(isNull(shipments.expected), and(gte(shipments.expected, from), lt(shipments.expected, to))),
+      ),
+    )
+    .orderBy(asc(shipments.createdAt), asc(shipments.id))
+    .limit(5000);
+}
+
+/** The company's shipments by id (Plan the day reads the ones of its plan). */
+export async function findByIds(db: Queryable, companyId: string, ids: string[]): Promise<ShipmentRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .select()
+    .from(shipments)
+    .where(and(eq(shipments.companyId, companyId), inArray(shipments.id, ids)));
 }

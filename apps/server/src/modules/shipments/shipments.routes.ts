@@ -18,13 +18,15 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.ts';
 import { parse, success } from '../../lib/http.ts';
 import { notFound } from '../../lib/errors.ts';
-import { exactReply, idempotencyKeyOf, idempotentReply, requestHash, sendExact } from '../../lib/idempotency.ts';
+import { exactReply, idempotencyKeyOf, idempotentReply, requestHash, sendExact, storedReply } from '../../lib/idempotency.ts';
 import { userOf } from '../accounts/auth.plugin.ts';
 import { renderLabels } from './labels.ts';
 import * as svc from './shipments.service.ts';
+import { courierDayInPlanOrder } from '../planning/planning.service.ts';
 
 // The Idempotency-Key scope of the charging route.
 const CREATE_ROUTE = 'POST /v1/shipment/create';
+const UPDATE_ROUTE = 'POST /v1/shipment/update';
 
 export async function shipmentRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   const auth = { preHandler: app.requireAuth };
@@ -48,10 +50,23 @@ export async function shipmentRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
     );
   });
 
-  // A Delivered checkpoint may carry a photo and a signature: the body may be larger than elsewhere.
-  app.post('/v1/shipment/update', { ...auth, bodyLimit: POD_LIMITS.bodyMaxBytes }, async (req) =>
-    success(await svc.updateShipment(ctx, userOf(req), parse(updateShipmentRequest, body(req))), 'Checkpoint added'),
-  );
+  // A Delivered checkpoint may carry a photo and a signature: the body may be larger than elsewhere. A phone that
+  // was offline sends its queued checkpoints under an Idempotency-Key (decision 120): a resend after a lost reply
+  // answers the first reply byte for byte and adds nothing, also after a restart (the key is in the database).
+  app.post('/v1/shipment/update', { ...auth, bodyLimit: POD_LIMITS.bodyMaxBytes }, async (req, reply) => {
+    const input = parse(updateShipmentRequest, body(req));
+    const user = userOf(req);
+    const added = (view: Awaited<ReturnType<typeof svc.applyUpdate>>) => exactReply(200, success(view, 'Checkpoint added'));
+    const key = idempotencyKeyOf(req);
+    if (!key) return sendExact(reply, added(await svc.updateShipment(ctx, user, input)));
+    const scope = { userId: user.id, route: UPDATE_ROUTE, key, hash: requestHash(svc.updateRequestIdentity(input)) };
+    const replayed = await storedReply(ctx.db, scope);
+    if (replayed) return sendExact(reply, replayed);
+    const plan = await svc.planUpdate(ctx, user, input);
+    const out = await idempotentReply(ctx.db, scope, async (tx) => added(await svc.applyUpdate(ctx, user, input, plan, tx)));
+    await svc.notePosition(ctx, user, input);
+    return sendExact(reply, out);
+  });
 
   app.post('/v1/shipment/edit', auth, async (req) =>
     success(await svc.editShipment(ctx, userOf(req), parse(editShipmentRequest, body(req))), 'Saved'),
@@ -65,7 +80,11 @@ export async function shipmentRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
     success(await svc.listAssigned(ctx, userOf(req), parse(listShipmentsRequest, body(req)))),
   );
 
-  app.post('/v1/shipment/today', auth, async (req) => success(await svc.courierDay(ctx, userOf(req), parse(courierDayRequest, body(req)))));
+  // In the order of today's plan, with its times, when the day was planned (decision 118).
+  app.post('/v1/shipment/today', auth, async (req) => {
+    const user = userOf(req);
+    return success(await courierDayInPlanOrder(ctx, user, await svc.courierDay(ctx, user, parse(courierDayRequest, body(req)))));
+  });
 
   app.get('/v1/shipment/proof/:tid/:checkpointId', auth, async (req) => {
     const { tid, checkpointId } = parse(proofParams, req.params);

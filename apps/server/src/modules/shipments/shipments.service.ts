@@ -4,6 +4,7 @@ import {
   cleanBrandUrl,
   cleanText,
   MSG,
+  OCCURRED_AT_LIMITS,
   PRICING,
   THEME_PRIMARY_COLORS,
   looksLikeShm,
@@ -38,6 +39,7 @@ import { locateAddress } from '../geo/geo.service.ts';
 import { findCourierByEmail, setPosition } from '../members/members.service.ts';
 import { fanOutStatusEvent } from '../notifications/notifications.service.ts';
 import { publishLive } from '../live/live.service.ts';
+import { raiseAlert } from '../alerts/alerts.service.ts';
 import { prepareProof, type PreparedProof } from './proof.ts';
 import { prepareLogo } from './logo.ts';
 import { update as updateAccount } from '../accounts/accounts.service.ts';
@@ -220,6 +222,8 @@ export async function createShipment(
           courierId: member?.id ?? null,
           courier: input.courier || (member ? fullName(member) : ''),
           courierEmail: input.courierEmail ?? '',
+          windowFrom: input.windowFrom || null,
+          windowTo: input.windowTo || null,
           createdAt: now,
           updatedAt: now,
         });
@@ -262,26 +266,89 @@ export async function createShipment(
 
 // ------------------------------------------------------------------ update (a checkpoint)
 export const PROOF_UPLOADS_MESSAGE = 'Too many proofs of delivery sent from this account: wait a while, then send it again';
-/** The company, or the courier the shipment is assigned to; anyone else gets "not found" (nothing leaks). */
-export async function updateShipment(ctx: AppContext, user: UserRow, input: UpdateInput): Promise<ShipmentView> {
+
+/** What an update needs before its transaction: who may write, the checkpoint's time, the images checked. */
+export interface UpdatePlan {
+  scope: repo.Scope;
+  tid: string;
+  time: Date;
+  /** The courier's phone said when it happened (decision 120): an older one does not set the status. */
+  late: boolean;
+  proof: PreparedProof | null;
+}
+
+/**
+ * A courier's checkpoint sent late from a phone (it carries occurredAt) for a shipment of their company that is
+ * no longer theirs: the company hears of it once per shipment and courier, and the courier gets a sentence
+ * (409) instead of "not found" (decision 120). Without occurredAt such a call stays a plain "not found".
+ */
+async function refuseNotYours(ctx: AppContext, user: UserRow, tid: string, input: UpdateInput, at: Date): Promise<never> {
+  const s = user.companyId ? await repo.findByTid(ctx.db, { companyId: user.companyId }, tid) : undefined;
+  if (!s) throw notFoundShipment();
+  const now = s.courierId ? await repo.findUserById(ctx.db, s.courierId) : undefined;
+  await raiseAlert(ctx.db, s.companyId, {
+    group: 'general',
+    name: 'courierUpdateNotSaved',
+    level: 'warning',
+    message:
+      `${fullName(user)} recorded ${input.status} for ${s.tid} at ${at.toISOString().slice(0, 16).replace('T', ' ')} UTC, ` +
+      `but the shipment is ${now ? `now assigned to ${fullName(now)}` : 'no longer assigned to anyone'}: nothing was changed. ` +
+      'Check with them what happened to the parcel.',
+    dedupeKey: `checkpoint-not-yours:${s.id}:${user.id}`,
+  });
+  throw new AppError(409, MSG.checkpointNotYours, 'not_yours', { reason: 'not_yours', tid: s.tid });
+}
+
+/**
+ * Check an update before any transaction: the caller may write to the shipment (the company, or the courier it is
+ * assigned to; anyone else gets "not found" and nothing leaks), occurredAt is within its bounds, and the images are
+ * checked and shrunk (a bad one is refused with nothing written).
+ */
+export async function planUpdate(ctx: AppContext, user: UserRow, input: UpdateInput): Promise<UpdatePlan> {
   const scope = scopeOf(user);
   const tid = normalizeTrackingNumber(input.tid);
-  if (!scope || !(await repo.findByTid(ctx.db, scope, tid))) throw notFoundShipment();
-  // Images are checked and shrunk before the transaction: a bad one is refused with nothing written. Decoding is
-  // CPU work: each account may send PROOF_UPLOADS_PER_HOUR proofs an hour (every api process counts together).
+  const now = ctx.now();
+  let time = now;
+  if (input.occurredAt) {
+    time = new Date(input.occurredAt);
+    if (time.getTime() > now.getTime() + OCCURRED_AT_LIMITS.maxSkewMs)
+      throw badRequest(MSG.occurredAtInFuture, { occurredAt: MSG.occurredAtInFuture });
+    if (time.getTime() < now.getTime() - OCCURRED_AT_LIMITS.maxAgeMs)
+      throw badRequest(MSG.occurredAtTooOld, { occurredAt: MSG.occurredAtTooOld });
+  } else if (input.time) time = new Date(input.time);
+  if (!scope || !(await repo.findByTid(ctx.db, scope, tid))) {
+    if (scope && 'courierId' in scope && input.occurredAt) await refuseNotYours(ctx, user, tid, input, time);
+    throw notFoundShipment();
+  }
+  // Decoding is CPU work: each account may send PROOF_UPLOADS_PER_HOUR proofs an hour (every api process counts together).
   if (input.proof) {
-    const take = await takeWindow(ctx.db, `proof:${user.id}`, ctx.config.PROOF_UPLOADS_PER_HOUR, 3_600_000, ctx.now());
+    const take = await takeWindow(ctx.db, `proof:${user.id}`, ctx.config.PROOF_UPLOADS_PER_HOUR, 3_600_000, now);
     if (!take.ok) throw tooMany(PROOF_UPLOADS_MESSAGE, take.waitMs / 1000);
   }
-  const proof: PreparedProof | null = input.proof ? await prepareProof(input.proof) : null;
-  const time = input.time ? new Date(input.time) : ctx.now();
-  const row = await ctx.db.transaction(async (tx) => {
+  const proof = input.proof ? await prepareProof(input.proof) : null;
+  return { scope, tid, time, late: !!input.occurredAt, proof };
+}
+
+/** What identifies an update under an Idempotency-Key: the request as validated. */
+export const updateRequestIdentity = (input: UpdateInput) => input;
+
+/**
+ * Add the checkpoint planned by planUpdate, in `outer` (an Idempotency-Key's transaction) when given. The status is
+ * the checkpoint's, except for one sent late from a phone (occurredAt) that happened before the shipment's latest
+ * checkpoint: it joins the history where it happened and the status stays the latest (decision 120).
+ */
+export async function applyUpdate(ctx: AppContext, user: UserRow, input: UpdateInput, plan: UpdatePlan, outer?: Tx): Promise<ShipmentView> {
+  const { scope, tid, time, proof } = plan;
+  const run = <T>(work: (tx: Tx) => Promise<T>) => (outer ? outer.transaction(work) : ctx.db.transaction(work));
+  const row = await run(async (tx) => {
     const s = await repo.lockByTid(tx, scope, tid);
     if (!s) throw notFoundShipment();
     const byCourier = user.role === 'courier';
     const message = input.message ?? (proof ? `Delivered, signed by ${proof.recipientName}` : '');
     const cp = { status: input.status, location: input.location, message, time: time.toISOString() };
-    await repo.insertCheckpoint(tx, {
+    const latest = (s.lastCheckPoint as { time?: string } | null)?.time;
+    const older = plan.late && !!latest && time.getTime() < new Date(latest).getTime();
+    const checkpointId = await repo.insertCheckpoint(tx, {
       shipmentId: s.id,
       status: input.status,
       location: input.location,
@@ -299,21 +366,32 @@ export async function updateShipment(ctx: AppContext, user: UserRow, input: Upda
       podPhoto: proof?.photo ?? null,
       podPhotoType: proof?.photoType ?? null,
     });
-    await recordStatusChange(tx, ctx, s, input.status, cp);
+    if (!older) await recordStatusChange(tx, ctx, s, input.status, cp);
     await publishLive(tx, {
       kind: 'shipment',
       accountId: s.companyId,
       courierId: s.courierId,
       shipmentId: s.id,
       tid: s.tid,
-      status: input.status,
-      statusChanged: s.status !== input.status,
+      status: older ? s.status : input.status,
+      statusChanged: !older && s.status !== input.status,
     });
-    return repo.updateShipment(tx, s.id, { status: input.status, lastCheckPoint: cp, updatedAt: ctx.now() });
+    if (older) return repo.updateShipment(tx, s.id, { updatedAt: ctx.now() });
+    return repo.updateShipment(tx, s.id, { status: input.status, lastCheckPoint: { ...cp, id: checkpointId }, updatedAt: ctx.now() });
   });
-  // The courier's last known position, for the couriers map.
+  return viewOf(ctx, row, outer ?? ctx.db);
+}
+
+/** The courier's last known position, for the couriers map (after the checkpoint is stored). */
+export async function notePosition(ctx: AppContext, user: UserRow, input: UpdateInput) {
   if (user.role === 'courier' && input.lat != null && input.long != null) await setPosition(ctx, user, input.lat, input.long);
-  return viewOf(ctx, row);
+}
+
+/** The company, or the courier the shipment is assigned to; anyone else gets "not found" (nothing leaks). */
+export async function updateShipment(ctx: AppContext, user: UserRow, input: UpdateInput): Promise<ShipmentView> {
+  const view = await applyUpdate(ctx, user, input, await planUpdate(ctx, user, input));
+  await notePosition(ctx, user, input);
+  return view;
 }
 
 // ------------------------------------------------------------------ edit
@@ -335,6 +413,12 @@ export async function editShipment(ctx: AppContext, company: UserRow, input: Edi
     if (input.orderId !== undefined) patch.orderId = input.orderId;
     if (input.message !== undefined) patch.message = input.message;
     if (input.expected !== undefined) patch.expected = new Date(input.expected);
+    // '' clears a window; left out keeps it.
+    if (input.windowFrom !== undefined) patch.windowFrom = input.windowFrom || null;
+    if (input.windowTo !== undefined) patch.windowTo = input.windowTo || null;
+    const from = patch.windowFrom !== undefined ? patch.windowFrom : s.windowFrom;
+    const to = patch.windowTo !== undefined ? patch.windowTo : s.windowTo;
+    if (from && to && from >= to) throw badRequest(MSG.planWindowOrder, { windowTo: MSG.planWindowOrder });
     if (input.courierEmail) {
       patch.courierEmail = input.courierEmail;
       patch.courierId = member?.id ?? null;
@@ -369,9 +453,16 @@ type UnassignInput = z.output<typeof unassignShipmentsRequest>;
  * of the company's shipments and the courier one of its couriers, else nothing changes. Open screens hear of
  * each shipment (the company's, the new courier's and the one it was taken from).
  */
-async function setCourierOf(ctx: AppContext, company: UserRow, rawTids: string[], courier: UserRow | null): Promise<ShipmentView[]> {
+async function setCourierOf(
+  ctx: AppContext,
+  company: UserRow,
+  rawTids: string[],
+  courier: UserRow | null,
+  outer?: Tx,
+): Promise<ShipmentView[]> {
   const tids = [...new Set(rawTids.map(normalizeTrackingNumber))];
-  const rows = await ctx.db.transaction(async (tx) => {
+  const run = <T>(work: (tx: Tx) => Promise<T>) => (outer ? outer.transaction(work) : ctx.db.transaction(work));
+  const rows = await run(async (tx) => {
     const found = await repo.lockCompanyTids(tx, company.id, tids);
     const missing = tids.filter((t) => !found.some((r) => r.tid === t));
     if (missing.length)
@@ -408,7 +499,7 @@ async function setCourierOf(ctx: AppContext, company: UserRow, rawTids: string[]
     }
     return updated;
   });
-  const views = await viewsOf(ctx, rows);
+  const views = await viewsOf(ctx, rows, outer ?? ctx.db);
   return tids.map((t) => views.find((v) => v.tid === t)!);
 }
 
@@ -417,6 +508,67 @@ export async function assignShipments(ctx: AppContext, company: UserRow, input: 
   const courier = await findCourierByEmail(ctx, company.id, input.courierEmail);
   if (!courier) throw badRequest(MSG.notYourCourier, { courierEmail: MSG.notYourCourier });
   return setCourierOf(ctx, company, input.tids, courier);
+}
+
+/**
+ * Plan the day hands each courier their planned shipments through the same path as a bulk assignment (the
+ * same live events), in the plan's transaction. `courier` is one of the company's couriers, checked by the caller.
+ */
+export async function assignPlanned(ctx: AppContext, company: UserRow, courier: UserRow, tids: string[], tx: Tx): Promise<void> {
+  requireCompanyOwner(company);
+  if (tids.length) await setCourierOf(ctx, company, tids, courier, tx);
+}
+
+/** What Plan the day needs of a shipment: plain data, no row leaves the module. */
+export interface PlanningShipment {
+  id: string;
+  tid: string;
+  status: string;
+  courierId: string | null;
+  destination: { lat: number | null; long: number | null; address: string; name: string };
+  origin: { lat: number | null; long: number | null };
+  parcels: number;
+  windowFrom: string | null;
+  windowTo: string | null;
+}
+async function planningViews(db: Queryable, rows: repo.ShipmentRow[]): Promise<PlanningShipment[]> {
+  const parcels = await repo.parcelsFor(
+    db,
+    rows.map((r) => r.id),
+  );
+  return rows.map((r) => {
+    const d = addressView(r.destination);
+    const o = addressView(r.origin);
+    const count = parcels.filter((p) => p.shipmentId === r.id).reduce((n, p) => n + (p.quantity ?? 1), 0);
+    return {
+      id: r.id,
+      tid: r.tid,
+      status: r.status,
+      courierId: r.courierId,
+      destination: { lat: d.lat ?? null, long: d.long ?? null, address: [d.address1, d.city].filter(Boolean).join(', '), name: d.name },
+      origin: { lat: o.lat ?? null, long: o.long ?? null },
+      // A shipment without parcels listed still takes a place in the van.
+      parcels: Math.max(1, count),
+      windowFrom: r.windowFrom,
+      windowTo: r.windowTo,
+    };
+  });
+}
+
+/** The company's open shipments expected in [from, to), and the open ones with no expected date. */
+export async function openShipmentsForDay(ctx: AppContext, company: UserRow, from: Date, to: Date): Promise<PlanningShipment[]> {
+  requireCompanyOwner(company);
+  return planningViews(ctx.db, await repo.openForDay(ctx.db, company.id, [...OPEN_SHIPMENT_STATUSES], from, to));
+}
+
+/** The company's shipments by id, as Plan the day sees them (any status). */
+export async function shipmentsByIds(
+  ctx: AppContext,
+  companyId: string,
+  ids: string[],
+  db: Queryable = ctx.db,
+): Promise<PlanningShipment[]> {
+  return planningViews(db, await repo.findByIds(db, companyId, ids));
 }
 
 export async function unassignShipments(ctx: AppContext, company: UserRow, input: UnassignInput): Promise<ShipmentView[]> {
@@ -492,7 +644,7 @@ export async function courierDay(ctx: AppContext, user: UserRow, q: z.output<typ
     repo.openAssigned(ctx.db, user.id, COURIER_DAY_MAX_STOPS),
     repo.courierDayCounts(ctx.db, user.id, since),
   ]);
-  return { since: since.toISOString(), stops: await viewsOf(ctx, rows), ...counts };
+  return { since: since.toISOString(), stops: await viewsOf(ctx, rows), planned: [], ...counts };
 }
 
 // ------------------------------------------------------------------ proof of delivery

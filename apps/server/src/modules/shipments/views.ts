@@ -62,6 +62,15 @@ export function lastEntered<T extends { id: number }>(cps: T[]): T | undefined {
   return cps.reduce<T | undefined>((last, c) => (!last || c.id > last.id ? c : last), undefined);
 }
 
+/**
+ * The checkpoint that set the shipment's status: the one its lastCheckPoint names (a checkpoint sent late from a
+ * phone that happened before it does not take its place, decision 120), else the one entered last.
+ */
+export function currentCheckpoint<T extends { id: number }>(s: ShipmentRow, cps: T[]): T | undefined {
+  const id = (s.lastCheckPoint as { id?: unknown } | null)?.id;
+  return (typeof id === 'number' ? cps.find((c) => c.id === id) : undefined) ?? lastEntered(cps);
+}
+
 export function shipmentView(
   s: ShipmentRow,
   parcels: ParcelRow[],
@@ -70,7 +79,7 @@ export function shipmentView(
   courierUid: string | null,
 ): ShipmentView {
   const checkpoints = cps.map(checkpointView);
-  const last = lastEntered(cps);
+  const last = currentCheckpoint(s, cps);
   return {
     tid: s.tid,
     status: s.status as ShipmentStatus,
@@ -80,6 +89,8 @@ export function shipmentView(
     orderId: s.orderId,
     message: s.message,
     expected: s.expected?.toISOString() ?? null,
+    windowFrom: s.windowFrom ?? null,
+    windowTo: s.windowTo ?? null,
     origin: addressView(s.origin),
     destination: addressView(s.destination),
     parcels: parcels.map(parcelView),
@@ -125,7 +136,7 @@ export function publicShipmentView(s: ShipmentRow, cps: CheckpointSummary[], bra
     lat: c.lat ?? null,
     long: c.long ?? null,
   }));
-  const lastCp = lastEntered(cps);
+  const lastCp = currentCheckpoint(s, cps);
   const last = lastCp ? checkpoints[cps.indexOf(lastCp)] : undefined;
   return {
     kind: 'shipment',
@@ -138,6 +149,7 @@ export function publicShipmentView(s: ShipmentRow, cps: CheckpointSummary[], bra
     originPlace: place(origin),
     destinationPlace: place(destination),
     expected: s.expected?.toISOString() ?? null,
+    window: null,
     lastCheckPoint: last ? { status: last.status, location: last.location, message: last.message, time: last.time } : null,
     checkpoints,
     notify: { email: maskEmail(destination.email), phone: maskPhone(destination.phone) },

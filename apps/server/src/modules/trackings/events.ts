@@ -29,3 +29,26 @@ export async function recordStatusChange(
   await publishLive(tx, { kind: 'tracking', accountId: t.userId, trackingId: t.id, tid: t.tid, status: toStatus, statusChanged: true });
   return eventId;
 }
+
+/**
+ * Record news of a tracking's estimate (EstimateChanged, LikelyLate: estimate.ts) as an event in the transaction that
+ * stored the estimate, and fan out its notifications there: from the status the tracking has, to the news.
+ */
+export async function recordEstimateEvent(
+  tx: Tx,
+  ctx: AppContext,
+  t: { id: string; userId: string },
+  status: string,
+  kind: 'EstimateChanged' | 'LikelyLate',
+): Promise<string> {
+  const eventId = await repo.insertEvent(tx, {
+    trackingId: t.id,
+    userId: t.userId,
+    fromStatus: status,
+    toStatus: kind,
+    checkpoint: null,
+    createdAt: ctx.now(),
+  });
+  await fanOutStatusEvent(tx, ctx, eventId);
+  return eventId;
+}

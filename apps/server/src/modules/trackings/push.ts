@@ -18,7 +18,7 @@ import {
 } from '../carriers/carriers.service.ts';
 import { carrierPushEvents } from '../../lib/metrics.ts';
 import { startTickLoop } from '../../lib/tick-loop.ts';
-import { applyResult, modeOf } from './refresh.ts';
+import { applyResult, modeOf, type Stamped } from './refresh.ts';
 import * as pushRepo from './push.repository.ts';
 
 /** Outside /v1: these answer carriers, not the original API's clients (real HTTP statuses, no envelope). */
@@ -78,7 +78,9 @@ export async function receivePush(
   for (const r of reading.results) {
     const ids = await pushRepo.liveTrackingIds(ctx.db, courier, r.tid);
     matched += ids.length;
-    for (const id of ids) if (await applyResult(ctx, id, r, mode, 'push')) applied++;
+    // As fresh as its arrival: lateness is judged at that time, however late it is applied (estimate.ts).
+    const stamped: Stamped = r.ok ? { ...r, asOf: now } : r;
+    for (const id of ids) if (await applyResult(ctx, id, stamped, mode, 'push')) applied++;
   }
   // Remembered only once applied: a call that failed here (the carrier sees a 500) is applied when the carrier
   // sends it again, not taken for a replay.

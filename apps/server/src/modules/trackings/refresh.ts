@@ -4,10 +4,12 @@ import type { AppContext } from '../../context.ts';
 import { mapConcurrent } from '../../lib/concurrency.ts';
 import { isCourierSlug, type CourierSlug, type NormalizedCheckpoint, type TrackResult } from '../carriers/carriers.service.ts';
 import { carriersOf, sandboxPaceOf, sandboxPollIntervalMs } from '../carriers/carriers.service.ts';
-import { recordStatusChange } from './events.ts';
+import type { EstimatedDelivery, TrackSuccess } from '../carriers/types.ts';
+import { recordEstimateEvent, recordStatusChange } from './events.ts';
+import { planEstimate, postalOf, type EstimateEvent } from './estimate.ts';
 import * as repo from './trackings.repository.ts';
 import { backoffMs, expireAfterMs, isFinal, nextCheckDelayMs, type ScheduleMode } from './schedule.ts';
-import { checkpointJson, fingerprint, parseExpected } from './views.ts';
+import { checkpointJson, estimateView, fingerprint, parseExpected } from './views.ts';
 import { publishLive, publishLiveMany, type LiveEvent } from '../live/live.service.ts';
 import { fanOutStatusEvents } from '../notifications/notifications.service.ts';
 import { startTickLoop } from '../../lib/tick-loop.ts';
@@ -118,7 +120,10 @@ async function refreshLeased(ctx: AppContext, due: repo.DueTracking[], done: (id
       const tids = [...new Set(items.map((i) => i.tid))];
       let results: TrackResult[];
       try {
-        results = await client.track(courier, tids);
+        // Each answer is stamped with when it was asked for: it is at least that fresh, which is what "the window
+        // is over and the parcel is not out for delivery" may be judged by (estimate.ts), however late it is applied.
+        const askedAt = ctx.now();
+        results = (await client.track(courier, tids)).map((r): Stamped => (r.ok ? { ...r, asOf: askedAt } : r));
       } catch (err) {
         ctx.log.error({ err, courier }, 'carrier client failed');
         results = tids.map((tid) => ({ ok: false, tid, courier, error: { kind: 'carrier-down', message: (err as Error).message } }));
@@ -179,6 +184,9 @@ async function applyOneByOne(
   });
 }
 
+/** A carrier answer and when it was asked for (the refresh engine's polls; a push is as fresh as its arrival). */
+export type Stamped = TrackResult & { asOf?: Date };
+
 /** What applying a carrier result does to one tracking, decided on its locked row. */
 interface Outcome {
   /** Columns to write, or null. */
@@ -189,6 +197,8 @@ interface Outcome {
   announce: boolean;
   /** Counted in shiptrail_tracking_updates_total (new checkpoints or a new status from the carrier). */
   counted: boolean;
+  /** News of the estimate to record and announce (estimate.ts), after the status change if any. */
+  estimateEvent?: EstimateEvent | null;
 }
 const NOTHING: Outcome = { update: null, change: null, announce: false, counted: false };
 /** Either the outcome, or the checkpoints to insert first and the outcome given how many of them were new. */
@@ -279,12 +289,27 @@ function planApply(
         const destination = r.destination ?? t.destination;
         // One pushed event says nothing of the estimate: it stays.
         const expected = status === 'Delivered' ? null : r.partial ? t.expected : parseExpected(r.expected);
+        // The estimate shown: the carrier's, else predicted from the delivered history (decision 122).
+        const est = planEstimate({
+          stored: { estimatedDelivery: estimateView(t.estimatedDelivery), promisedBy: t.promisedBy, lateFor: t.lateFor },
+          status,
+          carrier: r.estimatedDelivery,
+          partial: !!r.partial,
+          predict: () => predictFor(ctx, t, r, now),
+          now,
+          asOf: (r as Stamped).asOf ?? now,
+        });
+        const estimateMoved =
+          JSON.stringify(est.next.estimatedDelivery) !== JSON.stringify(estimateView(t.estimatedDelivery)) ||
+          est.next.promisedBy?.getTime() !== t.promisedBy?.getTime() ||
+          est.next.lateFor !== t.lateFor;
         const visible =
           added > 0 ||
           status !== t.status ||
           origin !== t.origin ||
           destination !== t.destination ||
-          expected?.getTime() !== t.expected?.getTime();
+          expected?.getTime() !== t.expected?.getTime() ||
+          estimateMoved;
         const changed = status !== t.status;
         return {
           update: {
@@ -292,6 +317,9 @@ function planApply(
             origin,
             destination,
             expected,
+            ...(estimateMoved
+              ? { estimatedDelivery: est.next.estimatedDelivery, promisedBy: est.next.promisedBy, lateFor: est.next.lateFor }
+              : {}),
             ...(newest ? { lastCheckPoint: newest } : {}),
             ...(source === 'poll' ? { lastCheckedAt: now } : { lastPushedAt }),
             lastCarrierDataAt,
@@ -301,8 +329,9 @@ function planApply(
             ...(visible ? { updatedAt: now } : {}),
           },
           change: changed ? { to: status, checkpoint: newest } : null,
-          announce: added > 0 && !changed,
+          announce: (added > 0 || estimateMoved) && !changed,
           counted: added > 0 || changed,
+          estimateEvent: est.event,
         };
       },
     };
@@ -332,6 +361,22 @@ function planApply(
   });
 }
 
+/** The predicted estimate of a tracking the carrier gives none for (decision 122); null without delivered history. */
+function predictFor(ctx: AppContext, t: repo.TrackingRow, r: TrackSuccess, now: Date): EstimatedDelivery | null {
+  const predictions = ctx.resources.deliveryPredictions;
+  if (!predictions) return null;
+  const first = r.checkpoints.reduce<number>((m, c) => Math.min(m, Date.parse(c.time)), Infinity);
+  return predictions.predict(
+    {
+      carrier: t.courier,
+      originPostal: postalOf(r.origin ?? t.origin),
+      destinationPostal: postalOf(r.destination ?? t.destination),
+      shippedAt: new Date(Number.isFinite(first) ? first : t.createdAt.getTime()).toISOString(),
+    },
+    now,
+  );
+}
+
 /** Metrics of one applied outcome. */
 function observe(t: repo.TrackingRow, o: Outcome, source: UpdateSource, now: Date): void {
   if (o.counted) trackingUpdates.inc({ carrier: t.courier, source });
@@ -350,6 +395,7 @@ export async function applyResult(
   baseMode: ScheduleMode,
   source: UpdateSource = 'poll',
 ): Promise<boolean> {
+  await ctx.resources.deliveryPredictions?.ready();
   return ctx.db.transaction(async (tx) => {
     const now = ctx.now();
     const locked = await repo.lockForApply(tx, trackingId, now);
@@ -368,6 +414,7 @@ export async function applyResult(
         statusChanged: false,
       });
     if (o.change) await recordStatusChange(tx, ctx, t, o.change.to, o.change.checkpoint);
+    if (o.estimateEvent) await recordEstimateEvent(tx, ctx, t, (o.update?.status ?? t.status) as TrackingStatus, o.estimateEvent);
     observe(t, o, source, now);
     return o.change !== null;
   });
@@ -381,6 +428,7 @@ export async function applyResult(
  * holds back the others. Returns the trackings whose status changed.
  */
 async function applyBatch(ctx: AppContext, items: Array<{ id: string; r: TrackResult }>, mode: ScheduleMode): Promise<Set<string>> {
+  await ctx.resources.deliveryPredictions?.ready();
   return ctx.db.transaction(async (tx) => {
     const now = ctx.now();
     const locked = await repo.lockManyForApply(
@@ -408,9 +456,12 @@ async function applyBatch(ctx: AppContext, items: Array<{ id: string; r: TrackRe
     const changes = applied
       .filter(({ o }) => o.change)
       .map(({ t, o }) => ({ t, to: o.change!.to, checkpoint: o.change!.checkpoint, eventId: randomUUID() }));
-    await repo.insertEvents(
-      tx,
-      changes.map((c) => ({
+    // Estimate news after the status changes, each its own event (from the status the tracking now has).
+    const estimateNews = applied
+      .filter(({ o }) => o.estimateEvent)
+      .map(({ t, o }) => ({ t, status: (o.update?.status ?? t.status) as string, kind: o.estimateEvent!, eventId: randomUUID() }));
+    await repo.insertEvents(tx, [
+      ...changes.map((c) => ({
         id: c.eventId,
         trackingId: c.t.id,
         userId: c.t.userId,
@@ -419,12 +470,17 @@ async function applyBatch(ctx: AppContext, items: Array<{ id: string; r: TrackRe
         checkpoint: c.checkpoint,
         createdAt: now,
       })),
-    );
-    await fanOutStatusEvents(
-      tx,
-      ctx,
-      changes.map((c) => c.eventId),
-    );
+      ...estimateNews.map((e) => ({
+        id: e.eventId,
+        trackingId: e.t.id,
+        userId: e.t.userId,
+        fromStatus: e.status,
+        toStatus: e.kind,
+        checkpoint: null,
+        createdAt: now,
+      })),
+    ]);
+    await fanOutStatusEvents(tx, ctx, [...changes.map((c) => c.eventId), ...estimateNews.map((e) => e.eventId)]);
     const live: LiveEvent[] = applied.flatMap(({ t, o }): LiveEvent[] =>
       o.change || o.announce
         ? [
@@ -453,6 +509,9 @@ function pickApplied(t: repo.TrackingRow): repo.AppliedColumns {
     origin,
     destination,
     expected,
+    estimatedDelivery,
+    promisedBy,
+    lateFor,
     lastCheckPoint,
     nextCheckAt,
     lastCheckedAt,
@@ -468,6 +527,9 @@ function pickApplied(t: repo.TrackingRow): repo.AppliedColumns {
     origin,
     destination,
     expected,
+    estimatedDelivery,
+    promisedBy,
+    lateFor,
     lastCheckPoint,
     nextCheckAt,
     lastCheckedAt,

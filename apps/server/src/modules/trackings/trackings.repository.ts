@@ -50,6 +50,9 @@ export type AppliedColumns = Pick<
   | 'origin'
   | 'destination'
   | 'expected'
+  | 'estimatedDelivery'
+  | 'promisedBy'
+  | 'lateFor'
   | 'lastCheckPoint'
   | 'nextCheckAt'
   | 'lastCheckedAt'
@@ -66,15 +69,18 @@ export async function updateApplied(db: Queryable, rows: AppliedColumns[]): Prom
   const iso = (d: Date | null) => (d ? d.toISOString() : null);
   const values = rows.map(
     (r) =>
-      sql`(${r.id}::uuid, ${r.status}, ${r.origin}, ${r.destination}, ${iso(r.expected)}::timestamptz, ${r.lastCheckPoint === null || r.lastCheckPoint === undefined ? null : JSON.stringify(r.lastCheckPoint)}::jsonb,
+      sql`(${r.id}::uuid, ${r.status}, ${r.origin}, ${r.destination}, ${iso(r.expected)}::timestamptz,
+           ${r.estimatedDelivery ? JSON.stringify(r.estimatedDelivery) : null}::jsonb, ${iso(r.promisedBy)}::timestamptz, ${r.lateFor}::text,
+           ${r.lastCheckPoint === null || r.lastCheckPoint === undefined ? null : JSON.stringify(r.lastCheckPoint)}::jsonb,
            ${iso(r.nextCheckAt)}::timestamptz, ${iso(r.lastCheckedAt)}::timestamptz, ${iso(r.lastCarrierDataAt)}::timestamptz, ${iso(r.lastPushedAt)}::timestamptz,
            ${r.failures}::int, ${r.lastError}::text, ${iso(r.updatedAt)}::timestamptz)`,
   );
   await db.execute(sql`
-    update ${trackings} t set status = v.status, origin = v.origin, destination = v.destination, expected = v.expected, last_checkpoint = v.last_checkpoint,
+    update ${trackings} t set status = v.status, origin = v.origin, destination = v.destination, expected = v.expected,
+      estimated_delivery = v.estimated_delivery, promised_by = v.promised_by, late_for = v.late_for, last_checkpoint = v.last_checkpoint,
       next_check_at = v.next_check_at, last_checked_at = v.last_checked_at, last_carrier_data_at = v.last_carrier_data_at, last_pushed_at = v.last_pushed_at,
       failures = v.failures, last_error = v.last_error, updated_at = v.updated_at
-    from (values ${sql.join(values, sql`, `)}) as v(id, status, origin, destination, expected, last_checkpoint, next_check_at, last_checked_at, last_carrier_data_at, last_pushed_at, failures, last_error, updated_at)
+    from (values ${sql.join(values, sql`, `)}) as v(id, status, origin, destination, expected, estimated_delivery, promised_by, late_for, last_checkpoint, next_check_at, last_checked_at, last_carrier_data_at, last_pushed_at, failures, last_error, updated_at)
     where t.id = v.id`);
 }
 export async function lockByTid(db: Queryable, userId: string, tid: string): Promise<TrackingRow | undefined> {
@@ -253,6 +259,10 @@ export async function listPageJson(db: Queryable, f: ListPageInput): Promise<str
         'notify', json_build_object('email', ${t}.notify_email, 'phone', ${t}.notify_phone),
         'note', ${t}.note, 'origin', ${t}.origin, 'destination', ${t}.destination, 'status', ${t}.status,
         'expected', ${iso(sql`${t}.expected`)},
+        'estimatedDelivery', case when jsonb_typeof(${t}.estimated_delivery) = 'object' then json_build_object(
+          'date', coalesce(${t}.estimated_delivery ->> 'date', ''), 'from', ${t}.estimated_delivery ->> 'from', 'to', ${t}.estimated_delivery ->> 'to',
+          'source', case when ${t}.estimated_delivery ->> 'source' = 'predicted' then 'predicted' else 'carrier' end,
+          'updatedAt', coalesce(${t}.estimated_delivery ->> 'updatedAt', '')) end,
         'lastCheckPoint', case when jsonb_typeof(${lcp}) = 'object' then json_build_object(
           'status', ${lcp} ->> 'status', 'location', ${lcp} ->> 'location', 'message', coalesce(${lcp} ->> 'message', ''), 'time', coalesce(${lcp} ->> 'time', '')) end,
         'checkpoints', ${checkpointsJsonOf(sql`${t}.id`)},
@@ -288,6 +298,75 @@ export async function insertCheckpointsCounted(db: Queryable, rows: NewCheckpoin
 }
 export async function deleteCheckpoints(db: Queryable, trackingId: string): Promise<void> {
   await db.delete(checkpoints).where(eq(checkpoints.trackingId, trackingId));
+}
+
+export type PerformanceRow = {
+  courier: string;
+  delivered: number;
+  p50Seconds: number | null;
+  p90Seconds: number | null;
+  promised: number;
+  onTime: number;
+  firstAttempt: number;
+};
+
+/**
+ * An account's trackings delivered since `since`, per carrier: how many, transit (first scan to the delivery scan)
+ * median and 90th percentile in seconds, how many had a carrier promise and how many arrived by its end, how many
+ * without a failed attempt.
+ */
+export async function performanceByCarrier(db: Queryable, userId: string, since: Date): Promise<PerformanceRow[]> {
+  const r = await db.execute<Record<string, string | number | null>>(sql`
+    with d as (
+      select t.courier, t.promised_by, s.shipped_at, s.delivered_at, s.failed
+      from ${trackings} t
+      cross join lateral (
+        select min(c.time) as shipped_at, max(c.time) filter (where c.status = 'Delivered') as delivered_at,
+               bool_or(c.status = 'FailAttempt') as failed
+        from ${checkpoints} c where c.tracking_id = t.id
+      ) s
+      where t.user_id = ${userId}::uuid and t.status = 'Delivered'
+    )
+    select courier, count(*)::int as delivered,
+      percentile_cont(0.5) within group (order by extract(epoch from delivered_at - shipped_at)) as p50,
+      percentile_cont(0.9) within group (order by extract(epoch from delivered_at - shipped_at)) as p90,
+      (count(*) filter (where promised_by is not null))::int as promised,
+      (count(*) filter (where promised_by is not null and delivered_at <= promised_by))::int as on_time,
+      (count(*) filter (where not coalesce(failed, false)))::int as first_attempt
+    from d where delivered_at >= ${since.toISOString()}::timestamptz
+    group by courier order by courier`);
+  const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+  return rowsOf<Record<string, unknown>>(r).map((x) => ({
+    courier: String(x.courier),
+    delivered: Number(x.delivered),
+    p50Seconds: num(x.p50),
+    p90Seconds: num(x.p90),
+    promised: Number(x.promised),
+    onTime: Number(x.on_time),
+    firstAttempt: Number(x.first_attempt),
+  }));
+}
+
+/** The most recently delivered trackings: carrier, places, first scan and delivery scan (the predictor's history). */
+export async function deliveredHistory(
+  db: Queryable,
+  limit: number,
+): Promise<Array<{ courier: string; origin: string; destination: string; shippedAt: Date; deliveredAt: Date }>> {
+  const r = await db.execute<{ courier: string; origin: string; destination: string; shipped_at: string; delivered_at: string }>(sql`
+    select t.courier, t.origin, t.destination, s.shipped_at, s.delivered_at
+    from (select id, courier, origin, destination from ${trackings} where status = 'Delivered' order by updated_at desc limit ${limit}) t
+    cross join lateral (
+      select min(c.time) as shipped_at, max(c.time) filter (where c.status = 'Delivered') as delivered_at
+      from ${checkpoints} c where c.tracking_id = t.id
+    ) s
+    where s.delivered_at is not null`);
+  return rowsOf<{ courier: string; origin: string; destination: string; shipped_at: string; delivered_at: string }>(r).map((x) => ({
+    courier: x.courier,
+    origin: x.origin,
+    destination: x.destination,
+    shippedAt: new Date(x.shipped_at),
+    deliveredAt: new Date(x.delivered_at),
+  }));
 }
 
 export async function insertEvent(db: Queryable, v: typeof trackingEvents.$inferInsert): Promise<string> {

@@ -1,6 +1,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
-import { addTrackingRequest, detectRequest, listTrackingsQuery, updateTrackingRequest, type ImportReport } from '@shiptrail/contract';
+import {
+  addTrackingRequest,
+  detectRequest,
+  listTrackingsQuery,
+  performanceQuery,
+  updateTrackingRequest,
+  type ImportReport,
+} from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
 import { badRequest } from '../../lib/errors.ts';
 import { parse, rawSuccess, success } from '../../lib/http.ts';
@@ -79,6 +86,9 @@ export async function trackingRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
     return reply.type('application/json; charset=utf-8').send(rawSuccess(page));
   });
 
+  app.get('/v1/trackings/performance', auth, async (req) =>
+    success(await svc.performance(ctx, userOf(req), parse(performanceQuery, req.query).days)),
+  );
   app.put('/v1/trackings/update', auth, async (req) => {
     const { view, warning } = await svc.updateTracking(ctx, userOf(req), parse(updateTrackingRequest, req.body));
     return success(view, warning ? `Saved. ${warning}` : 'Saved');

@@ -10,7 +10,9 @@ import {
   PRICING,
   addTrackingRequest,
   fieldErrors,
+  type CourierSlug,
   type ImportReport,
+  type Performance,
   type PublicShipment,
   type PublicTracking,
   type TrackingView,
@@ -43,12 +45,14 @@ import {
 import { carriersOf, type JourneyStartLookup } from '../carriers/carriers.service.ts';
 import { recordStatusChange } from './events.ts';
 import { brandOfOwner, detectShm, publicShipment } from '../shipments/shipments.service.ts';
+import { publicWindow } from '../planning/planning.service.ts';
 import { FIRST_IN_LINE, LEASE_MS, refreshWakeSql } from './refresh.ts';
 import { refreshJob } from './trackings.jobs.ts';
 import { enqueue } from '../../jobs/define.ts';
 import { isFinal } from './schedule.ts';
 import * as repo from './trackings.repository.ts';
 import { checkpointJson, fingerprint, publicView, trackingView } from './views.ts';
+import { postalOf } from './estimate.ts';
 import { liveNotifySql, publishLive } from '../live/live.service.ts';
 
 type AddInput = z.output<typeof AddSchema>;
@@ -456,6 +460,9 @@ export async function updateTracking(
         origin: '',
         destination: '',
         expected: null,
+        estimatedDelivery: null,
+        promisedBy: null,
+        lateFor: null,
         lastCheckPoint: null,
         lastCarrierDataAt: null,
         failures: 0,
@@ -501,6 +508,7 @@ export async function markDelivered(ctx: AppContext, user: UserRow, rawTid: stri
       status: 'Delivered',
       nextCheckAt: null,
       expected: null,
+      estimatedDelivery: null,
       lastCheckPoint: checkpointJson(cp),
       updatedAt: now,
     });
@@ -562,7 +570,8 @@ export async function publicTracking(ctx: AppContext, key: string): Promise<Arra
   if (cut < 1 || cut === key.length - 1) throw notFound(MSG.shipmentNotFound);
   // A company's own shipment (an SHM number) is on the same public page.
   const shipment = await publicShipment(ctx, key.slice(0, cut), key.slice(cut + 1));
-  if (shipment) return [shipment];
+  // The window of the day's plan, when the shipment is planned (decision 118).
+  if (shipment) return [{ ...shipment, window: await publicWindow(ctx, shipment.tid, shipment.status) }];
   // One statement: the tracking, its account (for the brand) and its checkpoints.
   const found = await repo.findPublicTracking(ctx.db, key.slice(0, cut), normalizeTrackingNumber(key.slice(cut + 1)));
   if (!found) throw notFound(MSG.shipmentNotFound);
@@ -591,6 +600,57 @@ export async function publicParcelSubject(ctx: AppContext, key: string): Promise
  * each journey from there instead of sending parcels back to their first step. Numbers with no stored checkpoint
  * yet start when the sandbox is first asked.
  */
+/** Delivery performance of an account's parcels delivered in the last `days` days (issue 32; contract performanceSchema). */
+export async function performance(ctx: AppContext, user: UserRow, days: number): Promise<Performance> {
+  const since = new Date(ctx.now().getTime() - days * 86_400_000);
+  const rows = (await repo.performanceByCarrier(ctx.db, user.id, since)).filter((r) =>
+    (COURIER_SLUGS as readonly string[]).includes(r.courier),
+  );
+  const share = (count: number, of: number) => ({ count, of, rate: of > 0 ? Math.round((count / of) * 1000) / 1000 : null });
+  const daysOf = (seconds: number | null) => (seconds === null ? null : Math.round((seconds / 86_400) * 10) / 10);
+  const sum = (f: (r: repo.PerformanceRow) => number) => rows.reduce((n, r) => n + f(r), 0);
+  return {
+    days,
+    delivered: sum((r) => r.delivered),
+    onTime: share(
+      sum((r) => r.onTime),
+      sum((r) => r.promised),
+    ),
+    firstAttempt: share(
+      sum((r) => r.firstAttempt),
+      sum((r) => r.delivered),
+    ),
+    byCarrier: rows.map((r) => ({
+      courier: r.courier as CourierSlug,
+      delivered: r.delivered,
+      medianDays: daysOf(r.p50Seconds),
+      p90Days: daysOf(r.p90Seconds),
+      onTime: share(r.onTime, r.promised),
+      firstAttempt: share(r.firstAttempt, r.delivered),
+    })),
+  };
+}
+
+/**
+ * The platform's delivered parcels the delivery-date predictor learns from (decision 122): carrier, the postal
+ * codes of origin and destination, the first scan (shipped) and the delivery scan, of the most recent ones.
+ */
+export async function deliveredHistory(
+  ctx: AppContext,
+  limit = 20_000,
+): Promise<
+  Array<{ carrier: string; originPostal: string | null; destinationPostal: string | null; shippedAt: string; deliveredAt: string }>
+> {
+  const rows = await repo.deliveredHistory(ctx.db, limit);
+  return rows.map((r) => ({
+    carrier: r.courier,
+    originPostal: postalOf(r.origin),
+    destinationPostal: postalOf(r.destination),
+    shippedAt: r.shippedAt.toISOString(),
+    deliveredAt: r.deliveredAt.toISOString(),
+  }));
+}
+
 export function sandboxJourneyStarts(ctx: AppContext): JourneyStartLookup {
   return (courier, tids) => repo.earliestCheckpointTimes(ctx.db, courier, tids);
 }

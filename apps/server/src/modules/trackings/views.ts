@@ -3,6 +3,7 @@ import {
   COURIER_NAMES,
   type Checkpoint,
   type CourierSlug,
+  estimateView,
   type PublicTracking,
   type TrackingStatus,
   type TrackingView,
@@ -28,6 +29,8 @@ function storedCheckpoint(v: unknown): Checkpoint | null {
   };
 }
 
+export { estimateView };
+
 export function trackingView(t: TrackingRow, cps: CheckpointRow[] | Checkpoint[], uid: string, sandbox: boolean): TrackingView {
   return {
     tid: t.tid,
@@ -41,6 +44,7 @@ export function trackingView(t: TrackingRow, cps: CheckpointRow[] | Checkpoint[]
     destination: t.destination,
     status: t.status as TrackingStatus,
     expected: t.expected?.toISOString() ?? null,
+    estimatedDelivery: estimateView(t.estimatedDelivery),
     lastCheckPoint: storedCheckpoint(t.lastCheckPoint),
     checkpoints: cps.map((c) => (typeof c.time === 'string' ? (c as Checkpoint) : checkpointView(c as CheckpointRow))),
     createdAt: t.createdAt.toISOString(),
@@ -87,6 +91,7 @@ export function publicView(
     origin: t.origin,
     destination: t.destination,
     expected: t.expected?.toISOString() ?? null,
+    estimatedDelivery: estimateView(t.estimatedDelivery),
     lastCheckPoint: storedCheckpoint(t.lastCheckPoint),
     checkpoints: cps.map(checkpointView),
     notify: { email: maskEmail(t.notifyEmail), phone: maskPhone(t.notifyPhone) },

@@ -27,6 +27,10 @@ import { endSession } from '../../lib/start-session';
 import { money } from '../../lib/format';
 import { toastSuccess } from '../../lib/notify';
 import { MSG } from '@shiptrail/contract';
+import { useQueryClient } from '@tanstack/react-query';
+import { useCallback, useEffect } from 'react';
+import { useOutboxSender } from '../../features/shipments/api/outbox';
+import { shipmentsKey } from '../../features/shipments/api/get-shipments';
 
 function initials(first?: string, last?: string, email?: string) {
   const s = `${first?.[0] ?? ''}${last?.[0] ?? ''}`.trim();
@@ -45,6 +49,14 @@ export default function AccountLayout() {
   const name = profile ? [profile.firstName, profile.lastName].filter(Boolean).join(' ') || profile.email : '';
 
   const courier = profile?.role === 'courier';
+  // A courier's phone sends what it kept while offline on start and whenever the signal is back (decision 120).
+  const qc = useQueryClient();
+  const refetchShipments = useCallback(() => void qc.invalidateQueries({ queryKey: shipmentsKey }), [qc]);
+  useOutboxSender(courier ? profile?.uid : undefined, refetchShipments);
+  // The toasts' code too is fetched while there is signal, so the service worker has it when the phone has none.
+  useEffect(() => {
+    if (courier) void import('../notifications-host');
+  }, [courier]);
 
   async function signOut() {
     await logout();

@@ -20,11 +20,15 @@ export interface MapMarker {
   /** Always shown beside the marker (a courier's name and the time of the fix). */
   label?: string;
   popup?: ReactNode;
+  /** A colour of its own (a planned stop in its courier's colour), over the kind's. */
+  color?: string;
 }
 
 export interface MapLine {
   id: string;
   points: Array<[number, number]>;
+  /** A planned route: solid, in its courier's colour (a shipment's path is dashed blue). */
+  color?: string;
 }
 
 export interface MapViewProps {
@@ -32,6 +36,8 @@ export interface MapViewProps {
   zoom: number;
   /** Fit the view to the markers once they are known (otherwise centre and zoom stay as given). */
   fitToMarkers?: boolean;
+  /** The closest the fit zooms in (10 by default: a region; a day's routes in a town want a street view). */
+  maxFitZoom?: number;
   markers: MapMarker[];
   lines?: MapLine[];
   height: number | string;
@@ -46,20 +52,22 @@ const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt
 function icon(m: MapMarker) {
   return L.divIcon({
     className: 'st-marker-host',
-    html: `<span class="st-marker st-marker-${m.kind}" data-marker-id="${escapeHtml(m.id)}" title="${escapeHtml(m.title)}">${escapeHtml(m.text ?? '')}</span>`,
+    html: `<span class="st-marker st-marker-${m.kind}" data-marker-id="${escapeHtml(m.id)}" title="${escapeHtml(m.title)}"${
+      m.color && /^#[0-9a-f]{3,8}$/i.test(m.color) ? ` style="background:${m.color}"` : ''
+    }>${escapeHtml(m.text ?? '')}</span>`,
     iconSize: m.kind === 'courier' ? [30, 30] : [18, 18],
     iconAnchor: m.kind === 'courier' ? [15, 15] : [9, 9],
     popupAnchor: [0, -10],
   });
 }
 
-function FitBounds({ markers, enabled }: { markers: MapMarker[]; enabled: boolean }) {
+function FitBounds({ markers, enabled, maxZoom = 10 }: { markers: MapMarker[]; enabled: boolean; maxZoom?: number }) {
   const map = useMap();
   const key = markers.map((m) => m.id).join('|');
   useEffect(() => {
     if (!enabled || markers.length === 0) return;
     if (markers.length === 1) map.setView([markers[0]!.lat, markers[0]!.lng], Math.max(map.getZoom(), 8));
-    else map.fitBounds(L.latLngBounds(markers.map((m) => [m.lat, m.lng] as [number, number])), { padding: [32, 32], maxZoom: 10 });
+    else map.fitBounds(L.latLngBounds(markers.map((m) => [m.lat, m.lng] as [number, number])), { padding: [32, 32], maxZoom });
     // Only when the set of markers changes, not when one moves: a moving courier must not yank the view.
   }, [key, enabled, map]);
   return null;
@@ -176,6 +184,7 @@ export default function MapView({
   center,
   zoom,
   fitToMarkers = false,
+  maxFitZoom,
   markers,
   lines = [],
   height,
@@ -208,11 +217,15 @@ export default function MapView({
       <MapContainer center={start} zoom={zoom} style={{ height: '100%', width: '100%', minHeight }} worldCopyJump>
         {tileUrl && !tilesFailed && <TileLayer url={tileUrl} attribution={config.data?.attribution ?? ''} eventHandlers={tileEvents} />}
         {offline && <OutlineLayer />}
-        {lines.map((l) => (
-          <Polyline key={l.id} positions={l.points} className="st-route" color="#1c7ed6" weight={3} opacity={0.8} dashArray="6 6" />
-        ))}
+        {lines.map((l) =>
+          l.color ? (
+            <Polyline key={l.id} positions={l.points} className="st-route st-route-planned" color={l.color} weight={4} opacity={0.85} />
+          ) : (
+            <Polyline key={l.id} positions={l.points} className="st-route" color="#1c7ed6" weight={3} opacity={0.8} dashArray="6 6" />
+          ),
+        )}
         {cluster ? <ClusteredMarkers markers={markers} /> : markers.map((m) => <MarkerItem key={m.id} m={m} />)}
-        <FitBounds markers={markers} enabled={fitToMarkers} />
+        <FitBounds markers={markers} enabled={fitToMarkers} maxZoom={maxFitZoom} />
       </MapContainer>
     </Box>
   );

@@ -159,3 +159,53 @@ describe('carrier sandbox', () => {
     }
   });
 });
+
+// Runs last: it plays the example numbers' journeys to their end.
+describe('carrier sandbox estimates', () => {
+  // Decision 122: each carrier states the promised window in its own fields, and revises it after a failed attempt.
+  for (const courier of ['ups', 'usps', 'fedex', 'canadapost'] as const) {
+    it(`${courier}: the estimate has a window that holds the delivery, and is revised past the first promise after a failed attempt`, async () => {
+      const start = clock;
+      const at = async (tid: string, ms: number) => {
+        clock = start + ms;
+        const [r] = await client.track(courier, [tid]);
+        if (!r?.ok) throw new Error(`expected ok: ${JSON.stringify(r)}`);
+        return r;
+      };
+      // Numbers of their own (the examples' journeys were played above).
+      const pick = (journey: string) => {
+        for (let n = 0; ; n++) {
+          const tid = `${EXAMPLES[courier].delivered.slice(0, 8)}${String(n).padStart(8, '0')}`;
+          if (describeSandboxJourney(tid).journey === journey) return tid;
+        }
+      };
+      const delivered = pick('delivered');
+      const first = (await at(delivered, 0)).estimatedDelivery;
+      expect(first?.source).toBe('carrier');
+      if (courier === 'canadapost') expect([first?.from, first?.to]).toEqual([null, null]);
+      else expect(Date.parse(first!.to!)).toBeGreaterThan(Date.parse(first!.from!));
+      const done = await at(delivered, 6 * 60_000);
+      expect(done.status).toBe('Delivered');
+      expect(done.estimatedDelivery ?? null).toBeNull();
+      if (courier !== 'canadapost') {
+        const deliveredAt = Date.parse(done.checkpoints[0]!.time);
+        expect(deliveredAt).toBeGreaterThanOrEqual(Date.parse(first!.from!));
+        expect(deliveredAt).toBeLessThanOrEqual(Date.parse(first!.to!));
+      }
+
+      const tid = pick('fail-attempt');
+      clock = start + 7 * 60_000;
+      const s2 = clock;
+      const before = (await at(tid, 7 * 60_000)).estimatedDelivery!;
+      let after = before;
+      for (let t = 0; t <= 6 * 60_000 && after === before; t += 10_000) {
+        const r = await at(tid, 7 * 60_000 + t);
+        if (r.status === 'FailAttempt') after = r.estimatedDelivery!;
+      }
+      expect(after).not.toBe(before);
+      if (courier === 'canadapost') expect(after.date).toBe(before.date);
+      else expect(Date.parse(after.to!)).toBeGreaterThan(Date.parse(before.to!));
+      expect(clock).toBeGreaterThan(s2);
+    });
+  }
+});

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import Fastify from 'fastify';
 import { normalizeTrackingNumber } from '../detect.ts';
-import { journeyFor, reachedSteps, journeyDurationMs } from './journeys.ts';
+import { journeyFor, promisedWindow, reachedSteps } from './journeys.ts';
 import { createSandboxPush, type SandboxPushOptions } from './push.ts';
 import {
   canadaPostMessage,
@@ -18,6 +18,7 @@ import {
   upsNotFound,
   uspsNotFound,
   type SandboxEvent,
+  type SandboxPromise,
 } from './render.ts';
 
 export { sandboxPollIntervalMs, sandboxPaceFromEnv, describeSandboxJourney } from './journeys.ts';
@@ -80,7 +81,7 @@ export function createSandboxCore(opts: SandboxOptions = {}) {
   function state(
     courier: Courier,
     rawTid: string,
-  ): { tid: string; events: SandboxEvent[]; route: ReturnType<typeof routeFor>; expectedMs: number | null } | null {
+  ): { tid: string; events: SandboxEvent[]; route: ReturnType<typeof routeFor>; promise: SandboxPromise | null } | null {
     const tid = normalizeTrackingNumber(rawTid).slice(0, 64);
     const j = journeyFor(tid);
     if (j.name === 'not-found') return null;
@@ -93,8 +94,16 @@ export function createSandboxCore(opts: SandboxOptions = {}) {
     }
     const events = reachedSteps(j, Math.max(0, t - anchor), pace).map((s) => ({ kind: s.kind, time: anchor + s.offsetMs }));
     const ended = events.some((e) => e.kind === 'delivered' || e.kind === 'exception');
-    const expectedMs = ended || j.name === 'exception' ? null : anchor + journeyDurationMs(tid, pace);
-    return { tid, events, route: routeFor(j.place, courier === 'canadapost'), expectedMs };
+    // The promise as the carrier states it now (revised after a failed attempt); none once the journey ended.
+    const w = ended ? null : promisedWindow(j, Math.max(0, t - anchor), pace);
+    const promise = w
+      ? {
+          fromMs: anchor + w.fromMs,
+          toMs: anchor + w.toMs,
+          first: w.first ? { fromMs: anchor + w.first.fromMs, toMs: anchor + w.first.toMs } : null,
+        }
+      : null;
+    return { tid, events, route: routeFor(j.place, courier === 'canadapost'), promise };
   }
 
   const json = (status: number, body: unknown): SandboxReply => ({ status, headers: JSON_TYPE, body: JSON.stringify(body) });
@@ -148,7 +157,7 @@ export function createSandboxCore(opts: SandboxOptions = {}) {
       const tid = decodeURIComponent(path.slice('/api/track/v1/details/'.length));
       await resolveAnchors('ups', [tid], now());
       const s = state('ups', tid);
-      return json(200, s ? renderUps(s.tid, s.events, s.route, s.expectedMs) : upsNotFound(normalizeTrackingNumber(tid)));
+      return json(200, s ? renderUps(s.tid, s.events, s.route, s.promise) : upsNotFound(normalizeTrackingNumber(tid)));
     }
 
     // ---- USPS v3: GET /tracking/v3/tracking/{n}?expand=DETAIL ----
@@ -162,7 +171,7 @@ export function createSandboxCore(opts: SandboxOptions = {}) {
       await resolveAnchors('usps', [tid], now());
       const s = state('usps', tid);
       if (!s) return json(400, uspsNotFound(false));
-      const detail = renderUsps(s.tid, s.events, s.route, s.expectedMs) as Record<string, unknown>;
+      const detail = renderUsps(s.tid, s.events, s.route, s.promise) as Record<string, unknown>;
       // SUMMARY (the default) has no event list (carrier notes §2.3).
       if ((query.get('expand') ?? 'SUMMARY').toUpperCase() !== 'DETAIL') delete detail.trackingEvents;
       return json(200, detail);
@@ -185,7 +194,7 @@ export function createSandboxCore(opts: SandboxOptions = {}) {
           const tid = tidOf(x);
           const s = state('usps', tid);
           return s
-            ? renderUsps(s.tid, s.events, s.route, s.expectedMs)
+            ? renderUsps(s.tid, s.events, s.route, s.promise)
             : { trackingNumber: normalizeTrackingNumber(tid), ...(uspsNotFound(true) as object) };
         }),
       );
@@ -213,7 +222,7 @@ export function createSandboxCore(opts: SandboxOptions = {}) {
       const complete = info.map((i) => {
         const tid = tidOf(i);
         const s = state('fedex', tid);
-        return s ? fedexTrackResult(s.tid, s.events, s.route, s.expectedMs) : fedexNotFound(normalizeTrackingNumber(tid));
+        return s ? fedexTrackResult(s.tid, s.events, s.route, s.promise) : fedexNotFound(normalizeTrackingNumber(tid));
       });
       return json(200, {
         transactionId: 'sandbox',
@@ -236,7 +245,7 @@ export function createSandboxCore(opts: SandboxOptions = {}) {
       await resolveAnchors('canadapost', [pin], now());
       const s = state('canadapost', pin);
       if (!s) return { status: 404, headers: CP_TYPE, body: canadaPostMessage('004', 'No Pin History') };
-      return { status: 200, headers: CP_TYPE, body: renderCanadaPost(s.tid, s.events, s.route, s.expectedMs) };
+      return { status: 200, headers: CP_TYPE, body: renderCanadaPost(s.tid, s.events, s.route, s.promise) };
     }
 
     const pushed = await push.dispatch(method, path, headers, safeJson(body));

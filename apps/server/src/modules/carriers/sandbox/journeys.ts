@@ -111,3 +111,27 @@ export function describeSandboxJourney(tid: string, pace = 1): { journey: Journe
   const j = journeyFor(tid);
   return { journey: j.name, durationMs: journeyDurationMs(tid, pace), steps: j.steps.map((s) => s.kind) };
 }
+
+/** A promised delivery window, in ms after the anchor; `first` is the original promise once it was revised. */
+export type PromisedWindow = { fromMs: number; toMs: number; first: { fromMs: number; toMs: number } | null };
+
+/**
+ * The window the carrier promises `elapsedMs` after the anchor (decision 122): from a little before the parcel goes
+ * out for delivery to a little after it is delivered. A failed attempt makes the carrier revise it to the second
+ * round, past the first promise (the parcel is then likely late). Exceptions and unknown numbers promise nothing.
+ */
+export function promisedWindow(j: Journey, elapsedMs: number, pace: number): PromisedWindow | null {
+  const scale = 1000 * pace * j.factor;
+  const at = (kind: StepKind, nth = 0) => j.steps.filter((s) => s.kind === kind)[nth]?.at;
+  const ofd = at('ofd');
+  const delivered = at('delivered');
+  if (ofd === undefined || delivered === undefined) return null;
+  const attempt = at('attempt');
+  // Whole seconds, as the carriers write times: the start rounded down, the end up (never narrower).
+  const from = (s: number) => Math.floor((s * scale) / 1000) * 1000;
+  const to = (s: number) => Math.ceil((s * scale) / 1000) * 1000;
+  const first = { fromMs: from(ofd - 20), toMs: to((attempt ?? delivered) + 40) };
+  if (attempt === undefined || elapsedMs < attempt * scale) return { ...first, first: null };
+  const second = at('ofd', 1) ?? ofd;
+  return { fromMs: from(second - 20), toMs: to(delivered + 40), first };
+}

@@ -6,12 +6,12 @@ import { randomUUID } from 'node:crypto';
 import { normalizeTrackingNumber } from '../detect.ts';
 import { FEDEX_SUBSCRIBE_PATH, PUSH_BATCH, UPS_SUBSCRIBE_PATH, USPS_SUBSCRIBE_PATH } from '../push-subscribe.ts';
 import { hashNumber } from './journeys.ts';
-import { fedexTrackResult, renderUpsPushEvent, renderUsps, type Route, type SandboxEvent } from './render.ts';
+import { fedexTrackResult, renderUpsPushEvent, renderUsps, type Route, type SandboxEvent, type SandboxPromise } from './render.ts';
 import { hmacBase64 } from '../push.ts';
 
 type PushCourier = 'ups' | 'fedex' | 'usps';
 type Reply = { status: number; headers: Record<string, string>; body: string };
-type State = { tid: string; events: SandboxEvent[]; route: Route; expectedMs: number | null } | null;
+type State = { tid: string; events: SandboxEvent[]; route: Route; promise: SandboxPromise | null } | null;
 
 export type SandboxPushOptions = {
   enabled: boolean;
@@ -135,7 +135,7 @@ export function createSandboxPush(
     if (sub.courier === 'ups') {
       return fresh.flatMap((e, i) => {
         if (!kept(from + i)) return (lost++, []);
-        const body = JSON.stringify(renderUpsPushEvent(s.tid, e, s.route, s.expectedMs));
+        const body = JSON.stringify(renderUpsPushEvent(s.tid, e, s.route, s.promise));
         return [{ headers: { 'user-agent': 'UPSPubSubTrackingService', credential: sub.secret }, body }];
       });
     }
@@ -143,11 +143,11 @@ export function createSandboxPush(
     if (sub.courier === 'fedex') {
       const body = JSON.stringify({
         transactionId: randomUUID(),
-        output: { completeTrackResults: [fedexTrackResult(s.tid, s.events, s.route, s.expectedMs)] },
+        output: { completeTrackResults: [fedexTrackResult(s.tid, s.events, s.route, s.promise)] },
       });
       return [{ headers: { 'fdx-signature': hmacBase64(sub.secret, body) }, body }];
     }
-    const payload = JSON.stringify(renderUsps(s.tid, s.events, s.route, s.expectedMs));
+    const payload = JSON.stringify(renderUsps(s.tid, s.events, s.route, s.promise));
     const timestamp = new Date().toISOString();
     return [
       {

@@ -3,6 +3,8 @@
 import type { StepKind } from './journeys.ts';
 
 export type SandboxEvent = { kind: StepKind; time: number };
+/** The carrier's promised window (epoch ms); `first` is the original promise once it was revised. */
+export type SandboxPromise = { fromMs: number; toMs: number; first: { fromMs: number; toMs: number } | null };
 export type Place = { city: string; state: string; zip: string };
 export type Route = { origin: Place; hub: Place; destination: Place };
 
@@ -79,7 +81,7 @@ const UPS_CODES: Record<StepKind, { type: string; code: string; statusCode: stri
   exception: { type: 'X', code: 'UL', statusCode: '050', description: 'The address is incomplete. We are attempting to update it.' },
 };
 
-export function renderUps(tid: string, events: SandboxEvent[], route: Route, expectedMs: number | null): unknown {
+export function renderUps(tid: string, events: SandboxEvent[], route: Route, promise: SandboxPromise | null): unknown {
   const newest = [...events].reverse();
   const activity = newest.map((e) => {
     const c = UPS_CODES[e.kind];
@@ -107,7 +109,24 @@ export function renderUps(tid: string, events: SandboxEvent[], route: Route, exp
             {
               trackingNumber: tid,
               ...(cur ? { currentStatus: { code: cur.statusCode, description: cur.description } } : {}),
-              deliveryDate: expectedMs === null ? [] : [{ type: 'SDD', date: parts(expectedMs, US_OFFSET).compactDate }],
+              // SDD the original promise, RDD the rescheduled one; deliveryTime the window (carrier notes §1.4).
+              deliveryDate: !promise
+                ? []
+                : promise.first
+                  ? [
+                      { type: 'SDD', date: parts(promise.first.toMs, US_OFFSET).compactDate },
+                      { type: 'RDD', date: parts(promise.toMs, US_OFFSET).compactDate },
+                    ]
+                  : [{ type: 'SDD', date: parts(promise.toMs, US_OFFSET).compactDate }],
+              ...(promise
+                ? {
+                    deliveryTime: {
+                      type: 'EDW',
+                      startTime: parts(promise.fromMs, US_OFFSET).compactTime,
+                      endTime: parts(promise.toMs, US_OFFSET).compactTime,
+                    },
+                  }
+                : {}),
               activity,
               packageAddress: [
                 { type: 'ORIGIN', address: addr(route.origin) },
@@ -123,7 +142,7 @@ export function renderUps(tid: string, events: SandboxEvent[], route: Route, exp
 }
 
 /** One Track Alert event (UPS-API UPSTrackAlert.yaml, webhooks.TrackingEvent): the same scan as renderUps's activity. */
-export function renderUpsPushEvent(tid: string, e: SandboxEvent, route: Route, expectedMs: number | null): unknown {
+export function renderUpsPushEvent(tid: string, e: SandboxEvent, route: Route, promise: SandboxPromise | null): unknown {
   const c = UPS_CODES[e.kind];
   const p = placeOf(e.kind, route);
   const local = parts(e.time, US_OFFSET);
@@ -135,7 +154,7 @@ export function renderUpsPushEvent(tid: string, e: SandboxEvent, route: Route, e
     localActivityTime: local.compactTime,
     activityLocation: { city: p.city, stateProvince: p.state, postalCode: p.zip, country: 'US' },
     activityStatus: { type: c.type, code: c.code, description: c.description, descriptionCode: c.statusCode },
-    scheduledDeliveryDate: expectedMs === null ? '' : parts(expectedMs, US_OFFSET).compactDate,
+    scheduledDeliveryDate: promise === null ? '' : parts(promise.toMs, US_OFFSET).compactDate,
     actualDeliveryDate: delivered ? local.compactDate : '',
     actualDeliveryTime: delivered ? local.compactTime : '',
     gmtActivityDate: gmt.compactDate,
@@ -162,7 +181,7 @@ const USPS_CODES: Record<StepKind, { code: string; type: string; category: strin
   exception: { code: '05', type: 'Undeliverable as Addressed', category: 'Alert' },
 };
 
-export function renderUsps(tid: string, events: SandboxEvent[], route: Route, expectedMs: number | null): unknown {
+export function renderUsps(tid: string, events: SandboxEvent[], route: Route, promise: SandboxPromise | null): unknown {
   const newest = [...events].reverse();
   const latest = newest[0] ? USPS_CODES[newest[0].kind] : null;
   return {
@@ -175,7 +194,13 @@ export function renderUsps(tid: string, events: SandboxEvent[], route: Route, ex
     destinationState: route.destination.state,
     destinationZIP: route.destination.zip,
     emailEnabled: 'true',
-    ...(expectedMs === null ? {} : { expectedDeliveryTimeStamp: `${parts(expectedMs, US_OFFSET).date}T00:00:00` }),
+    ...(promise === null
+      ? {}
+      : {
+          expectedDeliveryTimeStamp: `${parts(promise.toMs, US_OFFSET).date}T00:00:00`,
+          predictedDeliveryWindowStartTime: parts(promise.fromMs, US_OFFSET).time,
+          predictedDeliveryWindowEndTime: parts(promise.toMs, US_OFFSET).time,
+        }),
     status: latest?.type ?? '',
     statusCategory: latest?.category ?? '',
     trackingEvents: newest.map((e) => {
@@ -250,7 +275,7 @@ const FEDEX_CODES: Record<
   },
 };
 
-export function fedexTrackResult(tid: string, events: SandboxEvent[], route: Route, expectedMs: number | null): unknown {
+export function fedexTrackResult(tid: string, events: SandboxEvent[], route: Route, promise: SandboxPromise | null): unknown {
   const newest = [...events].reverse();
   const latest = newest[0] ? FEDEX_CODES[newest[0].kind] : null;
   const addr = (p: Place) => ({
@@ -285,9 +310,10 @@ export function fedexTrackResult(tid: string, events: SandboxEvent[], route: Rou
             }
           : undefined,
         dateAndTimes:
-          expectedMs === null
+          promise === null
             ? []
-            : [{ type: 'ESTIMATED_DELIVERY', dateTime: `${parts(expectedMs, US_OFFSET).date}T00:00:00${offsetText(US_OFFSET)}` }],
+            : [{ type: 'ESTIMATED_DELIVERY', dateTime: `${parts(promise.toMs, US_OFFSET).date}T00:00:00${offsetText(US_OFFSET)}` }],
+        estimatedDeliveryTimeWindow: { window: promise === null ? {} : { begins: iso(promise.fromMs), ends: iso(promise.toMs) } },
         scanEvents: newest.map((e) => {
           const c = FEDEX_CODES[e.kind];
           return {
@@ -334,7 +360,7 @@ const CP_CODES: Record<StepKind, { id: string; description: string }> = {
 
 const xmlEscape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
-export function renderCanadaPost(tid: string, events: SandboxEvent[], route: Route, expectedMs: number | null): string {
+export function renderCanadaPost(tid: string, events: SandboxEvent[], route: Route, promise: SandboxPromise | null): string {
   const newest = [...events].reverse();
   const occ = newest
     .map((e) => {
@@ -344,8 +370,10 @@ export function renderCanadaPost(tid: string, events: SandboxEvent[], route: Rou
       return `<occurrence><event-identifier>${c.id}</event-identifier><event-date>${l.date}</event-date><event-time>${l.time}</event-time><event-time-zone>EST</event-time-zone><event-description>${xmlEscape(c.description)}</event-description><signatory-name/><event-site>${p.city}</event-site><event-province>${p.state}</event-province><event-retail-location-id/><event-retail-name/></occurrence>`;
     })
     .join('');
-  const expected = expectedMs === null ? '' : parts(expectedMs, CA_OFFSET).date;
-  return `<?xml version="1.0" encoding="UTF-8"?><tracking-detail xmlns="http://www.canadapost.ca/ws/track-v2"><pin>${xmlEscape(tid)}</pin><active-exists>1</active-exists><archive-exists/><changed-expected-date/><destination-postal-id>${route.destination.zip}</destination-postal-id><expected-delivery-date>${expected}</expected-delivery-date><service-name>Expedited Parcels</service-name><signature-image-exists>false</signature-image-exists><suppress-signature>false</suppress-signature><significant-events>${occ}</significant-events></tracking-detail>`;
+  // expected-delivery-date the original promise, changed-expected-date the revised one (carrier notes §4.3).
+  const expected = promise === null ? '' : parts((promise.first ?? promise).toMs, CA_OFFSET).date;
+  const changed = promise?.first ? parts(promise.toMs, CA_OFFSET).date : '';
+  return `<?xml version="1.0" encoding="UTF-8"?><tracking-detail xmlns="http://www.canadapost.ca/ws/track-v2"><pin>${xmlEscape(tid)}</pin><active-exists>1</active-exists><archive-exists/>${changed ? `<changed-expected-date>${changed}</changed-expected-date>` : '<changed-expected-date/>'}<destination-postal-id>${route.destination.zip}</destination-postal-id><expected-delivery-date>${expected}</expected-delivery-date><service-name>Expedited Parcels</service-name><signature-image-exists>false</signature-image-exists><suppress-signature>false</suppress-signature><significant-events>${occ}</significant-events></tracking-detail>`;
 }
 
 export function canadaPostMessage(code: string, description: string): string {

@@ -14,7 +14,7 @@ import {
   ThemeIcon,
   Title,
 } from '@mantine/core';
-import { MAP_DEFAULTS, MSG, type PublicShipment } from '@shiptrail/contract';
+import { describeEstimate, MAP_DEFAULTS, MSG, type PublicShipment } from '@shiptrail/contract';
 import { IconMail, IconMapPin, IconPackageOff, IconPhone, IconTruck } from '@tabler/icons-react';
 import type { ReactNode } from 'react';
 import { Link, useParams } from 'react-router';
@@ -148,6 +148,7 @@ export default function TrackRoute() {
       </TrackFrame>
     );
   }
+  const planWindow = data.kind === 'shipment' ? data.window : null;
   const signedBy = data.kind === 'shipment' ? (data.signedBy ?? data.checkpoints.find((c) => c.signedBy)?.signedBy ?? null) : null;
   return (
     <TrackFrame brand={data.brand}>
@@ -161,10 +162,21 @@ export default function TrackRoute() {
               <Title order={1} fz={{ base: 22, sm: 28 }} style={{ wordBreak: 'break-all' }}>
                 {data.tid}
               </Title>
-              {data.expected && (
-                <Text size="sm" c="dimmed">
-                  Expected {formatDate(data.expected)}
+              {planWindow ? (
+                <Text size="md" fw={700} data-testid="track-window">
+                  Expected between {clock(planWindow.from)} and {clock(planWindow.to)}
+                  {new Date(planWindow.from).toDateString() === new Date().toDateString() ? ' today' : `, ${formatDate(planWindow.from)}`}
                 </Text>
+              ) : data.kind !== 'shipment' && data.estimatedDelivery ? (
+                <Text size="md" fw={600} mt={4} data-testid="track-expected" data-source={data.estimatedDelivery.source}>
+                  {describeEstimate(data.estimatedDelivery)}
+                </Text>
+              ) : (
+                data.expected && (
+                  <Text size="sm" c="dimmed">
+                    Expected {formatDate(data.expected)}
+                  </Text>
+                )
               )}
               {signedBy && (
                 <Text size="sm" data-testid="track-signed-by">
@@ -212,6 +224,9 @@ export default function TrackRoute() {
 }
 
 /** The parcel's route through the checkpoints that carry a position (oldest first); nothing when none does. */
+/** A time of day in the reader's clock (the day's plan window, decision 118). */
+const clock = (iso: string) => new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' }).format(new Date(iso));
+
 function RouteMap({ checkpoints, tid }: { checkpoints: PublicShipment['checkpoints']; tid: string }) {
   const placed = [...checkpoints].reverse().filter((c) => c.lat != null && c.long != null);
   if (placed.length === 0) return null;

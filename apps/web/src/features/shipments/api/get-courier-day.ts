@@ -1,6 +1,7 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import type { CourierDay } from '@shiptrail/contract';
 import { requestPayload } from '../../../lib/api-client';
+import { withCopy } from '../../../lib/offline-copy';
 import { shipmentsKey } from './get-shipments';
 
 /** The start of the phone's day, as ISO-8601 with the phone's own offset (what the server counts from). */
@@ -12,8 +13,9 @@ export function localMidnight(now = new Date()): string {
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T00:00:00${sign}${pad(off / 60)}:${pad(off % 60)}`;
 }
 
-export async function getCourierDay(signal?: AbortSignal): Promise<CourierDay> {
-  return requestPayload<CourierDay>('/v1/shipment/today', { body: { since: localMidnight() }, signal });
+/** Today's stops; without signal, the copy kept on the phone from the last answer, with `savedAt` (decision 120). */
+export async function getCourierDay(signal?: AbortSignal): Promise<CourierDay & { savedAt?: string }> {
+  return withCopy('courier-day', () => requestPayload<CourierDay>('/v1/shipment/today', { body: { since: localMidnight() }, signal }));
 }
 
 // Under the shipments key: a checkpoint saved here or an event on the live stream refreshes the day too.

@@ -20,7 +20,8 @@ export const assignShipments = (body: AssignShipmentsRequest) => request<Shipmen
 export const unassignShipments = (body: UnassignShipmentsRequest) => request<ShipmentView[]>('/v1/shipment/unassign', { body });
 export const updateShipment = (body: UpdateShipmentRequest) => request<ShipmentView>('/v1/shipment/update', { body });
 
-function useInvalidate() {
+/** Refetch what a shipment change shows in: the lists, the courier's day, the dashboard's counts. */
+export function useInvalidateShipments() {
   const qc = useQueryClient();
   return () => {
     void qc.invalidateQueries({ queryKey: shipmentsKey });
@@ -30,23 +31,23 @@ function useInvalidate() {
 }
 
 export function useCreateShipment() {
-  const invalidate = useInvalidate();
+  const invalidate = useInvalidateShipments();
   return useApiMutation(createShipment, { toast: false, onSuccess: invalidate });
 }
 
 export function useEditShipment() {
-  const invalidate = useInvalidate();
+  const invalidate = useInvalidateShipments();
   return useApiMutation(editShipment, { toast: false, onSuccess: invalidate });
 }
 
 export function useUpdateShipment() {
-  const invalidate = useInvalidate();
+  const invalidate = useInvalidateShipments();
   return useApiMutation(updateShipment, { toast: false, onSuccess: invalidate });
 }
 
 /** Bulk assignment: the server's message ("3 shipments assigned to Dana Lee") or its refusal is the toast. */
 export function useAssignShipments() {
-  const invalidate = useInvalidate();
+  const invalidate = useInvalidateShipments();
   const qc = useQueryClient();
   // The dialog shows a refusal; a success is a toast (the dialog closes).
   return useApiMutation(assignShipments, {
@@ -61,6 +62,6 @@ export function useAssignShipments() {
 }
 
 export function useUnassignShipments() {
-  const invalidate = useInvalidate();
+  const invalidate = useInvalidateShipments();
   return useApiMutation(unassignShipments, { toast: false, onSuccess: (env) => (toastSuccess(env.message, 'Unassigned'), invalidate()) });
 }

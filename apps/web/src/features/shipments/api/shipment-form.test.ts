@@ -1,7 +1,7 @@
 // The Add New Shipment wizard's rules: the contract's create schema run on what the form would send, with the
 // spec's messages under the form's field names, and the first page held back only by its own fields.
 import { describe, expect, it } from 'vitest';
-import { createShipmentRequest } from '@shiptrail/contract';
+import { createShipmentRequest, MSG } from '@shiptrail/contract';
 import {
   emptyShipment,
   pageOneErrors,
@@ -97,6 +97,20 @@ describe('shipment wizard validation', () => {
     const edit = toEditBody('SHM000000000018', values, 'Dana Lee');
     expect(edit).toMatchObject({ tid: 'SHM000000000018', message: '', courierEmail: 'dana@example.com', expected: '2026-12-01' });
     expect(validateShipment(values, 'Dana Lee', 'edit')).toEqual({});
+  });
+});
+
+describe("the customer's delivery window (decision 118)", () => {
+  it("sends the window on create, clears it on edit with an empty time, and shows the contract's messages", () => {
+    const v = { ...filled(), windowFrom: '10:00', windowTo: '12:00' };
+    expect(toCreateBody(v, 'Dana Lee')).toMatchObject({ windowFrom: '10:00', windowTo: '12:00' });
+    expect(validateShipment(v, 'Dana Lee')).toEqual({});
+    expect(toEditBody('SHM000000000018', { ...v, windowFrom: '', windowTo: '' }, 'Dana Lee')).toMatchObject({
+      windowFrom: '',
+      windowTo: '',
+    });
+    expect(validateShipment({ ...v, windowTo: '09:00' }, 'Dana Lee')).toMatchObject({ windowTo: MSG.planWindowOrder });
+    expect(validateShipment({ ...v, windowFrom: '25:00' }, 'Dana Lee')).toMatchObject({ windowFrom: MSG.planTimeFormat });
   });
 });
 

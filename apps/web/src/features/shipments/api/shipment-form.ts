@@ -46,6 +46,9 @@ export interface ShipmentValues {
   orderId: string;
   expected: string;
   message: string;
+  /** The customer's delivery window, HH:MM ('' for none): Plan the day keeps to it (decision 118). */
+  windowFrom: string;
+  windowTo: string;
   parcels: ParcelValues[];
 }
 
@@ -78,6 +81,8 @@ export const emptyShipment = (): ShipmentValues => ({
   orderId: '',
   expected: '',
   message: '',
+  windowFrom: '',
+  windowTo: '',
   parcels: [emptyParcel()],
 });
 
@@ -112,6 +117,8 @@ export const valuesOf = (s: ShipmentView): ShipmentValues => ({
   orderId: s.orderId,
   expected: s.expected ? s.expected.slice(0, 10) : '',
   message: s.message,
+  windowFrom: s.windowFrom ?? '',
+  windowTo: s.windowTo ?? '',
   parcels: s.parcels.map(parcelValues),
 });
 
@@ -164,6 +171,8 @@ export function toCreateBody(v: ShipmentValues, courierName: string): CreateShip
     orderId: text(v.orderId),
     expected: text(v.expected),
     message: text(v.message),
+    windowFrom: text(v.windowFrom),
+    windowTo: text(v.windowTo),
   };
 }
 
@@ -179,6 +188,9 @@ export function toEditBody(tid: string, v: ShipmentValues, courierName: string):
     orderId: v.orderId.trim(),
     expected: c.expected,
     message: v.message.trim(),
+    // '' clears a window the shipment had.
+    windowFrom: v.windowFrom.trim(),
+    windowTo: v.windowTo.trim(),
   };
 }
 

@@ -6,10 +6,15 @@ import { useState } from 'react';
 import { SHIPMENT_STATUSES, STATUS_LABELS, type ShipmentView } from '@shiptrail/contract';
 import { ApiError } from '../../../lib/api-client';
 import { applyServerErrors, toastSuccess } from '../../../lib/notify';
-import { useUpdateShipment } from '../api/mutations';
+import { useInvalidateShipments, useUpdateShipment } from '../api/mutations';
+import { drain, enqueue } from '../api/outbox';
+import { isOnline } from '../../../lib/connection';
+import { useUserInfo } from '../../../lib/user-info';
 import { emptyCheckpoint, proofWanted, toUpdateBody, validateCheckpoint, type CheckpointValues } from '../api/checkpoint-form';
 import { photoToDataUrl } from '../api/photo';
 import { SignatureField } from './signature-field';
+
+const KEPT_OFFLINE = 'No signal: it is kept on this phone and sent by itself when you are back online.';
 
 /**
  * Adds a checkpoint (and sets the status). Made for a courier's phone: full screen on narrow screens, large
@@ -24,6 +29,8 @@ export function CheckpointModal({ shipment, asCourier, onClose }: { shipment: Sh
     validate: (v) => validateCheckpoint(shipment.tid, v, asCourier),
   });
   const update = useUpdateShipment();
+  const invalidate = useInvalidateShipments();
+  const { data: info } = useUserInfo();
   const [formError, setFormError] = useState<string | null>(null);
   const [locating, setLocating] = useState(false);
   const [photoBusy, setPhotoBusy] = useState(false);
@@ -72,22 +79,55 @@ export function CheckpointModal({ shipment, asCourier, onClose }: { shipment: Sh
     }
   };
 
+  const refused = (e: Error) => {
+    applyServerErrors(form, e);
+    const fieldErrors = e instanceof ApiError ? e.errors : {};
+    // Proof errors come back as proof.*; the form names those fields without the prefix.
+    for (const [k, msg] of Object.entries(fieldErrors)) if (k.startsWith('proof.')) form.setFieldError(k.slice(6), msg);
+    setFormError(e.message);
+  };
+
+  // A courier's checkpoint goes through the phone's outbox (decision 120): kept on the phone first, with the time
+  // it was made and its own Idempotency-Key, then sent. Without signal the form closes and it waits its turn; a
+  // refusal while the courier is still here is shown in the form, as before.
+  const account = info?.profile.uid;
+  const [queueing, setQueueing] = useState(false);
+  const submitAsCourier = async (values: CheckpointValues) => {
+    if (!account) return;
+    setQueueing(true);
+    try {
+      const item = await enqueue(account, toUpdateBody(shipment.tid, values, asCourier));
+      if (!isOnline()) {
+        toastSuccess(KEPT_OFFLINE, 'Saved on this phone');
+        onClose();
+        return;
+      }
+      const outcome = (await drain(account, item.key)).get(item.key);
+      if (outcome instanceof ApiError) return refused(outcome);
+      if (outcome === 'sent') {
+        toastSuccess('Checkpoint added', 'Checkpoint added');
+        invalidate();
+      } else toastSuccess(KEPT_OFFLINE, 'Saved on this phone');
+      onClose();
+    } catch (e) {
+      setFormError((e as Error).message || 'Could not save this on the phone. Please try again.');
+    } finally {
+      setQueueing(false);
+    }
+  };
+
   const submit = (values: CheckpointValues) => {
     setFormError(null);
+    if (asCourier) return void submitAsCourier(values);
     update.mutate(toUpdateBody(shipment.tid, values, asCourier), {
       onSuccess: (env) => {
         toastSuccess(env.message || 'Checkpoint added', 'Checkpoint added');
         onClose();
       },
-      onError: (e) => {
-        applyServerErrors(form, e);
-        const fieldErrors = e instanceof ApiError ? e.errors : {};
-        // Proof errors come back as proof.*; the form names those fields without the prefix.
-        for (const [k, msg] of Object.entries(fieldErrors)) if (k.startsWith('proof.')) form.setFieldError(k.slice(6), msg);
-        setFormError(e.message);
-      },
+      onError: refused,
     });
   };
+  const busy = update.isPending || queueing;
 
   return (
     <Modal opened onClose={onClose} title={`Add checkpoint · ${shipment.tid}`} size="lg" fullScreen={phone} closeOnClickOutside={false}>
@@ -170,13 +210,7 @@ export function CheckpointModal({ shipment, asCourier, onClose }: { shipment: Sh
             <Button variant="default" size="md" onClick={onClose} fullWidth={phone}>
               Cancel
             </Button>
-            <Button
-              type="submit"
-              size="md"
-              loading={update.isPending}
-              disabled={update.isPending || photoBusy || missing.length > 0}
-              fullWidth={phone}
-            >
+            <Button type="submit" size="md" loading={busy} disabled={busy || photoBusy || missing.length > 0} fullWidth={phone}>
               Save checkpoint
             </Button>
           </Flex>

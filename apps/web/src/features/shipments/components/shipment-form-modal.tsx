@@ -350,6 +350,8 @@ export function ShipmentFormModal({
                 />
                 <TextInput label="Order ID" autoComplete="off" {...form.getInputProps('orderId')} />
                 <TextInput label="Expected delivery" type="date" {...form.getInputProps('expected')} />
+                <TextInput label="Delivery window from" type="time" {...form.getInputProps('windowFrom')} />
+                <TextInput label="Delivery window to" type="time" {...form.getInputProps('windowTo')} />
               </SimpleGrid>
               <Textarea label="Note" autosize minRows={2} mt="xs" {...form.getInputProps('message')} />
             </Fieldset>

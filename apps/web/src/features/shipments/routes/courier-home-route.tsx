@@ -1,15 +1,21 @@
 import { Alert, Anchor, Box, Button, Card, Center, Group, Loader, Paper, SimpleGrid, Stack, Text, ThemeIcon } from '@mantine/core';
 import type { ShipmentView } from '@shiptrail/contract';
 import { IconCheck, IconMapPin, IconPackage, IconPhone, IconRoute, IconX } from '@tabler/icons-react';
-import { lazy, Suspense, useState } from 'react';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import { Link, useLocation } from 'react-router';
 import { PageHeader } from '../../../components/page-header';
 import { StatusBadge } from '../../../components/status-badge';
 import { useUserInfo } from '../../../lib/user-info';
 import { useCourierDay } from '../api/get-courier-day';
+import { useOutbox } from '../api/outbox';
+import { useOnline } from '../../../lib/connection';
+import { countsWithQueue } from '../api/day-with-queue';
+import { OutboxPanel } from '../components/outbox-panel';
 
-const ShareLocation = lazy(() => import('../components/share-location').then((m) => ({ default: m.ShareLocation })));
-const CheckpointModal = lazy(() => import('../components/checkpoint-modal').then((m) => ({ default: m.CheckpointModal })));
+const loadShareLocation = () => import('../components/share-location');
+const loadCheckpointModal = () => import('../components/checkpoint-modal');
+const ShareLocation = lazy(() => loadShareLocation().then((m) => ({ default: m.ShareLocation })));
+const CheckpointModal = lazy(() => loadCheckpointModal().then((m) => ({ default: m.CheckpointModal })));
 
 /** Said on the courier's home when a courier opened one of the owner's pages (the layout sends them here). */
 export const OWNER_ONLY_SENTENCE =
@@ -56,8 +62,11 @@ function Count({
   );
 }
 
+const hhmm = (iso: string) => new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' }).format(new Date(iso));
+
 /**
- * A courier's home: today's stops in the order they were handed out (the open shipments assigned to them),
+ * A courier's home: today's stops in the order of the day's plan with their planned times (decision 118), or
+ * in the order they were handed out (the open shipments assigned to them),
  * what they delivered and failed today, and one tap from each stop to its checkpoint, a call or directions.
  */
 export default function CourierHomeRoute() {
@@ -66,7 +75,18 @@ export default function CourierHomeRoute() {
   const day = useCourierDay(!!info);
   const [checkpointFor, setCheckpointFor] = useState<ShipmentView | null>(null);
   const stops = day.data?.stops ?? [];
+  const planned = new Map((day.data?.planned ?? []).map((p) => [p.tid, p]));
   const first = info?.profile.firstName;
+  const online = useOnline();
+  const { waiting, refused } = useOutbox(info?.profile.uid);
+  // The last action waiting for each stop: the stop shows it until the server has it (decision 120).
+  const pending = new Map(waiting.map((i) => [i.tid, i] as const));
+  const counts = day.data && countsWithQueue(day.data, waiting);
+  // The checkpoint form's code is fetched now, while there is signal: the service worker keeps it for later.
+  useEffect(() => {
+    void loadCheckpointModal();
+    void loadShareLocation();
+  }, []);
   return (
     <>
       {state?.ownerOnly && (
@@ -83,10 +103,11 @@ export default function CourierHomeRoute() {
           </Button>
         }
       />
+      <OutboxPanel online={online} waiting={waiting} refused={refused} savedAt={day.data?.savedAt} />
       <SimpleGrid cols={3} spacing="sm" mb="md" aria-label="Today's counts">
-        <Count label="To do" value={day.data?.stops.length} color="blue" testId="day-left" icon={<IconMapPin size={14} />} />
-        <Count label="Delivered" value={day.data?.done} color="green" testId="day-done" icon={<IconCheck size={14} />} />
-        <Count label="Failed" value={day.data?.failed} color="orange" testId="day-failed" icon={<IconX size={14} />} />
+        <Count label="To do" value={counts?.left} color="blue" testId="day-left" icon={<IconMapPin size={14} />} />
+        <Count label="Delivered" value={counts?.done} color="green" testId="day-done" icon={<IconCheck size={14} />} />
+        <Count label="Failed" value={counts?.failed} color="orange" testId="day-failed" icon={<IconX size={14} />} />
       </SimpleGrid>
       <Suspense fallback={null}>
         <ShareLocation />
@@ -117,7 +138,7 @@ export default function CourierHomeRoute() {
       ) : (
         <Stack component="ol" gap="sm" m={0} p={0} aria-label="Today's stops" data-testid="stops" style={{ listStyle: 'none' }}>
           {stops.map((s, i) => (
-            <Card component="li" key={s.tid} p="md" data-tid={s.tid} data-status={s.status}>
+            <Card component="li" key={s.tid} p="md" data-tid={s.tid} data-status={s.status} data-pending={pending.get(s.tid)?.status}>
               <Group justify="space-between" wrap="nowrap" align="flex-start" gap="sm">
                 <Group gap="sm" wrap="nowrap" align="flex-start" style={{ minWidth: 0 }}>
                   <ThemeIcon radius="xl" size={32} variant="filled" aria-label={`Stop ${i + 1}`}>
@@ -126,6 +147,14 @@ export default function CourierHomeRoute() {
                     </Text>
                   </ThemeIcon>
                   <Box style={{ minWidth: 0 }}>
+                    {planned.has(s.tid) && (
+                      <Text size="sm" fw={700} c="blue.8" data-testid="stop-time">
+                        {hhmm(planned.get(s.tid)!.eta)}{' '}
+                        <Text span size="xs" c="dimmed" fw={500}>
+                          (customer told {hhmm(planned.get(s.tid)!.windowFrom)}–{hhmm(planned.get(s.tid)!.windowTo)})
+                        </Text>
+                      </Text>
+                    )}
                     <Text fw={700} style={{ overflowWrap: 'anywhere' }}>
                       {s.destination.name || s.tid}
                     </Text>
@@ -142,7 +171,14 @@ export default function CourierHomeRoute() {
                     </Text>
                   </Box>
                 </Group>
-                <StatusBadge status={s.status} />
+                <Stack gap={4} align="flex-end">
+                  <StatusBadge status={pending.get(s.tid)?.status ?? s.status} />
+                  {pending.has(s.tid) && (
+                    <Text size="xs" c="blue" fw={700} ta="right" data-testid="stop-waiting">
+                      Waiting to send
+                    </Text>
+                  )}
+                </Stack>
               </Group>
               <Group gap="xs" mt="sm" grow>
                 <Button onClick={() => setCheckpointFor(s)} aria-label={`Add checkpoint to ${s.tid}`}>

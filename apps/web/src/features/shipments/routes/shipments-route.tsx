@@ -1,7 +1,16 @@
 import { Button, Center, Group, Loader, Paper, Stack, Text, ThemeIcon } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { LIMITS, SHIPMENT_STATUSES, STATUS_LABELS, type ShipmentStatus, type ShipmentView } from '@shiptrail/contract';
-import { IconChevronLeft, IconChevronRight, IconMap, IconPackage, IconPlus, IconPrinter, IconUserShare } from '@tabler/icons-react';
+import {
+  IconChevronLeft,
+  IconChevronRight,
+  IconMap,
+  IconPackage,
+  IconPlus,
+  IconPrinter,
+  IconRoute,
+  IconUserShare,
+} from '@tabler/icons-react';
 import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { useShipments } from '../api/get-shipments';
@@ -85,6 +94,9 @@ export default function ShipmentsRoute() {
             <>
               <Button component={Link} to="/account/shipments/map" variant="default" leftSection={<IconMap size={16} />}>
                 Map
+              </Button>
+              <Button component={Link} to="/account/shipments/plan" variant="default" leftSection={<IconRoute size={16} />}>
+                Plan the day
               </Button>
               <Button
                 variant="default"

@@ -16,6 +16,7 @@ const t: TrackingView = trackingViewSchema.parse({
   destination: '',
   status: 'Pending',
   expected: null,
+  estimatedDelivery: null,
   lastCheckPoint: null,
   checkpoints: [],
   createdAt: '2026-11-20T10:00:00.000Z',

@@ -1,7 +1,7 @@
 import { Anchor, Button, CopyButton, Drawer, Group, SimpleGrid, Stack, Tabs, Text, Title } from '@mantine/core';
 import { IconCheck, IconCopy, IconEdit, IconExternalLink, IconRefresh, IconTrash, IconTruckDelivery } from '@tabler/icons-react';
 import { Link } from 'react-router';
-import type { TrackingView } from '@shiptrail/contract';
+import { describeEstimate, type TrackingView } from '@shiptrail/contract';
 import { StatusBadge } from '../../../components/status-badge';
 import { CheckpointTimeline } from '../../../components/checkpoint-timeline';
 import { courierName, formatDate, formatDateTime } from '../../../lib/format';
@@ -92,7 +92,10 @@ export function TrackingPanel(props: {
               <SimpleGrid cols={2} spacing="md">
                 <Field label="Origin" value={t.origin} />
                 <Field label="Destination" value={t.destination} />
-                <Field label="Expected" value={formatDate(t.expected)} />
+                <Field
+                  label="Expected"
+                  value={t.estimatedDelivery ? describeEstimate(t.estimatedDelivery).replace(/^Expected /, '') : formatDate(t.expected)}
+                />
                 <Field label="Last update" value={formatDateTime(t.updatedAt)} />
                 <Field label="Added" value={formatDateTime(t.createdAt)} />
                 <Field label="Courier" value={courierName(t.courier)} />

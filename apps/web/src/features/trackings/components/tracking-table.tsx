@@ -1,6 +1,6 @@
 import { ActionIcon, Box, Group, Menu, Stack, Table, Text, UnstyledButton } from '@mantine/core';
 import { IconDots, IconEdit, IconRefresh, IconTrash, IconTruckDelivery } from '@tabler/icons-react';
-import type { TrackingView } from '@shiptrail/contract';
+import { describeEstimate, estimateDay, estimateTime, type TrackingView } from '@shiptrail/contract';
 import { lastCheckPointText } from '../api/types';
 import { StatusBadge } from '../../../components/status-badge';
 import { useCardLayout } from '../../../components/card-layout';
@@ -17,6 +17,25 @@ type Props = {
   onDelivered: (tid: string) => void;
   onDelete: (tid: string) => void;
 };
+
+/** The Expected column (decision 122): the carrier's day and window, or "by" the predicted window's last day. */
+function ExpectedCell({ t }: { t: TrackingView }) {
+  const e = t.estimatedDelivery;
+  if (!e) return <Text size="sm">—</Text>;
+  const from = estimateTime(e.from);
+  const to = estimateTime(e.to);
+  const predicted = e.source === 'predicted';
+  return (
+    <div data-testid="expected" data-source={e.source} title={describeEstimate(e)}>
+      <Text size="sm" style={{ whiteSpace: 'nowrap' }}>
+        {predicted ? `by ${estimateDay(e.to ?? e.date)}` : estimateDay(e.date)}
+      </Text>
+      <Text size="xs" c="dimmed" style={{ whiteSpace: 'nowrap' }}>
+        {predicted ? 'predicted' : from && to ? (from === to ? `around ${from}` : `${from}–${to}`) : to ? `by ${to}` : ''}
+      </Text>
+    </div>
+  );
+}
 
 const isNew = (props: Props, t: TrackingView) => !!props.highlightTid && norm(props.highlightTid) === norm(t.tid);
 
@@ -85,6 +104,11 @@ function TrackingCards(props: Props) {
                 <b>{courierName(t.courier)}</b>
                 {t.origin || t.destination ? ` · ${t.origin || '—'} → ${t.destination || '—'}` : ''}
               </Text>
+              {t.estimatedDelivery && (
+                <Text size="sm" mt={2} fw={500} data-testid="expected" data-source={t.estimatedDelivery.source}>
+                  {describeEstimate(t.estimatedDelivery)}
+                </Text>
+              )}
               <Text size="sm" mt={2}>
                 {last || 'No checkpoints yet'}
               </Text>
@@ -103,16 +127,17 @@ export function TrackingTable(props: Props) {
   const cards = useCardLayout();
   if (cards) return <TrackingCards {...props} />;
   return (
-    <Table.ScrollContainer minWidth={760}>
+    <Table.ScrollContainer minWidth={880}>
       <Table highlightOnHover verticalSpacing="sm" aria-label="Trackings" data-testid="trackings-table" layout="fixed">
         <Table.Thead>
           <Table.Tr>
-            <Table.Th w={128}>Status</Table.Th>
-            <Table.Th w="22%">Tracking Number and Title</Table.Th>
+            <Table.Th w={160}>Status</Table.Th>
+            <Table.Th w="18%">Tracking Number and Title</Table.Th>
             <Table.Th w={96}>Courier</Table.Th>
             <Table.Th>Origin</Table.Th>
             <Table.Th>Destination</Table.Th>
-            <Table.Th w="26%">Last Check Point</Table.Th>
+            <Table.Th w={112}>Expected</Table.Th>
+            <Table.Th w="22%">Last Check Point</Table.Th>
             <Table.Th w={48}>
               <span className="sr-only" style={{ position: 'absolute', width: 1, height: 1, overflow: 'hidden', clip: 'rect(0 0 0 0)' }}>
                 Actions
@@ -161,6 +186,9 @@ export function TrackingTable(props: Props) {
               </Table.Td>
               <Table.Td>
                 <Text size="sm">{t.destination || '—'}</Text>
+              </Table.Td>
+              <Table.Td>
+                <ExpectedCell t={t} />
               </Table.Td>
               <Table.Td>
                 <Text size="sm">{lastCheckPointText(t) || '—'}</Text>

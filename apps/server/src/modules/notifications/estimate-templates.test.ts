@@ -1,0 +1,39 @@
+// The words of the estimate messages (decision 123): the new estimate in describeEstimate's sentence, branded for a
+// company's customer, one SMS segment where possible.
+import { describe, expect, it } from 'vitest';
+import { estimateEmail, estimateSms, type EstimateMessageInput } from './templates.ts';
+
+const base: EstimateMessageInput = {
+  tid: '1Z5R89390350075626',
+  title: 'Lamp',
+  courier: 'ups',
+  status: 'FailAttempt',
+  previousStatus: null,
+  checkpoint: null,
+  link: 'https://shiptrail.test/track/u1/1Z5R89390350075626',
+  brand: null,
+  kind: 'LikelyLate',
+  estimate: { date: '2026-12-02', from: '2026-12-02T10:00:00-06:00', to: '2026-12-02T14:00:00-06:00', source: 'carrier', updatedAt: 'x' },
+};
+
+describe('estimate messages', () => {
+  it('likely late: the account reads the parcel name, the customer the company, both the new window', () => {
+    const own = estimateEmail(base);
+    expect(own.subject).toBe('Lamp (1Z5R89390350075626): likely late');
+    expect(own.text).toContain('Expected Wed 2 Dec, between 10:00 and 14:00');
+    expect(own.html).toContain('Expected Wed 2 Dec, between 10:00 and 14:00');
+    const customer = estimateEmail({ ...base, brand: 'Lamp Co <b>' });
+    expect(customer.subject).toBe('Lamp Co <b>: your parcel 1Z5R89390350075626 will likely arrive late');
+    expect(customer.html).not.toContain('<b>');
+    expect(estimateSms({ ...base, brand: 'Lamp Co' })).toBe(
+      'Lamp Co: parcel 1Z5R89390350075626 will likely arrive late. Expected Wed 2 Dec, between 10:00 and 14:00. https://shiptrail.test/track/u1/1Z5R89390350075626',
+    );
+  });
+  it('estimate changed, and a late parcel the carrier gave no new date for yet', () => {
+    expect(estimateEmail({ ...base, kind: 'EstimateChanged' }).subject).toBe('Lamp (1Z5R89390350075626): expected delivery changed');
+    expect(estimateSms({ ...base, kind: 'EstimateChanged', estimate: { ...base.estimate!, from: null, to: null } })).toBe(
+      'Shiptrail: new expected delivery for parcel 1Z5R89390350075626. Expected Wed 2 Dec. https://shiptrail.test/track/u1/1Z5R89390350075626',
+    );
+    expect(estimateEmail({ ...base, estimate: null }).text).toContain('No new date from the carrier yet');
+  });
+});

@@ -1,0 +1,112 @@
+import { devices, expect, test, type Browser, type APIRequestContext } from '@playwright/test';
+import { apiPost, signUpViaApi, uniqueEmail } from './helpers';
+
+// "When will it arrive" (issue 32, decision 122): the carrier's estimate with its window shows in the trackings list's
+// Expected column and on the public tracking page, at a desk (1366) and on an iPhone 13 profile. The carrier sandbox
+// promises a window until the parcel is delivered (a few seconds at the E2E pace), so each view gets a fresh parcel.
+
+/** The sandbox's journey of a number (its FNV-1a + murmur3 hash, modules/carriers/sandbox/journeys.ts): 6, 7: a failed attempt. */
+function journeyBucket(tid: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < tid.length; i++) {
+    h ^= tid.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return (h >>> 0) % 10;
+}
+/** A UPS number no other spec asks the sandbox about, playing the journey with a failed attempt (the longest). */
+function freshDelivered(): string {
+  for (;;) {
+    const tid = `1ZEXP${Date.now().toString(36).toUpperCase()}${Math.floor(Math.random() * 1e6)}`;
+    const bucket = journeyBucket(tid);
+    if (bucket === 6 || bucket === 7) return tid;
+  }
+}
+
+// At the E2E pace the sandbox's window can be under a minute ("around 13:28").
+const WINDOW = /^Expected (Sun|Mon|Tue|Wed|Thu|Fri|Sat) \d{1,2} [A-Z][a-z]{2}, (between \d{2}:\d{2} and \d{2}:\d{2}|around \d{2}:\d{2})$/;
+
+async function account(browser: Browser, request: APIRequestContext, profile: Parameters<Browser['newContext']>[0]) {
+  const context = await browser.newContext(profile);
+  const page = await context.newPage();
+  const token = await signUpViaApi(page, request, uniqueEmail('expected'));
+  const info = (await (await request.get('/v1/user/info', { headers: { 'sm-api-token': token } })).json()) as {
+    payload: { profile: { uid: string } };
+  };
+  return { context, page, token, uid: info.payload.profile.uid };
+}
+
+const { defaultBrowserType: _webkit, ...iphone13 } = devices['iPhone 13'];
+const PROFILES = [
+  { name: '1366', profile: { viewport: { width: 1366, height: 768 } } },
+  { name: 'iphone-13', profile: iphone13 },
+];
+
+for (const { name, profile } of PROFILES) {
+  test(`the Expected column and the public page show the carrier's date and window (${name})`, async ({ browser, request }) => {
+    test.setTimeout(90_000);
+    const { context, page, token, uid } = await account(browser, request, profile);
+
+    const listed = freshDelivered();
+    expect((await apiPost(request, token, '/v1/trackings/add', { tid: listed, courier: 'ups', title: 'Desk lamp' })).code).toBe(201);
+    await page.goto('/account/trackings');
+    const expected = page.locator(`[data-tid="${listed}"] [data-testid="expected"]`).first();
+    await expect(expected).toHaveAttribute('data-source', 'carrier', { timeout: 20_000 });
+    if (name === '1366') {
+      await expect(page.getByRole('columnheader', { name: 'Expected' })).toBeVisible();
+      await expect(expected).toContainText(
+        /^(Sun|Mon|Tue|Wed|Thu|Fri|Sat) \d{1,2} [A-Z][a-z]{2}(\d{2}:\d{2}–\d{2}:\d{2}|around \d{2}:\d{2})$/,
+      );
+    } else {
+      await expect(expected).toHaveText(WINDOW);
+    }
+    await page.screenshot({ path: `test-results/expected-dates/trackings-${name}.png`, fullPage: false });
+
+    const shown = freshDelivered();
+    expect((await apiPost(request, token, '/v1/trackings/add', { tid: shown, courier: 'ups', title: 'Desk lamp' })).code).toBe(201);
+    await page.goto(`/track/${uid}/${shown}`);
+    const line = page.getByTestId('track-expected');
+    await expect(line).toHaveText(WINDOW, { timeout: 20_000 });
+    await expect(line).toHaveAttribute('data-source', 'carrier');
+    await page.screenshot({ path: `test-results/expected-dates/public-${name}.png`, fullPage: false });
+    await context.close();
+  });
+}
+
+test('the notification settings offer "Estimated date changed" and "Likely late", saved like the status triggers', async ({
+  page,
+  request,
+}) => {
+  const token = await signUpViaApi(page, request, uniqueEmail('late-trigger'));
+  await page.goto('/account/profile/settings/triggers/receiveNotification');
+  const form = page.getByRole('form', { name: 'Notifications you receive' });
+  await expect(form).toBeVisible({ timeout: 20_000 });
+  await expect(form.getByText('Estimated date changed')).toBeVisible();
+  await form.getByRole('checkbox', { name: 'Email on Likely late' }).check();
+  await form.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByText('Saved').first()).toBeVisible();
+  await page.screenshot({ path: 'test-results/expected-dates/settings-triggers-1366.png', fullPage: true });
+  const info = (await (await request.get('/v1/user/info', { headers: { 'sm-api-token': token } })).json()) as {
+    payload: { settings: { receiveNotification: { email: { triggers: Record<string, boolean> } } } };
+  };
+  expect(info.payload.settings.receiveNotification.email.triggers).toMatchObject({ LikelyLate: true, EstimateChanged: false });
+});
+
+test('the Delivery performance page shows the account’s delivered parcels by carrier', async ({ page, request }) => {
+  const token = await signUpViaApi(page, request, uniqueEmail('performance'));
+  const tid = freshDelivered();
+  expect((await apiPost(request, token, '/v1/trackings/add', { tid, courier: 'ups', title: 'Desk lamp' })).code).toBe(201);
+  expect((await (await request.get(`/v1/trackings/delivered/${tid}`, { headers: { 'sm-api-token': token } })).json()).code).toBe(200);
+  await page.goto('/account/dashboard');
+  await page.getByRole('link', { name: 'Delivery performance' }).click();
+  await expect(page.getByRole('heading', { name: 'Delivery performance' })).toBeVisible({ timeout: 20_000 });
+  await expect(page.getByTestId('figure-Delivered')).toHaveText('1');
+  await expect(page.getByTestId('figure-First attempt')).toHaveText('100%');
+  await expect(page.locator('tr[data-courier="ups"]')).toContainText('UPS');
+  await page.screenshot({ path: 'test-results/expected-dates/performance-1366.png', fullPage: false });
+});

@@ -1,0 +1,301 @@
+import { expect as baseExpect, test, type APIRequestContext, type BrowserContext, type Locator, type Page } from '@playwright/test';
+import { mkdirSync } from 'node:fs';
+import { apiPost, signUpViaApi, uniqueEmail } from './helpers';
+
+// The courier's phone without signal (issue 31, decision 120), on the Pixel 7 and iPhone 13 profiles, by tap: the
+// courier opens today's stops while online, loses the signal, records Out For Delivery, a failed attempt and a
+// delivery with a signature and a photo, closes and reopens the app offline (it opens on today's stops from the
+// phone's copy, with what waits to be sent), then gets the signal back: each action reaches the server exactly
+// once, with the time it was made, and the owner's list shows it. A reply lost in the middle of a photo upload is
+// sent again and still booked once.
+test.describe.configure({ mode: 'serial' });
+const expect = baseExpect.configure({ timeout: 30_000 });
+test.setTimeout(240_000);
+
+const SHOTS = process.env.PHONE_SHOTS ?? 'test-results/offline';
+mkdirSync(SHOTS, { recursive: true });
+const PHOTO = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP8z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg==',
+  'base64',
+);
+
+interface StoredShipment {
+  tid: string;
+  status: string;
+  checkpoints: Array<{
+    id: number;
+    status: string;
+    time: string;
+    message: string;
+    proof: { hasSignature: boolean; hasPhoto: boolean } | null;
+  }>;
+}
+
+let desk: BrowserContext;
+let owner: Page;
+let ownerToken = '';
+let courierEmail = '';
+const courierPassword = 'courierpass1';
+
+async function shot(page: Page, name: string) {
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: `${SHOTS}/${test.info().project.name}-${name}.png` });
+}
+
+/** The owner's view of a shipment, through the API (from the desk, which never lost its signal). */
+async function stored(request: APIRequestContext, tid: string): Promise<StoredShipment> {
+  const list = await apiPost(request, ownerToken, '/v1/shipment/getshipments', { numRecords: 100 });
+  return (list.payload as StoredShipment[]).find((s) => s.tid === tid)!;
+}
+const count = (s: StoredShipment, status: string) => s.checkpoints.filter((c) => c.status === status).length;
+
+async function handOut(n: number, names: string[]): Promise<string[]> {
+  const tids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const created = await apiPost(owner.request, ownerToken, '/v1/shipment/create', {
+      origin: { address1: '1 Main St', city: 'Springfield', zip: '62701' },
+      destination: { name: names[i], address1: `${20 + i} Oak St`, city: 'Austin', zip: '73301', phone: '5125550100' },
+      parcels: [{ name: 'Box', length: 9, width: 6, height: 4, weight: 2 }],
+      courier: 'Dana Lee',
+      courierEmail,
+    });
+    expect(created.status, JSON.stringify(created)).toBe('success');
+    tids.push(created.payload.tid as string);
+  }
+  return tids;
+}
+
+/** Picks a status in the checkpoint form by tap. */
+async function pickStatus(page: Page, form: Locator, label: string) {
+  await form.getByRole('combobox', { name: 'Status' }).tap();
+  await page.getByRole('option', { name: label, exact: true }).tap();
+  await expect(form.getByRole('combobox', { name: 'Status' })).toHaveValue(label);
+}
+
+/** Draws a stroke on the signature pad with touch events, as a finger would. */
+async function signByTouch(page: Page, pad: Locator) {
+  await pad.scrollIntoViewIfNeeded();
+  const box = (await pad.boundingBox())!;
+  const cdp = await page.context().newCDPSession(page);
+  const at = (i: number) => ({
+    x: box.x + 20 + i * ((box.width - 40) / 12),
+    y: box.y + box.height / 2 - Math.sin(i / 2) * (box.height / 4),
+  });
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [at(0)] });
+  for (let i = 1; i <= 12; i++) await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: [at(i)] });
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+  await cdp.detach();
+}
+
+/** Records a checkpoint by tap; resolves with the instants just before the tap on Save and after the form closed. */
+async function record(
+  page: Page,
+  tid: string,
+  o: { status: string; location: string; message?: string; recipient?: string },
+): Promise<{ from: number; to: number }> {
+  await page.getByRole('button', { name: `Add checkpoint to ${tid}` }).tap();
+  const form = page.getByRole('form', { name: 'Add checkpoint' });
+  await pickStatus(page, form, o.status);
+  await form.getByLabel('Location').tap();
+  await form.getByLabel('Location').fill(o.location);
+  if (o.message) {
+    await form.getByLabel('Message').tap();
+    await form.getByLabel('Message').fill(o.message);
+  }
+  if (o.recipient) {
+    await form.getByLabel("Recipient's name").tap();
+    await form.getByLabel("Recipient's name").fill(o.recipient);
+    await signByTouch(page, form.getByTestId('signature-pad'));
+    await form.locator('input[type="file"]').setInputFiles({ name: 'door.png', mimeType: 'image/png', buffer: PHOTO });
+    await expect(form.getByRole('img', { name: 'Photo to send' })).toBeVisible();
+  }
+  const from = Date.now();
+  await form.getByRole('button', { name: 'Save checkpoint' }).tap();
+  await expect(form).toBeHidden();
+  return { from, to: Date.now() };
+}
+
+/** Every script the page loaded, the checkpoint form's included, is in the service worker's cache. */
+async function expectKeptForOffline(page: Page) {
+  await expect
+    .poll(() =>
+      page.evaluate(async () => {
+        const assets = performance
+          .getEntriesByType('resource')
+          .map((e) => new URL(e.name).pathname)
+          .filter((p) => p.startsWith('/assets/'));
+        const missing: string[] = [];
+        for (const a of assets) if (!(await caches.match(a))) missing.push(a);
+        return assets.some((a) => a.includes('checkpoint-modal')) && missing.length === 0;
+      }),
+    )
+    .toBe(true);
+}
+
+/** Signs the courier in on the phone once the service worker controls the page, so every chunk it loads is kept. */
+async function openPhone(page: Page) {
+  await page.goto('/terms-of-service');
+  await page.evaluate(() => navigator.serviceWorker.ready);
+  await expect.poll(() => page.evaluate(() => !!navigator.serviceWorker.controller)).toBe(true);
+  const login = await page.request.post('/v1/user/general/login', { data: { email: courierEmail, password: courierPassword } });
+  const { payload } = (await login.json()) as { payload: { sessionToken: string; version: string } };
+  await page.evaluate((s) => localStorage.setItem('shiptrail.session', JSON.stringify(s)), {
+    token: payload.sessionToken,
+    version: payload.version,
+  });
+  await page.goto('/account/dashboard');
+}
+
+test.beforeAll(async ({ browser }) => {
+  desk = await browser.newContext({ viewport: { width: 1366, height: 768 } });
+  owner = await desk.newPage();
+  ownerToken = await signUpViaApi(owner, owner.request, uniqueEmail('offline-owner'), 'company');
+  await apiPost(owner.request, ownerToken, '/v1/user/general/update', { profile: { company: 'SwiftParcel Couriers', showWizard: false } });
+  courierEmail = uniqueEmail('offline-courier');
+  const added = await apiPost(owner.request, ownerToken, '/v1/user/general/addmember', {
+    email: courierEmail,
+    role: 'courier',
+    firstName: 'Dana',
+    lastName: 'Lee',
+    phone: '(213) 555-0101',
+    password: courierPassword,
+  });
+  expect(added.status, JSON.stringify(added)).toBe('success');
+});
+
+test.afterAll(async () => {
+  await desk?.close();
+});
+
+test('without signal: three actions kept on the phone, the app reopened offline, each on the server once with its own time', async ({
+  page,
+  context,
+}) => {
+  const tids = await handOut(2, ['Alex Recipient', 'Jo Customer']);
+  await openPhone(page);
+  const stops = page.getByRole('list', { name: "Today's stops" }).getByRole('listitem');
+  await expect(stops).toHaveCount(2);
+  // The checkpoint form's code arrives while there is signal.
+  await expectKeptForOffline(page);
+
+  await context.setOffline(true);
+  await expect(page.getByTestId('offline-banner')).toBeVisible();
+  const out = await record(page, tids[0]!, { status: 'Out For Delivery', location: 'Austin depot' });
+  await expect(page.getByTestId('outbox-waiting')).toContainText('Waiting to send: 1');
+  const fail = await record(page, tids[1]!, { status: 'Fail Attempt', location: '21 Oak St, Austin', message: 'Nobody home' });
+  const delivered = await record(page, tids[0]!, { status: 'Delivered', location: '20 Oak St, Austin', recipient: 'Alex Recipient' });
+  await expect(page.getByTestId('outbox-waiting')).toContainText('Waiting to send: 3');
+  await expect(stops.first()).toHaveAttribute('data-pending', 'Delivered');
+  await expect(stops.nth(1)).toHaveAttribute('data-pending', 'FailAttempt');
+  // The day's counts as the courier lived it, before the server knows.
+  await expect(page.getByTestId('day-left')).toHaveText('1');
+  await expect(page.getByTestId('day-done')).toHaveText('1');
+  await expect(page.getByTestId('day-failed')).toHaveText('1');
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await expect(page.getByTestId('offline-banner')).toBeVisible();
+  await shot(page, 'offline-queue');
+  // Nothing reached the server yet.
+  expect((await stored(owner.request, tids[0]!)).status).toBe('InfoReceived');
+
+  // The courier closes and reopens the app without signal: today's stops and the queue are there.
+  await page.reload();
+  await expect(page.getByTestId('offline-banner')).toBeVisible();
+  await expect(page.getByTestId('offline-banner')).toContainText('Your stops as of');
+  await expect(stops).toHaveCount(2);
+  await expect(stops.first()).toContainText('Alex Recipient');
+  await expect(stops.first()).toContainText('20 Oak St');
+  await expect(page.getByTestId('outbox-waiting')).toContainText('Waiting to send: 3');
+  await expect(page.getByTestId('day-done')).toHaveText('1');
+  await shot(page, 'offline-reopened');
+  await page.waitForTimeout(1500);
+  const wentOnline = Date.now();
+  await context.setOffline(false);
+  await expect(page.getByTestId('outbox-waiting')).toHaveCount(0);
+  await expect(page.getByTestId('offline-banner')).toHaveCount(0);
+
+  // Each action once, at the time it was made (before the phone was online again), in the owner's data.
+  const a = await stored(owner.request, tids[0]!);
+  const b = await stored(owner.request, tids[1]!);
+  expect([count(a, 'OutForDelivery'), count(a, 'Delivered'), count(b, 'FailAttempt')]).toEqual([1, 1, 1]);
+  expect(a.status).toBe('Delivered');
+  expect(b.status).toBe('FailAttempt');
+  const timeOf = (s: StoredShipment, status: string) => new Date(s.checkpoints.find((c) => c.status === status)!.time).getTime();
+  for (const [t, w] of [
+    [timeOf(a, 'OutForDelivery'), out],
+    [timeOf(b, 'FailAttempt'), fail],
+    [timeOf(a, 'Delivered'), delivered],
+  ] as const) {
+    expect(t).toBeGreaterThanOrEqual(w.from - 1000);
+    expect(t).toBeLessThanOrEqual(w.to + 1000);
+    expect(t).toBeLessThan(wentOnline);
+  }
+  expect(a.checkpoints.find((c) => c.status === 'Delivered')!.proof).toEqual(
+    expect.objectContaining({ hasSignature: true, hasPhoto: true }),
+  );
+  expect(b.checkpoints.find((c) => c.status === 'FailAttempt')!.message).toBe('Nobody home');
+
+  // The phone's day follows: the delivered stop is gone, the failed one stays.
+  await expect(stops).toHaveCount(1);
+  await expect(page.getByTestId('day-done')).toHaveText('1');
+  // The owner's list shows both.
+  await owner.goto('/account/shipments');
+  await expect(owner.locator(`[data-testid="shipments-table"] tr[data-tid="${tids[0]}"]`)).toHaveAttribute('data-status', 'Delivered');
+  await expect(owner.locator(`[data-testid="shipments-table"] tr[data-tid="${tids[1]}"]`)).toHaveAttribute('data-status', 'FailAttempt');
+});
+
+test('the connection drops in the middle of a photo upload: sent again later, booked once', async ({ page }) => {
+  const [tid] = await handOut(1, ['Sam Neighbour']);
+  await openPhone(page);
+  await expect(page.getByRole('listitem').filter({ hasText: 'Sam Neighbour' })).toBeVisible();
+  await expectKeptForOffline(page);
+  // The upload reaches the server, and the reply is lost on the way back.
+  let reached = 0;
+  await page.route('**/v1/shipment/update', async (route) => {
+    reached++;
+    await route.fetch();
+    await route.abort('connectionreset');
+  });
+  await record(page, tid!, { status: 'Delivered', location: '20 Oak St, Austin', recipient: 'Sam Neighbour' });
+  expect(reached).toBe(1);
+  await expect(page.getByTestId('outbox-waiting')).toContainText('Waiting to send: 1');
+  expect(count(await stored(owner.request, tid!), 'Delivered')).toBe(1);
+  await shot(page, 'upload-dropped');
+  // The signal is back: the phone sends it again under the same key, and the server answers the first reply.
+  await page.unroute('**/v1/shipment/update');
+  await page.evaluate(() => window.dispatchEvent(new Event('online')));
+  await expect(page.getByTestId('outbox-waiting')).toHaveCount(0);
+  await expect(page.getByTestId('outbox-refused')).toHaveCount(0);
+  const s = await stored(owner.request, tid!);
+  expect(count(s, 'Delivered')).toBe(1);
+  expect(s.status).toBe('Delivered');
+});
+
+test('a stop given to another courier while the phone was offline: not sent, said in words, and the owner is told', async ({
+  page,
+  context,
+}) => {
+  const [tid] = await handOut(1, ['Kim Moved']);
+  await openPhone(page);
+  await expect(page.getByRole('listitem').filter({ hasText: 'Kim Moved' })).toBeVisible();
+  await expectKeptForOffline(page);
+  await context.setOffline(true);
+  await expect(page.getByTestId('offline-banner')).toBeVisible();
+  await record(page, tid!, { status: 'Out For Delivery', location: 'Austin depot' });
+  // Meanwhile the office takes the stop back.
+  expect((await apiPost(owner.request, ownerToken, '/v1/shipment/unassign', { tids: [tid] })).status).toBe('success');
+  await context.setOffline(false);
+  const refused = page.getByTestId('outbox-refused');
+  await expect(refused).toContainText('Not sent: 1');
+  await expect(refused).toContainText('This shipment is no longer assigned to you');
+  await expect(page.getByTestId('outbox-waiting')).toHaveCount(0);
+  await shot(page, 'not-sent');
+  expect(count(await stored(owner.request, tid!), 'OutForDelivery')).toBe(0);
+  const info = await (await owner.request.get('/v1/user/info', { headers: { 'sm-api-token': ownerToken } })).json();
+  expect(
+    (info.payload.alerts.general as Array<{ name: string; message: string }>).some(
+      (x) => x.name === 'courierUpdateNotSaved' && x.message.includes(tid!),
+    ),
+  ).toBe(true);
+  await refused.getByRole('button', { name: /Dismiss/ }).tap();
+  await expect(refused).toHaveCount(0);
+});

@@ -1,0 +1,376 @@
+import {
+  ActionIcon,
+  Alert,
+  Badge,
+  Box,
+  Button,
+  Grid,
+  Group,
+  Loader,
+  Paper,
+  Select,
+  Stack,
+  Text,
+  TextInput,
+  Title,
+  Tooltip,
+} from '@mantine/core';
+import type { PlanRoute as Route, PlanStop, PlanView } from '@shiptrail/contract';
+import { IconArrowDown, IconArrowUp, IconList, IconLock, IconLockOpen, IconRefresh, IconRoute } from '@tabler/icons-react';
+import { useMemo, useState } from 'react';
+import { Link } from 'react-router';
+import { LazyMap, type MapLine, type MapMarker } from '../../../components/map/lazy-map';
+import { PageHeader } from '../../../components/page-header';
+import { useUserInfo } from '../../../lib/user-info';
+import { useChangeStop, useMakePlan, usePlan, useReplan } from '../api/plans';
+
+/** One colour per courier, on the list and on the map. */
+export const ROUTE_COLORS = ['#e8590c', '#1971c2', '#2f9e44', '#9c36b5', '#c2255c', '#0c8599', '#f08c00', '#5c940d', '#862e9c', '#364fc7'];
+
+/** Today on the browser's calendar, YYYY-MM-DD. */
+function today(): string {
+  const d = new Date();
+  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+}
+
+function useClock(timeZone: string | undefined) {
+  return useMemo(() => {
+    let f: Intl.DateTimeFormat;
+    try {
+      f = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', timeZone });
+    } catch {
+      f = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
+    }
+    return (iso: string) => f.format(new Date(iso));
+  }, [timeZone]);
+}
+
+function layersOf(plan: PlanView): { markers: MapMarker[]; lines: MapLine[] } {
+  const depot: [number, number] = [plan.depot.lat, plan.depot.long];
+  const markers: MapMarker[] = [
+    { id: 'depot', lat: depot[0], lng: depot[1], kind: 'origin', text: 'D', color: '#343a40', title: 'Depot: routes start and end here' },
+  ];
+  const lines: MapLine[] = [];
+  plan.routes.forEach((r, i) => {
+    const color = ROUTE_COLORS[i % ROUTE_COLORS.length]!;
+    if (r.stops.length === 0) return;
+    lines.push({
+      id: `route-${r.courierUid}`,
+      color,
+      points: [depot, ...r.stops.map((s) => [s.at.lat, s.at.long] as [number, number]), depot],
+    });
+    for (const s of r.stops)
+      markers.push({
+        id: `stop-${s.tid}`,
+        lat: s.at.lat,
+        lng: s.at.long,
+        kind: 'destination',
+        color,
+        text: String(s.position),
+        title: `${r.courier}, stop ${s.position}: ${s.address} (${s.tid})`,
+      });
+  });
+  for (const u of plan.unplanned)
+    if (u.at)
+      markers.push({
+        id: `unplanned-${u.tid}`,
+        lat: u.at.lat,
+        lng: u.at.long,
+        kind: 'checkpoint',
+        text: '!',
+        title: `Not planned: ${u.tid}`,
+      });
+  return { markers, lines };
+}
+
+function StopRow({
+  stop,
+  route,
+  plan,
+  index,
+  color,
+  clock,
+  busy,
+  onChange,
+}: {
+  stop: PlanStop;
+  route: Route;
+  plan: PlanView;
+  index: number;
+  color: string;
+  clock: (iso: string) => string;
+  busy: boolean;
+  onChange: (change: { locked?: boolean; courierEmail?: string; position?: number }) => void;
+}) {
+  const others = plan.routes.filter((r) => r.courierEmail !== route.courierEmail);
+  return (
+    <Box
+      component="li"
+      py={6}
+      data-testid="plan-stop"
+      data-tid={stop.tid}
+      data-locked={stop.locked ? 'true' : 'false'}
+      style={{ borderTop: index ? '1px solid var(--mantine-color-gray-2)' : undefined }}
+    >
+      <Group gap="xs" wrap="wrap" align="flex-start">
+        <Box
+          w={24}
+          h={24}
+          style={{ borderRadius: '50%', background: color, color: '#fff', flexShrink: 0, display: 'grid', placeItems: 'center' }}
+          fz={12}
+          fw={700}
+        >
+          {stop.position}
+        </Box>
+        <Box style={{ flex: '1 1 230px', minWidth: 0 }}>
+          <Group gap={6} wrap="nowrap">
+            <Text fw={700} size="sm" data-testid="plan-stop-eta" style={{ whiteSpace: 'nowrap' }}>
+              {clock(stop.eta)}
+            </Text>
+            <Text size="xs" c="dimmed" style={{ whiteSpace: 'nowrap' }} title="The window the customer is told">
+              told {clock(stop.windowFrom)}–{clock(stop.windowTo)}
+            </Text>
+            {stop.late && (
+              <Badge color="red" size="xs" title="After the move it misses its delivery window or the shift">
+                late
+              </Badge>
+            )}
+            {stop.status === 'Delivered' && (
+              <Badge color="green" size="xs">
+                delivered
+              </Badge>
+            )}
+          </Group>
+          <Text size="sm" truncate="end" title={stop.address}>
+            {stop.name ? `${stop.name}, ` : ''}
+            {stop.address}
+          </Text>
+          <Text size="xs" c="dimmed" ff="monospace">
+            {stop.tid}
+            {(stop.shipmentWindow.from || stop.shipmentWindow.to) &&
+              ` · window ${stop.shipmentWindow.from ?? '…'}–${stop.shipmentWindow.to ?? '…'}`}
+          </Text>
+        </Box>
+        <Group gap={2} wrap="nowrap" ml="auto">
+          <Tooltip label={stop.locked ? 'Locked: kept here when planned again. Click to unlock' : 'Lock here (and the stops before it)'}>
+            <ActionIcon
+              variant={stop.locked ? 'filled' : 'subtle'}
+              color={stop.locked ? 'dark' : 'gray'}
+              aria-label={stop.locked ? `Unlock stop ${stop.tid}` : `Lock stop ${stop.tid}`}
+              aria-pressed={stop.locked}
+              disabled={busy}
+              onClick={() => onChange({ locked: !stop.locked })}
+            >
+              {stop.locked ? <IconLock size={16} /> : <IconLockOpen size={16} />}
+            </ActionIcon>
+          </Tooltip>
+          <ActionIcon
+            variant="subtle"
+            color="gray"
+            aria-label={`Move stop ${stop.tid} up`}
+            disabled={busy || index === 0}
+            onClick={() => onChange({ position: stop.position - 1 })}
+          >
+            <IconArrowUp size={16} />
+          </ActionIcon>
+          <ActionIcon
+            variant="subtle"
+            color="gray"
+            aria-label={`Move stop ${stop.tid} down`}
+            disabled={busy || index === route.stops.length - 1}
+            onClick={() => onChange({ position: stop.position + 1 })}
+          >
+            <IconArrowDown size={16} />
+          </ActionIcon>
+          <Select
+            size="xs"
+            w={120}
+            placeholder="Move to…"
+            aria-label={`Move stop ${stop.tid} to another courier`}
+            data={others.map((r) => ({ value: r.courierEmail, label: r.courier }))}
+            value={null}
+            disabled={busy || others.length === 0}
+            onChange={(email) => email && onChange({ courierEmail: email })}
+            comboboxProps={{ withinPortal: true }}
+          />
+        </Group>
+      </Group>
+    </Box>
+  );
+}
+
+/** Plan the day (issue 30; decision 118): the owner's view of the day's routes. */
+export default function PlanRoute() {
+  const { data: info } = useUserInfo();
+  const [date, setDate] = useState(today);
+  const plan = usePlan(date, !!info);
+  const make = useMakePlan();
+  const again = useReplan();
+  const change = useChangeStop();
+  const [changeError, setChangeError] = useState<string | null>(null);
+  const p = plan.data ?? null;
+  const clock = useClock(p?.timeZone);
+  const layers = useMemo(() => (p ? layersOf(p) : { markers: [], lines: [] }), [p]);
+  const busy = make.isPending || again.isPending || change.isPending;
+  const validDate = /^\d{4}-\d{2}-\d{2}$/.test(date);
+  const onChange = (tid: string) => (c: { locked?: boolean; courierEmail?: string; position?: number }) => {
+    setChangeError(null);
+    change.mutate({ date, tid, ...c }, { onError: (e) => setChangeError(e.message) });
+  };
+  const stops = p?.routes.reduce((n, r) => n + r.stops.length, 0) ?? 0;
+
+  return (
+    <>
+      <PageHeader
+        title="Plan the day"
+        description="Share a day's shipments among your couriers: each route in order, with the time the courier arrives and the hour the customer is told."
+        actions={
+          <Button component={Link} to="/account/shipments" variant="default" leftSection={<IconList size={16} />}>
+            Shipments
+          </Button>
+        }
+      />
+      <Group mb="md" align="flex-end">
+        <TextInput
+          type="date"
+          label="Day"
+          value={date}
+          onChange={(e) => setDate(e.currentTarget.value)}
+          w={180}
+          data-testid="plan-date"
+          error={date && !validDate ? 'Choose a day' : undefined}
+        />
+        <Button
+          leftSection={<IconRoute size={16} />}
+          loading={make.isPending}
+          disabled={busy || !validDate}
+          onClick={() => make.mutate({ date })}
+          data-testid="plan-button"
+        >
+          {p ? 'Plan from scratch' : 'Plan'}
+        </Button>
+        {p && (
+          <Button
+            variant="default"
+            leftSection={<IconRefresh size={16} />}
+            loading={again.isPending}
+            disabled={busy}
+            onClick={() => again.mutate(date)}
+            data-testid="replan-button"
+          >
+            Plan again
+          </Button>
+        )}
+        {p && (
+          <Text size="sm" c="dimmed" data-testid="plan-summary">
+            {stops} {stops === 1 ? 'stop' : 'stops'}, {p.routes.filter((r) => r.stops.length).length} of {p.routes.length} couriers · shift{' '}
+            {p.settings.shiftStart}–{p.settings.shiftEnd} · {p.settings.serviceMinutes} min a stop ·{' '}
+            {p.settings.travel === 'roads' ? 'road times' : 'times estimated from distance'} · planned {clock(p.updatedAt)}
+          </Text>
+        )}
+      </Group>
+      {changeError && (
+        <Alert color="red" mb="sm" withCloseButton onClose={() => setChangeError(null)} title="Could not change the stop">
+          {changeError}
+        </Alert>
+      )}
+      {plan.isLoading ? (
+        <Loader aria-label="Loading the plan" />
+      ) : plan.isError ? (
+        <Alert color="red" title="Could not load the plan">
+          {plan.error.message}
+        </Alert>
+      ) : !p ? (
+        <Paper p="xl" ta="center" data-testid="no-plan">
+          <Text fw={600}>No plan for this day yet</Text>
+          <Text size="sm" c="dimmed">
+            Press Plan: the open shipments expected this day, and those with no date, are shared among your couriers (shift 08:00–18:00, 5
+            minutes a stop).
+          </Text>
+        </Paper>
+      ) : (
+        <Grid gap="md">
+          <Grid.Col span={{ base: 12, lg: 6 }}>
+            <Stack gap="sm" data-testid="plan-routes">
+              {p.routes.map((r, i) => {
+                const color = ROUTE_COLORS[i % ROUTE_COLORS.length]!;
+                return (
+                  <Paper
+                    key={r.courierUid}
+                    p="sm"
+                    data-testid="plan-route"
+                    data-courier={r.courierEmail}
+                    style={{ borderLeft: `5px solid ${color}` }}
+                  >
+                    <Group justify="space-between" mb={4}>
+                      <Title order={3} fz="md">
+                        {r.courier}
+                      </Title>
+                      <Text size="xs" c="dimmed">
+                        {r.stops.length
+                          ? `${r.stops.length} ${r.stops.length === 1 ? 'stop' : 'stops'} · ${clock(r.start)}–${clock(r.end)} · ${r.distanceKm} km`
+                          : 'No stops'}
+                      </Text>
+                    </Group>
+                    <Box component="ol" m={0} p={0} style={{ listStyle: 'none' }} aria-label={`${r.courier}'s stops`}>
+                      {r.stops.map((s, k) => (
+                        <StopRow
+                          key={s.tid}
+                          stop={s}
+                          route={r}
+                          plan={p}
+                          index={k}
+                          color={color}
+                          clock={clock}
+                          busy={busy}
+                          onChange={onChange(s.tid)}
+                        />
+                      ))}
+                    </Box>
+                  </Paper>
+                );
+              })}
+              {p.unplanned.length > 0 && (
+                <Paper p="sm" data-testid="plan-unplanned" style={{ borderLeft: '5px solid var(--mantine-color-red-6)' }}>
+                  <Title order={3} fz="md" mb={4}>
+                    Not planned ({p.unplanned.length})
+                  </Title>
+                  <Stack component="ul" gap={6} m={0} p={0} style={{ listStyle: 'none' }}>
+                    {p.unplanned.map((u) => (
+                      <li key={u.tid} data-tid={u.tid} data-reason={u.reason}>
+                        <Text size="sm" fw={600}>
+                          {u.address}{' '}
+                          <Text span size="xs" c="dimmed" ff="monospace">
+                            {u.tid}
+                          </Text>
+                        </Text>
+                        <Text size="sm" c="red.8">
+                          {u.message}
+                        </Text>
+                      </li>
+                    ))}
+                  </Stack>
+                </Paper>
+              )}
+            </Stack>
+          </Grid.Col>
+          <Grid.Col span={{ base: 12, lg: 6 }}>
+            <Paper p={0} style={{ overflow: 'hidden', position: 'sticky', top: 16 }}>
+              <LazyMap
+                label="Planned routes"
+                center={[p.depot.lat, p.depot.long]}
+                zoom={12}
+                fitToMarkers
+                maxFitZoom={15}
+                height={560}
+                minHeight={400}
+                markers={layers.markers}
+                lines={layers.lines}
+              />
+            </Paper>
+          </Grid.Col>
+        </Grid>
+      )}
+    </>
+  );
+}

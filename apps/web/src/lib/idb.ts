@@ -1,0 +1,74 @@
+// A small wrapper over IndexedDB (no dependency): what the courier's phone keeps while it has no signal
+// (decision 120). Two object stores: `kv` (copies of the last answers, keyed by name) and `outbox` (the courier's
+// actions waiting to be sent, in the order they were made: an auto-incremented `seq`). Every call resolves to
+// undefined (or does nothing) where IndexedDB cannot be opened (private modes of some browsers): the app then
+// works online only, as before.
+
+const DB_NAME = 'shiptrail';
+const DB_VERSION = 1;
+export type StoreName = 'kv' | 'outbox';
+
+let opening: Promise<IDBDatabase | null> | undefined;
+function open(): Promise<IDBDatabase | null> {
+  opening ??= new Promise<IDBDatabase | null>((resolve) => {
+    if (typeof indexedDB === 'undefined') return resolve(null);
+    let req: IDBOpenDBRequest;
+    try {
+      req = indexedDB.open(DB_NAME, DB_VERSION);
+    } catch {
+      return resolve(null);
+    }
+    req.onupgradeneeded = () => {
+      const db = req.result;
+      if (!db.objectStoreNames.contains('kv')) db.createObjectStore('kv');
+      if (!db.objectStoreNames.contains('outbox')) db.createObjectStore('outbox', { keyPath: 'seq', autoIncrement: true });
+    };
+    req.onsuccess = () => {
+      const db = req.result;
+      // Another tab with a newer version of the app upgrades the database: let it, and open again next time.
+      db.onversionchange = () => {
+        db.close();
+        opening = undefined;
+      };
+      resolve(db);
+    };
+    req.onerror = () => resolve(null);
+    req.onblocked = () => resolve(null);
+  });
+  return opening;
+}
+
+/** Run `work` in one transaction of `store`; resolves with what its last request gave, when the transaction commits. */
+async function run<T>(
+  store: StoreName,
+  mode: IDBTransactionMode,
+  work: (s: IDBObjectStore) => IDBRequest<T> | void,
+): Promise<T | undefined> {
+  const db = await open();
+  if (!db) return undefined;
+  return new Promise<T | undefined>((resolve, reject) => {
+    const tx = db.transaction(store, mode);
+    const req = work(tx.objectStore(store));
+    tx.oncomplete = () => resolve(req ? req.result : undefined);
+    tx.onerror = () => reject(tx.error ?? new Error('IndexedDB transaction failed'));
+    tx.onabort = () => reject(tx.error ?? new Error('IndexedDB transaction aborted'));
+  });
+}
+
+export const idbGet = <T>(store: StoreName, key: IDBValidKey) => run<T>(store, 'readonly', (s) => s.get(key) as IDBRequest<T>);
+export const idbAll = async <T>(store: StoreName) => (await run<T[]>(store, 'readonly', (s) => s.getAll() as IDBRequest<T[]>)) ?? [];
+/** Put a value (under `key` for a store without a key path); resolves with its key. */
+export const idbPut = (store: StoreName, value: unknown, key?: IDBValidKey) =>
+  run<IDBValidKey>(store, 'readwrite', (s) => (key === undefined ? s.put(value) : s.put(value, key)));
+export const idbDelete = (store: StoreName, key: IDBValidKey) => run(store, 'readwrite', (s) => void s.delete(key));
+export const idbClear = (store: StoreName) => run(store, 'readwrite', (s) => void s.clear());
+
+/** Change a stored value in one transaction, if it is still there (another tab may have removed it). */
+export async function idbUpdate<T>(store: StoreName, key: IDBValidKey, change: (v: T) => T): Promise<void> {
+  await run(store, 'readwrite', (s) => {
+    const req = s.get(key) as IDBRequest<T | undefined>;
+    req.onsuccess = () => {
+      if (req.result !== undefined) s.put(change(req.result));
+    };
+  });
+}
