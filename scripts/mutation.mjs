@@ -1,0 +1,177 @@
+// Mutation testing where a mistake costs most (issue 27): StrykerJS with its Vitest runner over billing,
+// the notification fan-out and delivery, idempotency and the refresh engine's apply.
+//
+//   npm run mutation                    every module, one at a time (hours on a 2-core machine)
+//   npm run mutation -- idempotency     one module (or several, by name)
+//   npm run mutation -- --merge-only    rewrite bench/results/mutation.json from the reports already there
+//
+// Each module mutates only the functions that carry its money, notification or idempotency logic (Stryker's
+// `file.ts:from-to` line ranges) and runs only the test files that exercise them (MUTATION_TESTS, read by
+// vitest.mutation.config.ts); with perTest coverage Stryker then runs, per mutant, only the tests that reach it.
+// Reports go to reports/mutation/<module>/ (mutation.json at the end, one event file per tested mutant as it
+// goes, incremental.json so an unchanged mutant is not tested again). The scores are merged into
+// bench/results/mutation.json, keeping the modules not run this time. A module whose run did not finish is
+// written from its event files with "complete": false.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+export const MODULES = {
+  idempotency: {
+    mutate: ['apps/server/src/lib/idempotency.ts'],
+    tests: ['src/lib/idempotency.test.ts', 'test/db/idempotent-reply.test.ts'],
+  },
+  // A charge (its guards and outcomes), the settle that credits a sale, the failure it records, the sweep that
+  // settles a top-up whose answer was lost, and the automatic recharge with its failures and backoff.
+  billing: {
+    mutate: [
+      'apps/server/src/modules/billing/billing.service.ts:65-74',
+      'apps/server/src/modules/billing/payments.ts:208-231',
+      'apps/server/src/modules/billing/payments.ts:304-313',
+      'apps/server/src/modules/billing/payments.ts:434-460',
+      'apps/server/src/modules/billing/payments.ts:547-607',
+    ],
+    tests: ['src/modules/billing/billing.service.test.ts', 'test/billing/payments.test.ts'],
+  },
+  // Who is told of a status change (planRecipients), the gate on messages to customers (limits, held until the
+  // account is verified), and the fan-out that writes the notifications and queues their jobs.
+  notifications: {
+    mutate: [
+      'apps/server/src/modules/notifications/fanout.ts:51-82',
+      'apps/server/src/modules/notifications/fanout.ts:164-204',
+      'apps/server/src/modules/notifications/fanout.ts:213-219',
+      'apps/server/src/modules/notifications/fanout.ts:267-277',
+    ],
+    tests: ['test/notifications/customer-limits.test.ts', 'test/notifications/customer-alerts.test.ts', 'test/notifications/email.test.ts'],
+  },
+  // The refresh engine's apply of a carrier reading: what a result does to a tracking (planApply's guards, the
+  // older picture, the status it moves to and the change it records) and the transaction that writes it.
+  engine: {
+    mutate: ['apps/server/src/modules/trackings/refresh.ts:224-296', 'apps/server/src/modules/trackings/refresh.ts:391-428'],
+    tests: ['test/trackings/engine.test.ts', 'test/notifications/folding.test.ts'],
+  },
+};
+
+const RESULTS = 'bench/results/mutation.json';
+const DETECTED = ['Killed', 'Timeout'];
+const UNDETECTED = ['Survived', 'NoCoverage'];
+
+/** Counts and score (detected / (detected + undetected), as Stryker computes it) of a list of mutant results. */
+export function summarise(mutants) {
+  const by = (s) => mutants.filter((m) => m.status === s).length;
+  const counts = {
+    killed: by('Killed'),
+    survived: by('Survived'),
+    timeout: by('Timeout'),
+    noCoverage: by('NoCoverage'),
+    compileErrors: by('CompileError'),
+    runtimeErrors: by('RuntimeError'),
+    ignored: by('Ignored'),
+  };
+  const detected = mutants.filter((m) => DETECTED.includes(m.status)).length;
+  const valid = detected + mutants.filter((m) => UNDETECTED.includes(m.status)).length;
+  return { score: valid ? Math.round((detected / valid) * 10_000) / 100 : null, tested: valid, ...counts };
+}
+
+/** The mutants of a finished run (its JSON report), or of a stopped one (its event files), or undefined. */
+function mutantsOf(name) {
+  const dir = path.join('reports/mutation', name);
+  const report = path.join(dir, 'mutation.json');
+  if (existsSync(report)) {
+    const r = JSON.parse(readFileSync(report, 'utf8'));
+    const mutants = Object.entries(r.files).flatMap(([file, f]) => f.mutants.map((m) => ({ ...m, file })));
+    return { mutants, complete: true };
+  }
+  const events = path.join(dir, 'events');
+  if (!existsSync(events)) return undefined;
+  const mutants = readdirSync(events)
+    .filter((f) => f.endsWith('-onMutantTested.json'))
+    .map((f) => JSON.parse(readFileSync(path.join(events, f), 'utf8')))
+    .map((m) => ({ ...m, file: m.fileName ? path.relative(process.cwd(), m.fileName) : undefined }));
+  return { mutants, complete: false };
+}
+
+function run(name) {
+  const m = MODULES[name];
+  const dir = path.join('reports/mutation', name);
+  mkdirSync(dir, { recursive: true });
+  // The previous report would pass for this run's if this one stopped: only this run's files count.
+  rmSync(path.join(dir, 'mutation.json'), { force: true });
+  const started = Date.now();
+  console.log(`\n== ${name}: ${m.mutate.join(' ')}\n   tests: ${m.tests.join(' ')}`);
+  const r = spawnSync('npx', ['stryker', 'run', 'stryker.config.mjs', '--mutate', m.mutate.join(',')], {
+    stdio: 'inherit',
+    env: { ...process.env, MUTATION_TESTS: m.tests.join(','), MUTATION_REPORT_DIR: dir },
+  });
+  return { seconds: Math.round((Date.now() - started) / 1000), exitCode: r.status };
+}
+
+function machine() {
+  const cpus = os.cpus();
+  return {
+    cpus: cpus.length,
+    cpuModel: cpus[0]?.model,
+    memoryGB: Math.round(os.totalmem() / 2 ** 30),
+    os: `${os.type()} ${os.release()}`,
+    node: process.version,
+    concurrency: 1,
+  };
+}
+
+function merge(ranNow) {
+  const out = existsSync(RESULTS) ? JSON.parse(readFileSync(RESULTS, 'utf8')) : { modules: {} };
+  out.command = 'npm run mutation [-- module ...]';
+  out.tool = 'StrykerJS 10.1.1, @stryker-mutator/vitest-runner 10.1.1, coverageAnalysis perTest, concurrency 1';
+  out.threshold = 80;
+  for (const name of Object.keys(MODULES)) {
+    const found = mutantsOf(name);
+    if (!found) continue;
+    const prev = out.modules[name] ?? {};
+    const timing = ranNow[name] ?? {};
+    const survivors = found.mutants
+      .filter((x) => UNDETECTED.includes(x.status))
+      .map((x) => ({
+        status: x.status,
+        at: `${x.file}:${x.location.start.line}:${x.location.start.column}`,
+        mutator: x.mutatorName,
+        replacement: x.replacement,
+      }))
+      .sort((a, b) => a.at.localeCompare(b.at, undefined, { numeric: true }));
+    out.modules[name] = {
+      ...summarise(found.mutants),
+      complete: found.complete,
+      mutate: MODULES[name].mutate,
+      tests: MODULES[name].tests,
+      command: `npm run mutation -- ${name}`,
+      date: ranNow[name] ? new Date().toISOString() : prev.date,
+      seconds: timing.seconds ?? prev.seconds,
+      machine: ranNow[name] ? machine() : prev.machine,
+      survivors,
+      // Why each survivor is left (kept by hand between runs): see docs/testing.md.
+      explained: prev.explained ?? {},
+    };
+  }
+  out.modules = Object.fromEntries(
+    Object.entries(out.modules).sort(([a], [b]) => Object.keys(MODULES).indexOf(a) - Object.keys(MODULES).indexOf(b)),
+  );
+  mkdirSync(path.dirname(RESULTS), { recursive: true });
+  writeFileSync(RESULTS, JSON.stringify(out, null, 2) + '\n');
+  for (const [name, m] of Object.entries(out.modules))
+    console.log(
+      `${name.padEnd(14)} ${String(m.score ?? '-').padStart(6)}%  killed ${m.killed} timeout ${m.timeout} survived ${m.survived} no coverage ${m.noCoverage}${m.complete ? '' : '  (incomplete)'}`,
+    );
+}
+
+const args = process.argv.slice(2);
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const names = args.filter((a) => !a.startsWith('--'));
+  const unknown = names.filter((n) => !MODULES[n]);
+  if (unknown.length) {
+    console.error(`unknown module ${unknown.join(', ')}: one of ${Object.keys(MODULES).join(', ')}`);
+    process.exit(2);
+  }
+  const ranNow = {};
+  if (!args.includes('--merge-only')) for (const n of names.length ? names : Object.keys(MODULES)) ranNow[n] = run(n);
+  merge(ranNow);
+}
