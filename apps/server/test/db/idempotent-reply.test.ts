@@ -149,6 +149,48 @@ describe('idempotentReply', () => {
     expect(row!.requestHash).toBe('');
   });
 
+  it('answers the reply of a request that finished between the look at its key and the reservation, not 409', async () => {
+    const scope = scopeOf();
+    // The other request (another process) holds the key when this one looks, and finishes before this one
+    // tries to reserve it: the reservation fails, and the reply it stored is the answer.
+    await env.ctx.db
+      .insert(idempotencyKeys)
+      .values({ userId: scope.userId, route: scope.route, key: scope.key, statusCode: 0, body: '', requestHash: scope.hash });
+    const finishesFirst = new Proxy(env.ctx.db, {
+      get(target, prop) {
+        if (prop === 'transaction')
+          return async (fn: Parameters<typeof target.transaction>[0]) => {
+            await target
+              .update(idempotencyKeys)
+              .set({ statusCode: 201, body: '{"by":"the other request"}' })
+              .where(eq(idempotencyKeys.userId, scope.userId));
+            return target.transaction(fn);
+          };
+        const v = Reflect.get(target, prop);
+        return typeof v === 'function' ? v.bind(target) : v;
+      },
+    });
+    const w = counted();
+    expect(await idempotentReply(finishesFirst, scope, w.work)).toEqual({ statusCode: 201, text: '{"by":"the other request"}' });
+    expect(w.runs).toBe(0);
+  });
+
+  it('answers a finished key from its stored reply without opening a transaction', async () => {
+    const scope = scopeOf();
+    await idempotentReply(env.ctx.db, scope, counted().work);
+    let transactions = 0;
+    const counting = new Proxy(env.ctx.db, {
+      get(target, prop) {
+        if (prop === 'transaction') transactions++;
+        const v = Reflect.get(target, prop);
+        return typeof v === 'function' ? v.bind(target) : v;
+      },
+    });
+    const w = counted();
+    expect(await idempotentReply(counting, scope, w.work)).toEqual({ statusCode: 201, text: '{"status":"ok", "n":1}' });
+    expect([w.runs, transactions]).toEqual([0, 0]);
+  });
+
   it('storedReply is undefined for a key never used', async () => {
     expect(await storedReply(env.ctx.db, scopeOf())).toBeUndefined();
   });
