@@ -32,7 +32,7 @@ export const MODULES = {
       'apps/server/src/modules/billing/payments.ts:434-460',
       'apps/server/src/modules/billing/payments.ts:547-607',
     ],
-    tests: ['src/modules/billing/billing.service.test.ts', 'test/billing/payments.test.ts'],
+    tests: ['src/modules/billing/billing.service.test.ts', 'test/billing/money-paths.test.ts'],
   },
   // Who is told of a status change (planRecipients), the gate on messages to customers (limits, held until the
   // account is verified), and the fan-out that writes the notifications and queues their jobs.
