@@ -43,7 +43,12 @@ export const MODULES = {
       'apps/server/src/modules/notifications/fanout.ts:213-219',
       'apps/server/src/modules/notifications/fanout.ts:267-277',
     ],
-    tests: ['test/notifications/customer-limits.test.ts', 'test/notifications/customer-alerts.test.ts', 'test/notifications/email.test.ts'],
+    tests: [
+      'src/modules/notifications/fanout.test.ts',
+      'test/notifications/customer-limits.test.ts',
+      'test/notifications/customer-alerts.test.ts',
+      'test/notifications/email.test.ts',
+    ],
   },
   // The refresh engine's apply of a carrier reading: what a result does to a tracking (planApply's guards, the
   // older picture, the status it moves to and the change it records) and the transaction that writes it.
