@@ -8,7 +8,8 @@
 // Each module mutates only the functions that carry its money, notification or idempotency logic (Stryker's
 // `file.ts:from-to` line ranges) and runs only the test files that exercise them (MUTATION_TESTS, read by
 // vitest.mutation.config.ts); with perTest coverage Stryker then runs, per mutant, only the tests that reach it.
-// Reports go to reports/mutation/<module>/ (mutation.json at the end, one event file per tested mutant as it
+// A module may be split in parts, each its own Stryker run with its own tests (pure functions against their unit
+// tests only). Reports go to reports/mutation/<module>[-<part>]/ (mutation.json at the end, one event file per tested mutant as it
 // goes, incremental.json so an unchanged mutant is not tested again). The scores are merged into
 // bench/results/mutation.json, keeping the modules not run this time. A module whose run did not finish is
 // written from its event files with "complete": false.
@@ -17,45 +18,55 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync
 import os from 'node:os';
 import path from 'node:path';
 
+/** Each module: one or more parts, each a Stryker run of its `mutate` ranges against its `tests` (under apps/server). */
 export const MODULES = {
-  idempotency: {
-    mutate: ['apps/server/src/lib/idempotency.ts'],
-    tests: ['src/lib/idempotency.test.ts', 'test/db/idempotent-reply.test.ts'],
-  },
+  idempotency: [
+    {
+      mutate: ['apps/server/src/lib/idempotency.ts'],
+      tests: ['src/lib/idempotency.test.ts', 'test/db/idempotent-reply.test.ts'],
+    },
+  ],
   // A charge (its guards and outcomes), the settle that credits a sale, the failure it records, the sweep that
   // settles a top-up whose answer was lost, and the automatic recharge with its failures and backoff.
-  billing: {
-    mutate: [
-      'apps/server/src/modules/billing/billing.service.ts:65-74',
-      'apps/server/src/modules/billing/payments.ts:208-231',
-      'apps/server/src/modules/billing/payments.ts:304-313',
-      'apps/server/src/modules/billing/payments.ts:434-460',
-      'apps/server/src/modules/billing/payments.ts:547-607',
-    ],
-    tests: ['src/modules/billing/billing.service.test.ts', 'test/billing/money-paths.test.ts'],
-  },
+  billing: [
+    {
+      mutate: [
+        'apps/server/src/modules/billing/billing.service.ts:65-74',
+        'apps/server/src/modules/billing/payments.ts:208-231',
+        'apps/server/src/modules/billing/payments.ts:304-313',
+        'apps/server/src/modules/billing/payments.ts:434-460',
+        'apps/server/src/modules/billing/payments.ts:547-607',
+      ],
+      tests: ['src/modules/billing/billing.service.test.ts', 'test/billing/money-paths.test.ts'],
+    },
+  ],
   // Who is told of a status change (planRecipients), the gate on messages to customers (limits, held until the
   // account is verified), and the fan-out that writes the notifications and queues their jobs.
-  notifications: {
-    mutate: [
-      'apps/server/src/modules/notifications/fanout.ts:51-82',
-      'apps/server/src/modules/notifications/fanout.ts:164-204',
-      'apps/server/src/modules/notifications/fanout.ts:213-219',
-      'apps/server/src/modules/notifications/fanout.ts:267-277',
-    ],
-    tests: [
-      'src/modules/notifications/fanout.test.ts',
-      'test/notifications/customer-limits.test.ts',
-      'test/notifications/customer-alerts.test.ts',
-      'test/notifications/email.test.ts',
-    ],
-  },
+  // Two parts: planRecipients is pure, so its mutants run only its unit tests (seconds each, where the database
+  // tests that also reach it cost half a minute per mutant).
+  notifications: [
+    { mutate: ['apps/server/src/modules/notifications/fanout.ts:51-82'], tests: ['src/modules/notifications/fanout.test.ts'] },
+    {
+      mutate: [
+        'apps/server/src/modules/notifications/fanout.ts:164-204',
+        'apps/server/src/modules/notifications/fanout.ts:213-219',
+        'apps/server/src/modules/notifications/fanout.ts:267-277',
+      ],
+      tests: [
+        'test/notifications/customer-limits.test.ts',
+        'test/notifications/customer-alerts.test.ts',
+        'test/notifications/email.test.ts',
+      ],
+    },
+  ],
   // The refresh engine's apply of a carrier reading: what a result does to a tracking (planApply's guards, the
   // older picture, the status it moves to and the change it records) and the transaction that writes it.
-  engine: {
-    mutate: ['apps/server/src/modules/trackings/refresh.ts:224-296', 'apps/server/src/modules/trackings/refresh.ts:391-428'],
-    tests: ['test/trackings/engine.test.ts', 'test/notifications/folding.test.ts'],
-  },
+  engine: [
+    {
+      mutate: ['apps/server/src/modules/trackings/refresh.ts:224-296', 'apps/server/src/modules/trackings/refresh.ts:391-428'],
+      tests: ['test/trackings/engine.test.ts', 'test/notifications/folding.test.ts'],
+    },
+  ],
 };
 
 /**
@@ -98,9 +109,17 @@ export function summarise(mutants) {
   return { score: valid ? Math.round((detected / valid) * 10_000) / 100 : null, tested: valid, ...counts };
 }
 
-/** The mutants of a finished run (its JSON report), or of a stopped one (its event files), or undefined. */
+/** Where a part of a module keeps its reports: reports/mutation/<module>[-<part>]. */
+const dirOf = (name, i) => path.join('reports/mutation', MODULES[name].length > 1 ? `${name}-${i + 1}` : name);
+
+/** The mutants of a module's parts: finished runs (JSON report), stopped ones (event files); undefined if none ran. */
 function mutantsOf(name) {
-  const dir = path.join('reports/mutation', name);
+  const parts = MODULES[name].map((_, i) => partMutants(dirOf(name, i)));
+  if (parts.every((p) => !p)) return undefined;
+  return { mutants: parts.flatMap((p) => p?.mutants ?? []), complete: parts.every((p) => p?.complete) };
+}
+
+function partMutants(dir) {
   const report = path.join(dir, 'mutation.json');
   if (existsSync(report)) {
     const r = JSON.parse(readFileSync(report, 'utf8'));
@@ -117,18 +136,21 @@ function mutantsOf(name) {
 }
 
 function run(name) {
-  const m = MODULES[name];
-  const dir = path.join('reports/mutation', name);
-  mkdirSync(dir, { recursive: true });
-  // The previous report would pass for this run's if this one stopped: only this run's files count.
-  rmSync(path.join(dir, 'mutation.json'), { force: true });
   const started = Date.now();
-  console.log(`\n== ${name}: ${m.mutate.join(' ')}\n   tests: ${m.tests.join(' ')}`);
-  const r = spawnSync('npx', ['stryker', 'run', 'stryker.config.mjs', '--mutate', m.mutate.join(',')], {
-    stdio: 'inherit',
-    env: { ...process.env, MUTATION_TESTS: m.tests.join(','), MUTATION_REPORT_DIR: dir },
+  let exitCode = 0;
+  MODULES[name].forEach((part, i) => {
+    const dir = dirOf(name, i);
+    mkdirSync(dir, { recursive: true });
+    // The previous report would pass for this run's if this one stopped: only this run's files count.
+    rmSync(path.join(dir, 'mutation.json'), { force: true });
+    console.log(`\n== ${name} (${dir}): ${part.mutate.join(' ')}\n   tests: ${part.tests.join(' ')}`);
+    const r = spawnSync('npx', ['stryker', 'run', 'stryker.config.mjs', '--mutate', part.mutate.join(',')], {
+      stdio: 'inherit',
+      env: { ...process.env, MUTATION_TESTS: part.tests.join(','), MUTATION_REPORT_DIR: dir },
+    });
+    exitCode ||= r.status ?? 1;
   });
-  return { seconds: Math.round((Date.now() - started) / 1000), exitCode: r.status };
+  return { seconds: Math.round((Date.now() - started) / 1000), exitCode };
 }
 
 function machine() {
@@ -164,8 +186,8 @@ function merge(ranNow) {
     out.modules[name] = {
       ...summarise(found.mutants),
       complete: found.complete,
-      mutate: MODULES[name].mutate,
-      tests: MODULES[name].tests,
+      mutate: MODULES[name].flatMap((p) => p.mutate),
+      tests: [...new Set(MODULES[name].flatMap((p) => p.tests))],
       command: `npm run mutation -- ${name}`,
       date: ranNow[name] ? new Date().toISOString() : prev.date,
       seconds: timing.seconds ?? prev.seconds,
