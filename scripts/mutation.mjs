@@ -59,11 +59,16 @@ export const MODULES = {
       ],
     },
   ],
-  // The refresh engine's apply of a carrier reading: what a result does to a tracking (planApply's guards, the
-  // older picture, the status it moves to and the change it records) and the transaction that writes it.
+  // The refresh engine's apply of a carrier reading: what a result does to a tracking (planApply, pure: the guards,
+  // the older picture, a pushed event, the status it moves to, what is written and the change recorded) against its
+  // unit tests, and the transaction that writes it (applyResult) against the engine's database tests.
   engine: [
     {
-      mutate: ['apps/server/src/modules/trackings/refresh.ts:224-296', 'apps/server/src/modules/trackings/refresh.ts:391-428'],
+      mutate: ['apps/server/src/modules/trackings/refresh.ts:224-291', 'apps/server/src/modules/trackings/refresh.ts:306-335'],
+      tests: ['src/modules/trackings/plan-apply.test.ts'],
+    },
+    {
+      mutate: ['apps/server/src/modules/trackings/refresh.ts:391-428'],
       tests: ['test/trackings/engine.test.ts', 'test/notifications/folding.test.ts'],
     },
   ],
