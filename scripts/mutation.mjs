@@ -2,7 +2,7 @@
 // the notification fan-out and delivery, idempotency and the refresh engine's apply.
 //
 //   npm run mutation                    every module, one at a time (hours on a 2-core machine)
-//   npm run mutation -- idempotency     one module (or several, by name)
+//   npm run mutation -- idempotency     one module (or several, by name); engine-2: only that part of a module
 //   npm run mutation -- --merge-only    rewrite bench/results/mutation.json from the reports already there
 //
 // Each module mutates only the functions that carry its money, notification or idempotency logic (Stryker's
@@ -140,10 +140,11 @@ function partMutants(dir) {
   return { mutants, complete: false };
 }
 
-function run(name) {
+function run(name, only) {
   const started = Date.now();
   let exitCode = 0;
   MODULES[name].forEach((part, i) => {
+    if (only !== undefined && only !== i) return;
     const dir = dirOf(name, i);
     mkdirSync(dir, { recursive: true });
     // The previous report would pass for this run's if this one stopped: only this run's files count.
@@ -215,13 +216,24 @@ function merge(ranNow) {
 
 const args = process.argv.slice(2);
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const names = args.filter((a) => !a.startsWith('--'));
-  const unknown = names.filter((n) => !MODULES[n]);
+  // A module by name (all its parts), or one part as <module>-<n>, in the order given.
+  const targets = args
+    .filter((a) => !a.startsWith('--'))
+    .map((a) => {
+      if (MODULES[a]) return { name: a, arg: a };
+      const [, name, n] = /^(.*)-(\d+)$/.exec(a) ?? [];
+      return MODULES[name]?.[Number(n) - 1] ? { name, part: Number(n) - 1, arg: a } : { arg: a };
+    });
+  const unknown = targets.filter((t) => !t.name).map((t) => t.arg);
   if (unknown.length) {
-    console.error(`unknown module ${unknown.join(', ')}: one of ${Object.keys(MODULES).join(', ')}`);
+    console.error(`unknown module ${unknown.join(', ')}: one of ${Object.keys(MODULES).join(', ')} (or <module>-<part>)`);
     process.exit(2);
   }
   const ranNow = {};
-  if (!args.includes('--merge-only')) for (const n of names.length ? names : Object.keys(MODULES)) ranNow[n] = run(n);
+  if (!args.includes('--merge-only'))
+    for (const t of targets.length ? targets : Object.keys(MODULES).map((name) => ({ name }))) {
+      const r = run(t.name, t.part);
+      ranNow[t.name] = { seconds: (ranNow[t.name]?.seconds ?? 0) + r.seconds, exitCode: ranNow[t.name]?.exitCode || r.exitCode };
+    }
   merge(ranNow);
 }
