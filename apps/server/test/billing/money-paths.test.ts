@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
 import { call, createTestEnv, signUp, type TestEnv } from '../helpers.ts';
 import { alerts, billingAccounts, ledgerEntries, payments, users } from '../../src/db/schema.ts';
-import { balanceCents, charge, reconcileTopups } from '../../src/modules/billing/billing.service.ts';
-import { RECHARGE_BACKOFF_MS, runRecharge } from '../../src/modules/billing/payments.ts';
+import { balanceCents, charge, processRecharges, reconcileTopups } from '../../src/modules/billing/billing.service.ts';
+import { RECHARGE_BACKOFF_MS, RECHARGE_STALE_MS, runRecharge } from '../../src/modules/billing/payments.ts';
 import { GatewayUnavailableError, type GatewayTransaction, type PaymentGateway } from '../../src/modules/billing/gateway.ts';
 
 let env: TestEnv;
@@ -135,6 +135,8 @@ describe('an automatic recharge', () => {
     expect(await topups(a.id)).toHaveLength(0);
     const [acct] = await env.ctx.db.select().from(billingAccounts).where(eq(billingAccounts.userId, a.id));
     expect(acct!.rechargeFailures).toBe(0);
+    // Out of the way of the sweep test below, which counts every due recharge.
+    await env.ctx.db.update(payments).set({ status: 'failed' }).where(eq(payments.id, p.id));
   });
 
   it('records a decline without a transaction by its reason: rejected, declined, or failed', async () => {
@@ -159,16 +161,14 @@ describe('an automatic recharge', () => {
       .update(billingAccounts)
       .set({ rechargeFailures: 2, rechargeRetryAt: new Date(Date.now() - 1000) })
       .where(eq(billingAccounts.userId, a.id));
-    await env.ctx.db
-      .insert(alerts)
-      .values({
-        userId: a.id,
-        group: 'payment',
-        name: 'rechargeFailed',
-        message: 'failed',
-        level: 'danger',
-        dedupeKey: 'recharge-failed:earlier',
-      });
+    await env.ctx.db.insert(alerts).values({
+      userId: a.id,
+      group: 'payment',
+      name: 'rechargeFailed',
+      message: 'failed',
+      level: 'danger',
+      dedupeKey: 'recharge-failed:earlier',
+    });
     expect((await openAlerts(a.id)).map((x) => x.name).sort()).toEqual(['lowBalance', 'rechargeFailed']);
     const sale: PaymentGateway['sale'] = async (input) => ({
       ok: true,
@@ -271,6 +271,34 @@ describe('an automatic recharge', () => {
     expect(await topups(a.id)).toHaveLength(0);
     const [acct] = await env.ctx.db.select().from(billingAccounts).where(eq(billingAccounts.userId, a.id));
     expect(acct!.rechargeFailures).toBe(2);
+  });
+});
+
+describe('the recharge sweep (processRecharges)', () => {
+  it('runs a pending recharge once when two sweeps race, and one left processing past the stale limit', async () => {
+    // One recharge at a time per account (a unique index): three accounts.
+    const users3 = [await withCard(), await withCard(), await withCard()];
+    const recharge = async (i: number, status: string, updatedAt: Date) =>
+      (
+        await env.ctx.db
+          .insert(payments)
+          .values({ userId: users3[i]!.id, kind: 'auto_recharge', amountCents: 2000, status, gateway: 'sandbox', updatedAt })
+          .returning()
+      )[0]!;
+    const pending = await recharge(0, 'pending', new Date());
+    const running = await recharge(2, 'processing', new Date(Date.now() - RECHARGE_STALE_MS + 60_000));
+    // Two sweeps at once: the pending recharge is claimed by one, the other's claim fails and is not counted.
+    const ran = await Promise.all([processRecharges(env.ctx), processRecharges(env.ctx)]);
+    expect(ran[0] + ran[1]).toBe(1);
+    // Left processing past the stale limit (its worker died): the next sweep runs it; the running one is left alone.
+    const stale = await recharge(1, 'processing', new Date(Date.now() - RECHARGE_STALE_MS - 60_000));
+    expect(await processRecharges(env.ctx)).toBe(1);
+    expect([(await paymentOf(pending.id)).status, (await paymentOf(stale.id)).status, (await paymentOf(running.id)).status]).toEqual([
+      'submitted_for_settlement',
+      'submitted_for_settlement',
+      'processing',
+    ]);
+    expect((await Promise.all(users3.map((u) => topups(u.id)))).map((t) => t.length)).toEqual([1, 1, 0]);
   });
 });
 
