@@ -86,10 +86,10 @@ describe('a charge', () => {
     expect(await balanceCents(env.ctx.db, a.id)).toBe(1000);
   });
 
-  it('is booked with an empty description unless one is given', async () => {
+  it('is booked (true) with an empty description unless one is given', async () => {
     const a = await withCard(false);
-    await env.ctx.db.transaction((tx) => charge(tx, a.id, 5, 'tracking', 'plain'));
-    await env.ctx.db.transaction((tx) => charge(tx, a.id, 5, 'tracking', 'told', 'Tracking 1Z'));
+    expect(await env.ctx.db.transaction((tx) => charge(tx, a.id, 5, 'tracking', 'plain'))).toBe(true);
+    expect(await env.ctx.db.transaction((tx) => charge(tx, a.id, 5, 'tracking', 'told', 'Tracking 1Z'))).toBe(true);
     const rows = await env.ctx.db
       .select({ ref: ledgerEntries.ref, description: ledgerEntries.description })
       .from(ledgerEntries)
@@ -169,7 +169,18 @@ describe('an automatic recharge', () => {
       level: 'danger',
       dedupeKey: 'recharge-failed:earlier',
     });
-    expect((await openAlerts(a.id)).map((x) => x.name).sort()).toEqual(['lowBalance', 'rechargeFailed']);
+    // Not about the balance: stays.
+    await env.ctx.db
+      .insert(alerts)
+      .values({
+        userId: a.id,
+        group: 'payment',
+        name: 'cardExpiring',
+        message: 'expires',
+        level: 'warning',
+        dedupeKey: 'card-expiring:1111',
+      });
+    expect((await openAlerts(a.id)).map((x) => x.name).sort()).toEqual(['cardExpiring', 'lowBalance', 'rechargeFailed']);
     const sale: PaymentGateway['sale'] = async (input) => ({
       ok: true,
       transaction: transaction(input.orderId, 'submitted_for_settlement', 'Approved'),
@@ -189,7 +200,7 @@ describe('an automatic recharge', () => {
     expect(await topups(a.id)).toHaveLength(1);
     const acct = await accountOf(a.id);
     expect([acct.rechargeFailures, acct.rechargeRetryAt]).toEqual([0, null]);
-    expect(await openAlerts(a.id)).toEqual([]);
+    expect((await openAlerts(a.id)).map((x) => x.name)).toEqual(['cardExpiring']);
   });
 
   it('declined: backs off 15 minutes, then an hour, and pauses at the third failure, with an alert each time', async () => {
@@ -271,6 +282,16 @@ describe('an automatic recharge', () => {
     expect(await topups(a.id)).toHaveLength(0);
     const [acct] = await env.ctx.db.select().from(billingAccounts).where(eq(billingAccounts.userId, a.id));
     expect(acct!.rechargeFailures).toBe(2);
+  });
+});
+
+describe('a top-up', () => {
+  it('is charged and credited at once: the payment goes from pending to submitted for settlement', async () => {
+    const a = await withCard(false);
+    const res = await call(env.app, 'POST', '/v1/user/general/addbalance', { token: a.session, body: { amount: 15 } });
+    expect([res.statusCode, res.body.payload.balance, res.body.payload.payment.status]).toEqual([200, 25, 'submitted_for_settlement']);
+    const credits = await topups(a.id);
+    expect(credits.map((c) => [c.amountCents, c.description])).toEqual([[1500, 'Balance added']]);
   });
 });
 
