@@ -227,6 +227,24 @@ describe('planApply', () => {
     expect(outcome(plan(row(), reading({ status: 'InTransit' }), 'push'), 1).announce).toBe(true);
   });
 
+  it('a number the carrier pushes is polled 4 times less often, when its carrier still pushes', () => {
+    const pushing = {
+      resources: { carriers: { client: { push: (c: string) => (c === 'ups' ? { push: {}, secret: 's' } : null) } } },
+    } as unknown as AppContext;
+    const polled = (courier: string, pushed: boolean) =>
+      delayOf(outcome(planApply(pushing, { t: row({ courier }), pushed }, reading({ courier: courier as never }), REAL, 'poll', NOW), 1));
+    expect(polled('ups', true)).toBeGreaterThanOrEqual(30 * MIN * PUSH_BACKSTOP_FACTOR * 0.85);
+    expect(polled('ups', false)).toBeLessThanOrEqual(30 * MIN * 1.15);
+    expect(polled('usps', true)).toBeLessThanOrEqual(30 * MIN * 1.15);
+  });
+
+  it('expires only after more than the silence limit: exactly the limit is not yet', () => {
+    const older = reading({ checkpoints: [cp('InfoReceived', '2030-05-08T10:00:00Z')] });
+    const at = (silence: number) => outcome(plan(row({ lastCarrierDataAt: new Date(NOW.getTime() - silence) }), older)).change;
+    expect(at(EXPIRE_AFTER_MS)).toBeNull();
+    expect(at(EXPIRE_AFTER_MS + 1)).toMatchObject({ to: 'Expired' });
+  });
+
   it('not found: checked again later, Expired only after the silence limit', () => {
     const o = outcome(plan(row({ status: 'Pending' }), failure('not-found')));
     expect(o.update).toEqual({ lastCheckedAt: NOW, lastError: 'No record', nextCheckAt: o.update!.nextCheckAt });
