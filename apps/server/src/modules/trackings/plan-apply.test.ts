@@ -238,6 +238,27 @@ describe('planApply', () => {
     expect(polled('usps', true)).toBeLessThanOrEqual(30 * MIN * 1.15);
   });
 
+  it('a reading is newer by its newest checkpoint, wherever it is in the list', () => {
+    // Newest first, and its oldest scan is older than the stored one: still a newer picture.
+    const s = plan(
+      row(),
+      reading({ checkpoints: [cp('OutForDelivery', '2030-05-10T08:00:00Z'), cp('InfoReceived', '2030-05-08T10:00:00Z')] }),
+    );
+    expect(outcome(s, 1).change).toMatchObject({ to: 'OutForDelivery' });
+  });
+
+  it('a pushed event at the time of the stored one is not older: a new status in it is applied', () => {
+    const same = reading({ partial: true, checkpoints: [cp('OutForDelivery', '2030-05-09T10:00:00Z')] });
+    expect(outcome(plan(row(), same, 'push'), 1).change).toMatchObject({ to: 'OutForDelivery' });
+    // A pushed call with no event in it: only that the carrier pushes.
+    expect(outcome(plan(row(), reading({ partial: true, checkpoints: [] }), 'push'))).toEqual({
+      update: { lastPushedAt: NOW },
+      change: null,
+      announce: false,
+      counted: false,
+    });
+  });
+
   it('expires only after more than the silence limit: exactly the limit is not yet', () => {
     const older = reading({ checkpoints: [cp('InfoReceived', '2030-05-08T10:00:00Z')] });
     const at = (silence: number) => outcome(plan(row({ lastCarrierDataAt: new Date(NOW.getTime() - silence) }), older)).change;
