@@ -247,6 +247,15 @@ describe('planApply', () => {
     expect(outcome(s, 1).change).toMatchObject({ to: 'OutForDelivery' });
   });
 
+  it('the same picture again (newest checkpoint at the stored time) is read as current, not older', () => {
+    const same = reading({ status: 'InTransit', checkpoints: [cp('InTransit', '2030-05-09T10:00:00Z', 'Departed')] });
+    const o = outcome(plan(row(), same), 0);
+    expect(o.update).toMatchObject({ status: 'InTransit', lastCarrierDataAt: row().lastCarrierDataAt, lastCheckedAt: NOW });
+    // Nothing stored and no checkpoint in the reading: its status still counts.
+    const bare = outcome(plan(row({ status: 'Pending', lastCheckPoint: null }), reading({ status: 'InfoReceived', checkpoints: [] })), 0);
+    expect(bare.change).toEqual({ to: 'InfoReceived', checkpoint: null });
+  });
+
   it('a pushed event at the time of the stored one is not older: a new status in it is applied', () => {
     const same = reading({ partial: true, checkpoints: [cp('OutForDelivery', '2030-05-09T10:00:00Z')] });
     expect(outcome(plan(row(), same, 'push'), 1).change).toMatchObject({ to: 'OutForDelivery' });
