@@ -11,7 +11,8 @@ import { GatewayUnavailableError, type GatewayTransaction, type PaymentGateway }
 
 let env: TestEnv;
 beforeAll(async () => {
-  env = await createTestEnv();
+  // Many accounts save the one test card here: the per-card limits are not what these tests are about.
+  env = await createTestEnv({ CARD_SAVE_RATE_LIMIT: 'off', CARD_USE_RATE_LIMIT: 'off', TOPUP_RATE_LIMIT: 'off' });
 });
 afterAll(async () => {
   await env?.close();
@@ -170,16 +171,14 @@ describe('an automatic recharge', () => {
       dedupeKey: 'recharge-failed:earlier',
     });
     // Not about the balance: stays.
-    await env.ctx.db
-      .insert(alerts)
-      .values({
-        userId: a.id,
-        group: 'payment',
-        name: 'cardExpiring',
-        message: 'expires',
-        level: 'warning',
-        dedupeKey: 'card-expiring:1111',
-      });
+    await env.ctx.db.insert(alerts).values({
+      userId: a.id,
+      group: 'payment',
+      name: 'cardExpiring',
+      message: 'expires',
+      level: 'warning',
+      dedupeKey: 'card-expiring:1111',
+    });
     expect((await openAlerts(a.id)).map((x) => x.name).sort()).toEqual(['cardExpiring', 'lowBalance', 'rechargeFailed']);
     const sale: PaymentGateway['sale'] = async (input) => ({
       ok: true,
@@ -293,6 +292,16 @@ describe('a top-up', () => {
     const credits = await topups(a.id);
     expect(credits.map((c) => [c.amountCents, c.description])).toEqual([[1500, 'Balance added']]);
   });
+
+  it('declined by the processor: the pending payment records the decline and nothing is credited', async () => {
+    const a = await withCard(false);
+    const sale: PaymentGateway['sale'] = async () => ({ ok: false, reason: 'declined', message: 'Do Not Honor' });
+    const res = await withGateway({ sale }, () =>
+      call(env.app, 'POST', '/v1/user/general/addbalance', { token: a.session, body: { amount: 15 } }),
+    );
+    expect([res.statusCode, res.body.payload.payment.status]).toEqual([402, 'processor_declined']);
+    expect(await topups(a.id)).toHaveLength(0);
+  });
 });
 
 describe('the recharge sweep (processRecharges)', () => {
@@ -344,9 +353,17 @@ describe('the sweep of top-ups whose answer was lost', () => {
     const a = await withCard(false);
     const sold = await lostTopup(a.id);
     const neverSold = await lostTopup(a.id);
+    // Recent: its request may still be waiting for the gateway, so the sweep leaves it.
+    const [recent] = await env.ctx.db
+      .insert(payments)
+      .values({ userId: a.id, kind: 'topup', amountCents: 700, status: 'pending', gateway: 'sandbox' })
+      .returning();
     const found: PaymentGateway['findByOrderId'] = async (orderId) =>
       orderId === sold.id ? { ...transaction(orderId, 'settling', 'Approved'), amountCents: 1500 } : null;
-    expect(await withGateway({ findByOrderId: found }, () => reconcileTopups(env.ctx))).toBeGreaterThanOrEqual(2);
+    // Two sweeps at once: each payment is claimed by one of them.
+    const swept = await withGateway({ findByOrderId: found }, () => Promise.all([reconcileTopups(env.ctx), reconcileTopups(env.ctx)]));
+    expect(swept[0] + swept[1]).toBeGreaterThanOrEqual(2);
+    expect((await paymentOf(recent!.id)).status).toBe('pending');
     expect(await withGateway({ findByOrderId: found }, () => reconcileTopups(env.ctx))).toBe(0);
     const [s, n] = [await paymentOf(sold.id), await paymentOf(neverSold.id)];
     expect([s.status, s.transactionId]).toEqual(['submitted_for_settlement', `tx-settling-${sold.id.slice(0, 8)}`]);

@@ -223,6 +223,8 @@ describe('planApply', () => {
     expect(news.update).toMatchObject({ lastPushedAt: NOW });
     expect(news.update).not.toHaveProperty('lastCheckedAt');
     expect(delayOf(news)).toBeGreaterThanOrEqual(30 * MIN * PUSH_BACKSTOP_FACTOR * 0.85);
+    // A new status pushed with no new scan (the scan was polled first) is still applied.
+    expect(outcome(plan(row(), reading(), 'push'), 0).change).toMatchObject({ to: 'OutForDelivery' });
     // A known status pushed again with a new scan is still news.
     expect(outcome(plan(row(), reading({ status: 'InTransit' }), 'push'), 1).announce).toBe(true);
   });
