@@ -258,6 +258,17 @@ describe('planApply', () => {
     expect(bare.change).toEqual({ to: 'InfoReceived', checkpoint: null });
   });
 
+  it('what the user sees changing without a new scan (the status, the origin) marks the tracking updated', () => {
+    const sameScan = [cp('InTransit', '2030-05-09T10:00:00Z', 'Departed')];
+    const moved = outcome(plan(row(), reading({ checkpoints: sameScan })), 0);
+    expect([moved.change?.to, moved.update!.updatedAt]).toEqual(['OutForDelivery', NOW]);
+    const rerouted = outcome(plan(row(), reading({ status: 'InTransit', origin: 'Dallas, TX', checkpoints: sameScan })), 0);
+    expect([rerouted.update!.origin, rerouted.update!.updatedAt]).toEqual(['Dallas, TX', NOW]);
+    // A new status after a long silence is that status, not Expired.
+    const silent = row({ lastCarrierDataAt: new Date(NOW.getTime() - EXPIRE_AFTER_MS - 1000) });
+    expect(outcome(plan(silent, reading({ checkpoints: sameScan })), 0).change).toMatchObject({ to: 'OutForDelivery' });
+  });
+
   it('a pushed event at the time of the stored one is not older: a new status in it is applied', () => {
     const same = reading({ partial: true, checkpoints: [cp('OutForDelivery', '2030-05-09T10:00:00Z')] });
     expect(outcome(plan(row(), same, 'push'), 1).change).toMatchObject({ to: 'OutForDelivery' });
