@@ -134,6 +134,12 @@ const EXPLAINED = [
     mutants: ['apps/server/src/modules/billing/payments.ts:451:41 true', 'apps/server/src/modules/billing/payments.ts:451:56 ""'],
   },
   {
+    why:
+      'Equivalent in practice: a recharge is recorded from its account row (billing_accounts), which goes only with ' +
+      'the user and its payments (cascade), so a?.paymentMethodToken never meets a missing account.',
+    mutants: ['apps/server/src/modules/billing/payments.ts:551:8 a.paymentMethodToken'],
+  },
+  {
     why: LATER(
       'src/modules/trackings/plan-apply.test.ts: the push backstop, the exact silence limit, the newest checkpoint, the same picture, pushed events',
     ),
@@ -161,6 +167,8 @@ const EXPLAINED = [
       'apps/server/src/modules/trackings/refresh.ts:285:28 true',
       'apps/server/src/modules/trackings/refresh.ts:308:11 false',
       'apps/server/src/modules/trackings/refresh.ts:309:11 false',
+      'apps/server/src/modules/trackings/refresh.ts:310:11 false',
+      'apps/server/src/modules/trackings/refresh.ts:311:11 false',
     ],
   },
   {

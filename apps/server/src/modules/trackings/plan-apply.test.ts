@@ -264,6 +264,10 @@ describe('planApply', () => {
     expect([moved.change?.to, moved.update!.updatedAt]).toEqual(['OutForDelivery', NOW]);
     const rerouted = outcome(plan(row(), reading({ status: 'InTransit', origin: 'Dallas, TX', checkpoints: sameScan })), 0);
     expect([rerouted.update!.origin, rerouted.update!.updatedAt]).toEqual(['Dallas, TX', NOW]);
+    const redirected = outcome(plan(row(), reading({ status: 'InTransit', destination: 'Boulder, CO', checkpoints: sameScan })), 0);
+    expect([redirected.update!.destination, redirected.update!.updatedAt]).toEqual(['Boulder, CO', NOW]);
+    const promised = outcome(plan(row(), reading({ status: 'InTransit', expected: '2030-05-12', checkpoints: sameScan })), 0);
+    expect([promised.update!.expected, promised.update!.updatedAt]).toEqual([new Date('2030-05-12T00:00:00Z'), NOW]);
     // A new status after a long silence is that status, not Expired.
     const silent = row({ lastCarrierDataAt: new Date(NOW.getTime() - EXPIRE_AFTER_MS - 1000) });
     expect(outcome(plan(silent, reading({ checkpoints: sameScan })), 0).change).toMatchObject({ to: 'OutForDelivery' });
