@@ -82,6 +82,10 @@ const LATER = (test) =>
   `Killed by a test added after this run (${test}), checked by applying the mutant by hand; the next run of the module counts it.`;
 const EXPLAINED = [
   {
+    why: 'Equivalent: planRecipients reads the settings channels, never the webhook secret given to settingsView.',
+    mutants: ['apps/server/src/modules/notifications/fanout.ts:52:59 "Stryker was here!"'],
+  },
+  {
     why:
       'Equivalent: the keys of one object are distinct strings, so a <= b is a < b; and V8 sorts (TimSort, binary ' +
       'insertion) looking only at whether the comparator is negative, so returning 0 or 1 for a > b orders the same.',
