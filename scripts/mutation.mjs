@@ -82,6 +82,16 @@ const LATER = (test) =>
   `Killed by a test added after this run (${test}), checked by applying the mutant by hand; the next run of the module counts it.`;
 const EXPLAINED = [
   {
+    why: 'Logging: the text and fields of a log line (the recharge left for the stale sweep), not behaviour.',
+    mutants: ['apps/server/src/modules/billing/payments.ts:567:18 {}', 'apps/server/src/modules/billing/payments.ts:567:39 ""'],
+  },
+  {
+    why:
+      "Equivalent: effectiveEndpoint gives a profile default only for 'email' and 'phone'; any other kind, '' as " +
+      "well as 'webhook', has none.",
+    mutants: ['apps/server/src/modules/notifications/fanout.ts:64:35 ""'],
+  },
+  {
     why: 'Equivalent: planRecipients reads the settings channels, never the webhook secret given to settingsView.',
     mutants: ['apps/server/src/modules/notifications/fanout.ts:52:59 "Stryker was here!"'],
   },
@@ -123,6 +133,8 @@ const EXPLAINED = [
       'apps/server/src/modules/billing/payments.ts:605:28 true',
       'apps/server/src/modules/billing/payments.ts:605:28 false',
       'apps/server/src/modules/billing/payments.ts:605:55 n--',
+      'apps/server/src/modules/billing/payments.ts:565:9 false',
+      'apps/server/src/modules/billing/payments.ts:575:47 ""',
     ],
   },
   {

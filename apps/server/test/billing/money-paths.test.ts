@@ -136,6 +136,12 @@ describe('an automatic recharge', () => {
     expect(await topups(a.id)).toHaveLength(0);
     const [acct] = await env.ctx.db.select().from(billingAccounts).where(eq(billingAccounts.userId, a.id));
     expect(acct!.rechargeFailures).toBe(0);
+    // Any other error is not the gateway's silence: it is thrown, not taken for "try again later".
+    await env.ctx.db.update(payments).set({ status: 'pending' }).where(eq(payments.id, p.id));
+    const broken: PaymentGateway['sale'] = async () => {
+      throw new Error('a bug, not the network');
+    };
+    await expect(withGateway({ sale: broken }, () => runRecharge(env.ctx, p))).rejects.toThrow('a bug, not the network');
     // Out of the way of the sweep test below, which counts every due recharge.
     await env.ctx.db.update(payments).set({ status: 'failed' }).where(eq(payments.id, p.id));
   });
