@@ -135,6 +135,7 @@ const EXPLAINED = [
       'apps/server/src/modules/billing/payments.ts:605:55 n--',
       'apps/server/src/modules/billing/payments.ts:565:9 false',
       'apps/server/src/modules/billing/payments.ts:575:47 ""',
+      'apps/server/src/modules/billing/payments.ts:590:13 ""',
     ],
   },
   {

@@ -238,6 +238,7 @@ describe('an automatic recharge', () => {
           .select()
           .from(alerts)
           .where(and(eq(alerts.userId, a.id), eq(alerts.dedupeKey, `recharge-failed:${p!.id}`)));
+        expect(alert!.name).toBe('rechargeFailed');
         seen.push([
           acct.rechargeFailures,
           acct.rechargeRetryAt ? acct.rechargeRetryAt.getTime() - now.getTime() : null,
