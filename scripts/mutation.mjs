@@ -235,7 +235,18 @@ const dirOf = (name, i) => path.join('reports/mutation', MODULES[name].length > 
 function mutantsOf(name) {
   const parts = MODULES[name].map((_, i) => partMutants(dirOf(name, i)));
   if (parts.every((p) => !p)) return undefined;
-  return { mutants: parts.flatMap((p) => p?.mutants ?? []), complete: parts.every((p) => p?.complete) };
+  return {
+    mutants: parts.flatMap((p) => p?.mutants ?? []),
+    complete: parts.every((p) => p?.complete),
+    // Per part: finished, stopped half-way (its mutants so far count), or not run (none of its mutants count).
+    parts: MODULES[name].map((part, i) => ({
+      part: MODULES[name].length > 1 ? `${name}-${i + 1}` : name,
+      mutate: part.mutate,
+      tests: part.tests,
+      run: !parts[i] ? 'not run' : parts[i].complete ? 'complete' : 'stopped',
+      ...(parts[i] ? summarise(parts[i].mutants) : {}),
+    })),
+  };
 }
 
 function partMutants(dir) {
@@ -306,8 +317,7 @@ function merge(ranNow) {
     out.modules[name] = {
       ...summarise(found.mutants),
       complete: found.complete,
-      mutate: MODULES[name].flatMap((p) => p.mutate),
-      tests: [...new Set(MODULES[name].flatMap((p) => p.tests))],
+      parts: found.parts,
       command: `npm run mutation -- ${name}`,
       date: ranNow[name] ? new Date().toISOString() : prev.date,
       seconds: timing.seconds ?? prev.seconds,
