@@ -219,9 +219,9 @@ const checkpointRow =
 /**
  * Decide what a carrier result does to a tracking, idempotently: checkpoints merge by fingerprint, and a status
  * changes only when the locked row's status differs. Pure: the one-result path (applyResult) and the batch path
- * (applyBatch) write what it decides. Null when there is nothing to do.
+ * (applyBatch) write what it decides. Null when there is nothing to do. Exported for its unit tests.
  */
-function planApply(
+export function planApply(
   ctx: AppContext,
   locked: Locked | undefined,
   r: TrackResult,

@@ -1,0 +1,25 @@
+// Mutation testing of the code where a mistake costs most (issue 27): `npm run mutation [module ...]`.
+// scripts/mutation.mjs runs one module at a time (its `mutate` ranges, its tests in MUTATION_TESTS, its reports
+// under MUTATION_REPORT_DIR) and writes bench/results/mutation.json.
+const reportDir = process.env.MUTATION_REPORT_DIR ?? 'reports/mutation';
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  testRunner: 'vitest',
+  vitest: { configFile: 'vitest.mutation.config.ts', related: false },
+  coverageAnalysis: 'perTest',
+  inPlace: false,
+  concurrency: 1,
+  // Added to 1.5 x the covering tests' own time: a mutant that hangs (a lost lock, a loop) costs this much.
+  timeoutMS: 20_000,
+  // event-recorder writes one file per tested mutant, so a run stopped half-way still gives a partial score.
+  reporters: ['clear-text', 'json', 'progress-append-only', 'event-recorder'],
+  jsonReporter: { fileName: `${reportDir}/mutation.json` },
+  eventReporter: { baseDir: `${reportDir}/events` },
+  tempDirName: '.stryker-tmp',
+  cleanTempDir: true,
+  // Results are kept per mutant and reused while neither the code nor its tests change:
+  // <reportDir>/incremental.json, written at the end of a run.
+  incremental: true,
+  incrementalFile: `${reportDir}/incremental.json`,
+  ignorePatterns: ['bench', 'test-results', 'apps/web/dist', 'reports', '.stryker-tmp'],
+};
