@@ -141,7 +141,9 @@ describe('an automatic recharge', () => {
     const broken: PaymentGateway['sale'] = async () => {
       throw new Error('a bug, not the network');
     };
-    await expect(withGateway({ sale: broken }, () => runRecharge(env.ctx, p))).rejects.toThrow('a bug, not the network');
+    // Read again: a sweep claims a payment only as it last saw it (claimPayment), so the row changed above is re-read.
+    const again = await paymentOf(p.id);
+    await expect(withGateway({ sale: broken }, () => runRecharge(env.ctx, again))).rejects.toThrow('a bug, not the network');
     // Out of the way of the sweep test below, which counts every due recharge.
     await env.ctx.db.update(payments).set({ status: 'failed' }).where(eq(payments.id, p.id));
   });
@@ -336,6 +338,26 @@ describe('the recharge sweep (processRecharges)', () => {
       'processing',
     ]);
     expect((await Promise.all(users3.map((u) => topups(u.id)))).map((t) => t.length)).toEqual([1, 1, 0]);
+  });
+
+  it('a recharge left processing by a dead worker is run by one of two racing sweeps, not both', async () => {
+    const u = await withCard();
+    const [stale] = await env.ctx.db
+      .insert(payments)
+      .values({
+        userId: u.id,
+        kind: 'auto_recharge',
+        amountCents: 2000,
+        status: 'processing',
+        gateway: 'sandbox',
+        updatedAt: new Date(Date.now() - RECHARGE_STALE_MS - 60_000),
+      })
+      .returning();
+    // Both sweeps read the same stale row; the claim from processing to processing must succeed once only.
+    const ran = await Promise.all([processRecharges(env.ctx), processRecharges(env.ctx)]);
+    expect(ran[0] + ran[1]).toBe(1);
+    expect((await paymentOf(stale!.id)).status).toBe('submitted_for_settlement');
+    expect(await topups(u.id)).toHaveLength(1);
   });
 });
 

@@ -75,6 +75,26 @@ export async function movePayment(
   return row;
 }
 
+/**
+ * Claim a payment as read: moved to `status` only if its status and its last change are still what the reader saw.
+ * Two sweeps that both read a recharge left 'processing' by a dead worker would otherwise both move it from
+ * processing to processing and both run its sale. (The row's time is compared to the millisecond a JS Date keeps.)
+ */
+export async function claimPayment(db: Queryable, seen: PaymentRow, status: string): Promise<PaymentRow | undefined> {
+  const [row] = await db
+    .update(payments)
+    .set({ status, updatedAt: sql`now()` })
+    .where(
+      and(
+        eq(payments.id, seen.id),
+        eq(payments.status, seen.status),
+        sql`date_trunc('milliseconds', ${payments.updatedAt}) = ${seen.updatedAt.toISOString()}::timestamptz`,
+      ),
+    )
+    .returning();
+  return row;
+}
+
 export async function history(db: Queryable, userId: string, limit = 500): Promise<PaymentRow[]> {
   return db.select().from(payments).where(eq(payments.userId, userId)).orderBy(desc(payments.createdAt)).limit(limit);
 }

@@ -516,7 +516,7 @@ export async function raiseCardExpiryAlerts(ctx: AppContext): Promise<number> {
 
 /** Run one pending (or stale) automatic recharge; false when another process had claimed it. */
 export async function runRecharge(ctx: AppContext, p: repo.PaymentRow): Promise<boolean> {
-  const claimed = await repo.movePayment(ctx.db, p.id, [p.status], { status: 'processing' });
+  const claimed = await repo.claimPayment(ctx.db, p, 'processing');
   if (!claimed) return false;
   const a = await repo.account(ctx.db, p.userId);
   if (!a?.paymentMethodToken || !a.autoRechargeCents) {
