@@ -13,3 +13,4 @@ export * from './invitations.ts';
 export * from './shipments.ts';
 export * from './geo.ts';
 export * from './planning.ts';
+export * from './live.ts';

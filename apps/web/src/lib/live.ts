@@ -1,25 +1,10 @@
 import { useEffect } from 'react';
 import { useQueryClient, type QueryClient, type QueryKey } from '@tanstack/react-query';
-import { API_TOKEN_HEADER } from '@shiptrail/contract';
+import { API_TOKEN_HEADER, type LiveEvent as ServerLiveEvent, type LiveReset } from '@shiptrail/contract';
 import { getSession, setSession, useSession } from './session';
 
-/** An event of the signed-in user's stream (GET /v1/live): what changed, never the changed object itself. */
-export type LiveEvent =
-  | { kind: 'tracking'; accountId: string; trackingId: string; tid: string; status: string; statusChanged: boolean }
-  | {
-      kind: 'shipment';
-      accountId: string;
-      courierId: string | null;
-      shipmentId: string;
-      tid: string;
-      status: string;
-      statusChanged: boolean;
-    }
-  | { kind: 'position'; accountId: string; courierId: string }
-  | { kind: 'members'; accountId: string }
-  | { kind: 'balance'; accountId: string }
-  | { kind: 'alert'; accountId: string }
-  | { kind: 'reset' };
+/** An event of the signed-in user's stream (GET /v1/live), or the stream's own reset: what changed, never the changed object. */
+export type LiveEvent = ServerLiveEvent | LiveReset;
 
 /**
  * The cached queries an event makes stale, by key prefix. The dashboard's counts and the balance come with
@@ -34,6 +19,9 @@ export function staleKeysFor(e: LiveEvent): QueryKey[] | 'all' {
       return [['shipments'], ['plans'], ['user-info'], ...(e.statusChanged ? [['notifications']] : [])];
     case 'position':
       return [['members']];
+    case 'courier':
+      // Public pages' copy of a shared position (decision 128): the hub sends it to no signed-in stream.
+      return [];
     case 'members':
       // A courier added, renamed or removed: the team, the couriers map, and the shipments that name them.
       return [['members'], ['shipments']];

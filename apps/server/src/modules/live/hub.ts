@@ -1,20 +1,12 @@
 import type { Bus, BusMessage } from '../../lib/bus.ts';
 import { liveStreams } from '../../lib/metrics.ts';
-import type { LiveEvent } from './live.service.ts';
+import type { LiveEvent, PublicLiveEvent } from '@shiptrail/contract';
 
 /** One event as a stream sends it: the bus message id (the same in every process) and the event. */
 export interface LiveFrame {
   id: string;
   event: LiveEvent | { kind: 'reset' };
 }
-
-/**
- * What a public page's stream may carry of a parcel's event: its number and status, nothing of the account; or,
- * while it is out for delivery, where its courier is (never which other parcels that courier carries).
- */
-export type PublicLiveEvent =
-  | { kind: 'tracking' | 'shipment'; tid: string; status: string; statusChanged: boolean }
-  | { kind: 'courier'; tid: string; lat: number; lng: number; at: string };
 
 /** A visitor of one parcel's public page: it hears that parcel's events only, stripped to PublicLiveEvent. */
 export interface PublicSubscriber {

@@ -1,32 +1,9 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.ts';
+import type { LiveEvent } from '@shiptrail/contract';
 import { notifySql, publish } from '../../lib/bus.ts';
 
-/**
- * What the signed-in users' streams carry: small facts that tell an open screen what to refetch, never
- * whole objects (the reader's own reads decide what they may see). `accountId` is the owner account the
- * event belongs to; `courierId` is the courier a shipment is assigned to (or who moved), who may read it too.
- */
-export type LiveEvent =
-  | { kind: 'tracking'; accountId: string; trackingId: string; tid: string; status: string; statusChanged: boolean }
-  | {
-      kind: 'shipment';
-      accountId: string;
-      courierId: string | null;
-      shipmentId: string;
-      tid: string;
-      status: string;
-      statusChanged: boolean;
-    }
-  | { kind: 'position'; accountId: string; courierId: string }
-  /**
-   * A courier's shared position (at most every 15 s, decision 128) for the public pages of the shipments they
-   * have out for delivery: the hub hands each page its own parcel's copy, without the others' numbers.
-   */
-  | { kind: 'courier'; accountId: string; courierId: string; tids: string[]; lat: number; lng: number; at: string }
-  | { kind: 'members'; accountId: string }
-  | { kind: 'balance'; accountId: string }
-  | { kind: 'alert'; accountId: string };
+export type { LiveEvent } from '@shiptrail/contract';
 
 /**
  * Tell the account's open streams, from any process, once `db` commits: call it with the transaction that
