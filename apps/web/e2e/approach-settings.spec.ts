@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { apiPost, signUpViaApi, uniqueEmail } from './helpers';
 
 // Decision 129: a company ticks "Courier a few stops away" / "Courier arriving now" for its customers like a status,
-// and sets how many stops and how many meters; a value out of bounds is brought back within them.
+// and sets how many stops and how many meters; a value out of bounds is refused in words, not silently changed.
 mkdirSync('test-results/approach-settings', { recursive: true });
 
 test('a company chooses when its customers hear that the courier is coming', async ({ page, request }) => {
@@ -23,9 +23,14 @@ test('a company chooses when its customers hear that the courier is coming', asy
   await expect(approach.getByLabel('Courier arriving now: within (meters)')).toHaveValue('150');
   await stops.fill('25');
   await stops.blur();
-  // Out of bounds is brought back within them as the field is left (the server refuses it in words too).
-  await expect(stops).toHaveValue('20');
+  // Out of bounds: the value stays as typed and the field says why, in the contract's words (no silent change).
+  await expect(stops).toHaveValue('25');
+  const refused = 'Stops away must be a whole number from 1 to 20';
+  await expect(approach.getByText(refused)).toBeVisible();
+  await approach.getByRole('button', { name: 'Save' }).click();
+  await expect(approach.getByText(refused)).toBeVisible();
   await stops.fill('2');
+  await expect(approach.getByText(refused)).toHaveCount(0);
   await approach.getByLabel('Courier arriving now: within (meters)').fill('300');
   await approach.getByRole('button', { name: 'Save' }).click();
   await expect

@@ -135,6 +135,7 @@ function ApproachForm({ info }: { info: UserInfo }) {
             label="Courier a few stops away: this many stops or fewer"
             min={1}
             max={20}
+            clampBehavior="none"
             allowDecimal={false}
             {...form.getInputProps('stops')}
           />
@@ -143,6 +144,7 @@ function ApproachForm({ info }: { info: UserInfo }) {
             min={25}
             max={5000}
             step={25}
+            clampBehavior="none"
             allowDecimal={false}
             {...form.getInputProps('meters')}
           />
