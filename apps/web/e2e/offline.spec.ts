@@ -299,3 +299,31 @@ test('a stop given to another courier while the phone was offline: not sent, sai
   await refused.getByRole('button', { name: /Dismiss/ }).tap();
   await expect(refused).toHaveCount(0);
 });
+
+test('a position taken without signal is kept on the phone and reaches the couriers map when the signal returns', async ({
+  page,
+  context,
+}) => {
+  await context.grantPermissions(['geolocation']);
+  await context.setGeolocation({ latitude: 30.2672, longitude: -97.7431 });
+  await openPhone(page);
+  const share = page.getByRole('switch', { name: 'Share my location' });
+  await expect(share).not.toBeChecked();
+  await context.setOffline(true);
+  await expect(page.getByTestId('offline-banner')).toBeVisible();
+  await share.tap();
+  await expect(share).toBeChecked();
+  // No signal: the fix is kept on the phone, and the courier is told.
+  await expect(page.getByTestId('share-location-kept')).toContainText('kept on the phone and goes when the signal returns');
+  await shot(page, 'position-kept');
+  const geo = async () => {
+    const list = await apiPost(owner.request, ownerToken, '/v1/user/general/getmembers', {});
+    return (list.payload as Array<{ email: string; geo: unknown }>).find((m) => m.email === courierEmail)?.geo ?? null;
+  };
+  expect(await geo()).toBeNull();
+  await context.setOffline(false);
+  // Back online: the kept fix goes by itself and the couriers map has it.
+  await expect.poll(geo).toEqual({ lat: 30.2672, lng: -97.7431 });
+  await expect(page.getByTestId('share-location-kept')).toHaveCount(0);
+  await expect(page.getByTestId('share-location-sent')).toBeVisible();
+});

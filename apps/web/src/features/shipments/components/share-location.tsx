@@ -2,11 +2,37 @@ import { Paper, Switch, Text } from '@mantine/core';
 import { useEffect, useRef, useState } from 'react';
 import { request } from '../../../lib/api-client';
 import { formatDateTime } from '../../../lib/format';
+import { outcomeOf } from '../api/send-outcome';
 
 /** Remembered per browser: a courier who turned sharing on finds it on when they come back. */
 export const SHARE_LOCATION_KEY = 'shiptrail.shareLocation';
 /** A courier's position is sent at most this often while the page is open (battery, data, server load). */
 export const SHARE_EVERY_MS = 30_000;
+
+/**
+ * The last position that could not be sent (no signal), kept on the phone with the time it was taken and sent
+ * when the signal returns (the `online` event, or the page opened again): the couriers map catches up, and the
+ * server keeps a fix older than a few minutes from recipients (decision 128). Only the latest is kept: a newer
+ * fix says more than an older one.
+ */
+export const PENDING_POSITION_KEY = 'shiptrail.pendingPosition';
+type Fix = { lat: number; lng: number; takenAt: string };
+const pendingFix = (): Fix | null => {
+  try {
+    const v = localStorage.getItem(PENDING_POSITION_KEY);
+    return v ? (JSON.parse(v) as Fix) : null;
+  } catch {
+    return null;
+  }
+};
+const keepFix = (f: Fix | null) => {
+  try {
+    if (f) localStorage.setItem(PENDING_POSITION_KEY, JSON.stringify(f));
+    else localStorage.removeItem(PENDING_POSITION_KEY);
+  } catch {
+    // Private browsing may refuse storage: the fix is simply not kept.
+  }
+};
 
 const stored = () => {
   try {
@@ -27,7 +53,8 @@ export function ShareLocation() {
   const [problem, setProblem] = useState<string | null>(null);
   const sentAt = useRef(0);
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
-  const latest = useRef<{ lat: number; lng: number } | null>(null);
+  const latest = useRef<Fix | null>(null);
+  const [kept, setKept] = useState<Fix | null>(() => pendingFix());
 
   useEffect(() => {
     try {
@@ -37,18 +64,43 @@ export function ShareLocation() {
     }
     if (!on || !supported) return;
     setProblem(null);
+    const post = (fix: Fix) =>
+      request('/v1/user/general/position', { body: fix }).then(
+        () => {
+          // Sent: a fix kept from before is older than this one (or is this one), so it is done with.
+          const older = pendingFix();
+          if (older && older.takenAt <= fix.takenAt) keepFix(null);
+          setKept(pendingFix());
+          setLastSent(new Date().toISOString());
+          setProblem(null);
+        },
+        (e: unknown) => {
+          if (outcomeOf(e) === 'later') {
+            keepFix(fix);
+            setKept(fix);
+          } else setProblem(e instanceof Error ? e.message : 'Could not send your position');
+        },
+      );
     const send = () => {
       timer.current = null;
       const p = latest.current;
       if (!p) return;
       sentAt.current = Date.now();
-      request('/v1/user/general/position', { body: p })
-        .then(() => setLastSent(new Date().toISOString()))
-        .catch((e: unknown) => setProblem(e instanceof Error ? e.message : 'Could not send your position'));
+      void post(p);
     };
+    const sendKept = () => {
+      const f = pendingFix();
+      if (f) void post(f);
+    };
+    sendKept();
+    window.addEventListener('online', sendKept);
     const watch = navigator.geolocation.watchPosition(
       (pos) => {
-        latest.current = { lat: Number(pos.coords.latitude.toFixed(6)), lng: Number(pos.coords.longitude.toFixed(6)) };
+        latest.current = {
+          lat: Number(pos.coords.latitude.toFixed(6)),
+          lng: Number(pos.coords.longitude.toFixed(6)),
+          takenAt: new Date(pos.timestamp || Date.now()).toISOString(),
+        };
         if (timer.current) return;
         const wait = sentAt.current + SHARE_EVERY_MS - Date.now();
         if (wait <= 0) send();
@@ -65,6 +117,7 @@ export function ShareLocation() {
       { enableHighAccuracy: true, maximumAge: 15_000, timeout: 60_000 },
     );
     return () => {
+      window.removeEventListener('online', sendKept);
       navigator.geolocation.clearWatch(watch);
       if (timer.current) clearTimeout(timer.current);
       timer.current = null;
@@ -87,6 +140,11 @@ export function ShareLocation() {
       {on && lastSent && (
         <Text size="xs" c="dimmed" mt={6} data-testid="share-location-sent">
           Last sent {formatDateTime(lastSent)}
+        </Text>
+      )}
+      {on && kept && (
+        <Text size="xs" c="dimmed" mt={6} data-testid="share-location-kept">
+          No signal: your position of {formatDateTime(kept.takenAt)} is kept on the phone and goes when the signal returns.
         </Text>
       )}
       {problem && (
