@@ -64,6 +64,21 @@ test("the recipient's page shows the courier coming, live", async ({ page, brows
   await page.waitForTimeout(500);
   await page.screenshot({ path: `${SHOTS}/recipient-live-${info.project.name}.png`, fullPage: true });
 
+  // The courier drives on, far out of the first view (about 4 km north): the map follows, the marker stays in sight.
+  // Recipients hear a courier at most every 15 s (decision 128), so the next report waits that long.
+  await page.waitForTimeout(15_500);
+  expect((await apiPost(page.request, courierToken, '/v1/user/general/position', { lat: 41.94, lng: -87.64 })).code).toBe(200);
+  await expect(map).toHaveAttribute('data-lat', '41.94');
+  await expect
+    .poll(async () => {
+      const frame = (await map.getByRole('region', { name: 'Where your courier is' }).boundingBox())!;
+      const dot = (await map.locator('.st-marker-courier').boundingBox())!;
+      return (
+        dot.x >= frame.x && dot.y >= frame.y && dot.x + dot.width <= frame.x + frame.width && dot.y + dot.height <= frame.y + frame.height
+      );
+    })
+    .toBe(true);
+
   // The same page at a desk (1366x768).
   const desk = await browser.newContext({ viewport: { width: 1366, height: 768 } });
   const deskPage = await desk.newPage();
