@@ -233,8 +233,14 @@ test('at a desk: the owner plans the day for three couriers and drags stops by m
   const bTids = await tidsOf(owner, b.email);
   if (bTids.length >= 2) {
     await handle(owner, bTids[0]!).focus();
+    // Each key waits for what dnd-kit says in its live region (a screen reader hears the same): a key pressed before
+    // the drag has started, or before the stop is over its new place, is lost (CI saw that once on a busy machine).
+    const said = owner.locator('[id^="DndLiveRegion"]');
     await owner.keyboard.press('Space');
+    // Picked up, then at once over its own place: either sentence says the drag has started.
+    await expect(said).toContainText(new RegExp(`(Picked up stop|at stop) ${bTids[0]!}`));
     await owner.keyboard.press('ArrowDown');
+    await expect(said).toContainText(`at stop ${bTids[1]!}`);
     await owner.keyboard.press('Space');
     await expect.poll(() => tidsOf(owner, b.email)).toEqual([bTids[1]!, bTids[0]!, ...bTids.slice(2)]);
   }
