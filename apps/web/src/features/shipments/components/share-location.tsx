@@ -75,10 +75,16 @@ export function ShareLocation() {
           setProblem(null);
         },
         (e: unknown) => {
+          const kept = pendingFix();
           if (outcomeOf(e) === 'later') {
-            keepFix(fix);
-            setKept(fix);
-          } else setProblem(e instanceof Error ? e.message : 'Could not send your position');
+            // Kept unless a newer fix is kept already (an old one resent and failing again must not replace it).
+            if (!kept || kept.takenAt <= fix.takenAt) keepFix(fix);
+          } else {
+            // Refused for good (in the server's words): not kept, so it is not sent again and again.
+            if (kept && kept.takenAt === fix.takenAt) keepFix(null);
+            setProblem(e instanceof Error ? e.message : 'Could not send your position');
+          }
+          setKept(pendingFix());
         },
       );
     const send = () => {
