@@ -1,40 +1,15 @@
 // Plan the day's pure parts (decision 118): days and times in the company's time zone, the travel model
 // (straight-line distance × road factor at an average speed) and a route's times when a stop is moved by hand.
 
+import { localDate, localMidnight } from '../../lib/time-zone.ts';
+
+export { localDate, localMidnight };
+
 /** Minutes of a "HH:MM" local time. */
 export const minutesOf = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
 
-/** How far `tz` is ahead of UTC at `instant` (ms). */
-function offsetMs(instant: number, tz: string): number {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone: tz,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-  }).formatToParts(new Date(instant));
-  const n = (t: string) => Number(parts.find((p) => p.type === t)?.value ?? 0);
-  return Date.UTC(n('year'), n('month') - 1, n('day'), n('hour'), n('minute'), n('second')) - Math.floor(instant / 1000) * 1000;
-}
-
-/** The UTC instant of 00:00 of `date` (YYYY-MM-DD) in `tz`. */
-export function localMidnight(date: string, tz: string): Date {
-  const guess = Date.parse(`${date}T00:00:00Z`);
-  let t = guess - offsetMs(guess, tz);
-  t = guess - offsetMs(t, tz);
-  return new Date(t);
-}
-
 /** The day after `date`. */
 export const nextDate = (date: string) => new Date(Date.parse(`${date}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
-
-/** The local date (YYYY-MM-DD) of `instant` in `tz`. */
-export function localDate(instant: Date, tz: string): string {
-  return new Date(instant.getTime() + offsetMs(instant.getTime(), tz)).toISOString().slice(0, 10);
-}
 
 export interface Point {
   lat: number;

@@ -16,6 +16,7 @@ import type { AppContext } from '../../context.ts';
 import type { UserRow } from '../accounts/accounts.repository.ts';
 import { courierPerformance } from '../shipments/shipments.service.ts';
 import * as repo from './trackings.repository.ts';
+import { localDate, localMidnight } from '../../lib/time-zone.ts';
 
 const DAY = 86_400_000;
 /** How many lanes, exception causes and stalled parcels the figures list. */
@@ -23,28 +24,6 @@ export const TOP_LANES = 10;
 export const TOP_CAUSES = 10;
 export const STALLED_LISTED = 50;
 
-/** How far `tz` is ahead of UTC at `instant` (ms). */
-function offsetMs(instant: number, tz: string): number {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone: tz,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-  }).formatToParts(new Date(instant));
-  const n = (t: string) => Number(parts.find((p) => p.type === t)?.value ?? 0);
-  return Date.UTC(n('year'), n('month') - 1, n('day'), n('hour'), n('minute'), n('second')) - Math.floor(instant / 1000) * 1000;
-}
-/** The instant 00:00 of `date` (YYYY-MM-DD) begins in `tz`. */
-function localMidnight(date: string, tz: string): Date {
-  const guess = Date.parse(`${date}T00:00:00Z`);
-  const first = guess - offsetMs(guess, tz);
-  return new Date(guess - offsetMs(first, tz));
-}
-const localDate = (instant: Date, tz: string) => new Date(instant.getTime() + offsetMs(instant.getTime(), tz)).toISOString().slice(0, 10);
 const addDays = (date: string, n: number) => new Date(Date.parse(`${date}T00:00:00Z`) + n * DAY).toISOString().slice(0, 10);
 
 /**
