@@ -2,8 +2,8 @@
 // stranger with ten status flips. Customer messages wait for a verified account (held, not dropped) and are
 // limited per recipient (one per status per shipment per hour) and per account per day.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { and, eq } from 'drizzle-orm';
-import { notifications } from '../../src/db/schema.ts';
+import { and, eq, sql } from 'drizzle-orm';
+import { notifications, users } from '../../src/db/schema.ts';
 import { startJobWorkers } from '../../src/jobs/registry.ts';
 import { notifyJobs } from '../../src/modules/notifications/notifications.jobs.ts';
 import { QUIET_MS, queuesIdle, quietWindow, waitFor } from '../wait.ts';
@@ -16,7 +16,7 @@ describe('messages to customers: held until the account is verified, and limited
   let env: TestEnv;
   beforeAll(async () => {
     smtp = await startSmtp();
-    env = await createTestEnv({ SMTP_URL: smtp.url, CUSTOMER_NOTIFY_NEW_DAILY: '6' });
+    env = await createTestEnv({ SMTP_URL: smtp.url, CUSTOMER_NOTIFY_NEW_DAILY: '6', CUSTOMER_NOTIFY_DAILY: '8' });
     fastTuning(env.ctx);
     await startJobWorkers(env.ctx, Object.values(notifyJobs));
   });
@@ -46,6 +46,23 @@ describe('messages to customers: held until the account is verified, and limited
       .where(and(eq(notifications.userId, userId), eq(notifications.recipient, recipient)));
   const byStatus = (rows: Array<{ status: string }>) =>
     rows.reduce<Record<string, number>>((m, r) => ({ ...m, [r.status]: (m[r.status] ?? 0) + 1 }), {});
+  /** Another shipment of the company, to a customer with an email address and no phone. */
+  async function secondShipment(token: string, email: string, phone = ''): Promise<string> {
+    const body = readmeShipment();
+    const s = await call(env.app, 'POST', '/v1/shipment/create', {
+      token,
+      body: { ...body, destination: { ...body.destination, email, phone } },
+    });
+    expect(s.statusCode, JSON.stringify(s.body)).toBe(201);
+    return s.body.payload.tid as string;
+  }
+  /** Move the account's customer messages back in time, as if they had been sent `hours` earlier. */
+  const ageMessages = (userId: string, hours: number) =>
+    env.ctx.db
+      .update(notifications)
+      .set({ createdAt: sql`${notifications.createdAt} - make_interval(hours => ${hours})` })
+      .where(eq(notifications.userId, userId));
+  const statusesTo = async (userId: string, recipient: string) => (await rowsTo(userId, recipient)).map((r) => [r.status, r.lastError]);
 
   it('ten status flips by an unverified company: nothing reaches the stranger; one per status per channel is held, the rest are limited', async () => {
     const victim = 'victim@example.net';
@@ -86,17 +103,47 @@ describe('messages to customers: held until the account is verified, and limited
     await markVerified(env.ctx, c.email);
     // Two messages (mail and SMS) per status: the cap of 6 lets three statuses through, then none.
     for (const [i, st] of (['InTransit', 'Exception', 'OutForDelivery'] as const).entries()) await flip(c.session, c.tid, st, i);
-    const body = readmeShipment();
-    const s2 = await call(env.app, 'POST', '/v1/shipment/create', {
-      token: c.session,
-      body: { ...body, destination: { ...body.destination, email: 'second@example.net', phone: '' } },
-    });
-    await flip(c.session, s2.body.payload.tid, 'InTransit', 9);
+    await flip(c.session, await secondShipment(c.session, 'second@example.net'), 'InTransit', 9);
     const all = await env.ctx.db.select().from(notifications).where(eq(notifications.userId, c.id));
     expect(byStatus(all.filter((r) => r.recipient !== 'second@example.net')).limited ?? 0).toBe(0);
     const second = all.filter((r) => r.recipient === 'second@example.net');
     expect(second.map((r) => [r.status, r.lastError])).toEqual([
       ['limited', 'Not sent: the account reached its 6 messages to customers in 24 hours'],
     ]);
+  });
+
+  it("an account older than CUSTOMER_NOTIFY_NEW_DAYS has the account's daily cap, not a new account's", async () => {
+    const c = await companyWithShipment('old-first@example.net', 'Old Hand Co');
+    await markVerified(env.ctx, c.email);
+    await env.ctx.db
+      .update(users)
+      .set({ createdAt: new Date(Date.now() - 8 * 86_400_000) })
+      .where(eq(users.id, c.id));
+    // Six messages (three statuses, mail and SMS): a new account's cap; the old account's cap is 8.
+    for (const [i, st] of (['InTransit', 'Exception', 'OutForDelivery'] as const).entries()) await flip(c.session, c.tid, st, i);
+    const tid2 = await secondShipment(c.session, 'old-second@example.net', '+12025550151');
+    await flip(c.session, tid2, 'InTransit', 9);
+    expect((await statusesTo(c.id, 'old-second@example.net')).filter(([st]) => st === 'limited')).toEqual([]);
+    // Its 8 are used: the next status is limited, with the account's cap in the log.
+    await flip(c.session, tid2, 'Exception', 10);
+    expect((await statusesTo(c.id, 'old-second@example.net')).filter(([st]) => st === 'limited')).toEqual([
+      ['limited', 'Not sent: the account reached its 8 messages to customers in 24 hours'],
+    ]);
+  });
+
+  it('the daily cap counts the last 24 hours: messages of two hours ago still count, those of 25 hours ago do not', async () => {
+    const c = await companyWithShipment('window-first@example.net', 'Window Co');
+    await markVerified(env.ctx, c.email);
+    for (const [i, st] of (['InTransit', 'Exception', 'OutForDelivery'] as const).entries()) await flip(c.session, c.tid, st, i);
+    const tid2 = await secondShipment(c.session, 'window-second@example.net');
+    await ageMessages(c.id, 2);
+    await flip(c.session, tid2, 'InTransit', 9);
+    expect(await statusesTo(c.id, 'window-second@example.net')).toEqual([
+      ['limited', 'Not sent: the account reached its 6 messages to customers in 24 hours'],
+    ]);
+    await ageMessages(c.id, 23);
+    await flip(c.session, tid2, 'Exception', 10);
+    const second = await statusesTo(c.id, 'window-second@example.net');
+    expect(second.filter(([st]) => st !== 'limited')).toHaveLength(1);
   });
 });
