@@ -17,8 +17,13 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import ts from 'typescript';
 
-/** Each module: one or more parts, each a Stryker run of its `mutate` ranges against its `tests` (under apps/server). */
+/**
+ * Each module: one or more parts, each a Stryker run of its `mutate` functions against its `tests` (under
+ * apps/server). A `mutate` entry is `file.ts#name,name` (top-level functions or consts, found in the source when
+ * the run starts, so edits above them do not move the range) or Stryker's own `file.ts:from-to`.
+ */
 export const MODULES = {
   idempotency: [
     {
@@ -31,11 +36,8 @@ export const MODULES = {
   billing: [
     {
       mutate: [
-        'apps/server/src/modules/billing/billing.service.ts:65-74',
-        'apps/server/src/modules/billing/payments.ts:208-231',
-        'apps/server/src/modules/billing/payments.ts:304-313',
-        'apps/server/src/modules/billing/payments.ts:434-460',
-        'apps/server/src/modules/billing/payments.ts:547-607',
+        'apps/server/src/modules/billing/billing.service.ts#charge',
+        'apps/server/src/modules/billing/payments.ts#settle,fail,reconcileTopups,runRecharge',
       ],
       tests: ['src/modules/billing/billing.service.test.ts', 'test/billing/money-paths.test.ts'],
     },
@@ -45,13 +47,9 @@ export const MODULES = {
   // Two parts: planRecipients is pure, so its mutants run only its unit tests (seconds each, where the database
   // tests that also reach it cost half a minute per mutant).
   notifications: [
-    { mutate: ['apps/server/src/modules/notifications/fanout.ts:51-82'], tests: ['src/modules/notifications/fanout.test.ts'] },
+    { mutate: ['apps/server/src/modules/notifications/fanout.ts#planRecipients'], tests: ['src/modules/notifications/fanout.test.ts'] },
     {
-      mutate: [
-        'apps/server/src/modules/notifications/fanout.ts:164-204',
-        'apps/server/src/modules/notifications/fanout.ts:213-219',
-        'apps/server/src/modules/notifications/fanout.ts:267-277',
-      ],
+      mutate: ['apps/server/src/modules/notifications/fanout.ts#gateCustomerMessages,queueNotifications,fanOutFound'],
       tests: [
         'test/notifications/customer-limits.test.ts',
         'test/notifications/customer-alerts.test.ts',
@@ -59,16 +57,35 @@ export const MODULES = {
       ],
     },
   ],
+  // Delivery of each notification: mail and SMS under their lease (a permanent refusal, a retry, a lost worker), and
+  // webhooks with their backoff, one at a time and in batches. Database and loopback-server tests: slow per mutant.
+  delivery: [
+    {
+      mutate: ['apps/server/src/modules/notifications/delivery.ts#holdAttempt,underLease,isPermanentMailError,deliverEmail,deliverSms'],
+      tests: [
+        'test/notifications/email.test.ts',
+        'test/notifications/sms.test.ts',
+        'test/notifications/lease.test.ts',
+        'test/notifications/faults.test.ts',
+      ],
+    },
+    {
+      mutate: [
+        'apps/server/src/modules/notifications/delivery.ts#nextWebhookDelayMs,deliverWebhook,postAttempt,settleWebhook,deliverWebhooks',
+      ],
+      tests: ['test/notifications/webhook.test.ts', 'test/notifications/webhook-batch.test.ts'],
+    },
+  ],
   // The refresh engine's apply of a carrier reading: what a result does to a tracking (planApply, pure: the guards,
   // the older picture, a pushed event, the status it moves to, what is written and the change recorded) against its
   // unit tests, and the transaction that writes it (applyResult) against the engine's database tests.
   engine: [
     {
-      mutate: ['apps/server/src/modules/trackings/refresh.ts:224-291', 'apps/server/src/modules/trackings/refresh.ts:306-335'],
+      mutate: ['apps/server/src/modules/trackings/refresh.ts#planApply'],
       tests: ['src/modules/trackings/plan-apply.test.ts'],
     },
     {
-      mutate: ['apps/server/src/modules/trackings/refresh.ts:391-428'],
+      mutate: ['apps/server/src/modules/trackings/refresh.ts#applyResult'],
       tests: ['test/trackings/engine.test.ts', 'test/notifications/folding.test.ts'],
     },
   ],
@@ -294,6 +311,36 @@ function partMutants(dir) {
   return { mutants, complete: false };
 }
 
+/**
+ * Stryker's `file:from-to` ranges of a `mutate` entry: `file.ts#a,b` is the lines of the top-level functions
+ * (or consts) a and b, doc comments left out. Throws on a name the file does not declare.
+ */
+export function resolveMutate(entry, read = (f) => readFileSync(f, 'utf8')) {
+  const hash = entry.indexOf('#');
+  if (hash < 0) return [entry];
+  const file = entry.slice(0, hash);
+  const source = ts.createSourceFile(file, read(file), ts.ScriptTarget.Latest, true);
+  const lineOf = (pos) => source.getLineAndCharacterOfPosition(pos).line + 1;
+  const declared = new Map();
+  for (const st of source.statements) {
+    const names =
+      ts.isFunctionDeclaration(st) && st.name
+        ? [st.name.text]
+        : ts.isVariableStatement(st)
+          ? st.declarationList.declarations.map((d) => d.name.getText(source))
+          : [];
+    for (const n of names) declared.set(n, `${file}:${lineOf(st.getStart(source))}-${lineOf(st.getEnd())}`);
+  }
+  return entry
+    .slice(hash + 1)
+    .split(',')
+    .map((n) => {
+      const range = declared.get(n);
+      if (!range) throw new Error(`${file} declares no top-level function or const ${n}`);
+      return range;
+    });
+}
+
 function run(name, only) {
   const started = Date.now();
   let exitCode = 0;
@@ -304,7 +351,9 @@ function run(name, only) {
     // The previous report would pass for this run's if this one stopped: only this run's files count.
     rmSync(path.join(dir, 'mutation.json'), { force: true });
     console.log(`\n== ${name} (${dir}): ${part.mutate.join(' ')}\n   tests: ${part.tests.join(' ')}`);
-    const r = spawnSync('npx', ['stryker', 'run', 'stryker.config.mjs', '--mutate', part.mutate.join(',')], {
+    const ranges = part.mutate.flatMap((m) => resolveMutate(m));
+    console.log(`   lines: ${ranges.join(' ')}`);
+    const r = spawnSync('npx', ['stryker', 'run', 'stryker.config.mjs', '--mutate', ranges.join(',')], {
       stdio: 'inherit',
       env: { ...process.env, MUTATION_TESTS: part.tests.join(','), MUTATION_REPORT_DIR: dir },
     });
