@@ -206,6 +206,39 @@ describe('predictor', () => {
     expect(p.predict(parcel('2026-05-04', 0))).toMatchObject({ late: false, lateProbability: null });
   });
 
+  it('hears of a spell of late parcels when their estimates pass undelivered, and raises the chance of missing the next one', () => {
+    // A lane where every parcel met its 3-day estimate; the late model has learned that from each outcome.
+    const history = () => {
+      const p = new DeliveryPredictor();
+      for (const d of businessDays('2026-03-02', 60)) {
+        const item = parcel(d, 3, { carrierEstimate: isoDate(addBusinessDays(US, day(d), 3)) });
+        p.learn(item, p.predict(item));
+      }
+      return p;
+    };
+    const told = history();
+    const untold = history();
+    // Then 30 parcels shipped in May are still out after their estimate: only `told` hears of it.
+    for (const d of businessDays('2026-05-04', 30)) {
+      const shipped = { ...parcel(d, 0), carrierEstimate: isoDate(addBusinessDays(US, day(d), 3)) };
+      told.estimatePassed(told.predict(shipped)!);
+      untold.predict(shipped);
+    }
+    const next = { ...parcel('2026-06-15', 0), carrierEstimate: '2026-06-18' };
+    const calm = untold.predict(next)!.lateProbability!;
+    const spell = told.predict(next)!.lateProbability!;
+    expect(calm).toBeLessThan(0.05);
+    expect(spell).toBeGreaterThan(2 * calm);
+    // Told twice of the same parcel (and again when it is delivered), the model counts it once.
+    const once = history();
+    const shipped = { ...parcel('2026-05-04', 5), carrierEstimate: '2026-05-07' };
+    const pred = once.predict(shipped)!;
+    once.estimatePassed(pred);
+    const after = once.predict(next)!.lateProbability;
+    once.estimatePassed(pred);
+    expect(once.predict(next)!.lateProbability).toBe(after);
+  });
+
   it('corrects the carrier estimate by how that lane usually misses it', () => {
     const p = new DeliveryPredictor();
     // Transit is 2 to 6 days, but always exactly one business day after the carrier's estimate.

@@ -185,6 +185,7 @@ export class Evaluator {
   private readonly pending = new MinHeap<Pending>((p) => p.row.delivered.instant);
   /** Predicted parcels by the last day of their window, to tell the predictor of those still out after it. */
   private readonly windowsOpen = new MinHeap<Pending>((p) => p.prediction!.trace.window![1]);
+  private readonly estimatesOpen = new MinHeap<Pending>((p) => p.row.estimateDay!);
   private readonly ours = new Tally();
   private readonly carrier = new Tally();
   private readonly global = new Tally();
@@ -239,6 +240,11 @@ export class Evaluator {
       if (open.row.delivered.instant >= row.shipped.instant) this.predictor.overdue(open.prediction!);
     }
 
+    // Parcels whose estimate passed before today and that are still out are late: the late model hears it now.
+    for (let open = this.estimatesOpen.peek(); open && open.row.estimateDay! < s; open = this.estimatesOpen.peek()) {
+      this.estimatesOpen.pop();
+      if (open.row.delivered.instant >= row.shipped.instant) this.predictor.estimatePassed(open.prediction!);
+    }
     const prediction = this.predictor.predict(row);
     if (prediction) {
       const e = prediction.estimatedDelivery;
@@ -270,6 +276,7 @@ export class Evaluator {
     const item = { row, prediction };
     this.pending.push(item);
     if (prediction?.trace.window) this.windowsOpen.push(item);
+    if (prediction?.trace.lateInputs && row.estimateDay !== null) this.estimatesOpen.push(item);
     return prediction;
   }
 

@@ -9,7 +9,9 @@
 // the estimate's weight β picked online by which weight predicted the parcels delivered so far best). The date
 // is the likeliest day within the middle half of the result; the window is the narrowest run of days holding the
 // wanted share of it, and that share is adjusted online from the windows' own past coverage (adaptive conformal
-// inference), so that about `coverage` of deliveries land inside.
+// inference), so that about `coverage` of deliveries land inside. The chance of missing the estimate is
+// recalibrated by an online logistic model that also reads how often estimates were missed lately (late parcels
+// count as soon as their estimate passes undelivered: `estimatePassed`), since late parcels come in spells (decision 139).
 import { addBusinessDays, businessDaysBetween, calendarFor, type BusinessCalendar } from './calendar.ts';
 import { isoDate, parseDay, parseTimestamp, weekday } from './days.ts';
 import { canadianProvince, destinationCountry, postalAreas } from './postal.ts';
@@ -50,6 +52,8 @@ export interface PredictionTrace {
   readonly transit: Float64Array | null;
   readonly estimateExpert: Float64Array | null;
   readonly window: readonly [number, number] | null;
+  /** The late model's inputs when the parcel shipped (null without an estimate). */
+  readonly lateInputs: readonly number[] | null;
 }
 
 export interface DeliveryPrediction {
@@ -120,6 +124,13 @@ class Cell {
 const LATE_THRESHOLDS = [0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7] as const;
 const ESTIMATE_WEIGHTS = [0.5, 0, 0.25, 0.75, 1] as const;
 const FLOOR = 1e-4;
+/** The late model: the recent rate forgets an outcome's weight by this per later outcome (about the last 50 count). */
+const RECENT_DECAY = 0.98;
+/** The late model's learning rate (stochastic gradient on the log-loss of each outcome). */
+const LATE_RATE = 0.05;
+const logit = (p: number) => Math.log(Math.min(0.999, Math.max(0.001, p)) / (1 - Math.min(0.999, Math.max(0.001, p))));
+const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
+const dot = (a: readonly number[], b: readonly number[]) => a.reduce((s, x, i) => s + x * b[i]!, 0);
 
 function fail(message: string): never {
   throw new RangeError(message);
@@ -147,6 +158,13 @@ export class DeliveryPredictor {
   private anchor: number | null = null;
   /** Predictions whose window's miss was already counted (by `overdue`). */
   private readonly missCounted = new WeakSet<PredictionTrace>();
+  /** Parcels whose estimate passed undelivered, already told to the late model (by `estimatePassed`). */
+  private readonly lateCounted = new WeakSet<PredictionTrace>();
+  /** Recent outcomes against the estimate, decayed per outcome: [late, all]. */
+  private recentLate = 0;
+  private recentAll = 0;
+  /** Logistic recalibration of the chance of missing the estimate: bias, logit(model's chance), logit(recent rate). */
+  private readonly lateWeights = [0, 1, 0];
   /** Negative log-likelihood of the delivered parcels under each estimate weight. */
   private readonly weightLoss = ESTIMATE_WEIGHTS.map(() => 0);
 
@@ -223,6 +241,7 @@ export class DeliveryPredictor {
     }
     if (estimateDay !== null && madeWhenShipped.lateProbability !== null) {
       const late = deliveredDay > estimateDay;
+      if (!this.lateCounted.has(trace)) this.lateOutcome(trace, late);
       LATE_THRESHOLDS.forEach((t, i) => {
         const c = this.lateCounts[i]!;
         const flagged = madeWhenShipped.lateProbability! >= t;
@@ -237,6 +256,27 @@ export class DeliveryPredictor {
         this.weightLoss[i]! -= Math.log(Math.max(p[k]!, 1e-9));
       });
     }
+  }
+
+  /**
+   * Tell the predictor that a parcel is still not delivered after its carrier estimate: it is late, and the late
+   * model hears of it now (a spell of late parcels shows before they are delivered), not again when learned.
+   */
+  estimatePassed(madeWhenShipped: DeliveryPrediction): void {
+    const trace = madeWhenShipped.trace;
+    if (!trace.lateInputs || this.lateCounted.has(trace)) return;
+    this.lateCounted.add(trace);
+    this.lateOutcome(trace, true);
+  }
+
+  private lateOutcome(trace: PredictionTrace, late: boolean): void {
+    const y = late ? 1 : 0;
+    this.recentLate = RECENT_DECAY * this.recentLate + y;
+    this.recentAll = RECENT_DECAY * this.recentAll + 1;
+    const x = trace.lateInputs;
+    if (!x) return;
+    const err = y - sigmoid(dot(this.lateWeights, x));
+    for (let i = 0; i < x.length; i++) this.lateWeights[i]! += LATE_RATE * err * x[i]!;
   }
 
   /** A parcel's weight on a day (1 without halfLifeDays); moves the anchor before the weights grow too large. */
@@ -321,7 +361,7 @@ export class DeliveryPredictor {
         lateProbability: null,
         windowLevel: this.level,
         basis: { level: 'global', samples: 0 },
-        trace: { shippedDay, calendar: cal, transit: null, estimateExpert: null, window: null },
+        trace: { shippedDay, calendar: cal, transit: null, estimateExpert: null, window: null, lateInputs: null },
       };
     }
 
@@ -376,9 +416,12 @@ export class DeliveryPredictor {
     hi = Math.max(hi, point);
 
     let lateProbability: number | null = null;
+    let lateInputs: number[] | null = null;
     if (estimateDay !== null) {
-      lateProbability = 0;
-      for (let k = 0; k <= this.size; k++) if (dates[k]! > estimateDay) lateProbability += p[k]!;
+      let raw = 0;
+      for (let k = 0; k <= this.size; k++) if (dates[k]! > estimateDay) raw += p[k]!;
+      lateInputs = [1, logit(raw), logit((this.recentLate + 0.5) / (this.recentAll + 1))];
+      lateProbability = sigmoid(dot(this.lateWeights, lateInputs));
     }
     return {
       estimatedDelivery: {
@@ -392,7 +435,7 @@ export class DeliveryPredictor {
       lateProbability,
       windowLevel: this.level,
       basis: { level: transit.level, samples: transit.samples },
-      trace: { shippedDay, calendar: cal, transit: transit.p, estimateExpert: expert, window: [dates[lo]!, dates[hi]!] },
+      trace: { shippedDay, calendar: cal, transit: transit.p, estimateExpert: expert, window: [dates[lo]!, dates[hi]!], lateInputs },
     };
   }
 }
