@@ -15,24 +15,15 @@ import { loadConfig } from '../apps/server/src/config.ts';
 import { createContext, closeContext, createLogger } from '../apps/server/src/bootstrap.ts';
 import { buildApp } from '../apps/server/src/app.ts';
 import type { BenchResult } from './lib/types.ts';
+import { chromiumArgs, chromiumPath } from '../apps/web/scripts/chromium.mjs';
+import { percentile as pct } from './lib/stats.ts';
 
 const SAMPLES = Number(process.env.BENCH_APPROACH_SAMPLES ?? 20);
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const webDist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../apps/web/dist/index.html');
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
 export default async function bench(): Promise<BenchResult[]> {
   const name = "approach: courier position → marker moved on the recipient's open page";
-  const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+  const executablePath = chromiumPath;
   if (!existsSync(executablePath) || !existsSync(webDist))
     return [
       { name, metrics: {}, note: `skipped: needs Chromium at ${executablePath} and a built web app (npm run build --workspace apps/web)` },
@@ -62,7 +53,7 @@ export default async function bench(): Promise<BenchResult[]> {
     if (body.code >= 300) throw new Error(`${url}: ${JSON.stringify(body)}`);
     return body.payload;
   };
-  const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
+  const browser = await chromium.launch({ executablePath, args: chromiumArgs });
   try {
     const owner = await post('/v1/user/general/signup', null, {
       email: 'approach-owner@example.com',

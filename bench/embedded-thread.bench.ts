@@ -16,6 +16,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { eq, sql } from 'drizzle-orm';
 import type { BenchResult } from './lib/types.ts';
+import { percentileMs as pct } from './lib/stats.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const REFRESH_N = Number(process.env.BENCH_REFRESH_N ?? 2000);
@@ -43,11 +44,6 @@ interface ChildReport {
   rssMbAfter: number;
   rssMbPeak: number;
 }
-
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return Math.round(s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0);
-};
 
 async function child(mode: Mode): Promise<ChildReport> {
   process.env.SHIPTRAIL_PGLITE_THREAD = mode;

@@ -21,25 +21,15 @@ import { buildApp } from '../apps/server/src/app.ts';
 import { trackings, users } from '../apps/server/src/db/schema.ts';
 import { publishLive } from '../apps/server/src/modules/live/live.service.ts';
 import type { BenchResult } from './lib/types.ts';
+import { chromiumArgs, chromiumPath } from '../apps/web/scripts/chromium.mjs';
+import { percentile as pct } from './lib/stats.ts';
 
 const CHANGES = Number(process.env.BENCH_LIVE_CHANGES ?? 300);
 const STREAMS = Number(process.env.BENCH_LIVE_STREAMS ?? 1000);
 const FANOUTS = 20;
 /** Status changes watched in the browser tab, one at a time. */
 const TAB_CHANGES = Number(process.env.BENCH_LIVE_TAB_CHANGES ?? 20);
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const webDist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../apps/web/dist/index.html');
-
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
 // --expose-gc is not given to benches: turn it on for this isolate so heap figures are after a collection.
 v8.setFlagsFromString('--expose-gc');
@@ -235,7 +225,7 @@ async function browserTab(
   seed: () => Promise<string[]>,
 ): Promise<BenchResult> {
   const name = 'live: status change → row updated in an open browser tab';
-  const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+  const executablePath = chromiumPath;
   if (!existsSync(executablePath) || !existsSync(webDist))
     return {
       name,
@@ -243,7 +233,7 @@ async function browserTab(
       note: `skipped: needs Chromium at ${executablePath} and a built web app (npm run build --workspace apps/web)`,
     };
   const tids = await seed();
-  const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
+  const browser = await chromium.launch({ executablePath, args: chromiumArgs });
   try {
     const page = await (await browser.newContext({ serviceWorkers: 'block' })).newPage();
     await page.goto(`${base}/terms-of-service`);

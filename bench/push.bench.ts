@@ -13,6 +13,7 @@ import { checkpoints, trackings, users } from '../apps/server/src/db/schema.ts';
 import { startWorkers } from '../apps/server/src/jobs/registry.ts';
 import { journeyFor, reachedSteps } from '../apps/server/src/modules/carriers/sandbox/journeys.ts';
 import type { BenchResult } from './lib/types.ts';
+import { percentile as pct } from './lib/stats.ts';
 
 /** 0.2: a journey plays in about 45-55 s; the sandbox cadence polls an In Transit parcel every 2.4 s. */
 const PACE = Number(process.env.BENCH_PUSH_PACE ?? 0.2);
@@ -20,8 +21,6 @@ const PER_CARRIER = Number(process.env.BENCH_PUSH_PER_CARRIER ?? 20);
 const COURIERS = ['ups', 'fedex', 'usps'] as const;
 /** The status each measured scan moves a "delivered" journey to (the label scan is read on the first poll, not measured). */
 const MEASURED: Record<string, 'pickup' | 'ofd' | 'delivered'> = { InTransit: 'pickup', OutForDelivery: 'ofd', Delivered: 'delivered' };
-
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
 /** Sandbox numbers that play the plain delivered journey, in each carrier's format. */
 function numbers(courier: (typeof COURIERS)[number], n: number, salt: string): string[] {

@@ -19,6 +19,7 @@ import { listPageJson } from '../apps/server/src/modules/trackings/trackings.rep
 import { rawSuccess } from '../apps/server/src/lib/http.ts';
 import { freshDatabase, startPostgres, type PrivatePostgres } from './lib/postgres.ts';
 import type { BenchResult } from './lib/types.ts';
+import { percentileMs as pct } from './lib/stats.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -339,10 +340,6 @@ async function refreshBench(kind: string, databaseUrl: string | undefined, out: 
     engineRunning = false;
     await prober;
     loop.disable();
-    const pct = (xs: number[], p: number) => {
-      const sorted = [...xs].sort((a, b) => a - b);
-      return Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0);
-    };
     const [cp] = await rows<{ n: string }>(app.ctx, sql`select count(*) as n from checkpoints`);
     const engine = Math.round(fetched / engS);
     const rawRate = Math.round(rawN / rawS);

@@ -8,21 +8,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import type { BenchResult } from './lib/types.ts';
+import { chromiumArgs, chromiumPath } from '../apps/web/scripts/chromium.mjs';
 // @ts-expect-error plain ESM script without types
 import { bundleSizes } from '../apps/web/scripts/bundle-size.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RUNS = 7;
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 const freePort = () =>
   new Promise<number>((resolve) => {
@@ -82,7 +73,7 @@ export default async function webBench(): Promise<BenchResult[]> {
     },
   ];
 
-  const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+  const executablePath = chromiumPath;
   if (!existsSync(executablePath))
     return [...results, { name: 'web: load timings', metrics: {}, note: `skipped: no Chromium at ${executablePath}` }];
 
@@ -119,7 +110,7 @@ export default async function webBench(): Promise<BenchResult[]> {
       body: JSON.stringify({ profile: { showWizard: false } }),
     });
 
-    const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
+    const browser = await chromium.launch({ executablePath, args: chromiumArgs });
     try {
       const landing: number[] = [];
       const landingFcp: number[] = [];

@@ -22,16 +22,13 @@ import { startJobWorkers } from '../apps/server/src/jobs/registry.ts';
 import { notifyJobs } from '../apps/server/src/modules/notifications/notifications.jobs.ts';
 import { freshDatabase, startPostgres, type PrivatePostgres } from './lib/postgres.ts';
 import type { BenchResult } from './lib/types.ts';
+import { percentile as pct } from './lib/stats.ts';
 
 const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 300);
 /** Then status changes one at a time, as they usually come: each delivered before the next is made. */
 const TRICKLE = Number(process.env.BENCH_WEBHOOK_TRICKLE ?? 30);
 const RATE = Number(process.env.BENCH_WEBHOOK_RATE ?? 100);
 const SUSTAIN_SECONDS = Number(process.env.BENCH_WEBHOOK_SUSTAIN_SECONDS ?? 60);
-
-function pct(sorted: number[], p: number) {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
 
 async function receiver() {
   const seen = new Map<string, number>();

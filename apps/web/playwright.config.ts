@@ -3,6 +3,7 @@ import { execSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { chromiumArgs, chromiumPath } from './scripts/chromium.mjs';
 
 // One server for the run, on a free port with a fresh data directory. The values go into process.env so the
 // worker processes (which load this file again) agree with the runner.
@@ -41,19 +42,7 @@ export default defineConfig({
     baseURL,
     viewport: { width: 1366, height: 900 },
     trace: 'retain-on-failure',
-    launchOptions: {
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    },
+    launchOptions: { executablePath: chromiumPath, args: chromiumArgs },
   },
   projects: [
     { name: 'desktop', testIgnore: PHONE_SPECS },

@@ -2,6 +2,7 @@
 // Usage: BASE=http://127.0.0.1:3300 OUT=/tmp/shots node scripts/screenshots.mjs [filter]
 import { chromium } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
+import { chromiumArgs, chromiumPath } from './chromium.mjs';
 
 const BASE = process.env.BASE ?? 'http://127.0.0.1:3300';
 const OUT = process.env.OUT ?? '/tmp/shots';
@@ -88,19 +89,7 @@ async function settle(page) {
   await page.waitForTimeout(400);
 }
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-  args: [
-    '--headless',
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-quic',
-    '--no-first-run',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-  ],
-});
+const browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs });
 for (const [vp, size] of [
   ['desktop', { width: 1366, height: 900 }],
   ['phone', { width: 390, height: 844 }],
