@@ -8,6 +8,7 @@ import { formatDate, formatDateTime, statusLabel } from '../../../lib/format';
 import { ProofOfDelivery } from './proof-of-delivery';
 import { LazyMap } from '../../../components/map/lazy-map';
 import { DETAIL_ZOOM, shipmentCenter, shipmentLayers } from './shipment-map';
+import { DetailField } from '../../../components/detail-field';
 
 /** The shipment's route on a small map, at the detail zoom on its last known point; nothing when unplaced. */
 function PanelMap({ s }: { s: ShipmentView }) {
@@ -21,33 +22,20 @@ function PanelMap({ s }: { s: ShipmentView }) {
   );
 }
 
-function Field({ label, value }: { label: string; value: string | null | undefined }) {
-  return (
-    <div>
-      <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
-        {label}
-      </Text>
-      <Text size="sm" style={{ wordBreak: 'break-word' }}>
-        {value || '—'}
-      </Text>
-    </div>
-  );
-}
-
 function Address({ a }: { a: AddressView }) {
   return (
     <SimpleGrid cols={2} spacing="md">
-      <Field label="Name" value={a.name} />
-      <Field label="Company" value={a.company} />
-      <Field label="Address 1" value={a.address1} />
-      <Field label="Address 2" value={a.address2} />
-      <Field label="City" value={a.city} />
-      <Field label="State" value={a.state} />
-      <Field label="Zip" value={a.zip} />
-      <Field label="Country" value={a.country} />
-      <Field label="Email" value={a.email} />
-      <Field label="Phone" value={a.phone} />
-      {a.lat != null && a.long != null && <Field label="Position" value={`${a.lat}, ${a.long}`} />}
+      <DetailField label="Name" value={a.name} />
+      <DetailField label="Company" value={a.company} />
+      <DetailField label="Address 1" value={a.address1} />
+      <DetailField label="Address 2" value={a.address2} />
+      <DetailField label="City" value={a.city} />
+      <DetailField label="State" value={a.state} />
+      <DetailField label="Zip" value={a.zip} />
+      <DetailField label="Country" value={a.country} />
+      <DetailField label="Email" value={a.email} />
+      <DetailField label="Phone" value={a.phone} />
+      {a.lat != null && a.long != null && <DetailField label="Position" value={`${a.lat}, ${a.long}`} />}
     </SimpleGrid>
   );
 }
@@ -97,16 +85,16 @@ export function ShipmentPanel(props: {
             <Tabs.Panel value="details" pt="md">
               <PanelMap s={s} />
               <SimpleGrid cols={2} spacing="md" mt="md">
-                <Field label="Status" value={statusLabel(s.status)} />
-                <Field label="Order ID" value={s.orderId} />
-                <Field label="Courier" value={s.courier} />
-                <Field label="Courier email" value={s.courierEmail} />
-                <Field label="Expected" value={formatDate(s.expected)} />
-                <Field label="Last update" value={formatDateTime(s.updatedAt)} />
-                <Field label="Created" value={formatDateTime(s.createdAt)} />
+                <DetailField label="Status" value={statusLabel(s.status)} />
+                <DetailField label="Order ID" value={s.orderId} />
+                <DetailField label="Courier" value={s.courier} />
+                <DetailField label="Courier email" value={s.courierEmail} />
+                <DetailField label="Expected" value={formatDate(s.expected)} />
+                <DetailField label="Last update" value={formatDateTime(s.updatedAt)} />
+                <DetailField label="Created" value={formatDateTime(s.createdAt)} />
               </SimpleGrid>
               <Stack gap={2} mt="md">
-                <Field label="Note" value={s.message} />
+                <DetailField label="Note" value={s.message} />
               </Stack>
               <Anchor component={Link} to={publicPath} target="_blank" size="sm" mt="lg" display="inline-block">
                 <Group gap={4}>

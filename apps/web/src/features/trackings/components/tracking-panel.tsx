@@ -5,19 +5,7 @@ import { describeEstimate, type TrackingView } from '@shiptrail/contract';
 import { StatusBadge } from '../../../components/status-badge';
 import { CheckpointTimeline } from '../../../components/checkpoint-timeline';
 import { courierName, formatDate, formatDateTime } from '../../../lib/format';
-
-function Field({ label, value }: { label: string; value: string | null | undefined }) {
-  return (
-    <div>
-      <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
-        {label}
-      </Text>
-      <Text size="sm" style={{ wordBreak: 'break-word' }}>
-        {value || '—'}
-      </Text>
-    </div>
-  );
-}
+import { DetailField } from '../../../components/detail-field';
 
 export function TrackingPanel(props: {
   tracking: TrackingView | null;
@@ -90,30 +78,30 @@ export function TrackingPanel(props: {
             </Tabs.List>
             <Tabs.Panel value="details" pt="md">
               <SimpleGrid cols={2} spacing="md">
-                <Field label="Origin" value={t.origin} />
-                <Field label="Destination" value={t.destination} />
-                <Field
+                <DetailField label="Origin" value={t.origin} />
+                <DetailField label="Destination" value={t.destination} />
+                <DetailField
                   label="Expected"
                   value={t.estimatedDelivery ? describeEstimate(t.estimatedDelivery).replace(/^Expected /, '') : formatDate(t.expected)}
                 />
-                <Field label="Last update" value={formatDateTime(t.updatedAt)} />
-                <Field label="Added" value={formatDateTime(t.createdAt)} />
-                <Field label="Courier" value={courierName(t.courier)} />
-                <Field label="Carrier updates" value={t.pushed ? 'Pushed by the carrier' : 'Polled'} />
-                <Field label="Last heard from the carrier" value={t.lastHeardAt ? formatDateTime(t.lastHeardAt) : 'Not yet'} />
+                <DetailField label="Last update" value={formatDateTime(t.updatedAt)} />
+                <DetailField label="Added" value={formatDateTime(t.createdAt)} />
+                <DetailField label="Courier" value={courierName(t.courier)} />
+                <DetailField label="Carrier updates" value={t.pushed ? 'Pushed by the carrier' : 'Polled'} />
+                <DetailField label="Last heard from the carrier" value={t.lastHeardAt ? formatDateTime(t.lastHeardAt) : 'Not yet'} />
                 {props.isCompany && (
                   <>
-                    <Field label="Title" value={t.title} />
-                    <Field label="Order ID" value={t.orderId} />
-                    <Field label="Customer" value={t.customer} />
-                    <Field label="Notify email" value={t.notify.email} />
-                    <Field label="Notify phone" value={t.notify.phone} />
+                    <DetailField label="Title" value={t.title} />
+                    <DetailField label="Order ID" value={t.orderId} />
+                    <DetailField label="Customer" value={t.customer} />
+                    <DetailField label="Notify email" value={t.notify.email} />
+                    <DetailField label="Notify phone" value={t.notify.phone} />
                   </>
                 )}
               </SimpleGrid>
               {t.note && (
                 <Stack gap={2} mt="md">
-                  <Field label="Note" value={t.note} />
+                  <DetailField label="Note" value={t.note} />
                 </Stack>
               )}
               {publicPath && (
