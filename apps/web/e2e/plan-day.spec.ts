@@ -6,7 +6,7 @@ import { apiPost, signUpViaApi, uniqueEmail } from './helpers';
 // at a desk (1366x768, a mouse) an owner plans today for three couriers, drags a stop within a route and one
 // onto another courier's route, and moves one by keyboard; a new shipment comes in and the open page shows it
 // planned by itself (decision 125). On the phone, by tap: the courier's stops in plan order with their times, a
-// stop dragged by a finger on the owner's plan, and the customer's public page with the window.
+// stop dragged by a finger on the owner's plan, within a route and onto another's, and the customer's public page with the window.
 test.describe.configure({ mode: 'serial' });
 const expect = baseExpect.configure({ timeout: 30_000 });
 test.setTimeout(300_000);
@@ -303,4 +303,21 @@ test('on the phone: the courier sees their stops in plan order with times, the o
   await dragByTouch(page, first, stopsOf(page, courier.email).nth(1), 4, 'owner-dragging-by-finger');
   await expect.poll(() => tidsOf(page, courier.email)).toEqual([tids[1]!, tids[0]!, ...tids.slice(2)]);
   await shot(page, 'owner-after-finger-drag');
+
+  // Across routes by a finger: the last stop of a route, dropped below the middle of the next route's first stop,
+  // becomes that courier's second stop and leaves its own route.
+  const order = await page.getByTestId('plan-route').evaluateAll((rs) => rs.map((r) => r.getAttribute('data-courier')!));
+  const counts = await Promise.all(order.map((e) => stopsOf(page, e).count()));
+  const k = order.findIndex((_, i) => i + 1 < order.length && counts[i]! > 0 && counts[i + 1]! > 0);
+  expect(k, `two neighbouring routes with stops: ${JSON.stringify(counts)}`).toBeGreaterThanOrEqual(0);
+  const [giver, taker] = [order[k]!, order[k + 1]!];
+  const moving = (await tidsOf(page, giver)).at(-1)!;
+  const theirs = await tidsOf(page, taker);
+  await dragByTouch(page, handle(page, moving), stopsOf(page, taker).first(), 8, 'owner-dragging-across-by-finger');
+  await expect.poll(() => tidsOf(page, taker)).toEqual([theirs[0]!, moving, ...theirs.slice(1)]);
+  await expect(stopsOf(page, giver).locator(`[data-tid="${moving}"]`)).toHaveCount(0);
+  await expect(page.locator(`[data-testid="plan-stop"][data-tid="${moving}"]`)).toHaveAttribute('data-locked', 'true');
+  const stored = await storedPlan(page.request);
+  expect(stored.routes.find((r) => r.courierEmail === taker)!.stops.map((s) => s.tid)).toEqual([theirs[0]!, moving, ...theirs.slice(1)]);
+  await shot(page, 'owner-after-finger-drag-across');
 });
