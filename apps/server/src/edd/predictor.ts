@@ -385,35 +385,7 @@ export class DeliveryPredictor {
     const dates = new Array<number>(this.size + 1);
     dates[0] = shippedDay;
     for (let k = 1; k <= this.size; k++) dates[k] = addBusinessDays(cal, dates[k - 1]!, 1);
-
-    // The date: the likeliest day within the middle half (between the quartiles).
-    let point = 0;
-    let cum = 0;
-    let bestP = -1;
-    for (let k = 0; k <= this.size; k++) {
-      const before = cum;
-      cum += p[k]!;
-      if (cum >= 0.25 && before <= 0.75 && p[k]! > bestP) {
-        bestP = p[k]!;
-        point = k;
-      }
-    }
-
-    // The window: the narrowest run of days (in calendar days) that holds `level` of the distribution.
-    let [lo, hi] = [0, this.size];
-    let bestWidth = Infinity;
-    let bestMass = 0;
-    let mass = 0;
-    const level = Math.min(1, this.level) - 1e-9;
-    for (let a = 0, b = -1; a <= this.size; a++) {
-      while (mass < level && b < this.size) mass += p[++b]!;
-      if (mass < level) break;
-      const width = dates[b]! - dates[a]!;
-      if (width < bestWidth || (width === bestWidth && mass > bestMass)) [lo, hi, bestWidth, bestMass] = [a, b, width, mass];
-      mass -= p[a]!;
-    }
-    lo = Math.min(lo, point);
-    hi = Math.max(hi, point);
+    const [point, lo, hi] = pointAndWindow(p, dates, Math.min(1, this.level) - 1e-9);
 
     let lateProbability: number | null = null;
     let lateInputs: number[] | null = null;
@@ -438,6 +410,38 @@ export class DeliveryPredictor {
       trace: { shippedDay, calendar: cal, transit: transit.p, estimateExpert: expert, window: [dates[lo]!, dates[hi]!], lateInputs },
     };
   }
+}
+
+/**
+ * The date and window of a distribution over business-day counts (`dates`: the calendar day of each): the date is
+ * the likeliest day within the middle half (between the quartiles); the window the narrowest run of days (in
+ * calendar days) that holds `level` of it, stretched to hold the date.
+ */
+function pointAndWindow(p: Float64Array, dates: number[], level: number): [point: number, lo: number, hi: number] {
+  const last = p.length - 1;
+  let point = 0;
+  let cum = 0;
+  let bestP = -1;
+  for (let k = 0; k <= last; k++) {
+    const before = cum;
+    cum += p[k]!;
+    if (cum >= 0.25 && before <= 0.75 && p[k]! > bestP) {
+      bestP = p[k]!;
+      point = k;
+    }
+  }
+  let [lo, hi] = [0, last];
+  let bestWidth = Infinity;
+  let bestMass = 0;
+  let mass = 0;
+  for (let a = 0, b = -1; a <= last; a++) {
+    while (mass < level && b < last) mass += p[++b]!;
+    if (mass < level) break;
+    const width = dates[b]! - dates[a]!;
+    if (width < bestWidth || (width === bestWidth && mass > bestMass)) [lo, hi, bestWidth, bestMass] = [a, b, width, mass];
+    mass -= p[a]!;
+  }
+  return [point, Math.min(lo, point), Math.max(hi, point)];
 }
 
 /** p ∝ transit · (expert + floor)^β, normalised; the transit alone without an expert. */
