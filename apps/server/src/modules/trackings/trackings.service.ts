@@ -243,21 +243,14 @@ export function readImportCsv(text: string): CsvRecord[] {
   return records;
 }
 
-/**
- * A bad row never blocks the others, and each created tracking is charged once. The work is shaped so
- * that an import never stalls the server: every row is validated and placed without the database, the
- * balance decides up front how many rows can be paid for (the rest are refused with no database work),
- * and the payable rows are written in small set-based batches, one transaction each (tracking rows,
- * their charges and their first-refresh job commit together), yielding between batches. Given the caller's
- * transaction `outer` (an Idempotency-Key's), the batches are savepoints of it, so the key, its stored
- * report and every row commit together and a retry after a crash redoes nothing twice.
- */
-export async function importTrackings(ctx: AppContext, user: UserRow, records: CsvRecord[], outer?: Tx): Promise<ImportReport> {
-  const db = outer ?? ctx.db;
-  const outcome: Array<{ status: 'created' | 'error'; tid: string; message: string }> = new Array(records.length);
-  const alreadyTracking = (tid: string) => `You are already tracking ${tid}`;
+/** An import's outcome per row, filled as the rows are placed, checked and written. */
+type ImportOutcome = Array<{ status: 'created' | 'error'; tid: string; message: string }>;
 
-  // 1. Validate and place every row, without the database.
+/**
+ * Step 1 of an import, without the database: each row validated and placed (its carrier detected); a bad row gets
+ * its message in `outcome`, and a number repeated in the file is kept aside to share its first row's fate.
+ */
+async function placeImportRows(records: CsvRecord[], outcome: ImportOutcome) {
   const candidates: ImportCandidate[] = [];
   const firstOfTid = new Map<string, number>();
   const repeats: Array<{ index: number; first: number; tid: string }> = [];
@@ -296,6 +289,72 @@ export async function importTrackings(ctx: AppContext, user: UserRow, records: C
     firstOfTid.set(placed.tid, i);
     candidates.push({ index: i, input: parsed.data, tid: placed.tid, courier: placed.courier, warning: placed.warning });
   }
+  return { candidates, repeats };
+}
+
+/**
+ * Step 4 of an import, one batch in its own transaction (a savepoint under an Idempotency-Key): the account locked
+ * and its balance read again (concurrent adds and SMS may have spent it), the rows it pays for inserted (a number
+ * added meanwhile by another request is skipped by the unique index), each charged once, and their first refresh
+ * queued.
+ */
+async function writeImportBatch(ctx: AppContext, tx: Tx, user: UserRow, batch: ImportCandidate[]) {
+  const cents = PRICING.trackingCents;
+  await lockAccount(tx, user.id);
+  const left = await balanceCents(tx, user.id);
+  const affordable = batch.slice(0, Math.floor(Math.max(0, left) / cents));
+  const now = ctx.now();
+  const inserted = affordable.length
+    ? await repo.insertTrackingsIgnoringDuplicates(
+        tx,
+        affordable.map((c) => ({
+          id: randomUUID(),
+          userId: user.id,
+          tid: c.tid,
+          courier: c.courier,
+          title: c.input.title ?? '',
+          orderId: c.input.orderId ?? '',
+          customer: c.input.customer ?? '',
+          notifyEmail: c.input.notify?.email ?? '',
+          notifyPhone: c.input.notify?.phone ?? '',
+          note: c.input.note ?? '',
+          status: 'Pending',
+          // The queued job holds the trackings (a lease), so the scheduler does not fetch them twice.
+          nextCheckAt: new Date(now.getTime() + LEASE_MS),
+          createdAt: now,
+          updatedAt: now,
+        })),
+      )
+    : [];
+  if (inserted.length) {
+    await bookCharges(
+      tx,
+      user.id,
+      cents,
+      'tracking',
+      inserted.map((t) => ({ ref: t.id, description: `Tracking ${t.tid}` })),
+    );
+    await enqueue(ctx, refreshJob, { v: 1, trackingIds: inserted.map((t) => t.id) }, { tx });
+  }
+  return { inserted, affordable: affordable.length, left: left - inserted.length * cents };
+}
+
+/**
+ * A bad row never blocks the others, and each created tracking is charged once. The work is shaped so
+ * that an import never stalls the server: every row is validated and placed without the database, the
+ * balance decides up front how many rows can be paid for (the rest are refused with no database work),
+ * and the payable rows are written in small set-based batches, one transaction each (tracking rows,
+ * their charges and their first-refresh job commit together), yielding between batches. Given the caller's
+ * transaction `outer` (an Idempotency-Key's), the batches are savepoints of it, so the key, its stored
+ * report and every row commit together and a retry after a crash redoes nothing twice.
+ */
+export async function importTrackings(ctx: AppContext, user: UserRow, records: CsvRecord[], outer?: Tx): Promise<ImportReport> {
+  const db = outer ?? ctx.db;
+  const outcome: ImportOutcome = new Array(records.length);
+  const alreadyTracking = (tid: string) => `You are already tracking ${tid}`;
+
+  // 1. Validate and place every row, without the database.
+  const { candidates, repeats } = await placeImportRows(records, outcome);
 
   // 2. Numbers the account already tracks: one set query per batch of numbers.
   const existing = new Set<string>();
@@ -328,46 +387,7 @@ export async function importTrackings(ctx: AppContext, user: UserRow, records: C
   while (done < payable) {
     const batch = toCreate.slice(done, Math.min(payable, done + IMPORT_BATCH));
     // Under an Idempotency-Key the batches are savepoints of the one transaction that also stores the key.
-    const result = await db.transaction(async (tx) => {
-      // The account row is locked and the balance read again: concurrent adds and SMS may have spent it.
-      await lockAccount(tx, user.id);
-      const left = await balanceCents(tx, user.id);
-      const affordable = batch.slice(0, Math.floor(Math.max(0, left) / cents));
-      const now = ctx.now();
-      const inserted = affordable.length
-        ? await repo.insertTrackingsIgnoringDuplicates(
-            tx,
-            affordable.map((c) => ({
-              id: randomUUID(),
-              userId: user.id,
-              tid: c.tid,
-              courier: c.courier,
-              title: c.input.title ?? '',
-              orderId: c.input.orderId ?? '',
-              customer: c.input.customer ?? '',
-              notifyEmail: c.input.notify?.email ?? '',
-              notifyPhone: c.input.notify?.phone ?? '',
-              note: c.input.note ?? '',
-              status: 'Pending',
-              // The queued job holds the trackings (a lease), so the scheduler does not fetch them twice.
-              nextCheckAt: new Date(now.getTime() + LEASE_MS),
-              createdAt: now,
-              updatedAt: now,
-            })),
-          )
-        : [];
-      if (inserted.length) {
-        await bookCharges(
-          tx,
-          user.id,
-          cents,
-          'tracking',
-          inserted.map((t) => ({ ref: t.id, description: `Tracking ${t.tid}` })),
-        );
-        await enqueue(ctx, refreshJob, { v: 1, trackingIds: inserted.map((t) => t.id) }, { tx });
-      }
-      return { inserted, affordable: affordable.length, left: left - inserted.length * cents };
-    });
+    const result = await db.transaction((tx) => writeImportBatch(ctx, tx, user, batch));
     const byTid = new Map(result.inserted.map((t) => [t.tid, t]));
     for (const c of batch.slice(0, result.affordable)) {
       const t = byTid.get(c.tid);
