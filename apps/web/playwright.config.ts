@@ -25,7 +25,7 @@ function phone(name: 'Pixel 7' | 'iPhone 13') {
   return profile;
 }
 // The courier's and the customer's flows run on both phone profiles, by tap; the rest at a desk.
-const PHONE_SPECS = /(courier-day|offline|plan-day|recipient-live|scan)\.spec\.ts/;
+const PHONE_SPECS = /(courier-day|courier-offline2|offline|plan-day|recipient-live|scan)\.spec\.ts/;
 
 const port = process.env.E2E_PORT;
 const baseURL = `http://127.0.0.1:${port}`;

@@ -185,8 +185,9 @@ test('without signal: three actions kept on the phone, the app reopened offline,
   const fail = await record(page, tids[1]!, { status: 'Fail Attempt', location: '21 Oak St, Austin', message: 'Nobody home' });
   const delivered = await record(page, tids[0]!, { status: 'Delivered', location: '20 Oak St, Austin', recipient: 'Alex Recipient' });
   await expect(page.getByTestId('outbox-waiting')).toContainText('Waiting to send: 3');
-  await expect(stops.first()).toHaveAttribute('data-pending', 'Delivered');
-  await expect(stops.nth(1)).toHaveAttribute('data-pending', 'FailAttempt');
+  // The stop delivered on the phone leaves the stops to do and goes last (decision 138).
+  await expect(stops.first()).toHaveAttribute('data-pending', 'FailAttempt');
+  await expect(stops.nth(1)).toHaveAttribute('data-pending', 'Delivered');
   // The day's counts as the courier lived it, before the server knows.
   await expect(page.getByTestId('day-left')).toHaveText('1');
   await expect(page.getByTestId('day-done')).toHaveText('1');
@@ -202,8 +203,8 @@ test('without signal: three actions kept on the phone, the app reopened offline,
   await expect(page.getByTestId('offline-banner')).toBeVisible();
   await expect(page.getByTestId('offline-banner')).toContainText('Your stops as of');
   await expect(stops).toHaveCount(2);
-  await expect(stops.first()).toContainText('Alex Recipient');
-  await expect(stops.first()).toContainText('20 Oak St');
+  await expect(stops.nth(1)).toContainText('Alex Recipient');
+  await expect(stops.nth(1)).toContainText('20 Oak St');
   await expect(page.getByTestId('outbox-waiting')).toContainText('Waiting to send: 3');
   await expect(page.getByTestId('day-done')).toHaveText('1');
   await shot(page, 'offline-reopened');

@@ -75,6 +75,31 @@ describe("a courier's day", () => {
     expect(r.body.payload.stops).toHaveLength(2);
   });
 
+  it('counts what a phone kept offline by the time the courier acted, not the time it arrived (decision 138)', async () => {
+    const pat = await courier(env.app, owner);
+    const [late, early] = [
+      (await createShipment(env.app, owner, { ...readmeShipment(pat.email), orderId: 'DAY-LATE' })).tid,
+      (await createShipment(env.app, owner, { ...readmeShipment(pat.email), orderId: 'DAY-EARLY' })).tid,
+    ];
+    const at = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
+    // The courier's midnight was an hour ago; the phone had no signal and sends two actions now.
+    const midnight = at(60);
+    const sent = (tid: string, status: string, occurredAt: string, extra: Record<string, unknown> = {}) =>
+      call(env.app, 'POST', '/v1/shipment/update', {
+        token: pat.session,
+        body: { tid, status, location: 'Oak St', occurredAt, ...extra },
+        headers: { 'idempotency-key': crypto.randomUUID() },
+      });
+    // Delivered at 23:55 the day before, sent after midnight: yesterday's work.
+    expect((await sent(early, 'Delivered', at(65), { proof: { recipientName: 'Jo', signature: TINY_PNG } })).statusCode).toBe(200);
+    // A failed attempt at 00:20, sent at 01:00: today's.
+    expect((await sent(late, 'FailAttempt', at(40), { message: 'Nobody home' })).statusCode).toBe(200);
+    const r = await today(pat.session, { since: midnight });
+    expect(r.body.payload).toMatchObject({ done: 0, failed: 1 });
+    // The day before, counted from its own midnight, has the delivery.
+    expect((await today(pat.session, { since: at(24 * 60 + 60) })).body.payload).toMatchObject({ done: 1, failed: 1 });
+  });
+
   it('is a courier’s call: the company gets 403, no token 401', async () => {
     expect((await today(owner)).statusCode).toBe(403);
     expect((await today(undefined as unknown as string)).statusCode).toBe(401);

@@ -84,7 +84,10 @@ export async function openAssigned(db: Queryable, courierId: string, limit: numb
     .limit(limit);
 }
 
-/** What a courier recorded since a time: shipments they marked Delivered, and failed attempts (by entry time). */
+/**
+ * What a courier did since a time: shipments they marked Delivered, and failed attempts, by the time the courier
+ * acted (the checkpoint's time, occurredAt for what a phone kept offline), not the time it reached us (decision 138).
+ */
 export async function courierDayCounts(db: Queryable, courierId: string, since: Date): Promise<{ done: number; failed: number }> {
   const [r] = await db
     .select({
@@ -92,7 +95,7 @@ export async function courierDayCounts(db: Queryable, courierId: string, since: 
       failed: sql<number>`count(*) filter (where ${shipmentCheckpoints.status} = 'FailAttempt')::int`,
     })
     .from(shipmentCheckpoints)
-    .where(and(eq(shipmentCheckpoints.byUserId, courierId), gte(shipmentCheckpoints.createdAt, since)));
+    .where(and(eq(shipmentCheckpoints.byUserId, courierId), gte(shipmentCheckpoints.time, since)));
   return { done: Number(r?.done ?? 0), failed: Number(r?.failed ?? 0) };
 }
 

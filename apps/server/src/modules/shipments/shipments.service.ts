@@ -362,7 +362,7 @@ export async function applyUpdate(ctx: AppContext, user: UserRow, input: UpdateI
       time,
       byUserId: user.id,
       byRole: byCourier ? 'courier' : 'company',
-      // Entry time on the app's clock: a courier's day counts what they entered since their midnight.
+      // When it reached us, on the app's clock; a courier's day counts by `time`, when they acted (decision 138).
       createdAt: ctx.now(),
       byName: byCourier ? fullName(user) : user.company || fullName(user),
       podRecipientName: proof?.recipientName ?? null,

@@ -28,8 +28,9 @@ import { money } from '../../lib/format';
 import { toastSuccess } from '../../lib/notify';
 import { MSG } from '@shiptrail/contract';
 import { useQueryClient } from '@tanstack/react-query';
-import { useCallback, useEffect } from 'react';
-import { useOutboxSender } from '../../features/shipments/api/outbox';
+import { useCallback, useEffect, useState } from 'react';
+import { useOutbox, useOutboxSender } from '../../features/shipments/api/outbox';
+import { SignOutWaiting } from '../../features/shipments/components/sign-out-waiting';
 import { shipmentsKey } from '../../features/shipments/api/get-shipments';
 
 function initials(first?: string, last?: string, email?: string) {
@@ -58,7 +59,13 @@ export default function AccountLayout() {
     if (courier) void import('../notifications-host');
   }, [courier]);
 
+  // Signing out while the phone still holds a courier's actions asks first (decision 138).
+  const { waiting } = useOutbox(courier ? profile?.uid : undefined);
+  const [askSignOut, setAskSignOut] = useState(false);
+  const wantSignOut = () => (waiting.length > 0 ? setAskSignOut(true) : void signOut());
+
   async function signOut() {
+    setAskSignOut(false);
     await logout();
     endSession();
     toastSuccess(MSG.signedOut);
@@ -170,7 +177,7 @@ export default function AccountLayout() {
                   </Menu.Item>
                 )}
                 <Menu.Divider />
-                <Menu.Item color="red" leftSection={<IconLogout size={16} />} onClick={signOut}>
+                <Menu.Item color="red" leftSection={<IconLogout size={16} />} onClick={wantSignOut}>
                   Sign out
                 </Menu.Item>
               </Menu.Dropdown>
@@ -233,7 +240,7 @@ export default function AccountLayout() {
           <MantineNavLink
             label="Sign out"
             leftSection={<IconLogout size={18} />}
-            onClick={signOut}
+            onClick={wantSignOut}
             style={{ borderRadius: 8 }}
             color="red"
           />
@@ -245,6 +252,14 @@ export default function AccountLayout() {
           <Outlet />
         </Box>
       </AppShell.Main>
+      {askSignOut && waiting.length > 0 && (
+        <SignOutWaiting
+          count={waiting.length}
+          email={profile?.email ?? ''}
+          onStay={() => setAskSignOut(false)}
+          onSignOut={() => void signOut()}
+        />
+      )}
     </AppShell>
   );
 }

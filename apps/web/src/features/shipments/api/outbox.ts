@@ -132,6 +132,9 @@ export function drain(account: string, handBack?: string): Promise<Map<string, S
   return next;
 }
 
+/** How often the phone tries again while actions wait to be sent (a failed try without signal costs nothing). */
+export const RETRY_MS = 10_000;
+
 /** Sends the outbox when the app starts and each time the phone is back online; `onSent` after anything went. */
 export function useOutboxSender(account: string | undefined, onSent: () => void) {
   useEffect(() => {
@@ -144,8 +147,16 @@ export function useOutboxSender(account: string | undefined, onSent: () => void)
     };
     go();
     window.addEventListener('online', go);
-    // A phone can come back without an `online` event (a captive portal, a flaky radio): try now and then too.
-    const every = window.setInterval(go, 60_000);
+    // A phone can come back without an `online` event (a captive portal, a flaky radio; a browser whose
+    // navigator.onLine never went false): while something waits, try every few seconds, so it goes within
+    // RETRY_MS of the signal's return (decision 138); with nothing waiting, once a minute as before.
+    let last = Date.now();
+    const every = window.setInterval(() => {
+      const waits = items.some((i) => i.account === account && i.state === 'waiting');
+      if (!waits && Date.now() - last < 60_000) return;
+      last = Date.now();
+      go();
+    }, RETRY_MS);
     return () => {
       window.removeEventListener('online', go);
       window.clearInterval(every);

@@ -1,6 +1,20 @@
-import { Alert, Anchor, Box, Button, Card, Center, Group, Loader, Paper, SimpleGrid, Stack, Text, ThemeIcon } from '@mantine/core';
+import {
+  Alert,
+  Anchor,
+  Button,
+  Card,
+  Center,
+  Group,
+  Loader,
+  Paper,
+  SimpleGrid,
+  Stack,
+  Text,
+  ThemeIcon,
+  UnstyledButton,
+} from '@mantine/core';
 import type { ShipmentView } from '@shiptrail/contract';
-import { IconBarcode, IconCheck, IconMapPin, IconPackage, IconPhone, IconRoute, IconX } from '@tabler/icons-react';
+import { IconBarcode, IconCheck, IconChevronRight, IconMapPin, IconPackage, IconPhone, IconRoute, IconX } from '@tabler/icons-react';
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { Link, useLocation } from 'react-router';
 import { PageHeader } from '../../../components/page-header';
@@ -9,13 +23,19 @@ import { useUserInfo } from '../../../lib/user-info';
 import { useCourierDay } from '../api/get-courier-day';
 import { useOutbox } from '../api/outbox';
 import { useOnline } from '../../../lib/connection';
-import { countsWithQueue } from '../api/day-with-queue';
+import { countsWithQueue, dayOrder } from '../api/day-with-queue';
+import { awaitingPickup } from '../api/pickup';
 import { OutboxPanel } from '../components/outbox-panel';
 
 const loadShareLocation = () => import('../components/share-location');
 const loadCheckpointModal = () => import('../components/checkpoint-modal');
 const ShareLocation = lazy(() => loadShareLocation().then((m) => ({ default: m.ShareLocation })));
 const CheckpointModal = lazy(() => loadCheckpointModal().then((m) => ({ default: m.CheckpointModal })));
+// A stop's details and the pickup confirmation: fetched with the day, so they open without signal (decision 138).
+const loadStopDetails = () => import('../components/stop-details');
+const loadConfirmPickup = () => import('../components/confirm-pickup');
+const StopDetails = lazy(() => loadStopDetails().then((m) => ({ default: m.StopDetails })));
+const ConfirmPickup = lazy(() => loadConfirmPickup().then((m) => ({ default: m.ConfirmPickup })));
 // The scanner (and its barcode reader) is fetched when it is opened, never before (decision 130).
 const ScanLabel = lazy(() => import('../components/scan-label').then((m) => ({ default: m.ScanLabel })));
 
@@ -77,6 +97,8 @@ export default function CourierHomeRoute() {
   const day = useCourierDay(!!info);
   const [checkpointFor, setCheckpointFor] = useState<ShipmentView | null>(null);
   const [scanning, setScanning] = useState(false);
+  const [detailsFor, setDetailsFor] = useState<{ stop: ShipmentView; position?: number } | null>(null);
+  const [pickupFor, setPickupFor] = useState<ShipmentView | null>(null);
   const stops = day.data?.stops ?? [];
   const planned = new Map((day.data?.planned ?? []).map((p) => [p.tid, p]));
   const first = info?.profile.firstName;
@@ -85,10 +107,15 @@ export default function CourierHomeRoute() {
   // The last action waiting for each stop: the stop shows it until the server has it (decision 120).
   const pending = new Map(waiting.map((i) => [i.tid, i] as const));
   const counts = day.data && countsWithQueue(day.data, waiting);
+  // The stops still to do first, numbered; those delivered on this phone and not yet sent after them (decision 138).
+  const { todo, doneHere } = dayOrder({ stops }, waiting);
+  const ordered = [...todo.map((s, i) => [s, i + 1] as const), ...doneHere.map((s) => [s, undefined] as const)];
   // The checkpoint form's code is fetched now, while there is signal: the service worker keeps it for later.
   useEffect(() => {
     void loadCheckpointModal();
     void loadShareLocation();
+    void loadStopDetails();
+    void loadConfirmPickup();
   }, []);
   return (
     <>
@@ -145,16 +172,34 @@ export default function CourierHomeRoute() {
         </Paper>
       ) : (
         <Stack component="ol" gap="sm" m={0} p={0} aria-label="Today's stops" data-testid="stops" style={{ listStyle: 'none' }}>
-          {stops.map((s, i) => (
-            <Card component="li" key={s.tid} p="md" data-tid={s.tid} data-status={s.status} data-pending={pending.get(s.tid)?.status}>
+          {ordered.map(([s, n]) => (
+            <Card
+              component="li"
+              key={s.tid}
+              p="md"
+              opacity={n ? 1 : 0.75}
+              data-tid={s.tid}
+              data-status={s.status}
+              data-pending={pending.get(s.tid)?.status}
+            >
               <Group justify="space-between" wrap="nowrap" align="flex-start" gap="sm">
                 <Group gap="sm" wrap="nowrap" align="flex-start" style={{ minWidth: 0 }}>
-                  <ThemeIcon radius="xl" size={32} variant="filled" aria-label={`Stop ${i + 1}`}>
-                    <Text fw={800} size="sm" c="white">
-                      {i + 1}
-                    </Text>
-                  </ThemeIcon>
-                  <Box style={{ minWidth: 0 }}>
+                  {n ? (
+                    <ThemeIcon radius="xl" size={32} variant="filled" aria-label={`Stop ${n}`}>
+                      <Text fw={800} size="sm" c="white">
+                        {n}
+                      </Text>
+                    </ThemeIcon>
+                  ) : (
+                    <ThemeIcon radius="xl" size={32} variant="light" color="green" aria-label="Delivered on this phone">
+                      <IconCheck size={18} />
+                    </ThemeIcon>
+                  )}
+                  <UnstyledButton
+                    onClick={() => setDetailsFor({ stop: s, position: n })}
+                    aria-label={`Open stop ${s.tid}`}
+                    style={{ minWidth: 0 }}
+                  >
                     {planned.has(s.tid) && (
                       <Text size="sm" fw={700} c="blue.8" data-testid="stop-time">
                         {hhmm(planned.get(s.tid)!.eta)}{' '}
@@ -174,10 +219,13 @@ export default function CourierHomeRoute() {
                         {s.message}
                       </Text>
                     )}
-                    <Text size="xs" c="dimmed" ff="monospace" mt={2}>
-                      {s.tid}
-                    </Text>
-                  </Box>
+                    <Group gap={2} wrap="nowrap" mt={2}>
+                      <Text size="xs" c="dimmed" ff="monospace">
+                        {s.tid}
+                      </Text>
+                      <IconChevronRight size={14} color="var(--mantine-color-dimmed)" aria-hidden />
+                    </Group>
+                  </UnstyledButton>
                 </Group>
                 <Stack gap={4} align="flex-end">
                   <StatusBadge status={pending.get(s.tid)?.status ?? s.status} />
@@ -210,7 +258,7 @@ export default function CourierHomeRoute() {
                   rel="noreferrer"
                   variant="default"
                   leftSection={<IconRoute size={16} />}
-                  aria-label={`Directions to stop ${i + 1}`}
+                  aria-label={n ? `Directions to stop ${n}` : `Directions to ${s.tid}`}
                 >
                   Go
                 </Button>
@@ -226,7 +274,35 @@ export default function CourierHomeRoute() {
             onClose={() => setScanning(false)}
             onFound={(s) => {
               setScanning(false);
-              setCheckpointFor(s);
+              // A label of a shipment not picked up yet offers to confirm the pickup (decision 138).
+              if (awaitingPickup(s, pending.get(s.tid)?.status)) setPickupFor(s);
+              else setCheckpointFor(s);
+            }}
+          />
+        </Suspense>
+      )}
+      {detailsFor && (
+        <Suspense fallback={null}>
+          <StopDetails
+            stop={detailsFor.stop}
+            position={detailsFor.position}
+            waiting={waiting.filter((i) => i.tid === detailsFor.stop.tid)}
+            onClose={() => setDetailsFor(null)}
+            onUpdate={() => {
+              setCheckpointFor(detailsFor.stop);
+              setDetailsFor(null);
+            }}
+          />
+        </Suspense>
+      )}
+      {pickupFor && (
+        <Suspense fallback={null}>
+          <ConfirmPickup
+            shipment={pickupFor}
+            onClose={() => setPickupFor(null)}
+            onOther={() => {
+              setCheckpointFor(pickupFor);
+              setPickupFor(null);
             }}
           />
         </Suspense>

@@ -1,0 +1,355 @@
+import { expect as baseExpect, test, type APIRequestContext, type BrowserContext, type Locator, type Page } from '@playwright/test';
+import { mkdirSync } from 'node:fs';
+import { apiPost, signUpViaApi, uniqueEmail } from './helpers';
+
+// The courier's phone without signal, the last gaps of issue 31 (decision 138), on the Pixel 7 and iPhone 13
+// profiles, by tap: signing out with actions waiting asks first and keeps them for the next sign-in; a stop
+// delivered offline leaves the stops to do at once and reaches the server with the time it happened; a stop never
+// opened online opens offline and is finished; a scanned label of a shipment not picked up yet confirms the
+// pickup, online and offline.
+test.describe.configure({ mode: 'serial' });
+const expect = baseExpect.configure({ timeout: 30_000 });
+test.setTimeout(240_000);
+
+const SHOTS = process.env.PHONE_SHOTS ?? 'test-results/courier-offline2';
+mkdirSync(SHOTS, { recursive: true });
+const PHOTO = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP8z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg==',
+  'base64',
+);
+/** The server's own label barcode (labels.ts barcodePng), imported by path at run time as scan.spec.ts does. */
+const LABELS = '../../server/src/modules/shipments/labels.ts';
+const barcodePng = async (tid: string): Promise<Buffer> =>
+  ((await import(LABELS)) as { barcodePng: (t: string) => Promise<Buffer> }).barcodePng(tid);
+
+interface StoredShipment {
+  tid: string;
+  status: string;
+  checkpoints: Array<{ id: number; status: string; time: string; message: string; location: string }>;
+}
+
+let desk: BrowserContext;
+let owner: Page;
+let ownerToken = '';
+let courierEmail = '';
+const courierPassword = 'courierpass1';
+
+async function shot(page: Page, name: string) {
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: `${SHOTS}/${test.info().project.name}-${name}.png` });
+}
+
+async function stored(request: APIRequestContext, tid: string): Promise<StoredShipment> {
+  const list = await apiPost(request, ownerToken, '/v1/shipment/getshipments', { numRecords: 100 });
+  return (list.payload as StoredShipment[]).find((s) => s.tid === tid)!;
+}
+const count = (s: StoredShipment, status: string) => s.checkpoints.filter((c) => c.status === status).length;
+
+async function handOut(names: string[]): Promise<string[]> {
+  const tids: string[] = [];
+  for (const [i, name] of names.entries()) {
+    const created = await apiPost(owner.request, ownerToken, '/v1/shipment/create', {
+      origin: { name: 'Depot', address1: '1 Main St', city: 'Springfield', zip: '62701' },
+      destination: { name, address1: `${30 + i} Pine St`, city: 'Austin', zip: '73301', phone: '5125550100' },
+      parcels: [{ name: 'Box', length: 9, width: 6, height: 4, weight: 2 }],
+      message: `Note for ${name}`,
+      courier: 'Dana Lee',
+      courierEmail,
+    });
+    expect(created.status, JSON.stringify(created)).toBe('success');
+    tids.push(created.payload.tid as string);
+  }
+  return tids;
+}
+
+async function pickStatus(page: Page, form: Locator, label: string) {
+  await form.getByRole('combobox', { name: 'Status' }).tap();
+  await page.getByRole('option', { name: label, exact: true }).tap();
+  await expect(form.getByRole('combobox', { name: 'Status' })).toHaveValue(label);
+}
+
+async function signByTouch(page: Page, pad: Locator) {
+  await pad.scrollIntoViewIfNeeded();
+  const box = (await pad.boundingBox())!;
+  const cdp = await page.context().newCDPSession(page);
+  const at = (i: number) => ({
+    x: box.x + 20 + i * ((box.width - 40) / 12),
+    y: box.y + box.height / 2 - Math.sin(i / 2) * (box.height / 4),
+  });
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [at(0)] });
+  for (let i = 1; i <= 12; i++) await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: [at(i)] });
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+  await cdp.detach();
+}
+
+/** Fills the open checkpoint form by tap and saves it; resolves with the instants around the tap on Save. */
+async function fillAndSave(page: Page, o: { status: string; location: string; recipient?: string }) {
+  const form = page.getByRole('form', { name: 'Add checkpoint' });
+  await pickStatus(page, form, o.status);
+  await form.getByLabel('Location').tap();
+  await form.getByLabel('Location').fill(o.location);
+  if (o.recipient) {
+    await form.getByLabel("Recipient's name").tap();
+    await form.getByLabel("Recipient's name").fill(o.recipient);
+    await signByTouch(page, form.getByTestId('signature-pad'));
+    await form.locator('input[type="file"]').setInputFiles({ name: 'door.png', mimeType: 'image/png', buffer: PHOTO });
+    await expect(form.getByRole('img', { name: 'Photo to send' })).toBeVisible();
+  }
+  const from = Date.now();
+  await form.getByRole('button', { name: 'Save checkpoint' }).tap();
+  await expect(form).toBeHidden();
+  return { from, to: Date.now() };
+}
+
+/** Every script the page loaded is in the service worker's cache, and so are the chunks named (fetched while online). */
+async function expectKeptForOffline(page: Page, chunks: string[]) {
+  await expect
+    .poll(() =>
+      page.evaluate(async (wanted) => {
+        const assets = performance
+          .getEntriesByType('resource')
+          .map((e) => new URL(e.name).pathname)
+          .filter((p) => p.startsWith('/assets/'));
+        const missing: string[] = [];
+        for (const a of assets) if (!(await caches.match(a))) missing.push(a);
+        return wanted.every((w) => assets.some((a) => a.includes(w))) && missing.length === 0;
+      }, chunks),
+    )
+    .toBe(true);
+}
+
+async function openPhone(page: Page) {
+  await page.goto('/terms-of-service');
+  await page.evaluate(() => navigator.serviceWorker.ready);
+  await expect.poll(() => page.evaluate(() => !!navigator.serviceWorker.controller)).toBe(true);
+  const login = await page.request.post('/v1/user/general/login', { data: { email: courierEmail, password: courierPassword } });
+  const { payload } = (await login.json()) as { payload: { sessionToken: string; version: string } };
+  await page.evaluate((s) => localStorage.setItem('shiptrail.session', JSON.stringify(s)), {
+    token: payload.sessionToken,
+    version: payload.version,
+  });
+  await page.goto('/account/dashboard');
+}
+
+const stopsOf = (page: Page) => page.getByRole('list', { name: "Today's stops" }).getByRole('listitem');
+
+test.beforeAll(async ({ browser }) => {
+  desk = await browser.newContext({ viewport: { width: 1366, height: 768 } });
+  owner = await desk.newPage();
+  ownerToken = await signUpViaApi(owner, owner.request, uniqueEmail('offline2-owner'), 'company');
+  await apiPost(owner.request, ownerToken, '/v1/user/general/update', { profile: { company: 'SwiftParcel Couriers', showWizard: false } });
+});
+
+// Each test has its own courier, so each starts with only its own stops.
+test.beforeEach(async () => {
+  courierEmail = uniqueEmail('offline2-courier');
+  const added = await apiPost(owner.request, ownerToken, '/v1/user/general/addmember', {
+    email: courierEmail,
+    role: 'courier',
+    firstName: 'Dana',
+    lastName: 'Lee',
+    phone: '(213) 555-0101',
+    password: courierPassword,
+  });
+  expect(added.status, JSON.stringify(added)).toBe('success');
+});
+
+test.afterAll(async () => {
+  await desk?.close();
+});
+
+test('signing out with an update not sent asks first; kept on the phone, it goes with the next sign-in, once', async ({
+  page,
+  context,
+}) => {
+  const [tid] = await handOut(['Robin Waiting']);
+  await openPhone(page);
+  await expect(stopsOf(page).filter({ hasText: 'Robin Waiting' })).toBeVisible();
+  await expectKeptForOffline(page, ['checkpoint-modal']);
+  await context.setOffline(true);
+  await expect(page.getByTestId('offline-banner')).toBeVisible();
+  await page.getByRole('button', { name: `Add checkpoint to ${tid}` }).tap();
+  const out = await fillAndSave(page, { status: 'Out For Delivery', location: 'Austin depot' });
+  await expect(page.getByTestId('outbox-waiting')).toContainText('Waiting to send: 1');
+
+  // Sign out: the phone says what would happen to the update, and staying is the easy choice.
+  await page.getByRole('button', { name: 'Account menu' }).tap();
+  await page.getByRole('menuitem', { name: 'Sign out' }).tap();
+  const ask = page.getByRole('dialog', { name: 'Sign out?' });
+  await expect(ask).toContainText('1 update has not been sent yet.');
+  await expect(ask).toContainText(`sent by themselves the next time you sign in here as ${courierEmail}`);
+  await shot(page, 'sign-out-waiting');
+  await ask.getByRole('button', { name: 'Stay signed in' }).tap();
+  await expect(ask).toHaveCount(0);
+  await expect(page).toHaveURL(/\/account\/dashboard$/);
+  await expect(page.getByTestId('outbox-waiting')).toContainText('Waiting to send: 1');
+
+  // The courier signs out anyway: nothing is sent, nothing is lost.
+  await page.getByRole('button', { name: 'Account menu' }).tap();
+  await page.getByRole('menuitem', { name: 'Sign out' }).tap();
+  await ask.getByRole('button', { name: 'Sign out, keep them on this phone' }).tap();
+  await expect(page).not.toHaveURL(/\/account\//);
+  expect(await page.evaluate(() => localStorage.getItem('shiptrail.session'))).toBeNull();
+  const signedOutAt = Date.now();
+  await context.setOffline(false);
+  expect(count(await stored(owner.request, tid!), 'OutForDelivery')).toBe(0);
+
+  // Signed in again, by tap, as the same courier: the update goes by itself, once, with the time it was made.
+  await page.goto('/#tab-login');
+  const form = page.getByRole('form', { name: 'Log in' });
+  await form.getByRole('textbox', { name: 'Email' }).tap();
+  await form.getByRole('textbox', { name: 'Email' }).fill(courierEmail);
+  await form.getByRole('textbox', { name: 'Password', exact: true }).tap();
+  await form.getByRole('textbox', { name: 'Password', exact: true }).fill(courierPassword);
+  await form.getByRole('button', { name: 'Log in', exact: true }).tap();
+  await expect(page).toHaveURL(/\/account\/dashboard$/, { timeout: 30_000 });
+  await expect.poll(async () => count(await stored(owner.request, tid!), 'OutForDelivery')).toBe(1);
+  await expect(page.getByTestId('outbox-waiting')).toHaveCount(0);
+  const s = await stored(owner.request, tid!);
+  expect(s.status).toBe('OutForDelivery');
+  const t = new Date(s.checkpoints.find((c) => c.status === 'OutForDelivery')!.time).getTime();
+  expect(t).toBeGreaterThanOrEqual(out.from - 1000);
+  expect(t).toBeLessThan(signedOutAt);
+  // With nothing waiting, signing out asks nothing.
+  await page.getByRole('button', { name: 'Account menu' }).tap();
+  await page.getByRole('menuitem', { name: 'Sign out' }).tap();
+  await expect(page).not.toHaveURL(/\/account\//);
+  await expect(page.getByRole('dialog', { name: 'Sign out?' })).toHaveCount(0);
+});
+
+test('a stop delivered offline leaves the stops to do at once; on the server it keeps the time it happened', async ({ page, context }) => {
+  const tids = await handOut(['Ari First', 'Bo Second', 'Cy Third']);
+  await openPhone(page);
+  const stops = stopsOf(page);
+  await expect(stops).toHaveCount(3);
+  await expectKeptForOffline(page, ['checkpoint-modal']);
+  const order = () => stops.evaluateAll((li) => li.map((l) => l.getAttribute('data-tid')));
+  expect(await order()).toEqual(tids);
+  await context.setOffline(true);
+  await expect(page.getByTestId('offline-banner')).toBeVisible();
+
+  await page.getByRole('button', { name: `Add checkpoint to ${tids[0]}` }).tap();
+  const delivered = await fillAndSave(page, { status: 'Delivered', location: '30 Pine St, Austin', recipient: 'Ari First' });
+  // The order of the day: the next stop is first, numbered 1; the delivered one waits last, without a number.
+  await expect.poll(order).toEqual([tids[1], tids[2], tids[0]]);
+  await expect(stops.first().getByLabel('Stop 1', { exact: true })).toBeVisible();
+  await expect(stops.nth(2).getByLabel('Delivered on this phone', { exact: true })).toBeVisible();
+  await expect(stops.nth(2)).toHaveAttribute('data-pending', 'Delivered');
+  await expect(page.getByTestId('day-left')).toHaveText('2');
+  await expect(page.getByTestId('day-done')).toHaveText('1');
+  await stops.nth(2).scrollIntoViewIfNeeded();
+  await shot(page, 'order-offline');
+  await page.reload();
+  await expect(page.getByTestId('offline-banner')).toBeVisible();
+  await expect.poll(order).toEqual([tids[1], tids[2], tids[0]]);
+  await page.waitForTimeout(1500);
+
+  const wentOnline = Date.now();
+  await context.setOffline(false);
+  await expect(page.getByTestId('outbox-waiting')).toHaveCount(0);
+  await expect(stops).toHaveCount(2);
+  expect(await order()).toEqual([tids[1], tids[2]]);
+  await expect(page.getByTestId('day-done')).toHaveText('1');
+  await expect(page.getByTestId('day-left')).toHaveText('2');
+  const s = await stored(owner.request, tids[0]!);
+  expect(count(s, 'Delivered')).toBe(1);
+  const t = new Date(s.checkpoints.find((c) => c.status === 'Delivered')!.time).getTime();
+  expect(t).toBeGreaterThanOrEqual(delivered.from - 1000);
+  expect(t).toBeLessThanOrEqual(delivered.to + 1000);
+  expect(t).toBeLessThan(wentOnline);
+});
+
+test('a stop never opened online opens without signal, with its details, and is finished', async ({ page, context }) => {
+  const tids = await handOut(['Gil Neveropened', 'Hana Other']);
+  await openPhone(page);
+  await expect(stopsOf(page)).toHaveCount(2);
+  // Only the day list was shown online; the stop view's code came with it.
+  await expectKeptForOffline(page, ['checkpoint-modal', 'stop-details']);
+  await context.setOffline(true);
+  await expect(page.getByTestId('offline-banner')).toBeVisible();
+
+  await page.getByRole('button', { name: `Open stop ${tids[0]}` }).tap();
+  const details = page.getByTestId('stop-details');
+  await expect(details).toBeVisible();
+  await expect(details).toContainText('Gil Neveropened');
+  await expect(details).toContainText('30 Pine St, Austin');
+  await expect(details).toContainText('Note for Gil Neveropened');
+  await expect(details).toContainText('Box (9 × 6 × 4');
+  await expect(details).toContainText('Info Received');
+  await shot(page, 'stop-details-offline');
+  await details.getByRole('button', { name: `Update ${tids[0]}` }).tap();
+  await fillAndSave(page, { status: 'Delivered', location: '30 Pine St, Austin', recipient: 'Gil Neveropened' });
+  await expect(page.getByTestId('outbox-waiting')).toContainText('Waiting to send: 1');
+  // Opened again, the stop shows what waits to be sent.
+  await page.getByRole('button', { name: `Open stop ${tids[0]}` }).tap();
+  await expect(details.getByLabel('History of this stop')).toContainText('Waiting to send');
+  await shot(page, 'stop-details-waiting');
+  await page.keyboard.press('Escape');
+  await expect(details).toHaveCount(0);
+
+  await context.setOffline(false);
+  await expect(page.getByTestId('outbox-waiting')).toHaveCount(0);
+  const s = await stored(owner.request, tids[0]!);
+  expect([s.status, count(s, 'Delivered')]).toEqual(['Delivered', 1]);
+});
+
+test('a scanned label not picked up yet confirms the pickup, with signal and without', async ({ page, context }) => {
+  const tids = await handOut(['Ivy Pickup', 'Jay Pickup']);
+  await openPhone(page);
+  await expect(stopsOf(page)).toHaveCount(2);
+  const scan = async (tid: string) => {
+    await page.getByRole('button', { name: 'Scan a label' }).tap();
+    const scanner = page.getByRole('dialog', { name: 'Scan a label' });
+    await expect(scanner).toBeVisible();
+    await scanner.getByTestId('scan-photo').setInputFiles({ name: 'label.png', mimeType: 'image/png', buffer: await barcodePng(tid) });
+    await expect(scanner).toHaveCount(0);
+  };
+
+  // With signal: the label of a shipment still Info Received offers the pickup; one tap records it.
+  await scan(tids[0]!);
+  const pickup = page.getByRole('dialog', { name: 'Not picked up yet' });
+  await expect(pickup).toContainText(tids[0]!);
+  await expect(pickup).toContainText('Pick up at Depot, 1 Main St, Springfield');
+  await shot(page, 'confirm-pickup');
+  await pickup.getByRole('button', { name: 'Confirm pickup' }).tap();
+  await expect(pickup).toHaveCount(0);
+  await expect.poll(async () => (await stored(owner.request, tids[0]!)).status).toBe('InTransit');
+  const a = await stored(owner.request, tids[0]!);
+  expect(a.checkpoints.filter((c) => c.status === 'InTransit').map((c) => [c.message, c.location])).toEqual([
+    ['Picked up by the courier', 'Depot, 1 Main St, Springfield'],
+  ]);
+  await expect(stopsOf(page).filter({ hasText: 'Ivy Pickup' })).toHaveAttribute('data-status', 'InTransit');
+  // Picked up, its label opens the update form as before.
+  await scan(tids[0]!);
+  await expect(page.getByRole('form', { name: 'Add checkpoint' })).toBeVisible();
+  await page.keyboard.press('Escape');
+  await expect(page.getByRole('form', { name: 'Add checkpoint' })).toHaveCount(0);
+
+  // Without signal: the pickup is kept on the phone with its time and goes once when the signal returns.
+  await expectKeptForOffline(page, ['confirm-pickup', 'scan-label']);
+  await context.setOffline(true);
+  await expect(page.getByTestId('offline-banner')).toBeVisible();
+  await scan(tids[1]!);
+  await expect(pickup).toContainText(tids[1]!);
+  const from = Date.now();
+  await pickup.getByRole('button', { name: 'Confirm pickup' }).tap();
+  await expect(pickup).toHaveCount(0);
+  await expect(page.getByTestId('outbox-waiting')).toContainText('Waiting to send: 1');
+  await expect(stopsOf(page).filter({ hasText: 'Jay Pickup' })).toHaveAttribute('data-pending', 'InTransit');
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await shot(page, 'pickup-kept-offline');
+  // Scanned again while it waits: it is no longer offered as a pickup.
+  await scan(tids[1]!);
+  await expect(page.getByRole('form', { name: 'Add checkpoint' })).toBeVisible();
+  await page.keyboard.press('Escape');
+  expect((await stored(owner.request, tids[1]!)).status).toBe('InfoReceived');
+  await page.waitForTimeout(1000);
+  const wentOnline = Date.now();
+  await context.setOffline(false);
+  await expect(page.getByTestId('outbox-waiting')).toHaveCount(0);
+  const b = await stored(owner.request, tids[1]!);
+  expect([b.status, count(b, 'InTransit')]).toEqual(['InTransit', 1]);
+  const t = new Date(b.checkpoints.find((c) => c.status === 'InTransit')!.time).getTime();
+  expect(t).toBeGreaterThanOrEqual(from - 1000);
+  expect(t).toBeLessThan(wentOnline);
+});

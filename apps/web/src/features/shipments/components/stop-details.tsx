@@ -1,0 +1,138 @@
+import { Badge, Button, Divider, Group, Modal, Stack, Text, Timeline } from '@mantine/core';
+import { useMediaQuery } from '@mantine/hooks';
+import type { ShipmentView } from '@shiptrail/contract';
+import { IconPhone } from '@tabler/icons-react';
+import { StatusBadge } from '../../../components/status-badge';
+import { statusColor } from '../../../config/status';
+import { formatDateTime, statusLabel } from '../../../lib/format';
+import type { OutboxItem } from '../api/outbox';
+
+function Line({ label, children }: { label: string; children: React.ReactNode }) {
+  return (
+    <div>
+      <Text size="xs" c="dimmed" tt="uppercase" fw={700}>
+        {label}
+      </Text>
+      <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+        {children}
+      </Text>
+    </div>
+  );
+}
+
+/**
+ * One stop of the courier's day, in full (decision 138): the recipient, the address, the note, the parcels and the
+ * history, with what waits on the phone on top. Everything comes from the day's answer, which the phone keeps
+ * (decision 120), and this component's code is fetched when the day loads: a stop opens without signal even if it
+ * was never opened with one.
+ */
+export function StopDetails({
+  stop,
+  position,
+  waiting,
+  onClose,
+  onUpdate,
+}: {
+  stop: ShipmentView;
+  /** Its number in the day's order; undefined for a stop done on the phone. */
+  position?: number;
+  /** This stop's actions waiting to be sent, oldest first. */
+  waiting: OutboxItem[];
+  onClose: () => void;
+  onUpdate: () => void;
+}) {
+  const phone = useMediaQuery('(max-width: 48em)', false, { getInitialValueInEffect: false });
+  const d = stop.destination;
+  const address = [d.address1, d.address2, d.city, [d.state, d.zip].filter(Boolean).join(' ')].filter(Boolean).join(', ');
+  const shown = waiting.at(-1)?.status ?? stop.status;
+  return (
+    <Modal opened onClose={onClose} fullScreen={phone} title={position ? `Stop ${position}` : 'Stop'} centered>
+      <Stack gap="md" data-testid="stop-details" data-tid={stop.tid}>
+        <Group justify="space-between" align="flex-start" wrap="nowrap">
+          <div style={{ minWidth: 0 }}>
+            <Text fw={800} size="lg" style={{ overflowWrap: 'anywhere' }}>
+              {d.name || stop.tid}
+            </Text>
+            <Text size="xs" c="dimmed" ff="monospace">
+              {stop.tid}
+            </Text>
+          </div>
+          <StatusBadge status={shown} />
+        </Group>
+        <Line label="Address">{address || '—'}</Line>
+        {stop.message && <Line label="Note">{stop.message}</Line>}
+        {stop.windowFrom && stop.windowTo && (
+          <Line label="Delivery window">
+            {stop.windowFrom}–{stop.windowTo}
+          </Line>
+        )}
+        {stop.orderId && <Line label="Order">{stop.orderId}</Line>}
+        <Line label="Parcels">
+          {stop.parcels.length === 0
+            ? '—'
+            : stop.parcels
+                .map(
+                  (p) =>
+                    `${p.quantity > 1 ? `${p.quantity} × ` : ''}${p.name} (${p.length} × ${p.width} × ${p.height} ${p.distanceUnit}, ${p.weight} ${p.weightUnit})`,
+                )
+                .join('; ')}
+        </Line>
+        <Group gap="xs" grow>
+          <Button size="md" onClick={onUpdate} aria-label={`Update ${stop.tid}`}>
+            Update
+          </Button>
+          {d.phone && (
+            <Button size="md" component="a" href={`tel:${d.phone}`} variant="default" leftSection={<IconPhone size={16} />}>
+              Call
+            </Button>
+          )}
+        </Group>
+        <Divider label="History" labelPosition="left" />
+        {waiting.length === 0 && stop.checkpoints.length === 0 ? (
+          <Text size="sm" c="dimmed">
+            Nothing recorded yet.
+          </Text>
+        ) : (
+          <Timeline active={0} bulletSize={14} lineWidth={2} aria-label="History of this stop">
+            {[...waiting].reverse().map((i) => (
+              <Timeline.Item
+                key={i.key}
+                color={statusColor(i.status)}
+                title={
+                  <Group gap={6}>
+                    <Text fw={600} size="sm">
+                      {statusLabel(i.status)}
+                    </Text>
+                    <Badge size="xs" variant="light" color="blue">
+                      Waiting to send
+                    </Badge>
+                  </Group>
+                }
+              >
+                <Text size="xs" c="dimmed">
+                  {[i.body.location, formatDateTime(i.occurredAt)].filter(Boolean).join(' · ')}
+                </Text>
+              </Timeline.Item>
+            ))}
+            {stop.checkpoints.map((c) => (
+              <Timeline.Item
+                key={c.id}
+                color={statusColor(c.status)}
+                title={
+                  <Text fw={600} size="sm">
+                    {statusLabel(c.status)}
+                  </Text>
+                }
+              >
+                {c.message && <Text size="sm">{c.message}</Text>}
+                <Text size="xs" c="dimmed">
+                  {[c.location, formatDateTime(c.time)].filter(Boolean).join(' · ')}
+                </Text>
+              </Timeline.Item>
+            ))}
+          </Timeline>
+        )}
+      </Stack>
+    </Modal>
+  );
+}
