@@ -62,6 +62,23 @@ describe('insertStops', () => {
     expect(verifyPlan(line, out).errors).toEqual([]);
   });
 
+  it('improves a route it is asked to even when no stop goes in it, and only that route', () => {
+    // v1 was planned from the depot; its courier is now at x=30 (s3 done): s2 then s1 is the short way.
+    const from = {
+      ...line,
+      stops: line.stops.filter((s) => s.id !== 's3' && s.id !== 's7'),
+      vehicles: line.vehicles.map((v) => (v.id === 'v1' ? { ...v, start: 3 } : v)),
+    };
+    const initial = [
+      { vehicle: 'v1', stops: ['s1', 's2'] },
+      { vehicle: 'v2', stops: ['s6', 's4', 's5'] },
+    ];
+    expect(byVehicle(insertStops({ ...from, initial }))).toEqual({ v1: ['s1', 's2'], v2: ['s6', 's4', 's5'] });
+    const out = insertStops({ ...from, initial }, { improve: ['v1'] });
+    expect(byVehicle(out)).toEqual({ v1: ['s2', 's1'], v2: ['s6', 's4', 's5'] });
+    expect(verifyPlan(from, out).errors).toEqual([]);
+  });
+
   it('reports a stop no route can take, with the reason', () => {
     const tight = planeProblem({ x: 0, y: 0 }, [{ at: { x: 10, y: 0 } }, { at: { x: 10, y: 10 }, ready: 0, due: 5 }], [{ capacity: 10 }]);
     const out = insertStops({ ...tight, initial: [{ vehicle: 'v1', stops: ['s1'] }] });

@@ -15,6 +15,11 @@ export interface InsertOptions {
   only?: Record<string, string[]>;
   /** Stops locked where they are put, with the stops before them (a stop the owner gave a courier by hand). */
   lockInserted?: string[];
+  /**
+   * Vehicles whose routes are improved even when they take no stop: a route that lost a stop or now starts
+   * from somewhere else (a failed attempt, a cancelled or an out-of-order delivery; decision 137).
+   */
+  improve?: string[];
 }
 
 /** Extra distance below this is noise, not an improvement. */
@@ -35,6 +40,10 @@ export function insertStops(problem: RoutingProblem, options: InsertOptions = {}
   const depot = m.vehicles[0]!.start;
   pool.sort((a, b) => m.due[a]! - m.ready[a]! - (m.due[b]! - m.ready[b]!) || m.dist[depot * m.N + b]! - m.dist[depot * m.N + a]!);
   const touched = new Set<Route>();
+  for (const id of options.improve ?? []) {
+    const v = vehicleIndex.get(id);
+    if (v !== undefined) touched.add(s.routes[v]!);
+  }
   for (const u of pool) {
     const allowed = options.only?.[idOf(u)];
     const vehicles = allowed ? new Set(allowed.map((id) => vehicleIndex.get(id)).filter((v) => v !== undefined)) : null;

@@ -612,6 +612,11 @@ export const planStops = pgTable(
     locked: boolean('locked').notNull().default(false),
     /** Moved by hand to where it misses its window or the shift. */
     late: boolean('late').notNull().default(false),
+    /**
+     * When the courier was there: delivered or a failed attempt (decision 137). A done stop heads its route, is
+     * not planned again, and the rest of the route is timed from it.
+     */
+    doneAt: ts('done_at'),
   },
   (t) => [primaryKey({ columns: [t.planId, t.shipmentId] }), index('plan_stops_shipment_idx').on(t.shipmentId)],
 );

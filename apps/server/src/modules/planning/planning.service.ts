@@ -127,6 +127,10 @@ interface Prepared {
   startSec: number;
   lockedIds: Set<string>;
   travel: TravelSource;
+  /** Stops already done (delivered or a failed attempt, decision 137): each route's head, kept as they are. */
+  done: repo.StopRow[];
+  /** When each courier's remaining route starts (seconds after local midnight): from their last done stop. */
+  startOf: Map<string, number>;
 }
 
 /** The day's problem: couriers on shift from the depot, open shipments as stops, and a previous plan's locks. */
@@ -142,9 +146,13 @@ async function prepare(
   const all = await couriersOf(ctx, company.id);
   const couriers = settings.courierIds ? all.filter((c) => settings.courierIds!.includes(c.id)) : all;
   if (couriers.length === 0) throw conflict(MSG.planNoCouriers);
-  const ships = await openShipmentsForDay(ctx, company, midnight, localMidnight(nextDate(date), tz));
-  if (ships.length === 0) throw conflict(MSG.planNoShipments);
-  const depot = settings.depotGiven ?? commonOrigin(ships);
+  // Done stops (decision 137) are not planned again; their couriers go on from the last of them.
+  const ids = new Set(couriers.map((c) => c.id));
+  const done = (previous?.stops ?? []).filter((r) => r.doneAt && ids.has(r.courierId));
+  const doneIds = new Set(done.map((r) => r.shipmentId));
+  const ships = (await openShipmentsForDay(ctx, company, midnight, localMidnight(nextDate(date), tz))).filter((s) => !doneIds.has(s.id));
+  if (ships.length === 0 && done.length === 0) throw conflict(MSG.planNoShipments);
+  const depot = settings.depotGiven ?? commonOrigin(ships) ?? (settings as Partial<StoredSettings>).depot ?? null;
   if (!depot) throw conflict(MSG.planNoDepot);
 
   // Today, nobody leaves before now.
@@ -172,15 +180,28 @@ async function prepare(
   // stops out), so the day is spread over everyone on shift instead of packed into the fewest vans (the
   // solver's objective; decision 118).
   const total = ships.reduce((n, s) => n + s.parcels, 0);
-  const biggest = Math.max(...ships.map((s) => s.parcels));
+  const biggest = Math.max(1, ...ships.map((s) => s.parcels));
   const capacity = settings.capacity ?? Math.max(biggest, Math.ceil(total / couriers.length));
+
+  // Where and when each courier with done stops goes on: at the last one, when it was done (not before now).
+  const from = new Map<string, { place: number; at: number }>();
+  const doneShips = new Map((await shipmentsByIds(ctx, company.id, [...doneIds])).map((s) => [s.id, s]));
+  for (const r of [...done].sort((a, b) => a.doneAt!.getTime() - b.doneAt!.getTime())) {
+    const at = doneShips.get(r.shipmentId);
+    const point = at && pointOf(at);
+    if (!point) continue;
+    places.push(point);
+    from.set(r.courierId, {
+      place: places.length - 1,
+      at: Math.max(startSec, Math.ceil((r.doneAt!.getTime() - midnight.getTime()) / 1000)),
+    });
+  }
 
   const { matrix, source } = await travelFor(ctx, places);
   const placeOf = new Map(stops.map((s) => [s.id, s.location]));
 
   // Locked stops: each route's locked head, kept when still open and its courier still planned for.
   const open = new Set(ships.filter((s) => pointOf(s)).map((s) => s.id));
-  const ids = new Set(couriers.map((c) => c.id));
   const byCourier = new Map<string, repo.StopRow[]>();
   for (const r of previous?.stops ?? [])
     if (ids.has(r.courierId) && open.has(r.shipmentId)) byCourier.set(r.courierId, [...(byCourier.get(r.courierId) ?? []), r]);
@@ -192,11 +213,12 @@ async function prepare(
     rows.sort((a, b) => a.position - b.position);
     const head = rows.filter((r) => r.locked).map((r) => r.shipmentId);
     if (head.length) {
+      const start = from.get(courierId);
       const check = routeTimes(
-        startSec,
+        start?.at ?? startSec,
         shiftEnd,
         head.map((id) => stopTiming(shipById.get(id)!, service)),
-        subMatrix(matrix, [0, ...head.map((id) => placeOf.get(id)!)]),
+        subMatrix(matrix, [start?.place ?? 0, ...head.map((id) => placeOf.get(id)!)], 0),
       );
       if (check.times.some((t) => t.late)) {
         const c = couriers.find((x) => x.id === courierId)!;
@@ -213,28 +235,36 @@ async function prepare(
     travel: matrix,
     vehicles: couriers.map((c) => ({
       id: c.id,
-      start: 0,
+      start: from.get(c.id)?.place ?? 0,
       end: 0,
       capacity: Math.max(capacity, lockedDemand(c.id)),
-      shiftStart: startSec,
+      shiftStart: Math.min(from.get(c.id)?.at ?? startSec, shiftEnd),
       shiftEnd,
     })),
     stops,
     locked,
     initial,
   };
-  return { tz, midnight, settings, depot, couriers, ships, problem, startSec, lockedIds, travel: source };
+  const startOf = new Map(problem.vehicles.map((v) => [v.id, v.shiftStart]));
+  return { tz, midnight, settings, depot, couriers, ships, problem, startSec, lockedIds, travel: source, done, startOf };
 }
 
-/** The rows and columns of `m` at `idx`, in that order. */
-function subMatrix(m: Matrix, idx: number[]): Matrix {
+/** A matrix over [start, ...stops, end] as routeTimes reads it (over [start, ...stops], back to 0): every way back goes to the end. */
+function withEnd(m: Matrix): Matrix {
+  const idx = Array.from({ length: m.size - 1 }, (_, i) => i);
+  return subMatrix(m, idx, m.size - 1);
+}
+
+/** The rows and columns of `m` at `idx`, in that order; with `back`, every way back to idx[0] goes to `back`. */
+function subMatrix(m: Matrix, idx: number[], back?: number): Matrix {
   const n = idx.length;
   const time = new Float64Array(n * n);
   const distance = new Float64Array(n * n);
   for (let i = 0; i < n; i++)
     for (let j = 0; j < n; j++) {
-      time[i * n + j] = m.time[idx[i]! * m.size + idx[j]!]!;
-      distance[i * n + j] = m.distance[idx[i]! * m.size + idx[j]!]!;
+      const to = j === 0 && back !== undefined ? back : idx[j]!;
+      time[i * n + j] = m.time[idx[i]! * m.size + to]!;
+      distance[i * n + j] = m.distance[idx[i]! * m.size + to]!;
     }
   return { size: n, time, distance };
 }
@@ -267,6 +297,11 @@ async function solveDay(ctx: AppContext, p: Prepared): Promise<RoutingSolution> 
 export interface Solved {
   prepared: Prepared;
   solution: RoutingSolution;
+  /**
+   * Couriers whose route a change did not touch: their stored stops and day are written back as they were
+   * (times included: a courier half-way through is not re-timed from the depot; decision 137).
+   */
+  keep?: Map<string, { rows: repo.StopRow[]; route: StoredSettings['routes'][number] }>;
 }
 
 /** Work the plan out (no writes): the caller stores it with `storePlan`, under its Idempotency-Key if any. */
@@ -293,9 +328,19 @@ export async function storePlan(ctx: AppContext, company: UserRow, date: string,
   const routes: StoredSettings['routes'] = [];
   const shipById = new Map(p.ships.map((s) => [s.id, s]));
   for (const c of p.couriers) {
+    const kept = solved.keep?.get(c.id);
+    if (kept) {
+      stops.push(...kept.rows);
+      routes.push(kept.route);
+      continue;
+    }
+    // Done stops head the route in the order they were done, with the time they were done (decision 137).
+    const done = p.done.filter((d) => d.courierId === c.id).sort((a, b) => a.doneAt!.getTime() - b.doneAt!.getTime());
+    done.forEach((d, i) => stops.push({ ...d, position: i + 1, locked: false, late: false }));
+    const start = at(p.startOf.get(c.id) ?? p.startSec).toISOString();
     const r = solution.routes.find((x) => x.vehicle === c.id);
     if (!r || r.stops.length === 0) {
-      routes.push({ courierId: c.id, start: at(p.startSec).toISOString(), end: at(p.startSec).toISOString(), km: 0 });
+      routes.push({ courierId: c.id, start, end: start, km: 0 });
       continue;
     }
     r.stops.forEach((shipmentId, i) => {
@@ -305,7 +350,7 @@ export async function storePlan(ctx: AppContext, company: UserRow, date: string,
         planId: '',
         shipmentId,
         courierId: c.id,
-        position: i + 1,
+        position: done.length + i + 1,
         eta,
         windowFrom: w.from,
         windowTo: w.to,
@@ -313,7 +358,7 @@ export async function storePlan(ctx: AppContext, company: UserRow, date: string,
         late: false,
       });
     });
-    routes.push({ courierId: c.id, start: at(p.startSec).toISOString(), end: at(r.end).toISOString(), km: round1(r.distance) });
+    routes.push({ courierId: c.id, start, end: at(r.end).toISOString(), km: round1(r.distance) });
   }
   const settings: StoredSettings = { ...p.settings, depot: p.depot, travel: p.travel, routes };
   const unplanned: Unplanned = solution.unplanned.map((u) => ({ shipmentId: u.stop, reason: u.reason }));
@@ -325,7 +370,7 @@ export async function storePlan(ctx: AppContext, company: UserRow, date: string,
   );
   for (const c of p.couriers) {
     const tids = stops
-      .filter((s) => s.courierId === c.id && shipById.get(s.shipmentId)!.courierId !== c.id)
+      .filter((s) => s.courierId === c.id && !s.doneAt && shipById.has(s.shipmentId) && shipById.get(s.shipmentId)!.courierId !== c.id)
       .map((s) => shipById.get(s.shipmentId)!.tid);
     await assignPlanned(ctx, company, c, tids, tx);
   }
@@ -460,21 +505,30 @@ export async function patchStop(ctx: AppContext, company: UserRow, date: string,
   const service = settings.serviceMinutes * 60;
   const midnight = localMidnight(plan.date, plan.timeZone);
   const changed = to === from ? [[from, a] as const] : [[from, a] as const, [to, b] as const];
-  for (const [courierId, list] of changed) {
-    // The locked stops are the route's head.
+  for (const [courierId, all] of changed) {
+    // Done stops head the route as they were done and keep their times; the rest is timed from the last of
+    // them (decision 137). The locked stops are the head of the rest.
+    const done = all.filter((r) => r.doneAt).sort((x, y) => x.doneAt!.getTime() - y.doneAt!.getTime());
+    const list = all.filter((r) => !r.doneAt);
+    all.splice(0, all.length, ...done, ...list);
     const last = list.map((r) => r.locked).lastIndexOf(true);
-    list.forEach((r, i) => {
-      r.locked = i <= last;
+    all.forEach((r, i) => {
+      r.locked = !r.doneAt && i - done.length <= last;
       r.position = i + 1;
     });
     const meta = settings.routes.find((r) => r.courierId === courierId);
     const startSec = meta ? (Date.parse(meta.start) - midnight.getTime()) / 1000 : minutesOf(settings.shiftStart) * 60;
-    const places = [settings.depot, ...list.map((r) => pointOf(ships.get(r.shipmentId)!) ?? settings.depot)];
+    const from = done.at(-1);
+    const places = [
+      (from && pointOf(ships.get(from.shipmentId)!)) || settings.depot,
+      ...list.map((r) => pointOf(ships.get(r.shipmentId)!) ?? settings.depot),
+      settings.depot,
+    ];
     const timed = routeTimes(
       startSec,
       minutesOf(settings.shiftEnd) * 60,
       list.map((r) => stopTiming(ships.get(r.shipmentId)!, service)),
-      (await travelFor(ctx, places)).matrix,
+      withEnd((await travelFor(ctx, places)).matrix),
     );
     list.forEach((r, i) => {
       r.eta = new Date(midnight.getTime() + timed.times[i]!.start * 1000);
@@ -506,8 +560,18 @@ export async function patchStop(ctx: AppContext, company: UserRow, date: string,
 }
 
 // ------------------------------------------------------------------ the day moves (decision 125)
-/** What happened to the shipments the shipments module tells Plan the day about. */
-export type ShipmentChange = 'created' | 'assigned' | 'unassigned';
+/**
+ * What happened to the shipments the shipments module tells Plan the day about. `status`: a checkpoint set a
+ * status that ends the stop for the day (PLAN_ENDING_STATUSES; decision 137).
+ */
+export type ShipmentChange = 'created' | 'assigned' | 'unassigned' | 'status';
+
+/**
+ * A failed attempt or a delivery makes the stop done (it stays at the head of its route, with its time); an
+ * Expired shipment (closed without delivery: the product's cancel) leaves the plan (decision 137).
+ */
+export const PLAN_ENDING_STATUSES: readonly string[] = ['FailAttempt', 'Delivered', 'Expired'];
+const DONE_STATUSES = new Set(['FailAttempt', 'Delivered']);
 
 /** Seconds the local search after an insertion may take (the whole update aims at well under 500 ms). */
 export const INSERT_SECONDS = 0.25;
@@ -524,14 +588,17 @@ const updates = new Map<string, Promise<void>>();
  * It runs after the caller's answer (the returned promise is for tests and for shutting down); a failure is
  * logged and leaves the plan as it was ("Plan again" still works).
  */
-export function afterShipmentsChanged(ctx: AppContext, user: UserRow, tids: string[], change: ShipmentChange): Promise<void> {
-  if (user.role === 'courier' || user.userType !== 'company' || tids.length === 0) return Promise.resolve();
-  const run = (updates.get(user.id) ?? Promise.resolve())
-    .then(() => updatePlans(ctx, user, tids.map(normalizeTrackingNumber), change))
+export function afterShipmentsChanged(ctx: AppContext, user: UserRow, tids: string[], change: ShipmentChange, at?: Date): Promise<void> {
+  // A courier's checkpoint changes their company's plan (`status` only: couriers neither create nor assign).
+  const companyId = user.role === 'courier' ? (change === 'status' ? user.companyId : null) : user.userType === 'company' ? user.id : null;
+  if (!companyId || tids.length === 0) return Promise.resolve();
+  const when = at ?? ctx.now();
+  const run = (updates.get(companyId) ?? Promise.resolve())
+    .then(async () => updatePlans(ctx, await companyOf(ctx, user), tids.map(normalizeTrackingNumber), change, when))
     .catch((err: unknown) => ctx.log.warn({ err, tids, change }, 'the day plan could not take a shipment change in'));
-  updates.set(user.id, run);
+  updates.set(companyId, run);
   void run.finally(() => {
-    if (updates.get(user.id) === run) updates.delete(user.id);
+    if (updates.get(companyId) === run) updates.delete(companyId);
   });
   return run;
 }
@@ -541,13 +608,14 @@ export async function planUpdatesSettled(): Promise<void> {
   while (updates.size) await Promise.all([...updates.values()]);
 }
 
-async function updatePlans(ctx: AppContext, company: UserRow, tids: string[], change: ShipmentChange): Promise<void> {
+async function updatePlans(ctx: AppContext, company: UserRow, tids: string[], change: ShipmentChange, at: Date): Promise<void> {
+  if (company.role === 'courier' || company.userType !== 'company') return;
   const plans = await repo.plansFrom(ctx.db, company.id, localDate(ctx.now(), zoneOf(company)));
   for (const plan of plans) {
     // Another change of the same plan (a move on the page, another process) may win the race: work it out again.
     for (let attempt = 1; ; attempt++) {
       try {
-        await takeIn(ctx, company, plan.date, tids, change);
+        await takeIn(ctx, company, plan.date, tids, change, at);
         break;
       } catch (err) {
         if (err instanceof AppError && err.message === MSG.planChanged && attempt < 3) continue;
@@ -561,7 +629,7 @@ async function updatePlans(ctx: AppContext, company: UserRow, tids: string[], ch
 }
 
 /** One plan takes the change in: see afterShipmentsChanged. */
-async function takeIn(ctx: AppContext, company: UserRow, date: string, tids: string[], change: ShipmentChange): Promise<void> {
+async function takeIn(ctx: AppContext, company: UserRow, date: string, tids: string[], change: ShipmentChange, at: Date): Promise<void> {
   const plan = await repo.findPlan(ctx.db, company.id, date);
   if (!plan) return;
   const settings = plan.settings as StoredSettings;
@@ -576,19 +644,39 @@ async function takeIn(ctx: AppContext, company: UserRow, date: string, tids: str
       )
     ).map((s) => [s.id, s]),
   );
-  // A stop whose courier is no longer the one it is planned with leaves its route, to be put in again.
+  // A stop whose courier is no longer the one it is planned with leaves its route, to be put in again. A stop
+  // delivered or attempted is done: it heads its route with its time and the rest is timed from it; an Expired
+  // one leaves the plan; either way only its courier's route is worked out again (decision 137).
   const taken = new Map<string, string>();
+  const improve = new Set<string>();
+  const ended: { row: repo.StopRow; ship: PlanningShipment }[] = [];
   const kept = rows.filter((r) => {
     const sh = inRows.get(r.shipmentId);
-    if (!sh || !changed.has(sh.tid) || sh.courierId === r.courierId) return true;
+    if (!sh || !changed.has(sh.tid)) return true;
+    if (change === 'status') {
+      if (!PLAN_ENDING_STATUSES.includes(sh.status)) return true;
+      improve.add(r.courierId);
+      ended.push({ row: r, ship: sh });
+      if (!DONE_STATUSES.has(sh.status)) return false;
+      r.doneAt = at;
+      r.eta = at;
+      return true;
+    }
+    // Given again by the owner after a failed attempt: planned again, as a new stop for that courier.
+    if (r.doneAt && change === 'assigned' && sh.status !== 'Delivered') {
+      improve.add(r.courierId);
+      return false;
+    }
+    if (sh.courierId === r.courierId) return true;
     taken.set(sh.id, r.courierId);
+    improve.add(r.courierId);
     return false;
   });
   const prepared = await prepare(ctx, company, date, settings, { stops: kept });
   const planned = new Set(kept.map((r) => r.shipmentId));
   const before = new Set((plan.unplanned as Unplanned).map((u) => u.shipmentId));
-  const fresh = prepared.ships.filter((s) => !planned.has(s.id) && (changed.has(s.tid) || !before.has(s.id)));
-  if (taken.size === 0 && fresh.length === 0) return;
+  const fresh = prepared.ships.filter((s) => !planned.has(s.id) && ((changed.has(s.tid) && change !== 'status') || !before.has(s.id)));
+  if (taken.size === 0 && fresh.length === 0 && improve.size === 0) return;
 
   const ids = new Set(prepared.couriers.map((c) => c.id));
   const only: Record<string, string[]> = {};
@@ -619,7 +707,19 @@ async function takeIn(ctx: AppContext, company: UserRow, date: string, tids: str
     seconds: INSERT_SECONDS,
     only,
     lockInserted,
+    improve: [...improve],
   });
+  // A route the change left as it was keeps its stored times (its courier may be half-way through it).
+  const keep: NonNullable<Solved['keep']> = new Map();
+  for (const c of prepared.couriers) {
+    if (improve.has(c.id)) continue;
+    const stored = kept.filter((r) => r.courierId === c.id).sort((a, b) => a.position - b.position);
+    const open = stored.filter((r) => !r.doneAt).map((r) => r.shipmentId);
+    const now = solution.routes.find((r) => r.vehicle === c.id)?.stops ?? [];
+    const route = settings.routes.find((r) => r.courierId === c.id);
+    if (route && stored.length && now.length === open.length && now.every((id, i) => id === open[i]))
+      keep.set(c.id, { rows: stored, route });
+  }
   // A stop locked where it was put locks the stops before it (a route's locked stops are its head).
   for (const id of lockInserted)
     for (const r of solution.routes) {
@@ -630,7 +730,7 @@ async function takeIn(ctx: AppContext, company: UserRow, date: string, tids: str
   await ctx.db.transaction(async (tx) => {
     const now = await repo.lockPlan(tx, company.id, date);
     if (!now || now.id !== plan.id || now.updatedAt.getTime() !== plan.updatedAt.getTime()) throw conflict(MSG.planChanged);
-    await storePlan(ctx, company, date, { prepared, solution }, tx);
+    await storePlan(ctx, company, date, { prepared, solution, keep }, tx);
     // The owner's page and the courier's day follow (a stop given to a courier is announced by its assignment too).
     for (const s of prepared.ships)
       if (changed.has(s.tid) || taken.has(s.id))
@@ -643,6 +743,16 @@ async function takeIn(ctx: AppContext, company: UserRow, date: string, tids: str
           status: s.status,
           statusChanged: false,
         });
+    for (const { row, ship } of ended)
+      await publishLive(tx, {
+        kind: 'shipment',
+        accountId: company.id,
+        courierId: row.courierId,
+        shipmentId: ship.id,
+        tid: ship.tid,
+        status: ship.status,
+        statusChanged: false,
+      });
   });
 }
 
@@ -677,5 +787,7 @@ export async function publicWindow(ctx: AppContext, tid: string, status: string)
   if (status === 'Delivered' || status === 'Expired') return null;
   const found = await repo.latestStopByTid(ctx.db, normalizeTrackingNumber(tid));
   if (!found || found.date < localDate(ctx.now(), found.timeZone)) return null;
+  // A failed attempt is over for that day: no window until the owner plans it again (decision 137).
+  if (found.stop.doneAt) return null;
   return { from: found.stop.windowFrom.toISOString(), to: found.stop.windowTo.toISOString() };
 }

@@ -22,7 +22,7 @@ import { exactReply, idempotencyKeyOf, idempotentReply, requestHash, sendExact, 
 import { userOf } from '../accounts/auth.plugin.ts';
 import { renderLabels } from './labels.ts';
 import * as svc from './shipments.service.ts';
-import { afterShipmentsChanged, courierDayInPlanOrder } from '../planning/planning.service.ts';
+import { PLAN_ENDING_STATUSES, afterShipmentsChanged, courierDayInPlanOrder } from '../planning/planning.service.ts';
 
 // The Idempotency-Key scope of the charging route.
 const CREATE_ROUTE = 'POST /v1/shipment/create';
@@ -61,19 +61,30 @@ export async function shipmentRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
   // A Delivered checkpoint may carry a photo and a signature: the body may be larger than elsewhere. A phone that
   // was offline sends its queued checkpoints under an Idempotency-Key (decision 120): a resend after a lost reply
   // answers the first reply byte for byte and adds nothing, also after a restart (the key is in the database).
+  // A failed attempt, a delivery or an Expired status changes the day's plan after the answer (decision 137).
   app.post('/v1/shipment/update', { ...auth, bodyLimit: POD_LIMITS.bodyMaxBytes }, async (req, reply) => {
     const input = parse(updateShipmentRequest, body(req));
     const user = userOf(req);
     const added = (view: Awaited<ReturnType<typeof svc.applyUpdate>>) => exactReply(200, success(view, 'Checkpoint added'));
+    const planFollows = () => {
+      if (PLAN_ENDING_STATUSES.includes(input.status))
+        void afterShipmentsChanged(ctx, user, [input.tid], 'status', input.occurredAt ? new Date(input.occurredAt) : undefined);
+    };
     const key = idempotencyKeyOf(req);
-    if (!key) return sendExact(reply, added(await svc.updateShipment(ctx, user, input)));
+    if (!key) {
+      sendExact(reply, added(await svc.updateShipment(ctx, user, input)));
+      planFollows();
+      return reply;
+    }
     const scope = { userId: user.id, route: UPDATE_ROUTE, key, hash: requestHash(svc.updateRequestIdentity(input)) };
     const replayed = await storedReply(ctx.db, scope);
     if (replayed) return sendExact(reply, replayed);
     const plan = await svc.planUpdate(ctx, user, input);
     const out = await idempotentReply(ctx.db, scope, async (tx) => added(await svc.applyUpdate(ctx, user, input, plan, tx)));
     await svc.notePosition(ctx, user, input);
-    return sendExact(reply, out);
+    sendExact(reply, out);
+    planFollows();
+    return reply;
   });
 
   app.post('/v1/shipment/edit', auth, async (req) =>

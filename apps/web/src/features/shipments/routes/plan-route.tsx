@@ -182,7 +182,7 @@ function StopRow({
           {stop.position}
         </Box>
         <Box style={{ flex: '1 1 230px', minWidth: 0 }}>
-          <Group gap={6} wrap="nowrap">
+          <Group gap={6} wrap="wrap">
             <Text fw={700} size="sm" data-testid="plan-stop-eta" style={{ whiteSpace: 'nowrap' }}>
               {clock(stop.eta)}
             </Text>
@@ -197,6 +197,15 @@ function StopRow({
             {stop.status === 'Delivered' && (
               <Badge color="green" size="xs">
                 delivered
+              </Badge>
+            )}
+            {stop.status === 'FailAttempt' && (
+              <Badge
+                color="orange"
+                size="xs"
+                title="Nobody could take it: done for today, not visited again unless given to a courier again"
+              >
+                attempt failed
               </Badge>
             )}
           </Group>

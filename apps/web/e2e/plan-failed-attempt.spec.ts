@@ -1,0 +1,122 @@
+import { devices, expect as baseExpect, test, type Browser, type Page } from '@playwright/test';
+import { mkdirSync } from 'node:fs';
+import { apiPost, signUpViaApi, uniqueEmail } from './helpers';
+
+// Decision 137: a courier marks "Attempt failed" on their first stop of today's plan; the owner's plan page
+// shows that stop done at the head of the route, marked "attempt failed" with its time, and the courier's other
+// stops after it. Looked at on a desk (1366x768) and on a Pixel 7 (the phone profile in our Chromium).
+const expect = baseExpect.configure({ timeout: 30_000 });
+test.setTimeout(240_000);
+
+const SHOTS = process.env.PLAN_SHOTS ?? 'test-results/plan-failed';
+mkdirSync(SHOTS, { recursive: true });
+
+const DEPOT = { lat: 34.0407, long: -118.2468 };
+/** A time zone where it is now between 08:00 and 13:00, so today's shift (08:00-18:00 there) has hours left. */
+function zoneWithMorning(): { zone: string; date: string } {
+  for (const zone of Intl.supportedValuesOf('timeZone')) {
+    const parts = new Intl.DateTimeFormat('en-CA', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+    }).formatToParts(new Date());
+    const n = (t: string) => parts.find((p) => p.type === t)!.value;
+    if (Number(n('hour')) >= 8 && Number(n('hour')) < 13) return { zone, date: `${n('year')}-${n('month')}-${n('day')}` };
+  }
+  throw new Error('no time zone has a morning now');
+}
+const { zone, date } = zoneWithMorning();
+
+function shipment(i: number) {
+  const angle = (i * 2 * Math.PI) / 6;
+  const km = 2 + (i % 3) * 2;
+  return {
+    origin: { name: 'Depot', address1: '100 Main St', city: 'Los Angeles', state: 'CA', zip: '90012', country: 'US', ...DEPOT },
+    destination: {
+      name: `Customer ${i}`,
+      address1: `${300 + i} Hill St`,
+      city: 'Los Angeles',
+      state: 'CA',
+      zip: '90013',
+      country: 'US',
+      lat: DEPOT.lat + (km / 111) * Math.sin(angle),
+      long: DEPOT.long + (km / 92) * Math.cos(angle),
+    },
+    parcels: [{ name: 'Box', quantity: 1, length: 10, width: 8, height: 4, weight: 2 }],
+    expected: `${date}T12:00:00Z`,
+    unassigned: true,
+    orderId: `FAIL-${i}`,
+  };
+}
+
+async function ownerPage(browser: Browser, session: { token: string; version: string }, phone: boolean): Promise<Page> {
+  const { defaultBrowserType: _b, ...pixel } = devices['Pixel 7'];
+  const context = await browser.newContext(
+    phone
+      ? { ...pixel, timezoneId: zone }
+      : { viewport: { width: 1366, height: 768 }, deviceScaleFactor: 1, isMobile: false, hasTouch: false, timezoneId: zone },
+  );
+  const page = await context.newPage();
+  await page.goto('/terms-of-service');
+  await page.evaluate((s) => localStorage.setItem('shiptrail.session', JSON.stringify(s)), session);
+  await page.goto('/account/shipments/plan');
+  await page.getByTestId('plan-date').fill(date);
+  return page;
+}
+
+test('a failed attempt shows at the head of its route, marked, with its time; the rest follows', async ({ browser, page }) => {
+  const ownerEmail = uniqueEmail('fail-owner');
+  const ownerToken = await signUpViaApi(page, page.request, ownerEmail, 'company');
+  const upd = await apiPost(page.request, ownerToken, '/v1/user/general/update', {
+    profile: { timeZone: zone, company: 'Fail Co', showWizard: false },
+  });
+  expect(upd.code, JSON.stringify(upd)).toBe(200);
+  const couriers: string[] = [];
+  for (const first of ['Ada', 'Ben']) {
+    const email = uniqueEmail(first.toLowerCase());
+    const r = await apiPost(page.request, ownerToken, '/v1/user/general/addmember', {
+      email,
+      role: 'courier',
+      firstName: first,
+      lastName: 'Driver',
+      phone: '(213) 555-0101',
+      password: 'courierpass1',
+    });
+    expect(r.code, JSON.stringify(r)).toBe(201);
+    couriers.push(email);
+  }
+  for (let i = 0; i < 6; i++) expect((await apiPost(page.request, ownerToken, '/v1/shipment/create', shipment(i))).code).toBe(201);
+  const planned = await apiPost(page.request, ownerToken, '/v1/plans', { date, seconds: 0.5 });
+  expect(planned.code, JSON.stringify(planned)).toBe(201);
+  const route = (planned.payload.routes as { courierEmail: string; stops: { tid: string }[] }[]).find((r) => r.stops.length >= 2)!;
+
+  // The courier, at their first stop, records that nobody was in.
+  const login = await page.request.post('/v1/user/general/login', { data: { email: route.courierEmail, password: 'courierpass1' } });
+  const courierToken = ((await login.json()) as { payload: { sessionToken: string } }).payload.sessionToken;
+  const failed = route.stops[0]!.tid;
+  const checkpoint = await apiPost(page.request, courierToken, '/v1/shipment/update', {
+    tid: failed,
+    status: 'FailAttempt',
+    location: 'Los Angeles, CA',
+  });
+  expect(checkpoint.code, JSON.stringify(checkpoint)).toBe(200);
+
+  const ownerLogin = await page.request.post('/v1/user/general/login', { data: { email: ownerEmail, password: 'password1' } });
+  const s = ((await ownerLogin.json()) as { payload: { sessionToken: string; version: string } }).payload;
+  for (const phone of [false, true]) {
+    const owner = await ownerPage(browser, { token: s.sessionToken, version: s.version }, phone);
+    const stops = owner.locator(`[data-testid="plan-route"][data-courier="${route.courierEmail}"] [data-testid="plan-stop"]`);
+    await expect(stops.first()).toHaveAttribute('data-tid', failed);
+    await expect(stops.first().getByText('attempt failed')).toBeVisible();
+    await expect(stops.first().getByTestId('plan-stop-eta')).toHaveText(/\d{1,2}:\d{2}/);
+    await expect(stops).toHaveCount(route.stops.length);
+    await expect(owner.getByText('attempt failed')).toHaveCount(1);
+    await stops.first().scrollIntoViewIfNeeded();
+    await owner.waitForTimeout(300);
+    await owner.screenshot({ path: `${SHOTS}/${phone ? 'pixel-7' : 'desk-1366'}-failed-stop.png` });
+    await owner.context().close();
+  }
+});
