@@ -114,6 +114,14 @@ test('a failed attempt shows at the head of its route, marked, with its time; th
     await expect(stops.first().getByTestId('plan-stop-eta')).toHaveText(/\d{1,2}:\d{2}/);
     await expect(stops).toHaveCount(route.stops.length);
     await expect(owner.getByText('attempt failed')).toHaveCount(1);
+    // Done for today: it cannot be dragged, locked or moved, and nothing moves above it.
+    await expect(stops.first()).toHaveAttribute('data-done', 'true');
+    await expect(stops.first().getByTestId('plan-stop-handle')).toBeDisabled();
+    await expect(stops.first().getByRole('button', { name: `Lock stop ${failed}` })).toBeDisabled();
+    await expect(stops.first().getByRole('button', { name: `Move stop ${failed} down` })).toBeDisabled();
+    await expect(stops.first().getByLabel(`Move stop ${failed} to another courier`)).toBeDisabled();
+    await expect(stops.nth(1).getByRole('button', { name: /^Move stop .* up$/ })).toBeDisabled();
+    await expect(stops.nth(1).getByTestId('plan-stop-handle')).toBeEnabled();
     await stops.first().scrollIntoViewIfNeeded();
     await owner.waitForTimeout(300);
     await owner.screenshot({ path: `${SHOTS}/${phone ? 'pixel-7' : 'desk-1366'}-failed-stop.png` });

@@ -112,5 +112,6 @@ export const MSG = {
   planNotFound: 'There is no plan for this day yet: press Plan to make one',
   planChanged: 'The plan changed while this change was worked out: look at it again and repeat the change',
   planStopNotFound: 'That shipment is not in this plan',
+  planStopDone: 'This stop is done for today and stays where it is: give the shipment to a courier again to plan it anew',
   planBusy: 'Too many plans are being worked out at the moment: try again in a few seconds',
 } as const;

@@ -97,8 +97,13 @@ export const patchPlanStopRequest = z
 const point = z.object({ lat: z.number(), long: z.number() });
 export const planStopSchema = z.object({
   tid: z.string(),
-  /** The shipment's status now (a Delivered stop stays in the list until the next plan). */
+  /** The shipment's status now. */
   status: z.string(),
+  /**
+   * Delivered or attempted today (decision 137): the stop heads its route with the time it was done as its eta, and
+   * cannot be moved, locked or given to another courier (give the shipment to a courier again to plan it anew).
+   */
+  done: z.boolean(),
   /** 1 first. */
   position: z.number().int(),
   /** Start of service (ISO-8601 UTC). */

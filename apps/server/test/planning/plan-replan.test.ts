@@ -8,6 +8,7 @@ import { planUpdatesSettled } from '../../src/modules/planning/planning.service.
 import { call, createTestEnv, type TestEnv } from '../helpers.ts';
 import { openStream, type SseStream } from '../live/sse-client.ts';
 import { company, courier, createShipment, readmeShipment } from '../shipments/fixtures.ts';
+import { MSG } from '@shiptrail/contract';
 
 vi.setConfig({ testTimeout: 120_000 });
 let env: TestEnv;
@@ -53,6 +54,7 @@ interface Stop {
   tid: string;
   status: string;
   position: number;
+  done: boolean;
   eta: string;
   windowFrom: string;
   windowTo: string;
@@ -228,6 +230,15 @@ describe('the plan follows a failed attempt, a cancel and an out-of-order delive
     ]);
     expect(byHand.stops[0]!.eta).toBe(first.eta);
     expect(Date.parse(byHand.stops[1]!.eta)).toBeGreaterThan(Date.parse(first.eta));
+    expect(byHand.stops.map((s) => s.done)).toEqual(byHand.stops.map((_, i) => i === 0));
+
+    // The done stop itself is not moved, unlocked or given to another courier: refused in words, the plan unchanged.
+    const other = plan.routes.find((r) => r.courierEmail !== route.courierEmail)!;
+    for (const body of [{ position: 2 }, { locked: true }, { courierEmail: other.courierEmail }]) {
+      const r = await call(env.app, 'PATCH', `/v1/plans/${DATE}/stops/${skipped.tid}`, { token: c.session, body });
+      expect([r.statusCode, r.body.message], JSON.stringify(body)).toEqual([409, MSG.planStopDone]);
+    }
+    expect((await planOf(c.session)).routes).toEqual((moved.body.payload as Plan).routes);
   });
 
   it('a status that does not end the stop changes nothing', async () => {

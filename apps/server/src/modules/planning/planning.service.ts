@@ -435,6 +435,7 @@ async function planView(ctx: AppContext, company: UserRow, plan: repo.PlanRow, d
                 windowTo: s.windowTo.toISOString(),
                 locked: s.locked,
                 late: s.late,
+                done: s.doneAt !== null,
                 at: pointOf(sh) ?? settings.depot,
                 address: sh.destination.address,
                 name: sh.destination.name,
@@ -485,6 +486,7 @@ export async function patchStop(ctx: AppContext, company: UserRow, date: string,
   );
   const row = rows.find((r) => ships.get(r.shipmentId)?.tid === tid);
   if (!row) throw notFound(MSG.planStopNotFound);
+  if (row.doneAt) throw conflict(MSG.planStopDone);
 
   const routeOf = (courierId: string) => rows.filter((r) => r.courierId === courierId).sort((a, b) => a.position - b.position);
   const from = row.courierId;

@@ -131,10 +131,12 @@ function StopRow({
   onChange: (change: { locked?: boolean; courierEmail?: string; position?: number }) => void;
 }) {
   const others = plan.routes.filter((r) => r.courierEmail !== route.courierEmail);
+  // A stop done today (delivered, or an attempt failed: decision 137) stays at the head of its route as it was.
+  const fixed = busy || stop.done;
   const { attributes, listeners, setNodeRef, setActivatorNodeRef, transform, transition, isDragging, isOver, active } = useSortable({
     id: stop.tid,
     data: { courierEmail: route.courierEmail },
-    disabled: busy,
+    disabled: fixed,
   });
   // Dragged in from another courier: it goes before this stop (or after it, below its middle).
   const incoming = isOver && active && (active.data.current as { courierEmail?: string } | undefined)?.courierEmail !== route.courierEmail;
@@ -146,6 +148,7 @@ function StopRow({
       data-testid="plan-stop"
       data-tid={stop.tid}
       data-locked={stop.locked ? 'true' : 'false'}
+      data-done={stop.done ? 'true' : 'false'}
       style={{
         borderTop: incoming ? `3px solid ${color}` : index ? '1px solid var(--mantine-color-gray-2)' : undefined,
         transform: CSS.Translate.toString(transform),
@@ -157,15 +160,19 @@ function StopRow({
       }}
     >
       <Group gap="xs" wrap="wrap" align="flex-start">
-        <Tooltip label="Drag to another place or courier (or focus and press Space, then the arrows)">
+        <Tooltip
+          label={
+            stop.done ? 'Done for today: it stays here' : 'Drag to another place or courier (or focus and press Space, then the arrows)'
+          }
+        >
           <ActionIcon
             ref={setActivatorNodeRef}
             variant="subtle"
             color="gray"
             aria-label={`Drag stop ${stop.tid}`}
             data-testid="plan-stop-handle"
-            disabled={busy}
-            style={{ cursor: busy ? undefined : 'grab', touchAction: 'none' }}
+            disabled={fixed}
+            style={{ cursor: fixed ? undefined : 'grab', touchAction: 'none' }}
             {...attributes}
             {...listeners}
           >
@@ -226,7 +233,7 @@ function StopRow({
               color={stop.locked ? 'dark' : 'gray'}
               aria-label={stop.locked ? `Unlock stop ${stop.tid}` : `Lock stop ${stop.tid}`}
               aria-pressed={stop.locked}
-              disabled={busy}
+              disabled={fixed}
               onClick={() => onChange({ locked: !stop.locked })}
             >
               {stop.locked ? <IconLock size={16} /> : <IconLockOpen size={16} />}
@@ -236,7 +243,7 @@ function StopRow({
             variant="subtle"
             color="gray"
             aria-label={`Move stop ${stop.tid} up`}
-            disabled={busy || index === 0}
+            disabled={fixed || index === 0 || route.stops[index - 1]!.done}
             onClick={() => onChange({ position: stop.position - 1 })}
           >
             <IconArrowUp size={16} />
@@ -245,7 +252,7 @@ function StopRow({
             variant="subtle"
             color="gray"
             aria-label={`Move stop ${stop.tid} down`}
-            disabled={busy || index === route.stops.length - 1}
+            disabled={fixed || index === route.stops.length - 1}
             onClick={() => onChange({ position: stop.position + 1 })}
           >
             <IconArrowDown size={16} />
@@ -257,7 +264,7 @@ function StopRow({
             aria-label={`Move stop ${stop.tid} to another courier`}
             data={others.map((r) => ({ value: r.courierEmail, label: r.courier }))}
             value={null}
-            disabled={busy || others.length === 0}
+            disabled={fixed || others.length === 0}
             onChange={(email) => email && onChange({ courierEmail: email })}
             comboboxProps={{ withinPortal: true }}
           />
