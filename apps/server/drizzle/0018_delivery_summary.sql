@@ -1,3 +1,4 @@
+DROP INDEX "checkpoints_status_time_idx";--> statement-breakpoint
 ALTER TABLE "trackings" ADD COLUMN "first_scan_at" timestamp with time zone;--> statement-breakpoint
 ALTER TABLE "trackings" ADD COLUMN "newest_scan_at" timestamp with time zone;--> statement-breakpoint
 ALTER TABLE "trackings" ADD COLUMN "delivered_at" timestamp with time zone;--> statement-breakpoint

@@ -71,3 +71,6 @@ FROM (
   FROM "checkpoints" c GROUP BY c."tracking_id"
 ) s
 WHERE t."id" = s."tracking_id";
+--> statement-breakpoint
+-- The new columns and indexes get their statistics now (the planner chooses by them; PGlite has no autovacuum).
+ANALYZE "trackings";

@@ -456,9 +456,8 @@ export const checkpoints = pgTable(
   },
   (t) => [
     uniqueIndex('checkpoints_fp_uq').on(t.trackingId, t.fingerprint),
+    // Also each parcel's exception scans of a period (delivery performance, decision 136: the summary finds the parcels).
     index('checkpoints_tracking_time_idx').on(t.trackingId, t.time),
-    // Delivery performance (decision 133): the delivery and exception scans of a period, without reading every scan.
-    index('checkpoints_status_time_idx').on(t.status, t.time),
   ],
 );
 
