@@ -333,8 +333,10 @@ export async function performanceByCarrier(db: Queryable, userId: string, from: 
   const r = await db.execute<Record<string, unknown>>(sql`
     with x as (
       select t.courier, t.origin_region as o, t.destination_region as dst, t.promised_by, t.delivered_at,
-        extract(epoch from t.delivered_at - t.first_scan_at) as transit,
-        floor(extract(epoch from t.delivered_at - t.first_scan_at) / 86400)::int as transit_days,
+        -- date_part is double precision (extract is numeric, several times slower per row here); the percentiles
+        -- take double precision anyway, so the figures are the same.
+        date_part('epoch', t.delivered_at - t.first_scan_at) as transit,
+        floor(date_part('epoch', t.delivered_at - t.first_scan_at) / 86400)::int as transit_days,
         t.failed_attempt as failed
       from ${trackings} t
       where t.user_id = ${userId}::uuid and t.status = 'Delivered'

@@ -1,0 +1,2 @@
+DROP INDEX "trackings_user_delivered_idx";--> statement-breakpoint
+CREATE INDEX "trackings_user_delivered_idx" ON "trackings" USING btree ("user_id","delivered_at","courier","origin_region","destination_region","first_scan_at","promised_by","failed_attempt") WHERE "trackings"."status" = 'Delivered';
