@@ -1,6 +1,7 @@
-// Delivery performance at scale (issue 32, decision 133): one account with BENCH_ANALYTICS_N trackings (default
+// Delivery performance at scale (issue 32, decisions 133 and 136): one account with BENCH_ANALYTICS_N trackings (default
 // 1,000,000) seeded straight into the embedded database (PGlite) with their scans, and each analytics statement
-// timed beside the floor: a trivial indexed query (one tracking by its number) in the same run.
+// timed beside the floor: a trivial indexed query (one tracking by its number) in the same run; then a small account
+// (BENCH_ANALYTICS_SMALL_N, default 200 trackings) on the same platform, whose figures read only its own rows.
 // Standalone: `npx tsx bench/analytics.bench.ts` writes bench/results/analytics.json; `npm run bench -- analytics`
 // runs it too. BENCH_ANALYTICS_PG=postgres://... runs it on PostgreSQL instead. BENCH_ANALYTICS_DIR=/path keeps the
 // PGlite data directory: a second run finds the account seeded and only times the statements.
@@ -23,6 +24,8 @@ const N = Number(process.env.BENCH_ANALYTICS_N ?? 1_000_000);
 /** The company's own shipments (3 courier scans each), for the couriers' figures. */
 const SHIPMENTS = Number(process.env.BENCH_ANALYTICS_SHIPMENTS ?? 50_000);
 const RUNS = Number(process.env.BENCH_ANALYTICS_RUNS ?? 5);
+/** A small account beside the large one: the figures are driven by the account (decision 136). */
+const SMALL_N = Number(process.env.BENCH_ANALYTICS_SMALL_N ?? 200);
 const log = (...a: unknown[]) => console.error('[analytics.bench]', ...a);
 const DAY = 86_400_000;
 
@@ -36,14 +39,15 @@ async function rows<T>(ctx: AppContext, q: ReturnType<typeof sql>): Promise<T[]>
  * attempt, a third with a promise), 20% in transit, 5% exceptions (12 causes), 5% pending with no scan; 5 origins and
  * 7 destinations. Scans: the first, one in transit, then the delivery or exception: about 2.9 per tracking.
  */
-async function seed(ctx: AppContext, userId: string, n: number) {
+async function seed(ctx: AppContext, userId: string, n: number, prefix = 'AN', shipments = SHIPMENTS) {
   const t0 = performance.now();
   const step = 100_000;
+  const at = prefix.length + 1;
   for (let from = 1; from <= n; from += step) {
     const to = Math.min(n, from + step - 1);
     await ctx.db.execute(sql`
       insert into trackings (user_id, tid, courier, status, origin, destination, promised_by, created_at, updated_at, next_check_at)
-      select ${userId}::uuid, 'AN' || g, (array['ups','usps','fedex','canadapost'])[1 + g % 4],
+      select ${userId}::uuid, ${prefix} || g, (array['ups','usps','fedex','canadapost'])[1 + g % 4],
         case when g % 20 < 14 then 'Delivered' when g % 20 < 18 then 'InTransit' when g % 20 = 18 then 'Exception' else 'Pending' end,
         (array['Memphis, TN 38118','Louisville, KY','Toronto, ON M5V 2T6','Reno, NV','Chicago, IL'])[1 + g % 5],
         (array['Austin, TX 78701','Boston, MA','Ottawa, ON','Denver, CO','Miami, FL','Seattle, WA','Newark, NJ'])[1 + g % 7],
@@ -53,8 +57,8 @@ async function seed(ctx: AppContext, userId: string, n: number) {
     await ctx.db.execute(sql`
       insert into checkpoints (tracking_id, status, location, message, time, fingerprint)
       select t.id, s.status, 'Memphis, TN', s.message, s.time, md5(t.id::text || s.k)
-      from (select id, created_at, substring(tid from 3)::int as g, status from trackings
-            where user_id = ${userId}::uuid and tid in (select 'AN' || x from generate_series(${from}::int, ${to}::int) x)) t
+      from (select id, created_at, substring(tid from ${at}::int)::int as g, status from trackings
+            where user_id = ${userId}::uuid and tid in (select ${prefix} || x from generate_series(${from}::int, ${to}::int) x)) t
       cross join lateral (values
         (1, 'InfoReceived', 'Label created', t.created_at),
         (2, 'InTransit', 'Departed facility', t.created_at + interval '20 hours'),
@@ -73,7 +77,7 @@ async function seed(ctx: AppContext, userId: string, n: number) {
   await ctx.db.execute(sql`
     insert into shipments (company_id, tid, status, origin, destination, created_at)
     select ${userId}::uuid, 'SHMAN' || g, 'Delivered', '{}'::jsonb, '{}'::jsonb, now() - (g % 365) * interval '1 day'
-    from generate_series(1, ${SHIPMENTS}::int) g`);
+    from generate_series(1, ${shipments}::int) g`);
   await ctx.db.execute(sql`
     insert into shipment_checkpoints (shipment_id, status, time, by_user_id, by_role, by_name)
     select s.id, c.status, s.created_at + c.after, ('00000000-0000-4000-8000-' || lpad((g % 40)::text, 12, '0'))::uuid, 'courier', 'Courier ' || g % 40
@@ -109,18 +113,28 @@ export default async function analyticsBench(): Promise<BenchResult[]> {
     LOG_LEVEL: 'silent',
     ...(pg ? { DATABASE_URL: pg } : {}),
   } as NodeJS.ProcessEnv);
+  // Opening applies the migrations: on a data directory seeded by an older version, that includes the summary's
+  // backfill (migration 0020), timed here.
+  const opening = performance.now();
   const ctx = await createContext(config, createLogger(config));
+  const openSeconds = (performance.now() - opening) / 1000;
+  log(`opened (migrations applied) in ${openSeconds.toFixed(0)} s`);
   const setup = `${pg ? 'PostgreSQL' : 'PGlite'}, ${N >= 1e6 ? `${N / 1e6}M` : `${N / 1e3}k`} trackings, ${SHIPMENTS / 1e3}k shipments`;
   try {
-    const [found] = await rows<{ id: string }>(ctx, sql`select id from users where uid = 'benchan'`);
-    const [u] = found
-      ? [found]
-      : await rows<{ id: string }>(
-          ctx,
-          sql`insert into users (uid, email, api_key_hash, api_key_enc, webhook_secret, referral_code, version, user_type) values ('benchan', 'bench-analytics@example.com', 'x', 'x', 'x', 'benchan', '1', 'company') returning id`,
-        );
-    const user = (await findUserById(ctx.db, u!.id))!;
-    const seconds = found ? 0 : await seed(ctx, user.id, N);
+    /** The account `uid`, seeded with `n` trackings the first time; the seconds its seeding took (0 when found). */
+    const account = async (uid: string, n: number, prefix: string, shipments: number) => {
+      const [found] = await rows<{ id: string }>(ctx, sql`select id from users where uid = ${uid}`);
+      const [u] = found
+        ? [found]
+        : await rows<{ id: string }>(
+            ctx,
+            sql`insert into users (uid, email, api_key_hash, api_key_enc, webhook_secret, referral_code, version, user_type) values (${uid}, ${`${uid}@example.com`}, ${uid}, 'x', 'x', ${uid}, '1', 'company') returning id`,
+          );
+      const user = (await findUserById(ctx.db, u!.id))!;
+      return { user, seconds: found ? 0 : await seed(ctx, user.id, n, prefix, shipments) };
+    };
+    const { user, seconds } = await account('benchan', N, 'AN', SHIPMENTS);
+    const small = await account('benchsm', SMALL_N, 'SM', 0);
     log(`seeded in ${seconds.toFixed(0)} s`);
     const now = Date.now();
     const period = (days: number) => [new Date(now - days * DAY), new Date(now)] as const;
@@ -151,6 +165,28 @@ export default async function analyticsBench(): Promise<BenchResult[]> {
         performanceFigures(ctx, user, { days: 90, stalledDays: 3, format: 'json' }),
       );
     }
+    {
+      // A small account on the big platform: its figures read its own rows, not the period's rows of every account.
+      const [a, b] = period(90);
+      const smallSetup = `${setup}; an account of ${SMALL_N} trackings beside the one of ${N}`;
+      const measureSmall = async (name: string, fn: () => Promise<unknown>) => {
+        const t = await time(fn);
+        log(name, t);
+        results.push({ name, setup: smallSetup, metrics: { p50Ms: t.p50, maxMs: t.max, targetMs: 300 } });
+      };
+      await measureSmall(`small account (${SMALL_N} trackings): transit by carrier and lane, on time, first attempt, 90 days`, () =>
+        performanceByCarrier(ctx.db, small.user.id, a, b),
+      );
+      await measureSmall(`small account (${SMALL_N} trackings): exceptions by cause, 90 days`, () =>
+        exceptionCauses(ctx.db, small.user.id, a, b, 10),
+      );
+      await measureSmall(`small account (${SMALL_N} trackings): stalled parcels`, () =>
+        stalledTrackings(ctx.db, small.user.id, new Date(now - 3 * DAY), 50),
+      );
+      await measureSmall(`small account (${SMALL_N} trackings): the whole page, 90 days`, () =>
+        performanceFigures(ctx, small.user, { days: 90, stalledDays: 3, format: 'json' }),
+      );
+    }
     const [count] = await rows<{ trackings: number; checkpoints: number }>(
       ctx,
       sql`select (select count(*) from trackings)::int as trackings, (select count(*) from checkpoints)::int as checkpoints`,
@@ -158,7 +194,13 @@ export default async function analyticsBench(): Promise<BenchResult[]> {
     results.push({
       name: 'seeded',
       setup,
-      metrics: { trackings: count!.trackings, checkpoints: count!.checkpoints, seedSeconds: Math.round(seconds) },
+      metrics: {
+        trackings: count!.trackings,
+        checkpoints: count!.checkpoints,
+        seedSeconds: Math.round(seconds),
+        smallSeedSeconds: Math.round(small.seconds),
+        openSeconds: Math.round(openSeconds),
+      },
     });
     return results;
   } finally {

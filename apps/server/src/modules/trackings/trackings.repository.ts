@@ -315,14 +315,6 @@ export type TransitRow = {
   firstAttempt: number;
 };
 
-/**
- * The region of a place as the carriers write it ("Austin, TX 78701" -> TX, "Toronto, ON M5V 2T6, CA" -> ON, "Lyon, FR"
- * -> FR): the first word of two or three letters right after a comma (a state or province before a country), upper
- * case; '' when there is none (decision 133).
- */
-const REGION_PATTERN = ',\\s*([A-Za-z]{2,3})\\y';
-const regionOf = (col: SQL) => sql`coalesce(upper(substring(${col} from ${REGION_PATTERN}::text)), '')`;
-
 const HISTOGRAM = sql.join(
   Array.from({ length: 11 }, (_, day) =>
     day < 10 ? sql`(count(*) filter (where transit_days = ${day}))::int` : sql`(count(*) filter (where transit_days >= 10))::int`,
@@ -334,29 +326,21 @@ const HISTOGRAM = sql.join(
  * An account's trackings delivered in [from, to) (by their delivery scan), per carrier and per carrier and lane
  * (one pass, grouping sets): how many, transit (first scan to the delivery scan) median and 90th percentile in
  * seconds, the whole days of transit counted 0..9 and 10+, how many had a carrier promise and how many arrived by its
- * end, how many without a failed attempt. Driven by the delivery scans in the period (checkpoints_status_time_idx),
- * each tracking read by its key (a lateral join: a hash join would read every tracking of a large account).
+ * end, how many without a failed attempt. Reads the delivery summary of the account's own delivered parcels of the
+ * period (trackings_user_delivered_idx, decision 136): one row per parcel, no scan read.
  */
 export async function performanceByCarrier(db: Queryable, userId: string, from: Date, to: Date): Promise<TransitRow[]> {
   const r = await db.execute<Record<string, unknown>>(sql`
-    with s as (
-      select c.tracking_id, max(c.time) as delivered_at from ${checkpoints} c
-      where c.status = 'Delivered' and c.time >= ${from.toISOString()}::timestamptz and c.time < ${to.toISOString()}::timestamptz
-      group by c.tracking_id
-    ), d as (
-      select t.id, t.courier, t.origin, t.destination, t.promised_by, s.delivered_at
-      from s cross join lateral (
-        select t.id, t.courier, t.origin, t.destination, t.promised_by from ${trackings} t
-        where t.id = s.tracking_id and t.user_id = ${userId}::uuid and t.status = 'Delivered'
-      ) t
-    ), x as (
-      select d.courier, ${regionOf(sql`d.origin`)} as o, ${regionOf(sql`d.destination`)} as dst, d.promised_by, d.delivered_at,
-        extract(epoch from d.delivered_at - f.shipped_at) as transit,
-        floor(extract(epoch from d.delivered_at - f.shipped_at) / 86400)::int as transit_days,
-        exists (select 1 from ${checkpoints} c where c.tracking_id = d.id and c.status = 'FailAttempt') as failed
-      from d cross join lateral (
-        select c.time as shipped_at from ${checkpoints} c where c.tracking_id = d.id order by c.time limit 1
-      ) f
+    with x as (
+      select t.courier, t.origin_region as o, t.destination_region as dst, t.promised_by, t.delivered_at,
+        -- date_part is double precision (extract is numeric, several times slower per row here); the percentiles
+        -- take double precision anyway, so the figures are the same.
+        date_part('epoch', t.delivered_at - t.first_scan_at) as transit,
+        floor(date_part('epoch', t.delivered_at - t.first_scan_at) / 86400)::int as transit_days,
+        t.failed_attempt as failed
+      from ${trackings} t
+      where t.user_id = ${userId}::uuid and t.status = 'Delivered'
+        and t.delivered_at >= ${from.toISOString()}::timestamptz and t.delivered_at < ${to.toISOString()}::timestamptz
     )
     select courier, case when grouping(o) = 0 then o end as origin, case when grouping(dst) = 0 then dst end as destination,
       count(*)::int as delivered,
@@ -387,7 +371,8 @@ export async function performanceByCarrier(db: Queryable, userId: string, from: 
 
 /**
  * Exception scans of an account's trackings in [from, to): the most frequent carrier texts, their total and parcels.
- * Driven by the period's exception scans (checkpoints_status_time_idx), each tracking checked by its key.
+ * Driven by the account's parcels whose exception scans reach into the period (trackings_user_exception_idx on the
+ * summary's newest exception, decision 136), each one's scans read by its key.
  */
 export async function exceptionCauses(
   db: Queryable,
@@ -399,9 +384,11 @@ export async function exceptionCauses(
   const r = await db.execute<Record<string, unknown>>(sql`
     with e as (
       select c.tracking_id, coalesce(nullif(trim(c.message), ''), 'No reason given') as cause
-      from ${checkpoints} c
-      cross join lateral (select 1 from ${trackings} t where t.id = c.tracking_id and t.user_id = ${userId}::uuid) own
-      where c.status = 'Exception' and c.time >= ${from.toISOString()}::timestamptz and c.time < ${to.toISOString()}::timestamptz
+      from ${trackings} t
+      join ${checkpoints} c on c.tracking_id = t.id and c.status = 'Exception'
+        and c.time >= ${from.toISOString()}::timestamptz and c.time < ${to.toISOString()}::timestamptz
+      where t.user_id = ${userId}::uuid and t.last_exception_at >= ${from.toISOString()}::timestamptz
+        and t.first_exception_at < ${to.toISOString()}::timestamptz
     )
     select null as cause, count(*)::int as n, count(distinct tracking_id)::int as parcels from e
     union all
@@ -419,7 +406,8 @@ export type StalledRow = { tid: string; courier: string; title: string; status: 
 
 /**
  * An account's open trackings (not delivered, not expired) whose newest scan (else, with none, their adding) is
- * before `before`: how many, and the first `limit`, longest silent first.
+ * before `before`: how many, and the first `limit`, longest silent first. Read from the summary's newest scan
+ * (trackings_user_open_scan_idx, decision 136): the count from the index, the list in its order.
  */
 export async function stalledTrackings(
   db: Queryable,
@@ -427,28 +415,33 @@ export async function stalledTrackings(
   before: Date,
   limit: number,
 ): Promise<{ count: number; rows: StalledRow[] }> {
+  const stalled = sql`t.user_id = ${userId}::uuid and t.status not in ('Delivered', 'Expired')
+      and coalesce(t.newest_scan_at, t.created_at) < ${before.toISOString()}::timestamptz`;
   const r = await db.execute<Record<string, unknown>>(sql`
-    select t.tid, t.courier, t.title, t.status, l.time as last_scan_at, t.created_at, count(*) over ()::int as total
-    from ${trackings} t
+    select l.tid, l.courier, l.title, l.status, l.newest_scan_at as last_scan_at, l.created_at, n.total
+    from (select count(*)::int as total from ${trackings} t where ${stalled}) n
     left join lateral (
-      select c.time from ${checkpoints} c where c.tracking_id = t.id order by c.time desc limit 1
+      select t.tid, t.courier, t.title, t.status, t.newest_scan_at, t.created_at from ${trackings} t
+      where ${stalled}
+      order by coalesce(t.newest_scan_at, t.created_at), t.tid
+      limit ${limit}
     ) l on true
-    where t.user_id = ${userId}::uuid and t.status not in ('Delivered', 'Expired')
-      and coalesce(l.time, t.created_at) < ${before.toISOString()}::timestamptz
-    order by coalesce(l.time, t.created_at), t.tid
-    limit ${limit}`);
+    order by coalesce(l.newest_scan_at, l.created_at), l.tid`);
   const rows = rowsOf<Record<string, unknown>>(r);
   const at = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string));
   return {
     count: Number(rows[0]?.total ?? 0),
-    rows: rows.map((x) => ({
-      tid: String(x.tid),
-      courier: String(x.courier),
-      title: String(x.title),
-      status: String(x.status),
-      lastScanAt: at(x.last_scan_at),
-      addedAt: at(x.created_at)!,
-    })),
+    // The count comes on a row of its own when no parcel is stalled (the left join's empty side).
+    rows: rows
+      .filter((x) => x.tid !== null && x.tid !== undefined)
+      .map((x) => ({
+        tid: String(x.tid),
+        courier: String(x.courier),
+        title: String(x.title),
+        status: String(x.status),
+        lastScanAt: at(x.last_scan_at),
+        addedAt: at(x.created_at)!,
+      })),
   };
 }
 

@@ -1,0 +1,280 @@
+// The delivery summary of each tracking (decision 136): first, newest and delivery scan, failed attempt and the span of
+// its exception scans, kept by the database whenever scans are written, and backfilled for trackings stored before
+// migration 0020. The delivery performance figures read it (performance*.test.ts prove the figures unchanged).
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { randomBytes } from 'node:crypto';
+import { PGlite } from '@electric-sql/pglite';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
+import { sql } from 'drizzle-orm';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rowsOf } from '../../src/db/client.ts';
+import * as repo from '../../src/modules/trackings/trackings.repository.ts';
+import { call, createTestEnv, onPostgres, signUp, type TestEnv } from '../helpers.ts';
+import { userIdOf } from './fixtures.ts';
+
+let env: TestEnv;
+beforeAll(async () => {
+  env = await createTestEnv();
+});
+afterAll(() => env.close());
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+const at = (ms: number) => new Date(ms);
+
+type Summary = {
+  first_scan_at: Date | null;
+  newest_scan_at: Date | null;
+  delivered_at: Date | null;
+  failed_attempt: boolean;
+  first_exception_at: Date | null;
+  last_exception_at: Date | null;
+  origin_region: string;
+  destination_region: string;
+  version: string;
+};
+
+async function summaryOf(id: string): Promise<Summary> {
+  const r = await env.ctx.db.execute(sql`
+    select first_scan_at, newest_scan_at, delivered_at, failed_attempt, first_exception_at, last_exception_at,
+      origin_region, destination_region, xmin::text as version
+    from trackings where id = ${id}::uuid`);
+  const row = rowsOf<Record<string, unknown>>(r)[0]!;
+  const time = (v: unknown) => (v === null ? null : new Date(v as string));
+  return {
+    first_scan_at: time(row.first_scan_at),
+    newest_scan_at: time(row.newest_scan_at),
+    delivered_at: time(row.delivered_at),
+    failed_attempt: row.failed_attempt as boolean,
+    first_exception_at: time(row.first_exception_at),
+    last_exception_at: time(row.last_exception_at),
+    origin_region: String(row.origin_region),
+    destination_region: String(row.destination_region),
+    version: String(row.version),
+  };
+}
+
+async function newTracking(userId: string, tid: string, status: string, createdAt = Date.now()): Promise<string> {
+  const r = await env.ctx.db.execute(sql`
+    insert into trackings (user_id, tid, courier, status, origin, destination, created_at, next_check_at)
+    values (${userId}::uuid, ${tid}, 'ups', ${status}, 'Memphis, TN 38118', 'Toronto, ON M5V 2T6, CA', ${at(createdAt).toISOString()}::timestamptz, null)
+    returning id`);
+  return rowsOf<{ id: string }>(r)[0]!.id;
+}
+
+const scan = (trackingId: string, status: string, time: number, message = status): repo.NewCheckpoint => ({
+  trackingId,
+  status,
+  location: null,
+  message,
+  time: at(time),
+  fingerprint: `${status}-${time}-${message}`,
+});
+
+describe('the delivery summary of a tracking', () => {
+  it('is kept from the scans: out of order, re-stored, a failed attempt and exceptions, in the batch path', async () => {
+    const a = await signUp(env.app);
+    const ua = await userIdOf(env, a.email);
+    const id = await newTracking(ua, 'SUM1', 'Delivered');
+    const other = await newTracking(ua, 'SUM2', 'InTransit');
+    const t0 = Date.parse('2026-10-01T08:00:00Z');
+    let s = await summaryOf(id);
+    expect(s).toMatchObject({ first_scan_at: null, newest_scan_at: null, delivered_at: null, failed_attempt: false });
+    // The lane's regions come from the places (decision 133's rule).
+    expect([s.origin_region, s.destination_region]).toEqual(['TN', 'ON']);
+
+    // The newest scans first (a pushed delivery before the poll's history), with another tracking in the same statement.
+    const late = [scan(id, 'Delivered', t0 + 3 * DAY), scan(id, 'InTransit', t0 + DAY), scan(other, 'InTransit', t0 + 2 * DAY)];
+    expect(Object.fromEntries(await repo.insertCheckpointsCounted(env.ctx.db, late))).toEqual({ [id]: 2, [other]: 1 });
+    s = await summaryOf(id);
+    expect(s).toMatchObject({ first_scan_at: at(t0 + DAY), newest_scan_at: at(t0 + 3 * DAY), delivered_at: at(t0 + 3 * DAY) });
+    expect((await summaryOf(other)).newest_scan_at).toEqual(at(t0 + 2 * DAY));
+
+    // Then the older ones: first becomes the oldest, newest stays, the failed attempt and the exception count.
+    const early = [
+      scan(id, 'InfoReceived', t0),
+      scan(id, 'Exception', t0 + 1.5 * DAY, 'Weather delay'),
+      scan(id, 'Exception', t0 + 0.5 * DAY, 'Address incorrect'),
+      scan(id, 'FailAttempt', t0 + 2.5 * DAY),
+    ];
+    expect(await repo.insertCheckpoints(env.ctx.db, early)).toBe(4);
+    s = await summaryOf(id);
+    const expected = {
+      first_scan_at: at(t0),
+      newest_scan_at: at(t0 + 3 * DAY),
+      delivered_at: at(t0 + 3 * DAY),
+      failed_attempt: true,
+      first_exception_at: at(t0 + 0.5 * DAY),
+      last_exception_at: at(t0 + 1.5 * DAY),
+    };
+    expect(s).toMatchObject(expected);
+
+    // The same scans stored again (a re-fetch): nothing is new, the summary is the same and the row is not even rewritten.
+    expect(await repo.insertCheckpointsCounted(env.ctx.db, [...late, ...early])).toEqual(new Map());
+    const again = await summaryOf(id);
+    expect(again).toMatchObject(expected);
+    expect(again.version).toBe(s.version);
+
+    // A second delivery scan (a redelivery): the delivery is the newest one; an older one changes nothing.
+    await repo.insertCheckpoints(env.ctx.db, [scan(id, 'Delivered', t0 + 4 * DAY, 'Redelivered')]);
+    await repo.insertCheckpoints(env.ctx.db, [scan(id, 'Delivered', t0 + 2 * DAY, 'Delivered early?')]);
+    expect(await summaryOf(id)).toMatchObject({ ...expected, newest_scan_at: at(t0 + 4 * DAY), delivered_at: at(t0 + 4 * DAY) });
+  });
+
+  it('follows a status going back: a delivered parcel moved to another carrier leaves the figures and counts as stalled', async () => {
+    const a = await signUp(env.app);
+    const ua = await userIdOf(env, a.email);
+    const added = Date.now() - 10 * DAY;
+    const id = await newTracking(ua, 'SUMBACK1', 'Delivered', added);
+    const deliveredAt = Date.now() - 2 * DAY;
+    await repo.insertCheckpoints(env.ctx.db, [scan(id, 'InfoReceived', deliveredAt - 2 * DAY), scan(id, 'Delivered', deliveredAt)]);
+    const before = await call(env.app, 'GET', '/v1/trackings/performance?days=7', { token: a.apiKey });
+    expect(before.body.payload).toMatchObject({ delivered: 1, stalled: { count: 0 } });
+
+    // The account says the number was another carrier's: the scans go, the status is back to Pending (the refresh
+    // engine itself never moves a Delivered parcel: it is final).
+    const r = await call(env.app, 'PUT', '/v1/trackings/update', { token: a.apiKey, body: { tid: 'SUMBACK1', courier: 'usps' } });
+    expect(r.statusCode).toBe(200);
+    expect(await summaryOf(id)).toMatchObject({ first_scan_at: null, newest_scan_at: null, delivered_at: null, failed_attempt: false });
+    const after = await call(env.app, 'GET', '/v1/trackings/performance?days=7', { token: a.apiKey });
+    expect(after.body.payload).toMatchObject({ delivered: 0, stalled: { count: 1, parcels: [{ tid: 'SUMBACK1', lastScanAt: null }] } });
+  });
+
+  it('is recomputed when some scans are removed', async () => {
+    const a = await signUp(env.app);
+    const ua = await userIdOf(env, a.email);
+    const id = await newTracking(ua, 'SUMDEL1', 'InTransit');
+    const t0 = Date.parse('2026-10-05T08:00:00Z');
+    await repo.insertCheckpoints(env.ctx.db, [
+      scan(id, 'InfoReceived', t0),
+      scan(id, 'FailAttempt', t0 + DAY),
+      scan(id, 'Exception', t0 + 2 * DAY),
+      scan(id, 'InTransit', t0 + 3 * DAY),
+    ]);
+    await env.ctx.db.execute(sql`delete from checkpoints where tracking_id = ${id}::uuid and status in ('FailAttempt', 'InTransit')`);
+    expect(await summaryOf(id)).toMatchObject({
+      first_scan_at: at(t0),
+      newest_scan_at: at(t0 + 2 * DAY),
+      failed_attempt: false,
+      first_exception_at: at(t0 + 2 * DAY),
+      last_exception_at: at(t0 + 2 * DAY),
+    });
+  });
+});
+
+// ------------------------------------------------------------------ the backfill
+const migrationsFolder = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../drizzle');
+
+/** A copy of the migrations up to and including `lastTag`: the database as it was before the summary. */
+function migrationsUpTo(lastTag: string): { dir: string; cleanup: () => void } {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'shiptrail-migrations-'));
+  cpSync(migrationsFolder, dir, { recursive: true });
+  const journalFile = path.join(dir, 'meta', '_journal.json');
+  const journal = JSON.parse(readFileSync(journalFile, 'utf8')) as { entries: Array<{ tag: string }> };
+  const last = journal.entries.findIndex((e) => e.tag === lastTag);
+  expect(last).toBeGreaterThan(0);
+  journal.entries = journal.entries.slice(0, last + 1);
+  writeFileSync(journalFile, JSON.stringify(journal));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Rows stored before the summary existed: a delivered parcel, one with an exception, one with no scan. */
+const BEFORE = sql`
+  with u as (
+    insert into users (uid, email, api_key_hash, api_key_enc, webhook_secret, referral_code, version, user_type)
+    values ('sumbf', 'summary-backfill@example.com', 'x', 'x', 'x', 'sumbf', '1', 'company') returning id
+  ), t as (
+    insert into trackings (user_id, tid, courier, status, origin, destination)
+    select u.id, v.tid, 'ups', v.status, 'Austin, TX 78701', 'Lyon, FR' from u,
+      (values ('BF1', 'Delivered'), ('BF2', 'Exception'), ('BF3', 'Pending')) v(tid, status)
+    returning id, tid
+  )
+  insert into checkpoints (tracking_id, status, location, message, time, fingerprint)
+  select t.id, s.status, null, s.status, s.time::timestamptz, s.status || s.time from t join (values
+    ('BF1', 'InfoReceived', '2026-09-01T10:00:00Z'), ('BF1', 'FailAttempt', '2026-09-03T10:00:00Z'),
+    ('BF1', 'Delivered', '2026-09-04T10:00:00Z'), ('BF1', 'InTransit', '2026-09-02T10:00:00Z'),
+    ('BF2', 'InfoReceived', '2026-09-05T10:00:00Z'), ('BF2', 'Exception', '2026-09-06T10:00:00Z'),
+    ('BF2', 'Exception', '2026-09-08T10:00:00Z')) s(tid, status, time) on s.tid = t.tid`;
+
+const SUMMARIES = sql`
+  select tid, first_scan_at, newest_scan_at, delivered_at, failed_attempt, first_exception_at, last_exception_at,
+    origin_region, destination_region
+  from trackings order by tid`;
+
+function expectBackfilled(rows: Array<Record<string, unknown>>) {
+  const time = (v: unknown) => (v === null ? null : new Date(v as string).toISOString());
+  expect(
+    rows.map((r) => [
+      r.tid,
+      time(r.first_scan_at),
+      time(r.newest_scan_at),
+      time(r.delivered_at),
+      r.failed_attempt,
+      time(r.first_exception_at),
+      time(r.last_exception_at),
+      r.origin_region,
+      r.destination_region,
+    ]),
+  ).toEqual([
+    ['BF1', '2026-09-01T10:00:00.000Z', '2026-09-04T10:00:00.000Z', '2026-09-04T10:00:00.000Z', true, null, null, 'TX', 'FR'],
+    [
+      'BF2',
+      '2026-09-05T10:00:00.000Z',
+      '2026-09-08T10:00:00.000Z',
+      null,
+      false,
+      '2026-09-06T10:00:00.000Z',
+      '2026-09-08T10:00:00.000Z',
+      'TX',
+      'FR',
+    ],
+    ['BF3', null, null, null, false, null, null, 'TX', 'FR'],
+  ]);
+}
+
+describe('the delivery summary backfill (migration 0020)', () => {
+  it.skipIf(onPostgres)('gives the trackings stored before the migration their summary (PGlite)', async () => {
+    const old = migrationsUpTo('0017_courier_approach');
+    const pglite = new PGlite();
+    try {
+      const db = drizzlePglite(pglite);
+      await migratePglite(db, { migrationsFolder: old.dir });
+      await db.execute(BEFORE);
+      await migratePglite(db, { migrationsFolder });
+      expectBackfilled(rowsOf<Record<string, unknown>>(await db.execute(SUMMARIES)));
+    } finally {
+      old.cleanup();
+      await pglite.close();
+    }
+  });
+
+  it.runIf(onPostgres)('gives the trackings stored before the migration their summary (PostgreSQL)', async () => {
+    const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+    await admin.connect();
+    const name = `st_sum_${randomBytes(6).toString('hex')}`;
+    await admin.query(`create database ${name}`);
+    const u = new URL(process.env.TEST_DATABASE_URL!);
+    u.pathname = `/${name}`;
+    const pool = new pg.Pool({ connectionString: u.toString(), max: 1 });
+    const old = migrationsUpTo('0017_courier_approach');
+    try {
+      const db = drizzlePg(pool);
+      await migratePg(db, { migrationsFolder: old.dir });
+      await db.execute(BEFORE);
+      await migratePg(db, { migrationsFolder });
+      expectBackfilled(rowsOf<Record<string, unknown>>(await db.execute(SUMMARIES)));
+    } finally {
+      old.cleanup();
+      await pool.end();
+      await admin.query(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    }
+  });
+});
