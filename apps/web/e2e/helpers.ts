@@ -48,3 +48,43 @@ export async function apiPost(request: APIRequestContext, token: string, path: s
   const res = await request.post(path, { data, headers: { 'sm-api-token': token } });
   return res.json();
 }
+
+/**
+ * Zones a few hours apart around the world: at any moment one of them has a morning (no gap reaches five hours).
+ * A plan for "today" is made there, so today's shift (08:00-18:00 local) has hours left whenever the test runs.
+ */
+const MORNING_ZONES = [
+  'Pacific/Honolulu',
+  'America/Los_Angeles',
+  'America/Chicago',
+  'America/New_York',
+  'Europe/London',
+  'Europe/Berlin',
+  'Asia/Dubai',
+  'Asia/Kolkata',
+  'Asia/Bangkok',
+  'Asia/Tokyo',
+  'Australia/Sydney',
+  'Pacific/Auckland',
+  'Pacific/Kiritimati',
+  'Atlantic/Azores',
+  'America/Sao_Paulo',
+  'America/Halifax',
+];
+
+/** A time zone where it is now between 08:00 and 13:00, and today's date there. */
+export function zoneWithMorning(): { zone: string; date: string } {
+  for (const zone of MORNING_ZONES) {
+    const parts = new Intl.DateTimeFormat('en-CA', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+    }).formatToParts(new Date());
+    const n = (t: string) => parts.find((p) => p.type === t)!.value;
+    if (Number(n('hour')) >= 8 && Number(n('hour')) < 13) return { zone, date: `${n('year')}-${n('month')}-${n('day')}` };
+  }
+  throw new Error('no time zone in the list has a morning now');
+}

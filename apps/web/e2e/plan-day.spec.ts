@@ -1,6 +1,6 @@
 import { expect as baseExpect, test, type APIRequestContext, type BrowserContext, type Locator, type Page } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
-import { apiPost, signUpViaApi, uniqueEmail } from './helpers';
+import { apiPost, signUpViaApi, uniqueEmail, zoneWithMorning } from './helpers';
 
 // Issue 30's "done means", on a phone profile (playwright.config.ts runs this file as Pixel 7 and as iPhone 13):
 // at a desk (1366x768, a mouse) an owner plans today for three couriers, drags a stop within a route and one
@@ -15,40 +15,6 @@ const SHOTS = process.env.PLAN_SHOTS ?? 'test-results/plan-day';
 mkdirSync(SHOTS, { recursive: true });
 
 const DEPOT = { lat: 34.0407, long: -118.2468 };
-/** A time zone where it is now between 08:00 and 13:00, so today's shift (08:00-18:00 there) has hours left. */
-const ZONES = [
-  'Pacific/Honolulu',
-  'America/Los_Angeles',
-  'America/Chicago',
-  'America/New_York',
-  'Europe/London',
-  'Europe/Berlin',
-  'Asia/Dubai',
-  'Asia/Kolkata',
-  'Asia/Bangkok',
-  'Asia/Tokyo',
-  'Australia/Sydney',
-  'Pacific/Auckland',
-  'Pacific/Kiritimati',
-  'Atlantic/Azores',
-  'America/Sao_Paulo',
-  'America/Halifax',
-];
-function zoneWithMorning(): { zone: string; date: string } {
-  for (const zone of ZONES) {
-    const parts = new Intl.DateTimeFormat('en-CA', {
-      timeZone: zone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-    }).formatToParts(new Date());
-    const n = (t: string) => parts.find((p) => p.type === t)!.value;
-    if (Number(n('hour')) >= 8 && Number(n('hour')) < 13) return { zone, date: `${n('year')}-${n('month')}-${n('day')}` };
-  }
-  throw new Error('no time zone in the list has a morning now');
-}
 const { zone, date } = zoneWithMorning();
 // The phones are where the company is: times show in its zone.
 test.use({ timezoneId: zone });

@@ -1,6 +1,6 @@
 import { devices, expect as baseExpect, test, type Browser, type Page } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
-import { apiPost, signUpViaApi, uniqueEmail } from './helpers';
+import { apiPost, signUpViaApi, uniqueEmail, zoneWithMorning } from './helpers';
 
 // Decision 137: a courier marks "Attempt failed" on their first stop of today's plan; the owner's plan page
 // shows that stop done at the head of the route, marked "attempt failed" with its time, and the courier's other
@@ -12,22 +12,6 @@ const SHOTS = process.env.PLAN_SHOTS ?? 'test-results/plan-failed';
 mkdirSync(SHOTS, { recursive: true });
 
 const DEPOT = { lat: 34.0407, long: -118.2468 };
-/** A time zone where it is now between 08:00 and 13:00, so today's shift (08:00-18:00 there) has hours left. */
-function zoneWithMorning(): { zone: string; date: string } {
-  for (const zone of Intl.supportedValuesOf('timeZone')) {
-    const parts = new Intl.DateTimeFormat('en-CA', {
-      timeZone: zone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-    }).formatToParts(new Date());
-    const n = (t: string) => parts.find((p) => p.type === t)!.value;
-    if (Number(n('hour')) >= 8 && Number(n('hour')) < 13) return { zone, date: `${n('year')}-${n('month')}-${n('day')}` };
-  }
-  throw new Error('no time zone has a morning now');
-}
 const { zone, date } = zoneWithMorning();
 
 function shipment(i: number) {

@@ -1,6 +1,6 @@
 import { devices, expect as baseExpect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
-import { apiPost, signUpViaApi, uniqueEmail } from './helpers';
+import { apiPost, signUpViaApi, uniqueEmail, zoneWithMorning } from './helpers';
 
 // Plan the day (issue 30; decision 118), at a desk: an owner with three couriers and a day of shipments plans
 // it, sees three routes with times drawn on the map, locks a stop, moves one to another courier, adds a
@@ -18,39 +18,6 @@ const DEPOT = { lat: 34.0407, long: -118.2468 };
  * The plan is for today: a time zone where it is now between 08:00 and 13:00, so the day's shift (08:00-18:00
  * there) has hours left whenever the test runs.
  */
-const ZONES = [
-  'Pacific/Honolulu',
-  'America/Los_Angeles',
-  'America/Chicago',
-  'America/New_York',
-  'Europe/London',
-  'Europe/Berlin',
-  'Asia/Dubai',
-  'Asia/Kolkata',
-  'Asia/Bangkok',
-  'Asia/Tokyo',
-  'Australia/Sydney',
-  'Pacific/Auckland',
-  'Pacific/Kiritimati',
-  'Atlantic/Azores',
-  'America/Sao_Paulo',
-  'America/Halifax',
-];
-function zoneWithMorning(): { zone: string; date: string } {
-  for (const zone of ZONES) {
-    const parts = new Intl.DateTimeFormat('en-CA', {
-      timeZone: zone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-    }).formatToParts(new Date());
-    const n = (t: string) => parts.find((p) => p.type === t)!.value;
-    if (Number(n('hour')) >= 8 && Number(n('hour')) < 13) return { zone, date: `${n('year')}-${n('month')}-${n('day')}` };
-  }
-  throw new Error('no time zone in the list has a morning now');
-}
 const { zone, date } = zoneWithMorning();
 
 let ownerToken = '';
