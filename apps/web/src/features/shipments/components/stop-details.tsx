@@ -6,19 +6,7 @@ import { StatusBadge } from '../../../components/status-badge';
 import { statusColor } from '../../../config/status';
 import { formatDateTime, statusLabel } from '../../../lib/format';
 import type { OutboxItem } from '../api/outbox';
-
-function Line({ label, children }: { label: string; children: React.ReactNode }) {
-  return (
-    <div>
-      <Text size="xs" c="dimmed" tt="uppercase" fw={700}>
-        {label}
-      </Text>
-      <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
-        {children}
-      </Text>
-    </div>
-  );
-}
+import { DetailField } from '../../../components/detail-field';
 
 /**
  * One stop of the courier's day, in full (decision 138): the recipient, the address, the note, the parcels and the
@@ -59,15 +47,15 @@ export function StopDetails({
           </div>
           <StatusBadge status={shown} />
         </Group>
-        <Line label="Address">{address || '—'}</Line>
-        {stop.message && <Line label="Note">{stop.message}</Line>}
+        <DetailField label="Address">{address || '—'}</DetailField>
+        {stop.message && <DetailField label="Note">{stop.message}</DetailField>}
         {stop.windowFrom && stop.windowTo && (
-          <Line label="Delivery window">
+          <DetailField label="Delivery window">
             {stop.windowFrom}–{stop.windowTo}
-          </Line>
+          </DetailField>
         )}
-        {stop.orderId && <Line label="Order">{stop.orderId}</Line>}
-        <Line label="Parcels">
+        {stop.orderId && <DetailField label="Order">{stop.orderId}</DetailField>}
+        <DetailField label="Parcels">
           {stop.parcels.length === 0
             ? '—'
             : stop.parcels
@@ -76,7 +64,7 @@ export function StopDetails({
                     `${p.quantity > 1 ? `${p.quantity} × ` : ''}${p.name} (${p.length} × ${p.width} × ${p.height} ${p.distanceUnit}, ${p.weight} ${p.weightUnit})`,
                 )
                 .join('; ')}
-        </Line>
+        </DetailField>
         <Group gap="xs" grow>
           <Button size="md" onClick={onUpdate} aria-label={`Update ${stop.tid}`}>
             Update
