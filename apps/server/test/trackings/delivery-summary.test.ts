@@ -262,17 +262,21 @@ describe('the delivery summary backfill (migration 0020)', () => {
     await admin.query(`create database ${name}`);
     const u = new URL(process.env.TEST_DATABASE_URL!);
     u.pathname = `/${name}`;
-    const pool = new pg.Pool({ connectionString: u.toString(), max: 1 });
+    // One client, not a pool: a pool's end() resolves before its sockets close, and the forced drop below then
+    // reaches a connection still closing, whose error the pool re-emits with nobody listening (a crash outside
+    // the tests). A client's end() waits for the server to hang up.
+    const client = new pg.Client({ connectionString: u.toString() });
+    await client.connect();
     const old = migrationsUpTo('0017_courier_approach');
     try {
-      const db = drizzlePg(pool);
+      const db = drizzlePg(client);
       await migratePg(db, { migrationsFolder: old.dir });
       await db.execute(BEFORE);
       await migratePg(db, { migrationsFolder });
       expectBackfilled(rowsOf<Record<string, unknown>>(await db.execute(SUMMARIES)));
     } finally {
       old.cleanup();
-      await pool.end();
+      await client.end();
       await admin.query(`drop database if exists ${name} with (force)`);
       await admin.end();
     }
