@@ -241,10 +241,19 @@ describe('the plan follows a failed attempt, a cancel and an out-of-order delive
     expect((await planOf(c.session)).routes).toEqual((moved.body.payload as Plan).routes);
   });
 
-  it('a status that does not end the stop changes nothing', async () => {
+  it('a status that does not end the stop changes nothing; one that ends it, on the same stop, does', async () => {
     const { c, plan, route, k } = await plannedDay();
+    env.ctx.now = () => new Date(route.stops[0]!.eta);
     await checkpoint(k.session, route.stops[0]!.tid, 'OutForDelivery');
     const after = await planOf(c.session);
-    expect(after.updatedAt).toBe(plan.updatedAt);
+    // Everything but the stop's status (read live from its shipment) as it was: order, times, windows, locks.
+    const timing = (p: Plan) => ({ ...p, routes: p.routes.map((r) => ({ ...r, stops: r.stops.map(({ status: _s, ...rest }) => rest) })) });
+    expect(timing(after)).toEqual(timing(plan));
+    // The control: the same stop, the same clock, a status that ends it. Without it the check above would also
+    // pass with the plan not following checkpoints at all.
+    await checkpoint(k.session, route.stops[0]!.tid, 'FailAttempt');
+    const ended = await planOf(c.session);
+    expect(ended.updatedAt).not.toBe(plan.updatedAt);
+    expect(ended.routes.flatMap((r) => r.stops).find((s) => s.tid === route.stops[0]!.tid)).toMatchObject({ done: true });
   });
 });
