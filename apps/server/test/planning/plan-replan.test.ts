@@ -183,6 +183,44 @@ describe('the plan follows a failed attempt, a cancel and an out-of-order delive
     expect(Date.parse(inB!.eta)).toBeGreaterThan(Date.parse(failed.eta));
   });
 
+  it('a failed attempt tried again the same day is a stop to do again for the same courier, told to the customer; delivered, it is done', async () => {
+    const { c, plan, route, k } = await plannedDay();
+    const failed = route.stops[0]!;
+    env.ctx.now = () => new Date(failed.eta);
+    await checkpoint(k.session, failed.tid, 'FailAttempt');
+    const attempted = await planOf(c.session);
+    expect(attempted.routes.flatMap((r) => r.stops).find((s) => s.tid === failed.tid)).toMatchObject({ done: true });
+    const uid = (await call(env.app, 'POST', '/v1/shipment/getshipments', { token: c.session, body: {} })).body.payload[0].uid;
+    expect((await call(env.app, 'GET', `/v1/track/${uid}_${failed.tid}`)).body.payload[0].window ?? null).toBeNull();
+
+    // An hour later the courier goes back: Out For Delivery again.
+    const later = Date.parse(failed.eta) + 3_600_000;
+    env.ctx.now = () => new Date(later);
+    await checkpoint(k.session, failed.tid, 'OutForDelivery');
+    const again = await planOf(c.session);
+    const mine = again.routes.find((r) => r.courierEmail === route.courierEmail)!;
+    const reopened = mine.stops.find((s) => s.tid === failed.tid);
+    expect(reopened, JSON.stringify(mine)).toMatchObject({ done: false, status: 'OutForDelivery' });
+    expect(Date.parse(reopened!.eta)).toBeGreaterThanOrEqual(later);
+    expect(mine.stops.map((s) => s.tid).sort()).toEqual(route.stops.map((s) => s.tid).sort());
+    expect(mine.stops.map((s) => s.position)).toEqual(mine.stops.map((_, i) => i + 1));
+    for (const [was, now] of others(plan, again, route.courierEmail)) expect(now).toEqual(was);
+    // The customer is told a window again, and the courier's phone has the stop's new time.
+    expect((await call(env.app, 'GET', `/v1/track/${uid}_${failed.tid}`)).body.payload[0].window).toEqual({
+      from: reopened!.windowFrom,
+      to: reopened!.windowTo,
+    });
+    const day = await call(env.app, 'POST', '/v1/shipment/today', { token: k.session, body: {} });
+    expect((day.body.payload.planned as { tid: string; eta: string }[]).find((p) => p.tid === failed.tid)?.eta).toBe(reopened!.eta);
+
+    // Delivered on the second try: done, at the head of the route.
+    env.ctx.now = () => new Date(Date.parse(reopened!.eta));
+    await checkpoint(k.session, failed.tid, 'Delivered');
+    const delivered = (await planOf(c.session)).routes.find((r) => r.courierEmail === route.courierEmail)!;
+    expect(delivered.stops.find((s) => s.tid === failed.tid)).toMatchObject({ done: true, status: 'Delivered' });
+    expect(delivered.stops.filter((s) => s.done).map((s) => s.position)).toEqual([1]);
+  });
+
   it('an Expired (cancelled) shipment leaves the plan; the later stops of its route come earlier, the other routes stay', async () => {
     const { c, plan, route } = await plannedDay();
     const gone = route.stops[1]!;

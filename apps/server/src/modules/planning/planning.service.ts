@@ -572,8 +572,15 @@ export type ShipmentChange = 'created' | 'assigned' | 'unassigned' | 'status';
  * A failed attempt or a delivery makes the stop done (it stays at the head of its route, with its time); an
  * Expired shipment (closed without delivery: the product's cancel) leaves the plan (decision 137).
  */
-export const PLAN_ENDING_STATUSES: readonly string[] = ['FailAttempt', 'Delivered', 'Expired'];
+const PLAN_ENDING_STATUSES: readonly string[] = ['FailAttempt', 'Delivered', 'Expired'];
 const DONE_STATUSES = new Set(['FailAttempt', 'Delivered']);
+/** A courier who sets Out For Delivery again on a failed attempt of today tries once more (decision 143). */
+const REATTEMPT_STATUSES = new Set(['OutForDelivery']);
+
+/** Whether a checkpoint with this status may change a day plan (the shipments module asks before telling it). */
+export function statusMovesThePlan(status: string): boolean {
+  return PLAN_ENDING_STATUSES.includes(status) || REATTEMPT_STATUSES.has(status);
+}
 
 /** Seconds the local search after an insertion may take (the whole update aims at well under 500 ms). */
 export const INSERT_SECONDS = 0.25;
@@ -656,6 +663,11 @@ async function takeIn(ctx: AppContext, company: UserRow, date: string, tids: str
     const sh = inRows.get(r.shipmentId);
     if (!sh || !changed.has(sh.tid)) return true;
     if (change === 'status') {
+      // A re-attempt: the done stop is a stop to do again, for the same courier, where it costs least.
+      if (r.doneAt && REATTEMPT_STATUSES.has(sh.status)) {
+        improve.add(r.courierId);
+        return false;
+      }
       if (!PLAN_ENDING_STATUSES.includes(sh.status)) return true;
       improve.add(r.courierId);
       ended.push({ row: r, ship: sh });
@@ -674,6 +686,8 @@ async function takeIn(ctx: AppContext, company: UserRow, date: string, tids: str
     improve.add(r.courierId);
     return false;
   });
+  // A status that neither ends nor re-opens a stop of this plan changes nothing (and costs no travel times).
+  if (change === 'status' && improve.size === 0) return;
   const prepared = await prepare(ctx, company, date, settings, { stops: kept });
   const planned = new Set(kept.map((r) => r.shipmentId));
   const before = new Set((plan.unplanned as Unplanned).map((u) => u.shipmentId));

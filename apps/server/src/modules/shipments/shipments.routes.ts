@@ -22,7 +22,7 @@ import { exactReply, idempotencyKeyOf, idempotentReply, requestHash, sendExact, 
 import { userOf } from '../accounts/auth.plugin.ts';
 import { renderLabels } from './labels.ts';
 import * as svc from './shipments.service.ts';
-import { PLAN_ENDING_STATUSES, afterShipmentsChanged, courierDayInPlanOrder } from '../planning/planning.service.ts';
+import { afterShipmentsChanged, courierDayInPlanOrder, statusMovesThePlan } from '../planning/planning.service.ts';
 
 // The Idempotency-Key scope of the charging route.
 const CREATE_ROUTE = 'POST /v1/shipment/create';
@@ -61,13 +61,14 @@ export async function shipmentRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
   // A Delivered checkpoint may carry a photo and a signature: the body may be larger than elsewhere. A phone that
   // was offline sends its queued checkpoints under an Idempotency-Key (decision 120): a resend after a lost reply
   // answers the first reply byte for byte and adds nothing, also after a restart (the key is in the database).
-  // A failed attempt, a delivery or an Expired status changes the day's plan after the answer (decision 137).
+  // A failed attempt, a delivery or an Expired status changes the day's plan after the answer (decision 137), and
+  // so does Out For Delivery again on a failed attempt: a re-attempt (decision 143).
   app.post('/v1/shipment/update', { ...auth, bodyLimit: POD_LIMITS.bodyMaxBytes }, async (req, reply) => {
     const input = parse(updateShipmentRequest, body(req));
     const user = userOf(req);
     const added = (view: Awaited<ReturnType<typeof svc.applyUpdate>>) => exactReply(200, success(view, 'Checkpoint added'));
     const planFollows = () => {
-      if (PLAN_ENDING_STATUSES.includes(input.status))
+      if (statusMovesThePlan(input.status))
         void afterShipmentsChanged(ctx, user, [input.tid], 'status', input.occurredAt ? new Date(input.occurredAt) : undefined);
     };
     const key = idempotencyKeyOf(req);
