@@ -15,8 +15,8 @@ ENV PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 RUN npm ci --no-audit --no-fund
 COPY . .
 RUN npm run build --workspace apps/web \
-  # The server runs its TypeScript through tsx (a dev dependency), so dev dependencies stay; only the web
-  # app's build tooling and caches that the server never loads are dropped.
+  # The server's TypeScript runs on Node's own type stripping (decision 144); dev dependencies stay for the
+  # CLI scripts (tsx); only the web app's build tooling and caches that the server never loads are dropped.
   && rm -rf apps/web/node_modules/.vite apps/web/src apps/web/e2e bench docs
 
 # ---- runtime
@@ -35,5 +35,6 @@ EXPOSE 3000 9464
 # Liveness on the admin port, which every role opens (the worker has no other port).
 HEALTHCHECK --interval=15s --timeout=3s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.ADMIN_PORT||9464)+'/livez').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-# tsx directly (not npm start): no web rebuild check at start, and SIGTERM reaches the server for a clean stop.
-CMD ["node_modules/.bin/tsx", "apps/server/src/main.ts"]
+# Node directly (not npm start): no web rebuild check at start, and SIGTERM reaches the server for a clean stop.
+# Node 24 runs the TypeScript sources as they are (type stripping; decision 144).
+CMD ["node", "apps/server/src/main.ts"]

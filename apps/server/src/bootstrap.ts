@@ -75,6 +75,7 @@ export async function createContext(
     databaseUrl: config.DATABASE_URL,
     dataDir: config.dataDir,
     pglite: opts.pglite,
+    sharedBuffersMb: config.PGLITE_SHARED_BUFFERS_MB,
     onConnectionError: (err) => log.warn({ err: err.message }, 'a database connection was lost; the next query opens a new one'),
     onStartRetry,
     onThreadEvent: (e) => {

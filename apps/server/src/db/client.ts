@@ -51,6 +51,8 @@ export interface OpenOptions {
    * compiled WebAssembly module, so each test file skips initdb, the migrations and the compile.
    */
   pglite?: PGliteOptions;
+  /** PostgreSQL's shared_buffers for PGlite, in MB (PGLITE_SHARED_BUFFERS_MB); unset: PGlite's default, 128 MB. */
+  sharedBuffersMb?: number;
   /** Told when an idle pooled connection breaks (the server restarted, a failover, a network cut). */
   onConnectionError?: (err: Error) => void;
   /**
@@ -141,6 +143,18 @@ export async function retryWhileStarting<T>(
   }
 }
 
+/**
+ * PGlite's options: the caller's, with PostgreSQL's shared buffers at `sharedBuffersMb` (decision 144). PostgreSQL
+ * zeroes its shared memory at start, so the whole of it is resident from the first second; PGlite's default
+ * (128 MB) was the largest single part of the embedded default's memory, and the files it caches are also in the
+ * operating system's page cache, as they are for a PostgreSQL server.
+ */
+function embeddedOptions(opts: OpenOptions): PGliteOptions | undefined {
+  if (!opts.sharedBuffersMb) return opts.pglite;
+  const base = opts.pglite?.startParams ?? PGlite.defaultStartParams;
+  return { ...opts.pglite, startParams: [...base, '-c', `shared_buffers=${opts.sharedBuffersMb}MB`] };
+}
+
 /** Open the database and apply the committed migrations (the same files on PGlite and PostgreSQL). */
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
   if (opts.databaseUrl) {
@@ -159,6 +173,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     return { db, kind: 'postgres', pool, url: opts.databaseUrl, close: () => pool.end() };
   }
   const dir = opts.dataDir === 'memory://' ? undefined : path.join(opts.dataDir, 'pglite');
+  opts = { ...opts, pglite: embeddedOptions(opts) };
   if ((opts.pgliteThread ?? defaultPgliteThread(opts.dataDir)) === 'worker') {
     const thread = new PGliteThread({ dataDir: dir, options: opts.pglite, onEvent: opts.onThreadEvent });
     try {

@@ -20,11 +20,10 @@ class HolidayCalendar implements BusinessCalendar {
   private readonly byYear = new Map<number, Map<string, string>>();
   private readonly source: Holidays | null;
 
-  constructor(
-    readonly name: string,
-    country: string | null,
-    region?: string,
-  ) {
+  readonly name: string;
+
+  constructor(name: string, country: string | null, region?: string) {
+    this.name = name;
     this.source = country ? (region ? new Holidays(country, region) : new Holidays(country)) : null;
   }
 

@@ -115,7 +115,10 @@ const PERCENTILE_WINDOWS = [10, 7.5, 5, 4, 3, 2.5, 2, 1.5, 1, 0.5] as const;
 /** A binary min-heap by a numeric key. */
 class MinHeap<T> {
   private readonly items: T[] = [];
-  constructor(private readonly key: (item: T) => number) {}
+  private readonly key: (item: T) => number;
+  constructor(key: (item: T) => number) {
+    this.key = key;
+  }
   peek(): T | undefined {
     return this.items[0];
   }

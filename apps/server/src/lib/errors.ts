@@ -1,13 +1,16 @@
 /** The one error type services throw; the error handler turns it into the /v1 envelope (ARCHITECTURE §3). */
 export class AppError extends Error {
-  constructor(
-    readonly httpStatus: number,
-    message: string,
-    readonly code: string = 'error',
-    readonly payload: unknown = null,
-    readonly headers: Record<string, string> = {},
-  ) {
+  readonly httpStatus: number;
+  readonly code: string;
+  readonly payload: unknown;
+  readonly headers: Record<string, string>;
+
+  constructor(httpStatus: number, message: string, code = 'error', payload: unknown = null, headers: Record<string, string> = {}) {
     super(message);
+    this.httpStatus = httpStatus;
+    this.code = code;
+    this.payload = payload;
+    this.headers = headers;
   }
 }
 

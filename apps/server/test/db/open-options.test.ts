@@ -1,9 +1,13 @@
 // The PGlite options a caller passes reach PGlite, also for an in-memory database: the tests' migrated
 // template (`loadDataDir`) was silently ignored once, and every test file ran initdb and every migration.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
 import { expect, it } from 'vitest';
 import { openDatabase, rowsOf } from '../../src/db/client.ts';
+import { loadConfig } from '../../src/config.ts';
 
 it('an in-memory database starts from the dump it is given', async () => {
   const source = await PGlite.create();
@@ -22,3 +26,38 @@ it('an in-memory database starts from the dump it is given', async () => {
     await database.close();
   }
 }, 60_000);
+
+// Decision 144: PostgreSQL touches all of its shared buffers at start, so PGlite's default (128 MB) was resident
+// from the first second. The configured size reaches PGlite in its own thread (a data directory) and in this one
+// (memory://), on top of the options a caller passes (the template dump above).
+it.each(['worker', 'main'] as const)(
+  'the embedded database runs with the configured shared buffers (%s thread)',
+  async (thread) => {
+    const dir = thread === 'worker' ? mkdtempSync(path.join(tmpdir(), 'st-buffers-')) : 'memory://';
+    const source = await PGlite.create();
+    const dump = await source.dumpDataDir('none');
+    await source.close();
+    const database = await openDatabase({
+      dataDir: dir,
+      pgliteThread: thread,
+      sharedBuffersMb: 24,
+      pglite: thread === 'main' ? { loadDataDir: dump } : undefined,
+    });
+    try {
+      expect(rowsOf<{ shared_buffers: string }>(await database.db.execute(sql`show shared_buffers`))).toEqual([{ shared_buffers: '24MB' }]);
+      // PGlite's own start parameters are kept (one of them: no parallel workers in WebAssembly).
+      expect(rowsOf<{ max_worker_processes: string }>(await database.db.execute(sql`show max_worker_processes`))).toEqual([
+        { max_worker_processes: '0' },
+      ]);
+    } finally {
+      await database.close();
+      if (dir !== 'memory://') rmSync(dir, { recursive: true, force: true });
+    }
+  },
+  60_000,
+);
+
+it('the server asks for 32 MB of shared buffers unless told otherwise', () => {
+  expect(loadConfig({ DATA_DIR: 'memory://' } as NodeJS.ProcessEnv).PGLITE_SHARED_BUFFERS_MB).toBe(32);
+  expect(loadConfig({ DATA_DIR: 'memory://', PGLITE_SHARED_BUFFERS_MB: '96' } as NodeJS.ProcessEnv).PGLITE_SHARED_BUFFERS_MB).toBe(96);
+});

@@ -53,7 +53,7 @@ export class Cluster {
     let stderr = '';
     const stdout: string[] = [];
     const spawnIt = () => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--role', role], {
+      const child = spawn(process.execPath, ['src/main.ts', '--role', role], {
         cwd: serverDir,
         env: {
           PATH: process.env.PATH,

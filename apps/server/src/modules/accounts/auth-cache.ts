@@ -35,11 +35,15 @@ export class AuthCache {
   private floor = 0;
 
   /** `ttlMs` is read at every store, so a changed setting applies at once (the bench turns it off and on). */
-  constructor(
-    private readonly ttlMs: () => number,
-    private readonly maxEntries = 10_000,
-    private readonly maxForgets = 10_000,
-  ) {}
+  private readonly ttlMs: () => number;
+  private readonly maxEntries: number;
+  private readonly maxForgets: number;
+
+  constructor(ttlMs: () => number, maxEntries = 10_000, maxForgets = 10_000) {
+    this.ttlMs = ttlMs;
+    this.maxEntries = maxEntries;
+    this.maxForgets = maxForgets;
+  }
 
   get enabled(): boolean {
     return this.ttlMs() > 0;

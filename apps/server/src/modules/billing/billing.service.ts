@@ -12,15 +12,17 @@ export { balanceCents, ledgerSumCents, spentCents } from './billing.repository.t
 export type LedgerKind = 'signup_bonus' | 'tracking' | 'sms' | 'topup' | 'referral_reward' | 'promo' | 'refund';
 
 export class InsufficientBalanceError extends AppError {
-  constructor(
-    readonly balance: number,
-    readonly needed: number,
-  ) {
+  readonly balance: number;
+  readonly needed: number;
+
+  constructor(balance: number, needed: number) {
     super(
       402,
       `Insufficient balance: this costs $${(needed / 100).toFixed(2)} and your balance is $${(balance / 100).toFixed(2)}. Please add balance.`,
       'insufficient_balance',
     );
+    this.balance = balance;
+    this.needed = needed;
   }
 }
 

@@ -81,11 +81,11 @@ export interface PaymentGateway {
 
 /** The gateway did not answer (timeout, network): whether a sale happened is unknown. */
 export class GatewayUnavailableError extends Error {
-  constructor(
-    readonly timedOut: boolean,
-    cause?: unknown,
-  ) {
+  readonly timedOut: boolean;
+
+  constructor(timedOut: boolean, cause?: unknown) {
     super(timedOut ? 'payment gateway timed out' : 'payment gateway unavailable', { cause });
+    this.timedOut = timedOut;
   }
 }
 

@@ -79,7 +79,10 @@ export class SandboxGateway implements PaymentGateway {
   private readonly sales: SandboxSaleStore;
 
   /** `delayMs` slows every call down (a slow gateway, for timeout tests); `store` keeps sales by order id. */
-  constructor(private readonly opts: { delayMs?: number; store?: SandboxSaleStore } = {}) {
+  private readonly opts: { delayMs?: number; store?: SandboxSaleStore };
+
+  constructor(opts: { delayMs?: number; store?: SandboxSaleStore } = {}) {
+    this.opts = opts;
     this.sales = opts.store ?? memorySaleStore();
   }
 

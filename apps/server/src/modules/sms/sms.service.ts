@@ -12,12 +12,13 @@ export interface SmsMessage {
 
 /** Why a send failed: `permanent` failures are not retried (invalid number, refused by the provider). */
 export class SmsError extends Error {
-  constructor(
-    message: string,
-    readonly permanent: boolean,
-    readonly status?: number,
-  ) {
+  readonly permanent: boolean;
+  readonly status?: number;
+
+  constructor(message: string, permanent: boolean, status?: number) {
     super(message);
+    this.permanent = permanent;
+    this.status = status;
   }
 }
 
