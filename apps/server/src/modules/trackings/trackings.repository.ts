@@ -406,8 +406,10 @@ export type StalledRow = { tid: string; courier: string; title: string; status: 
 
 /**
  * An account's open trackings (not delivered, not expired) whose newest scan (else, with none, their adding) is
- * before `before`: how many, and the first `limit`, longest silent first. Read from the summary's newest scan
- * (trackings_user_open_scan_idx, decision 136): the count from the index, the list in its order.
+ * before `before`: how many, and the first `limit`, longest silent first. Read from `last_heard_at` (the summary's
+ * newest scan, else the adding; trackings_user_open_heard_idx, decisions 136 and 142): the count is an index-only
+ * scan (a plain column: an index on the coalesce expression made every counted parcel a heap visit), the list in its
+ * order.
  */
 export async function stalledTrackings(
   db: Queryable,
@@ -416,17 +418,17 @@ export async function stalledTrackings(
   limit: number,
 ): Promise<{ count: number; rows: StalledRow[] }> {
   const stalled = sql`t.user_id = ${userId}::uuid and t.status not in ('Delivered', 'Expired')
-      and coalesce(t.newest_scan_at, t.created_at) < ${before.toISOString()}::timestamptz`;
+      and t.last_heard_at < ${before.toISOString()}::timestamptz`;
   const r = await db.execute<Record<string, unknown>>(sql`
     select l.tid, l.courier, l.title, l.status, l.newest_scan_at as last_scan_at, l.created_at, n.total
     from (select count(*)::int as total from ${trackings} t where ${stalled}) n
     left join lateral (
-      select t.tid, t.courier, t.title, t.status, t.newest_scan_at, t.created_at from ${trackings} t
+      select t.tid, t.courier, t.title, t.status, t.newest_scan_at, t.created_at, t.last_heard_at from ${trackings} t
       where ${stalled}
-      order by coalesce(t.newest_scan_at, t.created_at), t.tid
+      order by t.last_heard_at, t.tid
       limit ${limit}
     ) l on true
-    order by coalesce(l.newest_scan_at, l.created_at), l.tid`);
+    order by l.last_heard_at, l.tid`);
   const rows = rowsOf<Record<string, unknown>>(r);
   const at = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string));
   return {
