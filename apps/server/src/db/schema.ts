@@ -5,6 +5,7 @@ import {
   boolean,
   check,
   customType,
+  date,
   doublePrecision,
   index,
   integer,
@@ -424,6 +425,34 @@ export const trackings = pgTable(
     index('trackings_user_exception_idx')
       .on(t.userId, t.lastExceptionAt)
       .where(sql`${t.lastExceptionAt} is not null`),
+  ],
+);
+
+/**
+ * The delivered parcels of each account per UTC day of their delivery scan, carrier, lane and whole hour of transit
+ * (decision 142): how many, with a promise, on time by it, without a failed attempt. Kept by the database from the
+ * delivery summary of `trackings` (the trackings_delivery_days triggers of migration 0023, in the writer's
+ * statement); read by the transit figures of long periods, whose whole days it answers without one row per parcel.
+ * `transit_hour` is floor((delivery scan - first scan) / 1 hour); -1 for a parcel with no first scan.
+ */
+export const deliveryDays = pgTable(
+  'delivery_days',
+  {
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    day: date('day', { mode: 'string' }).notNull(),
+    courier: text('courier').notNull(),
+    originRegion: text('origin_region').notNull(),
+    destinationRegion: text('destination_region').notNull(),
+    transitHour: integer('transit_hour').notNull(),
+    delivered: integer('delivered').notNull(),
+    promised: integer('promised').notNull(),
+    onTime: integer('on_time').notNull(),
+    firstAttempt: integer('first_attempt').notNull(),
+  },
+  (t) => [
+    primaryKey({ name: 'delivery_days_pk', columns: [t.userId, t.day, t.courier, t.originRegion, t.destinationRegion, t.transitHour] }),
   ],
 );
 
