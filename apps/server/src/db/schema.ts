@@ -5,6 +5,7 @@ import {
   boolean,
   check,
   customType,
+  date,
   doublePrecision,
   index,
   integer,
@@ -395,6 +396,13 @@ export const trackings = pgTable(
     /** The lane's regions of the places the carrier gave (decision 133), kept by the database from origin/destination. */
     originRegion: text('origin_region').notNull().generatedAlwaysAs(regionOf('origin')),
     destinationRegion: text('destination_region').notNull().generatedAlwaysAs(regionOf('destination')),
+    /**
+     * When the parcel was last heard of: its newest scan, else (no scan yet) its adding; kept by the database. A plain
+     * column, so that the stalled parcels are counted from trackings_user_open_heard_idx alone (decision 142).
+     */
+    lastHeardAt: ts('last_heard_at')
+      .notNull()
+      .generatedAlwaysAs(sql`coalesce("newest_scan_at", "created_at")`),
   },
   (t) => [
     uniqueIndex('trackings_user_tid_uq').on(t.userId, t.tid),
@@ -405,18 +413,46 @@ export const trackings = pgTable(
     // A pushed carrier event names a number, not an account: find every tracking of it.
     index('trackings_tid_idx').on(t.tid),
     // Delivery performance (decision 136): an account's parcels delivered in a period, its open parcels by their
-    // newest scan (else their adding), and its parcels with exception scans, each read from the account's own rows.
+    // newest scan (else their adding: last_heard_at, decision 142), and its parcels with exception scans, each read from the account's own rows.
     // The delivered index carries every column the transit statement reads, so it is answered from the index alone
     // (an index-only scan: no heap page per parcel, once the table's pages are marked all-visible by a vacuum).
     index('trackings_user_delivered_idx')
       .on(t.userId, t.deliveredAt, t.courier, t.originRegion, t.destinationRegion, t.firstScanAt, t.promisedBy, t.failedAttempt)
       .where(sql`${t.status} = 'Delivered'`),
-    index('trackings_user_open_scan_idx')
-      .on(t.userId, sql`coalesce(${t.newestScanAt}, ${t.createdAt})`)
+    index('trackings_user_open_heard_idx')
+      .on(t.userId, t.lastHeardAt)
       .where(sql`${t.status} not in ('Delivered', 'Expired')`),
     index('trackings_user_exception_idx')
       .on(t.userId, t.lastExceptionAt)
       .where(sql`${t.lastExceptionAt} is not null`),
+  ],
+);
+
+/**
+ * The delivered parcels of each account per UTC day of their delivery scan, carrier, lane and whole hour of transit
+ * (decision 142): how many, with a promise, on time by it, without a failed attempt. Kept by the database from the
+ * delivery summary of `trackings` (the trackings_delivery_days triggers of migration 0023, in the writer's
+ * statement); read by the transit figures of long periods, whose whole days it answers without one row per parcel.
+ * `transit_hour` is floor((delivery scan - first scan) / 1 hour); -1 for a parcel with no first scan.
+ */
+export const deliveryDays = pgTable(
+  'delivery_days',
+  {
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    day: date('day', { mode: 'string' }).notNull(),
+    courier: text('courier').notNull(),
+    originRegion: text('origin_region').notNull(),
+    destinationRegion: text('destination_region').notNull(),
+    transitHour: integer('transit_hour').notNull(),
+    delivered: integer('delivered').notNull(),
+    promised: integer('promised').notNull(),
+    onTime: integer('on_time').notNull(),
+    firstAttempt: integer('first_attempt').notNull(),
+  },
+  (t) => [
+    primaryKey({ name: 'delivery_days_pk', columns: [t.userId, t.day, t.courier, t.originRegion, t.destinationRegion, t.transitHour] }),
   ],
 );
 

@@ -1,6 +1,6 @@
 import { and, desc, eq, getTableColumns, inArray, min, sql, type SQL } from 'drizzle-orm';
 import { rowsOf, type Queryable } from '../../db/client.ts';
-import { carrierSubscriptions, checkpoints, trackingEvents, trackings, users } from '../../db/schema.ts';
+import { carrierSubscriptions, checkpoints, deliveryDays, trackingEvents, trackings, users } from '../../db/schema.ts';
 
 export type TrackingRow = typeof trackings.$inferSelect;
 export type NewTracking = typeof trackings.$inferInsert;
@@ -326,10 +326,169 @@ const HISTOGRAM = sql.join(
  * An account's trackings delivered in [from, to) (by their delivery scan), per carrier and per carrier and lane
  * (one pass, grouping sets): how many, transit (first scan to the delivery scan) median and 90th percentile in
  * seconds, the whole days of transit counted 0..9 and 10+, how many had a carrier promise and how many arrived by its
- * end, how many without a failed attempt. Reads the delivery summary of the account's own delivered parcels of the
- * period (trackings_user_delivered_idx, decision 136): one row per parcel, no scan read.
+ * end, how many without a failed attempt. First counts the period's parcels per carrier, lane and hour of transit
+ * (transitBuckets: the delivery_days rollup for whole days, decision 142); up to `exactLimit` parcels, the figures
+ * are then computed from the parcels themselves (exact), beyond it from those counts (median and 90th percentile
+ * within the hour, everything else exact).
  */
-export async function performanceByCarrier(db: Queryable, userId: string, from: Date, to: Date): Promise<TransitRow[]> {
+export async function performanceByCarrier(
+  db: Queryable,
+  userId: string,
+  from: Date,
+  to: Date,
+  exactLimit = EXACT_TRANSIT_LIMIT,
+): Promise<TransitRow[]> {
+  const buckets = await transitBuckets(db, userId, from, to);
+  if (buckets.reduce((n, b) => n + b.delivered, 0) <= exactLimit) return exactPerformanceByCarrier(db, userId, from, to);
+  return transitFromBuckets(buckets);
+}
+
+/**
+ * Up to this many delivered parcels in the period, the transit figures are computed from the parcels themselves
+ * (exact percentiles, about 100 ms); beyond it, from the whole hours of transit of the delivery_days
+ * rollup (decision 142): every count exact, the median and 90th percentile within the hour.
+ */
+export const EXACT_TRANSIT_LIMIT = 5_000;
+const DAY_MS = 86_400_000;
+
+type TransitBucket = {
+  courier: string;
+  origin: string;
+  destination: string;
+  /** floor(transit / 1 hour); -1: no first scan. */
+  hour: number;
+  delivered: number;
+  promised: number;
+  onTime: number;
+  firstAttempt: number;
+};
+
+/**
+ * The account's parcels delivered in [from, to) per carrier, lane and whole hour of transit: the whole UTC days of
+ * the period from the delivery_days rollup (decision 142), the parts of a day at either end from the parcels
+ * (trackings_user_delivered_idx), so that every count is the exact one whatever the period's bounds and time zone.
+ */
+async function transitBuckets(db: Queryable, userId: string, from: Date, to: Date): Promise<TransitBucket[]> {
+  const firstDay = Math.ceil(from.getTime() / DAY_MS) * DAY_MS;
+  const endDay = Math.floor(to.getTime() / DAY_MS) * DAY_MS;
+  const whole = firstDay < endDay;
+  // Without a whole day, the parcels of [from, to) are all read; with one, those of [from, firstDay) and [endDay, to).
+  const headEnd = new Date(whole ? firstDay : to.getTime()).toISOString();
+  const tailStart = new Date(whole ? endDay : to.getTime()).toISOString();
+  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  const r = await db.execute<Record<string, unknown>>(sql`
+    with b as (
+      select d.courier, d.origin_region as o, d.destination_region as dst, d.transit_hour as h, d.delivered as n,
+        d.promised, d.on_time, d.first_attempt
+      from ${deliveryDays} d
+      where d.user_id = ${userId}::uuid and d.day >= ${day(firstDay)}::date and d.day < ${day(whole ? endDay : firstDay)}::date
+      union all
+      select t.courier, t.origin_region, t.destination_region,
+        coalesce(floor(date_part('epoch', t.delivered_at - t.first_scan_at) / 3600)::int, -1), 1,
+        (t.promised_by is not null)::int, coalesce(t.delivered_at <= t.promised_by, false)::int, (not t.failed_attempt)::int
+      from ${trackings} t
+      where t.user_id = ${userId}::uuid and t.status = 'Delivered'
+        and ((t.delivered_at >= ${from.toISOString()}::timestamptz and t.delivered_at < ${headEnd}::timestamptz)
+          or (t.delivered_at >= ${tailStart}::timestamptz and t.delivered_at < ${to.toISOString()}::timestamptz))
+    )
+    select courier, o, dst, h, sum(n)::int as n, sum(promised)::int as promised, sum(on_time)::int as on_time,
+      sum(first_attempt)::int as first_attempt
+    from b group by courier, o, dst, h`);
+  return rowsOf<Record<string, unknown>>(r).map((x) => ({
+    courier: String(x.courier),
+    origin: String(x.o),
+    destination: String(x.dst),
+    hour: Number(x.h),
+    delivered: Number(x.n),
+    promised: Number(x.promised),
+    onTime: Number(x.on_time),
+    firstAttempt: Number(x.first_attempt),
+  }));
+}
+
+/**
+ * percentile_cont(p) over the transit times counted per whole hour: the k-th time is placed evenly inside its hour
+ * ((k + 0.5) / count of the hour), then interpolated between ranks as percentile_cont does. Within one hour of the
+ * exact value; null with no transit time.
+ */
+export function percentileOfHours(hours: Map<number, number>, p: number): number | null {
+  const sorted = [...hours.entries()].filter(([h, n]) => h >= 0 && n > 0).sort((a, b) => a[0] - b[0]);
+  const n = sorted.reduce((sum, [, c]) => sum + c, 0);
+  if (n === 0) return null;
+  const at = (k: number) => {
+    let before = 0;
+    for (const [h, c] of sorted) {
+      if (k < before + c) return (h + (k - before + 0.5) / c) * 3600;
+      before += c;
+    }
+    return (sorted[sorted.length - 1]![0] + 1) * 3600;
+  };
+  const pos = p * (n - 1);
+  const lo = Math.floor(pos);
+  const low = at(lo);
+  return lo === pos ? low : low + (pos - lo) * (at(lo + 1) - low);
+}
+
+/** The rows of performanceByCarrier from the hour buckets: per carrier, then its lanes, busiest first. */
+function transitFromBuckets(buckets: TransitBucket[]): TransitRow[] {
+  type Acc = { row: TransitRow; hours: Map<number, number> };
+  const groups = new Map<string, Acc>();
+  const add = (key: string, courier: string, origin: string | null, destination: string | null, b: TransitBucket) => {
+    let g = groups.get(key);
+    if (!g) {
+      g = {
+        row: {
+          courier,
+          origin,
+          destination,
+          delivered: 0,
+          p50Seconds: null,
+          p90Seconds: null,
+          histogram: Array(11).fill(0),
+          promised: 0,
+          onTime: 0,
+          firstAttempt: 0,
+        },
+        hours: new Map(),
+      };
+      groups.set(key, g);
+    }
+    g.row.delivered += b.delivered;
+    g.row.promised += b.promised;
+    g.row.onTime += b.onTime;
+    g.row.firstAttempt += b.firstAttempt;
+    if (b.hour >= 0) {
+      const day = Math.min(10, Math.floor(b.hour / 24));
+      g.row.histogram[day] = (g.row.histogram[day] ?? 0) + b.delivered;
+      g.hours.set(b.hour, (g.hours.get(b.hour) ?? 0) + b.delivered);
+    }
+  };
+  for (const b of buckets) {
+    add(JSON.stringify([b.courier]), b.courier, null, null, b);
+    add(JSON.stringify([b.courier, b.origin, b.destination]), b.courier, b.origin, b.destination, b);
+  }
+  const rows = [...groups.values()].map(({ row, hours }) => ({
+    ...row,
+    p50Seconds: percentileOfHours(hours, 0.5),
+    p90Seconds: percentileOfHours(hours, 0.9),
+  }));
+  // As the exact statement orders them: by carrier, the carrier's own row (no lane) first, then busiest lane first.
+  const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  return rows.sort(
+    (a, b) =>
+      cmp(a.courier, b.courier) ||
+      b.delivered - a.delivered ||
+      (a.origin === null ? -1 : 0) - (b.origin === null ? -1 : 0) ||
+      cmp(a.origin ?? '', b.origin ?? '') ||
+      cmp(a.destination ?? '', b.destination ?? ''),
+  );
+}
+
+/**
+ * performanceByCarrier from the period's parcels themselves (exact percentiles): the delivery summary of the account's
+ * own delivered parcels of the period (trackings_user_delivered_idx, decision 136), one row per parcel, no scan read.
+ */
+export async function exactPerformanceByCarrier(db: Queryable, userId: string, from: Date, to: Date): Promise<TransitRow[]> {
   const r = await db.execute<Record<string, unknown>>(sql`
     with x as (
       select t.courier, t.origin_region as o, t.destination_region as dst, t.promised_by, t.delivered_at,
@@ -406,8 +565,10 @@ export type StalledRow = { tid: string; courier: string; title: string; status: 
 
 /**
  * An account's open trackings (not delivered, not expired) whose newest scan (else, with none, their adding) is
- * before `before`: how many, and the first `limit`, longest silent first. Read from the summary's newest scan
- * (trackings_user_open_scan_idx, decision 136): the count from the index, the list in its order.
+ * before `before`: how many, and the first `limit`, longest silent first. Read from `last_heard_at` (the summary's
+ * newest scan, else the adding; trackings_user_open_heard_idx, decisions 136 and 142): the count is an index-only
+ * scan (a plain column: an index on the coalesce expression made every counted parcel a heap visit), the list in its
+ * order.
  */
 export async function stalledTrackings(
   db: Queryable,
@@ -416,17 +577,17 @@ export async function stalledTrackings(
   limit: number,
 ): Promise<{ count: number; rows: StalledRow[] }> {
   const stalled = sql`t.user_id = ${userId}::uuid and t.status not in ('Delivered', 'Expired')
-      and coalesce(t.newest_scan_at, t.created_at) < ${before.toISOString()}::timestamptz`;
+      and t.last_heard_at < ${before.toISOString()}::timestamptz`;
   const r = await db.execute<Record<string, unknown>>(sql`
     select l.tid, l.courier, l.title, l.status, l.newest_scan_at as last_scan_at, l.created_at, n.total
     from (select count(*)::int as total from ${trackings} t where ${stalled}) n
     left join lateral (
-      select t.tid, t.courier, t.title, t.status, t.newest_scan_at, t.created_at from ${trackings} t
+      select t.tid, t.courier, t.title, t.status, t.newest_scan_at, t.created_at, t.last_heard_at from ${trackings} t
       where ${stalled}
-      order by coalesce(t.newest_scan_at, t.created_at), t.tid
+      order by t.last_heard_at, t.tid
       limit ${limit}
     ) l on true
-    order by coalesce(l.newest_scan_at, l.created_at), l.tid`);
+    order by l.last_heard_at, l.tid`);
   const rows = rowsOf<Record<string, unknown>>(r);
   const at = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string));
   return {

@@ -1,0 +1,3 @@
+DROP INDEX "trackings_user_open_scan_idx";--> statement-breakpoint
+ALTER TABLE "trackings" ADD COLUMN "last_heard_at" timestamp with time zone GENERATED ALWAYS AS (coalesce("newest_scan_at", "created_at")) STORED NOT NULL;--> statement-breakpoint
+CREATE INDEX "trackings_user_open_heard_idx" ON "trackings" USING btree ("user_id","last_heard_at") WHERE "trackings"."status" not in ('Delivered', 'Expired');
