@@ -1,6 +1,6 @@
 import { devices, expect as baseExpect, test, type Browser, type Page } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
-import { apiPost, signUpViaApi, uniqueEmail, zoneWithMorning } from './helpers';
+import { addCourierViaApi, apiPost, signUpViaApi, uniqueEmail, zoneWithMorning } from './helpers';
 
 // Decision 137: a courier marks "Attempt failed" on their first stop of today's plan; the owner's plan page
 // shows that stop done at the head of the route, marked "attempt failed" with its time, and the courier's other
@@ -61,14 +61,7 @@ test('a failed attempt shows at the head of its route, marked, with its time; th
   const couriers: string[] = [];
   for (const first of ['Ada', 'Ben']) {
     const email = uniqueEmail(first.toLowerCase());
-    const r = await apiPost(page.request, ownerToken, '/v1/user/general/addmember', {
-      email,
-      role: 'courier',
-      firstName: first,
-      lastName: 'Driver',
-      phone: '(213) 555-0101',
-      password: 'courierpass1',
-    });
+    const r = await addCourierViaApi(page.request, ownerToken, email, { firstName: first, lastName: 'Driver' });
     expect(r.code, JSON.stringify(r)).toBe(201);
     couriers.push(email);
   }

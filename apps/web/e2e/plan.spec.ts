@@ -1,6 +1,6 @@
 import { devices, expect as baseExpect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
-import { apiPost, signUpViaApi, uniqueEmail, zoneWithMorning } from './helpers';
+import { addCourierViaApi, apiPost, signUpViaApi, uniqueEmail, zoneWithMorning } from './helpers';
 
 // Plan the day (issue 30; decision 118), at a desk: an owner with three couriers and a day of shipments plans
 // it, sees three routes with times drawn on the map, locks a stop, moves one to another courier, adds a
@@ -87,14 +87,7 @@ test('the owner plans the day, locks and moves stops, adds a shipment and plans 
     ['Cy', 'West'],
   ] as const) {
     const email = uniqueEmail(first.toLowerCase());
-    const r = await apiPost(page.request, ownerToken, '/v1/user/general/addmember', {
-      email,
-      role: 'courier',
-      firstName: first,
-      lastName: last,
-      phone: '(213) 555-0101',
-      password: 'courierpass1',
-    });
+    const r = await addCourierViaApi(page.request, ownerToken, email, { firstName: first, lastName: last });
     expect(r.code, JSON.stringify(r)).toBe(201);
     couriers.push({ email, name: `${first} ${last}` });
   }
