@@ -179,3 +179,37 @@ export async function pickStatusByTap(page: Page, form: Locator, label: string) 
   await page.getByRole('option', { name: label, exact: true }).tap();
   await expect(form.getByRole('combobox', { name: 'Status' })).toHaveValue(label, { timeout: 30_000 });
 }
+
+/** The planning specs' depot, in downtown Los Angeles. */
+export const PLAN_DEPOT = { lat: 34.0407, long: -118.2468 };
+
+/**
+ * An unassigned shipment of `date` from the depot to the `i`-th of `around` points on rings 2, 4 and 6 km out,
+ * numbered from `firstNumber` on `street`, with the order id `<orderPrefix>-<i>` and, when asked, a customer email.
+ */
+export function planShipment(
+  date: string,
+  i: number,
+  o: { around: number; street: string; firstNumber: number; orderPrefix: string; customerEmail?: boolean },
+) {
+  const angle = (i * 2 * Math.PI) / o.around;
+  const km = 2 + (i % 3) * 2;
+  return {
+    origin: { name: 'Depot', address1: '100 Main St', city: 'Los Angeles', state: 'CA', zip: '90012', country: 'US', ...PLAN_DEPOT },
+    destination: {
+      name: `Customer ${i}`,
+      address1: `${o.firstNumber + i} ${o.street}`,
+      city: 'Los Angeles',
+      state: 'CA',
+      zip: '90013',
+      country: 'US',
+      lat: PLAN_DEPOT.lat + (km / 111) * Math.sin(angle),
+      long: PLAN_DEPOT.long + (km / 92) * Math.cos(angle),
+      ...(o.customerEmail ? { email: uniqueEmail(`customer${i}`) } : {}),
+    },
+    parcels: [{ name: 'Box', quantity: 1, length: 10, width: 8, height: 4, weight: 2 }],
+    expected: `${date}T12:00:00Z`,
+    unassigned: true,
+    orderId: `${o.orderPrefix}-${i}`,
+  };
+}
