@@ -1,6 +1,6 @@
 import { expect as baseExpect, test, type APIRequestContext, type BrowserContext, type Locator, type Page } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
-import { apiPost, linkFromOutbox, signUpViaApi, uniqueEmail } from './helpers';
+import { apiPost, linkFromOutbox, signByTouch, signInByTap, signUpViaApi, uniqueEmail } from './helpers';
 
 // A courier's day on a real phone profile (playwright.config.ts runs this file once as Pixel 7 and once as
 // iPhone 13: mobile viewport, touch, the device's user agent), everything by tap: the owner invites the courier
@@ -88,21 +88,6 @@ async function pickStatus(page: Page, form: Locator, label: string) {
   await expectNoSidewaysScroll(page);
   await option.tap();
   await expect(form.getByRole('combobox', { name: 'Status' })).toHaveValue(label);
-}
-
-/** Draws a stroke on the signature pad with touch events, as a finger would. */
-async function signByTouch(page: Page, pad: Locator) {
-  await pad.scrollIntoViewIfNeeded();
-  const box = (await pad.boundingBox())!;
-  const cdp = await page.context().newCDPSession(page);
-  const at = (i: number) => ({
-    x: box.x + 20 + i * ((box.width - 40) / 12),
-    y: box.y + box.height / 2 - Math.sin(i / 2) * (box.height / 4),
-  });
-  await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [at(0)] });
-  for (let i = 1; i <= 12; i++) await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: [at(i)] });
-  await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
-  await cdp.detach();
 }
 
 let desk: BrowserContext;
@@ -193,14 +178,7 @@ test("a courier's day by tap: today's stops, Out For Delivery, a failed attempt,
     expect(await badge.locator('.mantine-Badge-label').evaluate((l) => l.scrollWidth <= l.clientWidth)).toBe(true);
     // The courier logs out and in again with the password chosen on the invitation page.
     await page.evaluate(() => localStorage.removeItem('shiptrail.session'));
-    await page.goto('/#tab-login');
-    const form = page.getByRole('form', { name: 'Log in' });
-    await form.getByRole('textbox', { name: 'Email' }).tap();
-    await form.getByRole('textbox', { name: 'Email' }).fill(courierEmail);
-    await form.getByRole('textbox', { name: 'Password', exact: true }).tap();
-    await form.getByRole('textbox', { name: 'Password', exact: true }).fill(courierPassword);
-    await form.getByRole('button', { name: 'Log in', exact: true }).tap();
-    await expect(page).toHaveURL(/\/account\/dashboard$/, { timeout: 30_000 });
+    await signInByTap(page, courierEmail, courierPassword);
     const stops = page.getByRole('list', { name: "Today's stops" }).getByRole('listitem');
     await expect(stops).toHaveCount(3);
     expect(await stops.evaluateAll((li) => li.map((l) => l.getAttribute('data-tid')))).toEqual(tids);

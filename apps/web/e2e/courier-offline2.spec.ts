@@ -1,6 +1,16 @@
-import { expect as baseExpect, test, type APIRequestContext, type BrowserContext, type Locator, type Page } from '@playwright/test';
+import { expect as baseExpect, test, type APIRequestContext, type BrowserContext, type Page } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
-import { apiPost, signUpViaApi, uniqueEmail } from './helpers';
+import {
+  addCourierViaApi,
+  apiPost,
+  expectKeptForOffline,
+  openPhone,
+  pickStatusByTap,
+  signByTouch,
+  signInByTap,
+  signUpViaApi,
+  uniqueEmail,
+} from './helpers';
 
 // The courier's phone without signal, the last gaps of issue 31 (decision 138), on the Pixel 7 and iPhone 13
 // profiles, by tap: signing out with actions waiting asks first and keeps them for the next sign-in; a stop
@@ -62,30 +72,10 @@ async function handOut(names: string[]): Promise<string[]> {
   return tids;
 }
 
-async function pickStatus(page: Page, form: Locator, label: string) {
-  await form.getByRole('combobox', { name: 'Status' }).tap();
-  await page.getByRole('option', { name: label, exact: true }).tap();
-  await expect(form.getByRole('combobox', { name: 'Status' })).toHaveValue(label);
-}
-
-async function signByTouch(page: Page, pad: Locator) {
-  await pad.scrollIntoViewIfNeeded();
-  const box = (await pad.boundingBox())!;
-  const cdp = await page.context().newCDPSession(page);
-  const at = (i: number) => ({
-    x: box.x + 20 + i * ((box.width - 40) / 12),
-    y: box.y + box.height / 2 - Math.sin(i / 2) * (box.height / 4),
-  });
-  await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [at(0)] });
-  for (let i = 1; i <= 12; i++) await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: [at(i)] });
-  await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
-  await cdp.detach();
-}
-
 /** Fills the open checkpoint form by tap and saves it; resolves with the instants around the tap on Save. */
 async function fillAndSave(page: Page, o: { status: string; location: string; recipient?: string }) {
   const form = page.getByRole('form', { name: 'Add checkpoint' });
-  await pickStatus(page, form, o.status);
+  await pickStatusByTap(page, form, o.status);
   await form.getByLabel('Location').tap();
   await form.getByLabel('Location').fill(o.location);
   if (o.recipient) {
@@ -101,36 +91,6 @@ async function fillAndSave(page: Page, o: { status: string; location: string; re
   return { from, to: Date.now() };
 }
 
-/** Every script the page loaded is in the service worker's cache, and so are the chunks named (fetched while online). */
-async function expectKeptForOffline(page: Page, chunks: string[]) {
-  await expect
-    .poll(() =>
-      page.evaluate(async (wanted) => {
-        const assets = performance
-          .getEntriesByType('resource')
-          .map((e) => new URL(e.name).pathname)
-          .filter((p) => p.startsWith('/assets/'));
-        const missing: string[] = [];
-        for (const a of assets) if (!(await caches.match(a))) missing.push(a);
-        return wanted.every((w) => assets.some((a) => a.includes(w))) && missing.length === 0;
-      }, chunks),
-    )
-    .toBe(true);
-}
-
-async function openPhone(page: Page) {
-  await page.goto('/terms-of-service');
-  await page.evaluate(() => navigator.serviceWorker.ready);
-  await expect.poll(() => page.evaluate(() => !!navigator.serviceWorker.controller)).toBe(true);
-  const login = await page.request.post('/v1/user/general/login', { data: { email: courierEmail, password: courierPassword } });
-  const { payload } = (await login.json()) as { payload: { sessionToken: string; version: string } };
-  await page.evaluate((s) => localStorage.setItem('shiptrail.session', JSON.stringify(s)), {
-    token: payload.sessionToken,
-    version: payload.version,
-  });
-  await page.goto('/account/dashboard');
-}
-
 const stopsOf = (page: Page) => page.getByRole('list', { name: "Today's stops" }).getByRole('listitem');
 
 test.beforeAll(async ({ browser }) => {
@@ -143,14 +103,7 @@ test.beforeAll(async ({ browser }) => {
 // Each test has its own courier, so each starts with only its own stops.
 test.beforeEach(async () => {
   courierEmail = uniqueEmail('offline2-courier');
-  const added = await apiPost(owner.request, ownerToken, '/v1/user/general/addmember', {
-    email: courierEmail,
-    role: 'courier',
-    firstName: 'Dana',
-    lastName: 'Lee',
-    phone: '(213) 555-0101',
-    password: courierPassword,
-  });
+  const added = await addCourierViaApi(owner.request, ownerToken, courierEmail, { password: courierPassword });
   expect(added.status, JSON.stringify(added)).toBe('success');
 });
 
@@ -163,7 +116,7 @@ test('signing out with an update not sent asks first; kept on the phone, it goes
   context,
 }) => {
   const [tid] = await handOut(['Robin Waiting']);
-  await openPhone(page);
+  await openPhone(page, courierEmail, courierPassword);
   await expect(stopsOf(page).filter({ hasText: 'Robin Waiting' })).toBeVisible();
   await expectKeptForOffline(page, ['checkpoint-modal']);
   await context.setOffline(true);
@@ -195,14 +148,7 @@ test('signing out with an update not sent asks first; kept on the phone, it goes
   expect(count(await stored(owner.request, tid!), 'OutForDelivery')).toBe(0);
 
   // Signed in again, by tap, as the same courier: the update goes by itself, once, with the time it was made.
-  await page.goto('/#tab-login');
-  const form = page.getByRole('form', { name: 'Log in' });
-  await form.getByRole('textbox', { name: 'Email' }).tap();
-  await form.getByRole('textbox', { name: 'Email' }).fill(courierEmail);
-  await form.getByRole('textbox', { name: 'Password', exact: true }).tap();
-  await form.getByRole('textbox', { name: 'Password', exact: true }).fill(courierPassword);
-  await form.getByRole('button', { name: 'Log in', exact: true }).tap();
-  await expect(page).toHaveURL(/\/account\/dashboard$/, { timeout: 30_000 });
+  await signInByTap(page, courierEmail, courierPassword);
   await expect.poll(async () => count(await stored(owner.request, tid!), 'OutForDelivery')).toBe(1);
   await expect(page.getByTestId('outbox-waiting')).toHaveCount(0);
   const s = await stored(owner.request, tid!);
@@ -219,7 +165,7 @@ test('signing out with an update not sent asks first; kept on the phone, it goes
 
 test('a stop delivered offline leaves the stops to do at once; on the server it keeps the time it happened', async ({ page, context }) => {
   const tids = await handOut(['Ari First', 'Bo Second', 'Cy Third']);
-  await openPhone(page);
+  await openPhone(page, courierEmail, courierPassword);
   const stops = stopsOf(page);
   await expect(stops).toHaveCount(3);
   await expectKeptForOffline(page, ['checkpoint-modal']);
@@ -261,7 +207,7 @@ test('a stop delivered offline leaves the stops to do at once; on the server it 
 
 test('a stop never opened online opens without signal, with its details, and is finished', async ({ page, context }) => {
   const tids = await handOut(['Gil Neveropened', 'Hana Other']);
-  await openPhone(page);
+  await openPhone(page, courierEmail, courierPassword);
   await expect(stopsOf(page)).toHaveCount(2);
   // Only the day list was shown online; the stop view's code came with it.
   await expectKeptForOffline(page, ['checkpoint-modal', 'stop-details']);
@@ -295,7 +241,7 @@ test('a stop never opened online opens without signal, with its details, and is 
 
 test('a scanned label not picked up yet confirms the pickup, with signal and without', async ({ page, context }) => {
   const tids = await handOut(['Ivy Pickup', 'Jay Pickup']);
-  await openPhone(page);
+  await openPhone(page, courierEmail, courierPassword);
   await expect(stopsOf(page)).toHaveCount(2);
   const scan = async (tid: string) => {
     await page.getByRole('button', { name: 'Scan a label' }).tap();

@@ -1,4 +1,4 @@
-import { expect, type APIRequestContext, type Page } from '@playwright/test';
+import { expect, type APIRequestContext, type Locator, type Page } from '@playwright/test';
 
 export const uniqueEmail = (tag: string) => `${tag}.${Date.now()}.${Math.floor(Math.random() * 1e6)}@example.com`;
 
@@ -87,4 +87,129 @@ export function zoneWithMorning(): { zone: string; date: string } {
     if (Number(n('hour')) >= 8 && Number(n('hour')) < 13) return { zone, date: `${n('year')}-${n('month')}-${n('day')}` };
   }
   throw new Error('no time zone in the list has a morning now');
+}
+
+/**
+ * Adds a courier to the owner's company through the API (POST /v1/user/general/addmember) and returns the reply;
+ * the caller checks it. Dana Lee with the password courierpass1 unless told otherwise.
+ */
+export async function addCourierViaApi(
+  request: APIRequestContext,
+  ownerToken: string,
+  email: string,
+  over: { firstName?: string; lastName?: string; phone?: string; password?: string } = {},
+) {
+  return apiPost(request, ownerToken, '/v1/user/general/addmember', {
+    email,
+    role: 'courier',
+    firstName: 'Dana',
+    lastName: 'Lee',
+    phone: '(213) 555-0101',
+    password: 'courierpass1',
+    ...over,
+  });
+}
+
+/** Signs in through the Log in form by tap, as on a phone, and waits for the dashboard. */
+export async function signInByTap(page: Page, email: string, password: string) {
+  await page.goto('/#tab-login');
+  const form = page.getByRole('form', { name: 'Log in' });
+  await form.getByRole('textbox', { name: 'Email' }).tap();
+  await form.getByRole('textbox', { name: 'Email' }).fill(email);
+  await form.getByRole('textbox', { name: 'Password', exact: true }).tap();
+  await form.getByRole('textbox', { name: 'Password', exact: true }).fill(password);
+  await form.getByRole('button', { name: 'Log in', exact: true }).tap();
+  await expect(page).toHaveURL(/\/account\/dashboard$/, { timeout: 30_000 });
+}
+
+/**
+ * Signs a courier in on the phone once the service worker controls the page, so every chunk it loads is kept for
+ * offline use, and opens the dashboard (their day).
+ */
+export async function openPhone(page: Page, email: string, password: string) {
+  await page.goto('/terms-of-service');
+  await page.evaluate(() => navigator.serviceWorker.ready);
+  await expect.poll(() => page.evaluate(() => !!navigator.serviceWorker.controller), { timeout: 30_000 }).toBe(true);
+  const login = await page.request.post('/v1/user/general/login', { data: { email, password } });
+  const { payload } = (await login.json()) as { payload: { sessionToken: string; version: string } };
+  await page.evaluate((s) => localStorage.setItem('shiptrail.session', JSON.stringify(s)), {
+    token: payload.sessionToken,
+    version: payload.version,
+  });
+  await page.goto('/account/dashboard');
+}
+
+/** Every script the page loaded is in the service worker's cache, and the page loaded each of the chunks named. */
+export async function expectKeptForOffline(page: Page, chunks: string[]) {
+  await expect
+    .poll(
+      () =>
+        page.evaluate(async (wanted) => {
+          const assets = performance
+            .getEntriesByType('resource')
+            .map((e) => new URL(e.name).pathname)
+            .filter((p) => p.startsWith('/assets/'));
+          const missing: string[] = [];
+          for (const a of assets) if (!(await caches.match(a))) missing.push(a);
+          return wanted.every((w) => assets.some((a) => a.includes(w))) && missing.length === 0;
+        }, chunks),
+      { timeout: 30_000 },
+    )
+    .toBe(true);
+}
+
+/** Draws a stroke on the signature pad with touch events, as a finger would. */
+export async function signByTouch(page: Page, pad: Locator) {
+  await pad.scrollIntoViewIfNeeded();
+  const box = (await pad.boundingBox())!;
+  const cdp = await page.context().newCDPSession(page);
+  const at = (i: number) => ({
+    x: box.x + 20 + i * ((box.width - 40) / 12),
+    y: box.y + box.height / 2 - Math.sin(i / 2) * (box.height / 4),
+  });
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [at(0)] });
+  for (let i = 1; i <= 12; i++) await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: [at(i)] });
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+  await cdp.detach();
+}
+
+/** Picks a status in the checkpoint form by tap. */
+export async function pickStatusByTap(page: Page, form: Locator, label: string) {
+  await form.getByRole('combobox', { name: 'Status' }).tap();
+  await page.getByRole('option', { name: label, exact: true }).tap();
+  await expect(form.getByRole('combobox', { name: 'Status' })).toHaveValue(label, { timeout: 30_000 });
+}
+
+/** The planning specs' depot, in downtown Los Angeles. */
+export const PLAN_DEPOT = { lat: 34.0407, long: -118.2468 };
+
+/**
+ * An unassigned shipment of `date` from the depot to the `i`-th of `around` points on rings 2, 4 and 6 km out,
+ * numbered from `firstNumber` on `street`, with the order id `<orderPrefix>-<i>` and, when asked, a customer email.
+ */
+export function planShipment(
+  date: string,
+  i: number,
+  o: { around: number; street: string; firstNumber: number; orderPrefix: string; customerEmail?: boolean },
+) {
+  const angle = (i * 2 * Math.PI) / o.around;
+  const km = 2 + (i % 3) * 2;
+  return {
+    origin: { name: 'Depot', address1: '100 Main St', city: 'Los Angeles', state: 'CA', zip: '90012', country: 'US', ...PLAN_DEPOT },
+    destination: {
+      name: `Customer ${i}`,
+      address1: `${o.firstNumber + i} ${o.street}`,
+      city: 'Los Angeles',
+      state: 'CA',
+      zip: '90013',
+      country: 'US',
+      lat: PLAN_DEPOT.lat + (km / 111) * Math.sin(angle),
+      long: PLAN_DEPOT.long + (km / 92) * Math.cos(angle),
+      ...(o.customerEmail ? { email: uniqueEmail(`customer${i}`) } : {}),
+    },
+    parcels: [{ name: 'Box', quantity: 1, length: 10, width: 8, height: 4, weight: 2 }],
+    expected: `${date}T12:00:00Z`,
+    unassigned: true,
+    orderId: `${o.orderPrefix}-${i}`,
+  };
 }

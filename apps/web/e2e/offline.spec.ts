@@ -1,6 +1,15 @@
-import { expect as baseExpect, test, type APIRequestContext, type BrowserContext, type Locator, type Page } from '@playwright/test';
+import { expect as baseExpect, test, type APIRequestContext, type BrowserContext, type Page } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
-import { apiPost, signUpViaApi, uniqueEmail } from './helpers';
+import {
+  addCourierViaApi,
+  apiPost,
+  expectKeptForOffline,
+  openPhone,
+  pickStatusByTap,
+  signByTouch,
+  signUpViaApi,
+  uniqueEmail,
+} from './helpers';
 
 // The courier's phone without signal (issue 31, decision 120), on the Pixel 7 and iPhone 13 profiles, by tap: the
 // courier opens today's stops while online, loses the signal, records Out For Delivery, a failed attempt and a
@@ -65,28 +74,6 @@ async function handOut(n: number, names: string[]): Promise<string[]> {
   return tids;
 }
 
-/** Picks a status in the checkpoint form by tap. */
-async function pickStatus(page: Page, form: Locator, label: string) {
-  await form.getByRole('combobox', { name: 'Status' }).tap();
-  await page.getByRole('option', { name: label, exact: true }).tap();
-  await expect(form.getByRole('combobox', { name: 'Status' })).toHaveValue(label);
-}
-
-/** Draws a stroke on the signature pad with touch events, as a finger would. */
-async function signByTouch(page: Page, pad: Locator) {
-  await pad.scrollIntoViewIfNeeded();
-  const box = (await pad.boundingBox())!;
-  const cdp = await page.context().newCDPSession(page);
-  const at = (i: number) => ({
-    x: box.x + 20 + i * ((box.width - 40) / 12),
-    y: box.y + box.height / 2 - Math.sin(i / 2) * (box.height / 4),
-  });
-  await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [at(0)] });
-  for (let i = 1; i <= 12; i++) await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: [at(i)] });
-  await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
-  await cdp.detach();
-}
-
 /** Records a checkpoint by tap; resolves with the instants just before the tap on Save and after the form closed. */
 async function record(
   page: Page,
@@ -95,7 +82,7 @@ async function record(
 ): Promise<{ from: number; to: number }> {
   await page.getByRole('button', { name: `Add checkpoint to ${tid}` }).tap();
   const form = page.getByRole('form', { name: 'Add checkpoint' });
-  await pickStatus(page, form, o.status);
+  await pickStatusByTap(page, form, o.status);
   await form.getByLabel('Location').tap();
   await form.getByLabel('Location').fill(o.location);
   if (o.message) {
@@ -115,51 +102,13 @@ async function record(
   return { from, to: Date.now() };
 }
 
-/** Every script the page loaded, the checkpoint form's included, is in the service worker's cache. */
-async function expectKeptForOffline(page: Page) {
-  await expect
-    .poll(() =>
-      page.evaluate(async () => {
-        const assets = performance
-          .getEntriesByType('resource')
-          .map((e) => new URL(e.name).pathname)
-          .filter((p) => p.startsWith('/assets/'));
-        const missing: string[] = [];
-        for (const a of assets) if (!(await caches.match(a))) missing.push(a);
-        return assets.some((a) => a.includes('checkpoint-modal')) && missing.length === 0;
-      }),
-    )
-    .toBe(true);
-}
-
-/** Signs the courier in on the phone once the service worker controls the page, so every chunk it loads is kept. */
-async function openPhone(page: Page) {
-  await page.goto('/terms-of-service');
-  await page.evaluate(() => navigator.serviceWorker.ready);
-  await expect.poll(() => page.evaluate(() => !!navigator.serviceWorker.controller)).toBe(true);
-  const login = await page.request.post('/v1/user/general/login', { data: { email: courierEmail, password: courierPassword } });
-  const { payload } = (await login.json()) as { payload: { sessionToken: string; version: string } };
-  await page.evaluate((s) => localStorage.setItem('shiptrail.session', JSON.stringify(s)), {
-    token: payload.sessionToken,
-    version: payload.version,
-  });
-  await page.goto('/account/dashboard');
-}
-
 test.beforeAll(async ({ browser }) => {
   desk = await browser.newContext({ viewport: { width: 1366, height: 768 } });
   owner = await desk.newPage();
   ownerToken = await signUpViaApi(owner, owner.request, uniqueEmail('offline-owner'), 'company');
   await apiPost(owner.request, ownerToken, '/v1/user/general/update', { profile: { company: 'SwiftParcel Couriers', showWizard: false } });
   courierEmail = uniqueEmail('offline-courier');
-  const added = await apiPost(owner.request, ownerToken, '/v1/user/general/addmember', {
-    email: courierEmail,
-    role: 'courier',
-    firstName: 'Dana',
-    lastName: 'Lee',
-    phone: '(213) 555-0101',
-    password: courierPassword,
-  });
+  const added = await addCourierViaApi(owner.request, ownerToken, courierEmail, { password: courierPassword });
   expect(added.status, JSON.stringify(added)).toBe('success');
 });
 
@@ -172,11 +121,11 @@ test('without signal: three actions kept on the phone, the app reopened offline,
   context,
 }) => {
   const tids = await handOut(2, ['Alex Recipient', 'Jo Customer']);
-  await openPhone(page);
+  await openPhone(page, courierEmail, courierPassword);
   const stops = page.getByRole('list', { name: "Today's stops" }).getByRole('listitem');
   await expect(stops).toHaveCount(2);
   // The checkpoint form's code arrives while there is signal.
-  await expectKeptForOffline(page);
+  await expectKeptForOffline(page, ['checkpoint-modal']);
 
   await context.setOffline(true);
   await expect(page.getByTestId('offline-banner')).toBeVisible();
@@ -246,9 +195,9 @@ test('without signal: three actions kept on the phone, the app reopened offline,
 
 test('the connection drops in the middle of a photo upload: sent again later, booked once', async ({ page }) => {
   const [tid] = await handOut(1, ['Sam Neighbour']);
-  await openPhone(page);
+  await openPhone(page, courierEmail, courierPassword);
   await expect(page.getByRole('listitem').filter({ hasText: 'Sam Neighbour' })).toBeVisible();
-  await expectKeptForOffline(page);
+  await expectKeptForOffline(page, ['checkpoint-modal']);
   // The upload reaches the server, and the reply is lost on the way back.
   let reached = 0;
   await page.route('**/v1/shipment/update', async (route) => {
@@ -276,9 +225,9 @@ test('a stop given to another courier while the phone was offline: not sent, sai
   context,
 }) => {
   const [tid] = await handOut(1, ['Kim Moved']);
-  await openPhone(page);
+  await openPhone(page, courierEmail, courierPassword);
   await expect(page.getByRole('listitem').filter({ hasText: 'Kim Moved' })).toBeVisible();
-  await expectKeptForOffline(page);
+  await expectKeptForOffline(page, ['checkpoint-modal']);
   await context.setOffline(true);
   await expect(page.getByTestId('offline-banner')).toBeVisible();
   await record(page, tid!, { status: 'Out For Delivery', location: 'Austin depot' });
@@ -307,7 +256,7 @@ test('a position taken without signal is kept on the phone and reaches the couri
 }) => {
   await context.grantPermissions(['geolocation']);
   await context.setGeolocation({ latitude: 30.2672, longitude: -97.7431 });
-  await openPhone(page);
+  await openPhone(page, courierEmail, courierPassword);
   const share = page.getByRole('switch', { name: 'Share my location' });
   await expect(share).not.toBeChecked();
   await context.setOffline(true);

@@ -1,6 +1,6 @@
 import { expect as baseExpect, test, type APIRequestContext, type BrowserContext, type Locator, type Page } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
-import { apiPost, signUpViaApi, uniqueEmail, zoneWithMorning } from './helpers';
+import { addCourierViaApi, apiPost, signInByTap, signUpViaApi, uniqueEmail, planShipment, zoneWithMorning } from './helpers';
 
 // Issue 30's "done means", on a phone profile (playwright.config.ts runs this file as Pixel 7 and as iPhone 13):
 // at a desk (1366x768, a mouse) an owner plans today for three couriers, drags a stop within a route and one
@@ -14,7 +14,6 @@ test.setTimeout(300_000);
 const SHOTS = process.env.PLAN_SHOTS ?? 'test-results/plan-day';
 mkdirSync(SHOTS, { recursive: true });
 
-const DEPOT = { lat: 34.0407, long: -118.2468 };
 const { zone, date } = zoneWithMorning();
 // The phones are where the company is: times show in its zone.
 test.use({ timezoneId: zone });
@@ -25,28 +24,8 @@ const couriers: { email: string; name: string }[] = [];
 let desk: BrowserContext;
 let owner: Page;
 
-function shipment(i: number) {
-  const angle = (i * 2 * Math.PI) / 9;
-  const km = 2 + (i % 3) * 2;
-  return {
-    origin: { name: 'Depot', address1: '100 Main St', city: 'Los Angeles', state: 'CA', zip: '90012', country: 'US', ...DEPOT },
-    destination: {
-      name: `Customer ${i}`,
-      address1: `${200 + i} Spring St`,
-      city: 'Los Angeles',
-      state: 'CA',
-      zip: '90013',
-      country: 'US',
-      lat: DEPOT.lat + (km / 111) * Math.sin(angle),
-      long: DEPOT.long + (km / 92) * Math.cos(angle),
-      email: uniqueEmail(`customer${i}`),
-    },
-    parcels: [{ name: 'Box', quantity: 1, length: 10, width: 8, height: 4, weight: 2 }],
-    expected: `${date}T12:00:00Z`,
-    unassigned: true,
-    orderId: `DAY-${i}`,
-  };
-}
+const shipment = (i: number) =>
+  planShipment(date, i, { around: 9, street: 'Spring St', firstNumber: 200, orderPrefix: 'DAY', customerEmail: true });
 
 async function create(request: APIRequestContext, body: unknown): Promise<string> {
   const r = await apiPost(request, ownerToken, '/v1/shipment/create', body);
@@ -148,14 +127,7 @@ test.beforeAll(async ({ browser }) => {
     ['Cy', 'West'],
   ] as const) {
     const email = uniqueEmail(first.toLowerCase());
-    const r = await apiPost(owner.request, ownerToken, '/v1/user/general/addmember', {
-      email,
-      role: 'courier',
-      firstName: first,
-      lastName: last,
-      phone: '(213) 555-0101',
-      password: 'courierpass1',
-    });
+    const r = await addCourierViaApi(owner.request, ownerToken, email, { firstName: first, lastName: last });
     expect(r.code, JSON.stringify(r)).toBe(201);
     couriers.push({ email, name: `${first} ${last}` });
   }
@@ -231,14 +203,7 @@ test('on the phone: the courier sees their stops in plan order with times, the o
   const courier = couriers.find((c) => c.email === route.courierEmail)!;
 
   // The courier logs in by tap and finds today's stops in the plan's order, each with its time.
-  await page.goto('/#tab-login');
-  const form = page.getByRole('form', { name: 'Log in' });
-  await form.getByRole('textbox', { name: 'Email' }).tap();
-  await form.getByRole('textbox', { name: 'Email' }).fill(courier.email);
-  await form.getByRole('textbox', { name: 'Password', exact: true }).tap();
-  await form.getByRole('textbox', { name: 'Password', exact: true }).fill('courierpass1');
-  await form.getByRole('button', { name: 'Log in', exact: true }).tap();
-  await expect(page).toHaveURL(/\/account\/dashboard$/);
+  await signInByTap(page, courier.email, 'courierpass1');
   const cards = page.getByTestId('stops').locator('li');
   await expect(cards).toHaveCount(route.stops.length);
   for (let i = 0; i < route.stops.length; i++) await expect(cards.nth(i)).toHaveAttribute('data-tid', route.stops[i]!.tid);

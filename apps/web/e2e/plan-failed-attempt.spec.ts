@@ -1,6 +1,6 @@
 import { devices, expect as baseExpect, test, type Browser, type Page } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
-import { apiPost, signUpViaApi, uniqueEmail, zoneWithMorning } from './helpers';
+import { addCourierViaApi, apiPost, signUpViaApi, uniqueEmail, planShipment, zoneWithMorning } from './helpers';
 
 // Decision 137: a courier marks "Attempt failed" on their first stop of today's plan; the owner's plan page
 // shows that stop done at the head of the route, marked "attempt failed" with its time, and the courier's other
@@ -11,30 +11,9 @@ test.setTimeout(240_000);
 const SHOTS = process.env.PLAN_SHOTS ?? 'test-results/plan-failed';
 mkdirSync(SHOTS, { recursive: true });
 
-const DEPOT = { lat: 34.0407, long: -118.2468 };
 const { zone, date } = zoneWithMorning();
 
-function shipment(i: number) {
-  const angle = (i * 2 * Math.PI) / 6;
-  const km = 2 + (i % 3) * 2;
-  return {
-    origin: { name: 'Depot', address1: '100 Main St', city: 'Los Angeles', state: 'CA', zip: '90012', country: 'US', ...DEPOT },
-    destination: {
-      name: `Customer ${i}`,
-      address1: `${300 + i} Hill St`,
-      city: 'Los Angeles',
-      state: 'CA',
-      zip: '90013',
-      country: 'US',
-      lat: DEPOT.lat + (km / 111) * Math.sin(angle),
-      long: DEPOT.long + (km / 92) * Math.cos(angle),
-    },
-    parcels: [{ name: 'Box', quantity: 1, length: 10, width: 8, height: 4, weight: 2 }],
-    expected: `${date}T12:00:00Z`,
-    unassigned: true,
-    orderId: `FAIL-${i}`,
-  };
-}
+const shipment = (i: number) => planShipment(date, i, { around: 6, street: 'Hill St', firstNumber: 300, orderPrefix: 'FAIL' });
 
 async function ownerPage(browser: Browser, session: { token: string; version: string }, phone: boolean): Promise<Page> {
   const { defaultBrowserType: _b, ...pixel } = devices['Pixel 7'];
@@ -61,14 +40,7 @@ test('a failed attempt shows at the head of its route, marked, with its time; th
   const couriers: string[] = [];
   for (const first of ['Ada', 'Ben']) {
     const email = uniqueEmail(first.toLowerCase());
-    const r = await apiPost(page.request, ownerToken, '/v1/user/general/addmember', {
-      email,
-      role: 'courier',
-      firstName: first,
-      lastName: 'Driver',
-      phone: '(213) 555-0101',
-      password: 'courierpass1',
-    });
+    const r = await addCourierViaApi(page.request, ownerToken, email, { firstName: first, lastName: 'Driver' });
     expect(r.code, JSON.stringify(r)).toBe(201);
     couriers.push(email);
   }

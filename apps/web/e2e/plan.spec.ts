@@ -1,6 +1,6 @@
 import { devices, expect as baseExpect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
-import { apiPost, signUpViaApi, uniqueEmail, zoneWithMorning } from './helpers';
+import { addCourierViaApi, apiPost, signUpViaApi, uniqueEmail, planShipment, zoneWithMorning } from './helpers';
 
 // Plan the day (issue 30; decision 118), at a desk: an owner with three couriers and a day of shipments plans
 // it, sees three routes with times drawn on the map, locks a stop, moves one to another courier, adds a
@@ -13,7 +13,6 @@ test.setTimeout(240_000);
 const SHOTS = process.env.PLAN_SHOTS ?? 'test-results/plan';
 mkdirSync(SHOTS, { recursive: true });
 
-const DEPOT = { lat: 34.0407, long: -118.2468 };
 /**
  * The plan is for today: a time zone where it is now between 08:00 and 13:00, so the day's shift (08:00-18:00
  * there) has hours left whenever the test runs.
@@ -24,38 +23,10 @@ let ownerToken = '';
 let uid = '';
 const couriers: { email: string; name: string }[] = [];
 
-function shipment(i: number, over: Record<string, unknown> = {}) {
-  const angle = (i * 2 * Math.PI) / 9;
-  const km = 2 + (i % 3) * 2;
-  return {
-    origin: {
-      name: 'Depot',
-      address1: '100 Main St',
-      city: 'Los Angeles',
-      state: 'CA',
-      zip: '90012',
-      country: 'US',
-      lat: DEPOT.lat,
-      long: DEPOT.long,
-    },
-    destination: {
-      name: `Customer ${i}`,
-      address1: `${200 + i} Spring St`,
-      city: 'Los Angeles',
-      state: 'CA',
-      zip: '90013',
-      country: 'US',
-      lat: DEPOT.lat + (km / 111) * Math.sin(angle),
-      long: DEPOT.long + (km / 92) * Math.cos(angle),
-      email: uniqueEmail(`customer${i}`),
-    },
-    parcels: [{ name: 'Box', quantity: 1, length: 10, width: 8, height: 4, weight: 2 }],
-    expected: `${date}T12:00:00Z`,
-    unassigned: true,
-    orderId: `PLAN-${i}`,
-    ...over,
-  };
-}
+const shipment = (i: number, over: Record<string, unknown> = {}) => ({
+  ...planShipment(date, i, { around: 9, street: 'Spring St', firstNumber: 200, orderPrefix: 'PLAN', customerEmail: true }),
+  ...over,
+});
 
 async function create(request: APIRequestContext, body: unknown): Promise<string> {
   const r = await apiPost(request, ownerToken, '/v1/shipment/create', body);
@@ -87,14 +58,7 @@ test('the owner plans the day, locks and moves stops, adds a shipment and plans 
     ['Cy', 'West'],
   ] as const) {
     const email = uniqueEmail(first.toLowerCase());
-    const r = await apiPost(page.request, ownerToken, '/v1/user/general/addmember', {
-      email,
-      role: 'courier',
-      firstName: first,
-      lastName: last,
-      phone: '(213) 555-0101',
-      password: 'courierpass1',
-    });
+    const r = await addCourierViaApi(page.request, ownerToken, email, { firstName: first, lastName: last });
     expect(r.code, JSON.stringify(r)).toBe(201);
     couriers.push({ email, name: `${first} ${last}` });
   }

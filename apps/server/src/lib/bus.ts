@@ -63,6 +63,69 @@ export interface Bus {
   close(): Promise<void>;
 }
 
+type Dispatch = (raw: string) => void;
+
+/** Tells every handler that messages may have been lost: streams refetch, token caches forget everything. */
+function dispatchResets(dispatch: Dispatch) {
+  dispatch(JSON.stringify({ topic: 'live', id: newMessageId(), data: { kind: 'reset' } } satisfies BusMessage));
+  dispatch(JSON.stringify({ topic: 'auth', id: newMessageId(), data: { kind: 'reset' } } satisfies BusMessage));
+}
+
+/** Listens on the embedded database; returns how to stop. */
+async function listenPglite(database: Database, dispatch: Dispatch): Promise<() => Promise<void>> {
+  const unlisten = await database.pglite!.listen(BUS_CHANNEL, dispatch);
+  // The database thread (decision 115) re-listens when it is restarted; what was sent meanwhile is lost, as on a
+  // reconnect to PostgreSQL below.
+  const offRestart = database.thread?.onRestart(() => dispatchResets(dispatch));
+  return () => {
+    offRestart?.();
+    return unlisten().catch(() => {});
+  };
+}
+
+/** Listens on a PostgreSQL connection of its own, reopened with backoff when lost; returns how to stop. */
+async function listenPostgres(database: Database, log: FastifyBaseLogger, dispatch: Dispatch): Promise<() => Promise<void>> {
+  let closed = false;
+  let client: pg.Client | null = null;
+  let retryMs = 250;
+  let timer: NodeJS.Timeout | undefined;
+  const connect = async (isReconnect: boolean): Promise<void> => {
+    const c = new pg.Client({ connectionString: database.url });
+    c.on('notification', (n) => n.payload && dispatch(n.payload));
+    c.on('error', (err) => log.warn({ err }, 'bus connection error'));
+    c.on('end', () => {
+      if (closed || client !== c) return;
+      client = null;
+      timer = setTimeout(() => void connect(true).catch(() => {}), retryMs);
+    });
+    try {
+      await c.connect();
+      await c.query(`LISTEN ${BUS_CHANNEL}`);
+    } catch (err) {
+      await c.end().catch(() => {});
+      if (!isReconnect) throw err;
+      retryMs = Math.min(retryMs * 2, 10_000);
+      log.warn({ err }, 'bus reconnect failed; retrying');
+      timer = setTimeout(() => void connect(true).catch(() => {}), retryMs);
+      return;
+    }
+    if (closed) return void (await c.end().catch(() => {}));
+    client = c;
+    retryMs = 250;
+    // Messages sent while the connection was down are lost: streams tell their clients to refetch, and the token
+    // caches forget everything (a revocation may have been among them).
+    if (isReconnect) dispatchResets(dispatch);
+  };
+  await connect(false);
+  return async () => {
+    closed = true;
+    clearTimeout(timer);
+    const c = client;
+    client = null;
+    await c?.end().catch(() => {});
+  };
+}
+
 /**
  * Start this process's listener. On PostgreSQL a lost listening connection is reopened with backoff; the
  * messages sent while it was down are lost, so every handler gets a `reset` message on `live` after a
@@ -88,63 +151,7 @@ export async function createBus(database: Database, log: FastifyBaseLogger): Pro
     }
   };
 
-  let stop: () => Promise<void>;
-  if (database.kind === 'pglite') {
-    const unlisten = await database.pglite!.listen(BUS_CHANNEL, dispatch);
-    // The database thread (decision 115) re-listens when it is restarted; what was sent meanwhile is lost, as on a
-    // reconnect to PostgreSQL below.
-    const offRestart = database.thread?.onRestart(() => {
-      dispatch(JSON.stringify({ topic: 'live', id: newMessageId(), data: { kind: 'reset' } } satisfies BusMessage));
-      dispatch(JSON.stringify({ topic: 'auth', id: newMessageId(), data: { kind: 'reset' } } satisfies BusMessage));
-    });
-    stop = () => {
-      offRestart?.();
-      return unlisten().catch(() => {});
-    };
-  } else {
-    let closed = false;
-    let client: pg.Client | null = null;
-    let retryMs = 250;
-    let timer: NodeJS.Timeout | undefined;
-    const connect = async (isReconnect: boolean): Promise<void> => {
-      const c = new pg.Client({ connectionString: database.url });
-      c.on('notification', (n) => n.payload && dispatch(n.payload));
-      c.on('error', (err) => log.warn({ err }, 'bus connection error'));
-      c.on('end', () => {
-        if (closed || client !== c) return;
-        client = null;
-        timer = setTimeout(() => void connect(true).catch(() => {}), retryMs);
-      });
-      try {
-        await c.connect();
-        await c.query(`LISTEN ${BUS_CHANNEL}`);
-      } catch (err) {
-        await c.end().catch(() => {});
-        if (!isReconnect) throw err;
-        retryMs = Math.min(retryMs * 2, 10_000);
-        log.warn({ err }, 'bus reconnect failed; retrying');
-        timer = setTimeout(() => void connect(true).catch(() => {}), retryMs);
-        return;
-      }
-      if (closed) return void (await c.end().catch(() => {}));
-      client = c;
-      retryMs = 250;
-      if (isReconnect) {
-        // Messages sent while the connection was down are lost: streams tell their clients to refetch, and
-        // the token caches forget everything (a revocation may have been among them).
-        dispatch(JSON.stringify({ topic: 'live', id: newMessageId(), data: { kind: 'reset' } } satisfies BusMessage));
-        dispatch(JSON.stringify({ topic: 'auth', id: newMessageId(), data: { kind: 'reset' } } satisfies BusMessage));
-      }
-    };
-    await connect(false);
-    stop = async () => {
-      closed = true;
-      clearTimeout(timer);
-      const c = client;
-      client = null;
-      await c?.end().catch(() => {});
-    };
-  }
+  const stop = database.kind === 'pglite' ? await listenPglite(database, dispatch) : await listenPostgres(database, log, dispatch);
 
   return {
     subscribe(topic, fn) {

@@ -4,7 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { planUpdatesSettled } from '../../src/modules/planning/planning.service.ts';
 import { call, createTestEnv, type TestEnv } from '../helpers.ts';
-import { company, courier, createShipment, readmeShipment } from '../shipments/fixtures.ts';
+import { createShipment } from '../shipments/fixtures.ts';
+import { planStop, plannedDay as plannedDayOf, type PlanRoute } from './fixtures.ts';
 
 vi.setConfig({ testTimeout: 120_000 });
 let env: TestEnv;
@@ -17,50 +18,11 @@ afterAll(async () => {
 });
 
 const DATE = '2030-04-09';
-const DEPOT = { lat: 34.032016, long: -118.482805 };
-
-function stop(i: number, over: Record<string, unknown> = {}) {
-  const { courier: _c, courierEmail: _e, ...rest } = readmeShipment();
-  const angle = (i * 2 * Math.PI) / 12;
-  const km = 2 + (i % 4) * 1.5;
-  return {
-    ...rest,
-    unassigned: true,
-    orderId: `ORD-${i}`,
-    expected: `${DATE}T12:00:00Z`,
-    destination: {
-      ...rest.destination,
-      address1: `${100 + i} Ocean Ave`,
-      lat: DEPOT.lat + (km / 111) * Math.sin(angle),
-      long: DEPOT.long + (km / 92) * Math.cos(angle),
-    },
-    ...over,
-  };
-}
-
-interface Stop {
-  tid: string;
-  position: number;
-  eta: string;
-  windowFrom: string;
-  windowTo: string;
-  locked: boolean;
-}
-interface Route {
-  courierEmail: string;
-  stops: Stop[];
-}
+const stop = (i: number, over: Record<string, unknown> = {}) => planStop(DATE, i, over);
+type Route = PlanRoute;
 
 /** A company with three couriers and nine shipments of DATE, planned. */
-async function plannedDay() {
-  const c = await company(env.app);
-  const ks = [await courier(env.app, c.session), await courier(env.app, c.session), await courier(env.app, c.session)];
-  for (let i = 0; i < 9; i++) await createShipment(env.app, c.session, stop(i));
-  const r = await call(env.app, 'POST', '/v1/plans', { token: c.session, body: { date: DATE, seconds: 0.3 } });
-  expect(r.statusCode, JSON.stringify(r.body)).toBe(201);
-  await planUpdatesSettled();
-  return { c, ks, plan: r.body.payload as { routes: Route[]; updatedAt: string } };
-}
+const plannedDay = () => plannedDayOf(env.app, DATE);
 
 async function planOf(token: string) {
   await planUpdatesSettled();

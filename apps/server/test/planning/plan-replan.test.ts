@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { planUpdatesSettled } from '../../src/modules/planning/planning.service.ts';
 import { call, createTestEnv, type TestEnv } from '../helpers.ts';
 import { openStream, type SseStream } from '../live/sse-client.ts';
-import { company, courier, createShipment, readmeShipment } from '../shipments/fixtures.ts';
+import { plannedDay as plannedDayOf, type Plan, type PlanRoute } from './fixtures.ts';
 import { MSG } from '@shiptrail/contract';
 
 vi.setConfig({ testTimeout: 120_000 });
@@ -29,58 +29,14 @@ afterAll(async () => {
 });
 
 const DATE = '2030-05-14';
-const DEPOT = { lat: 34.032016, long: -118.482805 };
 const SERVICE_MS = 5 * 60_000;
 
-function stop(i: number) {
-  const { courier: _c, courierEmail: _e, ...rest } = readmeShipment();
-  const angle = (i * 2 * Math.PI) / 12;
-  const km = 2 + (i % 4) * 1.5;
-  return {
-    ...rest,
-    unassigned: true,
-    orderId: `ORD-${i}`,
-    expected: `${DATE}T12:00:00Z`,
-    destination: {
-      ...rest.destination,
-      address1: `${100 + i} Ocean Ave`,
-      lat: DEPOT.lat + (km / 111) * Math.sin(angle),
-      long: DEPOT.long + (km / 92) * Math.cos(angle),
-    },
-  };
-}
-
-interface Stop {
-  tid: string;
-  status: string;
-  position: number;
-  done: boolean;
-  eta: string;
-  windowFrom: string;
-  windowTo: string;
-  locked: boolean;
-}
-interface Route {
-  courierEmail: string;
-  end: string;
-  stops: Stop[];
-}
-interface Plan {
-  routes: Route[];
-  unplanned: { tid: string }[];
-  updatedAt: string;
-}
+type Route = PlanRoute;
 
 /** A company (UTC) with three couriers and nine shipments of DATE, planned at 07:00 on the day. */
 async function plannedDay() {
   env.ctx.now = () => new Date(`${DATE}T07:00:00Z`);
-  const c = await company(env.app);
-  const ks = [await courier(env.app, c.session), await courier(env.app, c.session), await courier(env.app, c.session)];
-  for (let i = 0; i < 9; i++) await createShipment(env.app, c.session, stop(i));
-  const r = await call(env.app, 'POST', '/v1/plans', { token: c.session, body: { date: DATE, seconds: 0.3 } });
-  expect(r.statusCode, JSON.stringify(r.body)).toBe(201);
-  await planUpdatesSettled();
-  const plan = r.body.payload as Plan;
+  const { c, ks, plan } = await plannedDayOf(env.app, DATE);
   // The busiest route, and its courier.
   const route = [...plan.routes].sort((a, b) => b.stops.length - a.stops.length)[0]!;
   expect(route.stops.length, JSON.stringify(plan)).toBeGreaterThanOrEqual(3);

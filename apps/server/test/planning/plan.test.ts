@@ -4,7 +4,8 @@ import { sql } from 'drizzle-orm';
 import { MSG, UNPLANNED_MESSAGES } from '@shiptrail/contract';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { call, createTestEnv, type TestEnv } from '../helpers.ts';
-import { company, courier, createShipment, readmeShipment } from '../shipments/fixtures.ts';
+import { company, createShipment } from '../shipments/fixtures.ts';
+import { DEPOT, companyWithCouriers, planStop, type PlanRoute } from './fixtures.ts';
 
 // Each test makes a company, three couriers and twelve shipments, then plans (0.3 s of solving a time).
 vi.setConfig({ testTimeout: 120_000 });
@@ -17,46 +18,12 @@ afterAll(async () => {
 });
 
 const DATE = '2030-03-05';
-const DEPOT = { lat: 34.032016, long: -118.482805 };
-
-/** An unassigned shipment for DATE to a point `i` around the depot (a few km), with an optional window. */
-function stop(i: number, over: Record<string, unknown> = {}) {
-  const { courier: _c, courierEmail: _e, ...rest } = readmeShipment();
-  const angle = (i * 2 * Math.PI) / 12;
-  const km = 2 + (i % 4) * 1.5;
-  return {
-    ...rest,
-    unassigned: true,
-    orderId: `ORD-${i}`,
-    expected: `${DATE}T12:00:00Z`,
-    destination: {
-      ...rest.destination,
-      address1: `${100 + i} Ocean Ave`,
-      lat: DEPOT.lat + (km / 111) * Math.sin(angle),
-      long: DEPOT.long + (km / 92) * Math.cos(angle),
-    },
-    ...over,
-  };
-}
-
-interface Stop {
-  tid: string;
-  position: number;
-  eta: string;
-  windowFrom: string;
-  windowTo: string;
-  locked: boolean;
-  late: boolean;
-}
-interface Route {
-  courierEmail: string;
-  stops: Stop[];
-}
+const stop = (i: number, over: Record<string, unknown> = {}) => planStop(DATE, i, over);
+type Route = PlanRoute;
 
 /** A company with three couriers and twelve shipments of DATE, one with a window before the shifts. */
 async function day() {
-  const c = await company(env.app);
-  const ks = [await courier(env.app, c.session), await courier(env.app, c.session), await courier(env.app, c.session)];
+  const { c, ks } = await companyWithCouriers(env.app);
   const tids: string[] = [];
   for (let i = 0; i < 11; i++) tids.push((await createShipment(env.app, c.session, stop(i))).tid);
   const impossible = (await createShipment(env.app, c.session, stop(11, { windowFrom: '05:00', windowTo: '06:00' }))).tid;

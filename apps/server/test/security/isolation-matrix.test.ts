@@ -325,6 +325,19 @@ async function send(probe: Probe, method: string, token: string | null) {
   return env.app.inject({ method: method as 'GET', url: probe.url, headers, payload });
 }
 
+/** Each probe of `toTry` that company A's own courier sent and was not refused (403), with what it got. */
+async function notRefusedToCourierA(toTry: readonly string[]) {
+  const allowed: string[] = [];
+  for (const op of toTry) {
+    const method = op.split(' ')[0]!;
+    for (const probe of SPECS[op]!.probes(w)) {
+      const res = await send(probe, method, w.courierA.session);
+      if (res.statusCode !== 403) allowed.push(`${method} ${probe.url} -> ${res.statusCode} ${res.body.slice(0, 200)}`);
+    }
+  }
+  return allowed;
+}
+
 // Each case sends every documented call (hundreds of requests): a budget a loaded 2-core machine holds, not a latency bound.
 describe('the isolation matrix', { timeout: 120_000 }, () => {
   it('covers every operation of the OpenAPI document', () => {
@@ -376,14 +389,7 @@ describe('the isolation matrix', { timeout: 120_000 }, () => {
 
   it("company A's own courier is refused every owner-only operation, and changes nothing of A's", async () => {
     const before = await snapshotOfA();
-    const allowed: string[] = [];
-    for (const op of OWNER_ONLY) {
-      const method = op.split(' ')[0]!;
-      for (const probe of SPECS[op]!.probes(w)) {
-        const res = await send(probe, method, w.courierA.session);
-        if (res.statusCode !== 403) allowed.push(`${method} ${probe.url} -> ${res.statusCode} ${res.body.slice(0, 200)}`);
-      }
-    }
+    const allowed = await notRefusedToCourierA(OWNER_ONLY);
     expect(allowed).toEqual([]);
     expect(await snapshotOfA()).toEqual(before);
   });
@@ -395,14 +401,7 @@ describe('the isolation matrix', { timeout: 120_000 }, () => {
     expect([...COURIER_MAY].filter((op) => !ops.includes(op))).toEqual([]);
     expect(ownerOps.length).toBeGreaterThan(OWNER_ONLY.length);
     const before = await snapshotOfA();
-    const allowed: string[] = [];
-    for (const op of ownerOps) {
-      const method = op.split(' ')[0]!;
-      for (const probe of SPECS[op]!.probes(w)) {
-        const res = await send(probe, method, w.courierA.session);
-        if (res.statusCode !== 403) allowed.push(`${method} ${probe.url} -> ${res.statusCode} ${res.body.slice(0, 200)}`);
-      }
-    }
+    const allowed = await notRefusedToCourierA(ownerOps);
     expect(allowed).toEqual([]);
     expect(await snapshotOfA()).toEqual(before);
   });

@@ -32,11 +32,31 @@ const meta = (req: FastifyRequest): svc.RequestMeta => ({ ip: req.ip, userAgent:
 /** Costly unauthenticated calls (mail, password hashing) are limited per IP. */
 const perIp = (max: number, minutes = 15) => ({ config: { rateLimit: { max, timeWindow: minutes * 60_000 } } });
 
+/** The preHandlers the account routes use: signed in, and signed in as the company's owner. */
+interface Guards {
+  auth: { preHandler: FastifyInstance['requireAuth'] };
+  owner: { preHandler: FastifyInstance['requireOwner'] };
+}
+
 export async function accountRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   const auth = { preHandler: app.requireAuth };
   // A courier's account belongs to its company: beyond their own password they change no settings.
   const owner = { preHandler: app.requireOwner };
+  const guards: Guards = { auth, owner };
+  sessionRoutes(app, ctx, guards);
+  emailAndPasswordRoutes(app, ctx, guards);
+  profileRoutes(app, ctx, guards);
+  messageRoutes(app, ctx, guards);
+  app.post('/v1/user/alerts/dismiss/:id', auth, async (req) => {
+    await svc.dismissAlert(ctx, userOf(req), (req.params as { id: string }).id);
+    return success(null, 'Dismissed');
+  });
 
+  app.get('/v1/info/pricing', async () => success(PRICING_VIEW));
+}
+
+/** Sign up, log in (password, Google), log out. */
+function sessionRoutes(app: FastifyInstance, ctx: AppContext, { auth }: Guards) {
   app.post('/v1/user/general/signup', perIp(ctx.config.SIGNUPS_PER_HOUR, 60), async (req, reply) => {
     const input = parse(signupRequest, req.body);
     await verifyRecaptcha(ctx.config, input.recaptcha, req.ip);
@@ -69,7 +89,10 @@ export async function accountRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
     await svc.logout(ctx, req.auth!.sessionId);
     return success(null, MSG.signedOut);
   });
+}
 
+/** The address's verification and the password: resend, verify, recover, reset, update. */
+function emailAndPasswordRoutes(app: FastifyInstance, ctx: AppContext, { auth }: Guards) {
   // Registered before /verify/:key so that "resend" is never taken for a key. With a token it resends to that
   // account; without one (product rules §6: resend carries no token) to ?email=, answering the same whether or
   // not the address has an account waiting, with the work done after the reply, as recover does.
@@ -103,7 +126,10 @@ export async function accountRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
     await svc.updatePassword(ctx, userOf(req), input.password, input.newpassword, req.auth!.sessionId);
     return success(null, MSG.passwordUpdated);
   });
+}
 
+/** The account's own settings and API key. */
+function profileRoutes(app: FastifyInstance, ctx: AppContext, { auth, owner }: Guards) {
   app.get('/v1/user/info', auth, async (req) => success(await svc.userInfo(ctx, userOf(req))));
 
   app.post('/v1/user/general/update', owner, async (req) => {
@@ -115,7 +141,10 @@ export async function accountRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
     const token = await svc.generateNewToken(ctx, userOf(req));
     return success({ token }, MSG.newToken);
   });
+}
 
+/** Messages to the team and invitations to friends. */
+function messageRoutes(app: FastifyInstance, ctx: AppContext, { auth, owner }: Guards) {
   app.post('/v1/user/general/getintouch', perIp(10, 60), async (req) => {
     const input = parse(getInTouchRequest, req.body);
     await verifyRecaptcha(ctx.config, input.recaptcha, req.ip);
@@ -132,10 +161,4 @@ export async function accountRoutes(app: FastifyInstance, { ctx }: { ctx: AppCon
     await messages.inviteFriend(ctx, userOf(req), input.email);
     return success(null, MSG.inviteSent);
   });
-  app.post('/v1/user/alerts/dismiss/:id', auth, async (req) => {
-    await svc.dismissAlert(ctx, userOf(req), (req.params as { id: string }).id);
-    return success(null, 'Dismissed');
-  });
-
-  app.get('/v1/info/pricing', async () => success(PRICING_VIEW));
 }

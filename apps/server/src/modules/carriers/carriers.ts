@@ -123,6 +123,45 @@ function credentialOf(config: CarrierConfig, courier: CourierSlug): string {
   return courier === 'canadapost' ? (config.canadapost.username ?? '') : (config[courier].clientId ?? '');
 }
 
+/** The adapter of one carrier, with its credentials (the sandbox's placeholder where there are none). */
+function adapterFor(config: CarrierConfig, courier: CourierSlug, deps: AdapterDeps): CarrierAdapter {
+  switch (courier) {
+    case 'ups':
+      return createUpsAdapter(
+        {
+          clientId: config.ups.clientId ?? SANDBOX_SECRET,
+          clientSecret: config.ups.clientSecret ?? SANDBOX_SECRET,
+          transactionSrc: config.ups.transactionSrc,
+        },
+        deps,
+      );
+    case 'usps':
+      return createUspsAdapter(
+        {
+          clientId: config.usps.clientId ?? SANDBOX_SECRET,
+          clientSecret: config.usps.clientSecret ?? SANDBOX_SECRET,
+          api: config.usps.api,
+          adminEmail: config.usps.adminEmail,
+        },
+        deps,
+      );
+    case 'fedex':
+      return createFedexAdapter(
+        { clientId: config.fedex.clientId ?? SANDBOX_SECRET, clientSecret: config.fedex.clientSecret ?? SANDBOX_SECRET },
+        deps,
+      );
+    case 'canadapost':
+      return createCanadaPostAdapter(
+        {
+          username: config.canadapost.username ?? SANDBOX_SECRET,
+          password: config.canadapost.password ?? SANDBOX_SECRET,
+          language: config.canadapost.language,
+        },
+        deps,
+      );
+  }
+}
+
 export function createCarrierClient(config: CarrierConfig, opts: { limiter?: LimiterFactory } = {}): CarrierClient {
   const http = { timeoutMs: config.timeoutMs ?? DEFAULT_TIMEOUT_MS, maxBodyBytes: config.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES };
   const adapters = new Map<CourierSlug, { adapter: CarrierAdapter; sandbox: boolean; concurrency: number }>();
@@ -136,46 +175,7 @@ export function createCarrierClient(config: CarrierConfig, opts: { limiter?: Lim
     // The sandbox is ours and per process: its ceiling stays in memory.
     const limiter = !sandbox && opts.limiter ? opts.limiter(courier, rate, credentialOf(config, courier)) : createRateLimiter(rate);
     const deps: AdapterDeps = { baseUrl: sandbox ? config.sandboxUrl! : c.baseUrl, http, limiter };
-    let adapter: CarrierAdapter;
-    switch (courier) {
-      case 'ups':
-        adapter = createUpsAdapter(
-          {
-            clientId: config.ups.clientId ?? SANDBOX_SECRET,
-            clientSecret: config.ups.clientSecret ?? SANDBOX_SECRET,
-            transactionSrc: config.ups.transactionSrc,
-          },
-          deps,
-        );
-        break;
-      case 'usps':
-        adapter = createUspsAdapter(
-          {
-            clientId: config.usps.clientId ?? SANDBOX_SECRET,
-            clientSecret: config.usps.clientSecret ?? SANDBOX_SECRET,
-            api: config.usps.api,
-            adminEmail: config.usps.adminEmail,
-          },
-          deps,
-        );
-        break;
-      case 'fedex':
-        adapter = createFedexAdapter(
-          { clientId: config.fedex.clientId ?? SANDBOX_SECRET, clientSecret: config.fedex.clientSecret ?? SANDBOX_SECRET },
-          deps,
-        );
-        break;
-      case 'canadapost':
-        adapter = createCanadaPostAdapter(
-          {
-            username: config.canadapost.username ?? SANDBOX_SECRET,
-            password: config.canadapost.password ?? SANDBOX_SECRET,
-            language: config.canadapost.language,
-          },
-          deps,
-        );
-        break;
-    }
+    const adapter = adapterFor(config, courier, deps);
     adapters.set(courier, { adapter, sandbox, concurrency: c.concurrency ?? (sandbox ? 16 : DEFAULT_CONCURRENCY[courier]) });
   }
 

@@ -125,6 +125,23 @@ function fedexAddress(a: unknown): string | null {
   return joinLocation(a.city, a.stateOrProvinceCode, a.postalCode, a.countryCode);
 }
 
+/**
+ * The status of the latest status detail: its code decides, DE split by reason; derivedCode only when the code is
+ * missing or unknown (carrier notes §5.4; the OD/derived IT trap in §3.8). Null when neither names a status.
+ */
+function fedexLatestStatus(chosen: Record<string, unknown>, scans: Record<string, unknown>[]): TrackingStatus | null {
+  const lsd = isObj(chosen.latestStatusDetail) ? chosen.latestStatusDetail : {};
+  const code = str(lsd.code);
+  if (code?.toUpperCase() === 'DE') {
+    const reasons = arr(lsd.ancillaryDetails).filter(isObj);
+    const attempt =
+      reasons.some((a) => fedexIsAttemptReason(str(a.reason), str(a.reasonDescription))) ||
+      (scans[0] ? fedexIsAttemptReason(str(scans[0].exceptionCode), null) : false);
+    return attempt ? 'FailAttempt' : 'Exception';
+  }
+  return fedexCode(code) ?? fedexDerivedCode(str(lsd.derivedCode));
+}
+
 function normalizeFedexEntry(entry: Record<string, unknown>, tid: string): TrackResult {
   const results = arr(entry.trackResults).filter(isObj);
   // A result is tracking data when it has a status or scans; the OpenAPI example carries an `error` object on a
@@ -169,21 +186,7 @@ function normalizeFedexEntry(entry: Record<string, unknown>, tid: string): Track
     });
   });
 
-  // latestStatusDetail.code decides, DE split by reason; derivedCode only when code is missing/unknown
-  // (carrier notes §5.4; the OD/derived IT trap in §3.8).
-  const lsd = isObj(chosen.latestStatusDetail) ? chosen.latestStatusDetail : {};
-  const code = str(lsd.code);
-  let status: TrackingStatus | null;
-  if (code?.toUpperCase() === 'DE') {
-    const reasons = arr(lsd.ancillaryDetails).filter(isObj);
-    const attempt =
-      reasons.some((a) => fedexIsAttemptReason(str(a.reason), str(a.reasonDescription))) ||
-      (scans[0] ? fedexIsAttemptReason(str(scans[0].exceptionCode), null) : false);
-    status = attempt ? 'FailAttempt' : 'Exception';
-  } else {
-    status = fedexCode(code) ?? fedexDerivedCode(str(lsd.derivedCode));
-  }
-  if (!status) status = checkpoints.length ? (statuses[0] ?? 'InTransit') : 'Pending';
+  const status = fedexLatestStatus(chosen, scans) ?? (checkpoints.length ? (statuses[0] ?? 'InTransit') : 'Pending');
 
   // ESTIMATED_DELIVERY, else the estimated window's end. standardTransitTimeWindow is a service standard, not
   // this parcel's estimate (sandbox captures put it before the ship date), so it is not used.

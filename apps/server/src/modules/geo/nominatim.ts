@@ -47,6 +47,25 @@ export function placeOf(r: NominatimResult): GeoPlace | null {
   };
 }
 
+/** The country codes to search in: the address's own, else the United States and Canada. */
+function countries(country?: string) {
+  const c = countryCode(country);
+  return c && c.length === 2 ? c.toLowerCase() : 'us,ca';
+}
+
+/** The places of an answer; an error status, or a body that is not a JSON list, is the geocoder being unavailable. */
+async function resultsOf(res: Response): Promise<NominatimResult[]> {
+  if (!res.ok) throw new GeocoderUnavailable(`geocoder answered HTTP ${res.status}`);
+  let body: unknown;
+  try {
+    body = await res.json();
+  } catch {
+    throw new GeocoderUnavailable('geocoder answered something other than JSON');
+  }
+  if (!Array.isArray(body)) throw new GeocoderUnavailable('geocoder answered something other than a list');
+  return body as NominatimResult[];
+}
+
 /**
  * A Nominatim-compatible geocoder (nominatim.openstreetmap.org, a self-hosted Nominatim, or anything speaking
  * its /search). Requests are spaced by `minIntervalMs` across the whole process, answers (empty ones too) are
@@ -97,23 +116,10 @@ export function nominatimGeocoder(opts: NominatimOptions, fetchImpl: typeof fetc
     } catch (err) {
       throw new GeocoderUnavailable(`geocoder unreachable: ${(err as Error).message}`);
     }
-    if (!res.ok) throw new GeocoderUnavailable(`geocoder answered HTTP ${res.status}`);
-    let body: unknown;
-    try {
-      body = await res.json();
-    } catch {
-      throw new GeocoderUnavailable('geocoder answered something other than JSON');
-    }
-    if (!Array.isArray(body)) throw new GeocoderUnavailable('geocoder answered something other than a list');
-    const results = body as NominatimResult[];
+    const results = await resultsOf(res);
     cache.set(url, results);
     return results;
   }
-
-  const countries = (country?: string) => {
-    const c = countryCode(country);
-    return c && c.length === 2 ? c.toLowerCase() : 'us,ca';
-  };
 
   async function lookupZip(zip: string, country?: string): Promise<GeoPlace | null> {
     const results = await search({ postalcode: zip.trim(), countrycodes: countries(country), limit: '1' });

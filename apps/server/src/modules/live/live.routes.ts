@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin';
 import type { AppContext } from '../../context.ts';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { API_TOKEN_HEADER } from '@shiptrail/contract';
 import { AppError, tooMany } from '../../lib/errors.ts';
 import { addressKey } from '../../lib/client-address.ts';
@@ -39,6 +39,88 @@ interface AuthStream {
   checkAgain: boolean;
 }
 
+/** Ends a signed-in stream whose token no longer signs in as the same user, role and company; else notes its expiry. */
+async function checkStream(app: FastifyInstance, ctx: AppContext, s: AuthStream): Promise<void> {
+  if (s.checking) {
+    s.checkAgain = true;
+    return;
+  }
+  s.checking = true;
+  try {
+    do {
+      s.checkAgain = false;
+      const now = await app.authenticateFresh(s.token).catch((err: unknown) => {
+        // The database is away: keep the stream (the next change or the session's end checks it again).
+        ctx.log.warn({ err }, 'live stream: could not check its token');
+        return undefined;
+      });
+      if (now === undefined) continue;
+      if (!now || now.user.id !== s.userId || now.user.role !== s.role || (now.user.companyId ?? null) !== s.companyId) {
+        s.end();
+        return;
+      }
+      s.expiresAt = now.expiresAt ?? null;
+    } while (s.checkAgain);
+  } finally {
+    s.checking = false;
+  }
+}
+
+/**
+ * Answer `req` with an event stream fed by `subscribe` until either side ends it; `stillValid`, asked at every
+ * heartbeat, may end it too. Returns the function that ends it; `open` holds it until then.
+ */
+function eventStream(
+  open: Set<() => void>,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  subscribe: (send: (f: { id: string; event: unknown }) => void, lastEventId?: string) => () => void,
+  stillValid: () => boolean = () => true,
+): () => void {
+  const header = req.headers['last-event-id'];
+  const fromQuery = (req.query as { lastEventId?: unknown }).lastEventId;
+  const last = (typeof header === 'string' ? header : typeof fromQuery === 'string' ? fromQuery : '').slice(0, 100) || undefined;
+
+  reply.hijack();
+  const res = reply.raw;
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    connection: 'keep-alive',
+    // nginx and similar proxies would otherwise hold events back in their buffers.
+    'x-accel-buffering': 'no',
+    'x-request-id': req.id,
+  });
+  res.write('retry: 2000\n: connected\n\n');
+
+  let ended = false;
+  const write = (chunk: string) => {
+    if (ended) return;
+    res.write(chunk);
+    if (res.writableLength > MAX_BUFFERED) end();
+  };
+  const remove = subscribe((f) => write(`id: ${f.id}\ndata: ${JSON.stringify(f.event)}\n\n`), last);
+  const heartbeat = setInterval(() => (stillValid() ? write(': ping\n\n') : end()), HEARTBEAT_MS);
+  heartbeat.unref();
+  function end() {
+    if (ended) return;
+    ended = true;
+    clearInterval(heartbeat);
+    remove();
+    open.delete(end);
+    res.end();
+  }
+  open.add(end);
+  res.on('close', end);
+  res.on('error', end);
+  return end;
+}
+
+/** A client that does not ask for an event stream (a plain API call) would wait on an answer that never ends. */
+function requireStreamClient(req: FastifyRequest) {
+  if (!String(req.headers.accept ?? '').includes('text/event-stream')) throw new AppError(406, NOT_A_STREAM_CLIENT, 'not_acceptable');
+}
+
 /**
  * GET /v1/live: the signed-in user's server-sent events. Authorised like every other read, by the
  * `sm-api-token` header (the web app reads it with fetch streaming), and scoped by the hub to what the user
@@ -55,36 +137,23 @@ export const liveRoutes = fp(async (app, { ctx }: { ctx: AppContext }) => {
   const hub = new LiveHub(ctx.bus);
   app.decorate('liveHub', hub);
   const open = new Set<() => void>();
+  const stopAuth = signedInStreams(app, ctx, hub, open);
+  publicStreams(app, ctx, hub, open);
+
+  app.addHook('onClose', async () => {
+    stopAuth();
+    for (const end of [...open]) end();
+    hub.close();
+  });
+});
+
+/** GET /v1/live and the checks that end its streams; returns how to stop listening for account changes. */
+function signedInStreams(app: FastifyInstance, ctx: AppContext, hub: LiveHub, open: Set<() => void>) {
   const byUser = new Map<string, Set<AuthStream>>();
   let authOpen = 0;
   /** When each user's sign-in facts last changed (bounded): a stream opened across a change checks itself once. */
   const changedAt = new Map<string, number>();
 
-  async function check(s: AuthStream): Promise<void> {
-    if (s.checking) {
-      s.checkAgain = true;
-      return;
-    }
-    s.checking = true;
-    try {
-      do {
-        s.checkAgain = false;
-        const now = await app.authenticateFresh(s.token).catch((err: unknown) => {
-          // The database is away: keep the stream (the next change or the session's end checks it again).
-          ctx.log.warn({ err }, 'live stream: could not check its token');
-          return undefined;
-        });
-        if (now === undefined) continue;
-        if (!now || now.user.id !== s.userId || now.user.role !== s.role || (now.user.companyId ?? null) !== s.companyId) {
-          s.end();
-          return;
-        }
-        s.expiresAt = now.expiresAt ?? null;
-      } while (s.checkAgain);
-    } finally {
-      s.checking = false;
-    }
-  }
   function userChanged(userId: string | null) {
     if (userId) {
       changedAt.delete(userId);
@@ -94,7 +163,7 @@ export const liveRoutes = fp(async (app, { ctx }: { ctx: AppContext }) => {
     const streams = userId ? [...(byUser.get(userId) ?? [])] : [...byUser.values()].flatMap((set) => [...set]);
     // After a lost bus message (no user) every stream checks itself: a few at a time, not thousands of queries at once.
     void (async () => {
-      for (let i = 0; i < streams.length; i += 20) await Promise.all(streams.slice(i, i + 20).map(check));
+      for (let i = 0; i < streams.length; i += 20) await Promise.all(streams.slice(i, i + 20).map((x) => checkStream(app, ctx, x)));
     })();
   }
   // On the bus, which delivers a change once it is committed (a check before the commit would read the old row).
@@ -102,66 +171,6 @@ export const liveRoutes = fp(async (app, { ctx }: { ctx: AppContext }) => {
     const userId = (m.data as { userId?: unknown }).userId;
     userChanged(typeof userId === 'string' ? userId : null);
   });
-
-  app.addHook('onClose', async () => {
-    stopAuth();
-    for (const end of [...open]) end();
-    hub.close();
-  });
-
-  /**
-   * Answer `req` with an event stream fed by `subscribe` until either side ends it; `stillValid`, asked at every
-   * heartbeat, may end it too. Returns the function that ends it.
-   */
-  function eventStream(
-    req: FastifyRequest,
-    reply: FastifyReply,
-    subscribe: (send: (f: { id: string; event: unknown }) => void, lastEventId?: string) => () => void,
-    stillValid: () => boolean = () => true,
-  ): () => void {
-    const header = req.headers['last-event-id'];
-    const fromQuery = (req.query as { lastEventId?: unknown }).lastEventId;
-    const last = (typeof header === 'string' ? header : typeof fromQuery === 'string' ? fromQuery : '').slice(0, 100) || undefined;
-
-    reply.hijack();
-    const res = reply.raw;
-    res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache, no-transform',
-      connection: 'keep-alive',
-      // nginx and similar proxies would otherwise hold events back in their buffers.
-      'x-accel-buffering': 'no',
-      'x-request-id': req.id,
-    });
-    res.write('retry: 2000\n: connected\n\n');
-
-    let ended = false;
-    const write = (chunk: string) => {
-      if (ended) return;
-      res.write(chunk);
-      if (res.writableLength > MAX_BUFFERED) end();
-    };
-    const remove = subscribe((f) => write(`id: ${f.id}\ndata: ${JSON.stringify(f.event)}\n\n`), last);
-    const heartbeat = setInterval(() => (stillValid() ? write(': ping\n\n') : end()), HEARTBEAT_MS);
-    heartbeat.unref();
-    function end() {
-      if (ended) return;
-      ended = true;
-      clearInterval(heartbeat);
-      remove();
-      open.delete(end);
-      res.end();
-    }
-    open.add(end);
-    res.on('close', end);
-    res.on('error', end);
-    return end;
-  }
-
-  /** A client that does not ask for an event stream (a plain API call) would wait on an answer that never ends. */
-  const requireStreamClient = (req: FastifyRequest) => {
-    if (!String(req.headers.accept ?? '').includes('text/event-stream')) throw new AppError(406, NOT_A_STREAM_CLIENT, 'not_acceptable');
-  };
 
   app.get('/v1/live', { preHandler: app.requireAuth }, async (req, reply) => {
     const user = userOf(req);
@@ -182,6 +191,7 @@ export const liveRoutes = fp(async (app, { ctx }: { ctx: AppContext }) => {
     };
     const openedAt = Date.now() - reply.elapsedTime;
     stream.end = eventStream(
+      open,
       req,
       reply,
       (send, last) => {
@@ -201,9 +211,13 @@ export const liveRoutes = fp(async (app, { ctx }: { ctx: AppContext }) => {
       () => !stream.expiresAt || stream.expiresAt > ctx.now(),
     );
     // A change announced while this request was on its way may have been missed by the checks: check once now.
-    if ((changedAt.get(user.id) ?? 0) >= openedAt) void check(stream);
+    if ((changedAt.get(user.id) ?? 0) >= openedAt) void checkStream(app, ctx, stream);
   });
+  return stopAuth;
+}
 
+/** GET /v1/track/:uidTid/live: one parcel's public page's stream. */
+function publicStreams(app: FastifyInstance, ctx: AppContext, hub: LiveHub, open: Set<() => void>) {
   // One parcel's public page: no token, as the page itself; only that parcel's number and status go out. Counted per
   // client address (per /64 for IPv6). When the process is full, a newcomer takes the place of the oldest stream of
   // the address holding the most, so one address (or a few) fills its own share, never everyone's.
@@ -233,7 +247,7 @@ export const liveRoutes = fp(async (app, { ctx }: { ctx: AppContext }) => {
       if (!set) publicByAddress.set(key, (set = new Set()));
       const mySet = set;
       publicOpen++;
-      const end = eventStream(req, reply, (send, last) => {
+      const end = eventStream(open, req, reply, (send, last) => {
         const remove = hub.addPublic({ ...subject, send }, last);
         return () => {
           remove();
@@ -245,4 +259,4 @@ export const liveRoutes = fp(async (app, { ctx }: { ctx: AppContext }) => {
       mySet.add(end);
     },
   );
-});
+}

@@ -28,13 +28,22 @@ import { afterShipmentsChanged, courierDayInPlanOrder, statusMovesThePlan } from
 const CREATE_ROUTE = 'POST /v1/shipment/create';
 const UPDATE_ROUTE = 'POST /v1/shipment/update';
 
+type Auth = { preHandler: FastifyInstance['requireAuth'] };
+const body = (req: FastifyRequest) => req.body ?? {};
+
+const created = ({ view, warning }: Awaited<ReturnType<typeof svc.createShipment>>) =>
+  exactReply(201, success(warning ? { ...view, warning } : view, warning ? `Shipment created. ${warning}` : 'Shipment created', 201));
+
 export async function shipmentRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
-  const auth = { preHandler: app.requireAuth };
-  const body = (req: FastifyRequest) => req.body ?? {};
+  const auth: Auth = { preHandler: app.requireAuth };
+  writeRoutes(app, ctx, auth);
+  listAndAssignRoutes(app, ctx, auth);
+  logoRoutes(app, ctx, auth);
+  labelRoutes(app, ctx, auth);
+}
 
-  const created = ({ view, warning }: Awaited<ReturnType<typeof svc.createShipment>>) =>
-    exactReply(201, success(warning ? { ...view, warning } : view, warning ? `Shipment created. ${warning}` : 'Shipment created', 201));
-
+/** Creating a shipment (it charges) and adding a checkpoint, each under an optional Idempotency-Key. */
+function writeRoutes(app: FastifyInstance, ctx: AppContext, auth: Auth) {
   // Creating charges the account: under an Idempotency-Key a retried create answers the first reply byte for
   // byte and neither creates nor charges again (the same rule as adding a tracking).
   // A shipment of a day that has a plan joins it after the answer (decision 125).
@@ -87,7 +96,10 @@ export async function shipmentRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
     planFollows();
     return reply;
   });
+}
 
+/** Editing, the lists (company, courier, today), proofs, assigning and the map's markers. */
+function listAndAssignRoutes(app: FastifyInstance, ctx: AppContext, auth: Auth) {
   app.post('/v1/shipment/edit', auth, async (req) =>
     success(await svc.editShipment(ctx, userOf(req), parse(editShipmentRequest, body(req))), 'Saved'),
   );
@@ -136,7 +148,10 @@ export async function shipmentRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
   app.post('/v1/shipment/markers', auth, async (req) =>
     success(await svc.shipmentMarkers(ctx, userOf(req), parse(shipmentMarkersRequest, body(req)))),
   );
+}
 
+/** The company's logo: uploaded, removed, and served to its customers. */
+function logoRoutes(app: FastifyInstance, ctx: AppContext, auth: Auth) {
   // The logo's body is a data URL of up to LOGO_LIMITS.maxBytes (base64 is 4/3 of the bytes).
   app.post('/v1/user/general/logo', { ...auth, bodyLimit: Math.ceil((LOGO_LIMITS.maxBytes * 4) / 3) + 64 * 1024 }, async (req) =>
     success(await svc.uploadLogo(ctx, userOf(req), parse(logoUploadRequest, body(req)).image), 'Logo saved'),
@@ -156,7 +171,10 @@ export async function shipmentRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
       .header('last-modified', logo.updatedAt.toUTCString())
       .send(logo.png);
   });
+}
 
+/** The printable labels. */
+function labelRoutes(app: FastifyInstance, ctx: AppContext, auth: Auth) {
   // A PDF, not an envelope (errors before it are envelopes as usual). Rendering is CPU work: limited per IP.
   app.get('/v1/shipment/labels', { ...auth, config: { rateLimit: { max: 60, timeWindow: 60_000 } } }, async (req, reply) => {
     const { tids } = parse(labelsQuery, req.query);

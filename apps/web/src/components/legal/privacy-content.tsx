@@ -14,21 +14,7 @@ export function PrivacyContent() {
       <Title order={2} fz="xl">
         1. Information we collect
       </Title>
-      <List spacing={4} mb="sm">
-        <List.Item>
-          <b>Account details</b>: your name, email address, phone number, company details and time zone.
-        </List.Item>
-        <List.Item>
-          <b>Shipment data</b>: tracking numbers and the details you attach to them, such as titles, order ids, customer names and the email
-          addresses or phone numbers to notify.
-        </List.Item>
-        <List.Item>
-          <b>Billing data</b>: payment history and the card details our payment provider returns to us (never the full card number).
-        </List.Item>
-        <List.Item>
-          <b>Usage data</b>: log records of requests, devices and browsers, kept for security and troubleshooting.
-        </List.Item>
-      </List>
+      <InformationWeCollect />
       <Title order={2} fz="xl">
         2. How we use it
       </Title>
@@ -81,5 +67,26 @@ export function PrivacyContent() {
         top shows the latest revision.
       </Text>
     </div>
+  );
+}
+
+/** Section 1: what personal information we collect. */
+function InformationWeCollect() {
+  return (
+    <List spacing={4} mb="sm">
+      <List.Item>
+        <b>Account details</b>: your name, email address, phone number, company details and time zone.
+      </List.Item>
+      <List.Item>
+        <b>Shipment data</b>: tracking numbers and the details you attach to them, such as titles, order ids, customer names and the email
+        addresses or phone numbers to notify.
+      </List.Item>
+      <List.Item>
+        <b>Billing data</b>: payment history and the card details our payment provider returns to us (never the full card number).
+      </List.Item>
+      <List.Item>
+        <b>Usage data</b>: log records of requests, devices and browsers, kept for security and troubleshooting.
+      </List.Item>
+    </List>
   );
 }

@@ -40,12 +40,7 @@ export function TermsContent() {
         4. Acceptable use
       </Title>
       <Text>You agree not to:</Text>
-      <List spacing={4} mb="sm">
-        <List.Item>track shipments you have no legitimate interest in, or use the Service to monitor people unlawfully;</List.Item>
-        <List.Item>send notifications to people who have not agreed to receive them, or send spam;</List.Item>
-        <List.Item>probe, overload or interfere with the Service, or get around rate limits and access controls;</List.Item>
-        <List.Item>resell the Service or carrier data except as part of your own product for your own customers.</List.Item>
-      </List>
+      <AcceptableUse />
       <Title order={2} fz="xl">
         5. Your data
       </Title>
@@ -83,5 +78,17 @@ export function TermsContent() {
         Questions about these Terms are welcome through our <Link to="/get-in-touch">contact page</Link>.
       </Text>
     </div>
+  );
+}
+
+/** What you agree not to do with the Service. */
+function AcceptableUse() {
+  return (
+    <List spacing={4} mb="sm">
+      <List.Item>track shipments you have no legitimate interest in, or use the Service to monitor people unlawfully;</List.Item>
+      <List.Item>send notifications to people who have not agreed to receive them, or send spam;</List.Item>
+      <List.Item>probe, overload or interfere with the Service, or get around rate limits and access controls;</List.Item>
+      <List.Item>resell the Service or carrier data except as part of your own product for your own customers.</List.Item>
+    </List>
   );
 }

@@ -67,28 +67,35 @@ export default function SupportRoute() {
           </Paper>
         </Grid.Col>
         <Grid.Col span={{ base: 12, md: 4 }}>
-          <Paper p="lg">
-            <Title order={2} fz="md" mb="xs">
-              Before you write
-            </Title>
-            <Stack gap={6}>
-              <Text size="sm">
-                <Anchor component={Link} to="/developers">
-                  API documentation
-                </Anchor>{' '}
-                covers every call and field.
-              </Text>
-              <Text size="sm">
-                Webhook problems? The{' '}
-                <Anchor component={Link} to="/account/notifications">
-                  delivery log
-                </Anchor>{' '}
-                shows every attempt and lets you resend.
-              </Text>
-            </Stack>
-          </Paper>
+          <BeforeYouWrite />
         </Grid.Col>
       </Grid>
     </>
+  );
+}
+
+/** Where an answer may already be: the API documentation and the webhook delivery log. */
+function BeforeYouWrite() {
+  return (
+    <Paper p="lg">
+      <Title order={2} fz="md" mb="xs">
+        Before you write
+      </Title>
+      <Stack gap={6}>
+        <Text size="sm">
+          <Anchor component={Link} to="/developers">
+            API documentation
+          </Anchor>{' '}
+          covers every call and field.
+        </Text>
+        <Text size="sm">
+          Webhook problems? The{' '}
+          <Anchor component={Link} to="/account/notifications">
+            delivery log
+          </Anchor>{' '}
+          shows every attempt and lets you resend.
+        </Text>
+      </Stack>
+    </Paper>
   );
 }

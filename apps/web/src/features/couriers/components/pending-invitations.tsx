@@ -66,74 +66,84 @@ export function PendingInvitations({ cards }: { cards: boolean }) {
           new link and the old one stops working.
         </Text>
       </Box>
-      {cards ? (
-        <Stack component="ul" gap={0} m={0} p={0} data-testid="invitations-cards" style={{ listStyle: 'none' }}>
-          {list.map((i) => (
-            <Box
-              component="li"
-              key={i.id}
-              px="md"
-              py="sm"
-              data-email={i.email}
-              style={{ borderTop: '1px solid var(--mantine-color-default-border)' }}
-            >
-              <Group justify="space-between" wrap="nowrap" align="center" gap="xs">
-                <Text fw={600} size="sm">
-                  {name(i)}
-                </Text>
-                <Badge variant="light" color={STATE[i.state].color} style={{ flexShrink: 0 }}>
-                  {STATE[i.state].label}
-                </Badge>
-              </Group>
-              <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
-                {i.email}
-              </Text>
-              <Text size="sm" c="dimmed">
-                Sent {formatDateTime(i.sentAt)} · {i.state === 'expired' ? 'expired' : 'expires'} {formatDateTime(i.expiresAt)}
-              </Text>
-              <Box mt="xs">
-                <Actions i={i} />
-              </Box>
-            </Box>
-          ))}
-        </Stack>
-      ) : (
-        <Table.ScrollContainer minWidth={760}>
-          <Table verticalSpacing="sm" data-testid="invitations-table" aria-label="Invitations">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Email</Table.Th>
-                <Table.Th>Name</Table.Th>
-                <Table.Th>Sent</Table.Th>
-                <Table.Th>Expires</Table.Th>
-                <Table.Th>State</Table.Th>
-                <Table.Th w={200}>
-                  <span style={{ position: 'absolute', width: 1, height: 1, overflow: 'hidden', clip: 'rect(0 0 0 0)' }}>Actions</span>
-                </Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {list.map((i) => (
-                <Table.Tr key={i.id} data-email={i.email}>
-                  <Table.Td style={{ overflowWrap: 'anywhere' }}>{i.email}</Table.Td>
-                  <Table.Td>{name(i)}</Table.Td>
-                  <Table.Td style={{ whiteSpace: 'nowrap' }}>{formatDateTime(i.sentAt)}</Table.Td>
-                  <Table.Td style={{ whiteSpace: 'nowrap' }}>{formatDateTime(i.expiresAt)}</Table.Td>
-                  <Table.Td style={{ whiteSpace: 'nowrap' }}>
-                    {/* Plain text, not a Badge: a badge clips its label when the table narrows the column. */}
-                    <Text size="sm" fw={600} c={`${STATE[i.state].color}.7`}>
-                      {STATE[i.state].label}
-                    </Text>
-                  </Table.Td>
-                  <Table.Td>
-                    <Actions i={i} />
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
-      )}
+      {cards ? <InvitationCards list={list} /> : <InvitationTable list={list} />}
     </Paper>
+  );
+}
+
+/** The invitations as cards, on a phone. */
+function InvitationCards({ list }: { list: InvitationView[] }) {
+  return (
+    <Stack component="ul" gap={0} m={0} p={0} data-testid="invitations-cards" style={{ listStyle: 'none' }}>
+      {list.map((i) => (
+        <Box
+          component="li"
+          key={i.id}
+          px="md"
+          py="sm"
+          data-email={i.email}
+          style={{ borderTop: '1px solid var(--mantine-color-default-border)' }}
+        >
+          <Group justify="space-between" wrap="nowrap" align="center" gap="xs">
+            <Text fw={600} size="sm">
+              {name(i)}
+            </Text>
+            <Badge variant="light" color={STATE[i.state].color} style={{ flexShrink: 0 }}>
+              {STATE[i.state].label}
+            </Badge>
+          </Group>
+          <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+            {i.email}
+          </Text>
+          <Text size="sm" c="dimmed">
+            Sent {formatDateTime(i.sentAt)} · {i.state === 'expired' ? 'expired' : 'expires'} {formatDateTime(i.expiresAt)}
+          </Text>
+          <Box mt="xs">
+            <Actions i={i} />
+          </Box>
+        </Box>
+      ))}
+    </Stack>
+  );
+}
+
+/** The invitations as a table, at a desk. */
+function InvitationTable({ list }: { list: InvitationView[] }) {
+  return (
+    <Table.ScrollContainer minWidth={760}>
+      <Table verticalSpacing="sm" data-testid="invitations-table" aria-label="Invitations">
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>Email</Table.Th>
+            <Table.Th>Name</Table.Th>
+            <Table.Th>Sent</Table.Th>
+            <Table.Th>Expires</Table.Th>
+            <Table.Th>State</Table.Th>
+            <Table.Th w={200}>
+              <span style={{ position: 'absolute', width: 1, height: 1, overflow: 'hidden', clip: 'rect(0 0 0 0)' }}>Actions</span>
+            </Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {list.map((i) => (
+            <Table.Tr key={i.id} data-email={i.email}>
+              <Table.Td style={{ overflowWrap: 'anywhere' }}>{i.email}</Table.Td>
+              <Table.Td>{name(i)}</Table.Td>
+              <Table.Td style={{ whiteSpace: 'nowrap' }}>{formatDateTime(i.sentAt)}</Table.Td>
+              <Table.Td style={{ whiteSpace: 'nowrap' }}>{formatDateTime(i.expiresAt)}</Table.Td>
+              <Table.Td style={{ whiteSpace: 'nowrap' }}>
+                {/* Plain text, not a Badge: a badge clips its label when the table narrows the column. */}
+                <Text size="sm" fw={600} c={`${STATE[i.state].color}.7`}>
+                  {STATE[i.state].label}
+                </Text>
+              </Table.Td>
+              <Table.Td>
+                <Actions i={i} />
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </Table.ScrollContainer>
   );
 }

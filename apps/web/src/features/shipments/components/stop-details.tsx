@@ -1,10 +1,9 @@
-import { Badge, Button, Divider, Group, Modal, Stack, Text, Timeline } from '@mantine/core';
+import { Button, Divider, Group, Modal, Stack, Text } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
 import type { ShipmentView } from '@shiptrail/contract';
 import { IconPhone } from '@tabler/icons-react';
 import { StatusBadge } from '../../../components/status-badge';
-import { statusColor } from '../../../config/status';
-import { formatDateTime, statusLabel } from '../../../lib/format';
+import { CheckpointTimeline } from '../../../components/checkpoint-timeline';
 import type { OutboxItem } from '../api/outbox';
 import { DetailField } from '../../../components/detail-field';
 
@@ -76,50 +75,12 @@ export function StopDetails({
           )}
         </Group>
         <Divider label="History" labelPosition="left" />
-        {waiting.length === 0 && stop.checkpoints.length === 0 ? (
-          <Text size="sm" c="dimmed">
-            Nothing recorded yet.
-          </Text>
-        ) : (
-          <Timeline active={0} bulletSize={14} lineWidth={2} aria-label="History of this stop">
-            {[...waiting].reverse().map((i) => (
-              <Timeline.Item
-                key={i.key}
-                color={statusColor(i.status)}
-                title={
-                  <Group gap={6}>
-                    <Text fw={600} size="sm">
-                      {statusLabel(i.status)}
-                    </Text>
-                    <Badge size="xs" variant="light" color="blue">
-                      Waiting to send
-                    </Badge>
-                  </Group>
-                }
-              >
-                <Text size="xs" c="dimmed">
-                  {[i.body.location, formatDateTime(i.occurredAt)].filter(Boolean).join(' · ')}
-                </Text>
-              </Timeline.Item>
-            ))}
-            {stop.checkpoints.map((c) => (
-              <Timeline.Item
-                key={c.id}
-                color={statusColor(c.status)}
-                title={
-                  <Text fw={600} size="sm">
-                    {statusLabel(c.status)}
-                  </Text>
-                }
-              >
-                {c.message && <Text size="sm">{c.message}</Text>}
-                <Text size="xs" c="dimmed">
-                  {[c.location, formatDateTime(c.time)].filter(Boolean).join(' · ')}
-                </Text>
-              </Timeline.Item>
-            ))}
-          </Timeline>
-        )}
+        <CheckpointTimeline
+          checkpoints={stop.checkpoints}
+          pending={[...waiting].reverse().map((w) => ({ key: w.key, status: w.status, location: w.body.location, time: w.occurredAt }))}
+          label="History of this stop"
+          empty="Nothing recorded yet."
+        />
       </Stack>
     </Modal>
   );
