@@ -110,6 +110,7 @@ export async function closeContext(ctx: AppContext): Promise<void> {
   await stopRefreshScheduler(ctx);
   await ctx.resources.pushSubscriptions?.stop();
   await ctx.resources.rechargeLoop?.stop();
+  await ctx.resources.embeddedVacuum?.stop();
   await ctx.queue.stop({ graceful: true, timeout: 5000 }).catch(() => {});
   ctx.mailer.close();
   await ctx.bus.close();

@@ -45,6 +45,8 @@ export interface FeatureResources {
   pushSubscriptions?: { stop(): Promise<void> };
   /** The worker role's automatic recharge loop. */
   rechargeLoop?: { stop(): Promise<void> };
+  /** The worker role's vacuum loop on the embedded database (db/maintenance.ts). */
+  embeddedVacuum?: { stop(): Promise<void> };
   /** Shorter delivery timings (tests). */
   notificationTuning?: Partial<Tuning>;
   /** Fault injection around provider calls (tests). */

@@ -5,6 +5,7 @@ import { startPushSubscriptions } from '../modules/trackings/push.ts';
 import { refreshJob } from '../modules/trackings/trackings.jobs.ts';
 import { startRechargeLoop } from '../modules/billing/billing.service.ts';
 import { cardExpiryJob } from '../modules/billing/billing.jobs.ts';
+import { startEmbeddedVacuum } from '../db/maintenance.ts';
 import { enqueue, ensureQueue, work, type JobDefinition } from './define.ts';
 
 /**
@@ -23,10 +24,12 @@ export async function startJobWorkers(ctx: AppContext, jobs: ReadonlyArray<JobDe
   for (const job of jobs) await work(ctx, job);
 }
 
-/** The worker role: every job handler, and the refresh scheduler loop. */
+/** The worker role: every job handler, the refresh scheduler loop, and on the embedded database its upkeep (decision 145). */
 export async function startWorkers(ctx: AppContext): Promise<void> {
   await startJobWorkers(ctx);
   await startRefreshScheduler(ctx);
   startPushSubscriptions(ctx, { base: ctx.config.CARRIER_PUSH_URL ?? ctx.config.publicUrl });
   ctx.resources.rechargeLoop = startRechargeLoop(ctx, 1000, (day) => enqueue(ctx, cardExpiryJob, { v: 1, day }));
+  // A PostgreSQL server vacuums by itself (autovacuum); PGlite's single-user PostgreSQL does not.
+  if (ctx.database.kind === 'pglite') ctx.resources.embeddedVacuum ??= startEmbeddedVacuum(ctx.db, ctx.log);
 }
