@@ -2,23 +2,13 @@
 // `last_heard_at` column (an index-only scan), and the transit figures of long periods from a daily rollup kept by
 // the database beside the delivery summary (decision 136). The figures themselves are proved by
 // performance*.test.ts, unchanged; this file proves what is kept and how it is read.
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { randomBytes } from 'node:crypto';
-import { PGlite } from '@electric-sql/pglite';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
-import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
-import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { rowsOf } from '../../src/db/client.ts';
 import * as repo from '../../src/modules/trackings/trackings.repository.ts';
-import { createTestEnv, onPostgres, signUp, type TestEnv } from '../helpers.ts';
+import { createTestEnv, signUp, type TestEnv } from '../helpers.ts';
 import { userIdOf } from './fixtures.ts';
+import { acrossMigration } from '../db/across-migration.ts';
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -264,20 +254,8 @@ describe('the transit figures of long periods: the delivery_days rollup', () => 
 });
 
 // ------------------------------------------------------------------ the migrations on a database with parcels
-const migrationsFolder = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../drizzle');
 
 /** A copy of the migrations up to and including `lastTag`. */
-function migrationsUpTo(lastTag: string): { dir: string; cleanup: () => void } {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'shiptrail-migrations-'));
-  cpSync(migrationsFolder, dir, { recursive: true });
-  const journalFile = path.join(dir, 'meta', '_journal.json');
-  const journal = JSON.parse(readFileSync(journalFile, 'utf8')) as { entries: Array<{ tag: string }> };
-  const last = journal.entries.findIndex((e) => e.tag === lastTag);
-  expect(last).toBeGreaterThan(0);
-  journal.entries = journal.entries.slice(0, last + 1);
-  writeFileSync(journalFile, JSON.stringify(journal));
-  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
-}
 
 /** Parcels stored before the rollup: two delivered the same day and hour, one with a promise, one late, one open. */
 const BEFORE = sql`
@@ -323,44 +301,7 @@ function expectBackfilled(rows: Array<Record<string, unknown>>) {
 }
 
 describe('migrations 0021-0023 on a database with parcels', () => {
-  it.skipIf(onPostgres)('give last_heard_at and the rollup of the parcels delivered before them (PGlite)', async () => {
-    const old = migrationsUpTo('0020_delivery_summary_triggers');
-    const pglite = new PGlite();
-    try {
-      const db = drizzlePglite(pglite);
-      await migratePglite(db, { migrationsFolder: old.dir });
-      await db.execute(BEFORE);
-      await migratePglite(db, { migrationsFolder });
-      expectBackfilled(rowsOf<Record<string, unknown>>(await db.execute(ROLLUP)));
-    } finally {
-      old.cleanup();
-      await pglite.close();
-    }
-  });
-
-  it.runIf(onPostgres)('give last_heard_at and the rollup of the parcels delivered before them (PostgreSQL)', async () => {
-    const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
-    await admin.connect();
-    const name = `st_roll_${randomBytes(6).toString('hex')}`;
-    await admin.query(`create database ${name}`);
-    const u = new URL(process.env.TEST_DATABASE_URL!);
-    u.pathname = `/${name}`;
-    // One client, not a pool: a pool's end() resolves before its sockets close, and the forced drop below would
-    // then crash the run (delivery-summary.test.ts).
-    const client = new pg.Client({ connectionString: u.toString() });
-    await client.connect();
-    const old = migrationsUpTo('0020_delivery_summary_triggers');
-    try {
-      const db = drizzlePg(client);
-      await migratePg(db, { migrationsFolder: old.dir });
-      await db.execute(BEFORE);
-      await migratePg(db, { migrationsFolder });
-      expectBackfilled(rowsOf<Record<string, unknown>>(await db.execute(ROLLUP)));
-    } finally {
-      old.cleanup();
-      await client.end();
-      await admin.query(`drop database if exists ${name} with (force)`);
-      await admin.end();
-    }
+  it('give last_heard_at and the rollup of the parcels delivered before them', async () => {
+    expectBackfilled(await acrossMigration('0020_delivery_summary_triggers', BEFORE, ROLLUP));
   });
 });

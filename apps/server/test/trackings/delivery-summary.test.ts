@@ -1,23 +1,13 @@
 // The delivery summary of each tracking (decision 136): first, newest and delivery scan, failed attempt and the span of
 // its exception scans, kept by the database whenever scans are written, and backfilled for trackings stored before
 // migration 0020. The delivery performance figures read it (performance*.test.ts prove the figures unchanged).
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { randomBytes } from 'node:crypto';
-import { PGlite } from '@electric-sql/pglite';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
-import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
-import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import { sql } from 'drizzle-orm';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../../src/db/client.ts';
 import * as repo from '../../src/modules/trackings/trackings.repository.ts';
-import { call, createTestEnv, onPostgres, signUp, type TestEnv } from '../helpers.ts';
+import { call, createTestEnv, signUp, type TestEnv } from '../helpers.ts';
 import { userIdOf } from './fixtures.ts';
+import { acrossMigration } from '../db/across-migration.ts';
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -170,20 +160,8 @@ describe('the delivery summary of a tracking', () => {
 });
 
 // ------------------------------------------------------------------ the backfill
-const migrationsFolder = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../drizzle');
 
 /** A copy of the migrations up to and including `lastTag`: the database as it was before the summary. */
-function migrationsUpTo(lastTag: string): { dir: string; cleanup: () => void } {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'shiptrail-migrations-'));
-  cpSync(migrationsFolder, dir, { recursive: true });
-  const journalFile = path.join(dir, 'meta', '_journal.json');
-  const journal = JSON.parse(readFileSync(journalFile, 'utf8')) as { entries: Array<{ tag: string }> };
-  const last = journal.entries.findIndex((e) => e.tag === lastTag);
-  expect(last).toBeGreaterThan(0);
-  journal.entries = journal.entries.slice(0, last + 1);
-  writeFileSync(journalFile, JSON.stringify(journal));
-  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
-}
 
 /** Rows stored before the summary existed: a delivered parcel, one with an exception, one with no scan. */
 const BEFORE = sql`
@@ -240,45 +218,7 @@ function expectBackfilled(rows: Array<Record<string, unknown>>) {
 }
 
 describe('the delivery summary backfill (migration 0020)', () => {
-  it.skipIf(onPostgres)('gives the trackings stored before the migration their summary (PGlite)', async () => {
-    const old = migrationsUpTo('0017_courier_approach');
-    const pglite = new PGlite();
-    try {
-      const db = drizzlePglite(pglite);
-      await migratePglite(db, { migrationsFolder: old.dir });
-      await db.execute(BEFORE);
-      await migratePglite(db, { migrationsFolder });
-      expectBackfilled(rowsOf<Record<string, unknown>>(await db.execute(SUMMARIES)));
-    } finally {
-      old.cleanup();
-      await pglite.close();
-    }
-  });
-
-  it.runIf(onPostgres)('gives the trackings stored before the migration their summary (PostgreSQL)', async () => {
-    const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
-    await admin.connect();
-    const name = `st_sum_${randomBytes(6).toString('hex')}`;
-    await admin.query(`create database ${name}`);
-    const u = new URL(process.env.TEST_DATABASE_URL!);
-    u.pathname = `/${name}`;
-    // One client, not a pool: a pool's end() resolves before its sockets close, and the forced drop below then
-    // reaches a connection still closing, whose error the pool re-emits with nobody listening (a crash outside
-    // the tests). A client's end() waits for the server to hang up.
-    const client = new pg.Client({ connectionString: u.toString() });
-    await client.connect();
-    const old = migrationsUpTo('0017_courier_approach');
-    try {
-      const db = drizzlePg(client);
-      await migratePg(db, { migrationsFolder: old.dir });
-      await db.execute(BEFORE);
-      await migratePg(db, { migrationsFolder });
-      expectBackfilled(rowsOf<Record<string, unknown>>(await db.execute(SUMMARIES)));
-    } finally {
-      old.cleanup();
-      await client.end();
-      await admin.query(`drop database if exists ${name} with (force)`);
-      await admin.end();
-    }
+  it('gives the trackings stored before the migration their summary', async () => {
+    expectBackfilled(await acrossMigration('0017_courier_approach', BEFORE, SUMMARIES));
   });
 });
