@@ -1,6 +1,6 @@
 import { devices, expect as baseExpect, test, type Browser, type Page } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
-import { addCourierViaApi, apiPost, signUpViaApi, uniqueEmail, planShipment, zoneWithMorning } from './helpers';
+import { addCourierViaApi, apiPost, openPhone, pickStatusByTap, signUpViaApi, uniqueEmail, planShipment, zoneWithMorning } from './helpers';
 
 // Decision 137: a courier marks "Attempt failed" on their first stop of today's plan; the owner's plan page
 // shows that stop done at the head of the route, marked "attempt failed" with its time, and the courier's other
@@ -30,7 +30,10 @@ async function ownerPage(browser: Browser, session: { token: string; version: st
   return page;
 }
 
-test('a failed attempt shows at the head of its route, marked, with its time; the rest follows', async ({ browser, page }) => {
+type Route = { courierEmail: string; stops: { tid: string }[] };
+
+/** A company with two couriers and six shipments of `date`, planned; the courier of a route with two stops or more records a failed attempt at its first stop. */
+async function plannedDayWithAFailedStop(page: Page) {
   const ownerEmail = uniqueEmail('fail-owner');
   const ownerToken = await signUpViaApi(page, page.request, ownerEmail, 'company');
   const upd = await apiPost(page.request, ownerToken, '/v1/user/general/update', {
@@ -47,7 +50,7 @@ test('a failed attempt shows at the head of its route, marked, with its time; th
   for (let i = 0; i < 6; i++) expect((await apiPost(page.request, ownerToken, '/v1/shipment/create', shipment(i))).code).toBe(201);
   const planned = await apiPost(page.request, ownerToken, '/v1/plans', { date, seconds: 0.5 });
   expect(planned.code, JSON.stringify(planned)).toBe(201);
-  const route = (planned.payload.routes as { courierEmail: string; stops: { tid: string }[] }[]).find((r) => r.stops.length >= 2)!;
+  const route = (planned.payload.routes as Route[]).find((r) => r.stops.length >= 2)!;
 
   // The courier, at their first stop, records that nobody was in.
   const login = await page.request.post('/v1/user/general/login', { data: { email: route.courierEmail, password: 'courierpass1' } });
@@ -59,6 +62,12 @@ test('a failed attempt shows at the head of its route, marked, with its time; th
     location: 'Los Angeles, CA',
   });
   expect(checkpoint.code, JSON.stringify(checkpoint)).toBe(200);
+
+  return { ownerEmail, ownerToken, route, failed, courierToken };
+}
+
+test('a failed attempt shows at the head of its route, marked, with its time; the rest follows', async ({ browser, page }) => {
+  const { ownerEmail, route, failed } = await plannedDayWithAFailedStop(page);
 
   const ownerLogin = await page.request.post('/v1/user/general/login', { data: { email: ownerEmail, password: 'password1' } });
   const s = ((await ownerLogin.json()) as { payload: { sessionToken: string; version: string } }).payload;
@@ -83,4 +92,44 @@ test('a failed attempt shows at the head of its route, marked, with its time; th
     await owner.screenshot({ path: `${SHOTS}/${phone ? 'pixel-7' : 'desk-1366'}-failed-stop.png` });
     await owner.context().close();
   }
+});
+
+// Decision 143: the courier goes back later the same day and sets Out For Delivery on the failed stop, by tap on a
+// Pixel 7. The stop is a stop to do again: not done in the owner's plan, a new time on the courier's phone.
+test('a failed stop tried again from the phone is a stop to do again, with a new time', async ({ browser, page }) => {
+  const { ownerToken, route, failed } = await plannedDayWithAFailedStop(page);
+  const planOf = async () =>
+    ((await (await page.request.get(`/v1/plans/${date}`, { headers: { 'sm-api-token': ownerToken } })).json()).payload?.routes ??
+      []) as Array<Route & { stops: { tid: string; done: boolean; eta: string }[] }>;
+  const stopOf = async () => (await planOf()).flatMap((r) => r.stops).find((x) => x.tid === failed);
+  await expect.poll(async () => (await stopOf())?.done).toBe(true);
+  const doneEta = (await stopOf())!.eta;
+
+  const { defaultBrowserType: _b, ...pixel } = devices['Pixel 7'];
+  const phone = await (await browser.newContext({ ...pixel, timezoneId: zone })).newPage();
+  await openPhone(phone, route.courierEmail, 'courierpass1');
+  const item = phone.getByRole('list', { name: "Today's stops" }).locator(`[data-tid="${failed}"]`);
+  await expect(item.getByTestId('stop-time')).toBeVisible();
+  const timeBefore = await item.getByTestId('stop-time').innerText();
+
+  const triedAt = Date.now();
+  await phone.getByRole('button', { name: `Add checkpoint to ${failed}` }).tap();
+  const form = phone.getByRole('form', { name: 'Add checkpoint' });
+  await pickStatusByTap(phone, form, 'Out For Delivery');
+  await form.getByLabel('Location').tap();
+  await form.getByLabel('Location').fill('Hill St, Los Angeles');
+  await form.getByRole('button', { name: 'Save checkpoint' }).tap();
+  await expect(form).toBeHidden();
+
+  // The owner's plan: the stop is to do again, timed from now, in the same courier's route.
+  await expect.poll(async () => (await stopOf())?.done, { timeout: 30_000 }).toBe(false);
+  const again = (await stopOf())!;
+  expect(Date.parse(again.eta)).toBeGreaterThanOrEqual(triedAt - 60_000);
+  expect(again.eta).not.toBe(doneEta);
+  expect((await planOf()).find((r) => r.stops.some((x) => x.tid === failed))!.courierEmail).toBe(route.courierEmail);
+  // The courier's phone follows by itself (the plan's live event): a new time for the stop.
+  await expect(item.getByTestId('stop-time')).not.toHaveText(timeBefore, { timeout: 30_000 });
+  await item.scrollIntoViewIfNeeded();
+  await phone.screenshot({ path: `${SHOTS}/pixel-7-tried-again.png` });
+  await phone.context().close();
 });
