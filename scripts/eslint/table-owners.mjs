@@ -24,6 +24,7 @@ export const TABLE_OWNERS = {
   dev_outbox: 'modules/mail/',
   trackings: 'modules/trackings/',
   checkpoints: 'modules/trackings/',
+  delivery_days: 'modules/trackings/',
   carrier_subscriptions: 'modules/trackings/',
   tracking_events: 'modules/trackings/',
   idempotency_keys: 'lib/idempotency.repository.ts',
