@@ -300,6 +300,11 @@ export class PGliteThread {
   }
 
   /** Stops the thread for good (a test uses it to simulate a crash: `crash()`). */
+  /** The thread's V8 heap figures; `external_memory` includes PGlite's WebAssembly memory (tests, decision 144). */
+  heapStatistics(): ReturnType<Worker['getHeapStatistics']> {
+    return this.worker.getHeapStatistics();
+  }
+
   async close(): Promise<void> {
     if (this.closing) return;
     try {
