@@ -81,7 +81,9 @@ const boundariesConfig = {
 };
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', 'apps/server/drizzle/**', 'bench/results/**', 'data/**', '.stryker-tmp/**', 'reports/**'] },
+  {
+    ignores: ['**/dist/**', '**/node_modules/**', 'apps/server/drizzle/**', 'bench/results/**', 'data/**', '.stryker-tmp/**', 'reports/**'],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
