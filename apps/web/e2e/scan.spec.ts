@@ -1,10 +1,15 @@
-import { expect as baseExpect, test } from '@playwright/test';
-import { mkdirSync } from 'node:fs';
+import { chromium, expect as baseExpect, test, type Page } from '@playwright/test';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { chromiumArgs, chromiumPath } from '../scripts/chromium.mjs';
 import { apiPost, uniqueEmail } from './helpers';
 
 // Issue 31, decision 130: the courier scans a label's Code 128 barcode to open that stop. Chromium on Linux has no
 // BarcodeDetector, so this runs the lazy-loaded polyfill (ZXing in WebAssembly, served by us), fed the server's own
 // label barcode through the photo picker (no camera permission); a label that is not one of today's stops says so.
+// The camera path runs too: Chromium's fake camera plays a video of the label (a Y4M file made from the same PNG).
 const expect = baseExpect.configure({ timeout: 30_000 });
 test.setTimeout(180_000);
 
@@ -19,7 +24,11 @@ const barcodePng = async (tid: string): Promise<Buffer> =>
 const SHOTS = 'test-results/scan-screens';
 mkdirSync(SHOTS, { recursive: true });
 
-test('a courier opens a stop by the barcode on its label, and is told when a label is not theirs today', async ({ page }, info) => {
+/**
+ * An owner (signed up through the API only) with a courier and two shipments for that courier today; the page is
+ * signed in as the courier. Returns the two tracking numbers.
+ */
+async function courierWithTwoStops(page: Page): Promise<string[]> {
   // The owner signs up through the API only: this tab is the courier's, and holds no other session.
   const signup = await page.request.post('/v1/user/general/signup', {
     data: { email: uniqueEmail('scan-owner'), password: 'password1', repassword: 'password1', terms: true, userType: 'company' },
@@ -58,6 +67,11 @@ test('a courier opens a stop by the barcode on its label, and is told when a lab
     token: payload.sessionToken,
     version: payload.version,
   });
+  return tids;
+}
+
+test('a courier opens a stop by the barcode on its label, and is told when a label is not theirs today', async ({ page }, info) => {
+  const tids = await courierWithTwoStops(page);
   await page.goto('/account/dashboard');
   await expect(page.getByTestId('stops').locator('li')).toHaveCount(2);
 
@@ -85,4 +99,69 @@ test('a courier opens a stop by the barcode on its label, and is told when a lab
   const form = page.getByRole('dialog');
   await expect(form).toContainText(tids[1]!);
   await page.screenshot({ path: `${SHOTS}/scanner-opened-${info.project.name}.png` });
+});
+
+/**
+ * A camera's view of a label: the label's barcode on white, 1280x720, as the raw video Chromium's fake camera plays
+ * (`--use-file-for-fake-video-capture`, YUV4MPEG2, 4:2:0). Grey only: the two colour planes are neutral.
+ */
+async function cameraFeed(tid: string): Promise<string> {
+  const [width, height] = [1280, 720];
+  const code = await sharp(await barcodePng(tid))
+    .resize({ width: width - 80, height: height - 80, fit: 'inside', withoutEnlargement: true })
+    .toBuffer();
+  const { data, info } = await sharp({ create: { width, height, channels: 3, background: '#ffffff' } })
+    .composite([{ input: code, gravity: 'centre' }])
+    .extractChannel(0)
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  expect([info.width, info.height, info.channels]).toEqual([width, height, 1]);
+  const chroma = Buffer.alloc((width / 2) * (height / 2) * 2, 128);
+  const frame = Buffer.concat([Buffer.from('FRAME\n'), data, chroma]);
+  const file = join(mkdtempSync(join(tmpdir(), 'shiptrail-camera-')), 'label.y4m');
+  writeFileSync(file, Buffer.concat([Buffer.from(`YUV4MPEG2 W${width} H${height} F10:1 Ip A1:1 C420jpeg\n`), frame, frame, frame]));
+  return file;
+}
+
+test("a courier opens a stop by pointing the phone's camera at its label", async ({ page }, info) => {
+  const tids = await courierWithTwoStops(page);
+  const session = await page.evaluate(() => localStorage.getItem('shiptrail.session'));
+  // A browser whose camera sees the second stop's label, under this project's phone profile.
+  const browser = await chromium.launch({
+    executablePath: chromiumPath,
+    args: [
+      ...chromiumArgs,
+      '--use-fake-ui-for-media-stream',
+      '--use-fake-device-for-media-stream',
+      `--use-file-for-fake-video-capture=${await cameraFeed(tids[1]!)}`,
+    ],
+  });
+  try {
+    const { baseURL, viewport, userAgent, deviceScaleFactor, isMobile, hasTouch } = info.project.use;
+    const context = await browser.newContext({
+      baseURL,
+      viewport,
+      userAgent,
+      deviceScaleFactor,
+      isMobile,
+      hasTouch,
+      permissions: ['camera'],
+    });
+    const phone = await context.newPage();
+    await phone.goto('/terms-of-service');
+    await phone.evaluate((s) => localStorage.setItem('shiptrail.session', s!), session);
+    await phone.goto('/account/dashboard');
+    await expect(phone.getByTestId('stops').locator('li')).toHaveCount(2);
+
+    await phone.getByRole('button', { name: 'Scan a label' }).tap();
+    // The camera is on (its video plays, no "no camera" words), reads the label and opens that stop's update form.
+    await expect(phone.getByRole('dialog').filter({ hasText: tids[1]! })).toBeVisible();
+    await expect(phone.getByRole('dialog', { name: 'Scan a label' })).toHaveCount(0);
+    await expect(phone.getByTestId('scan-no-camera')).toHaveCount(0);
+    await phone.screenshot({ path: `${SHOTS}/camera-opened-${info.project.name}.png` });
+    // The scanner let go of the camera when it closed.
+    expect(await phone.evaluate(() => document.querySelectorAll('video').length)).toBe(0);
+  } finally {
+    await browser.close();
+  }
 });
