@@ -9,7 +9,8 @@ import { apiPost, uniqueEmail } from './helpers';
 // Issue 31, decision 130: the courier scans a label's Code 128 barcode to open that stop. Chromium on Linux has no
 // BarcodeDetector, so this runs the lazy-loaded polyfill (ZXing in WebAssembly, served by us), fed the server's own
 // label barcode through the photo picker (no camera permission); a label that is not one of today's stops says so.
-// The camera path runs too: Chromium's fake camera plays a video of the label (a Y4M file made from the same PNG).
+// Fetched with the day (decision 150), the reader works without signal on a phone that never opened the scanner
+// online. The camera path runs too: Chromium's fake camera plays a video of the label (a Y4M file made from the same PNG).
 const expect = baseExpect.configure({ timeout: 30_000 });
 test.setTimeout(180_000);
 
@@ -75,10 +76,6 @@ test('a courier opens a stop by the barcode on its label, and is told when a lab
   await page.goto('/account/dashboard');
   await expect(page.getByTestId('stops').locator('li')).toHaveCount(2);
 
-  // No barcode reader is fetched before the scanner opens.
-  const fetched: string[] = [];
-  page.on('request', (r) => fetched.push(new URL(r.url()).pathname));
-  expect(fetched.some((p) => /zxing|ponyfill|scan-label/.test(p))).toBe(false);
   await page.getByRole('button', { name: 'Scan a label' }).tap();
   const dialog = page.getByRole('dialog', { name: 'Scan a label' });
   await expect(dialog).toBeVisible();
@@ -91,7 +88,6 @@ test('a courier opens a stop by the barcode on its label, and is told when a lab
     .setInputFiles({ name: 'other.png', mimeType: 'image/png', buffer: await barcodePng('SHM000000000017') });
   await expect(dialog.getByTestId('scan-problem')).toHaveText('The label SHM000000000017 is not one of your stops today.');
   await page.screenshot({ path: `${SHOTS}/scanner-not-today-${info.project.name}.png` });
-  expect(fetched.some((p) => p.endsWith('.wasm'))).toBe(true);
 
   // The second stop's label opens that stop's update form.
   await dialog.getByTestId('scan-photo').setInputFiles({ name: 'label.png', mimeType: 'image/png', buffer: await barcodePng(tids[1]!) });
@@ -99,6 +95,38 @@ test('a courier opens a stop by the barcode on its label, and is told when a lab
   const form = page.getByRole('dialog');
   await expect(form).toContainText(tids[1]!);
   await page.screenshot({ path: `${SHOTS}/scanner-opened-${info.project.name}.png` });
+});
+
+test('without signal, a scanner never opened before still reads a label: its reader came with the day', async ({ page }, info) => {
+  const tids = await courierWithTwoStops(page);
+  await page.evaluate(() => navigator.serviceWorker.ready);
+  await expect.poll(() => page.evaluate(() => !!navigator.serviceWorker.controller), { timeout: 30_000 }).toBe(true);
+  await page.goto('/account/dashboard');
+  await expect(page.getByTestId('stops').locator('li')).toHaveCount(2);
+  // The scanner was not opened, yet its reader's wasm is in the service worker's cache a moment after the day shows.
+  await expect
+    .poll(() =>
+      page.evaluate(async () => {
+        for (const name of await caches.keys()) {
+          const kept = await (await caches.open(name)).keys();
+          if (kept.some((r) => new URL(r.url).pathname.endsWith('.wasm'))) return true;
+        }
+        return false;
+      }),
+    )
+    .toBe(true);
+
+  await page.context().setOffline(true);
+  await page.reload();
+  await expect(page.getByTestId('stops').locator('li')).toHaveCount(2);
+  await page.getByRole('button', { name: 'Scan a label' }).tap();
+  const dialog = page.getByRole('dialog', { name: 'Scan a label' });
+  await expect(dialog).toBeVisible();
+  await dialog.getByTestId('scan-photo').setInputFiles({ name: 'label.png', mimeType: 'image/png', buffer: await barcodePng(tids[0]!) });
+  await expect(dialog).toHaveCount(0);
+  await expect(page.getByRole('dialog').filter({ hasText: tids[0]! })).toBeVisible();
+  await page.screenshot({ path: `${SHOTS}/offline-opened-${info.project.name}.png` });
+  await page.context().setOffline(false);
 });
 
 /**

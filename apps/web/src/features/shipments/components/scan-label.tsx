@@ -7,23 +7,35 @@ interface Detector {
   detect(source: ImageBitmapSource): Promise<Array<{ rawValue: string }>>;
 }
 
-/**
- * A Code 128 reader: the browser's own BarcodeDetector where it reads Code 128 (Android Chrome, Safari 17+),
- * else the barcode-detector polyfill (ZXing in WebAssembly), fetched only now, with its wasm served from this
- * site (decision 130).
- */
-async function codeReader(): Promise<Detector> {
+/** The browser's own BarcodeDetector where it reads Code 128 (Android Chrome, Safari 17+), else null. */
+async function nativeReader(): Promise<Detector | null> {
   const Native = (
     globalThis as { BarcodeDetector?: { new (o: { formats: string[] }): Detector; getSupportedFormats?: () => Promise<string[]> } }
   ).BarcodeDetector;
   const formats: string[] = (await Native?.getSupportedFormats?.().catch(() => [] as string[])) ?? [];
-  if (Native && formats.includes('code_128')) return new Native({ formats: ['code_128'] });
-  const [{ BarcodeDetector, setZXingModuleOverrides }, { default: wasmUrl }] = await Promise.all([
-    import('barcode-detector/ponyfill'),
-    import('zxing-wasm/reader/zxing_reader.wasm?url'),
-  ]);
+  return Native && formats.includes('code_128') ? new Native({ formats: ['code_128'] }) : null;
+}
+
+/** The barcode-detector polyfill (ZXing in WebAssembly) and the address of its wasm, served from this site. */
+const polyfill = () => Promise.all([import('barcode-detector/ponyfill'), import('zxing-wasm/reader/zxing_reader.wasm?url')]);
+
+/** A Code 128 reader: the browser's own, else the polyfill (decision 130). */
+async function codeReader(): Promise<Detector> {
+  const native = await nativeReader();
+  if (native) return native;
+  const [{ BarcodeDetector, setZXingModuleOverrides }, { default: wasmUrl }] = await polyfill();
   setZXingModuleOverrides({ locateFile: (path: string, prefix: string) => (path.endsWith('.wasm') ? wasmUrl : prefix + path) });
   return new BarcodeDetector({ formats: ['code_128'] });
+}
+
+/**
+ * Fetches the polyfill and its wasm while there is signal, so the service worker keeps them and a scanner opened
+ * for the first time without signal still reads (decision 150). Nothing on a browser that reads Code 128 itself.
+ */
+export async function prefetchReader(): Promise<void> {
+  if (await nativeReader()) return;
+  const [, { default: wasmUrl }] = await polyfill();
+  await fetch(wasmUrl);
 }
 
 /** What the scanner says of a label that is not one of today's stops. */

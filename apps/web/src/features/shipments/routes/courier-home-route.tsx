@@ -36,8 +36,12 @@ const loadStopDetails = () => import('../components/stop-details');
 const loadConfirmPickup = () => import('../components/confirm-pickup');
 const StopDetails = lazy(() => loadStopDetails().then((m) => ({ default: m.StopDetails })));
 const ConfirmPickup = lazy(() => loadConfirmPickup().then((m) => ({ default: m.ConfirmPickup })));
-// The scanner (and its barcode reader) is fetched when it is opened, never before (decision 130).
-const ScanLabel = lazy(() => import('../components/scan-label').then((m) => ({ default: m.ScanLabel })));
+// The scanner and its barcode reader: fetched a moment after the day is on screen, so they work without signal
+// (decision 150, in place of 130's "when it is opened").
+const loadScanLabel = () => import('../components/scan-label');
+const ScanLabel = lazy(() => loadScanLabel().then((m) => ({ default: m.ScanLabel })));
+/** How long after the home opens the scanner's reader (about 1 MB) is fetched: the day's own requests go first. */
+const SCANNER_PREFETCH_MS = 2000;
 
 /** Said on the courier's home when a courier opened one of the owner's pages (the layout sends them here). */
 export const OWNER_ONLY_SENTENCE =
@@ -116,6 +120,16 @@ export default function CourierHomeRoute() {
     void loadShareLocation();
     void loadStopDetails();
     void loadConfirmPickup();
+    // Not on a phone that asks to save data: there the scanner is fetched when it is opened.
+    if ((navigator as { connection?: { saveData?: boolean } }).connection?.saveData) return;
+    const later = setTimeout(
+      () =>
+        void loadScanLabel()
+          .then((m) => m.prefetchReader())
+          .catch(() => undefined),
+      SCANNER_PREFETCH_MS,
+    );
+    return () => clearTimeout(later);
   }, []);
   return (
     <>
