@@ -133,80 +133,31 @@ interface Prepared {
   startOf: Map<string, number>;
 }
 
-/** The day's problem: couriers on shift from the depot, open shipments as stops, and a previous plan's locks. */
-async function prepare(
-  ctx: AppContext,
-  company: UserRow,
-  date: string,
-  settings: Settings,
-  previous?: { stops: repo.StopRow[] },
-): Promise<Prepared> {
-  const tz = zoneOf(company);
-  const midnight = localMidnight(date, tz);
-  const all = await couriersOf(ctx, company.id);
-  const couriers = settings.courierIds ? all.filter((c) => settings.courierIds!.includes(c.id)) : all;
-  if (couriers.length === 0) throw conflict(MSG.planNoCouriers);
-  // Done stops (decision 137) are not planned again; their couriers go on from the last of them.
+/**
+ * A previous plan's routes as the solver's start: each route's locked head is kept (when its stops are still open
+ * and its courier still planned for) and must still fit its windows and the shift; the rest is the initial order.
+ */
+function keepLocks(
+  previous: repo.StopRow[],
+  day: {
+    couriers: UserRow[];
+    ships: PlanningShipment[];
+    matrix: Matrix;
+    from: Map<string, { place: number; at: number }>;
+    startSec: number;
+    shiftEnd: number;
+    service: number;
+    placeOf: Map<string, number | null>;
+  },
+): { locked: NonNullable<RoutingProblem['locked']>; initial: NonNullable<RoutingProblem['initial']>; lockedIds: Set<string> } {
+  const { couriers, ships, matrix, from, startSec, shiftEnd, service, placeOf } = day;
   const ids = new Set(couriers.map((c) => c.id));
-  const done = (previous?.stops ?? []).filter((r) => r.doneAt && ids.has(r.courierId));
-  const doneIds = new Set(done.map((r) => r.shipmentId));
-  const ships = (await openShipmentsForDay(ctx, company, midnight, localMidnight(nextDate(date), tz))).filter((s) => !doneIds.has(s.id));
-  if (ships.length === 0 && done.length === 0) throw conflict(MSG.planNoShipments);
-  const depot = settings.depotGiven ?? commonOrigin(ships) ?? (settings as Partial<StoredSettings>).depot ?? null;
-  if (!depot) throw conflict(MSG.planNoDepot);
-
-  // Today, nobody leaves before now.
-  const shiftEnd = minutesOf(settings.shiftEnd) * 60;
-  let startSec = minutesOf(settings.shiftStart) * 60;
-  const now = ctx.now();
-  if (localDate(now, tz) === date) startSec = Math.max(startSec, Math.ceil((now.getTime() - midnight.getTime()) / 60_000) * 60);
-  if (startSec >= shiftEnd) throw conflict(MSG.planShiftOver);
-
-  const places: Point[] = [depot];
-  const service = settings.serviceMinutes * 60;
-  const stops = ships.map((s) => {
-    const at = pointOf(s);
-    if (at) places.push(at);
-    return {
-      id: s.id,
-      location: at ? places.length - 1 : null,
-      demand: s.parcels,
-      service,
-      ready: s.windowFrom ? minutesOf(s.windowFrom) * 60 : 0,
-      due: s.windowTo ? minutesOf(s.windowTo) * 60 : OPEN_END,
-    };
-  });
-  // No capacity asked: each courier takes an even share of the parcels (solveDay widens it if that leaves
-  // stops out), so the day is spread over everyone on shift instead of packed into the fewest vans (the
-  // solver's objective; decision 118).
-  const total = ships.reduce((n, s) => n + s.parcels, 0);
-  const biggest = Math.max(1, ...ships.map((s) => s.parcels));
-  const capacity = settings.capacity ?? Math.max(biggest, Math.ceil(total / couriers.length));
-
-  // Where and when each courier with done stops goes on: at the last one, when it was done (not before now).
-  const from = new Map<string, { place: number; at: number }>();
-  const doneShips = new Map((await shipmentsByIds(ctx, company.id, [...doneIds])).map((s) => [s.id, s]));
-  for (const r of [...done].sort((a, b) => a.doneAt!.getTime() - b.doneAt!.getTime())) {
-    const at = doneShips.get(r.shipmentId);
-    const point = at && pointOf(at);
-    if (!point) continue;
-    places.push(point);
-    from.set(r.courierId, {
-      place: places.length - 1,
-      at: Math.max(startSec, Math.ceil((r.doneAt!.getTime() - midnight.getTime()) / 1000)),
-    });
-  }
-
-  const { matrix, source } = await travelFor(ctx, places);
-  const placeOf = new Map(stops.map((s) => [s.id, s.location]));
-
-  // Locked stops: each route's locked head, kept when still open and its courier still planned for.
   const open = new Set(ships.filter((s) => pointOf(s)).map((s) => s.id));
   const byCourier = new Map<string, repo.StopRow[]>();
-  for (const r of previous?.stops ?? [])
+  for (const r of previous)
     if (ids.has(r.courierId) && open.has(r.shipmentId)) byCourier.set(r.courierId, [...(byCourier.get(r.courierId) ?? []), r]);
-  const locked: RoutingProblem['locked'] = [];
-  const initial: RoutingProblem['initial'] = [];
+  const locked: NonNullable<RoutingProblem['locked']> = [];
+  const initial: NonNullable<RoutingProblem['initial']> = [];
   const lockedIds = new Set<string>();
   const shipById = new Map(ships.map((s) => [s.id, s]));
   for (const [courierId, rows] of byCourier) {
@@ -229,6 +180,107 @@ async function prepare(
     }
     initial.push({ vehicle: courierId, stops: rows.filter((r) => !r.locked).map((r) => r.shipmentId) });
   }
+  return { locked, initial, lockedIds };
+}
+
+/** When the day's routes start and end (seconds after local midnight): today, nobody leaves before now. */
+function shiftOf(ctx: AppContext, settings: Settings, date: string, midnight: Date, tz: string): { startSec: number; shiftEnd: number } {
+  const shiftEnd = minutesOf(settings.shiftEnd) * 60;
+  let startSec = minutesOf(settings.shiftStart) * 60;
+  const now = ctx.now();
+  if (localDate(now, tz) === date) startSec = Math.max(startSec, Math.ceil((now.getTime() - midnight.getTime()) / 60_000) * 60);
+  if (startSec >= shiftEnd) throw conflict(MSG.planShiftOver);
+  return { startSec, shiftEnd };
+}
+
+/**
+ * Where and when each courier with done stops goes on: at the last one, when it was done (not before the day's
+ * start). The places of those stops are added to `places`.
+ */
+async function carryOn(
+  ctx: AppContext,
+  company: UserRow,
+  done: repo.StopRow[],
+  places: Point[],
+  startSec: number,
+  midnight: Date,
+): Promise<Map<string, { place: number; at: number }>> {
+  const from = new Map<string, { place: number; at: number }>();
+  const ids = done.map((r) => r.shipmentId);
+  const doneShips = new Map((await shipmentsByIds(ctx, company.id, ids)).map((s) => [s.id, s]));
+  for (const r of [...done].sort((a, b) => a.doneAt!.getTime() - b.doneAt!.getTime())) {
+    const at = doneShips.get(r.shipmentId);
+    const point = at && pointOf(at);
+    if (!point) continue;
+    places.push(point);
+    from.set(r.courierId, {
+      place: places.length - 1,
+      at: Math.max(startSec, Math.ceil((r.doneAt!.getTime() - midnight.getTime()) / 1000)),
+    });
+  }
+  return from;
+}
+
+/** The day's problem: couriers on shift from the depot, open shipments as stops, and a previous plan's locks. */
+async function prepare(
+  ctx: AppContext,
+  company: UserRow,
+  date: string,
+  settings: Settings,
+  previous?: { stops: repo.StopRow[] },
+): Promise<Prepared> {
+  const tz = zoneOf(company);
+  const midnight = localMidnight(date, tz);
+  const all = await couriersOf(ctx, company.id);
+  const couriers = settings.courierIds ? all.filter((c) => settings.courierIds!.includes(c.id)) : all;
+  if (couriers.length === 0) throw conflict(MSG.planNoCouriers);
+  // Done stops (decision 137) are not planned again; their couriers go on from the last of them.
+  const ids = new Set(couriers.map((c) => c.id));
+  const done = (previous?.stops ?? []).filter((r) => r.doneAt && ids.has(r.courierId));
+  const doneIds = new Set(done.map((r) => r.shipmentId));
+  const ships = (await openShipmentsForDay(ctx, company, midnight, localMidnight(nextDate(date), tz))).filter((s) => !doneIds.has(s.id));
+  if (ships.length === 0 && done.length === 0) throw conflict(MSG.planNoShipments);
+  const depot = settings.depotGiven ?? commonOrigin(ships) ?? (settings as Partial<StoredSettings>).depot ?? null;
+  if (!depot) throw conflict(MSG.planNoDepot);
+
+  const { startSec, shiftEnd } = shiftOf(ctx, settings, date, midnight, tz);
+
+  const places: Point[] = [depot];
+  const service = settings.serviceMinutes * 60;
+  const stops = ships.map((s) => {
+    const at = pointOf(s);
+    if (at) places.push(at);
+    return {
+      id: s.id,
+      location: at ? places.length - 1 : null,
+      demand: s.parcels,
+      service,
+      ready: s.windowFrom ? minutesOf(s.windowFrom) * 60 : 0,
+      due: s.windowTo ? minutesOf(s.windowTo) * 60 : OPEN_END,
+    };
+  });
+  // No capacity asked: each courier takes an even share of the parcels (solveDay widens it if that leaves
+  // stops out), so the day is spread over everyone on shift instead of packed into the fewest vans (the
+  // solver's objective; decision 118).
+  const total = ships.reduce((n, s) => n + s.parcels, 0);
+  const biggest = Math.max(1, ...ships.map((s) => s.parcels));
+  const capacity = settings.capacity ?? Math.max(biggest, Math.ceil(total / couriers.length));
+
+  const from = await carryOn(ctx, company, done, places, startSec, midnight);
+
+  const { matrix, source } = await travelFor(ctx, places);
+
+  const { locked, initial, lockedIds } = keepLocks(previous?.stops ?? [], {
+    couriers,
+    ships,
+    matrix,
+    from,
+    startSec,
+    shiftEnd,
+    service,
+    placeOf: new Map(stops.map((s) => [s.id, s.location])),
+  });
+  const shipById = new Map(ships.map((s) => [s.id, s]));
   const lockedDemand = (courierId: string) =>
     (locked.find((l) => l.vehicle === courierId)?.stops ?? []).reduce((n, id) => n + (shipById.get(id)?.parcels ?? 0), 0);
   const problem: RoutingProblem = {

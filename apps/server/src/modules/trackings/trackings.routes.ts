@@ -21,6 +21,34 @@ const MAX_CSV_BYTES = 2 * 1024 * 1024;
 const ADD_ROUTE = 'POST /v1/trackings/add';
 const IMPORT_ROUTE = 'POST /v1/trackings/import';
 
+const TOO_LARGE = 'The CSV file is too large (2 MB at most)';
+const notMultipart = () =>
+  badRequest('The upload is not valid multipart/form-data: attach the CSV file in the form field "file"', {
+    file: 'A CSV file is required',
+  });
+
+/** The CSV of an import: a multipart upload's "file" field, or a text/csv body. */
+async function csvText(req: FastifyRequest): Promise<string> {
+  if (typeof req.body === 'string') return req.body;
+  if (!req.isMultipart()) {
+    throw badRequest('Send the CSV as multipart/form-data (field "file") or as a text/csv body', { file: 'A CSV file is required' });
+  }
+  // A body that is not the multipart it claims to be is the client's error, not ours.
+  const file = await req.file().catch((err: { statusCode?: number }) => {
+    throw err.statusCode === 413 ? badRequest(TOO_LARGE) : notMultipart();
+  });
+  if (!file) throw badRequest('Attach the CSV file in the form field "file"', { file: 'A CSV file is required' });
+  const buf = await file.toBuffer().catch((err: { statusCode?: number; code?: string }) => {
+    throw err.statusCode === 413 || err.code === 'FST_REQ_FILE_TOO_LARGE' ? badRequest(TOO_LARGE) : notMultipart();
+  });
+  return buf.toString('utf8');
+}
+
+const tidParam = (req: FastifyRequest) => (req.params as { tid: string }).tid;
+const added = ({ view, warning }: svc.AddedTracking) =>
+  exactReply(201, success({ ...view, ...(warning ? { warning } : {}) }, warning ? `Tracking added. ${warning}` : 'Tracking added', 201));
+const imported = (report: ImportReport) => exactReply(200, success(report, `${report.created} added, ${report.failed} failed`));
+
 /** Registered inside this plugin only: multipart and text/csv bodies are accepted by the trackings routes, nowhere else. */
 export async function trackingRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   // Couriers work on their company's shipments only: trackings are the account owner's.
@@ -29,11 +57,6 @@ export async function trackingRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
   app.addContentTypeParser(['text/csv', 'text/plain'], { parseAs: 'string', bodyLimit: MAX_CSV_BYTES }, (_req, body, done) =>
     done(null, body),
   );
-
-  const tidParam = (req: FastifyRequest) => (req.params as { tid: string }).tid;
-  const added = ({ view, warning }: svc.AddedTracking) =>
-    exactReply(201, success({ ...view, ...(warning ? { warning } : {}) }, warning ? `Tracking added. ${warning}` : 'Tracking added', 201));
-  const imported = (report: ImportReport) => exactReply(200, success(report, `${report.created} added, ${report.failed} failed`));
 
   // Under an Idempotency-Key the reply is stored with the work (see idempotentReply) and sent as text, so a
   // replay is the first reply byte for byte; without one the reply goes out the same way.
@@ -48,28 +71,7 @@ export async function trackingRoutes(app: FastifyInstance, { ctx }: { ctx: AppCo
 
   // Per IP as well as per account (in the service): each import can carry thousands of rows.
   app.post('/v1/trackings/import', { ...auth, config: { rateLimit: { max: 30, timeWindow: 15 * 60_000 } } }, async (req, reply) => {
-    let text: string;
-    if (req.isMultipart()) {
-      // A body that is not the multipart it claims to be is the client's error, not ours.
-      const file = await req.file().catch((err: { statusCode?: number }) => {
-        if (err.statusCode === 413) throw badRequest('The CSV file is too large (2 MB at most)');
-        throw badRequest('The upload is not valid multipart/form-data: attach the CSV file in the form field "file"', {
-          file: 'A CSV file is required',
-        });
-      });
-      if (!file) throw badRequest('Attach the CSV file in the form field "file"', { file: 'A CSV file is required' });
-      const buf = await file.toBuffer().catch((err: { statusCode?: number; code?: string }) => {
-        if (err.statusCode === 413 || err.code === 'FST_REQ_FILE_TOO_LARGE') throw badRequest('The CSV file is too large (2 MB at most)');
-        throw badRequest('The upload is not valid multipart/form-data: attach the CSV file in the form field "file"', {
-          file: 'A CSV file is required',
-        });
-      });
-      text = buf.toString('utf8');
-    } else if (typeof req.body === 'string') {
-      text = req.body;
-    } else {
-      throw badRequest('Send the CSV as multipart/form-data (field "file") or as a text/csv body', { file: 'A CSV file is required' });
-    }
+    const text = await csvText(req);
     const user = userOf(req);
     const key = idempotencyKeyOf(req);
     const records = svc.readImportCsv(text);
