@@ -527,15 +527,8 @@ export async function patchStop(ctx: AppContext, company: UserRow, date: string,
   if (!plan) throw notFound(MSG.planNotFound);
   const settings = plan.settings as StoredSettings;
   const rows = await repo.stopsOf(ctx.db, plan.id);
-  const ships = new Map(
-    (
-      await shipmentsByIds(
-        ctx,
-        company.id,
-        rows.map((r) => r.shipmentId),
-      )
-    ).map((s) => [s.id, s]),
-  );
+  const ids = rows.map((r) => r.shipmentId);
+  const ships = new Map((await shipmentsByIds(ctx, company.id, ids)).map((s) => [s.id, s]));
   const row = rows.find((r) => ships.get(r.shipmentId)?.tid === tid);
   if (!row) throw notFound(MSG.planStopNotFound);
   if (row.doneAt) throw conflict(MSG.planStopDone);
@@ -556,46 +549,9 @@ export async function patchStop(ctx: AppContext, company: UserRow, date: string,
   const idx = route.indexOf(row);
   if (input.locked === true) row.locked = true;
   if (input.locked === false) for (let i = idx; i < route.length; i++) route[i]!.locked = false;
-  const service = settings.serviceMinutes * 60;
   const midnight = localMidnight(plan.date, plan.timeZone);
   const changed = to === from ? [[from, a] as const] : [[from, a] as const, [to, b] as const];
-  for (const [courierId, all] of changed) {
-    // Done stops head the route as they were done and keep their times; the rest is timed from the last of
-    // them (decision 137). The locked stops are the head of the rest.
-    const done = all.filter((r) => r.doneAt).sort((x, y) => x.doneAt!.getTime() - y.doneAt!.getTime());
-    const list = all.filter((r) => !r.doneAt);
-    all.splice(0, all.length, ...done, ...list);
-    const last = list.map((r) => r.locked).lastIndexOf(true);
-    all.forEach((r, i) => {
-      r.locked = !r.doneAt && i - done.length <= last;
-      r.position = i + 1;
-    });
-    const meta = settings.routes.find((r) => r.courierId === courierId);
-    const startSec = meta ? (Date.parse(meta.start) - midnight.getTime()) / 1000 : minutesOf(settings.shiftStart) * 60;
-    const from = done.at(-1);
-    const places = [
-      (from && pointOf(ships.get(from.shipmentId)!)) || settings.depot,
-      ...list.map((r) => pointOf(ships.get(r.shipmentId)!) ?? settings.depot),
-      settings.depot,
-    ];
-    const timed = routeTimes(
-      startSec,
-      minutesOf(settings.shiftEnd) * 60,
-      list.map((r) => stopTiming(ships.get(r.shipmentId)!, service)),
-      withEnd((await travelFor(ctx, places)).matrix),
-    );
-    list.forEach((r, i) => {
-      r.eta = new Date(midnight.getTime() + timed.times[i]!.start * 1000);
-      const w = customerWindow(r.eta, PLAN_DEFAULTS.windowHalfMinutes);
-      r.windowFrom = w.from;
-      r.windowTo = w.to;
-      r.late = timed.times[i]!.late;
-    });
-    const end = new Date(midnight.getTime() + timed.end * 1000).toISOString();
-    const start = new Date(midnight.getTime() + startSec * 1000).toISOString();
-    if (meta) Object.assign(meta, { start, end, km: round1(timed.km) });
-    else settings.routes.push({ courierId, start, end, km: round1(timed.km) });
-  }
+  for (const [courierId, all] of changed) await retimeRoute(ctx, settings, ships, midnight, courierId, all);
   return ctx.db.transaction(async (tx) => {
     const now = await repo.lockPlan(tx, company.id, date);
     if (!now || now.id !== plan.id || now.updatedAt.getTime() !== plan.updatedAt.getTime()) throw conflict(MSG.planChanged);
@@ -611,6 +567,55 @@ export async function patchStop(ctx: AppContext, company: UserRow, date: string,
     if (target && target.id !== ships.get(row.shipmentId)!.courierId) await assignPlanned(ctx, company, target, [tid], tx);
     return planView(ctx, company, saved, tx);
   });
+}
+
+/**
+ * A route after a stop moved in or out: done stops head it as they were done and keep their times; the rest is
+ * timed from the last of them (decision 137), the locked stops being the head of the rest. Sets the rows' positions,
+ * locks, times and windows, and the route's start, end and length in `settings`.
+ */
+async function retimeRoute(
+  ctx: AppContext,
+  settings: StoredSettings,
+  ships: Map<string, PlanningShipment>,
+  midnight: Date,
+  courierId: string,
+  all: repo.StopRow[],
+): Promise<void> {
+  const service = settings.serviceMinutes * 60;
+  const done = all.filter((r) => r.doneAt).sort((x, y) => x.doneAt!.getTime() - y.doneAt!.getTime());
+  const list = all.filter((r) => !r.doneAt);
+  all.splice(0, all.length, ...done, ...list);
+  const last = list.map((r) => r.locked).lastIndexOf(true);
+  all.forEach((r, i) => {
+    r.locked = !r.doneAt && i - done.length <= last;
+    r.position = i + 1;
+  });
+  const meta = settings.routes.find((r) => r.courierId === courierId);
+  const startSec = meta ? (Date.parse(meta.start) - midnight.getTime()) / 1000 : minutesOf(settings.shiftStart) * 60;
+  const from = done.at(-1);
+  const places = [
+    (from && pointOf(ships.get(from.shipmentId)!)) || settings.depot,
+    ...list.map((r) => pointOf(ships.get(r.shipmentId)!) ?? settings.depot),
+    settings.depot,
+  ];
+  const timed = routeTimes(
+    startSec,
+    minutesOf(settings.shiftEnd) * 60,
+    list.map((r) => stopTiming(ships.get(r.shipmentId)!, service)),
+    withEnd((await travelFor(ctx, places)).matrix),
+  );
+  list.forEach((r, i) => {
+    r.eta = new Date(midnight.getTime() + timed.times[i]!.start * 1000);
+    const w = customerWindow(r.eta, PLAN_DEFAULTS.windowHalfMinutes);
+    r.windowFrom = w.from;
+    r.windowTo = w.to;
+    r.late = timed.times[i]!.late;
+  });
+  const end = new Date(midnight.getTime() + timed.end * 1000).toISOString();
+  const start = new Date(midnight.getTime() + startSec * 1000).toISOString();
+  if (meta) Object.assign(meta, { start, end, km: round1(timed.km) });
+  else settings.routes.push({ courierId, start, end, km: round1(timed.km) });
 }
 
 // ------------------------------------------------------------------ the day moves (decision 125)
@@ -689,25 +694,19 @@ async function updatePlans(ctx: AppContext, company: UserRow, tids: string[], ch
   }
 }
 
-/** One plan takes the change in: see afterShipmentsChanged. */
-async function takeIn(ctx: AppContext, company: UserRow, date: string, tids: string[], change: ShipmentChange, at: Date): Promise<void> {
-  const plan = await repo.findPlan(ctx.db, company.id, date);
-  if (!plan) return;
-  const settings = plan.settings as StoredSettings;
-  const rows = await repo.stopsOf(ctx.db, plan.id);
-  const changed = new Set(tids);
-  const inRows = new Map(
-    (
-      await shipmentsByIds(
-        ctx,
-        company.id,
-        rows.map((r) => r.shipmentId),
-      )
-    ).map((s) => [s.id, s]),
-  );
-  // A stop whose courier is no longer the one it is planned with leaves its route, to be put in again. A stop
-  // delivered or attempted is done: it heads its route with its time and the rest is timed from it; an Expired
-  // one leaves the plan; either way only its courier's route is worked out again (decision 137).
+/**
+ * The plan's stops after a change: those kept, those taken off a courier, the routes to work out again, the stops
+ * ended. A stop whose courier is no longer the one it is planned with leaves its route, to be put in again. A stop
+ * delivered or attempted is done: it heads its route with its time and the rest is timed from it; an Expired one
+ * leaves the plan; either way only its courier's route is worked out again (decision 137).
+ */
+function sortRows(
+  rows: repo.StopRow[],
+  inRows: Map<string, PlanningShipment>,
+  changed: Set<string>,
+  change: ShipmentChange,
+  at: Date,
+): { kept: repo.StopRow[]; taken: Map<string, string>; improve: Set<string>; ended: { row: repo.StopRow; ship: PlanningShipment }[] } {
   const taken = new Map<string, string>();
   const improve = new Set<string>();
   const ended: { row: repo.StopRow; ship: PlanningShipment }[] = [];
@@ -738,6 +737,75 @@ async function takeIn(ctx: AppContext, company: UserRow, date: string, tids: str
     improve.add(r.courierId);
     return false;
   });
+  return { kept, taken, improve, ended };
+}
+
+/** The routes a change left as they were: they keep their stored times (their courier may be half-way through them). */
+function untouchedRoutes(
+  couriers: UserRow[],
+  kept: repo.StopRow[],
+  settings: StoredSettings,
+  solution: RoutingSolution,
+  improve: Set<string>,
+): NonNullable<Solved['keep']> {
+  const keep: NonNullable<Solved['keep']> = new Map();
+  for (const c of couriers) {
+    if (improve.has(c.id)) continue;
+    const stored = kept.filter((r) => r.courierId === c.id).sort((a, b) => a.position - b.position);
+    const open = stored.filter((r) => !r.doneAt).map((r) => r.shipmentId);
+    const now = solution.routes.find((r) => r.vehicle === c.id)?.stops ?? [];
+    const route = settings.routes.find((r) => r.courierId === c.id);
+    if (route && stored.length && now.length === open.length && now.every((id, i) => id === open[i]))
+      keep.set(c.id, { rows: stored, route });
+  }
+  return keep;
+}
+
+/**
+ * Where the changed stops may go: a stop given to a courier to that courier's route (locked there when given by
+ * hand; outside the plan when that courier is not in it), a stop taken off a courier to any other.
+ */
+function whereTheyGo(
+  prepared: Prepared,
+  planned: Set<string>,
+  changed: Set<string>,
+  change: ShipmentChange,
+  taken: Map<string, string>,
+): { only: Record<string, string[]>; lockInserted: string[]; skip: Set<string> } {
+  const ids = new Set(prepared.couriers.map((c) => c.id));
+  const only: Record<string, string[]> = {};
+  const lockInserted: string[] = [];
+  const skip = new Set<string>();
+  for (const s of prepared.ships) {
+    if (planned.has(s.id) || !changed.has(s.tid)) continue;
+    if (s.courierId && change !== 'unassigned') {
+      if (!ids.has(s.courierId)) skip.add(s.id);
+      else {
+        only[s.id] = [s.courierId];
+        if (change === 'assigned') lockInserted.push(s.id);
+      }
+    } else if (taken.has(s.id)) only[s.id] = [...ids].filter((id) => id !== taken.get(s.id));
+  }
+  return { only, lockInserted, skip };
+}
+
+/** One plan takes the change in: see afterShipmentsChanged. */
+async function takeIn(ctx: AppContext, company: UserRow, date: string, tids: string[], change: ShipmentChange, at: Date): Promise<void> {
+  const plan = await repo.findPlan(ctx.db, company.id, date);
+  if (!plan) return;
+  const settings = plan.settings as StoredSettings;
+  const rows = await repo.stopsOf(ctx.db, plan.id);
+  const changed = new Set(tids);
+  const inRows = new Map(
+    (
+      await shipmentsByIds(
+        ctx,
+        company.id,
+        rows.map((r) => r.shipmentId),
+      )
+    ).map((s) => [s.id, s]),
+  );
+  const { kept, taken, improve, ended } = sortRows(rows, inRows, changed, change, at);
   // A status that neither ends nor re-opens a stop of this plan changes nothing (and costs no travel times).
   if (change === 'status' && improve.size === 0) return;
   const prepared = await prepare(ctx, company, date, settings, { stops: kept });
@@ -746,22 +814,7 @@ async function takeIn(ctx: AppContext, company: UserRow, date: string, tids: str
   const fresh = prepared.ships.filter((s) => !planned.has(s.id) && ((changed.has(s.tid) && change !== 'status') || !before.has(s.id)));
   if (taken.size === 0 && fresh.length === 0 && improve.size === 0) return;
 
-  const ids = new Set(prepared.couriers.map((c) => c.id));
-  const only: Record<string, string[]> = {};
-  const lockInserted: string[] = [];
-  const skip = new Set<string>();
-  for (const s of prepared.ships) {
-    if (planned.has(s.id) || !changed.has(s.tid)) continue;
-    if (s.courierId && change !== 'unassigned') {
-      // Given to a courier: to that courier's route, locked there when it was given by hand. A courier who is
-      // not in this plan takes it outside the plan.
-      if (!ids.has(s.courierId)) skip.add(s.id);
-      else {
-        only[s.id] = [s.courierId];
-        if (change === 'assigned') lockInserted.push(s.id);
-      }
-    } else if (taken.has(s.id)) only[s.id] = [...ids].filter((id) => id !== taken.get(s.id));
-  }
+  const { only, lockInserted, skip } = whereTheyGo(prepared, planned, changed, change, taken);
   // The even share of the parcels (decision 118) spreads a whole plan; one more stop goes where it costs least.
   const problem = {
     ...prepared.problem,
@@ -777,17 +830,7 @@ async function takeIn(ctx: AppContext, company: UserRow, date: string, tids: str
     lockInserted,
     improve: [...improve],
   });
-  // A route the change left as it was keeps its stored times (its courier may be half-way through it).
-  const keep: NonNullable<Solved['keep']> = new Map();
-  for (const c of prepared.couriers) {
-    if (improve.has(c.id)) continue;
-    const stored = kept.filter((r) => r.courierId === c.id).sort((a, b) => a.position - b.position);
-    const open = stored.filter((r) => !r.doneAt).map((r) => r.shipmentId);
-    const now = solution.routes.find((r) => r.vehicle === c.id)?.stops ?? [];
-    const route = settings.routes.find((r) => r.courierId === c.id);
-    if (route && stored.length && now.length === open.length && now.every((id, i) => id === open[i]))
-      keep.set(c.id, { rows: stored, route });
-  }
+  const keep = untouchedRoutes(prepared.couriers, kept, settings, solution, improve);
   // A stop locked where it was put locks the stops before it (a route's locked stops are its head).
   for (const id of lockInserted)
     for (const r of solution.routes) {
