@@ -44,6 +44,177 @@ const JSON_TYPE = { 'content-type': 'application/json' };
 const CP_TYPE = { 'content-type': 'application/vnd.cpc.track-v2+xml' };
 const TOKEN_PREFIX = 'sbx.';
 
+/** Where a number's journey is now, as a carrier reports it. */
+type JourneyState = { tid: string; events: SandboxEvent[]; route: ReturnType<typeof routeFor>; promise: SandboxPromise | null };
+/** The journeys, for the carriers' routes: the anchors of a request's numbers resolved first, then each one's state. */
+type Lookup = {
+  now: () => number;
+  resolve: (courier: Courier, tids: string[]) => Promise<void>;
+  state: (courier: Courier, tid: string) => JourneyState | null;
+};
+type SandboxRequest = {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+};
+/** One carrier's paths: its reply, or null when the request is not one of them. */
+type CarrierRoute = (req: SandboxRequest, lookup: Lookup) => Promise<SandboxReply | null> | SandboxReply | null;
+
+const json = (status: number, body: unknown): SandboxReply => ({ status, headers: JSON_TYPE, body: JSON.stringify(body) });
+const token = () => TOKEN_PREFIX + randomBytes(12).toString('hex');
+const bearer = (h: Record<string, string | string[] | undefined>) => /^Bearer sbx\./.test(String(h.authorization ?? ''));
+const UPS_UNAUTHORIZED = { response: { errors: [{ code: '250002', message: 'Invalid Authentication Information.' }] } };
+const uspsUnauthorized = (apiVersion: string) =>
+  json(401, { apiVersion, error: { code: '401', message: 'The client application identifier is invalid.', errors: [] } });
+
+/** OAuth (carrier notes §1.2, §2.2, §3.2). Any client id/secret is accepted; tokens are stateless. */
+const oauth: CarrierRoute = ({ method, path, headers }, { now }) => {
+  if (method !== 'POST') return null;
+  if (path === '/security/v1/oauth/token') {
+    if (!/^Basic /.test(String(headers.authorization ?? ''))) return json(401, UPS_UNAUTHORIZED);
+    return json(200, {
+      token_type: 'Bearer',
+      issued_at: String(now()),
+      client_id: 'sandbox',
+      access_token: token(),
+      scope: '',
+      expires_in: '14399',
+      refresh_count: '0',
+      status: 'approved',
+    });
+  }
+  if (path === '/oauth2/v3/token') {
+    return json(200, {
+      access_token: token(),
+      token_type: 'Bearer',
+      issued_at: now(),
+      expires_in: 28799,
+      status: 'approved',
+      scope: 'tracking',
+      issuer: 'sandbox',
+    });
+  }
+  if (path === '/oauth/token') return json(200, { access_token: token(), token_type: 'bearer', expires_in: 3599, scope: 'CXS-TP' });
+  return null;
+};
+
+/** UPS: GET /api/track/v1/details/{n}. */
+const ups: CarrierRoute = async ({ method, path, headers }, { resolve, state }) => {
+  if (method !== 'GET' || !path.startsWith('/api/track/v1/details/')) return null;
+  if (!bearer(headers)) return json(401, UPS_UNAUTHORIZED);
+  const tid = decodeURIComponent(path.slice('/api/track/v1/details/'.length));
+  await resolve('ups', [tid]);
+  const s = state('ups', tid);
+  return json(200, s ? renderUps(s.tid, s.events, s.route, s.promise) : upsNotFound(normalizeTrackingNumber(tid)));
+};
+
+/** USPS v3: GET /tracking/v3/tracking/{n}?expand=DETAIL. */
+const uspsOne: CarrierRoute = async ({ method, path, headers, query }, { resolve, state }) => {
+  if (method !== 'GET' || !path.startsWith('/tracking/v3/tracking/')) return null;
+  if (!bearer(headers)) return uspsUnauthorized('/tracking/v3');
+  const tid = decodeURIComponent(path.slice('/tracking/v3/tracking/'.length));
+  await resolve('usps', [tid]);
+  const s = state('usps', tid);
+  if (!s) return json(400, uspsNotFound(false));
+  const detail = renderUsps(s.tid, s.events, s.route, s.promise) as Record<string, unknown>;
+  // SUMMARY (the default) has no event list (carrier notes §2.3).
+  if ((query.get('expand') ?? 'SUMMARY').toUpperCase() !== 'DETAIL') delete detail.trackingEvents;
+  return json(200, detail);
+};
+
+/** USPS v3r2: POST /tracking/v3r2/tracking, array in, array out. */
+const uspsMany: CarrierRoute = async ({ method, path, headers, body }, { resolve, state }) => {
+  if (method !== 'POST' || path !== '/tracking/v3r2/tracking') return null;
+  if (!bearer(headers)) return uspsUnauthorized('/tracking/v3r2');
+  const list = safeJson(body);
+  if (!Array.isArray(list) || list.length === 0 || list.length > 35)
+    return json(400, { apiVersion: '/tracking/v3r2', error: { code: '400', message: 'Send 1 to 35 tracking numbers.', errors: [] } });
+  const tidOf = (x: unknown) => String((x as { trackingNumber?: unknown })?.trackingNumber ?? '');
+  await resolve('usps', list.map(tidOf));
+  return json(
+    200,
+    list.map((x) => {
+      const tid = tidOf(x);
+      const s = state('usps', tid);
+      return s
+        ? renderUsps(s.tid, s.events, s.route, s.promise)
+        : { trackingNumber: normalizeTrackingNumber(tid), ...(uspsNotFound(true) as object) };
+    }),
+  );
+};
+
+/** FedEx: POST /track/v1/trackingnumbers, up to 30 numbers. */
+const fedex: CarrierRoute = async ({ method, path, headers, body }, { resolve, state }) => {
+  if (method !== 'POST' || path !== '/track/v1/trackingnumbers') return null;
+  if (!bearer(headers))
+    return json(401, {
+      transactionId: 'sandbox',
+      errors: [{ code: 'NOT.AUTHORIZED.ERROR', message: 'Access token expired. Please modify your request and try again.' }],
+    });
+  const req = safeJson(body) as {
+    includeDetailedScans?: unknown;
+    trackingInfo?: Array<{ trackingNumberInfo?: { trackingNumber?: unknown } }>;
+  } | null;
+  const info = Array.isArray(req?.trackingInfo) ? req.trackingInfo : [];
+  if (info.length < 1 || info.length > 30)
+    return json(400, {
+      transactionId: 'sandbox',
+      errors: [{ code: 'TRACKING.TRACKINGNUMBER.EMPTY', message: 'Please provide tracking number.' }],
+    });
+  const tidOf = (i: (typeof info)[number]) => String(i?.trackingNumberInfo?.trackingNumber ?? '');
+  await resolve('fedex', info.map(tidOf));
+  const complete = info.map((i) => {
+    const tid = tidOf(i);
+    const s = state('fedex', tid);
+    return s ? fedexTrackResult(s.tid, s.events, s.route, s.promise) : fedexNotFound(normalizeTrackingNumber(tid));
+  });
+  return json(200, {
+    transactionId: 'sandbox',
+    output: { alerts: [{ code: 'VIRTUAL.RESPONSE', message: 'This is a Shiptrail sandbox response.' }], completeTrackResults: complete },
+  });
+};
+
+/** Canada Post: GET /vis/track/{pin|dnc}/{n}/detail (carrier notes §4). */
+const canadaPost: CarrierRoute = async ({ method, path, headers }, { resolve, state }) => {
+  const cp = /^\/vis\/track\/(?:pin|dnc)\/([^/]+)\/detail$/.exec(path);
+  if (method !== 'GET' || !cp) return null;
+  if (!/^Basic /.test(String(headers.authorization ?? '')))
+    return { status: 401, headers: CP_TYPE, body: canadaPostMessage('E002', 'AAA Authentication Failure') };
+  // The real service refuses */* (carrier notes §4.2); so does the sandbox, to catch a wrong Accept early.
+  if (!String(headers.accept ?? '').includes('application/vnd.cpc.track'))
+    return { status: 406, headers: CP_TYPE, body: canadaPostMessage('E001', 'Unsupported Accept header') };
+  const pin = decodeURIComponent(cp[1]!);
+  await resolve('canadapost', [pin]);
+  const s = state('canadapost', pin);
+  if (!s) return { status: 404, headers: CP_TYPE, body: canadaPostMessage('004', 'No Pin History') };
+  return { status: 200, headers: CP_TYPE, body: renderCanadaPost(s.tid, s.events, s.route, s.promise) };
+};
+
+const CARRIER_ROUTES: CarrierRoute[] = [oauth, ups, uspsOne, uspsMany, fedex, canadaPost];
+
+/** The scans a journey started at `anchor` has reached at `t`, and the promise as the carrier states it then. */
+function journeyAt(
+  j: ReturnType<typeof journeyFor>,
+  anchor: number,
+  t: number,
+  pace: number,
+): { events: SandboxEvent[]; promise: SandboxPromise | null } {
+  const events = reachedSteps(j, Math.max(0, t - anchor), pace).map((s) => ({ kind: s.kind, time: anchor + s.offsetMs }));
+  const ended = events.some((e) => e.kind === 'delivered' || e.kind === 'exception');
+  // The promise as the carrier states it now (revised after a failed attempt); none once the journey ended.
+  const w = ended ? null : promisedWindow(j, Math.max(0, t - anchor), pace);
+  const promise = w
+    ? {
+        fromMs: anchor + w.fromMs,
+        toMs: anchor + w.toMs,
+        first: w.first ? { fromMs: anchor + w.first.fromMs, toMs: anchor + w.first.toMs } : null,
+      }
+    : null;
+  return { events, promise };
+}
+
 /**
  * The sandbox without any HTTP server: `dispatch` maps a request to a reply. Shared by the Fastify server and
  * the raw node:http handler (used by the bench to measure the sandbox's own capacity).
@@ -78,10 +249,7 @@ export function createSandboxCore(opts: SandboxOptions = {}) {
   }
 
   /** The events reached so far, or null when this number's journey is "not found". Anchors resolved first. */
-  function state(
-    courier: Courier,
-    rawTid: string,
-  ): { tid: string; events: SandboxEvent[]; route: ReturnType<typeof routeFor>; promise: SandboxPromise | null } | null {
+  function state(courier: Courier, rawTid: string): JourneyState | null {
     const tid = normalizeTrackingNumber(rawTid).slice(0, 64);
     const j = journeyFor(tid);
     if (j.name === 'not-found') return null;
@@ -92,24 +260,10 @@ export function createSandboxCore(opts: SandboxOptions = {}) {
       anchor = wholeSecond(t);
       remember(key, anchor);
     }
-    const events = reachedSteps(j, Math.max(0, t - anchor), pace).map((s) => ({ kind: s.kind, time: anchor + s.offsetMs }));
-    const ended = events.some((e) => e.kind === 'delivered' || e.kind === 'exception');
-    // The promise as the carrier states it now (revised after a failed attempt); none once the journey ended.
-    const w = ended ? null : promisedWindow(j, Math.max(0, t - anchor), pace);
-    const promise = w
-      ? {
-          fromMs: anchor + w.fromMs,
-          toMs: anchor + w.toMs,
-          first: w.first ? { fromMs: anchor + w.first.fromMs, toMs: anchor + w.first.toMs } : null,
-        }
-      : null;
-    return { tid, events, route: routeFor(j.place, courier === 'canadapost'), promise };
+    return { tid, ...journeyAt(j, anchor, t, pace), route: routeFor(j.place, courier === 'canadapost') };
   }
 
-  const json = (status: number, body: unknown): SandboxReply => ({ status, headers: JSON_TYPE, body: JSON.stringify(body) });
-  const token = () => TOKEN_PREFIX + randomBytes(12).toString('hex');
-  const bearer = (h: Record<string, string | string[] | undefined>) => /^Bearer sbx\./.test(String(h.authorization ?? ''));
-
+  const lookup: Lookup = { now, resolve: (courier, tids) => resolveAnchors(courier, tids, now()), state };
   async function dispatch(
     method: string,
     url: string,
@@ -117,141 +271,18 @@ export function createSandboxCore(opts: SandboxOptions = {}) {
     body: string,
   ): Promise<SandboxReply> {
     const q = url.indexOf('?');
-    const path = q === -1 ? url : url.slice(0, q);
-    const query = new URLSearchParams(q === -1 ? '' : url.slice(q + 1));
-
-    // ---- OAuth (carrier notes §1.2, §2.2, §3.2). Any client id/secret is accepted; tokens are stateless. ----
-    if (method === 'POST' && path === '/security/v1/oauth/token') {
-      if (!/^Basic /.test(String(headers.authorization ?? '')))
-        return json(401, { response: { errors: [{ code: '250002', message: 'Invalid Authentication Information.' }] } });
-      return json(200, {
-        token_type: 'Bearer',
-        issued_at: String(now()),
-        client_id: 'sandbox',
-        access_token: token(),
-        scope: '',
-        expires_in: '14399',
-        refresh_count: '0',
-        status: 'approved',
-      });
+    const req: SandboxRequest = {
+      method,
+      path: q === -1 ? url : url.slice(0, q),
+      query: new URLSearchParams(q === -1 ? '' : url.slice(q + 1)),
+      headers,
+      body,
+    };
+    for (const route of CARRIER_ROUTES) {
+      const reply = await route(req, lookup);
+      if (reply) return reply;
     }
-    if (method === 'POST' && path === '/oauth2/v3/token') {
-      return json(200, {
-        access_token: token(),
-        token_type: 'Bearer',
-        issued_at: now(),
-        expires_in: 28799,
-        status: 'approved',
-        scope: 'tracking',
-        issuer: 'sandbox',
-      });
-    }
-    if (method === 'POST' && path === '/oauth/token') {
-      return json(200, { access_token: token(), token_type: 'bearer', expires_in: 3599, scope: 'CXS-TP' });
-    }
-
-    // ---- UPS: GET /api/track/v1/details/{n} ----
-    if (method === 'GET' && path.startsWith('/api/track/v1/details/')) {
-      if (!bearer(headers))
-        return json(401, { response: { errors: [{ code: '250002', message: 'Invalid Authentication Information.' }] } });
-      const tid = decodeURIComponent(path.slice('/api/track/v1/details/'.length));
-      await resolveAnchors('ups', [tid], now());
-      const s = state('ups', tid);
-      return json(200, s ? renderUps(s.tid, s.events, s.route, s.promise) : upsNotFound(normalizeTrackingNumber(tid)));
-    }
-
-    // ---- USPS v3: GET /tracking/v3/tracking/{n}?expand=DETAIL ----
-    if (method === 'GET' && path.startsWith('/tracking/v3/tracking/')) {
-      if (!bearer(headers))
-        return json(401, {
-          apiVersion: '/tracking/v3',
-          error: { code: '401', message: 'The client application identifier is invalid.', errors: [] },
-        });
-      const tid = decodeURIComponent(path.slice('/tracking/v3/tracking/'.length));
-      await resolveAnchors('usps', [tid], now());
-      const s = state('usps', tid);
-      if (!s) return json(400, uspsNotFound(false));
-      const detail = renderUsps(s.tid, s.events, s.route, s.promise) as Record<string, unknown>;
-      // SUMMARY (the default) has no event list (carrier notes §2.3).
-      if ((query.get('expand') ?? 'SUMMARY').toUpperCase() !== 'DETAIL') delete detail.trackingEvents;
-      return json(200, detail);
-    }
-    // ---- USPS v3r2: POST /tracking/v3r2/tracking, array in/array out ----
-    if (method === 'POST' && path === '/tracking/v3r2/tracking') {
-      if (!bearer(headers))
-        return json(401, {
-          apiVersion: '/tracking/v3r2',
-          error: { code: '401', message: 'The client application identifier is invalid.', errors: [] },
-        });
-      const list = safeJson(body);
-      if (!Array.isArray(list) || list.length === 0 || list.length > 35)
-        return json(400, { apiVersion: '/tracking/v3r2', error: { code: '400', message: 'Send 1 to 35 tracking numbers.', errors: [] } });
-      const tidOf = (x: unknown) => String((x as { trackingNumber?: unknown })?.trackingNumber ?? '');
-      await resolveAnchors('usps', list.map(tidOf), now());
-      return json(
-        200,
-        list.map((x) => {
-          const tid = tidOf(x);
-          const s = state('usps', tid);
-          return s
-            ? renderUsps(s.tid, s.events, s.route, s.promise)
-            : { trackingNumber: normalizeTrackingNumber(tid), ...(uspsNotFound(true) as object) };
-        }),
-      );
-    }
-
-    // ---- FedEx: POST /track/v1/trackingnumbers, up to 30 numbers ----
-    if (method === 'POST' && path === '/track/v1/trackingnumbers') {
-      if (!bearer(headers))
-        return json(401, {
-          transactionId: 'sandbox',
-          errors: [{ code: 'NOT.AUTHORIZED.ERROR', message: 'Access token expired. Please modify your request and try again.' }],
-        });
-      const req = safeJson(body) as {
-        includeDetailedScans?: unknown;
-        trackingInfo?: Array<{ trackingNumberInfo?: { trackingNumber?: unknown } }>;
-      } | null;
-      const info = Array.isArray(req?.trackingInfo) ? req.trackingInfo : [];
-      if (info.length < 1 || info.length > 30)
-        return json(400, {
-          transactionId: 'sandbox',
-          errors: [{ code: 'TRACKING.TRACKINGNUMBER.EMPTY', message: 'Please provide tracking number.' }],
-        });
-      const tidOf = (i: (typeof info)[number]) => String(i?.trackingNumberInfo?.trackingNumber ?? '');
-      await resolveAnchors('fedex', info.map(tidOf), now());
-      const complete = info.map((i) => {
-        const tid = tidOf(i);
-        const s = state('fedex', tid);
-        return s ? fedexTrackResult(s.tid, s.events, s.route, s.promise) : fedexNotFound(normalizeTrackingNumber(tid));
-      });
-      return json(200, {
-        transactionId: 'sandbox',
-        output: {
-          alerts: [{ code: 'VIRTUAL.RESPONSE', message: 'This is a Shiptrail sandbox response.' }],
-          completeTrackResults: complete,
-        },
-      });
-    }
-
-    // ---- Canada Post: GET /vis/track/{pin|dnc}/{n}/detail (carrier notes §4) ----
-    const cp = /^\/vis\/track\/(?:pin|dnc)\/([^/]+)\/detail$/.exec(path);
-    if (method === 'GET' && cp) {
-      if (!/^Basic /.test(String(headers.authorization ?? '')))
-        return { status: 401, headers: CP_TYPE, body: canadaPostMessage('E002', 'AAA Authentication Failure') };
-      // The real service refuses */* (carrier notes §4.2); so does the sandbox, to catch a wrong Accept early.
-      if (!String(headers.accept ?? '').includes('application/vnd.cpc.track'))
-        return { status: 406, headers: CP_TYPE, body: canadaPostMessage('E001', 'Unsupported Accept header') };
-      const pin = decodeURIComponent(cp[1]!);
-      await resolveAnchors('canadapost', [pin], now());
-      const s = state('canadapost', pin);
-      if (!s) return { status: 404, headers: CP_TYPE, body: canadaPostMessage('004', 'No Pin History') };
-      return { status: 200, headers: CP_TYPE, body: renderCanadaPost(s.tid, s.events, s.route, s.promise) };
-    }
-
-    const pushed = await push.dispatch(method, path, headers, safeJson(body));
-    if (pushed) return pushed;
-
-    return json(404, { error: 'Not a sandbox route.' });
+    return (await push.dispatch(method, req.path, headers, safeJson(body))) ?? json(404, { error: 'Not a sandbox route.' });
   }
 
   // Push: subscriptions answered above, scans sent by a timer the HTTP server starts (push.ts).
