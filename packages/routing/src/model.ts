@@ -36,15 +36,10 @@ export interface Model {
   rejected: { stop: number; reason: UnplannedReason }[];
 }
 
-export function buildModel(problem: RoutingProblem): Model {
-  const { travel, vehicles, stops } = problem;
-  const size = travel.size;
-  const timeAt = typeof travel.time === 'function' ? travel.time : denseReader(travel.time, size);
-  const rawDist = travel.distance;
-  const distAt = rawDist === undefined ? timeAt : typeof rawDist === 'function' ? rawDist : denseReader(rawDist, size);
-  const validLocation = (l: number | null | undefined): l is number => typeof l === 'number' && Number.isInteger(l) && l >= 0 && l < size;
+type Reader = (a: number, b: number) => number;
 
-  if (vehicles.length === 0) throw new RangeError('the problem has no vehicle');
+/** The distinct places vehicles start and end at, in order of first use, and each one's index among them. */
+function depotsOf(vehicles: RoutingProblem['vehicles'], validLocation: (l: number | null | undefined) => l is number) {
   const depotLocations: number[] = [];
   const depotIndex = new Map<number, number>();
   for (const v of vehicles) {
@@ -57,7 +52,16 @@ export function buildModel(problem: RoutingProblem): Model {
     }
   }
 
-  // Stops any vehicle could serve on its own: the rest are rejected now, with the reason.
+  return { depotLocations, depotIndex };
+}
+
+/** Stops any vehicle could serve on its own are kept; the rest are rejected now, with the reason. */
+function screen(
+  stops: RoutingProblem['stops'],
+  vehicles: RoutingProblem['vehicles'],
+  timeAt: Reader,
+  validLocation: (l: number | null | undefined) => l is number,
+) {
   const rejected: { stop: number; reason: UnplannedReason }[] = [];
   const keep: number[] = [];
   stops.forEach((s, i) => {
@@ -81,6 +85,47 @@ export function buildModel(problem: RoutingProblem): Model {
     else if (!fits) rejected.push({ stop: i, reason: 'window' });
     else keep.push(i);
   });
+
+  return { rejected, keep };
+}
+
+/** Per customer, the other customers nearest first; the mean distance between customers and the longest arc. */
+function nearest(dist: Float64Array, n: number, N: number) {
+  const neighbors: Int32Array[] = [];
+  let arcSum = 0;
+  let arcCount = 0;
+  let maxArc = 0;
+  for (let a = 0; a < N; a++)
+    for (let b = 0; b < N; b++) if (a !== b && Number.isFinite(dist[a * N + b]!)) maxArc = Math.max(maxArc, dist[a * N + b]!);
+  for (let u = 0; u < n; u++) {
+    const others: number[] = [];
+    for (let v = 0; v < n; v++) {
+      if (v === u) continue;
+      others.push(v);
+      const d = dist[u * N + v]!;
+      if (Number.isFinite(d)) {
+        arcSum += d;
+        arcCount++;
+      }
+    }
+    others.sort((x, y) => dist[u * N + x]! - dist[u * N + y]!);
+    neighbors.push(Int32Array.from(others));
+  }
+  return { neighbors, meanArc: arcCount ? arcSum / arcCount : 1, maxArc };
+}
+
+export function buildModel(problem: RoutingProblem): Model {
+  const { travel, vehicles, stops } = problem;
+  const size = travel.size;
+  const timeAt = typeof travel.time === 'function' ? travel.time : denseReader(travel.time, size);
+  const rawDist = travel.distance;
+  const distAt = rawDist === undefined ? timeAt : typeof rawDist === 'function' ? rawDist : denseReader(rawDist, size);
+  const validLocation = (l: number | null | undefined): l is number => typeof l === 'number' && Number.isInteger(l) && l >= 0 && l < size;
+
+  if (vehicles.length === 0) throw new RangeError('the problem has no vehicle');
+  const { depotLocations, depotIndex } = depotsOf(vehicles, validLocation);
+
+  const { rejected, keep } = screen(stops, vehicles, timeAt, validLocation);
 
   const n = keep.length;
   const N = n + depotLocations.length;
@@ -126,27 +171,7 @@ export function buildModel(problem: RoutingProblem): Model {
     };
   });
 
-  const neighbors: Int32Array[] = [];
-  let arcSum = 0;
-  let arcCount = 0;
-  let maxArc = 0;
-  for (let a = 0; a < N; a++)
-    for (let b = 0; b < N; b++) if (a !== b && Number.isFinite(dist[a * N + b]!)) maxArc = Math.max(maxArc, dist[a * N + b]!);
-  for (let u = 0; u < n; u++) {
-    const others: number[] = [];
-    for (let v = 0; v < n; v++) {
-      if (v === u) continue;
-      others.push(v);
-      const d = dist[u * N + v]!;
-      if (Number.isFinite(d)) {
-        arcSum += d;
-        arcCount++;
-      }
-    }
-    others.sort((x, y) => dist[u * N + x]! - dist[u * N + y]!);
-    neighbors.push(Int32Array.from(others));
-  }
-  const meanArc = arcCount ? arcSum / arcCount : 1;
+  const { neighbors, meanArc, maxArc } = nearest(dist, n, N);
   return {
     n,
     N,
