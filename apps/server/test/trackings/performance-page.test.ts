@@ -1,0 +1,56 @@
+// The Delivery performance page asks its four statements at once (decision 147): on PostgreSQL each runs on a
+// connection of its own, so the page takes about its slowest statement, not their sum. Proved without timing: while
+// another transaction holds `trackings` locked, the statements that read it (transit, stalled) both wait at the same
+// time; one after the other, only the first of them would ever be waiting. PostgreSQL only (TEST_DATABASE_URL): on
+// PGlite the statements queue in the database thread whatever the code does.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { findUserById } from '../../src/modules/accounts/accounts.repository.ts';
+import { performance } from '../../src/modules/trackings/performance.ts';
+import { createTestEnv, signUp, type TestEnv } from '../helpers.ts';
+import { userIdOf } from './fixtures.ts';
+
+const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
+
+let env: TestEnv;
+beforeAll(async () => {
+  if (onPostgres) env = await createTestEnv();
+});
+afterAll(async () => {
+  if (onPostgres) await env.close();
+});
+
+describe.skipIf(!onPostgres)('the Delivery performance page on PostgreSQL', () => {
+  it('runs its statements at once: two wait together on a locked trackings table, then the page answers', async () => {
+    const a = await signUp(env.app);
+    const user = (await findUserById(env.ctx.db, await userIdOf(env, a.email)))!;
+    const locker = new pg.Client({ connectionString: env.ctx.database.url });
+    await locker.connect();
+    try {
+      await locker.query('begin');
+      await locker.query('lock table trackings in access exclusive mode');
+      const page = performance(env.ctx, user, { days: 90, stalledDays: 3, format: 'json' });
+      // Poll until the page's two statements that read trackings (transit reads delivery_days, stalled last_heard_at;
+      // other work of the server may wait on the lock too) wait together. One after the other never gets there: the
+      // loop gives up after 20 s (a generous bound, not a measured duration) and the lock is released.
+      let waiting = 0;
+      const giveUp = Date.now() + 20_000;
+      while (waiting < 2 && Date.now() < giveUp) {
+        await new Promise((r) => setTimeout(r, 50));
+        const r = await locker.query<{ n: number }>(
+          `select count(*)::int as n from pg_stat_activity
+           where datname = current_database() and wait_event_type = 'Lock' and pid <> pg_backend_pid()
+             and (query like '%delivery_days%' or query like '%last_heard_at%')`,
+        );
+        waiting = r.rows[0]!.n;
+      }
+      expect(waiting).toBe(2);
+      await locker.query('commit');
+      const p = await page;
+      expect([p.days, p.delivered, p.exceptions.count, p.stalled.count, p.couriers]).toEqual([90, 0, 0, 0, []]);
+    } finally {
+      await locker.query('rollback').catch(() => {});
+      await locker.end();
+    }
+  });
+});
