@@ -5,6 +5,8 @@
 // PGlite the statements queue in the database thread whatever the code does.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
+import { drizzle } from 'drizzle-orm/node-postgres';
+import type { Db } from '../../src/db/client.ts';
 import { findUserById } from '../../src/modules/accounts/accounts.repository.ts';
 import { performance } from '../../src/modules/trackings/performance.ts';
 import { createTestEnv, signUp, type TestEnv } from '../helpers.ts';
@@ -26,10 +28,14 @@ describe.skipIf(!onPostgres)('the Delivery performance page on PostgreSQL', () =
     const user = (await findUserById(env.ctx.db, await userIdOf(env, a.email)))!;
     const locker = new pg.Client({ connectionString: env.ctx.database.url });
     await locker.connect();
+    // The page on a pool of its own: the server's own loops also wait on the locked table, each holding a connection
+    // of the server's pool, and would leave the page fewer than it asks for.
+    const pool = new pg.Pool({ connectionString: env.ctx.database.url, max: 4 });
+    const ctx = { ...env.ctx, db: drizzle(pool) as unknown as Db };
     try {
       await locker.query('begin');
       await locker.query('lock table trackings in access exclusive mode');
-      const page = performance(env.ctx, user, { days: 90, stalledDays: 3, format: 'json' });
+      const page = performance(ctx, user, { days: 90, stalledDays: 3, format: 'json' });
       // Poll until the page's two statements that read trackings (transit reads delivery_days, stalled last_heard_at;
       // other work of the server may wait on the lock too) wait together. One after the other never gets there: the
       // loop gives up after 20 s (a generous bound, not a measured duration) and the lock is released.
@@ -51,6 +57,7 @@ describe.skipIf(!onPostgres)('the Delivery performance page on PostgreSQL', () =
     } finally {
       await locker.query('rollback').catch(() => {});
       await locker.end();
+      await pool.end();
     }
   });
 });
