@@ -25,6 +25,7 @@ export const TABLE_OWNERS = {
   trackings: 'modules/trackings/',
   checkpoints: 'modules/trackings/',
   delivery_days: 'modules/trackings/',
+  exception_scans: 'modules/trackings/',
   carrier_subscriptions: 'modules/trackings/',
   tracking_events: 'modules/trackings/',
   idempotency_keys: 'lib/idempotency.repository.ts',

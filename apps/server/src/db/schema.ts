@@ -422,9 +422,6 @@ export const trackings = pgTable(
     index('trackings_user_open_heard_idx')
       .on(t.userId, t.lastHeardAt)
       .where(sql`${t.status} not in ('Delivered', 'Expired')`),
-    index('trackings_user_exception_idx')
-      .on(t.userId, t.lastExceptionAt)
-      .where(sql`${t.lastExceptionAt} is not null`),
   ],
 );
 
@@ -497,6 +494,31 @@ export const checkpoints = pgTable(
     // Also each parcel's exception scans of a period (delivery performance, decision 136: the summary finds the parcels).
     index('checkpoints_tracking_time_idx').on(t.trackingId, t.time),
   ],
+);
+
+/** How many characters of an exception scan's message `exception_scans.cause` keeps (decision 147). */
+export const EXCEPTION_CAUSE_CHARS = 200;
+
+/**
+ * One row per `Exception` scan (decision 147): its account, parcel, time and the carrier's words, trimmed and cut to
+ * EXCEPTION_CAUSE_CHARS characters. Kept by the database from `checkpoints` (the checkpoints_exception_scans triggers
+ * of migration 0025, in the writer's statement; removed with its scan by the foreign key), read by the exception
+ * figures of a period: `exception_scans_user_time_idx` holds every column they read, so a period is one index range,
+ * with no visit to the wide `checkpoints` rows. The cut keeps every index entry far below btree's size limit whatever
+ * a carrier sends (a full message in an index would make storing a long one fail).
+ */
+export const exceptionScans = pgTable(
+  'exception_scans',
+  {
+    checkpointId: bigint('checkpoint_id', { mode: 'number' })
+      .primaryKey()
+      .references(() => checkpoints.id, { onDelete: 'cascade' }),
+    userId: uuid('user_id').notNull(),
+    trackingId: uuid('tracking_id').notNull(),
+    time: ts('time').notNull(),
+    cause: text('cause').notNull(),
+  },
+  (t) => [index('exception_scans_user_time_idx').on(t.userId, t.time, t.trackingId, t.cause)],
 );
 
 /** A status change, written in the same transaction as the change; notifications fan out from it. */

@@ -307,28 +307,38 @@ export async function courierPerformance(
   to: Date,
   timeZone: string,
 ): Promise<CourierPerformanceRow[]> {
+  // One pass over the company's scans of the period, with a margin of two days either side for the days shipments
+  // went out (a delivery's local day can start up to a day before `from` or end a day after `to`). "Delivered the day
+  // it went out" is a hash join with the distinct (shipment, day) out for delivery, not a lookup of each delivery's
+  // scans (a correlated subquery in the select list: 12,330 index lookups and heap visits for 90 days of the bench's
+  // company); each courier's days are grouped first, so days worked is a count of groups, not a sort of every scan
+  // for count(distinct). Decision 147: 90 days of 50k shipments, 325 -> 170 ms in the same run.
+  const period = sql`sc.time >= ${from.toISOString()}::timestamptz and sc.time < ${to.toISOString()}::timestamptz`;
   const r = await db.execute<Record<string, unknown>>(sql`
-    with cp as (
-      select sc.shipment_id, sc.status, sc.by_user_id, sc.by_name, (sc.time at time zone ${timeZone})::date as day
+    with a as (
+      select sc.shipment_id, sc.status, sc.by_user_id, sc.by_name, (sc.time at time zone ${timeZone})::date as day,
+        sc.by_role = 'courier' and sc.by_user_id is not null and ${period} as mine
       from ${shipmentCheckpoints} sc join ${shipments} s on s.id = sc.shipment_id
-      where s.company_id = ${companyId}::uuid and sc.by_role = 'courier' and sc.by_user_id is not null
-        and sc.time >= ${from.toISOString()}::timestamptz and sc.time < ${to.toISOString()}::timestamptz
-    ), marked as (
-      select cp.*, cp.status = 'Delivered' and exists (
-        select 1 from ${shipmentCheckpoints} o
-        where o.shipment_id = cp.shipment_id and o.status = 'OutForDelivery' and (o.time at time zone ${timeZone})::date = cp.day
-      ) as same_day
-      from cp
+      where s.company_id = ${companyId}::uuid
+        and sc.time >= ${from.toISOString()}::timestamptz - interval '2 days' and sc.time < ${to.toISOString()}::timestamptz + interval '2 days'
+    ), out_days as (
+      select distinct a.shipment_id, a.day from a where a.status = 'OutForDelivery'
+    ), per_day as (
+      select cp.by_user_id, cp.day, max(cp.by_name) as by_name,
+        count(*) filter (where cp.status in ('Delivered', 'FailAttempt')) as stops,
+        count(*) filter (where cp.status = 'Delivered') as delivered,
+        count(*) filter (where cp.status = 'Delivered' and o.shipment_id is not null) as on_time,
+        count(*) filter (where cp.status = 'FailAttempt') as failed
+      from a cp left join out_days o on o.shipment_id = cp.shipment_id and o.day = cp.day
+      where cp.mine
+      group by cp.by_user_id, cp.day
     )
-    select m.by_user_id as courier_id, coalesce(nullif(trim(max(u.first_name) || ' ' || max(u.last_name)), ''), nullif(max(m.by_name), ''), max(u.email), '') as name,
-      count(distinct m.day)::int as days_worked,
-      (count(*) filter (where m.status in ('Delivered', 'FailAttempt')))::int as stops,
-      (count(*) filter (where m.status = 'Delivered'))::int as delivered,
-      (count(*) filter (where m.same_day))::int as on_time,
-      (count(*) filter (where m.status = 'FailAttempt'))::int as failed
-    from marked m left join ${users} u on u.id = m.by_user_id
-    group by m.by_user_id
-    order by name, m.by_user_id`);
+    select p.by_user_id as courier_id, coalesce(nullif(trim(max(u.first_name) || ' ' || max(u.last_name)), ''), nullif(max(p.by_name), ''), max(u.email), '') as name,
+      count(*)::int as days_worked, sum(p.stops)::int as stops, sum(p.delivered)::int as delivered,
+      sum(p.on_time)::int as on_time, sum(p.failed)::int as failed
+    from per_day p left join ${users} u on u.id = p.by_user_id
+    group by p.by_user_id
+    order by name, p.by_user_id`);
   return rowsOf<Record<string, unknown>>(r).map((x) => ({
     courierId: String(x.courier_id),
     name: String(x.name),

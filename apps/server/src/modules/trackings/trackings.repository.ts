@@ -1,6 +1,6 @@
 import { and, desc, eq, getTableColumns, inArray, min, sql, type SQL } from 'drizzle-orm';
 import { rowsOf, type Queryable } from '../../db/client.ts';
-import { carrierSubscriptions, checkpoints, deliveryDays, trackingEvents, trackings, users } from '../../db/schema.ts';
+import { carrierSubscriptions, checkpoints, deliveryDays, exceptionScans, trackingEvents, trackings, users } from '../../db/schema.ts';
 
 export type TrackingRow = typeof trackings.$inferSelect;
 export type NewTracking = typeof trackings.$inferInsert;
@@ -530,8 +530,9 @@ export async function exactPerformanceByCarrier(db: Queryable, userId: string, f
 
 /**
  * Exception scans of an account's trackings in [from, to): the most frequent carrier texts, their total and parcels.
- * Driven by the account's parcels whose exception scans reach into the period (trackings_user_exception_idx on the
- * summary's newest exception, decision 136), each one's scans read by its key.
+ * Read from `exception_scans` (one narrow row per exception scan, kept by the database from `checkpoints`, decision
+ * 147): the period is one range of exception_scans_user_time_idx, which holds every column read here. A cause is the
+ * carrier's words trimmed and cut to EXCEPTION_CAUSE_CHARS characters; empty is "No reason given".
  */
 export async function exceptionCauses(
   db: Queryable,
@@ -542,12 +543,10 @@ export async function exceptionCauses(
 ): Promise<{ count: number; parcels: number; causes: Array<{ cause: string; count: number }> }> {
   const r = await db.execute<Record<string, unknown>>(sql`
     with e as (
-      select c.tracking_id, coalesce(nullif(trim(c.message), ''), 'No reason given') as cause
-      from ${trackings} t
-      join ${checkpoints} c on c.tracking_id = t.id and c.status = 'Exception'
-        and c.time >= ${from.toISOString()}::timestamptz and c.time < ${to.toISOString()}::timestamptz
-      where t.user_id = ${userId}::uuid and t.last_exception_at >= ${from.toISOString()}::timestamptz
-        and t.first_exception_at < ${to.toISOString()}::timestamptz
+      select e.tracking_id, coalesce(nullif(e.cause, ''), 'No reason given') as cause
+      from ${exceptionScans} e
+      where e.user_id = ${userId}::uuid
+        and e.time >= ${from.toISOString()}::timestamptz and e.time < ${to.toISOString()}::timestamptz
     )
     select null as cause, count(*)::int as n, count(distinct tracking_id)::int as parcels from e
     union all
