@@ -11,6 +11,64 @@ import { useResendVerification } from '../../../lib/resend-verification';
 
 type State = { step: 'waiting' } | { step: 'success'; message: string } | { step: 'fail'; message: string };
 
+/** What the server answered to a resend: its words, in green or red. */
+function ResendResult({ resend }: { resend: ReturnType<typeof useResendVerification> }) {
+  if (!resend.isSuccess && !resend.isError) return null;
+  return (
+    <Text size="sm" c={resend.isSuccess ? 'teal' : 'red'} data-testid="resend-result">
+      {resend.isSuccess ? resend.data.message : resend.error.message}
+    </Text>
+  );
+}
+
+/** A new link after a failed one: one button when signed in; else the address to send it to. */
+function ResendActivation({ signedIn }: { signedIn: boolean }) {
+  const resend = useResendVerification();
+  const [email, setEmail] = useState('');
+  const emailError = (() => {
+    const r = resendActivationQuery.safeParse({ email });
+    return r.success ? null : (r.error.issues[0]?.message ?? null);
+  })();
+  if (signedIn)
+    return (
+      <>
+        <Button onClick={() => resend.mutate(undefined)} loading={resend.isPending} disabled={resend.isPending || resend.isSuccess}>
+          Resend activation email
+        </Button>
+        <ResendResult resend={resend} />
+      </>
+    );
+  return (
+    <form
+      aria-label="Resend activation email"
+      noValidate
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (emailError || !email) return;
+        resend.mutate(email.trim());
+      }}
+    >
+      <Stack gap="sm">
+        <TextInput
+          label="Your email"
+          type="email"
+          autoComplete="email"
+          value={email}
+          onChange={(e) => setEmail(e.currentTarget.value)}
+          error={email && emailError ? emailError : null}
+        />
+        <Button type="submit" loading={resend.isPending} disabled={!email || !!emailError || resend.isPending || resend.isSuccess}>
+          Send a new activation link
+        </Button>
+        <ResendResult resend={resend} />
+        <Button component={Link} to="/#tab-login" variant="subtle">
+          Go to log in
+        </Button>
+      </Stack>
+    </form>
+  );
+}
+
 /**
  * Email verification: verify, then replace any session with the one the server returns. A link that fails
  * leaves the session alone, so a signed-in user can ask for a new link right here; a signed-out one gives the
@@ -20,13 +78,7 @@ export default function VerifyRoute() {
   const { key = '' } = useParams();
   const navigate = useNavigate();
   const session = useSession();
-  const resend = useResendVerification();
   const [state, setState] = useState<State>({ step: 'waiting' });
-  const [email, setEmail] = useState('');
-  const emailError = (() => {
-    const r = resendActivationQuery.safeParse({ email });
-    return r.success ? null : (r.error.issues[0]?.message ?? null);
-  })();
   const ran = useRef(false);
   useEffect(() => {
     if (ran.current) return;
@@ -89,58 +141,7 @@ export default function VerifyRoute() {
               <Text c="dimmed" data-testid="verify-message">
                 {state.message}
               </Text>
-              {session ? (
-                <>
-                  <Button
-                    onClick={() => resend.mutate(undefined)}
-                    loading={resend.isPending}
-                    disabled={resend.isPending || resend.isSuccess}
-                  >
-                    Resend activation email
-                  </Button>
-                  {(resend.isSuccess || resend.isError) && (
-                    <Text size="sm" c={resend.isSuccess ? 'teal' : 'red'} data-testid="resend-result">
-                      {resend.isSuccess ? resend.data.message : resend.error.message}
-                    </Text>
-                  )}
-                </>
-              ) : (
-                <form
-                  aria-label="Resend activation email"
-                  noValidate
-                  onSubmit={(e) => {
-                    e.preventDefault();
-                    if (emailError || !email) return;
-                    resend.mutate(email.trim());
-                  }}
-                >
-                  <Stack gap="sm">
-                    <TextInput
-                      label="Your email"
-                      type="email"
-                      autoComplete="email"
-                      value={email}
-                      onChange={(e) => setEmail(e.currentTarget.value)}
-                      error={email && emailError ? emailError : null}
-                    />
-                    <Button
-                      type="submit"
-                      loading={resend.isPending}
-                      disabled={!email || !!emailError || resend.isPending || resend.isSuccess}
-                    >
-                      Send a new activation link
-                    </Button>
-                    {(resend.isSuccess || resend.isError) && (
-                      <Text size="sm" c={resend.isSuccess ? 'teal' : 'red'} data-testid="resend-result">
-                        {resend.isSuccess ? resend.data.message : resend.error.message}
-                      </Text>
-                    )}
-                    <Button component={Link} to="/#tab-login" variant="subtle">
-                      Go to log in
-                    </Button>
-                  </Stack>
-                </form>
-              )}
+              <ResendActivation signedIn={!!session} />
             </>
           )}
         </Stack>
