@@ -31,6 +31,12 @@ function migrationsUpTo(lastTag: string): { dir: string; cleanup: () => void } {
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
+/**
+ * A test across the migrations replays every migration on a fresh database (about 10 s on a quiet 2-core machine,
+ * three times that on a busy one): a bound for a hang, not a measured duration.
+ */
+export const ACROSS_MIGRATION_TIMEOUT_MS = 120_000;
+
 /** Migrate up to `lastTag`, run `before`, apply the rest of the migrations, and return the rows `read` reads. */
 export async function acrossMigration<T = Record<string, unknown>>(lastTag: string, before: SQL, read: SQL): Promise<T[]> {
   const old = migrationsUpTo(lastTag);

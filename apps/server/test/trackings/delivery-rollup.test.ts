@@ -8,7 +8,7 @@ import { rowsOf } from '../../src/db/client.ts';
 import * as repo from '../../src/modules/trackings/trackings.repository.ts';
 import { createTestEnv, signUp, type TestEnv } from '../helpers.ts';
 import { userIdOf } from './fixtures.ts';
-import { acrossMigration } from '../db/across-migration.ts';
+import { ACROSS_MIGRATION_TIMEOUT_MS, acrossMigration } from '../db/across-migration.ts';
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -301,7 +301,11 @@ function expectBackfilled(rows: Array<Record<string, unknown>>) {
 }
 
 describe('migrations 0021-0023 on a database with parcels', () => {
-  it('give last_heard_at and the rollup of the parcels delivered before them', async () => {
-    expectBackfilled(await acrossMigration('0020_delivery_summary_triggers', BEFORE, ROLLUP));
-  });
+  it(
+    'give last_heard_at and the rollup of the parcels delivered before them',
+    async () => {
+      expectBackfilled(await acrossMigration('0020_delivery_summary_triggers', BEFORE, ROLLUP));
+    },
+    ACROSS_MIGRATION_TIMEOUT_MS,
+  );
 });

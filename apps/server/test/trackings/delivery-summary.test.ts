@@ -7,7 +7,7 @@ import { rowsOf } from '../../src/db/client.ts';
 import * as repo from '../../src/modules/trackings/trackings.repository.ts';
 import { call, createTestEnv, signUp, type TestEnv } from '../helpers.ts';
 import { userIdOf } from './fixtures.ts';
-import { acrossMigration } from '../db/across-migration.ts';
+import { ACROSS_MIGRATION_TIMEOUT_MS, acrossMigration } from '../db/across-migration.ts';
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -218,7 +218,11 @@ function expectBackfilled(rows: Array<Record<string, unknown>>) {
 }
 
 describe('the delivery summary backfill (migration 0020)', () => {
-  it('gives the trackings stored before the migration their summary', async () => {
-    expectBackfilled(await acrossMigration('0017_courier_approach', BEFORE, SUMMARIES));
-  });
+  it(
+    'gives the trackings stored before the migration their summary',
+    async () => {
+      expectBackfilled(await acrossMigration('0017_courier_approach', BEFORE, SUMMARIES));
+    },
+    ACROSS_MIGRATION_TIMEOUT_MS,
+  );
 });

@@ -9,7 +9,7 @@ import { EXCEPTION_CAUSE_CHARS } from '../../src/db/schema.ts';
 import * as repo from '../../src/modules/trackings/trackings.repository.ts';
 import { createTestEnv, signUp, type TestEnv } from '../helpers.ts';
 import { userIdOf } from './fixtures.ts';
-import { acrossMigration } from '../db/across-migration.ts';
+import { ACROSS_MIGRATION_TIMEOUT_MS, acrossMigration } from '../db/across-migration.ts';
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -174,15 +174,19 @@ const KEPT = sql`
   from exception_scans e join trackings t on t.id = e.tracking_id order by e.time`;
 
 describe('migrations 0024-0025 on a database with scans', () => {
-  it('give the exception scans stored before them', async () => {
-    const rows = await acrossMigration<{ tid: string; time: string; cause: string; same_account: boolean }>(
-      '0023_delivery_days_triggers',
-      BEFORE,
-      KEPT,
-    );
-    expect(rows.map((r) => [r.tid, iso(Date.parse(r.time)), r.cause, r.same_account])).toEqual([
-      ['T-exbf1', '2026-09-02T10:00:00.000Z', 'Damaged', true],
-      ['T-exbf2', '2026-09-03T10:00:00.000Z', 'Held at customs; '.repeat(300).slice(0, EXCEPTION_CAUSE_CHARS).trimEnd(), true],
-    ]);
-  });
+  it(
+    'give the exception scans stored before them',
+    async () => {
+      const rows = await acrossMigration<{ tid: string; time: string; cause: string; same_account: boolean }>(
+        '0023_delivery_days_triggers',
+        BEFORE,
+        KEPT,
+      );
+      expect(rows.map((r) => [r.tid, iso(Date.parse(r.time)), r.cause, r.same_account])).toEqual([
+        ['T-exbf1', '2026-09-02T10:00:00.000Z', 'Damaged', true],
+        ['T-exbf2', '2026-09-03T10:00:00.000Z', 'Held at customs; '.repeat(300).slice(0, EXCEPTION_CAUSE_CHARS).trimEnd(), true],
+      ]);
+    },
+    ACROSS_MIGRATION_TIMEOUT_MS,
+  );
 });
