@@ -14,10 +14,9 @@ import { LogoField } from './logo-field';
 const BROWSER_ZONES: string[] = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
 const zonesWith = (stored: string) => [...new Set([stored, 'UTC', ...BROWSER_ZONES].filter(Boolean))];
 
-export function ProfileForm({ info }: { info: UserInfo }) {
-  const p = info.profile;
-  const update = useUpdateUser();
-  const form = useForm({
+/** The profile form's values, from the stored profile, checked as the server checks them. */
+function useProfileForm(p: UserInfo['profile']) {
+  return useForm({
     mode: 'controlled',
     initialValues: {
       email: p.email,
@@ -35,6 +34,30 @@ export function ProfileForm({ info }: { info: UserInfo }) {
     validate: (v) => zodResolver(profileUpdateSchema)(dropEmptyStrings(v)),
     validateInputOnBlur: true,
   });
+}
+
+/** A company's name, website and the extra lines of its receipts. */
+function CompanyFields({ form }: { form: ReturnType<typeof useProfileForm> }) {
+  return (
+    <SimpleGrid cols={{ base: 1, sm: 2 }}>
+      <TextInput label="Company" autoComplete="organization" {...form.getInputProps('company')} />
+      <TextInput label="Company URL" type="url" placeholder="https://" {...form.getInputProps('companyUrl')} />
+      <Textarea
+        label="Invoice extra info"
+        description="Shown on your receipts (VAT number, address…)"
+        autosize
+        minRows={2}
+        {...form.getInputProps('InvoiceExtraInfo')}
+        style={{ gridColumn: '1 / -1' }}
+      />
+    </SimpleGrid>
+  );
+}
+
+export function ProfileForm({ info }: { info: UserInfo }) {
+  const p = info.profile;
+  const update = useUpdateUser();
+  const form = useProfileForm(p);
   const isCompany = form.values.userType === 'company';
   return (
     <Paper p="lg">
@@ -73,20 +96,7 @@ export function ProfileForm({ info }: { info: UserInfo }) {
               {...form.getInputProps('timeZone')}
             />
           </SimpleGrid>
-          {isCompany && (
-            <SimpleGrid cols={{ base: 1, sm: 2 }}>
-              <TextInput label="Company" autoComplete="organization" {...form.getInputProps('company')} />
-              <TextInput label="Company URL" type="url" placeholder="https://" {...form.getInputProps('companyUrl')} />
-              <Textarea
-                label="Invoice extra info"
-                description="Shown on your receipts (VAT number, address…)"
-                autosize
-                minRows={2}
-                {...form.getInputProps('InvoiceExtraInfo')}
-                style={{ gridColumn: '1 / -1' }}
-              />
-            </SimpleGrid>
-          )}
+          {isCompany && <CompanyFields form={form} />}
           <Group justify="flex-end">
             <Button type="submit" loading={update.isPending} disabled={!form.isValid() || update.isPending || !form.isDirty()}>
               Save changes
