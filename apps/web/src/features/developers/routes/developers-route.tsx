@@ -110,6 +110,34 @@ function Endpoint({ item, doc }: { item: Op; doc: OpenApiDoc }) {
   );
 }
 
+/** How a request is authorised, and what its reply's envelope and status mean. */
+function Authentication() {
+  return (
+    <Paper p="lg" h="100%">
+      <Group gap="sm" mb="sm">
+        <IconKey size={22} />
+        <Title order={2} fz="lg">
+          Authentication
+        </Title>
+      </Group>
+      <Text size="sm" mb="sm">
+        Send your API key in the <Code>{API_TOKEN_HEADER}</Code> header of every request. You find it under{' '}
+        <Anchor component={Link} to="/account/profile/settings/apiKey">
+          Account settings → API key
+        </Anchor>
+        , where you can copy it or regenerate it. Regenerating invalidates the old key immediately.
+      </Text>
+      <Text size="sm" c="dimmed">
+        Every reply comes with HTTP status <Code>200</Code>; the result is in the envelope&apos;s <Code>code</Code> and <Code>status</Code>.
+        A request without a valid key gets <Code>code: 401</Code> with <Code>status: "fail"</Code>; validation errors get{' '}
+        <Code>code: 400</Code> with <Code>payload.errors</Code> listing each field and its message. Send{' '}
+        <Code>{`${HTTP_STATUS_HEADER}: ${HTTP_STATUS_REAL}`}</Code> to get the real HTTP status code too. In request bodies{' '}
+        <Code>null</Code> means &quot;not given&quot;.
+      </Text>
+    </Paper>
+  );
+}
+
 export default function DevelopersRoute() {
   const { data, isLoading, isError, error } = useOpenApi();
   const groups = useMemo(() => groupByTag(data), [data]);
@@ -137,28 +165,7 @@ export default function DevelopersRoute() {
 
       <Grid gap="xl" mb={48}>
         <Grid.Col span={{ base: 12, md: 5 }}>
-          <Paper p="lg" h="100%">
-            <Group gap="sm" mb="sm">
-              <IconKey size={22} />
-              <Title order={2} fz="lg">
-                Authentication
-              </Title>
-            </Group>
-            <Text size="sm" mb="sm">
-              Send your API key in the <Code>{API_TOKEN_HEADER}</Code> header of every request. You find it under{' '}
-              <Anchor component={Link} to="/account/profile/settings/apiKey">
-                Account settings → API key
-              </Anchor>
-              , where you can copy it or regenerate it. Regenerating invalidates the old key immediately.
-            </Text>
-            <Text size="sm" c="dimmed">
-              Every reply comes with HTTP status <Code>200</Code>; the result is in the envelope&apos;s <Code>code</Code> and{' '}
-              <Code>status</Code>. A request without a valid key gets <Code>code: 401</Code> with <Code>status: "fail"</Code>; validation
-              errors get <Code>code: 400</Code> with <Code>payload.errors</Code> listing each field and its message. Send{' '}
-              <Code>{`${HTTP_STATUS_HEADER}: ${HTTP_STATUS_REAL}`}</Code> to get the real HTTP status code too. In request bodies{' '}
-              <Code>null</Code> means &quot;not given&quot;.
-            </Text>
-          </Paper>
+          <Authentication />
         </Grid.Col>
         <Grid.Col span={{ base: 12, md: 7 }}>
           <Stack gap="sm">

@@ -5,6 +5,54 @@ import { useMantineTheme } from '@mantine/core';
 
 const COURIERS = ['UPS', 'USPS', 'FedEx', 'Canada Post'];
 
+/** A parcel as the dashboard shows it, out for delivery: a picture, hidden from screen readers. */
+function SampleParcel() {
+  return (
+    <Paper shadow="xl" p="lg" radius="xl" aria-hidden="true">
+      <Group justify="space-between" mb="md">
+        <Group gap="sm">
+          <ThemeIcon size="lg" radius="md" variant="light">
+            <IconPackage size={20} />
+          </ThemeIcon>
+          <div>
+            <Text fw={700} size="sm">
+              1Z5R89390350075608
+            </Text>
+            <Text size="xs" c="dimmed">
+              UPS · Order #4021 · Jane Cooper
+            </Text>
+          </div>
+        </Group>
+        <Badge color="violet" variant="light">
+          Out For Delivery
+        </Badge>
+      </Group>
+      <Timeline active={2} bulletSize={26} lineWidth={2}>
+        <Timeline.Item bullet={<IconPackage size={14} />} title="Info Received">
+          <Text size="xs" c="dimmed">
+            Louisville, KY · Mon 09:12
+          </Text>
+        </Timeline.Item>
+        <Timeline.Item bullet={<IconTruckDelivery size={14} />} title="In Transit">
+          <Text size="xs" c="dimmed">
+            Chicago, IL · Tue 18:40
+          </Text>
+        </Timeline.Item>
+        <Timeline.Item bullet={<IconMapPin size={14} />} title="Out For Delivery">
+          <Text size="xs" c="dimmed">
+            Brooklyn, NY · Wed 07:55 · SMS sent to customer
+          </Text>
+        </Timeline.Item>
+        <Timeline.Item bullet={<IconCircleCheck size={14} />} title="Delivered" lineVariant="dashed">
+          <Text size="xs" c="dimmed">
+            Expected today by 6 pm
+          </Text>
+        </Timeline.Item>
+      </Timeline>
+    </Paper>
+  );
+}
+
 export function HeroSection({ onWatchVideo, signupBonus }: { onWatchVideo: () => void; signupBonus: number }) {
   const theme = useMantineTheme();
   const accent = (theme.other.accent as string) ?? 'cyan';
@@ -55,48 +103,7 @@ export function HeroSection({ onWatchVideo, signupBonus }: { onWatchVideo: () =>
             </Stack>
           </Grid.Col>
           <Grid.Col span={{ base: 12, md: 6 }}>
-            <Paper shadow="xl" p="lg" radius="xl" aria-hidden="true">
-              <Group justify="space-between" mb="md">
-                <Group gap="sm">
-                  <ThemeIcon size="lg" radius="md" variant="light">
-                    <IconPackage size={20} />
-                  </ThemeIcon>
-                  <div>
-                    <Text fw={700} size="sm">
-                      1Z5R89390350075608
-                    </Text>
-                    <Text size="xs" c="dimmed">
-                      UPS · Order #4021 · Jane Cooper
-                    </Text>
-                  </div>
-                </Group>
-                <Badge color="violet" variant="light">
-                  Out For Delivery
-                </Badge>
-              </Group>
-              <Timeline active={2} bulletSize={26} lineWidth={2}>
-                <Timeline.Item bullet={<IconPackage size={14} />} title="Info Received">
-                  <Text size="xs" c="dimmed">
-                    Louisville, KY · Mon 09:12
-                  </Text>
-                </Timeline.Item>
-                <Timeline.Item bullet={<IconTruckDelivery size={14} />} title="In Transit">
-                  <Text size="xs" c="dimmed">
-                    Chicago, IL · Tue 18:40
-                  </Text>
-                </Timeline.Item>
-                <Timeline.Item bullet={<IconMapPin size={14} />} title="Out For Delivery">
-                  <Text size="xs" c="dimmed">
-                    Brooklyn, NY · Wed 07:55 · SMS sent to customer
-                  </Text>
-                </Timeline.Item>
-                <Timeline.Item bullet={<IconCircleCheck size={14} />} title="Delivered" lineVariant="dashed">
-                  <Text size="xs" c="dimmed">
-                    Expected today by 6 pm
-                  </Text>
-                </Timeline.Item>
-              </Timeline>
-            </Paper>
+            <SampleParcel />
           </Grid.Col>
         </Grid>
       </Container>
