@@ -51,9 +51,11 @@ test.use({ baseURL: base });
 class OwnServer {
   child: ChildProcess | null = null;
   stderr = '';
-  readonly dataDir = mkdtempSync(path.join(tmpdir(), 'shiptrail-e2e-restart-'));
+  // Made at the first start, not when the file loads (the runner loads it too, and would leave one behind).
+  dataDir = '';
 
   async start() {
+    this.dataDir ||= mkdtempSync(path.join(tmpdir(), 'shiptrail-e2e-restart-'));
     this.child = spawn(process.execPath, ['src/main.ts'], {
       cwd: serverDir,
       env: {
@@ -182,7 +184,7 @@ test.beforeAll(async ({ browser }) => {
 test.afterAll(async () => {
   await desk?.close();
   await server.kill9();
-  rmSync(server.dataDir, { recursive: true, force: true });
+  if (server.dataDir) rmSync(server.dataDir, { recursive: true, force: true });
 });
 
 test('the server is killed twice while the phone sends its queue: back up, each action is booked once, at the time it was made', async ({
