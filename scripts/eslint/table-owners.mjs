@@ -17,6 +17,7 @@ export const TABLE_OWNERS = {
   referrals: 'modules/accounts/',
   alerts: 'modules/alerts/',
   courier_invitations: 'modules/members/',
+  courier_positions: 'modules/members/',
   ledger_entries: 'modules/billing/',
   billing_accounts: 'modules/billing/',
   payments: 'modules/billing/',

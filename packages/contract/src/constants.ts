@@ -95,6 +95,13 @@ export const APPROACH_LIMITS = { stops: { min: 1, max: 20 }, meters: { min: 25, 
 export const POSITION_SHARE_EVERY_MS = 15_000;
 /** A courier position older than this is not shown to a recipient, nor used for "arriving now" (decision 128). */
 export const POSITION_FRESH_MS = 5 * 60_000;
+/**
+ * The positions a courier's phone keeps without signal and sends in one batch (decision 149): at most this many
+ * (the oldest dropped first), one per the phone's sharing interval, so about four hours at 30 s.
+ */
+export const POSITION_TRAIL_MAX = 500;
+/** How long the server keeps a courier's trail of positions (the couriers map's "where they went"). */
+export const POSITION_TRAIL_KEEP_DAYS = 30;
 
 /**
  * What a new account tells its customers by email from the start (decision 100): the moments a recipient acts on.

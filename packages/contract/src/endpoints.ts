@@ -291,6 +291,25 @@ export const memberEndpoints: EndpointDef[] = [
     response: M.geoSchema,
   },
   {
+    method: 'POST',
+    path: '/v1/user/general/positions',
+    summary:
+      "A courier's phone sends the positions it kept without signal, oldest first, at most 500 (decision 149): each kept once with the time it was taken; the newest by takenAt is the last position; honours an Idempotency-Key header",
+    tag: 'Members',
+    auth: true,
+    body: M.positionsRequest,
+    response: M.positionsResultSchema,
+  },
+  {
+    method: 'POST',
+    path: '/v1/user/general/trail',
+    summary: "Where one of the company's couriers went (their positions, oldest first), since a time or over the last 24 hours",
+    tag: 'Members',
+    auth: true,
+    body: M.trailRequest,
+    response: M.trailSchema,
+  },
+  {
     method: 'GET',
     path: '/v1/track/{uidTid}/live',
     summary:

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MSG } from './messages.ts';
-import { LIMITS } from './constants.ts';
+import { LIMITS, POSITION_TRAIL_MAX } from './constants.ts';
 import { emailField, normalizeUsPhone, optionalString, requiredString, requiredText } from './common.ts';
 
 // Members of a company account (couriers): the four member calls and the member view.
@@ -94,3 +94,47 @@ export const positionRequest = z.object({
     .pipe(z.iso.datetime({ offset: true, error: 'takenAt must be a date and time with its UTC offset, e.g. 2019-01-19T15:04:08Z' }))
     .optional(),
 });
+
+const takenAtField = z
+  .string({ error: MSG.positionTakenAtRequired })
+  .trim()
+  .pipe(z.iso.datetime({ offset: true, error: 'takenAt must be a date and time with its UTC offset, e.g. 2019-01-19T15:04:08Z' }));
+
+/** One position of a courier's trail: where they were, and when the phone took the fix. */
+export const trailFixSchema = z.object({
+  lat: z.number({ error: 'lat must be a number' }).min(-90).max(90),
+  lng: z.number({ error: 'lng must be a number' }).min(-180).max(180),
+  takenAt: takenAtField,
+});
+export type TrailFix = z.infer<typeof trailFixSchema>;
+
+/**
+ * POST /v1/user/general/positions: the positions a courier's phone kept without signal, sent together when it is
+ * back (decision 149), under an optional Idempotency-Key. Each is kept once (a fix the server has, by its time, is
+ * not added again); the newest becomes the courier's last position only if it is newer than the one stored.
+ */
+export const positionsRequest = z.object({
+  positions: z
+    .array(trailFixSchema, { error: MSG.positionsRequired })
+    .min(1, MSG.positionsRequired)
+    .max(POSITION_TRAIL_MAX, MSG.positionsTooMany),
+});
+export type PositionsRequest = z.infer<typeof positionsRequest>;
+export const positionsResultSchema = z.object({
+  /** How many of the positions were new to the server (a resent one is not counted again). */
+  added: z.number().int(),
+  /** The courier's last position after the batch: the newest by takenAt, whichever arrived last. */
+  last: z.object({ lat: z.number(), lng: z.number(), takenAt: z.string() }).nullable(),
+});
+
+/** POST /v1/user/general/trail: where one of the company's couriers went, oldest first (the owner's). */
+export const trailRequest = z.object({
+  uid: requiredString(MSG.trailCourierRequired, 64),
+  /** From when (ISO with offset); the last 24 hours when left out. */
+  since: z
+    .string()
+    .trim()
+    .pipe(z.iso.datetime({ offset: true, error: 'since must be a date and time with its UTC offset, e.g. 2019-01-19T15:04:08Z' }))
+    .optional(),
+});
+export const trailSchema = z.array(z.object({ lat: z.number(), lng: z.number(), takenAt: z.string() }));

@@ -99,6 +99,10 @@ export const MSG = {
   validationFailed: 'Please check the highlighted fields',
   idempotencyKeyReused: 'This Idempotency-Key was already used with a different request',
   idempotencyKeyInProgress: 'A request with this Idempotency-Key is still in progress; retry shortly',
+  positionTakenAtRequired: 'takenAt is required: the time the phone took the position',
+  positionsRequired: 'Send at least one position',
+  positionsTooMany: 'Send at most 500 positions at a time',
+  trailCourierRequired: 'Choose a courier',
   // Plan the day (issue 30; decision 118)
   planDateFormat: 'Date must be a day written as YYYY-MM-DD, e.g. 2026-11-27',
   planTimeFormat: 'Times are written as HH:MM on a 24-hour clock, e.g. 08:00',

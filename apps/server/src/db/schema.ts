@@ -806,3 +806,24 @@ export const rateLimitWindows = pgTable('rate_limit_windows', {
   count: integer('count').notNull(),
   resetAt: ts('reset_at').notNull(),
 });
+
+/**
+ * Where a courier went: each position their phone reported, with the time it was taken (decision 149). A phone
+ * without signal keeps its fixes and sends them later: the time is `taken_at`, the arrival `received_at`. One row
+ * per courier and time, so a resent fix is not kept twice. Kept POSITION_TRAIL_KEEP_DAYS; the last position shown
+ * (users.geo_*) is the newest by time.
+ */
+export const courierPositions = pgTable(
+  'courier_positions',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    courierId: uuid('courier_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    lat: doublePrecision('lat').notNull(),
+    lng: doublePrecision('lng').notNull(),
+    takenAt: ts('taken_at').notNull(),
+    receivedAt: ts('received_at').notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('courier_positions_courier_taken_uq').on(t.courierId, t.takenAt)],
+);

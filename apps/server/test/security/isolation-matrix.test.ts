@@ -185,6 +185,10 @@ const SPECS: Record<string, Spec> = {
     probes: () => [{ url: '/v1/user/general/passwordupdate', body: { password: 'wrong-old-password', newPassword: 'newpassword1' } }],
   },
   'POST /v1/user/general/position': { probes: () => [{ url: '/v1/user/general/position', body: { lat: 40.7, long: -74 } }] },
+  'POST /v1/user/general/positions': {
+    probes: () => [{ url: '/v1/user/general/positions', body: { positions: [{ lat: 40.7, lng: -74, takenAt: '2030-03-05T12:00:00Z' }] } }],
+  },
+  'POST /v1/user/general/trail': { targetsA: true, probes: (w) => [{ url: '/v1/user/general/trail', body: { uid: w.courierA.uid } }] },
   'POST /v1/user/general/signup': {
     probes: (w) => [
       {
@@ -280,6 +284,7 @@ const COURIER_MAY = new Set([
   'GET /v1/user/geo/autocomplete',
   'GET /v1/live',
   'POST /v1/user/general/position',
+  'POST /v1/user/general/positions',
   'POST /v1/shipment/update',
   'POST /v1/shipment/getassigned',
   'POST /v1/shipment/today',
@@ -307,6 +312,7 @@ async function snapshotOfA(): Promise<Record<string, string>> {
     union all select 'notifications', md5(string_agg(row_to_json(x)::text, '|' order by x.id)) from notifications x where x.user_id in (select id from a)
     union all select 'delivery_plans', md5(string_agg(row_to_json(x)::text, '|' order by x.id)) from delivery_plans x where x.company_id in (select id from a)
     union all select 'plan_stops', md5(string_agg(row_to_json(x)::text, '|' order by x.shipment_id)) from plan_stops x where x.plan_id in (select id from delivery_plans where company_id in (select id from a))
+    union all select 'courier_positions', md5(string_agg(row_to_json(x)::text, '|' order by x.id)) from courier_positions x where x.courier_id in (select id from ids)
     union all select 'courier_invitations', md5(string_agg(row_to_json(x)::text, '|' order by x.id)) from courier_invitations x where x.company_id in (select id from a)`);
   const rows = (r as unknown as { rows: Array<{ t: string; d: string | null }> }).rows;
   return Object.fromEntries(rows.map((x) => [x.t, x.d ?? '']));

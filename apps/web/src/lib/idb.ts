@@ -1,12 +1,14 @@
 // A small wrapper over IndexedDB (no dependency): what the courier's phone keeps while it has no signal
-// (decision 120). Two object stores: `kv` (copies of the last answers, keyed by name) and `outbox` (the courier's
-// actions waiting to be sent, in the order they were made: an auto-incremented `seq`). Every call resolves to
+// (decision 120). Three object stores: `kv` (copies of the last answers, keyed by name), `outbox` (the courier's
+// actions waiting to be sent, in the order they were made: an auto-incremented `seq`) and `trail` (the positions
+// waiting to be sent, keyed by account and the time each was taken: decision 149). Every call resolves to
 // undefined (or does nothing) where IndexedDB cannot be opened (private modes of some browsers): the app then
 // works online only, as before.
 
 const DB_NAME = 'shiptrail';
-const DB_VERSION = 1;
-export type StoreName = 'kv' | 'outbox';
+// Version 2 added `trail`: opening an older database adds the store and keeps the others.
+const DB_VERSION = 2;
+export type StoreName = 'kv' | 'outbox' | 'trail';
 
 let opening: Promise<IDBDatabase | null> | undefined;
 function open(): Promise<IDBDatabase | null> {
@@ -22,6 +24,7 @@ function open(): Promise<IDBDatabase | null> {
       const db = req.result;
       if (!db.objectStoreNames.contains('kv')) db.createObjectStore('kv');
       if (!db.objectStoreNames.contains('outbox')) db.createObjectStore('outbox', { keyPath: 'seq', autoIncrement: true });
+      if (!db.objectStoreNames.contains('trail')) db.createObjectStore('trail', { keyPath: ['account', 'takenAt'] });
     };
     req.onsuccess = () => {
       const db = req.result;

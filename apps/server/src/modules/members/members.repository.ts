@@ -1,7 +1,7 @@
-import { and, asc, eq, inArray, isNull, lte, notInArray, or, sql } from 'drizzle-orm';
+import { and, asc, eq, gte, inArray, isNull, lt, lte, notInArray, or, sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.ts';
 import { announceUserChanged } from '../../lib/auth-signal.ts';
-import { shipments, users } from '../../db/schema.ts';
+import { courierPositions, shipments, users } from '../../db/schema.ts';
 
 export type MemberRow = typeof users.$inferSelect;
 
@@ -85,4 +85,47 @@ export async function setPosition(
 export async function findUserByEmail(db: Queryable, email: string): Promise<MemberRow | undefined> {
   const [u] = await db.select().from(users).where(eq(users.email, email.toLowerCase())).limit(1);
   return u;
+}
+
+/**
+ * Add positions to a courier's trail (decision 149); one a courier and time: a fix the trail has already (a resend)
+ * is not added again. Resolves with how many were new.
+ */
+export async function addToTrail(
+  db: Queryable,
+  courierId: string,
+  fixes: Array<{ lat: number; lng: number; takenAt: Date }>,
+): Promise<number> {
+  if (fixes.length === 0) return 0;
+  const rows = await db
+    .insert(courierPositions)
+    .values(fixes.map((f) => ({ courierId, lat: f.lat, lng: f.lng, takenAt: f.takenAt })))
+    .onConflictDoNothing({ target: [courierPositions.courierId, courierPositions.takenAt] })
+    .returning({ id: courierPositions.id });
+  return rows.length;
+}
+
+/** Forget a courier's positions taken before `before` (the trail is kept POSITION_TRAIL_KEEP_DAYS). */
+export async function pruneTrail(db: Queryable, courierId: string, before: Date): Promise<void> {
+  await db.delete(courierPositions).where(and(eq(courierPositions.courierId, courierId), lt(courierPositions.takenAt, before)));
+}
+
+/** A courier's positions taken since `since`, oldest first, at most `limit`. */
+export async function trailOf(db: Queryable, courierId: string, since: Date, limit: number) {
+  return db
+    .select({ lat: courierPositions.lat, lng: courierPositions.lng, takenAt: courierPositions.takenAt })
+    .from(courierPositions)
+    .where(and(eq(courierPositions.courierId, courierId), gte(courierPositions.takenAt, since)))
+    .orderBy(asc(courierPositions.takenAt))
+    .limit(limit);
+}
+
+/** The courier's stored last position (users.geo_*), or null. */
+export async function lastPositionOf(db: Queryable, courierId: string) {
+  const [u] = await db
+    .select({ lat: users.geoLat, lng: users.geoLng, at: users.geoAt })
+    .from(users)
+    .where(eq(users.id, courierId))
+    .limit(1);
+  return u && u.lat != null && u.lng != null && u.at ? { lat: Number(u.lat), lng: Number(u.lng), takenAt: u.at.toISOString() } : null;
 }

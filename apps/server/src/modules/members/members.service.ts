@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import {
   POSITION_FRESH_MS,
   POSITION_SHARE_EVERY_MS,
+  POSITION_TRAIL_KEEP_DAYS,
   type MemberView,
   type addMemberRequest,
   type deleteMemberRequest,
@@ -105,14 +106,53 @@ export async function setPosition(
   lat: number,
   lng: number,
   takenAt?: Date,
+  db: Queryable = ctx.db,
 ): Promise<{ shared: boolean; at: Date }> {
   if (user.role !== 'courier') throw forbidden('Only couriers report a position');
   const now = ctx.now();
   const at = takenAt && takenAt < now ? takenAt : now;
   const shareable = now.getTime() - at.getTime() <= POSITION_FRESH_MS;
-  const { stored, shared } = await repo.setPosition(ctx.db, user.id, lat, lng, { takenAt: at, now, shareable }, POSITION_SHARE_EVERY_MS);
-  if (stored && user.companyId) await publishLive(ctx.db, { kind: 'position', accountId: user.companyId, courierId: user.id });
+  const { stored, shared } = await repo.setPosition(db, user.id, lat, lng, { takenAt: at, now, shareable }, POSITION_SHARE_EVERY_MS);
+  if (stored && user.companyId) await publishLive(db, { kind: 'position', accountId: user.companyId, courierId: user.id });
   return { shared, at };
+}
+
+/** The most positions one trail answer holds (a day at one every 30 s is under 3,000). */
+export const TRAIL_READ_MAX = 5000;
+
+/**
+ * Add a courier's positions to their trail, each with the time it was taken (a time ahead of the server's clock
+ * counts as now, as for the last position); resolves with how many were new and the newest (decision 149).
+ */
+export async function addToTrail(
+  ctx: AppContext,
+  user: UserRow,
+  fixes: Array<{ lat: number; lng: number; takenAt?: Date }>,
+  db: Queryable = ctx.db,
+): Promise<{ added: number; newest: { lat: number; lng: number; takenAt: Date } | null }> {
+  if (user.role !== 'courier') throw forbidden('Only couriers report a position');
+  const now = ctx.now();
+  const kept = fixes
+    .map((f) => ({ lat: f.lat, lng: f.lng, takenAt: f.takenAt && f.takenAt < now ? f.takenAt : now }))
+    .sort((a, b) => a.takenAt.getTime() - b.takenAt.getTime());
+  // The same time twice in one batch is one fix (the first), as it would be across two batches.
+  const once = kept.filter((f, i) => i === 0 || f.takenAt.getTime() !== kept[i - 1]!.takenAt.getTime());
+  const added = await repo.addToTrail(db, user.id, once);
+  await repo.pruneTrail(db, user.id, new Date(now.getTime() - POSITION_TRAIL_KEEP_DAYS * 86_400_000));
+  return { added, newest: once.at(-1) ?? null };
+}
+
+/** The courier's last position as stored (the newest by the time it was taken). */
+export const lastPositionOf = (ctx: AppContext, user: UserRow, db: Queryable = ctx.db) => repo.lastPositionOf(db, user.id);
+
+/** Where one of the company's couriers went since `since` (the last 24 hours by default), oldest first. */
+export async function trailOf(ctx: AppContext, owner: UserRow, uid: string, since?: Date) {
+  requireCompany(owner);
+  const m = await repo.findMember(ctx.db, owner.id, { uid });
+  if (!m) throw notFound(MEMBER_NOT_FOUND);
+  const from = since ?? new Date(ctx.now().getTime() - 86_400_000);
+  const rows = await repo.trailOf(ctx.db, m.id, from, TRAIL_READ_MAX);
+  return rows.map((r) => ({ lat: r.lat, lng: r.lng, takenAt: r.takenAt.toISOString() }));
 }
 
 /** The members module's answer to "which member of this company has this email?" (shipments assign by email). */

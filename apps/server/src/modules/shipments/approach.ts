@@ -3,9 +3,10 @@
 // the "about N stops / M minutes away" and "arriving now" news, each once per shipment.
 import type { ApproachTrigger } from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
+import type { Queryable } from '../../db/client.ts';
 import type { UserRow } from '../accounts/accounts.service.ts';
 import { publishLive } from '../live/live.service.ts';
-import { setPosition } from '../members/members.service.ts';
+import { addToTrail, lastPositionOf, setPosition } from '../members/members.service.ts';
 import { approachOf, fanOutStatusEvent, type StoredSettings } from '../notifications/notifications.service.ts';
 import { courierPlanToday, haversineKm } from '../planning/plan-window.service.ts';
 import * as repo from './shipments.repository.ts';
@@ -18,9 +19,30 @@ export const APPROACH_MAX_STOPS = 200;
  * `takenAt` (a fix or checkpoint sent late from the phone's outbox); only a fresh one is shared (decision 128).
  */
 export async function reportPosition(ctx: AppContext, user: UserRow, lat: number, lng: number, takenAt?: Date): Promise<void> {
+  await addToTrail(ctx, user, [{ lat, lng, takenAt }]);
   const stored = await setPosition(ctx, user, lat, lng, takenAt);
   if (!stored.shared || !user.companyId) return;
   await shareApproach(ctx, user, { lat, lng, at: stored.at });
+}
+
+/**
+ * The positions a phone kept without signal, sent together (decision 149), in `db` (the batch's transaction): each
+ * joins the trail once, and the newest by the time it was taken is the last position unless a newer one is stored.
+ * `share` goes to recipients afterwards (after the transaction): only a fresh newest fix is shared (decision 128).
+ */
+export async function reportTrail(
+  ctx: AppContext,
+  user: UserRow,
+  fixes: Array<{ lat: number; lng: number; takenAt: Date }>,
+  db: Queryable = ctx.db,
+): Promise<{ added: number; last: { lat: number; lng: number; takenAt: string } | null; share: () => Promise<void> }> {
+  const { added, newest } = await addToTrail(ctx, user, fixes, db);
+  let share = async () => {};
+  if (newest) {
+    const stored = await setPosition(ctx, user, newest.lat, newest.lng, newest.takenAt, db);
+    if (stored.shared && user.companyId) share = () => shareApproach(ctx, user, { lat: newest.lat, lng: newest.lng, at: stored.at });
+  }
+  return { added, last: await lastPositionOf(ctx, user, db), share };
 }
 
 /** "about 3 stops / 25 minutes away", "heading to you next". */

@@ -40,7 +40,7 @@ import { locateAddress } from '../geo/geo.service.ts';
 import { findCourierByEmail } from '../members/members.service.ts';
 import { reportPosition } from './approach.ts';
 
-export { reportPosition } from './approach.ts';
+export { reportPosition, reportTrail } from './approach.ts';
 import { fanOutStatusEvent } from '../notifications/notifications.service.ts';
 import { publishLive } from '../live/live.service.ts';
 import { raiseAlert } from '../alerts/alerts.service.ts';

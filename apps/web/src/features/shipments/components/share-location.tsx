@@ -1,8 +1,9 @@
 import { Paper, Switch, Text } from '@mantine/core';
-import { useEffect, useRef, useState } from 'react';
-import { request } from '../../../lib/api-client';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { formatDateTime } from '../../../lib/format';
-import { outcomeOf } from '../api/send-outcome';
+import { useUserInfo } from '../../../lib/user-info';
+import { RETRY_MS } from '../api/outbox';
+import { keepFix, sendTrail, TRAIL_MAX, useTrail } from '../api/position-trail';
 
 /** Remembered per browser: a courier who turned sharing on finds it on when they come back. */
 export const SHARE_LOCATION_KEY = 'shiptrail.shareLocation';
@@ -10,29 +11,23 @@ export const SHARE_LOCATION_KEY = 'shiptrail.shareLocation';
 export const SHARE_EVERY_MS = 30_000;
 
 /**
- * The last position that could not be sent (no signal), kept on the phone with the time it was taken and sent
- * when the signal returns (the `online` event, or the page opened again): the couriers map catches up, and the
- * server keeps a fix older than a few minutes from recipients (decision 128). Only the latest is kept: a newer
- * fix says more than an older one.
+ * Where the previous version of the app kept the one position it could not send (decision 128): moved into the
+ * trail kept on the phone (decision 149) the first time this version runs.
  */
 export const PENDING_POSITION_KEY = 'shiptrail.pendingPosition';
 type Fix = { lat: number; lng: number; takenAt: string };
-const pendingFix = (): Fix | null => {
+function takeLegacyFix(): Fix | null {
   try {
     const v = localStorage.getItem(PENDING_POSITION_KEY);
+    localStorage.removeItem(PENDING_POSITION_KEY);
     return v ? (JSON.parse(v) as Fix) : null;
   } catch {
     return null;
   }
-};
-const keepFix = (f: Fix | null) => {
-  try {
-    if (f) localStorage.setItem(PENDING_POSITION_KEY, JSON.stringify(f));
-    else localStorage.removeItem(PENDING_POSITION_KEY);
-  } catch {
-    // Private browsing may refuse storage: the fix is simply not kept.
-  }
-};
+}
+
+/** A failing position watch is said on the card once the last fix is this old (or when there is none). */
+const UNAVAILABLE_AFTER_MS = 2 * 60_000;
 
 const stored = () => {
   try {
@@ -43,18 +38,57 @@ const stored = () => {
 };
 
 /**
- * The courier's "Share my location" switch: while on and the page is open, the browser's position goes to
- * the couriers map, at most every SHARE_EVERY_MS (the freshest fix is sent when the interval has passed).
+ * The courier's "Share my location" switch: while on and the page is open, the browser's position is taken at most
+ * every SHARE_EVERY_MS (the freshest fix when the interval has passed), kept on the phone, and sent: without signal
+ * the fixes wait on the phone and go together, oldest first, when it returns (decision 149).
  */
 export function ShareLocation() {
   const supported = typeof navigator !== 'undefined' && 'geolocation' in navigator;
+  const account = useUserInfo().data?.profile.uid;
   const [on, setOn] = useState(() => supported && stored());
   const [lastSent, setLastSent] = useState<string | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
+  // The last try found no signal (or a busy server): what is kept is said on the card until a try goes through.
+  const [noSignal, setNoSignal] = useState(false);
+  const [dropped, setDropped] = useState(false);
+  const [unavailable, setUnavailable] = useState(false);
+  const kept = useTrail(account);
+  const waits = useRef(false);
+  waits.current = kept.length > 0;
   const sentAt = useRef(0);
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
   const latest = useRef<Fix | null>(null);
-  const [kept, setKept] = useState<Fix | null>(() => pendingFix());
+
+  const flush = useCallback(() => {
+    if (!account) return Promise.resolve();
+    return sendTrail(account).then((out) => {
+      if ('later' in out) return setNoSignal(true);
+      setNoSignal(false);
+      if ('refused' in out) return setProblem(out.refused);
+      if (out.sent > 0) {
+        setLastSent(new Date().toISOString());
+        setDropped(false);
+        setProblem(null);
+      }
+    });
+  }, [account]);
+
+  // What is kept goes on start, when the signal is back, and every few seconds while something waits (a phone can
+  // come back without an `online` event: decision 138), whether or not the switch is still on: it was taken while on.
+  useEffect(() => {
+    if (!account) return;
+    const legacy = takeLegacyFix();
+    void (legacy ? keepFix({ account, ...legacy, keptAt: new Date().toISOString() }, 0) : Promise.resolve()).then(flush);
+    const go = () => void flush();
+    window.addEventListener('online', go);
+    const every = window.setInterval(() => {
+      if (waits.current) go();
+    }, RETRY_MS);
+    return () => {
+      window.removeEventListener('online', go);
+      window.clearInterval(every);
+    };
+  }, [account, flush]);
 
   useEffect(() => {
     try {
@@ -62,46 +96,21 @@ export function ShareLocation() {
     } catch {
       // Private browsing may refuse storage; sharing still works for this visit.
     }
-    if (!on || !supported) return;
+    if (!on || !supported || !account) return;
     setProblem(null);
-    const post = (fix: Fix) =>
-      request('/v1/user/general/position', { body: fix }).then(
-        () => {
-          // Sent: a fix kept from before is older than this one (or is this one), so it is done with.
-          const older = pendingFix();
-          if (older && older.takenAt <= fix.takenAt) keepFix(null);
-          setKept(pendingFix());
-          setLastSent(new Date().toISOString());
-          setProblem(null);
-        },
-        (e: unknown) => {
-          const kept = pendingFix();
-          if (outcomeOf(e) === 'later') {
-            // Kept unless a newer fix is kept already (an old one resent and failing again must not replace it).
-            if (!kept || kept.takenAt <= fix.takenAt) keepFix(fix);
-          } else {
-            // Refused for good (in the server's words): not kept, so it is not sent again and again.
-            if (kept && kept.takenAt === fix.takenAt) keepFix(null);
-            setProblem(e instanceof Error ? e.message : 'Could not send your position');
-          }
-          setKept(pendingFix());
-        },
-      );
-    const send = () => {
+    const take = () => {
       timer.current = null;
       const p = latest.current;
       if (!p) return;
       sentAt.current = Date.now();
-      void post(p);
+      void keepFix({ account, ...p, keptAt: new Date().toISOString() }, SHARE_EVERY_MS / 2).then(({ dropped: n }) => {
+        if (n > 0) setDropped(true);
+        return flush();
+      });
     };
-    const sendKept = () => {
-      const f = pendingFix();
-      if (f) void post(f);
-    };
-    sendKept();
-    window.addEventListener('online', sendKept);
     const watch = navigator.geolocation.watchPosition(
       (pos) => {
+        setUnavailable(false);
         latest.current = {
           lat: Number(pos.coords.latitude.toFixed(6)),
           lng: Number(pos.coords.longitude.toFixed(6)),
@@ -109,26 +118,28 @@ export function ShareLocation() {
         };
         if (timer.current) return;
         const wait = sentAt.current + SHARE_EVERY_MS - Date.now();
-        if (wait <= 0) send();
-        else timer.current = setTimeout(send, wait);
+        if (wait <= 0) take();
+        else timer.current = setTimeout(take, wait);
       },
       (err) => {
-        setProblem(
-          err.code === err.PERMISSION_DENIED
-            ? 'Your browser did not allow access to your location.'
-            : 'Your position is not available right now.',
-        );
-        if (err.code === err.PERMISSION_DENIED) setOn(false);
+        if (err.code === err.PERMISSION_DENIED) {
+          setProblem('Your browser did not allow access to your location.');
+          setOn(false);
+          return;
+        }
+        // A watch that fails for a while after a fix (a courier standing still, a brief loss of GPS) has nothing
+        // to tell while that fix is recent; it says so when there is none.
+        const last = latest.current;
+        if (!last || Date.now() - Date.parse(last.takenAt) > UNAVAILABLE_AFTER_MS) setUnavailable(true);
       },
       { enableHighAccuracy: true, maximumAge: 15_000, timeout: 60_000 },
     );
     return () => {
-      window.removeEventListener('online', sendKept);
       navigator.geolocation.clearWatch(watch);
       if (timer.current) clearTimeout(timer.current);
       timer.current = null;
     };
-  }, [on, supported]);
+  }, [on, supported, account, flush]);
 
   return (
     <Paper p="md" mb="md">
@@ -148,9 +159,17 @@ export function ShareLocation() {
           Last sent {formatDateTime(lastSent)}
         </Text>
       )}
-      {on && kept && (
+      {noSignal && kept.length > 0 && (
         <Text size="xs" c="dimmed" mt={6} data-testid="share-location-kept">
-          No signal: your position of {formatDateTime(kept.takenAt)} is kept on the phone and goes when the signal returns.
+          {kept.length === 1
+            ? `No signal: your position of ${formatDateTime(kept[0]!.takenAt)} is kept on the phone and goes when the signal returns.`
+            : `No signal: ${kept.length} positions since ${formatDateTime(kept[0]!.takenAt)} are kept on the phone and go when the signal returns, in order.`}
+          {dropped && ` The phone keeps the last ${TRAIL_MAX}: the oldest were dropped.`}
+        </Text>
+      )}
+      {on && unavailable && (
+        <Text size="xs" c="red" mt={6} role="alert">
+          Your position is not available right now.
         </Text>
       )}
       {problem && (

@@ -1,0 +1,307 @@
+import { expect as baseExpect, test, type APIRequestContext, type BrowserContext, type Page } from '@playwright/test';
+import { spawn, execSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  addCourierViaApi,
+  apiPost,
+  expectKeptForOffline,
+  openPhone,
+  pickStatusByTap,
+  signByTouch,
+  signUpViaApi,
+  uniqueEmail,
+} from './helpers';
+
+// The server is killed (kill -9, a real process) while the courier's phone sends what it kept without signal
+// (issue 31: "a server restart never books anything twice"), on the phone profiles, by tap. The E2E run's own
+// server cannot be killed (Playwright owns it), so this file starts its own, `node src/main.ts` on its own port and
+// data directory, serving the built web app, and the phone opens the app there. The courier finishes five actions
+// offline (one Delivered with a signature and a photo); back online, the server dies twice while the queue drains:
+// once after it booked an action whose reply never reached the phone, once with a request on its way. It comes back
+// on the same data directory; within a bound the phone's queue is empty, and the server has each action once, with
+// the time the courier acted, the proof once, and nothing is shown as refused.
+test.describe.configure({ mode: 'serial' });
+const expect = baseExpect.configure({ timeout: 30_000 });
+test.setTimeout(300_000);
+
+const SHOTS = process.env.PHONE_SHOTS ?? 'test-results/restart-offline';
+mkdirSync(SHOTS, { recursive: true });
+const PHOTO = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP8z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg==',
+  'base64',
+);
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const serverDir = path.resolve(here, '../../server');
+const webDist = path.resolve(here, '../dist');
+// A port of its own, chosen when the file loads, so every page of this file can use it as its base URL.
+// (Without NODE_OPTIONS: the runner's loader must not write into the answer.)
+const port = /(\d+)\s*$/.exec(
+  execSync(`node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})"`, {
+    env: { PATH: process.env.PATH },
+  }).toString(),
+)![1]!;
+const base = `http://127.0.0.1:${port}`;
+test.use({ baseURL: base });
+
+/** The server of this file: a real process on its own data directory, killed with SIGKILL and started again on it. */
+class OwnServer {
+  child: ChildProcess | null = null;
+  stderr = '';
+  // Made at the first start, not when the file loads (the runner loads it too, and would leave one behind).
+  dataDir = '';
+
+  async start() {
+    this.dataDir ||= mkdtempSync(path.join(tmpdir(), 'shiptrail-e2e-restart-'));
+    this.child = spawn(process.execPath, ['src/main.ts'], {
+      cwd: serverDir,
+      env: {
+        PATH: process.env.PATH,
+        HOST: '127.0.0.1',
+        PORT: port,
+        DATA_DIR: this.dataDir,
+        WEB_DIST: webDist,
+        PUBLIC_URL: base,
+        LOG_LEVEL: 'warn',
+        CARRIER_SANDBOX_PACE: '0.05',
+        SIGNUPS_PER_HOUR: '100000',
+        MAP_TILE_URL: 'http://127.0.0.1:9/{z}/{x}/{y}.png',
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    this.child.stderr!.on('data', (c: Buffer) => (this.stderr = (this.stderr + c.toString()).slice(-8000)));
+    const child = this.child;
+    await expect
+      .poll(
+        async () => {
+          if (child.exitCode !== null) throw new Error(`the server exited ${child.exitCode}: ${this.stderr}`);
+          return (await fetch(`${base}/healthz`).catch(() => null))?.ok ?? false;
+        },
+        { timeout: 180_000, intervals: [250] },
+      )
+      .toBe(true);
+  }
+
+  /** kill -9, and wait until the process is gone. */
+  async kill9() {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const gone = new Promise((r) => child.once('exit', r));
+    child.kill('SIGKILL');
+    await gone;
+  }
+}
+
+const server = new OwnServer();
+
+interface StoredShipment {
+  tid: string;
+  status: string;
+  checkpoints: Array<{
+    id: number;
+    status: string;
+    time: string;
+    message: string;
+    proof: { hasSignature: boolean; hasPhoto: boolean } | null;
+  }>;
+}
+
+let desk: BrowserContext;
+let owner: Page;
+let ownerToken = '';
+let courierEmail = '';
+const courierPassword = 'courierpass1';
+
+async function shot(page: Page, name: string) {
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: `${SHOTS}/${test.info().project.name}-${name}.png` });
+}
+
+async function stored(request: APIRequestContext, tid: string): Promise<StoredShipment> {
+  const list = await apiPost(request, ownerToken, '/v1/shipment/getshipments', { numRecords: 100 });
+  return (list.payload as StoredShipment[]).find((s) => s.tid === tid)!;
+}
+const count = (s: StoredShipment, status: string) => s.checkpoints.filter((c) => c.status === status).length;
+
+async function handOut(names: string[]): Promise<string[]> {
+  const tids: string[] = [];
+  for (const [i, name] of names.entries()) {
+    const created = await apiPost(owner.request, ownerToken, '/v1/shipment/create', {
+      origin: { address1: '1 Main St', city: 'Springfield', zip: '62701' },
+      destination: { name, address1: `${40 + i} Elm St`, city: 'Austin', zip: '73301', phone: '5125550100' },
+      parcels: [{ name: 'Box', length: 9, width: 6, height: 4, weight: 2 }],
+      courier: 'Dana Lee',
+      courierEmail,
+    });
+    expect(created.status, JSON.stringify(created)).toBe('success');
+    tids.push(created.payload.tid as string);
+  }
+  return tids;
+}
+
+/** Records a checkpoint by tap; resolves with the instants just before the tap on Save and after the form closed. */
+async function record(
+  page: Page,
+  tid: string,
+  o: { status: string; location: string; message?: string; recipient?: string },
+): Promise<{ from: number; to: number }> {
+  await page.getByRole('button', { name: `Add checkpoint to ${tid}` }).tap();
+  const form = page.getByRole('form', { name: 'Add checkpoint' });
+  await pickStatusByTap(page, form, o.status);
+  await form.getByLabel('Location').tap();
+  await form.getByLabel('Location').fill(o.location);
+  if (o.message) {
+    await form.getByLabel('Message').tap();
+    await form.getByLabel('Message').fill(o.message);
+  }
+  if (o.recipient) {
+    await form.getByLabel("Recipient's name").tap();
+    await form.getByLabel("Recipient's name").fill(o.recipient);
+    await signByTouch(page, form.getByTestId('signature-pad'));
+    await form.locator('input[type="file"]').setInputFiles({ name: 'door.png', mimeType: 'image/png', buffer: PHOTO });
+    await expect(form.getByRole('img', { name: 'Photo to send' })).toBeVisible();
+  }
+  const from = Date.now();
+  await form.getByRole('button', { name: 'Save checkpoint' }).tap();
+  await expect(form).toBeHidden();
+  return { from, to: Date.now() };
+}
+
+test.beforeAll(async ({ browser }) => {
+  await server.start();
+  desk = await browser.newContext({ baseURL: base, viewport: { width: 1366, height: 768 } });
+  owner = await desk.newPage();
+  ownerToken = await signUpViaApi(owner, owner.request, uniqueEmail('restart-owner'), 'company');
+  await apiPost(owner.request, ownerToken, '/v1/user/general/update', { profile: { company: 'SwiftParcel Couriers', showWizard: false } });
+  courierEmail = uniqueEmail('restart-courier');
+  const added = await addCourierViaApi(owner.request, ownerToken, courierEmail, { password: courierPassword });
+  expect(added.status, JSON.stringify(added)).toBe('success');
+});
+
+test.afterAll(async () => {
+  await desk?.close();
+  await server.kill9();
+  if (server.dataDir) rmSync(server.dataDir, { recursive: true, force: true });
+});
+
+test('the server is killed twice while the phone sends its queue: back up, each action is booked once, at the time it was made', async ({
+  page,
+  context,
+}) => {
+  const tids = await handOut(['Alex Elm', 'Jo Elm', 'Sam Elm']);
+  await openPhone(page, courierEmail, courierPassword);
+  const stops = page.getByRole('list', { name: "Today's stops" }).getByRole('listitem');
+  await expect(stops).toHaveCount(3);
+  await expectKeptForOffline(page, ['checkpoint-modal']);
+
+  // Five actions without signal, one of them a delivery with a signature and a photo.
+  await context.setOffline(true);
+  await expect(page.getByTestId('offline-banner')).toBeVisible();
+  const made = [
+    { tid: tids[0]!, status: 'OutForDelivery', at: await record(page, tids[0]!, { status: 'Out For Delivery', location: 'Austin depot' }) },
+    { tid: tids[1]!, status: 'OutForDelivery', at: await record(page, tids[1]!, { status: 'Out For Delivery', location: 'Austin depot' }) },
+    {
+      tid: tids[0]!,
+      status: 'Delivered',
+      at: await record(page, tids[0]!, { status: 'Delivered', location: '40 Elm St, Austin', recipient: 'Alex Elm' }),
+    },
+    {
+      tid: tids[1]!,
+      status: 'FailAttempt',
+      at: await record(page, tids[1]!, { status: 'Fail Attempt', location: '41 Elm St, Austin', message: 'Nobody home' }),
+    },
+    { tid: tids[2]!, status: 'InTransit', at: await record(page, tids[2]!, { status: 'In Transit', location: 'Round Rock hub' }) },
+  ];
+  await expect(page.getByTestId('outbox-waiting')).toContainText('Waiting to send: 5');
+  await page.waitForTimeout(1000);
+
+  const before = await Promise.all(tids.map(async (t) => (await stored(owner.request, t)).checkpoints.length));
+
+  // The phone's requests go through this hook only to time the kills; each is sent to the real server. The second
+  // action reaches the server, which books it and dies before the reply is on its way: the phone never learns it
+  // went. After the restart, the second request that reaches the server is on its way when it dies again.
+  let seen = 0;
+  let up = true;
+  let sinceRestart = 0;
+  let killed: Promise<void> = Promise.resolve();
+  await page.route('**/v1/shipment/update', async (route) => {
+    if (!up) return route.continue();
+    seen++;
+    if (seen === 2) {
+      const reply = await route.fetch();
+      expect(reply.status()).toBe(200);
+      up = false;
+      killed = server.kill9();
+      await killed;
+      await route.abort('connectionreset');
+      return;
+    }
+    if (seen > 2 && ++sinceRestart === 2) {
+      await route.continue();
+      up = false;
+      killed = server.kill9();
+      return;
+    }
+    await route.continue();
+  });
+
+  const wentOnline = Date.now();
+  await context.setOffline(false);
+  // The first kill: one action on the server, its reply lost; the rest wait on the phone.
+  await expect.poll(() => seen).toBeGreaterThanOrEqual(2);
+  await killed;
+  await expect(page.getByTestId('outbox-waiting')).toContainText('Waiting to send: 4');
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await shot(page, 'server-down');
+  await server.start();
+  up = true;
+  // The phone tries again by itself (no `online` event: its network never went); the second kill follows.
+  await expect.poll(() => sinceRestart, { timeout: 60_000 }).toBeGreaterThanOrEqual(2);
+  await killed;
+  await server.start();
+  up = true;
+
+  // Within a bound after the server is back, nothing waits on the phone and nothing was refused.
+  const back = Date.now();
+  await expect(page.getByTestId('outbox-waiting')).toHaveCount(0, { timeout: 30_000 });
+  const drainedIn = Date.now() - back;
+  await expect(page.getByTestId('outbox-refused')).toHaveCount(0);
+  test.info().annotations.push({ type: 'drained', description: `${drainedIn} ms after the second restart` });
+  await page.unroute('**/v1/shipment/update');
+
+  // The server has each action exactly once, at the time the courier made it.
+  const after = await Promise.all(tids.map((t) => stored(owner.request, t)));
+  const of = (tid: string) => after.find((s) => s.tid === tid)!;
+  for (const m of made) {
+    const s = of(m.tid);
+    expect(count(s, m.status), `${m.status} on ${m.tid}`).toBe(1);
+    const t = new Date(s.checkpoints.find((c) => c.status === m.status)!.time).getTime();
+    expect(t).toBeGreaterThanOrEqual(m.at.from - 1000);
+    expect(t).toBeLessThanOrEqual(m.at.to + 1000);
+    expect(t).toBeLessThan(wentOnline);
+  }
+  // Nothing else was booked: each shipment has what it had before and the courier's actions, no more.
+  expect(after.map((s) => s.checkpoints.length)).toEqual([before[0]! + 2, before[1]! + 2, before[2]! + 1]);
+  expect(of(tids[0]!).status).toBe('Delivered');
+  expect(of(tids[1]!).status).toBe('FailAttempt');
+  expect(of(tids[2]!).status).toBe('InTransit');
+  // The proof once, with its signature and photo, readable through the API.
+  const withProof = after.flatMap((s) => s.checkpoints.filter((c) => c.proof).map((c) => ({ tid: s.tid, c })));
+  expect(withProof).toHaveLength(1);
+  expect(withProof[0]!.c.proof).toEqual(expect.objectContaining({ hasSignature: true, hasPhoto: true }));
+  const proof = await owner.request.get(`/v1/shipment/proof/${tids[0]}/${withProof[0]!.c.id}`, { headers: { 'sm-api-token': ownerToken } });
+  expect(proof.status()).toBe(200);
+  const body = (await proof.json()) as { payload: { recipientName: string; signature: string; photo: string } };
+  expect(body.payload.recipientName).toBe('Alex Elm');
+  expect(body.payload.signature).toMatch(/^data:image\//);
+  expect(body.payload.photo).toMatch(/^data:image\//);
+
+  // The phone's day follows the server: the delivered stop is gone, the others stay.
+  await expect(stops).toHaveCount(2);
+  await expect(page.getByTestId('day-done')).toHaveText('1');
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await shot(page, 'drained');
+});
