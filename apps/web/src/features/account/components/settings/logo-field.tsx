@@ -20,6 +20,21 @@ const readAsDataUrl = (file: File) =>
     r.readAsDataURL(file);
   });
 
+/** The logo as customers see it, or "No logo yet". */
+function LogoPreview({ src, company }: { src: string; company: string }) {
+  return (
+    <Paper withBorder p="xs" w={180} h={90} style={{ display: 'flex', alignItems: 'center', justifyContent: 'center' }}>
+      {src ? (
+        <Image src={src} alt={`${company || 'Company'} logo`} fit="contain" mah={72} maw={160} data-testid="company-logo" />
+      ) : (
+        <Text size="xs" c="dimmed">
+          No logo yet
+        </Text>
+      )}
+    </Paper>
+  );
+}
+
 /**
  * The company's logo on its public pages and customer mails: a PNG or JPEG uploaded here, checked and re-encoded
  * by the server (at most 512 px a side) and served from this site (decision 099).
@@ -73,22 +88,7 @@ export function LogoField({ info }: { info: UserInfo }) {
           side.
         </Text>
         <Group align="center" gap="md">
-          <Paper withBorder p="xs" w={180} h={90} style={{ display: 'flex', alignItems: 'center', justifyContent: 'center' }}>
-            {shown ? (
-              <Image
-                src={shown}
-                alt={`${info.profile.company || 'Company'} logo`}
-                fit="contain"
-                mah={72}
-                maw={160}
-                data-testid="company-logo"
-              />
-            ) : (
-              <Text size="xs" c="dimmed">
-                No logo yet
-              </Text>
-            )}
-          </Paper>
+          <LogoPreview src={shown} company={info.profile.company} />
           <Stack gap="xs">
             <FileButton onChange={pick} accept="image/png,image/jpeg">
               {(props) => (
