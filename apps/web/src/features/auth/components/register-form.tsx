@@ -11,7 +11,7 @@ import {
   Text,
   TextInput,
 } from '@mantine/core';
-import { useForm } from '@mantine/form';
+import { useForm, type UseFormReturnType } from '@mantine/form';
 import { useMutation } from '@tanstack/react-query';
 import { signupRequest, type SignupRequest } from '@shiptrail/contract';
 import { useState } from 'react';
@@ -36,26 +36,13 @@ interface Values {
   terms: boolean;
 }
 
-export function RegisterForm({ promocode, referrer, onShowTerms }: { promocode?: string; referrer?: string; onShowTerms: () => void }) {
+/**
+ * The sign-up: the form's values with the browser's time zone, a reCAPTCHA token and the referrer; on success the
+ * new session starts and the app goes where it says; on failure the server's words go to the status box and fields.
+ */
+function useSignup(form: UseFormReturnType<Values>, setStatus: (s: FormStatus) => void, referrer: string | undefined) {
   const navigate = useNavigate();
-  const [status, setStatus] = useState<FormStatus | null>(null);
-  usePreloadRecaptcha();
-  const form = useForm<Values>({
-    mode: 'controlled',
-    initialValues: {
-      firstName: '',
-      lastName: '',
-      email: '',
-      userType: 'person',
-      password: '',
-      repassword: '',
-      promocode: promocode ?? '',
-      terms: false,
-    },
-    validate: zodResolver(signupRequest),
-    validateInputOnBlur: true,
-  });
-  const mutation = useMutation({
+  return useMutation({
     mutationFn: async (v: Values) => {
       const body: SignupRequest = {
         ...v,
@@ -76,6 +63,27 @@ export function RegisterForm({ promocode, referrer, onShowTerms }: { promocode?:
       applyServerErrors(form, e);
     },
   });
+}
+
+export function RegisterForm({ promocode, referrer, onShowTerms }: { promocode?: string; referrer?: string; onShowTerms: () => void }) {
+  const [status, setStatus] = useState<FormStatus | null>(null);
+  usePreloadRecaptcha();
+  const form = useForm<Values>({
+    mode: 'controlled',
+    initialValues: {
+      firstName: '',
+      lastName: '',
+      email: '',
+      userType: 'person',
+      password: '',
+      repassword: '',
+      promocode: promocode ?? '',
+      terms: false,
+    },
+    validate: zodResolver(signupRequest),
+    validateInputOnBlur: true,
+  });
+  const mutation = useSignup(form, setStatus, referrer);
   return (
     <form onSubmit={form.onSubmit((v) => mutation.mutate(v))} noValidate aria-label="Create an account">
       <Stack gap="md">
