@@ -6,13 +6,8 @@ import { Link, useSearchParams } from 'react-router';
 import { PageHeader } from '../../../components/page-header';
 import { fetchLabels, tidsFromSearch } from '../api/labels';
 
-/**
- * /account/print?tids=A,B: the server renders the 4x6 in labels as one PDF; the page shows it and opens the
- * print dialog as soon as it has loaded.
- */
-export default function PrintRoute() {
-  const [search] = useSearchParams();
-  const tids = tidsFromSearch(search);
+/** The labels of `tids` as one PDF, and a blob address for it while the page shows it. */
+function useLabelsPdf(tids: string[]) {
   const key = tids.join(',');
   const labels = useQuery({
     queryKey: ['shipment-labels', key],
@@ -23,15 +18,52 @@ export default function PrintRoute() {
     gcTime: 0,
   });
   const [url, setUrl] = useState<string | null>(null);
-  const frame = useRef<HTMLIFrameElement>(null);
-  const printed = useRef(false);
-
   useEffect(() => {
     if (!labels.data) return;
     const u = URL.createObjectURL(labels.data);
     setUrl(u);
     return () => URL.revokeObjectURL(u);
   }, [labels.data]);
+  return { labels, url };
+}
+
+/** Said when the page is opened without shipments. */
+function NoneChosen() {
+  return (
+    <Alert color="yellow" title="No shipments chosen">
+      Select shipments on the{' '}
+      <Anchor component={Link} to="/account/shipments">
+        shipments page
+      </Anchor>{' '}
+      and press Print.
+    </Alert>
+  );
+}
+
+/** While the server makes the PDF. */
+function Preparing() {
+  return (
+    <Center py={80}>
+      <Stack align="center" gap="xs" role="status" aria-label="Preparing labels">
+        <Loader />
+        <Text c="dimmed" size="sm">
+          Preparing labels…
+        </Text>
+      </Stack>
+    </Center>
+  );
+}
+
+/**
+ * /account/print?tids=A,B: the server renders the 4x6 in labels as one PDF; the page shows it and opens the
+ * print dialog as soon as it has loaded.
+ */
+export default function PrintRoute() {
+  const [search] = useSearchParams();
+  const tids = tidsFromSearch(search);
+  const { labels, url } = useLabelsPdf(tids);
+  const frame = useRef<HTMLIFrameElement>(null);
+  const printed = useRef(false);
 
   const print = () => {
     const w = frame.current?.contentWindow;
@@ -80,26 +112,13 @@ export default function PrintRoute() {
         }
       />
       {tids.length === 0 ? (
-        <Alert color="yellow" title="No shipments chosen">
-          Select shipments on the{' '}
-          <Anchor component={Link} to="/account/shipments">
-            shipments page
-          </Anchor>{' '}
-          and press Print.
-        </Alert>
+        <NoneChosen />
       ) : labels.isError ? (
         <Alert color="red" title="Could not make the labels" data-testid="print-error">
           {(labels.error as Error).message}
         </Alert>
       ) : !url ? (
-        <Center py={80}>
-          <Stack align="center" gap="xs" role="status" aria-label="Preparing labels">
-            <Loader />
-            <Text c="dimmed" size="sm">
-              Preparing labels…
-            </Text>
-          </Stack>
-        </Center>
+        <Preparing />
       ) : (
         <Paper p={0} style={{ overflow: 'hidden' }}>
           <iframe
