@@ -1,5 +1,5 @@
 import { Alert, Button, Center, Loader, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
-import { useForm } from '@mantine/form';
+import { useForm, type UseFormReturnType } from '@mantine/form';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { acceptInvitationForm } from '@shiptrail/contract';
 import { Link, useNavigate, useParams } from 'react-router';
@@ -11,21 +11,73 @@ import { endSession, startSession } from '../../../lib/start-session';
 import { zodResolver } from '../../../lib/zod-resolver';
 import { acceptInvitation, declineInvitation, getInvitation } from '../api/invitations';
 
-/**
- * The link of a courier invitation (/invite/:token, public): the company's name, the address, and a password
- * with sign-up's rules; accepting signs the courier in. A link that cannot be used says why in words.
- */
-export default function InviteAcceptRoute() {
-  const { token = '' } = useParams();
+type Invitation = NonNullable<Awaited<ReturnType<typeof getInvitation>>['payload']>;
+
+/** A link that cannot be opened: the server's words. */
+function BrokenLink({ message }: { message: string | undefined }) {
+  return (
+    <Stack>
+      <Title order={1} fz={24}>
+        This link does not work
+      </Title>
+      <Alert color="red" data-testid="invite-result">
+        {message ?? 'This invitation link is not valid.'}
+      </Alert>
+      <Button component={Link} to="/" variant="default">
+        Go to Shiptrail
+      </Button>
+    </Stack>
+  );
+}
+
+/** "This is not me": the address is free for a sign-up of its own. */
+function AddressReleased({ message, email }: { message: string; email: string }) {
+  return (
+    <Stack>
+      <Title order={1} fz={24}>
+        Address released
+      </Title>
+      <Alert color="teal" data-testid="invite-result">
+        {message}. You can sign up with {email} now.
+      </Alert>
+      <Button component={Link} to="/#tab-signup">
+        Sign up
+      </Button>
+    </Stack>
+  );
+}
+
+/** An invitation that can no longer be accepted, and why. */
+function InvitationClosed({ inv, reason }: { inv: Invitation; reason: string }) {
+  return (
+    <Stack>
+      <Title order={1} fz={24}>
+        {
+          {
+            accepted: 'Already accepted',
+            expired: 'Invitation expired',
+            revoked: 'Invitation withdrawn',
+            declined: 'Invitation declined',
+            pending: '',
+          }[inv.state]
+        }
+      </Title>
+      <Alert color={inv.state === 'accepted' ? 'blue' : 'orange'} data-testid="invite-result">
+        {reason.replace('the company', inv.company || 'the company')}
+      </Alert>
+      {inv.state === 'accepted' && (
+        <Button component={Link} to="/#tab-login">
+          Log in
+        </Button>
+      )}
+    </Stack>
+  );
+}
+
+/** Accepting: the courier's password; another session in this browser gives way to the courier's. */
+function useAccept(token: string, form: UseFormReturnType<{ password: string; repassword: string }>) {
   const navigate = useNavigate();
-  const invitation = useQuery({ queryKey: ['invitation', token], queryFn: () => getInvitation(token), retry: false, staleTime: Infinity });
-  const form = useForm({
-    mode: 'controlled',
-    initialValues: { password: '', repassword: '' },
-    validate: zodResolver(acceptInvitationForm),
-    validateInputOnBlur: true,
-  });
-  const accept = useMutation({
+  return useMutation({
     mutationFn: (v: { password: string; repassword: string }) => acceptInvitation({ token, ...v }),
     onSuccess: async (env) => {
       // Someone else's session in this browser (the owner testing the link) gives way to the courier's.
@@ -38,6 +90,22 @@ export default function InviteAcceptRoute() {
     },
     onError: (e) => applyServerErrors(form, e),
   });
+}
+
+/**
+ * The link of a courier invitation (/invite/:token, public): the company's name, the address, and a password
+ * with sign-up's rules; accepting signs the courier in. A link that cannot be used says why in words.
+ */
+export default function InviteAcceptRoute() {
+  const { token = '' } = useParams();
+  const invitation = useQuery({ queryKey: ['invitation', token], queryFn: () => getInvitation(token), retry: false, staleTime: Infinity });
+  const form = useForm({
+    mode: 'controlled',
+    initialValues: { password: '', repassword: '' },
+    validate: zodResolver(acceptInvitationForm),
+    validateInputOnBlur: true,
+  });
+  const accept = useAccept(token, form);
   const decline = useMutation({ mutationFn: () => declineInvitation(token) });
 
   const inv = invitation.data?.payload;
@@ -49,51 +117,11 @@ export default function InviteAcceptRoute() {
             <Loader aria-label="Opening the invitation" />
           </Stack>
         ) : invitation.isError || !inv ? (
-          <Stack>
-            <Title order={1} fz={24}>
-              This link does not work
-            </Title>
-            <Alert color="red" data-testid="invite-result">
-              {(invitation.error as Error | null)?.message ?? 'This invitation link is not valid.'}
-            </Alert>
-            <Button component={Link} to="/" variant="default">
-              Go to Shiptrail
-            </Button>
-          </Stack>
+          <BrokenLink message={(invitation.error as Error | null)?.message} />
         ) : decline.isSuccess ? (
-          <Stack>
-            <Title order={1} fz={24}>
-              Address released
-            </Title>
-            <Alert color="teal" data-testid="invite-result">
-              {decline.data.message}. You can sign up with {inv.email} now.
-            </Alert>
-            <Button component={Link} to="/#tab-signup">
-              Sign up
-            </Button>
-          </Stack>
+          <AddressReleased message={decline.data.message} email={inv.email} />
         ) : inv.reason ? (
-          <Stack>
-            <Title order={1} fz={24}>
-              {
-                {
-                  accepted: 'Already accepted',
-                  expired: 'Invitation expired',
-                  revoked: 'Invitation withdrawn',
-                  declined: 'Invitation declined',
-                  pending: '',
-                }[inv.state]
-              }
-            </Title>
-            <Alert color={inv.state === 'accepted' ? 'blue' : 'orange'} data-testid="invite-result">
-              {inv.reason.replace('the company', inv.company || 'the company')}
-            </Alert>
-            {inv.state === 'accepted' && (
-              <Button component={Link} to="/#tab-login">
-                Log in
-              </Button>
-            )}
-          </Stack>
+          <InvitationClosed inv={inv} reason={inv.reason} />
         ) : (
           <form onSubmit={form.onSubmit((v) => accept.mutate(v))} noValidate aria-label="Accept the invitation">
             <Stack gap="md">
