@@ -157,12 +157,14 @@ async function webhookRun(kind: string, adminUrl: string | undefined): Promise<B
           .returning({ id: trackings.id })),
       );
 
-    // Status changes as the trackings module makes them: event + fan-out in one transaction.
+    // Status changes as the trackings module makes them (markDelivered, a carrier's push: trackings/events.ts): event,
+    // tracking update and fan-out in one transaction, the fan-out given the rows written (decision 148).
     const changedAt = new Map<string, number>();
     const change = async (t: { id: string }) => {
       const at = performance.now();
       const eventId = await ctx.db.transaction(async (tx) => {
-        const [e] = await tx
+        const [tracking] = await tx.update(trackings).set({ status: 'InTransit' }).where(eq(trackings.id, t.id)).returning();
+        const [event] = await tx
           .insert(trackingEvents)
           .values({
             trackingId: t.id,
@@ -171,10 +173,9 @@ async function webhookRun(kind: string, adminUrl: string | undefined): Promise<B
             toStatus: 'InTransit',
             checkpoint: { status: 'InTransit', location: 'Memphis, TN', message: 'Departed', time: new Date().toISOString() },
           })
-          .returning({ id: trackingEvents.id });
-        await tx.update(trackings).set({ status: 'InTransit' }).where(eq(trackings.id, t.id));
-        await fanOutStatusEvent(tx, ctx, e!.id);
-        return e!.id;
+          .returning();
+        await fanOutStatusEvent(tx, ctx, { event: event!, tracking: tracking!, user: u! });
+        return event!.id;
       });
       // From the start of the change: the time a carrier's news takes to reach the receiver.
       changedAt.set(eventId, at);
