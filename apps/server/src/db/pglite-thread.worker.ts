@@ -4,6 +4,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, type PGliteOptions, type QueryOptions, type Results, type Transaction } from '@electric-sql/pglite';
 import { yieldBeforeEachTurn } from './pglite-turns.ts';
+import { PreparedStatements } from './pglite-thread.prepared.ts';
 import type { FromWorker, ToWorker, WireQueryOptions, WireError } from './pglite-thread.ts';
 
 const port = parentPort!;
@@ -31,6 +32,8 @@ function queryOptions(o?: WireQueryOptions): QueryOptions | undefined {
 const plain = (r: Results) => ({ rows: r.rows, fields: r.fields, affectedRows: r.affectedRows });
 
 const pglite = new PGlite({ ...options, ...(dataDir ? { dataDir } : {}) });
+/** Statements with parameters are parsed once under a name, then bound and executed (decision 148). */
+const prepared = new PreparedStatements(pglite);
 
 /**
  * What the bench reads (`stats`): how long top-level statements took in the thread, queue included, how long
@@ -64,7 +67,12 @@ async function handle(m: ToWorker): Promise<void> {
       if (!q) throw new Error('the transaction has ended');
       if (open) open.statements++;
       const t0 = performance.now();
-      const value = plain(await q.query(m.sql, m.params, queryOptions(m.options)));
+      const options = queryOptions(m.options);
+      const value = plain(
+        PreparedStatements.handles(m.params, options)
+          ? await prepared.query(m.sql, m.params!, options, !!open)
+          : await q.query(m.sql, m.params, options),
+      );
       if (!m.tx) note(timings.statement, performance.now() - t0);
       send({ id: m.id, ok: true, value });
       return;
@@ -135,6 +143,7 @@ async function handle(m: ToWorker): Promise<void> {
         statement: summary(timings.statement),
         transaction: summary(timings.transaction),
         transactionStatements: summary(timings.transactionStatements),
+        prepared: prepared.prepared,
       };
       send({ id: m.id, ok: true, value });
       if (m.reset) timings.statement.length = timings.transaction.length = timings.transactionStatements.length = 0;
