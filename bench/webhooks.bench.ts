@@ -230,7 +230,10 @@ async function webhookRun(kind: string, adminUrl: string | undefined): Promise<B
     const madeSecs = (performance.now() - sustainStart) / 1000;
     await rx.waitFor(EVENTS + TRICKLE + sustained, 120_000);
     const lat = await latencies(steady);
-    const held = (await ctx.database.thread?.stats())?.transaction;
+    const threadStats = await ctx.database.thread?.stats();
+    const held = threadStats?.transaction;
+    // Statements per transaction (decision 148), when the thread counts them.
+    const perTx = (threadStats as { transactionStatements?: { p50: number } } | undefined)?.transactionStatements;
     log(
       `sustained: ${sustained} changes in ${madeSecs.toFixed(1)} s, p50 ${Math.round(pct(lat, 50))} ms p99 ${Math.round(pct(lat, 99))} ms`,
     );
@@ -255,6 +258,7 @@ async function webhookRun(kind: string, adminUrl: string | undefined): Promise<B
           'max ms': Math.round(lat[lat.length - 1]!),
           'changes in flight (max)': maxInFlight,
           ...(held ? { 'transaction hold p50 ms': held.p50, 'transaction hold p99 ms': held.p99 } : {}),
+          ...(perTx ? { 'statements per transaction p50': perTx.p50 } : {}),
         },
         note: 'status change (its transaction started) → receipt, over every change; target p99 < 500 ms',
       },
