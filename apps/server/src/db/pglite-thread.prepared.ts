@@ -16,8 +16,8 @@ interface Internals {
   _runExclusiveTransaction<T>(fn: () => Promise<T>): Promise<T>;
 }
 
-/** How many statements stay prepared (least recently used closed first): the application has about a hundred. */
-export const PREPARED_LIMIT = 500;
+/** How many statements stay prepared (least recently used closed first): the application has about a hundred; each holds its plan in the thread. */
+export const PREPARED_LIMIT = 200;
 const RESULT_TYPE_CHANGED = '0A000';
 
 export class PreparedStatements {
