@@ -36,7 +36,9 @@ describe.skipIf(onPostgres)('prepared statements in the database thread', () => 
     const read = (id: number) =>
       database.db.execute(sql`select id, note, at, n, ${id}::int + 1 as next from prepared_probe where id = ${id}`);
     // PGlite's own answer (a statement without parameters is not prepared) is the measure.
-    const plain = rowsOf(await database.db.execute(sql.raw(`select id, note, at, n, 1 + 1 as next from prepared_probe where id = 1`)));
+    const plain = rowsOf<Record<string, unknown>>(
+      await database.db.execute(sql.raw(`select id, note, at, n, 1 + 1 as next from prepared_probe where id = 1`)),
+    );
     expect(plain).toEqual([{ id: 1, note: 'note 1', at: '2026-03-01 09:00:00+00', n: '1.5', next: 2 }]);
     expect(rowsOf(await read(1))).toEqual(plain);
     expect(rowsOf(await read(3))).toEqual([{ ...plain[0], id: 3, note: 'note 3', next: 4 }]);
@@ -80,8 +82,8 @@ describe.skipIf(onPostgres)('prepared statements in the database thread', () => 
       (e: { cause?: { code?: string } }) => e.cause?.code,
     );
     // PostgreSQL refuses a cached plan whose result type changed (0A000), or answers with the new columns.
-    if (typeof first === 'string') expect(first).toBe('0A000');
-    else expect(Object.keys(first[0]!)).toContain('extra');
+    if (Array.isArray(first)) expect(Object.keys(first[0]!)).toContain('extra');
+    else expect(first).toBe('0A000');
     expect(Object.keys(rowsOf(await star())[0]!)).toEqual(['id', 'note', 'at', 'n', 'extra']);
   });
 });
