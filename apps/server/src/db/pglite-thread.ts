@@ -293,9 +293,15 @@ export class PGliteThread {
 
   /**
    * How long top-level statements took in the thread (from their arrival, the queue for PGlite's turn included) and
-   * how long transactions held PGlite, since the last reset: ms, p50 / p99 / max (the bench reads it).
+   * how long transactions held PGlite, since the last reset: ms, p50 / p99 / max; and how many statements each
+   * transaction ran (`transactionStatements`: counts, not ms), and how many statements the thread has prepared since
+   * it started (`prepared`, never reset: db/pglite-thread.prepared.ts). The bench reads them; tests count them.
    */
-  stats(reset = false): Promise<Record<'statement' | 'transaction', { n: number; p50: number; p99: number; max: number }>> {
+  stats(reset = false): Promise<
+    Record<'statement' | 'transaction' | 'transactionStatements', { n: number; p50: number; p99: number; max: number }> & {
+      prepared: number;
+    }
+  > {
     return this.call({ t: 'stats', reset });
   }
 

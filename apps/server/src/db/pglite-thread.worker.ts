@@ -4,6 +4,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, type PGliteOptions, type QueryOptions, type Results, type Transaction } from '@electric-sql/pglite';
 import { yieldBeforeEachTurn } from './pglite-turns.ts';
+import { PreparedStatements } from './pglite-thread.prepared.ts';
 import type { FromWorker, ToWorker, WireQueryOptions, WireError } from './pglite-thread.ts';
 
 const port = parentPort!;
@@ -31,9 +32,15 @@ function queryOptions(o?: WireQueryOptions): QueryOptions | undefined {
 const plain = (r: Results) => ({ rows: r.rows, fields: r.fields, affectedRows: r.affectedRows });
 
 const pglite = new PGlite({ ...options, ...(dataDir ? { dataDir } : {}) });
+/** Statements with parameters are parsed once under a name, then bound and executed (decision 148). */
+const prepared = new PreparedStatements(pglite);
 
-/** What the bench reads (`stats`): how long top-level statements took in the thread, queue included, and how long transactions held PGlite. */
-const timings = { statement: [] as number[], transaction: [] as number[] };
+/**
+ * What the bench reads (`stats`): how long top-level statements took in the thread, queue included, how long
+ * transactions held PGlite, and how many statements each transaction ran (decision 148: each is a round trip between
+ * the threads while the transaction holds the only connection).
+ */
+const timings = { statement: [] as number[], transaction: [] as number[], transactionStatements: [] as number[] };
 const note = (list: number[], ms: number) => {
   if (list.length < 100_000) list.push(ms);
 };
@@ -42,7 +49,7 @@ const summary = (list: number[]) => {
   const at = (p: number) => Math.round((s[Math.min(s.length - 1, Math.floor(p * s.length))] ?? 0) * 10) / 10;
   return { n: s.length, p50: at(0.5), p99: at(0.99), max: at(1) };
 };
-const txs = new Map<number, { tx: Transaction; end: (commit: boolean) => void }>();
+const txs = new Map<number, { tx: Transaction; end: (commit: boolean) => void; statements: number }>();
 const unlisten = new Map<string, () => Promise<void>>();
 
 function fail(id: number, err: unknown) {
@@ -55,17 +62,26 @@ function fail(id: number, err: unknown) {
 async function handle(m: ToWorker): Promise<void> {
   switch (m.t) {
     case 'query': {
-      const q = m.tx ? txs.get(m.tx)?.tx : pglite;
+      const open = m.tx ? txs.get(m.tx) : undefined;
+      const q = m.tx ? open?.tx : pglite;
       if (!q) throw new Error('the transaction has ended');
+      if (open) open.statements++;
       const t0 = performance.now();
-      const value = plain(await q.query(m.sql, m.params, queryOptions(m.options)));
+      const options = queryOptions(m.options);
+      const value = plain(
+        PreparedStatements.handles(m.params, options)
+          ? await prepared.query(m.sql, m.params!, options, !!open)
+          : await q.query(m.sql, m.params, options),
+      );
       if (!m.tx) note(timings.statement, performance.now() - t0);
       send({ id: m.id, ok: true, value });
       return;
     }
     case 'exec': {
-      const q = m.tx ? txs.get(m.tx)?.tx : pglite;
+      const open = m.tx ? txs.get(m.tx) : undefined;
+      const q = m.tx ? open?.tx : pglite;
       if (!q) throw new Error('the transaction has ended');
+      if (open) open.statements++;
       send({ id: m.id, ok: true, value: (await q.exec(m.sql, queryOptions(m.options))).map(plain) });
       return;
     }
@@ -75,12 +91,14 @@ async function handle(m: ToWorker): Promise<void> {
       let begun = false;
       const done = pglite
         .transaction(async (tx) => {
-          const outcome = new Promise<boolean>((resolve) => txs.set(m.id, { tx, end: resolve }));
+          const open = { tx, end: (_: boolean) => {}, statements: 0 };
+          const outcome = new Promise<boolean>((resolve) => txs.set(m.id, Object.assign(open, { end: resolve })));
           begun = true;
           const t0 = performance.now();
           send({ id: m.id, ok: true, value: null });
           const commit = await outcome;
           note(timings.transaction, performance.now() - t0);
+          note(timings.transactionStatements, open.statements);
           if (!commit) throw ROLLBACK;
         })
         .finally(() => txs.delete(m.id));
@@ -121,8 +139,14 @@ async function handle(m: ToWorker): Promise<void> {
       return;
     }
     case 'stats': {
-      send({ id: m.id, ok: true, value: { statement: summary(timings.statement), transaction: summary(timings.transaction) } });
-      if (m.reset) timings.statement.length = timings.transaction.length = 0;
+      const value = {
+        statement: summary(timings.statement),
+        transaction: summary(timings.transaction),
+        transactionStatements: summary(timings.transactionStatements),
+        prepared: prepared.prepared,
+      };
+      send({ id: m.id, ok: true, value });
+      if (m.reset) timings.statement.length = timings.transaction.length = timings.transactionStatements.length = 0;
       return;
     }
     case 'close': {

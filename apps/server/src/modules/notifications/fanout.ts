@@ -163,7 +163,14 @@ export function estimateWebhookEvent(ctx: AppContext, user: UserRow, tracking: T
  *   in its name. Held ones count against the limits, so verifying cannot release a flood.
  * The account's own channels (audience 'receive') are not touched.
  */
-async function gateCustomerMessages(tx: Tx, ctx: AppContext, user: UserRow, event: EventRow, rows: repo.NewNotification[]): Promise<void> {
+async function gateCustomerMessages(
+  tx: Tx,
+  ctx: AppContext,
+  user: UserRow,
+  event: EventRow,
+  rows: repo.NewNotification[],
+  accountReadHere: boolean,
+): Promise<void> {
   const customer = rows.filter((r) => r.audience === 'send');
   if (customer.length === 0) return;
   const c = ctx.config;
@@ -171,8 +178,9 @@ async function gateCustomerMessages(tx: Tx, ctx: AppContext, user: UserRow, even
   const dailyCap = isNew ? c.CUSTOMER_NOTIFY_NEW_DAILY : c.CUSTOMER_NOTIFY_DAILY;
   let today = dailyCap > 0 ? await repo.countCustomerMessages(tx, user.id, 24 * 60) : 0;
   // Read under a share lock: a verification committing meanwhile either is seen here, or waits for this
-  // transaction, and then its release finds the rows held here.
-  let isVerified: boolean | undefined = user.emailVerified || undefined;
+  // transaction, and then its release finds the rows held here. A user row the caller handed over (the request's,
+  // decision 148) may predate a change of address that unverified it: then it is always read here.
+  let isVerified: boolean | undefined = (accountReadHere && user.emailVerified) || undefined;
   const verified = async () => (isVerified ??= await repo.emailVerifiedForShare(tx, user.id));
   for (const r of customer) {
     const repeated =
@@ -211,8 +219,9 @@ async function queueNotifications(
   event: EventRow,
   rows: repo.NewNotification[],
   subject: { trackingId?: string; shipmentId?: string },
+  accountReadHere = true,
 ): Promise<void> {
-  await gateCustomerMessages(tx, ctx, user, event, rows);
+  await gateCustomerMessages(tx, ctx, user, event, rows, accountReadHere);
   const inserted = await repo.insertNotifications(tx, rows);
   for (const n of inserted) {
     if (n.status !== 'pending') continue;
@@ -250,14 +259,33 @@ export async function releaseHeldCustomerMessages(ctx: AppContext, userId: strin
 }
 
 /**
+ * A tracking's status event as the transaction that records it has just written it: the event row, the tracking row
+ * as that transaction left it (after its update) and, when the caller holds it, the account (the request's signed-in
+ * user). The fan-out then reads nothing back (or only the account): on the embedded database every statement of a
+ * status change holds the single connection (decision 148).
+ */
+export interface WrittenStatusEvent {
+  event: EventRow;
+  tracking: TrackingRow;
+  user?: UserRow;
+}
+
+/**
  * Called by the trackings module inside the transaction that records a status event: enqueues each
  * due notification (event, channel, recipient) exactly once, committing with the event. The rows and
  * their jobs are written through `tx`, so a rolled-back status change notifies nobody, and the unique
- * index makes a second call for the same event a no-op.
+ * index makes a second call for the same event a no-op. Given the event's id, it reads the event with its
+ * tracking (or shipment) and account; given the rows the caller wrote (WrittenStatusEvent), only the account.
  */
-export async function fanOutStatusEvent(tx: Tx, ctx: AppContext, eventId: string): Promise<void> {
-  const found = await repo.findEventWithContext(tx, eventId);
-  if (found) await fanOutFound(tx, ctx, found);
+export async function fanOutStatusEvent(tx: Tx, ctx: AppContext, event: string | WrittenStatusEvent): Promise<void> {
+  if (typeof event === 'string') {
+    const found = await repo.findEventWithContext(tx, event);
+    if (found) await fanOutFound(tx, ctx, found);
+    return;
+  }
+  const held = event.user?.id === event.event.userId ? event.user : undefined;
+  const user = held ?? (await repo.findEventAccount(tx, event.event.userId));
+  if (user) await fanOutFound(tx, ctx, { event: event.event, tracking: event.tracking, shipment: null, user }, !held);
 }
 
 /** fanOutStatusEvent for many events of one transaction (the refresh engine's batch): their context read at once. */
@@ -266,10 +294,12 @@ export async function fanOutStatusEvents(tx: Tx, ctx: AppContext, eventIds: stri
   for (const found of await repo.findEventsWithContext(tx, eventIds)) await fanOutFound(tx, ctx, found);
 }
 
+/** `accountReadHere`: the user row was read in this transaction (not handed over by the caller): see gateCustomerMessages. */
 async function fanOutFound(
   tx: Tx,
   ctx: AppContext,
   found: NonNullable<Awaited<ReturnType<typeof repo.findEventWithContext>>>,
+  accountReadHere = true,
 ): Promise<void> {
   const eventId = found.event.id;
   if (found.shipment) return fanOutShipmentEvent(tx, ctx, eventId, found.event, found.shipment, found.user);
@@ -316,7 +346,7 @@ async function fanOutFound(
     return { eventId, userId: user.id, channel: p.channel, audience: p.audience, recipient: p.recipient, payload };
   });
 
-  await queueNotifications(tx, ctx, user, event, rows, { trackingId: tracking.id });
+  await queueNotifications(tx, ctx, user, event, rows, { trackingId: tracking.id }, accountReadHere);
 }
 
 // ------------------------------------------------------------------ a company's own shipments

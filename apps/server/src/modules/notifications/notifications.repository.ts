@@ -32,6 +32,12 @@ export async function findEventsWithContext(db: Queryable, eventIds: string[]) {
   return eventIds.flatMap((id) => byId.get(id) ?? []);
 }
 
+/** The account a status event belongs to, read in the event's transaction (the fan-out's rules and channels). */
+export async function findEventAccount(db: Queryable, userId: string) {
+  const [u] = await db.select().from(users).where(eq(users.id, userId)).limit(1);
+  return u;
+}
+
 /** Insert the rows that are new; (event, channel, recipient) is unique, so a repeat inserts nothing. */
 export async function insertNotifications(db: Queryable, rows: NewNotification[]) {
   if (rows.length === 0) return [];

@@ -4,10 +4,14 @@ import type { Tx } from '../../db/client.ts';
 import { fanOutStatusEvent } from '../notifications/notifications.service.ts';
 import { publishLive } from '../live/live.service.ts';
 import * as repo from './trackings.repository.ts';
+import type { UserRow } from '../accounts/accounts.repository.ts';
 
 /**
  * Record a status change in the transaction that makes it, and fan out its notifications in that same
- * transaction: the change, the event and the queued notifications commit together or not at all.
+ * transaction: the change, the event and the queued notifications commit together or not at all. `written` is the
+ * tracking row as this transaction has left it (after its update) and the account when the caller holds it: the
+ * fan-out then takes them and the event as written instead of reading them back (decision 148). A caller that
+ * updates the tracking after this call passes none.
  */
 export async function recordStatusChange(
   tx: Tx,
@@ -15,9 +19,10 @@ export async function recordStatusChange(
   t: { id: string; userId: string; tid: string; status: string },
   toStatus: string,
   checkpoint: Checkpoint | null,
+  written?: { tracking: repo.TrackingRow; user?: UserRow },
 ): Promise<string | null> {
   if (t.status === toStatus) return null;
-  const eventId = await repo.insertEvent(tx, {
+  const event = await repo.insertEvent(tx, {
     trackingId: t.id,
     userId: t.userId,
     fromStatus: t.status,
@@ -25,9 +30,9 @@ export async function recordStatusChange(
     checkpoint,
     createdAt: ctx.now(),
   });
-  await fanOutStatusEvent(tx, ctx, eventId);
+  await fanOutStatusEvent(tx, ctx, written ? { event, ...written } : event.id);
   await publishLive(tx, { kind: 'tracking', accountId: t.userId, trackingId: t.id, tid: t.tid, status: toStatus, statusChanged: true });
-  return eventId;
+  return event.id;
 }
 
 /**
@@ -41,7 +46,7 @@ export async function recordEstimateEvent(
   status: string,
   kind: 'EstimateChanged' | 'LikelyLate',
 ): Promise<string> {
-  const eventId = await repo.insertEvent(tx, {
+  const { id: eventId } = await repo.insertEvent(tx, {
     trackingId: t.id,
     userId: t.userId,
     fromStatus: status,

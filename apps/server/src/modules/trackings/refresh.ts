@@ -403,7 +403,7 @@ export async function applyResult(
     if (!step || !locked) return false;
     const o = 'done' in step ? step.done : step.then(await repo.insertCheckpoints(tx, step.insert));
     const t = locked.t;
-    if (o.update) await repo.updateTracking(tx, t.id, o.update);
+    const current = o.update ? await repo.updateTracking(tx, t.id, o.update) : t;
     if (o.announce)
       await publishLive(tx, {
         kind: 'tracking',
@@ -413,7 +413,7 @@ export async function applyResult(
         status: (o.update?.status ?? t.status) as TrackingStatus,
         statusChanged: false,
       });
-    if (o.change) await recordStatusChange(tx, ctx, t, o.change.to, o.change.checkpoint);
+    if (o.change) await recordStatusChange(tx, ctx, t, o.change.to, o.change.checkpoint, { tracking: current });
     if (o.estimateEvent) await recordEstimateEvent(tx, ctx, t, (o.update?.status ?? t.status) as TrackingStatus, o.estimateEvent);
     observe(t, o, source, now);
     return o.change !== null;

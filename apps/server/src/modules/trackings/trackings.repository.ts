@@ -627,9 +627,10 @@ export async function deliveredHistory(
   }));
 }
 
-export async function insertEvent(db: Queryable, v: typeof trackingEvents.$inferInsert): Promise<string> {
-  const [e] = await db.insert(trackingEvents).values(v).returning({ id: trackingEvents.id });
-  return e!.id;
+/** Insert one status event: the row as written (the fan-out takes it rather than reading it back). */
+export async function insertEvent(db: Queryable, v: typeof trackingEvents.$inferInsert): Promise<typeof trackingEvents.$inferSelect> {
+  const [e] = await db.insert(trackingEvents).values(v).returning();
+  return e!;
 }
 
 /** Insert many status events; each row carries its id. */

@@ -530,7 +530,7 @@ export async function markDelivered(ctx: AppContext, user: UserRow, rawTid: stri
       lastCheckPoint: checkpointJson(cp),
       updatedAt: now,
     });
-    await recordStatusChange(tx, ctx, t, 'Delivered', checkpointJson(cp));
+    await recordStatusChange(tx, ctx, t, 'Delivered', checkpointJson(cp), { tracking: updated, user });
     return updated;
   });
   return { view: await viewOf(ctx, row, user.uid), already };
