@@ -41,7 +41,14 @@ export class PreparedStatements {
   /** A statement on its own (PGlite's turn taken as `pglite.query` takes it), or inside the open transaction. */
   query<T>(sql: string, params: unknown[], options: QueryOptions | undefined, inTransaction: boolean): Promise<Results<T>> {
     const db = this.pglite as unknown as Internals;
-    const run = () => this.run<T>(sql, params, options, inTransaction);
+    const once = () => this.run<T>(sql, params, options, inTransaction);
+    // A table changed under the statement (0A000, only after DDL at run time): on its own it is prepared again and
+    // run once more, as PostgreSQL's drivers do; inside a transaction the transaction has failed and says so.
+    const run = () =>
+      once().catch((err: unknown) => {
+        if (inTransaction || (err as { code?: string }).code !== RESULT_TYPE_CHANGED) throw err;
+        return once();
+      });
     return inTransaction ? db._runExclusiveQuery(run) : db._runExclusiveTransaction(() => db._runExclusiveQuery(run));
   }
 
