@@ -22,6 +22,56 @@ function isActive(to: string, pathname: string, hash: string) {
   return pathname.startsWith(to);
 }
 
+/** The footer: what Shiptrail is, the product and company links, the notice. */
+function Footer() {
+  return (
+    <footer className={classes.footer}>
+      <Container size="lg" py="xl">
+        <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="xl">
+          <Stack gap="xs">
+            <Logo />
+            <Text size="sm" c="dimmed" maw={280}>
+              Parcel tracking for UPS, USPS, FedEx and Canada Post, with alerts by email, SMS and webhooks.
+            </Text>
+          </Stack>
+          <Stack gap={6}>
+            <Text fw={600} size="sm">
+              Product
+            </Text>
+            <Anchor component={Link} to="/#features" size="sm" c="dimmed">
+              Features
+            </Anchor>
+            <Anchor component={Link} to="/#pricing" size="sm" c="dimmed">
+              Pricing
+            </Anchor>
+            <Anchor component={Link} to="/developers" size="sm" c="dimmed">
+              API documentation
+            </Anchor>
+          </Stack>
+          <Stack gap={6}>
+            <Text fw={600} size="sm">
+              Company
+            </Text>
+            <Anchor component={Link} to="/get-in-touch" size="sm" c="dimmed">
+              Get in touch
+            </Anchor>
+            <Anchor component={Link} to="/terms-of-service" size="sm" c="dimmed">
+              Terms of service
+            </Anchor>
+            <Anchor component={Link} to="/privacy-policy" size="sm" c="dimmed">
+              Privacy policy
+            </Anchor>
+          </Stack>
+        </SimpleGrid>
+        <Divider my="lg" />
+        <Text size="xs" c="dimmed">
+          © 2018 Shiptrail. All rights reserved.
+        </Text>
+      </Container>
+    </footer>
+  );
+}
+
 export function PublicLayout() {
   const [opened, { toggle, close }] = useDisclosure(false);
   // The drawer's code loads on the first tap and stays mounted after it, so closing still animates.
@@ -101,50 +151,7 @@ export function PublicLayout() {
       <main id="main" className={classes.main}>
         <Outlet />
       </main>
-      <footer className={classes.footer}>
-        <Container size="lg" py="xl">
-          <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="xl">
-            <Stack gap="xs">
-              <Logo />
-              <Text size="sm" c="dimmed" maw={280}>
-                Parcel tracking for UPS, USPS, FedEx and Canada Post, with alerts by email, SMS and webhooks.
-              </Text>
-            </Stack>
-            <Stack gap={6}>
-              <Text fw={600} size="sm">
-                Product
-              </Text>
-              <Anchor component={Link} to="/#features" size="sm" c="dimmed">
-                Features
-              </Anchor>
-              <Anchor component={Link} to="/#pricing" size="sm" c="dimmed">
-                Pricing
-              </Anchor>
-              <Anchor component={Link} to="/developers" size="sm" c="dimmed">
-                API documentation
-              </Anchor>
-            </Stack>
-            <Stack gap={6}>
-              <Text fw={600} size="sm">
-                Company
-              </Text>
-              <Anchor component={Link} to="/get-in-touch" size="sm" c="dimmed">
-                Get in touch
-              </Anchor>
-              <Anchor component={Link} to="/terms-of-service" size="sm" c="dimmed">
-                Terms of service
-              </Anchor>
-              <Anchor component={Link} to="/privacy-policy" size="sm" c="dimmed">
-                Privacy policy
-              </Anchor>
-            </Stack>
-          </SimpleGrid>
-          <Divider my="lg" />
-          <Text size="xs" c="dimmed">
-            © 2018 Shiptrail. All rights reserved.
-          </Text>
-        </Container>
-      </footer>
+      <Footer />
     </Box>
   );
 }
