@@ -59,24 +59,52 @@ function fail(id: number, err: unknown) {
   if ((err as Error | undefined)?.name === 'RuntimeError') process.exit(70);
 }
 
+/** A statement on its own or in an open transaction; one with parameters as a prepared statement (decision 148). */
+async function query(m: Extract<ToWorker, { t: 'query' }>): Promise<void> {
+  const open = m.tx ? txs.get(m.tx) : undefined;
+  const q = m.tx ? open?.tx : pglite;
+  if (!q) throw new Error('the transaction has ended');
+  if (open) open.statements++;
+  const t0 = performance.now();
+  const options = queryOptions(m.options);
+  const value = plain(
+    PreparedStatements.handles(m.params, options)
+      ? await prepared.query(m.sql, m.params!, options, !!open)
+      : await q.query(m.sql, m.params, options),
+  );
+  if (!m.tx) note(timings.statement, performance.now() - t0);
+  send({ id: m.id, ok: true, value });
+}
+
+/**
+ * A transaction holds PGlite's turn until the main thread ends it; other statements queue behind it exactly as they
+ * do on an in-thread PGlite. Its outcome (commit, or the error of COMMIT) answers `end`.
+ */
+function begin(id: number): void {
+  let begun = false;
+  const done = pglite
+    .transaction(async (tx) => {
+      const open = { tx, end: (_: boolean) => {}, statements: 0 };
+      const outcome = new Promise<boolean>((resolve) => txs.set(id, Object.assign(open, { end: resolve })));
+      begun = true;
+      const t0 = performance.now();
+      send({ id, ok: true, value: null });
+      const commit = await outcome;
+      note(timings.transaction, performance.now() - t0);
+      note(timings.transactionStatements, open.statements);
+      if (!commit) throw ROLLBACK;
+    })
+    .finally(() => txs.delete(id));
+  done.then(
+    () => endReply.get(id)?.(null),
+    (err) => (begun ? endReply.get(id)?.(err === ROLLBACK ? null : err) : fail(id, err)),
+  );
+}
+
 async function handle(m: ToWorker): Promise<void> {
   switch (m.t) {
-    case 'query': {
-      const open = m.tx ? txs.get(m.tx) : undefined;
-      const q = m.tx ? open?.tx : pglite;
-      if (!q) throw new Error('the transaction has ended');
-      if (open) open.statements++;
-      const t0 = performance.now();
-      const options = queryOptions(m.options);
-      const value = plain(
-        PreparedStatements.handles(m.params, options)
-          ? await prepared.query(m.sql, m.params!, options, !!open)
-          : await q.query(m.sql, m.params, options),
-      );
-      if (!m.tx) note(timings.statement, performance.now() - t0);
-      send({ id: m.id, ok: true, value });
-      return;
-    }
+    case 'query':
+      return query(m);
     case 'exec': {
       const open = m.tx ? txs.get(m.tx) : undefined;
       const q = m.tx ? open?.tx : pglite;
@@ -85,29 +113,8 @@ async function handle(m: ToWorker): Promise<void> {
       send({ id: m.id, ok: true, value: (await q.exec(m.sql, queryOptions(m.options))).map(plain) });
       return;
     }
-    case 'begin': {
-      // The transaction holds PGlite's turn until the main thread ends it; other statements queue behind it
-      // exactly as they do on an in-thread PGlite. Its outcome (commit, or the error of COMMIT) answers `end`.
-      let begun = false;
-      const done = pglite
-        .transaction(async (tx) => {
-          const open = { tx, end: (_: boolean) => {}, statements: 0 };
-          const outcome = new Promise<boolean>((resolve) => txs.set(m.id, Object.assign(open, { end: resolve })));
-          begun = true;
-          const t0 = performance.now();
-          send({ id: m.id, ok: true, value: null });
-          const commit = await outcome;
-          note(timings.transaction, performance.now() - t0);
-          note(timings.transactionStatements, open.statements);
-          if (!commit) throw ROLLBACK;
-        })
-        .finally(() => txs.delete(m.id));
-      done.then(
-        () => endReply.get(m.id)?.(null),
-        (err) => (begun ? endReply.get(m.id)?.(err === ROLLBACK ? null : err) : fail(m.id, err)),
-      );
-      return;
-    }
+    case 'begin':
+      return begin(m.id);
     case 'end': {
       const t = txs.get(m.tx);
       if (!t) return void send({ id: m.id, ok: true, value: null });
