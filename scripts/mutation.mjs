@@ -68,6 +68,7 @@ export const MODULES = {
         'test/notifications/sms.test.ts',
         'test/notifications/lease.test.ts',
         'test/notifications/faults.test.ts',
+        'test/notifications/delivery-edges.test.ts',
       ],
     },
     {
