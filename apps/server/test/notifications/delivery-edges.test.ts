@@ -187,10 +187,21 @@ describe('mail and SMS delivery at their edges', () => {
     await extend;
     expect(smtp.to(email)).toBe(0);
     expect(await row(n.id)).toMatchObject({ status: n.status, attempts: 0 });
-    // A lease that already outlasts the wait is given up on at once.
+    // A lease that already outlasts the wait is given up on at once: not waited on, even though its attempt
+    // settles the notification two seconds later (a waiter would then find nothing to do and return).
     const other = await queued('email', '1ZEDGEL0003');
     expect(await takeLease(env.ctx.db, other.n.id, 30, null)).toMatchObject({ held: true });
+    const settle = new Promise<void>((resolve) =>
+      setTimeout(() => {
+        void env.ctx.db
+          .update(notifications)
+          .set({ status: 'sent', acceptedAt: new Date(), leaseUntil: null })
+          .where(eq(notifications.id, other.n.id))
+          .then(() => resolve());
+      }, 2000),
+    );
     await expect(deliverEmail(env.ctx, other.n.id)).rejects.toThrow('is held by another delivery attempt');
+    await settle;
     expect(smtp.to(other.email)).toBe(0);
   });
 
