@@ -225,6 +225,11 @@ describe('mail and SMS delivery at their edges', () => {
       await expect(deliverEmail(env.ctx, p.n.id, { retryCount: 0, retryLimit: 3 })).resolves.toBeUndefined();
       expect(await row(p.n.id), String(code)).toMatchObject({ status: 'failed', lastError: expect.stringContaining(String(code)) });
     }
+    // Run without the queue's retry count (by hand): it is the last try, so a temporary refusal is final too.
+    const byHand = await queued('email', '1ZEDGER0005');
+    smtp.refuseWith(451, byHand.email);
+    await expect(deliverEmail(env.ctx, byHand.n.id)).resolves.toBeUndefined();
+    expect(await row(byHand.n.id)).toMatchObject({ status: 'failed' });
   });
 
   it('SMS: a temporary refusal (5xx) is retried, charged once, until the last try, which fails and refunds', async () => {
@@ -242,5 +247,10 @@ describe('mail and SMS delivery at their edges', () => {
       { amountCents: PRICING.smsCents, kind: 'refund', ref: n.id, description: 'SMS to +12025550143 not sent' },
     ]);
     expect(await balanceCents(env.ctx.db, u.id)).toBe(before);
+    // Run without the queue's retry count (by hand): the last try, so it fails and refunds at once.
+    const byHand = await queued('sms', '1ZEDGER0006');
+    await expect(deliverSms(env.ctx, byHand.n.id)).resolves.toBeUndefined();
+    expect(await row(byHand.n.id)).toMatchObject({ status: 'failed' });
+    expect((await ledger(byHand.u.id)).map((e) => e.amountCents)).toEqual([-PRICING.smsCents, PRICING.smsCents]);
   });
 });
