@@ -252,6 +252,80 @@ const EXPLAINED = [
       'cases are tested in test/trackings/estimate.test.ts and test/notifications/estimate.test.ts.',
     mutants: ['apps/server/src/modules/trackings/refresh.ts:321:17 {}'],
   },
+  {
+    why:
+      'Logging: whether, and with which fields and words, a waiting attempt or a delivery outcome is logged ' +
+      '(holdAttempt\'s "waiting" line once per wait, logOutcome\'s outcome and error), not behaviour.',
+    mutants: [
+      'apps/server/src/modules/notifications/delivery.ts:51:21 true',
+      'apps/server/src/modules/notifications/delivery.ts:51:39 false',
+      'apps/server/src/modules/notifications/delivery.ts:56:9 true',
+      'apps/server/src/modules/notifications/delivery.ts:56:9 false',
+      'apps/server/src/modules/notifications/delivery.ts:56:9 waited',
+      'apps/server/src/modules/notifications/delivery.ts:56:31 {}',
+      'apps/server/src/modules/notifications/delivery.ts:56:77 ""',
+      'apps/server/src/modules/notifications/delivery.ts:128:34 ""',
+      'apps/server/src/modules/notifications/delivery.ts:128:45 ""',
+      'apps/server/src/modules/notifications/delivery.ts:128:57 {}',
+      'apps/server/src/modules/notifications/delivery.ts:166:26 ""',
+      'apps/server/src/modules/notifications/delivery.ts:177:28 ""',
+      'apps/server/src/modules/notifications/delivery.ts:177:40 {}',
+      'apps/server/src/modules/notifications/delivery.ts:184:26 ""',
+      'apps/server/src/modules/notifications/delivery.ts:184:36 {}',
+      'apps/server/src/modules/notifications/delivery.ts:188:24 ""',
+      'apps/server/src/modules/notifications/delivery.ts:133:24 ""',
+    ],
+  },
+  {
+    why: LATER(
+      'test/notifications/delivery-edges.test.ts: "a second attempt gives up, sending nothing, when the live lease outlasts its wait" ' +
+        'now has the live attempt settle 2 s after the waiter gave up at once; the mutant, which gives up only after (lease + 6 s) / 2, returns instead',
+    ),
+    mutants: ['apps/server/src/modules/notifications/delivery.ts:55:9 Date.now() - lease.waitMs'],
+  },
+  {
+    why:
+      'Timing only: > or >= at the give-up time differ only at its exact millisecond; the poll interval (the live ' +
+      "lease's rest + 20 ms, at most 500 ms) only sets how soon a waiter looks again, not what it then finds.",
+    mutants: [
+      'apps/server/src/modules/notifications/delivery.ts:55:9 Date.now() + lease.waitMs >= giveUpAt',
+      'apps/server/src/modules/notifications/delivery.ts:57:26 lease.waitMs - 20',
+    ],
+  },
+  {
+    why:
+      'Equivalent: an SMTP error without a numeric responseCode fails `code >= 500` anyway (undefined compares ' +
+      'false), and SMTP reply codes are three digits from 2xx to 5xx, so `code < 600` never meets a 600 or more.',
+    mutants: [
+      'apps/server/src/modules/notifications/delivery.ts:103:10 true',
+      'apps/server/src/modules/notifications/delivery.ts:103:53 true',
+      'apps/server/src/modules/notifications/delivery.ts:103:53 code <= 600',
+    ],
+  },
+  {
+    why: LATER(
+      "test/notifications/delivery-edges.test.ts: mail and SMS run by hand, without the queue's retry count, are the last try (a temporary refusal is final)",
+    ),
+    mutants: ['apps/server/src/modules/notifications/delivery.ts:114:18 {}', 'apps/server/src/modules/notifications/delivery.ts:144:90 {}'],
+  },
+  {
+    why:
+      "Equivalent: the channel only sets the lease's length; '' falls to the webhook timeout, which is 15 s by " +
+      "default like the SMS provider's (SMS_TIMEOUT_MS), and tests set the lease outright (tuning leaseSeconds).",
+    mutants: ['apps/server/src/modules/notifications/delivery.ts:147:31 ""'],
+  },
+  {
+    why:
+      'Not tested: a charge that fails for a reason other than too little balance (the database failing inside the ' +
+      'transaction) is thrown for the job to retry; no test provokes such a failure inside the charge (no fault hook there).',
+    mutants: ['apps/server/src/modules/notifications/delivery.ts:155:11 false'],
+  },
+  {
+    why:
+      "Not tested: the mail lease's length (the mailer's longest send + 30 s); '' gives the webhook timeout's instead " +
+      '(15 s + 30 s), which differs only for an SMTP send slower than that, and no test holds a send so long.',
+    mutants: ['apps/server/src/modules/notifications/delivery.ts:118:31 ""'],
+  },
 ];
 
 const RESULTS = 'bench/results/mutation.json';
