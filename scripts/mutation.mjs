@@ -11,10 +11,11 @@
 // A module may be split in parts, each its own Stryker run with its own tests (pure functions against their unit
 // tests only). Reports go to reports/mutation/<module>[-<part>]/ (mutation.json at the end, one event file per tested mutant as it
 // goes, incremental.json so an unchanged mutant is not tested again). The scores are merged into
-// bench/results/mutation.json, keeping the modules not run this time. A module whose run did not finish is
-// written from its event files with "complete": false.
+// bench/results/mutation.json part by part: a part with no report on disk (not run this time, and reports/ is not
+// committed) keeps its entry and survivors from the results file, and a module's counts and score are those of its
+// parts together. A part whose run did not finish is written from its event files with "complete": false.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import ts from 'typescript';
@@ -67,6 +68,7 @@ export const MODULES = {
         'test/notifications/sms.test.ts',
         'test/notifications/lease.test.ts',
         'test/notifications/faults.test.ts',
+        'test/notifications/delivery-edges.test.ts',
       ],
     },
     {
@@ -250,6 +252,80 @@ const EXPLAINED = [
       'cases are tested in test/trackings/estimate.test.ts and test/notifications/estimate.test.ts.',
     mutants: ['apps/server/src/modules/trackings/refresh.ts:321:17 {}'],
   },
+  {
+    why:
+      'Logging: whether, and with which fields and words, a waiting attempt or a delivery outcome is logged ' +
+      '(holdAttempt\'s "waiting" line once per wait, logOutcome\'s outcome and error), not behaviour.',
+    mutants: [
+      'apps/server/src/modules/notifications/delivery.ts:51:21 true',
+      'apps/server/src/modules/notifications/delivery.ts:51:39 false',
+      'apps/server/src/modules/notifications/delivery.ts:56:9 true',
+      'apps/server/src/modules/notifications/delivery.ts:56:9 false',
+      'apps/server/src/modules/notifications/delivery.ts:56:9 waited',
+      'apps/server/src/modules/notifications/delivery.ts:56:31 {}',
+      'apps/server/src/modules/notifications/delivery.ts:56:77 ""',
+      'apps/server/src/modules/notifications/delivery.ts:128:34 ""',
+      'apps/server/src/modules/notifications/delivery.ts:128:45 ""',
+      'apps/server/src/modules/notifications/delivery.ts:128:57 {}',
+      'apps/server/src/modules/notifications/delivery.ts:166:26 ""',
+      'apps/server/src/modules/notifications/delivery.ts:177:28 ""',
+      'apps/server/src/modules/notifications/delivery.ts:177:40 {}',
+      'apps/server/src/modules/notifications/delivery.ts:184:26 ""',
+      'apps/server/src/modules/notifications/delivery.ts:184:36 {}',
+      'apps/server/src/modules/notifications/delivery.ts:188:24 ""',
+      'apps/server/src/modules/notifications/delivery.ts:133:24 ""',
+    ],
+  },
+  {
+    why: LATER(
+      'test/notifications/delivery-edges.test.ts: "a second attempt gives up, sending nothing, when the live lease outlasts its wait" ' +
+        'now has the live attempt settle 2 s after the waiter gave up at once; the mutant, which gives up only after (lease + 6 s) / 2, returns instead',
+    ),
+    mutants: ['apps/server/src/modules/notifications/delivery.ts:55:9 Date.now() - lease.waitMs'],
+  },
+  {
+    why:
+      'Timing only: > or >= at the give-up time differ only at its exact millisecond; the poll interval (the live ' +
+      "lease's rest + 20 ms, at most 500 ms) only sets how soon a waiter looks again, not what it then finds.",
+    mutants: [
+      'apps/server/src/modules/notifications/delivery.ts:55:9 Date.now() + lease.waitMs >= giveUpAt',
+      'apps/server/src/modules/notifications/delivery.ts:57:26 lease.waitMs - 20',
+    ],
+  },
+  {
+    why:
+      'Equivalent: an SMTP error without a numeric responseCode fails `code >= 500` anyway (undefined compares ' +
+      'false), and SMTP reply codes are three digits from 2xx to 5xx, so `code < 600` never meets a 600 or more.',
+    mutants: [
+      'apps/server/src/modules/notifications/delivery.ts:103:10 true',
+      'apps/server/src/modules/notifications/delivery.ts:103:53 true',
+      'apps/server/src/modules/notifications/delivery.ts:103:53 code <= 600',
+    ],
+  },
+  {
+    why: LATER(
+      "test/notifications/delivery-edges.test.ts: mail and SMS run by hand, without the queue's retry count, are the last try (a temporary refusal is final)",
+    ),
+    mutants: ['apps/server/src/modules/notifications/delivery.ts:114:18 {}', 'apps/server/src/modules/notifications/delivery.ts:144:90 {}'],
+  },
+  {
+    why:
+      "Equivalent: the channel only sets the lease's length; '' falls to the webhook timeout, which is 15 s by " +
+      "default like the SMS provider's (SMS_TIMEOUT_MS), and tests set the lease outright (tuning leaseSeconds).",
+    mutants: ['apps/server/src/modules/notifications/delivery.ts:147:31 ""'],
+  },
+  {
+    why:
+      'Not tested: a charge that fails for a reason other than too little balance (the database failing inside the ' +
+      'transaction) is thrown for the job to retry; no test provokes such a failure inside the charge (no fault hook there).',
+    mutants: ['apps/server/src/modules/notifications/delivery.ts:155:11 false'],
+  },
+  {
+    why:
+      "Not tested: the mail lease's length (the mailer's longest send + 30 s); '' gives the webhook timeout's instead " +
+      '(15 s + 30 s), which differs only for an SMTP send slower than that, and no test holds a send so long.',
+    mutants: ['apps/server/src/modules/notifications/delivery.ts:118:31 ""'],
+  },
 ];
 
 const RESULTS = 'bench/results/mutation.json';
@@ -273,41 +349,117 @@ export function summarise(mutants) {
   return { score: valid ? Math.round((detected / valid) * 10_000) / 100 : null, tested: valid, ...counts };
 }
 
+/** The name of a module's part: the module's own name if it has one part, else <module>-<n>. */
+const partId = (name, parts, i) => (parts.length > 1 ? `${name}-${i + 1}` : name);
+
 /** Where a part of a module keeps its reports: reports/mutation/<module>[-<part>]. */
-const dirOf = (name, i) => path.join('reports/mutation', MODULES[name].length > 1 ? `${name}-${i + 1}` : name);
+const dirOf = (name, i) => path.join('reports/mutation', partId(name, MODULES[name], i));
 
-/** The mutants of a module's parts: finished runs (JSON report), stopped ones (event files); undefined if none ran. */
-function mutantsOf(name) {
-  const parts = MODULES[name].map((_, i) => partMutants(dirOf(name, i)));
-  if (parts.every((p) => !p)) return undefined;
-  return {
-    mutants: parts.flatMap((p) => p?.mutants ?? []),
-    complete: parts.every((p) => p?.complete),
-    // Per part: finished, stopped half-way (its mutants so far count), or not run (none of its mutants count).
-    parts: MODULES[name].map((part, i) => ({
-      part: MODULES[name].length > 1 ? `${name}-${i + 1}` : name,
-      mutate: part.mutate,
-      tests: part.tests,
-      run: !parts[i] ? 'not run' : parts[i].complete ? 'complete' : 'stopped',
-      ...(parts[i] ? summarise(parts[i].mutants) : {}),
-    })),
-  };
-}
-
+/**
+ * The mutants of a part's run from its reports on disk: a finished run (JSON report), a stopped one (event files);
+ * undefined if it has none. `date`: when the report (or the last event) was written.
+ */
 function partMutants(dir) {
   const report = path.join(dir, 'mutation.json');
   if (existsSync(report)) {
     const r = JSON.parse(readFileSync(report, 'utf8'));
     const mutants = Object.entries(r.files).flatMap(([file, f]) => f.mutants.map((m) => ({ ...m, file })));
-    return { mutants, complete: true };
+    return { mutants, complete: true, date: statSync(report).mtime.toISOString() };
   }
   const events = path.join(dir, 'events');
   if (!existsSync(events)) return undefined;
-  const mutants = readdirSync(events)
+  const files = readdirSync(events)
     .filter((f) => f.endsWith('-onMutantTested.json'))
-    .map((f) => JSON.parse(readFileSync(path.join(events, f), 'utf8')))
+    .map((f) => path.join(events, f));
+  if (!files.length) return undefined;
+  const mutants = files
+    .map((f) => JSON.parse(readFileSync(f, 'utf8')))
     .map((m) => ({ ...m, file: m.fileName ? path.relative(process.cwd(), m.fileName) : undefined }));
-  return { mutants, complete: false };
+  const last = Math.max(...files.map((f) => statSync(f).mtimeMs));
+  return { mutants, complete: false, date: new Date(last).toISOString() };
+}
+
+/** The reason written beside a survivor (`file:line:column replacement`), from EXPLAINED. */
+const explained = (key) => EXPLAINED.find((e) => e.mutants.includes(key))?.why;
+
+/**
+ * Whether a survivor (`file:line:column`) lies in a part's `mutate` entry as an older results file wrote it (a file,
+ * or Stryker's `file:from-to`): survivors written before they named their part are given to their part by this.
+ */
+function inEntry(at, entry) {
+  const [, file, line] = /^(.*):(\d+):\d+$/.exec(at) ?? [];
+  const [, rFile, from, to] = /^(.*):(\d+)-(\d+)$/.exec(entry) ?? [];
+  if (rFile) return rFile === file && Number(line) >= Number(from) && Number(line) <= Number(to);
+  return entry === file;
+}
+
+const COUNTS = ['killed', 'survived', 'timeout', 'noCoverage', 'compileErrors', 'runtimeErrors', 'ignored'];
+
+/**
+ * A module's entry in the results, merged part by part. A part with mutants on disk (`found[i]`, from this run or a
+ * report left by an earlier one) is written from them; a part without keeps its entry and its survivors from `prev`
+ * (the module as the results file had it), or is written "not run". The module's counts, score and completeness
+ * are those of its parts together. Undefined when no part has ever run.
+ * `ran[i]`: the seconds of a part run now; `explain(key)`: the reason for a survivor, if one is written.
+ */
+export function mergeModule(name, parts, found, prev = {}, { ran = {}, machine, explain = () => undefined } = {}) {
+  const prevParts = new Map((prev.parts ?? []).map((p) => [p.part, p]));
+  const entries = [];
+  const survivors = [];
+  parts.forEach((part, i) => {
+    const id = partId(name, parts, i);
+    const f = found[i];
+    const old = prevParts.get(id);
+    if (f) {
+      entries.push({
+        part: id,
+        mutate: part.mutate,
+        tests: part.tests,
+        run: f.complete ? 'complete' : 'stopped',
+        ...summarise(f.mutants),
+        date: f.date,
+        seconds: ran[i] ?? (old?.date === f.date ? old?.seconds : undefined),
+      });
+      for (const x of f.mutants.filter((m) => UNDETECTED.includes(m.status))) {
+        const at = `${x.file}:${x.location.start.line}:${x.location.start.column}`;
+        survivors.push({
+          part: id,
+          status: x.status,
+          at,
+          mutator: x.mutatorName,
+          replacement: x.replacement,
+          why: explain(`${at} ${x.replacement}`) ?? null,
+        });
+      }
+    } else if (old && old.run !== 'not run') {
+      entries.push({ ...old, date: old.date ?? prev.date, seconds: old.seconds ?? (parts.length === 1 ? prev.seconds : undefined) });
+      for (const s of prev.survivors ?? [])
+        if (s.part ? s.part === id : old.mutate.some((e) => inEntry(s.at, e)))
+          survivors.push({ part: id, ...s, why: explain(`${s.at} ${s.replacement}`) ?? s.why ?? null });
+    } else entries.push({ part: id, mutate: part.mutate, tests: part.tests, run: 'not run' });
+  });
+  const measured = entries.filter((e) => e.run !== 'not run');
+  if (!measured.length) return undefined;
+  const counts = Object.fromEntries(COUNTS.map((k) => [k, measured.reduce((n, e) => n + (e[k] ?? 0), 0)]));
+  const tested = counts.killed + counts.timeout + counts.survived + counts.noCoverage;
+  const dates = measured
+    .map((e) => e.date)
+    .filter(Boolean)
+    .sort();
+  const seconds = measured.map((e) => e.seconds).filter((s) => s !== undefined);
+  return {
+    score: tested ? Math.round(((counts.killed + counts.timeout) / tested) * 10_000) / 100 : null,
+    tested,
+    ...counts,
+    complete: entries.every((e) => e.run === 'complete'),
+    parts: entries,
+    command: `npm run mutation -- ${name}`,
+    date: dates.at(-1) ?? prev.date,
+    seconds: seconds.length ? seconds.reduce((a, b) => a + b, 0) : prev.seconds,
+    machine: Object.keys(ran).length ? machine : prev.machine,
+    unexplained: survivors.filter((x) => !x.why).length,
+    survivors: survivors.sort((a, b) => a.at.localeCompare(b.at, undefined, { numeric: true })),
+  };
 }
 
 /**
@@ -340,11 +492,13 @@ export function resolveMutate(entry, read = (f) => readFileSync(f, 'utf8')) {
     });
 }
 
+/** Runs a module's parts (or only part `only`); the seconds each part took, by its index. */
 function run(name, only) {
-  const started = Date.now();
+  const seconds = {};
   let exitCode = 0;
   MODULES[name].forEach((part, i) => {
     if (only !== undefined && only !== i) return;
+    const started = Date.now();
     const dir = dirOf(name, i);
     mkdirSync(dir, { recursive: true });
     // The previous report would pass for this run's if this one stopped: only this run's files count.
@@ -357,8 +511,9 @@ function run(name, only) {
       env: { ...process.env, MUTATION_TESTS: part.tests.join(','), MUTATION_REPORT_DIR: dir },
     });
     exitCode ||= r.status ?? 1;
+    seconds[i] = Math.round((Date.now() - started) / 1000);
   });
-  return { seconds: Math.round((Date.now() - started) / 1000), exitCode };
+  return { seconds, exitCode };
 }
 
 function machine() {
@@ -373,35 +528,20 @@ function machine() {
   };
 }
 
+/** Rewrites bench/results/mutation.json: each module merged by part (mergeModule), the others kept as they were. */
 function merge(ranNow) {
   const out = existsSync(RESULTS) ? JSON.parse(readFileSync(RESULTS, 'utf8')) : { modules: {} };
   out.command = 'npm run mutation [-- module ...]';
   out.tool = 'StrykerJS 10.1.1, @stryker-mutator/vitest-runner 10.1.1, coverageAnalysis perTest, concurrency 1';
   out.threshold = 80;
   for (const name of Object.keys(MODULES)) {
-    const found = mutantsOf(name);
-    if (!found) continue;
-    const prev = out.modules[name] ?? {};
-    const timing = ranNow[name] ?? {};
-    const survivors = found.mutants
-      .filter((x) => UNDETECTED.includes(x.status))
-      .map((x) => {
-        const at = `${x.file}:${x.location.start.line}:${x.location.start.column}`;
-        const why = EXPLAINED.find((e) => e.mutants.includes(`${at} ${x.replacement}`))?.why ?? null;
-        return { status: x.status, at, mutator: x.mutatorName, replacement: x.replacement, why };
-      })
-      .sort((a, b) => a.at.localeCompare(b.at, undefined, { numeric: true }));
-    out.modules[name] = {
-      ...summarise(found.mutants),
-      complete: found.complete,
-      parts: found.parts,
-      command: `npm run mutation -- ${name}`,
-      date: ranNow[name] ? new Date().toISOString() : prev.date,
-      seconds: timing.seconds ?? prev.seconds,
-      machine: ranNow[name] ? machine() : prev.machine,
-      unexplained: survivors.filter((x) => !x.why).length,
-      survivors,
-    };
+    const found = MODULES[name].map((_, i) => partMutants(dirOf(name, i)));
+    const merged = mergeModule(name, MODULES[name], found, out.modules[name], {
+      ran: ranNow[name]?.seconds,
+      machine: ranNow[name] ? machine() : undefined,
+      explain: explained,
+    });
+    if (merged) out.modules[name] = merged;
   }
   out.modules = Object.fromEntries(
     Object.entries(out.modules).sort(([a], [b]) => Object.keys(MODULES).indexOf(a) - Object.keys(MODULES).indexOf(b)),
@@ -434,7 +574,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   if (!args.includes('--merge-only'))
     for (const t of targets.length ? targets : Object.keys(MODULES).map((name) => ({ name }))) {
       const r = run(t.name, t.part);
-      ranNow[t.name] = { seconds: (ranNow[t.name]?.seconds ?? 0) + r.seconds, exitCode: ranNow[t.name]?.exitCode || r.exitCode };
+      ranNow[t.name] = { seconds: { ...ranNow[t.name]?.seconds, ...r.seconds }, exitCode: ranNow[t.name]?.exitCode || r.exitCode };
     }
   merge(ranNow);
 }

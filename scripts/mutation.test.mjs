@@ -1,6 +1,11 @@
 // scripts/mutation.mjs names what it mutates by function, found in the source when a run starts (issue 27: the
 // line ranges written by hand had moved by up to 40 lines a day later, so a run would have mutated other code).
-import { describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MODULES, resolveMutate } from './mutation.mjs';
 
 const source = [
@@ -28,5 +33,139 @@ describe('resolveMutate', () => {
   it("finds every function every module names in today's source", () => {
     const entries = Object.values(MODULES).flatMap((parts) => parts.flatMap((p) => p.mutate));
     for (const e of entries) expect(resolveMutate(e).length, e).toBeGreaterThan(0);
+  });
+});
+
+// Running one part of a module must not drop the others: reports/ is not committed, so a part run in an earlier
+// session has only its entry in bench/results/mutation.json (issue 27: delivery-1's run would have erased
+// notifications-2 and engine-1).
+describe('the merge into bench/results/mutation.json', () => {
+  const script = fileURLToPath(new URL('./mutation.mjs', import.meta.url));
+  const fanout = 'apps/server/src/modules/notifications/fanout.ts';
+  const mutant = (id, line, column, status, replacement = 'true') => ({
+    id: String(id),
+    mutatorName: 'ConditionalExpression',
+    replacement,
+    location: { start: { line, column }, end: { line, column: column + 4 } },
+    status,
+  });
+  // notifications as an earlier session wrote it: part 1 complete, part 2 stopped; survivors without their part.
+  const earlier = {
+    modules: {
+      notifications: {
+        score: 88.31,
+        tested: 77,
+        killed: 68,
+        survived: 9,
+        timeout: 0,
+        noCoverage: 0,
+        compileErrors: 0,
+        runtimeErrors: 0,
+        ignored: 0,
+        complete: false,
+        parts: [
+          {
+            part: 'notifications-1',
+            mutate: [`${fanout}:51-82`],
+            tests: ['a.test.ts'],
+            run: 'complete',
+            score: 96.23,
+            tested: 53,
+            killed: 51,
+            survived: 2,
+            timeout: 0,
+            noCoverage: 0,
+            compileErrors: 0,
+            runtimeErrors: 0,
+            ignored: 0,
+          },
+          {
+            part: 'notifications-2',
+            mutate: [`${fanout}:164-204`],
+            tests: ['b.test.ts'],
+            run: 'stopped',
+            score: 70.83,
+            tested: 24,
+            killed: 17,
+            survived: 7,
+            timeout: 0,
+            noCoverage: 0,
+            compileErrors: 0,
+            runtimeErrors: 0,
+            ignored: 0,
+          },
+        ],
+        date: '2026-11-26T23:23:49.283Z',
+        seconds: 329,
+        survivors: [
+          { status: 'Survived', at: `${fanout}:52:59`, mutator: 'StringLiteral', replacement: '"Stryker was here!"', why: 'kept reason' },
+          { status: 'Survived', at: `${fanout}:64:35`, mutator: 'StringLiteral', replacement: '""', why: null },
+          { status: 'Survived', at: `${fanout}:170:15`, mutator: 'ConditionalExpression', replacement: 'true', why: 'old' },
+        ],
+      },
+      idempotency: { score: 91.46, tested: 82, killed: 74, survived: 7, timeout: 1, parts: [], survivors: [] },
+    },
+  };
+  let dir;
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'mutation-merge-'));
+    mkdirSync(path.join(dir, 'bench/results'), { recursive: true });
+    writeFileSync(path.join(dir, 'bench/results/mutation.json'), JSON.stringify(earlier));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  const mergeOnly = () => {
+    execFileSync(process.execPath, [script, '--merge-only'], { cwd: dir, stdio: 'pipe' });
+    return JSON.parse(readFileSync(path.join(dir, 'bench/results/mutation.json'), 'utf8')).modules;
+  };
+
+  it('keeps a part with no report on disk and sums the module from its parts', () => {
+    // notifications-2 ran to the end this time: 3 killed, 1 survived.
+    const report = path.join(dir, 'reports/mutation/notifications-2');
+    mkdirSync(report, { recursive: true });
+    const mutants = [
+      mutant(1, 166, 7, 'Killed'),
+      mutant(2, 168, 17, 'Killed'),
+      mutant(3, 170, 15, 'Survived'),
+      mutant(4, 190, 3, 'Timeout'),
+    ];
+    writeFileSync(path.join(report, 'mutation.json'), JSON.stringify({ files: { [fanout]: { mutants } } }));
+    const { notifications, idempotency } = mergeOnly();
+    expect(notifications.parts.map((p) => [p.part, p.run, p.score, p.tested])).toEqual([
+      ['notifications-1', 'complete', 96.23, 53],
+      ['notifications-2', 'complete', 75, 4],
+    ]);
+    expect({ ...notifications, parts: undefined, survivors: undefined }).toMatchObject({
+      tested: 57,
+      killed: 53,
+      timeout: 1,
+      survived: 3,
+      score: 94.74, // (53 + 1) / 57
+      complete: true,
+    });
+    // Part 1's survivors stay with their reasons; part 2's are this run's, its reason from EXPLAINED.
+    expect(notifications.survivors.map((s) => [s.part, s.at, s.why?.slice(0, 11) ?? null])).toEqual([
+      ['notifications-1', `${fanout}:52:59`, 'Equivalent:'],
+      ['notifications-1', `${fanout}:64:35`, 'Equivalent:'],
+      ['notifications-2', `${fanout}:170:15`, 'Equivalent:'],
+    ]);
+    expect(idempotency.score).toBe(91.46);
+  });
+
+  it('writes a stopped part from its event files and keeps the other part', () => {
+    const events = path.join(dir, 'reports/mutation/notifications-1/events');
+    mkdirSync(events, { recursive: true });
+    [mutant(1, 60, 3, 'Killed'), mutant(2, 61, 3, 'Survived', 'false')].forEach((m, i) =>
+      writeFileSync(path.join(events, `${i}-onMutantTested.json`), JSON.stringify({ ...m, fileName: path.join(dir, fanout) })),
+    );
+    const { notifications } = mergeOnly();
+    expect(notifications.parts.map((p) => [p.part, p.run, p.tested])).toEqual([
+      ['notifications-1', 'stopped', 2],
+      ['notifications-2', 'stopped', 24],
+    ]);
+    expect(notifications).toMatchObject({ tested: 26, killed: 18, survived: 8, score: 69.23, complete: false });
+    expect(notifications.survivors.map((s) => [s.part, s.at])).toEqual([
+      ['notifications-1', `${fanout}:61:3`],
+      ['notifications-2', `${fanout}:170:15`],
+    ]);
   });
 });

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asc, eq, inArray } from 'drizzle-orm';
 import { createTestEnv, call, eventually, signUp, type TestEnv } from '../helpers.ts';
-import { checkpoints, trackingEvents, trackings } from '../../src/db/schema.ts';
+import { checkpoints, trackingEvents, trackings, users } from '../../src/db/schema.ts';
 import { startJobWorkers } from '../../src/jobs/registry.ts';
 import { refreshJob } from '../../src/modules/trackings/trackings.jobs.ts';
 import {
@@ -246,5 +246,52 @@ describe('refresh engine against the carrier sandbox', () => {
     expect(claimed.length).toBe(40);
     expect(new Set(claimed).size).toBe(40);
     await env.ctx.db.delete(trackings).where(inArray(trackings.id, ids));
+  });
+
+  it('a reading that adds checkpoints under the same status tells the open screens', async () => {
+    const [me] = await env.ctx.db.select({ id: users.id }).from(users).where(eq(users.email, user.email));
+    const uid = me!.id;
+    const [t] = await env.ctx.db
+      .insert(trackings)
+      .values({ userId: uid, tid: '1ZANNOUNCE0001', courier: 'ups', status: 'InTransit', nextCheckAt: new Date(Date.now() + 3600_000) })
+      .returning();
+    // No delivery prediction (earlier tests delivered parcels to learn from): the estimate stays, so what is
+    // announced is the new checkpoint alone.
+    const predictions = env.ctx.resources.deliveryPredictions;
+    env.ctx.resources.deliveryPredictions = undefined;
+    const heard: Array<Record<string, unknown>> = [];
+    const stop = env.ctx.bus.subscribe('live', (m) => {
+      if (m.data.trackingId === t!.id) heard.push(m.data);
+    });
+    try {
+      const reading = {
+        ok: true as const,
+        tid: '1ZANNOUNCE0001',
+        courier: 'ups' as const,
+        status: 'InTransit' as const,
+        checkpoints: [
+          { status: 'InTransit' as const, location: 'Louisville, KY', message: 'Arrived at facility', time: '2026-03-02T08:00:00Z' },
+        ],
+        expected: null,
+        origin: null,
+        destination: null,
+      };
+      // A new checkpoint, no status change: no status event, but the open list and page hear of the tracking.
+      expect(await applyResult(env.ctx, t!.id, reading, modeOf(env.ctx, 'ups'))).toBe(false);
+      await eventually(async () => heard.length > 0);
+      expect(heard[0]).toEqual({
+        kind: 'tracking',
+        accountId: uid,
+        trackingId: t!.id,
+        tid: '1ZANNOUNCE0001',
+        status: 'InTransit',
+        statusChanged: false,
+      });
+      expect(await env.ctx.db.select().from(trackingEvents).where(eq(trackingEvents.trackingId, t!.id))).toEqual([]);
+    } finally {
+      stop();
+      env.ctx.resources.deliveryPredictions = predictions;
+      await env.ctx.db.delete(trackings).where(eq(trackings.id, t!.id));
+    }
   });
 });

@@ -31,8 +31,9 @@ export interface JobInfo {
  */
 const LEASE_MARGIN_SECONDS = 30;
 const leaseSeconds = (ctx: AppContext, channel: 'email' | 'sms' | 'webhook'): number =>
+  tuning(ctx).leaseSeconds ??
   (channel === 'email' ? ctx.mailer.sendTimeoutMs : channel === 'sms' ? SMS_TIMEOUT_MS : tuning(ctx).webhookTimeoutMs) / 1000 +
-  LEASE_MARGIN_SECONDS;
+    LEASE_MARGIN_SECONDS;
 
 /**
  * Take the notification's lease for this attempt, waiting while another live attempt holds it: the lease's end time,

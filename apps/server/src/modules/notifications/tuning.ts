@@ -15,6 +15,11 @@ export interface Tuning {
   /** Stop retrying a webhook this long after the event (Standard Webhooks suggests days). */
   webhookMaxAgeMs: number;
   webhookTimeoutMs: number;
+  /**
+   * The lease a delivery attempt takes on its notification, in seconds. Unset (production): the provider call's
+   * longest time plus a margin (delivery.ts); tests set it short to see a second attempt wait out a live one.
+   */
+  leaseSeconds?: number;
 }
 
 export const DEFAULT_TUNING: Tuning = {

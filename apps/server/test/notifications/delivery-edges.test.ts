@@ -1,0 +1,256 @@
+// The edges of mail and SMS delivery that mutation testing found unguarded (issue 27, delivery-1): a job re-run
+// after its notification was accepted or settled sends and charges nothing more; a job whose notification is gone
+// does nothing; a second attempt waits out a live attempt's lease and gives up when that lease outlasts its wait;
+// the retry limit's edge (the last try is final); what a failure and a skipped SMS record.
+import { randomUUID } from 'node:crypto';
+import { SMTPServer } from 'smtp-server';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { and, eq, sql } from 'drizzle-orm';
+import { PRICING } from '@shiptrail/contract';
+import { alerts, ledgerEntries, notifications } from '../../src/db/schema.ts';
+import { insertEntryOnce } from '../../src/modules/billing/billing.repository.ts';
+import { balanceCents } from '../../src/modules/billing/billing.service.ts';
+import { deliverEmail, deliverSms } from '../../src/modules/notifications/delivery.ts';
+import { takeLease } from '../../src/modules/notifications/notifications.repository.ts';
+import { call, createTestEnv, signUp, type TestEnv } from '../helpers.ts';
+import { allTriggers, changeStatus, fastTuning, insertTracking, saveSettings, startFakeTwilio, userRow } from './fixtures.ts';
+
+const LEASE_SECONDS = 1; // a waiting attempt gives up when the live lease would outlast 1 + 5 s from its start
+
+/** A loopback SMTP server that counts the notification mails it accepts and can refuse a recipient with a given code. */
+async function startRefusingSmtp() {
+  const accepted: string[] = [];
+  let refuse: { code: number; to: string } | null = null;
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    onRcptTo(address, _session, cb) {
+      if (refuse?.to !== address.address) return cb();
+      cb(Object.assign(new Error(`mailbox says no (${refuse.code})`), { responseCode: refuse.code }));
+    },
+    onData(stream, session, cb) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', () => {
+        // Notification mails carry the notification id as Message-ID; the account's own mails (verify) do not count.
+        if (/^Message-ID: <[^>]+@shiptrail>/im.test(Buffer.concat(chunks).toString('utf8')))
+          accepted.push(...session.envelope.rcptTo.map((r) => r.address));
+        cb();
+      });
+    },
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `smtp://127.0.0.1:${(server.server.address() as { port: number }).port}`,
+    to: (addr: string) => accepted.filter((a) => a === addr).length,
+    /** Refuse mail to `to` with `code` (null: accept all). */
+    refuseWith: (code: number | null, to = '') => {
+      refuse = code === null ? null : { code, to };
+    },
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
+describe('mail and SMS delivery at their edges', () => {
+  let env: TestEnv;
+  let smtp: Awaited<ReturnType<typeof startRefusingSmtp>>;
+  let twilio: Awaited<ReturnType<typeof startFakeTwilio>>;
+  beforeAll(async () => {
+    smtp = await startRefusingSmtp();
+    twilio = await startFakeTwilio();
+    env = await createTestEnv({
+      SMTP_URL: smtp.url,
+      TWILIO_BASE_URL: twilio.url,
+      TWILIO_ACCOUNT_SID: 'ACedges',
+      TWILIO_AUTH_TOKEN: 't',
+      TWILIO_FROM: '+15005550006',
+    });
+    fastTuning(env.ctx, { leaseSeconds: LEASE_SECONDS });
+  });
+  beforeEach(() => {
+    smtp.refuseWith(null);
+    twilio.setRespond((r) => ({ status: 201, json: { sid: `SM${randomUUID().replace(/-/g, '')}`, to: r.to, status: 'queued' } }));
+  });
+  afterAll(async () => {
+    await env.close();
+    await smtp.close();
+    await twilio.close();
+  });
+
+  /** An account with one queued notification on `channel` (its job not run: the tests run the handler by hand). */
+  async function queued(channel: 'email' | 'sms', tid: string) {
+    const a = await signUp(env.app);
+    await call(env.app, 'POST', '/v1/user/general/update', { token: a.session, body: { profile: { phone: '2025550143' } } });
+    await saveSettings(env, a.session, { receiveNotification: { [channel === 'sms' ? 'phone' : 'email']: { triggers: allTriggers } } });
+    const u = await userRow(env.ctx, a.email);
+    const t = await insertTracking(env.ctx, u.id, { tid });
+    await changeStatus(env.ctx, t.id, 'InTransit');
+    const [n] = await env.ctx.db.select().from(notifications).where(eq(notifications.userId, u.id));
+    return { email: a.email, u, n: n! };
+  }
+  const row = async (id: string) => (await env.ctx.db.select().from(notifications).where(eq(notifications.id, id)))[0]!;
+  const ledger = (userId: string) =>
+    env.ctx.db
+      .select({
+        amountCents: ledgerEntries.amountCents,
+        kind: ledgerEntries.kind,
+        ref: ledgerEntries.ref,
+        description: ledgerEntries.description,
+      })
+      .from(ledgerEntries)
+      .where(and(eq(ledgerEntries.userId, userId), sql`${ledgerEntries.kind} in ('sms', 'refund')`))
+      .orderBy(ledgerEntries.id);
+  const textsFor = (tid: string) => twilio.requests.filter((r) => r.body.includes(tid)).length;
+
+  it('a job whose notification is gone (the account was deleted) does nothing', async () => {
+    await expect(deliverEmail(env.ctx, randomUUID())).resolves.toBeUndefined();
+    await expect(deliverSms(env.ctx, randomUUID())).resolves.toBeUndefined();
+  });
+
+  it('mail: a re-run of a job whose message was accepted, or whose notification is settled, sends nothing', async () => {
+    const { email, n } = await queued('email', '1ZEDGEE0001');
+    await deliverEmail(env.ctx, n.id);
+    expect(await row(n.id)).toMatchObject({ status: 'sent', attempts: 1 });
+    await deliverEmail(env.ctx, n.id);
+    await deliverEmail(env.ctx, n.id, { retryCount: 1, retryLimit: 3 });
+    expect(smtp.to(email)).toBe(1);
+    expect(await row(n.id)).toMatchObject({ status: 'sent', attempts: 1 });
+
+    // Settled without an acceptance (failed for good): nothing more either.
+    const other = await queued('email', '1ZEDGEE0002');
+    await env.ctx.db.update(notifications).set({ status: 'failed' }).where(eq(notifications.id, other.n.id));
+    await deliverEmail(env.ctx, other.n.id);
+    expect(smtp.to(other.email)).toBe(0);
+    expect(await row(other.n.id)).toMatchObject({ status: 'failed', attempts: 0 });
+  });
+
+  it('SMS: a re-run after Twilio accepted sends nothing and the ledger keeps one charge of PRICING.smsCents keyed by the notification', async () => {
+    const { u, n } = await queued('sms', '1ZEDGES0001');
+    const before = await balanceCents(env.ctx.db, u.id);
+    await deliverSms(env.ctx, n.id);
+    await deliverSms(env.ctx, n.id);
+    await deliverSms(env.ctx, n.id, { retryCount: 1, retryLimit: 3 });
+    expect(textsFor('1ZEDGES0001')).toBe(1);
+    expect(await row(n.id)).toMatchObject({ status: 'sent', attempts: 1 });
+    expect(await ledger(u.id)).toEqual([{ amountCents: -PRICING.smsCents, kind: 'sms', ref: n.id, description: 'SMS to +12025550143' }]);
+    expect(before - (await balanceCents(env.ctx.db, u.id))).toBe(PRICING.smsCents);
+  });
+
+  it('SMS with too little balance: skipped, nothing charged, and the payment alert says the price', async () => {
+    const { u, n } = await queued('sms', '1ZEDGES0002');
+    const bal = await balanceCents(env.ctx.db, u.id);
+    await insertEntryOnce(env.ctx.db, { userId: u.id, amountCents: -(bal - 1), kind: 'tracking', ref: 'drain', description: '' });
+    await deliverSms(env.ctx, n.id);
+    expect(textsFor('1ZEDGES0002')).toBe(0);
+    expect(await row(n.id)).toMatchObject({ status: 'skipped_balance', leaseUntil: null, lastError: expect.stringMatching(/balance/i) });
+    expect(await ledger(u.id)).toEqual([]);
+    expect(await balanceCents(env.ctx.db, u.id)).toBe(1);
+    const today = env.ctx.now().toISOString().slice(0, 10);
+    expect(await env.ctx.db.select().from(alerts).where(eq(alerts.userId, u.id))).toEqual([
+      expect.objectContaining({
+        group: 'payment',
+        name: 'smsNotSent',
+        level: 'warning',
+        message: 'SMS notifications are not being sent: your balance is too low ($0.04 per SMS). Add balance to receive them again.',
+        dedupeKey: `sms-balance:${today}`,
+      }),
+    ]);
+    // Skipped is settled: a re-run neither sends nor charges.
+    await deliverSms(env.ctx, n.id);
+    expect(textsFor('1ZEDGES0002')).toBe(0);
+    expect(await ledger(u.id)).toEqual([]);
+  });
+
+  it("a second attempt waits out a live attempt's lease, then delivers", async () => {
+    const { email, n } = await queued('email', '1ZEDGEL0001');
+    // A live attempt holds the notification for 2 s (less than the waiting attempt's 6 s).
+    expect(await takeLease(env.ctx.db, n.id, 2, null)).toMatchObject({ held: true });
+    await deliverEmail(env.ctx, n.id);
+    expect(smtp.to(email)).toBe(1);
+    expect(await row(n.id)).toMatchObject({ status: 'sent', leaseUntil: null });
+  });
+
+  it('a second attempt gives up, sending nothing, when the live lease outlasts its wait', async () => {
+    const { email, n } = await queued('email', '1ZEDGEL0002');
+    expect(await takeLease(env.ctx.db, n.id, 2, null)).toMatchObject({ held: true });
+    // The live attempt is still at it after a second: its lease now runs 20 s more, past the waiter's 6 s.
+    const extend = new Promise<void>((resolve) =>
+      setTimeout(() => {
+        void env.ctx.db
+          .update(notifications)
+          .set({ leaseUntil: sql`now() + interval '20 seconds'` })
+          .where(eq(notifications.id, n.id))
+          .then(() => resolve());
+      }, 1000),
+    );
+    await expect(deliverEmail(env.ctx, n.id)).rejects.toThrow(`notification ${n.id} is held by another delivery attempt`);
+    await extend;
+    expect(smtp.to(email)).toBe(0);
+    expect(await row(n.id)).toMatchObject({ status: n.status, attempts: 0 });
+    // A lease that already outlasts the wait is given up on at once: not waited on, even though its attempt
+    // settles the notification two seconds later (a waiter would then find nothing to do and return).
+    const other = await queued('email', '1ZEDGEL0003');
+    expect(await takeLease(env.ctx.db, other.n.id, 30, null)).toMatchObject({ held: true });
+    const settle = new Promise<void>((resolve) =>
+      setTimeout(() => {
+        void env.ctx.db
+          .update(notifications)
+          .set({ status: 'sent', acceptedAt: new Date(), leaseUntil: null })
+          .where(eq(notifications.id, other.n.id))
+          .then(() => resolve());
+      }, 2000),
+    );
+    await expect(deliverEmail(env.ctx, other.n.id)).rejects.toThrow('is held by another delivery attempt');
+    await settle;
+    expect(smtp.to(other.email)).toBe(0);
+  });
+
+  it('mail: a temporary refusal (4xx) is retried until the last try, which is final; a 5xx is final at once', async () => {
+    const { email, n } = await queued('email', '1ZEDGER0001');
+    smtp.refuseWith(451, email);
+    // retryCount 2 of a limit of 3: one try is left, so the job throws for pg-boss to retry it.
+    await expect(deliverEmail(env.ctx, n.id, { retryCount: 2, retryLimit: 3 })).rejects.toThrow(/451/);
+    expect(await row(n.id)).toMatchObject({ status: 'retrying', attempts: 1, leaseUntil: null, lastError: expect.stringContaining('451') });
+    // retryCount 3 of 3: the last try; failed, and the job completes.
+    await expect(deliverEmail(env.ctx, n.id, { retryCount: 3, retryLimit: 3 })).resolves.toBeUndefined();
+    expect(await row(n.id)).toMatchObject({ status: 'failed', attempts: 2, leaseUntil: null, lastError: expect.stringContaining('451') });
+    expect(smtp.to(email)).toBe(0);
+
+    for (const [code, tid] of [
+      [550, '1ZEDGER0002'],
+      [500, '1ZEDGER0003'],
+    ] as const) {
+      const p = await queued('email', tid);
+      smtp.refuseWith(code, p.email);
+      await expect(deliverEmail(env.ctx, p.n.id, { retryCount: 0, retryLimit: 3 })).resolves.toBeUndefined();
+      expect(await row(p.n.id), String(code)).toMatchObject({ status: 'failed', lastError: expect.stringContaining(String(code)) });
+    }
+    // Run without the queue's retry count (by hand): it is the last try, so a temporary refusal is final too.
+    const byHand = await queued('email', '1ZEDGER0005');
+    smtp.refuseWith(451, byHand.email);
+    await expect(deliverEmail(env.ctx, byHand.n.id)).resolves.toBeUndefined();
+    expect(await row(byHand.n.id)).toMatchObject({ status: 'failed' });
+  });
+
+  it('SMS: a temporary refusal (5xx) is retried, charged once, until the last try, which fails and refunds', async () => {
+    const { u, n } = await queued('sms', '1ZEDGER0004');
+    const before = await balanceCents(env.ctx.db, u.id);
+    twilio.setRespond(() => ({ status: 503, json: { message: 'busy' } }));
+    await expect(deliverSms(env.ctx, n.id, { retryCount: 2, retryLimit: 3 })).rejects.toThrow();
+    expect(await row(n.id)).toMatchObject({ status: 'retrying', leaseUntil: null, lastError: expect.stringContaining('503') });
+    expect(before - (await balanceCents(env.ctx.db, u.id))).toBe(PRICING.smsCents);
+    await expect(deliverSms(env.ctx, n.id, { retryCount: 3, retryLimit: 3 })).resolves.toBeUndefined();
+    expect(await row(n.id)).toMatchObject({ status: 'failed', leaseUntil: null, lastError: expect.stringContaining('503') });
+    expect(textsFor('1ZEDGER0004')).toBe(2);
+    expect(await ledger(u.id)).toEqual([
+      { amountCents: -PRICING.smsCents, kind: 'sms', ref: n.id, description: 'SMS to +12025550143' },
+      { amountCents: PRICING.smsCents, kind: 'refund', ref: n.id, description: 'SMS to +12025550143 not sent' },
+    ]);
+    expect(await balanceCents(env.ctx.db, u.id)).toBe(before);
+    // Run without the queue's retry count (by hand): the last try, so it fails and refunds at once.
+    const byHand = await queued('sms', '1ZEDGER0006');
+    await expect(deliverSms(env.ctx, byHand.n.id)).resolves.toBeUndefined();
+    expect(await row(byHand.n.id)).toMatchObject({ status: 'failed' });
+    expect((await ledger(byHand.u.id)).map((e) => e.amountCents)).toEqual([-PRICING.smsCents, PRICING.smsCents]);
+  });
+});
