@@ -147,8 +147,7 @@ export function likelyLateOf(lateFor: string | null, estimate: Pick<EstimatedDel
   if (!lateFor || !estimate || estimate.source !== 'carrier') return null;
   const [, , source, days] = lateFor.split('|');
   if (source !== 'history') return { source: 'carrier', usualDays: null };
-  const n = Number(days);
-  return { source: 'history', usualDays: Number.isInteger(n) ? n : null };
+  return { source: 'history', usualDays: days && /^\d+$/.test(days) ? Number(days) : null };
 }
 
 /** The reason a "likely late" message gives (decision 151), or null when the carrier's own dates say it. */
