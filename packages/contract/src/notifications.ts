@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { TRACKING_STATUSES } from './constants.ts';
-import { estimatedDeliverySchema } from './trackings.ts';
+import { estimatedDeliverySchema, likelyLateSchema } from './trackings.ts';
 
 // --- Notifications (product rules §1, §3, §4; ARCHITECTURE §5) ------------------------------------------------------
 
@@ -99,6 +99,8 @@ export const estimateWebhookEventSchema = z.object({
   data: z.object({
     tracking: webhookTrackingSchema,
     estimatedDelivery: estimatedDeliverySchema.nullable(),
+    /** For LikelyLate, who says so: the carrier's dates or our delivery history (decision 151). */
+    likelyLate: likelyLateSchema.nullable(),
     promisedBy: z.string().nullable(),
     status,
   }),

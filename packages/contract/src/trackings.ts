@@ -127,6 +127,36 @@ export function estimateView(v: unknown): EstimatedDeliveryView | null {
   };
 }
 
+/**
+ * "Likely late" as a tracking shows it (decision 151): `source` 'carrier' (the carrier revised its promise past its
+ * first one, or its window passed while the parcel was not out for delivery) or 'history' (our delivered parcels
+ * like this one usually take longer than the carrier's date); `usualDays`: for 'history', the calendar days from
+ * shipping that they usually take, else null. Null when the parcel is not likely late (and once delivered).
+ */
+export const likelyLateSchema = z.object({
+  source: z.enum(['carrier', 'history']),
+  usualDays: z.number().int().nullable(),
+});
+export type LikelyLateView = z.infer<typeof likelyLateSchema>;
+
+/**
+ * Likely late from what the server stores (its `lateFor`: the estimate found late, `date|to`, with `|history|N` when
+ * our history found it) and the estimate shown: only while the carrier's estimate is shown.
+ */
+export function likelyLateOf(lateFor: string | null, estimate: Pick<EstimatedDeliveryView, 'source'> | null): LikelyLateView | null {
+  if (!lateFor || !estimate || estimate.source !== 'carrier') return null;
+  const [, , source, days] = lateFor.split('|');
+  if (source !== 'history') return { source: 'carrier', usualDays: null };
+  return { source: 'history', usualDays: days && /^\d+$/.test(days) ? Number(days) : null };
+}
+
+/** The reason a "likely late" message gives (decision 151), or null when the carrier's own dates say it. */
+export function likelyLateReason(late: LikelyLateView | null): string | null {
+  if (late?.source !== 'history') return null;
+  const days = late.usualDays === null ? 'longer' : `${late.usualDays} ${late.usualDays === 1 ? 'day' : 'days'}`;
+  return `Our delivery history on this lane says it usually takes ${days}.`;
+}
+
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
@@ -176,6 +206,8 @@ export const trackingViewSchema = z.object({
   expected: z.string().nullable(),
   /** The estimate with its window and where it comes from (decision 122); `expected` stays as the original had it. */
   estimatedDelivery: estimatedDeliverySchema.nullable(),
+  /** Whether the parcel will likely miss the carrier's date, and who says so (decision 151). */
+  likelyLate: likelyLateSchema.nullable(),
   lastCheckPoint: checkpointSchema.nullable(),
   /** Newest first. */
   checkpoints: z.array(checkpointSchema),

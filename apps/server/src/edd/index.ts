@@ -11,4 +11,4 @@ export type {
   ShipmentFacts,
 } from './predictor.ts';
 export { canadianProvince, destinationCountry, isCanadianPostal, postalAreas, type PostalAreas } from './postal.ts';
-export { createDeliveryPredictions, type DeliveryPredictions } from './history.ts';
+export { createDeliveryPredictions, LATE_MIN_SAMPLES, type DeliveryPredictions, type HistoryLate } from './history.ts';

@@ -186,6 +186,11 @@ export class DeliveryPredictor {
     return this.cells.get('')?.count ?? 0;
   }
 
+  /** Delivered parcels learned of the parcel's carrier (decision 151: how much history a late flag stands on). */
+  carrierSamples(parcel: Pick<ShipmentFacts, 'carrier'>): number {
+    return this.cells.get(parcel.carrier.trim().toLowerCase())?.count ?? 0;
+  }
+
   /** The chance of missing the estimate at which `late` is raised (fixed, or the best so far). */
   get lateThreshold(): number {
     if (this.fixedLateThreshold !== null) return this.fixedLateThreshold;

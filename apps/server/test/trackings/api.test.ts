@@ -226,6 +226,7 @@ describe('list', () => {
         'status',
         'expected',
         'estimatedDelivery',
+        'likelyLate',
         'lastCheckPoint',
         'checkpoints',
         'createdAt',

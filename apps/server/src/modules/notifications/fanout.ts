@@ -11,6 +11,8 @@ import {
   normalizeUsPhone,
   toE164,
   estimateView,
+  likelyLateOf,
+  likelyLateReason,
   type ApproachTrigger,
   type EstimateTrigger,
   type EstimateWebhookEvent,
@@ -147,6 +149,7 @@ export function estimateWebhookEvent(ctx: AppContext, user: UserRow, tracking: T
     data: {
       tracking: base.data.tracking,
       estimatedDelivery: estimateView(tracking.estimatedDelivery),
+      likelyLate: likelyLateOf(tracking.lateFor, estimateView(tracking.estimatedDelivery)),
       promisedBy: iso(tracking.promisedBy),
       status: base.data.tracking.status,
     },
@@ -331,6 +334,7 @@ async function fanOutFound(
     status: tracking.status,
     kind: kind!,
     estimate: estimateView(tracking.estimatedDelivery),
+    lateReason: likelyLateReason(likelyLateOf(tracking.lateFor, estimateView(tracking.estimatedDelivery))),
   });
   let webhookBody: string | undefined;
   const rows: repo.NewNotification[] = planned.map((p) => {

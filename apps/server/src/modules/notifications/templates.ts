@@ -152,6 +152,8 @@ export function statusSms(m: StatusMessageInput): string {
 export interface EstimateMessageInput extends StatusMessageInput {
   kind: 'EstimateChanged' | 'LikelyLate';
   estimate: EstimatedDeliveryView | null;
+  /** Why it is likely late when our own history says so (decision 151): "Our delivery history on this lane says …". */
+  lateReason?: string | null;
 }
 
 function estimateLines(m: EstimateMessageInput, name: string): { subject: string; intro: string; expected: string } {
@@ -160,7 +162,9 @@ function estimateLines(m: EstimateMessageInput, name: string): { subject: string
   if (m.kind === 'LikelyLate') {
     return {
       subject: m.brand ? `${m.brand}: your parcel ${m.tid} will likely arrive late` : `${name}: likely late`,
-      intro: `${parcel} will likely arrive later than the carrier promised. Follow the link for the latest.`,
+      intro: m.lateReason
+        ? `${parcel} will likely arrive later than the carrier promised. ${m.lateReason} Follow the link for the latest.`
+        : `${parcel} will likely arrive later than the carrier promised. Follow the link for the latest.`,
       expected,
     };
   }
@@ -206,6 +210,7 @@ export function estimateEmail(m: EstimateMessageInput): { subject: string; text:
 export function estimateSms(m: EstimateMessageInput): string {
   const from = m.brand ?? 'Shiptrail';
   const expected = m.estimate ? ` ${describeEstimate(m.estimate)}.` : '';
-  if (m.kind === 'LikelyLate') return `${from}: parcel ${m.tid} will likely arrive late.${expected} ${m.link}`;
+  if (m.kind === 'LikelyLate')
+    return `${from}: parcel ${m.tid} will likely arrive late.${m.lateReason ? ` ${m.lateReason}` : ''}${expected} ${m.link}`;
   return `${from}: new expected delivery for parcel ${m.tid}.${expected} ${m.link}`;
 }

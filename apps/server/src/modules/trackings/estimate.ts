@@ -31,6 +31,8 @@ export function promiseEnd(e: Pick<EstimatedDeliveryView, 'date' | 'to'>): numbe
 }
 
 const keyOf = (e: EstimatedDeliveryView) => `${e.date}|${e.to ?? ''}`;
+/** The estimate a `lateFor` was found late for (its first two parts; a third says our history found it: decision 151). */
+const lateKey = (lateFor: string | null) => (lateFor === null ? null : lateFor.split('|').slice(0, 2).join('|'));
 const same = (a: EstimatedDeliveryView, b: Pick<EstimatedDeliveryView, 'date' | 'from' | 'to' | 'source'>) =>
   a.date === b.date && a.from === b.from && a.to === b.to && a.source === b.source;
 
@@ -40,6 +42,9 @@ const same = (a: EstimatedDeliveryView, b: Pick<EstimatedDeliveryView, 'date' | 
  *   delivered or expired. An unchanged estimate keeps its updatedAt. A pushed single event says nothing of it.
  * - LikelyLate, at most once per estimate (`lateFor`): the carrier revises its promise past its first one (and it was
  *   not already late), or the carrier's window is over and the parcel is not out for delivery (nor delivered).
+ * - LikelyLate from our history (decision 151): the carrier's estimate stands, the parcel was never found late and is
+ *   not out for delivery, and `historyLate` says the delivered parcels like it usually take longer (lateFor
+ *   `date|to|history|N`).
  * - EstimateChanged: any other revision of the carrier's own estimate. The first estimate, predictions and a
  *   revision announced as LikelyLate make no EstimateChanged (one message per change).
  */
@@ -52,6 +57,11 @@ export function planEstimate(a: {
   now: Date;
   /** How fresh the carrier's answer is (when it was asked for): lateness is judged at that time. Default `now`. */
   asOf?: Date;
+  /**
+   * Our history's verdict on the carrier's estimate (decision 151): the usual days when it says the parcel will miss
+   * it, else null. Asked only when nothing else made news and the parcel was never found late.
+   */
+  historyLate?: (estimate: EstimatedDeliveryView) => { usualDays: number } | null;
 }): { next: EstimateState; event: EstimateEvent | null } {
   const { stored, now } = a;
   if (a.status === 'Delivered' || a.status === 'Expired') return { next: { ...stored, estimatedDelivery: null }, event: null };
@@ -78,10 +88,18 @@ export function planEstimate(a: {
     est?.source === 'carrier' &&
     a.status !== 'OutForDelivery' &&
     (a.asOf ?? now).getTime() > promiseEnd(est) &&
-    lateFor !== keyOf(est)
+    lateKey(lateFor) !== keyOf(est)
   ) {
     event = 'LikelyLate';
     lateFor = keyOf(est);
+  }
+  // Our own history says the carrier's date will be missed (decision 151): once per parcel, like a revision.
+  if (event === null && est?.source === 'carrier' && lateFor === null && a.status !== 'OutForDelivery' && a.historyLate) {
+    const late = a.historyLate(est);
+    if (late) {
+      event = 'LikelyLate';
+      lateFor = `${keyOf(est)}|history|${late.usualDays}`;
+    }
   }
   return { next: { estimatedDelivery: est, promisedBy, lateFor }, event };
 }

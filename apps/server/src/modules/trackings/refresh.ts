@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Checkpoint, TrackingStatus } from '@shiptrail/contract';
+import type { Checkpoint, EstimatedDeliveryView, TrackingStatus } from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
 import { mapConcurrent } from '../../lib/concurrency.ts';
 import { isCourierSlug, type CourierSlug, type NormalizedCheckpoint, type TrackResult } from '../carriers/carriers.service.ts';
@@ -296,6 +296,7 @@ export function planApply(
           carrier: r.estimatedDelivery,
           partial: !!r.partial,
           predict: () => predictFor(ctx, t, r, now),
+          historyLate: (e) => historyLateFor(ctx, t, r, e, now),
           now,
           asOf: (r as Stamped).asOf ?? now,
         });
@@ -372,6 +373,29 @@ function predictFor(ctx: AppContext, t: repo.TrackingRow, r: TrackSuccess, now: 
       originPostal: postalOf(r.origin ?? t.origin),
       destinationPostal: postalOf(r.destination ?? t.destination),
       shippedAt: new Date(Number.isFinite(first) ? first : t.createdAt.getTime()).toISOString(),
+    },
+    now,
+  );
+}
+
+/** Our history's verdict on the carrier's estimate of a tracking (decision 151); null without enough history. */
+function historyLateFor(
+  ctx: AppContext,
+  t: repo.TrackingRow,
+  r: TrackSuccess,
+  e: EstimatedDeliveryView,
+  now: Date,
+): { usualDays: number } | null {
+  const predictions = ctx.resources.deliveryPredictions;
+  if (!predictions) return null;
+  const first = r.checkpoints.reduce<number>((m, c) => Math.min(m, Date.parse(c.time)), Infinity);
+  return predictions.lateFromHistory(
+    {
+      carrier: t.courier,
+      originPostal: postalOf(r.origin ?? t.origin),
+      destinationPostal: postalOf(r.destination ?? t.destination),
+      shippedAt: new Date(Number.isFinite(first) ? first : t.createdAt.getTime()).toISOString(),
+      carrierEstimate: e.date,
     },
     now,
   );

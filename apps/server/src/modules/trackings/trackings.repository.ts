@@ -263,6 +263,11 @@ export async function listPageJson(db: Queryable, f: ListPageInput): Promise<str
           'date', coalesce(${t}.estimated_delivery ->> 'date', ''), 'from', ${t}.estimated_delivery ->> 'from', 'to', ${t}.estimated_delivery ->> 'to',
           'source', case when ${t}.estimated_delivery ->> 'source' = 'predicted' then 'predicted' else 'carrier' end,
           'updatedAt', coalesce(${t}.estimated_delivery ->> 'updatedAt', '')) end,
+        'likelyLate', case when ${t}.late_for is not null and jsonb_typeof(${t}.estimated_delivery) = 'object'
+            and coalesce(${t}.estimated_delivery ->> 'source', 'carrier') <> 'predicted' then json_build_object(
+          'source', case when split_part(${t}.late_for, '|', 3) = 'history' then 'history' else 'carrier' end,
+          'usualDays', case when split_part(${t}.late_for, '|', 3) = 'history' and split_part(${t}.late_for, '|', 4) ~ '^[0-9]+$'
+            then split_part(${t}.late_for, '|', 4)::int end) end,
         'lastCheckPoint', case when jsonb_typeof(${lcp}) = 'object' then json_build_object(
           'status', ${lcp} ->> 'status', 'location', ${lcp} ->> 'location', 'message', coalesce(${lcp} ->> 'message', ''), 'time', coalesce(${lcp} ->> 'time', '')) end,
         'checkpoints', ${checkpointsJsonOf(sql`${t}.id`)},

@@ -17,6 +17,7 @@ const t: TrackingView = trackingViewSchema.parse({
   status: 'Pending',
   expected: null,
   estimatedDelivery: null,
+  likelyLate: null,
   lastCheckPoint: null,
   checkpoints: [],
   createdAt: '2026-11-20T10:00:00.000Z',

@@ -1,6 +1,6 @@
-import { ActionIcon, Box, Group, Menu, Stack, Table, Text, UnstyledButton } from '@mantine/core';
+import { ActionIcon, Badge, Box, Group, Menu, Stack, Table, Text, UnstyledButton } from '@mantine/core';
 import { IconDots, IconEdit, IconRefresh, IconTrash, IconTruckDelivery } from '@tabler/icons-react';
-import { describeEstimate, estimateDay, estimateTime, type TrackingView } from '@shiptrail/contract';
+import { describeEstimate, estimateDay, estimateTime, likelyLateReason, type TrackingView } from '@shiptrail/contract';
 import { lastCheckPointText } from '../api/types';
 import { StatusBadge } from '../../../components/status-badge';
 import { useCardLayout } from '../../../components/card-layout';
@@ -33,7 +33,42 @@ function ExpectedCell({ t }: { t: TrackingView }) {
       <Text size="xs" c="dimmed" style={{ whiteSpace: 'nowrap' }}>
         {predicted ? 'predicted' : from && to ? (from === to ? `around ${from}` : `${from}–${to}`) : to ? `by ${to}` : ''}
       </Text>
+      <LikelyLateBadge t={t} narrow />
     </div>
+  );
+}
+
+/** "Likely late" and who says so (decision 151): the carrier's own dates, or our delivery history. */
+function LikelyLateBadge({ t, narrow = false }: { t: TrackingView; narrow?: boolean }) {
+  const late = t.likelyLate;
+  if (!late) return null;
+  const why =
+    late.source === 'history' ? likelyLateReason(late) : 'The carrier moved its date past its first promise, or its window passed.';
+  const badge = (
+    <Badge
+      size="xs"
+      color="orange"
+      variant="light"
+      mt={4}
+      data-testid="likely-late"
+      data-source={late.source}
+      title={why ?? undefined}
+      aria-label={`Likely late, ${late.source === 'history' ? 'from our delivery history' : 'from the carrier'}`}
+      style={{ textTransform: 'none' }}
+    >
+      {narrow ? 'Likely late' : `Likely late · ${late.source}`}
+    </Badge>
+  );
+  // The table's Expected column is narrow: the source goes on its own line.
+  return narrow ? (
+    <>
+      {badge}
+      <Text size="xs" c="dimmed" data-testid="likely-late-source" style={{ whiteSpace: 'nowrap' }}>
+        {late.source === 'history' ? 'from history' : 'from carrier'}
+      </Text>
+    </>
+  ) : (
+    badge
   );
 }
 
@@ -109,6 +144,7 @@ function TrackingCards(props: Props) {
                   {describeEstimate(t.estimatedDelivery)}
                 </Text>
               )}
+              <LikelyLateBadge t={t} />
               <Text size="sm" mt={2}>
                 {last || 'No checkpoints yet'}
               </Text>

@@ -1,0 +1,107 @@
+// "Likely late" from our own delivery history (issue 32, decision 151): a sandbox parcel whose carrier promises a date
+// that the platform's delivered parcels say it will miss is found likely late when the carrier's reading is applied,
+// through the real refresh engine (sandbox on loopback, jobs, scheduler): the account hears it once by mail (with the
+// history's reason) and by webhook, and the list and the API show it with its source.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDeliveryPredictions } from '../../src/edd/index.ts';
+import { startJobWorkers } from '../../src/jobs/registry.ts';
+import { notifyJobs } from '../../src/modules/notifications/notifications.jobs.ts';
+import { refreshJob } from '../../src/modules/trackings/trackings.jobs.ts';
+import { startRefreshScheduler, stopRefreshScheduler } from '../../src/modules/trackings/refresh.ts';
+import { QUIET_MS, queuesIdle, quietWindow, waitFor } from '../wait.ts';
+import { call, createTestEnv, eventually, signUp, startSmtp, type SmtpCapture, type TestEnv } from '../helpers.ts';
+import { markVerified, mailTo, saveSettings, startReceiver } from './fixtures.ts';
+
+// A UPS number whose sandbox journey is delivered without trouble (docs/carriers.md): the carrier alone never calls it late
+// before its window passes.
+const TID = '1Z5R89390350075608';
+const DAY = 86_400_000;
+
+/** UPS parcels of the last weeks that each took 21 calendar days (15 business days) from shipping to delivery. */
+function slowHistory(now: number) {
+  return Array.from({ length: 12 }, (_, i) => {
+    const shipped = now - (30 + i * 3) * DAY;
+    return { carrier: 'ups', shippedAt: new Date(shipped).toISOString(), deliveredAt: new Date(shipped + 21 * DAY).toISOString() };
+  });
+}
+
+describe('likely late from our delivery history', () => {
+  let smtp: SmtpCapture;
+  let env: TestEnv;
+  beforeAll(async () => {
+    smtp = await startSmtp();
+    env = await createTestEnv({ SMTP_URL: smtp.url, WEBHOOK_ALLOW_PRIVATE: 'true', CARRIER_SANDBOX_PACE: '0.03' });
+    await startJobWorkers(env.ctx, [...Object.values(notifyJobs), refreshJob]);
+    await startRefreshScheduler(env.ctx);
+  });
+  afterAll(async () => {
+    await stopRefreshScheduler(env.ctx);
+    await env.close();
+    await smtp.close();
+  });
+
+  it('a carrier date our history says will be missed sends "likely late" once with the reason; the list and the API show it from history', async () => {
+    env.ctx.resources.deliveryPredictions = createDeliveryPredictions(async () => slowHistory(env.ctx.now().getTime()));
+    const a = await signUp(env.app, { userType: 'company', company: 'Slow Lane Co' });
+    await markVerified(env.ctx, a.email);
+    const info = await call(env.app, 'GET', '/v1/user/info', { token: a.session });
+    const rx = await startReceiver(() => [info.body.payload.settings.webhookSecret]);
+    try {
+      await saveSettings(env, a.session, {
+        receiveNotification: {
+          email: { triggers: { LikelyLate: true } },
+          webhook: { triggers: { LikelyLate: true }, endpoint: rx.url },
+        },
+      });
+      const add = await call(env.app, 'POST', '/v1/trackings/add', {
+        token: a.session,
+        body: { tid: TID, courier: 'ups', title: 'Chair' },
+      });
+      expect(add.statusCode).toBeLessThan(300);
+
+      const own = await smtp.waitFor((m) => mailTo(m).includes(a.email) && /likely late/i.test(m.subject ?? ''), 30_000);
+      expect(own.subject).toBe(`Chair (${TID}): likely late`);
+      expect(own.text).toMatch(
+        /will likely arrive later than the carrier promised\. Our delivery history on this lane says it usually takes 2\d days\./,
+      );
+      const usualDays = Number(/usually takes (\d+) days/.exec(own.text ?? '')![1]);
+
+      const shown = await eventually(async () => {
+        const r = await call(env.app, 'GET', '/v1/trackings/get', { token: a.session });
+        const t = r.body.payload.find((x: { tid: string }) => x.tid === TID);
+        return t?.likelyLate ? t : null;
+      }, 15_000);
+      expect(shown.likelyLate).toEqual({ source: 'history', usualDays });
+      expect(shown.estimatedDelivery).toMatchObject({ source: 'carrier' });
+      // The OpenAPI document (generated from the contract) describes the field.
+      const doc = JSON.stringify((await env.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json());
+      expect(doc).toMatch(/"likelyLate":\{[^]*?"enum":\["carrier","history"\]/);
+
+      await eventually(async () => rx.received.length >= 1, 30_000);
+      expect(rx.received[0]!.json).toMatchObject({
+        type: 'tracking.likely_late',
+        data: { likelyLate: { source: 'history', usualDays }, estimatedDelivery: { source: 'carrier' } },
+      });
+
+      // The journey plays to the end (its window may pass too): nothing more is said, and the flag goes with the estimate.
+      const done = await eventually(async () => {
+        const r = await call(env.app, 'GET', '/v1/trackings/get', { token: a.session });
+        const t = r.body.payload.find((x: { tid: string }) => x.tid === TID);
+        return t?.status === 'Delivered' ? t : null;
+      }, 30_000);
+      expect(done.likelyLate).toBeNull();
+      await waitFor(
+        () =>
+          queuesIdle(
+            env.ctx,
+            Object.values(notifyJobs).map((j) => j.name),
+          ),
+        { message: 'notification queues still busy' },
+      );
+      const sent = () => [smtp.mails.filter((m) => /likely late/i.test(m.subject ?? '')).length, rx.received.length];
+      expect(await quietWindow(QUIET_MS, sent)).toEqual([1, 1]);
+    } finally {
+      await rx.close();
+    }
+  }, 90_000);
+});
