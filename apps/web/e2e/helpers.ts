@@ -213,3 +213,58 @@ export function planShipment(
     orderId: `${o.orderPrefix}-${i}`,
   };
 }
+
+/** A 2x2 PNG: the photo of a proof of delivery in the courier E2E. */
+export const PHOTO = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP8z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg==',
+  'base64',
+);
+
+/** A shipment as the owner reads it through the API, with its checkpoints and their proofs. */
+export interface StoredShipment {
+  tid: string;
+  status: string;
+  checkpoints: Array<{
+    id: number;
+    status: string;
+    time: string;
+    message: string;
+    proof: { hasSignature: boolean; hasPhoto: boolean } | null;
+  }>;
+}
+/** The owner's view of a shipment, through the API. */
+export async function storedShipment(request: APIRequestContext, token: string, tid: string): Promise<StoredShipment> {
+  const list = await apiPost(request, token, '/v1/shipment/getshipments', { numRecords: 100 });
+  return (list.payload as StoredShipment[]).find((s) => s.tid === tid)!;
+}
+
+/** Records a checkpoint by tap; resolves with the instants just before the tap on Save and after the form closed. */
+/** The courier specs' patience: a phone under a loaded machine shrinks a photo and closes a form slowly. */
+const patient = expect.configure({ timeout: 30_000 });
+
+export async function recordCheckpointByTap(
+  page: Page,
+  tid: string,
+  o: { status: string; location: string; message?: string; recipient?: string },
+): Promise<{ from: number; to: number }> {
+  await page.getByRole('button', { name: `Add checkpoint to ${tid}` }).tap();
+  const form = page.getByRole('form', { name: 'Add checkpoint' });
+  await pickStatusByTap(page, form, o.status);
+  await form.getByLabel('Location').tap();
+  await form.getByLabel('Location').fill(o.location);
+  if (o.message) {
+    await form.getByLabel('Message').tap();
+    await form.getByLabel('Message').fill(o.message);
+  }
+  if (o.recipient) {
+    await form.getByLabel("Recipient's name").tap();
+    await form.getByLabel("Recipient's name").fill(o.recipient);
+    await signByTouch(page, form.getByTestId('signature-pad'));
+    await form.locator('input[type="file"]').setInputFiles({ name: 'door.png', mimeType: 'image/png', buffer: PHOTO });
+    await patient(form.getByRole('img', { name: 'Photo to send' })).toBeVisible();
+  }
+  const from = Date.now();
+  await form.getByRole('button', { name: 'Save checkpoint' }).tap();
+  await patient(form).toBeHidden();
+  return { from, to: Date.now() };
+}

@@ -5,10 +5,11 @@ import {
   apiPost,
   expectKeptForOffline,
   openPhone,
-  pickStatusByTap,
-  signByTouch,
   signUpViaApi,
   uniqueEmail,
+  recordCheckpointByTap,
+  storedShipment,
+  type StoredShipment,
 } from './helpers';
 
 // The courier's phone without signal (issue 31, decision 120), on the Pixel 7 and iPhone 13 profiles, by tap: the
@@ -23,22 +24,6 @@ test.setTimeout(240_000);
 
 const SHOTS = process.env.PHONE_SHOTS ?? 'test-results/offline';
 mkdirSync(SHOTS, { recursive: true });
-const PHOTO = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP8z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg==',
-  'base64',
-);
-
-interface StoredShipment {
-  tid: string;
-  status: string;
-  checkpoints: Array<{
-    id: number;
-    status: string;
-    time: string;
-    message: string;
-    proof: { hasSignature: boolean; hasPhoto: boolean } | null;
-  }>;
-}
 
 let desk: BrowserContext;
 let owner: Page;
@@ -51,11 +36,7 @@ async function shot(page: Page, name: string) {
   await page.screenshot({ path: `${SHOTS}/${test.info().project.name}-${name}.png` });
 }
 
-/** The owner's view of a shipment, through the API (from the desk, which never lost its signal). */
-async function stored(request: APIRequestContext, tid: string): Promise<StoredShipment> {
-  const list = await apiPost(request, ownerToken, '/v1/shipment/getshipments', { numRecords: 100 });
-  return (list.payload as StoredShipment[]).find((s) => s.tid === tid)!;
-}
+const stored = (request: APIRequestContext, tid: string) => storedShipment(request, ownerToken, tid);
 const count = (s: StoredShipment, status: string) => s.checkpoints.filter((c) => c.status === status).length;
 
 async function handOut(n: number, names: string[]): Promise<string[]> {
@@ -74,33 +55,7 @@ async function handOut(n: number, names: string[]): Promise<string[]> {
   return tids;
 }
 
-/** Records a checkpoint by tap; resolves with the instants just before the tap on Save and after the form closed. */
-async function record(
-  page: Page,
-  tid: string,
-  o: { status: string; location: string; message?: string; recipient?: string },
-): Promise<{ from: number; to: number }> {
-  await page.getByRole('button', { name: `Add checkpoint to ${tid}` }).tap();
-  const form = page.getByRole('form', { name: 'Add checkpoint' });
-  await pickStatusByTap(page, form, o.status);
-  await form.getByLabel('Location').tap();
-  await form.getByLabel('Location').fill(o.location);
-  if (o.message) {
-    await form.getByLabel('Message').tap();
-    await form.getByLabel('Message').fill(o.message);
-  }
-  if (o.recipient) {
-    await form.getByLabel("Recipient's name").tap();
-    await form.getByLabel("Recipient's name").fill(o.recipient);
-    await signByTouch(page, form.getByTestId('signature-pad'));
-    await form.locator('input[type="file"]').setInputFiles({ name: 'door.png', mimeType: 'image/png', buffer: PHOTO });
-    await expect(form.getByRole('img', { name: 'Photo to send' })).toBeVisible();
-  }
-  const from = Date.now();
-  await form.getByRole('button', { name: 'Save checkpoint' }).tap();
-  await expect(form).toBeHidden();
-  return { from, to: Date.now() };
-}
+const record = recordCheckpointByTap;
 
 test.beforeAll(async ({ browser }) => {
   desk = await browser.newContext({ viewport: { width: 1366, height: 768 } });

@@ -9,10 +9,11 @@ import {
   apiPost,
   expectKeptForOffline,
   openPhone,
-  pickStatusByTap,
-  signByTouch,
   signUpViaApi,
   uniqueEmail,
+  recordCheckpointByTap,
+  storedShipment,
+  type StoredShipment,
 } from './helpers';
 
 // The server is killed (kill -9, a real process) while the courier's phone sends what it kept without signal
@@ -29,10 +30,6 @@ test.setTimeout(300_000);
 
 const SHOTS = process.env.PHONE_SHOTS ?? 'test-results/restart-offline';
 mkdirSync(SHOTS, { recursive: true });
-const PHOTO = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP8z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg==',
-  'base64',
-);
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const serverDir = path.resolve(here, '../../server');
@@ -97,18 +94,6 @@ class OwnServer {
 
 const server = new OwnServer();
 
-interface StoredShipment {
-  tid: string;
-  status: string;
-  checkpoints: Array<{
-    id: number;
-    status: string;
-    time: string;
-    message: string;
-    proof: { hasSignature: boolean; hasPhoto: boolean } | null;
-  }>;
-}
-
 let desk: BrowserContext;
 let owner: Page;
 let ownerToken = '';
@@ -120,10 +105,7 @@ async function shot(page: Page, name: string) {
   await page.screenshot({ path: `${SHOTS}/${test.info().project.name}-${name}.png` });
 }
 
-async function stored(request: APIRequestContext, tid: string): Promise<StoredShipment> {
-  const list = await apiPost(request, ownerToken, '/v1/shipment/getshipments', { numRecords: 100 });
-  return (list.payload as StoredShipment[]).find((s) => s.tid === tid)!;
-}
+const stored = (request: APIRequestContext, tid: string) => storedShipment(request, ownerToken, tid);
 const count = (s: StoredShipment, status: string) => s.checkpoints.filter((c) => c.status === status).length;
 
 async function handOut(names: string[]): Promise<string[]> {
@@ -142,33 +124,7 @@ async function handOut(names: string[]): Promise<string[]> {
   return tids;
 }
 
-/** Records a checkpoint by tap; resolves with the instants just before the tap on Save and after the form closed. */
-async function record(
-  page: Page,
-  tid: string,
-  o: { status: string; location: string; message?: string; recipient?: string },
-): Promise<{ from: number; to: number }> {
-  await page.getByRole('button', { name: `Add checkpoint to ${tid}` }).tap();
-  const form = page.getByRole('form', { name: 'Add checkpoint' });
-  await pickStatusByTap(page, form, o.status);
-  await form.getByLabel('Location').tap();
-  await form.getByLabel('Location').fill(o.location);
-  if (o.message) {
-    await form.getByLabel('Message').tap();
-    await form.getByLabel('Message').fill(o.message);
-  }
-  if (o.recipient) {
-    await form.getByLabel("Recipient's name").tap();
-    await form.getByLabel("Recipient's name").fill(o.recipient);
-    await signByTouch(page, form.getByTestId('signature-pad'));
-    await form.locator('input[type="file"]').setInputFiles({ name: 'door.png', mimeType: 'image/png', buffer: PHOTO });
-    await expect(form.getByRole('img', { name: 'Photo to send' })).toBeVisible();
-  }
-  const from = Date.now();
-  await form.getByRole('button', { name: 'Save checkpoint' }).tap();
-  await expect(form).toBeHidden();
-  return { from, to: Date.now() };
-}
+const record = recordCheckpointByTap;
 
 test.beforeAll(async ({ browser }) => {
   await server.start();
