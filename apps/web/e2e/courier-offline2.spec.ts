@@ -8,8 +8,8 @@ import {
   pickStatusByTap,
   signByTouch,
   signInByTap,
-  signUpViaApi,
   uniqueEmail,
+  companyAtDesk,
 } from './helpers';
 
 // The courier's phone without signal, the last gaps of issue 31 (decision 138), on the Pixel 7 and iPhone 13
@@ -94,10 +94,7 @@ async function fillAndSave(page: Page, o: { status: string; location: string; re
 const stopsOf = (page: Page) => page.getByRole('list', { name: "Today's stops" }).getByRole('listitem');
 
 test.beforeAll(async ({ browser }) => {
-  desk = await browser.newContext({ viewport: { width: 1366, height: 768 } });
-  owner = await desk.newPage();
-  ownerToken = await signUpViaApi(owner, owner.request, uniqueEmail('offline2-owner'), 'company');
-  await apiPost(owner.request, ownerToken, '/v1/user/general/update', { profile: { company: 'SwiftParcel Couriers', showWizard: false } });
+  ({ desk, owner, ownerToken } = await companyAtDesk(browser, 'offline2'));
 });
 
 // Each test has its own courier, so each starts with only its own stops.

@@ -1,4 +1,4 @@
-import { expect, type APIRequestContext, type Locator, type Page } from '@playwright/test';
+import { expect, type APIRequestContext, type Browser, type BrowserContext, type Locator, type Page } from '@playwright/test';
 
 export const uniqueEmail = (tag: string) => `${tag}.${Date.now()}.${Math.floor(Math.random() * 1e6)}@example.com`;
 
@@ -267,4 +267,13 @@ export async function recordCheckpointByTap(
   await form.getByRole('button', { name: 'Save checkpoint' }).tap();
   await patient(form).toBeHidden();
   return { from, to: Date.now() };
+}
+
+/** A courier company's owner, signed up through the API and named, on a desk (1366x768) that never loses its signal. */
+export async function companyAtDesk(browser: Browser, tag: string): Promise<{ desk: BrowserContext; owner: Page; ownerToken: string }> {
+  const desk = await browser.newContext({ viewport: { width: 1366, height: 768 } });
+  const owner = await desk.newPage();
+  const ownerToken = await signUpViaApi(owner, owner.request, uniqueEmail(`${tag}-owner`), 'company');
+  await apiPost(owner.request, ownerToken, '/v1/user/general/update', { profile: { company: 'SwiftParcel Couriers', showWizard: false } });
+  return { desk, owner, ownerToken };
 }

@@ -5,11 +5,11 @@ import {
   apiPost,
   expectKeptForOffline,
   openPhone,
-  signUpViaApi,
   uniqueEmail,
   recordCheckpointByTap,
   storedShipment,
   type StoredShipment,
+  companyAtDesk,
 } from './helpers';
 
 // The courier's phone without signal (issue 31, decision 120), on the Pixel 7 and iPhone 13 profiles, by tap: the
@@ -58,10 +58,7 @@ async function handOut(n: number, names: string[]): Promise<string[]> {
 const record = recordCheckpointByTap;
 
 test.beforeAll(async ({ browser }) => {
-  desk = await browser.newContext({ viewport: { width: 1366, height: 768 } });
-  owner = await desk.newPage();
-  ownerToken = await signUpViaApi(owner, owner.request, uniqueEmail('offline-owner'), 'company');
-  await apiPost(owner.request, ownerToken, '/v1/user/general/update', { profile: { company: 'SwiftParcel Couriers', showWizard: false } });
+  ({ desk, owner, ownerToken } = await companyAtDesk(browser, 'offline'));
   courierEmail = uniqueEmail('offline-courier');
   const added = await addCourierViaApi(owner.request, ownerToken, courierEmail, { password: courierPassword });
   expect(added.status, JSON.stringify(added)).toBe('success');

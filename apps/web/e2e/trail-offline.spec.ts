@@ -1,6 +1,6 @@
 import { expect as baseExpect, test, type BrowserContext, type Page } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
-import { addCourierViaApi, apiPost, openPhone, signUpViaApi, uniqueEmail } from './helpers';
+import { addCourierViaApi, apiPost, companyAtDesk, openPhone, uniqueEmail } from './helpers';
 
 // The courier's trail without signal (issue 31, decision 149), on the phone profiles, by tap: sharing their
 // location with no signal, the courier moves three times; the phone keeps each position with the time it was
@@ -25,10 +25,7 @@ async function shot(page: Page, name: string) {
 }
 
 test.beforeAll(async ({ browser }) => {
-  desk = await browser.newContext({ viewport: { width: 1366, height: 768 } });
-  owner = await desk.newPage();
-  ownerToken = await signUpViaApi(owner, owner.request, uniqueEmail('trail-owner'), 'company');
-  await apiPost(owner.request, ownerToken, '/v1/user/general/update', { profile: { company: 'SwiftParcel Couriers', showWizard: false } });
+  ({ desk, owner, ownerToken } = await companyAtDesk(browser, 'trail'));
   courierEmail = uniqueEmail('trail-courier');
   const added = await addCourierViaApi(owner.request, ownerToken, courierEmail, { password: courierPassword });
   expect(added.status, JSON.stringify(added)).toBe('success');
