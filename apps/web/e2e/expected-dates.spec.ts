@@ -1,32 +1,12 @@
 import { devices, expect, test, type Browser, type APIRequestContext } from '@playwright/test';
-import { apiPost, signUpViaApi, uniqueEmail } from './helpers';
+import { apiPost, sandboxNumber, signUpViaApi, uniqueEmail } from './helpers';
 
 // "When will it arrive" (issue 32, decision 122): the carrier's estimate with its window shows in the trackings list's
 // Expected column and on the public tracking page, at a desk (1366) and on an iPhone 13 profile. The carrier sandbox
 // promises a window until the parcel is delivered (a few seconds at the E2E pace), so each view gets a fresh parcel.
 
-/** The sandbox's journey of a number (its FNV-1a + murmur3 hash, modules/carriers/sandbox/journeys.ts): 6, 7: a failed attempt. */
-function journeyBucket(tid: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < tid.length; i++) {
-    h ^= tid.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return (h >>> 0) % 10;
-}
-/** A UPS number no other spec asks the sandbox about, playing the journey with a failed attempt (the longest). */
-function freshDelivered(): string {
-  for (;;) {
-    const tid = `1ZEXP${Date.now().toString(36).toUpperCase()}${Math.floor(Math.random() * 1e6)}`;
-    const bucket = journeyBucket(tid);
-    if (bucket === 6 || bucket === 7) return tid;
-  }
-}
+/** A UPS number playing the sandbox journey with a failed attempt (the longest). */
+const freshDelivered = () => sandboxNumber('EXP', ['fail-attempt']);
 
 // At the E2E pace the sandbox's window can be under a minute ("around 13:28").
 const WINDOW = /^Expected (Sun|Mon|Tue|Wed|Thu|Fri|Sat) \d{1,2} [A-Z][a-z]{2}, (between \d{2}:\d{2} and \d{2}:\d{2}|around \d{2}:\d{2})$/;

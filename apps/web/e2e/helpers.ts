@@ -1,4 +1,16 @@
 import { expect, type APIRequestContext, type Browser, type BrowserContext, type Locator, type Page } from '@playwright/test';
+import { journeyFor, type JourneyName } from '../../server/src/modules/carriers/sandbox/journeys.ts';
+
+/**
+ * A UPS number no other spec asks the carrier sandbox about (`prefix` names the spec), whose scripted sandbox journey is
+ * one of `journeys`: the sandbox's own choice of journey (modules/carriers/sandbox/journeys.ts), not a copy of it.
+ */
+export function sandboxNumber(prefix: string, journeys: JourneyName[]): string {
+  for (;;) {
+    const tid = `1Z${prefix}${Date.now().toString(36).toUpperCase()}${Math.floor(Math.random() * 1e6)}`;
+    if (journeys.includes(journeyFor(tid).name)) return tid;
+  }
+}
 
 export const uniqueEmail = (tag: string) => `${tag}.${Date.now()}.${Math.floor(Math.random() * 1e6)}@example.com`;
 

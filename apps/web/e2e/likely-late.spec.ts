@@ -1,32 +1,12 @@
 import { devices, expect, test } from '@playwright/test';
-import { apiPost, signUpViaApi, uniqueEmail } from './helpers';
+import { apiPost, sandboxNumber, signUpViaApi, uniqueEmail } from './helpers';
 
 // "Likely late" in the trackings list with who says so (issue 32, decision 151), at a desk (1366) and on a Pixel 7
 // profile: a sandbox parcel whose carrier moves its date past its first promise after a failed attempt shows the
 // badge "Likely late" and "from carrier" beside its date. (The history source needs delivered history on the server: covered
 // by apps/server/test/notifications/likely-late-history.test.ts through the same list.)
 
-/** The sandbox's journey of a number (modules/carriers/sandbox/journeys.ts, as in expected-dates.spec.ts): 6, 7: a failed attempt. */
-function journeyBucket(tid: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < tid.length; i++) {
-    h ^= tid.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return (h >>> 0) % 10;
-}
-function freshFailedAttempt(): string {
-  for (;;) {
-    const tid = `1ZLATE${Date.now().toString(36).toUpperCase()}${Math.floor(Math.random() * 1e6)}`;
-    const bucket = journeyBucket(tid);
-    if (bucket === 6 || bucket === 7) return tid;
-  }
-}
+const freshFailedAttempt = () => sandboxNumber('LATE', ['fail-attempt']);
 
 const { defaultBrowserType: _chromium, ...pixel7 } = devices['Pixel 7'];
 const PROFILES = [

@@ -1,31 +1,10 @@
 import { devices, expect, test, type APIRequestContext } from '@playwright/test';
-import { apiPost, signUpViaApi, uniqueEmail } from './helpers';
+import { apiPost, sandboxNumber, signUpViaApi, uniqueEmail } from './helpers';
 
 // Delivery performance (issue 32, decisions 133, 134): the transit histogram, the exceptions bar list, the period by
 // dates (a reversed period refused with the server's message) and the CSV export, at a desk (1366) and on the
 // Pixel 7 and iPhone 13 profiles (tapped there). Parcels are the carrier sandbox's: some delivered by hand at once,
 // one playing the sandbox's exception journey.
-
-/** The sandbox's journey bucket of a number (FNV-1a + murmur3, modules/carriers/sandbox/journeys.ts): 8 = exception. */
-function journeyBucket(tid: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < tid.length; i++) {
-    h ^= tid.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return (h >>> 0) % 10;
-}
-function numberIn(buckets: number[]): string {
-  for (;;) {
-    const tid = `1ZPRF${Date.now().toString(36).toUpperCase()}${Math.floor(Math.random() * 1e6)}`;
-    if (buckets.includes(journeyBucket(tid))) return tid;
-  }
-}
 
 async function figures(request: APIRequestContext, token: string) {
   const r = await request.get('/v1/trackings/performance?days=7', { headers: { 'sm-api-token': token } });
@@ -47,11 +26,14 @@ for (const { name, profile, phone } of PROFILES) {
     const page = await context.newPage();
     const token = await signUpViaApi(page, request, uniqueEmail(`performance-${name}`));
     for (let i = 0; i < 3; i++) {
-      const tid = numberIn([0, 1, 2, 3, 4, 5]);
+      const tid = sandboxNumber('PRF', ['delivered']);
       expect((await apiPost(request, token, '/v1/trackings/add', { tid, courier: 'ups', title: `Parcel ${i}` })).code).toBe(201);
       expect((await (await request.get(`/v1/trackings/delivered/${tid}`, { headers: { 'sm-api-token': token } })).json()).code).toBe(200);
     }
-    expect((await apiPost(request, token, '/v1/trackings/add', { tid: numberIn([8]), courier: 'ups', title: 'Trouble' })).code).toBe(201);
+    expect(
+      (await apiPost(request, token, '/v1/trackings/add', { tid: sandboxNumber('PRF', ['exception']), courier: 'ups', title: 'Trouble' }))
+        .code,
+    ).toBe(201);
     await expect.poll(async () => (await figures(request, token)).exceptions.count, { timeout: 60_000 }).toBeGreaterThan(0);
 
     await page.goto('/account/performance');
