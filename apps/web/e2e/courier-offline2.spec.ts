@@ -1,15 +1,17 @@
 import { expect as baseExpect, test, type APIRequestContext, type BrowserContext, type Page } from '@playwright/test';
-import { mkdirSync } from 'node:fs';
 import {
   addCourierViaApi,
-  apiPost,
-  expectKeptForOffline,
-  openPhone,
-  pickStatusByTap,
-  signByTouch,
-  signInByTap,
-  uniqueEmail,
   companyAtDesk,
+  expectKeptForOffline,
+  fillCheckpointByTap,
+  handOutToCourier,
+  labelBarcodePng,
+  openPhone,
+  phoneShots,
+  signInByTap,
+  storedShipment,
+  type StoredShipment,
+  uniqueEmail,
 } from './helpers';
 
 // The courier's phone without signal, the last gaps of issue 31 (decision 138), on the Pixel 7 and iPhone 13
@@ -21,22 +23,8 @@ test.describe.configure({ mode: 'serial' });
 const expect = baseExpect.configure({ timeout: 30_000 });
 test.setTimeout(240_000);
 
-const SHOTS = process.env.PHONE_SHOTS ?? 'test-results/courier-offline2';
-mkdirSync(SHOTS, { recursive: true });
-const PHOTO = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP8z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg==',
-  'base64',
-);
-/** The server's own label barcode (labels.ts barcodePng), imported by path at run time as scan.spec.ts does. */
-const LABELS = '../../server/src/modules/shipments/labels.ts';
-const barcodePng = async (tid: string): Promise<Buffer> =>
-  ((await import(LABELS)) as { barcodePng: (t: string) => Promise<Buffer> }).barcodePng(tid);
-
-interface StoredShipment {
-  tid: string;
-  status: string;
-  checkpoints: Array<{ id: number; status: string; time: string; message: string; location: string }>;
-}
+const shot = phoneShots('courier-offline2');
+const barcodePng = labelBarcodePng;
 
 let desk: BrowserContext;
 let owner: Page;
@@ -44,52 +32,13 @@ let ownerToken = '';
 let courierEmail = '';
 const courierPassword = 'courierpass1';
 
-async function shot(page: Page, name: string) {
-  await page.waitForTimeout(300);
-  await page.screenshot({ path: `${SHOTS}/${test.info().project.name}-${name}.png` });
-}
-
-async function stored(request: APIRequestContext, tid: string): Promise<StoredShipment> {
-  const list = await apiPost(request, ownerToken, '/v1/shipment/getshipments', { numRecords: 100 });
-  return (list.payload as StoredShipment[]).find((s) => s.tid === tid)!;
-}
+const stored = (request: APIRequestContext, tid: string) => storedShipment(request, ownerToken, tid);
 const count = (s: StoredShipment, status: string) => s.checkpoints.filter((c) => c.status === status).length;
 
-async function handOut(names: string[]): Promise<string[]> {
-  const tids: string[] = [];
-  for (const [i, name] of names.entries()) {
-    const created = await apiPost(owner.request, ownerToken, '/v1/shipment/create', {
-      origin: { name: 'Depot', address1: '1 Main St', city: 'Springfield', zip: '62701' },
-      destination: { name, address1: `${30 + i} Pine St`, city: 'Austin', zip: '73301', phone: '5125550100' },
-      parcels: [{ name: 'Box', length: 9, width: 6, height: 4, weight: 2 }],
-      message: `Note for ${name}`,
-      courier: 'Dana Lee',
-      courierEmail,
-    });
-    expect(created.status, JSON.stringify(created)).toBe('success');
-    tids.push(created.payload.tid as string);
-  }
-  return tids;
-}
+const handOut = (names: string[]) =>
+  handOutToCourier(owner.request, ownerToken, courierEmail, names, { firstNumber: 30, street: 'Pine St', notes: true });
 
-/** Fills the open checkpoint form by tap and saves it; resolves with the instants around the tap on Save. */
-async function fillAndSave(page: Page, o: { status: string; location: string; recipient?: string }) {
-  const form = page.getByRole('form', { name: 'Add checkpoint' });
-  await pickStatusByTap(page, form, o.status);
-  await form.getByLabel('Location').tap();
-  await form.getByLabel('Location').fill(o.location);
-  if (o.recipient) {
-    await form.getByLabel("Recipient's name").tap();
-    await form.getByLabel("Recipient's name").fill(o.recipient);
-    await signByTouch(page, form.getByTestId('signature-pad'));
-    await form.locator('input[type="file"]').setInputFiles({ name: 'door.png', mimeType: 'image/png', buffer: PHOTO });
-    await expect(form.getByRole('img', { name: 'Photo to send' })).toBeVisible();
-  }
-  const from = Date.now();
-  await form.getByRole('button', { name: 'Save checkpoint' }).tap();
-  await expect(form).toBeHidden();
-  return { from, to: Date.now() };
-}
+const fillAndSave = fillCheckpointByTap;
 
 const stopsOf = (page: Page) => page.getByRole('list', { name: "Today's stops" }).getByRole('listitem');
 

@@ -1,4 +1,5 @@
-import { expect, type APIRequestContext, type Browser, type BrowserContext, type Locator, type Page } from '@playwright/test';
+import { mkdirSync } from 'node:fs';
+import { expect, test, type APIRequestContext, type Browser, type BrowserContext, type Locator, type Page } from '@playwright/test';
 import { journeyFor, type JourneyName } from '../../server/src/modules/carriers/sandbox/journeys.ts';
 
 /**
@@ -241,6 +242,7 @@ export interface StoredShipment {
     status: string;
     time: string;
     message: string;
+    location: string;
     proof: { hasSignature: boolean; hasPhoto: boolean } | null;
   }>;
 }
@@ -260,6 +262,14 @@ export async function recordCheckpointByTap(
   o: { status: string; location: string; message?: string; recipient?: string },
 ): Promise<{ from: number; to: number }> {
   await page.getByRole('button', { name: `Add checkpoint to ${tid}` }).tap();
+  return fillCheckpointByTap(page, o);
+}
+
+/** Fills the open checkpoint form by tap and saves it; resolves with the instants around the tap on Save. */
+export async function fillCheckpointByTap(
+  page: Page,
+  o: { status: string; location: string; message?: string; recipient?: string },
+): Promise<{ from: number; to: number }> {
   const form = page.getByRole('form', { name: 'Add checkpoint' });
   await pickStatusByTap(page, form, o.status);
   await form.getByLabel('Location').tap();
@@ -281,11 +291,73 @@ export async function recordCheckpointByTap(
   return { from, to: Date.now() };
 }
 
-/** A courier company's owner, signed up through the API and named, on a desk (1366x768) that never loses its signal. */
-export async function companyAtDesk(browser: Browser, tag: string): Promise<{ desk: BrowserContext; owner: Page; ownerToken: string }> {
-  const desk = await browser.newContext({ viewport: { width: 1366, height: 768 } });
+/**
+ * A courier company's owner, signed up through the API and named, on a desk (1366x768) that never loses its signal; on
+ * the run's server, or on `baseURL` (a spec's own server).
+ */
+export async function companyAtDesk(
+  browser: Browser,
+  tag: string,
+  baseURL?: string,
+): Promise<{ desk: BrowserContext; owner: Page; ownerToken: string }> {
+  const desk = await browser.newContext({ viewport: { width: 1366, height: 768 }, ...(baseURL ? { baseURL } : {}) });
   const owner = await desk.newPage();
   const ownerToken = await signUpViaApi(owner, owner.request, uniqueEmail(`${tag}-owner`), 'company');
   await apiPost(owner.request, ownerToken, '/v1/user/general/update', { profile: { company: 'SwiftParcel Couriers', showWizard: false } });
   return { desk, owner, ownerToken };
 }
+
+/** A courier company's owner at a desk, and one courier of theirs (added through the API) with a password to sign in. */
+export async function companyWithCourier(browser: Browser, tag: string, baseURL?: string) {
+  const atDesk = await companyAtDesk(browser, tag, baseURL);
+  const courierEmail = uniqueEmail(`${tag}-courier`);
+  const courierPassword = 'courierpass1';
+  const added = await addCourierViaApi(atDesk.owner.request, atDesk.ownerToken, courierEmail, { password: courierPassword });
+  expect(added.status, JSON.stringify(added)).toBe('success');
+  return { ...atDesk, courierEmail, courierPassword };
+}
+
+/**
+ * Shipments handed to a courier through the API, one per recipient, to `${firstNumber + i} ${street}, Austin`, from the
+ * depot at 1 Main St, Springfield; with `notes`, each carries "Note for <name>". Resolves with their numbers.
+ */
+export async function handOutToCourier(
+  request: APIRequestContext,
+  token: string,
+  courierEmail: string,
+  names: string[],
+  o: { firstNumber: number; street: string; notes?: boolean },
+): Promise<string[]> {
+  const tids: string[] = [];
+  for (const [i, name] of names.entries()) {
+    const created = await apiPost(request, token, '/v1/shipment/create', {
+      origin: { name: 'Depot', address1: '1 Main St', city: 'Springfield', zip: '62701' },
+      destination: { name, address1: `${o.firstNumber + i} ${o.street}`, city: 'Austin', zip: '73301', phone: '5125550100' },
+      parcels: [{ name: 'Box', length: 9, width: 6, height: 4, weight: 2 }],
+      ...(o.notes ? { message: `Note for ${name}` } : {}),
+      courier: 'Dana Lee',
+      courierEmail,
+    });
+    expect(created.status, JSON.stringify(created)).toBe('success');
+    tids.push(created.payload.tid as string);
+  }
+  return tids;
+}
+
+/** Screenshots of a phone spec, to `PHONE_SHOTS` or test-results/<spec>, named by profile; after the page settles. */
+export function phoneShots(spec: string): (page: Page, name: string) => Promise<void> {
+  const dir = process.env.PHONE_SHOTS ?? `test-results/${spec}`;
+  mkdirSync(dir, { recursive: true });
+  return async (page, name) => {
+    await page.waitForTimeout(300);
+    await page.screenshot({ path: `${dir}/${test.info().project.name}-${name}.png` });
+  };
+}
+
+/**
+ * The server's own label barcode (labels.ts barcodePng: the PNG the label PDF embeds). Imported by path at run time:
+ * the web app's type check does not follow it into the server's dependencies.
+ */
+const LABELS = '../../server/src/modules/shipments/labels.ts';
+export const labelBarcodePng = async (tid: string): Promise<Buffer> =>
+  ((await import(LABELS)) as { barcodePng: (t: string) => Promise<Buffer> }).barcodePng(tid);

@@ -1,15 +1,14 @@
 import { expect as baseExpect, test, type APIRequestContext, type BrowserContext, type Page } from '@playwright/test';
-import { mkdirSync } from 'node:fs';
 import {
-  addCourierViaApi,
   apiPost,
+  companyWithCourier,
   expectKeptForOffline,
+  handOutToCourier,
   openPhone,
-  uniqueEmail,
+  phoneShots,
   recordCheckpointByTap,
   storedShipment,
   type StoredShipment,
-  companyAtDesk,
 } from './helpers';
 
 // The courier's phone without signal (issue 31, decision 120), on the Pixel 7 and iPhone 13 profiles, by tap: the
@@ -22,46 +21,24 @@ test.describe.configure({ mode: 'serial' });
 const expect = baseExpect.configure({ timeout: 30_000 });
 test.setTimeout(240_000);
 
-const SHOTS = process.env.PHONE_SHOTS ?? 'test-results/offline';
-mkdirSync(SHOTS, { recursive: true });
+const shot = phoneShots('offline');
 
 let desk: BrowserContext;
 let owner: Page;
 let ownerToken = '';
 let courierEmail = '';
-const courierPassword = 'courierpass1';
-
-async function shot(page: Page, name: string) {
-  await page.waitForTimeout(300);
-  await page.screenshot({ path: `${SHOTS}/${test.info().project.name}-${name}.png` });
-}
+let courierPassword = '';
 
 const stored = (request: APIRequestContext, tid: string) => storedShipment(request, ownerToken, tid);
 const count = (s: StoredShipment, status: string) => s.checkpoints.filter((c) => c.status === status).length;
 
-async function handOut(n: number, names: string[]): Promise<string[]> {
-  const tids: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const created = await apiPost(owner.request, ownerToken, '/v1/shipment/create', {
-      origin: { address1: '1 Main St', city: 'Springfield', zip: '62701' },
-      destination: { name: names[i], address1: `${20 + i} Oak St`, city: 'Austin', zip: '73301', phone: '5125550100' },
-      parcels: [{ name: 'Box', length: 9, width: 6, height: 4, weight: 2 }],
-      courier: 'Dana Lee',
-      courierEmail,
-    });
-    expect(created.status, JSON.stringify(created)).toBe('success');
-    tids.push(created.payload.tid as string);
-  }
-  return tids;
-}
+const handOut = (names: string[]) =>
+  handOutToCourier(owner.request, ownerToken, courierEmail, names, { firstNumber: 20, street: 'Oak St' });
 
 const record = recordCheckpointByTap;
 
 test.beforeAll(async ({ browser }) => {
-  ({ desk, owner, ownerToken } = await companyAtDesk(browser, 'offline'));
-  courierEmail = uniqueEmail('offline-courier');
-  const added = await addCourierViaApi(owner.request, ownerToken, courierEmail, { password: courierPassword });
-  expect(added.status, JSON.stringify(added)).toBe('success');
+  ({ desk, owner, ownerToken, courierEmail, courierPassword } = await companyWithCourier(browser, 'offline'));
 });
 
 test.afterAll(async () => {
@@ -72,7 +49,7 @@ test('without signal: three actions kept on the phone, the app reopened offline,
   page,
   context,
 }) => {
-  const tids = await handOut(2, ['Alex Recipient', 'Jo Customer']);
+  const tids = await handOut(['Alex Recipient', 'Jo Customer']);
   await openPhone(page, courierEmail, courierPassword);
   const stops = page.getByRole('list', { name: "Today's stops" }).getByRole('listitem');
   await expect(stops).toHaveCount(2);
@@ -146,7 +123,7 @@ test('without signal: three actions kept on the phone, the app reopened offline,
 });
 
 test('the connection drops in the middle of a photo upload: sent again later, booked once', async ({ page }) => {
-  const [tid] = await handOut(1, ['Sam Neighbour']);
+  const [tid] = await handOut(['Sam Neighbour']);
   await openPhone(page, courierEmail, courierPassword);
   await expect(page.getByRole('listitem').filter({ hasText: 'Sam Neighbour' })).toBeVisible();
   await expectKeptForOffline(page, ['checkpoint-modal']);
@@ -176,7 +153,7 @@ test('a stop given to another courier while the phone was offline: not sent, sai
   page,
   context,
 }) => {
-  const [tid] = await handOut(1, ['Kim Moved']);
+  const [tid] = await handOut(['Kim Moved']);
   await openPhone(page, courierEmail, courierPassword);
   await expect(page.getByRole('listitem').filter({ hasText: 'Kim Moved' })).toBeVisible();
   await expectKeptForOffline(page, ['checkpoint-modal']);

@@ -1,16 +1,15 @@
 import { expect as baseExpect, test, type APIRequestContext, type BrowserContext, type Page } from '@playwright/test';
 import { spawn, execSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  addCourierViaApi,
-  apiPost,
+  companyWithCourier,
   expectKeptForOffline,
+  handOutToCourier,
   openPhone,
-  signUpViaApi,
-  uniqueEmail,
+  phoneShots,
   recordCheckpointByTap,
   storedShipment,
   type StoredShipment,
@@ -28,8 +27,7 @@ test.describe.configure({ mode: 'serial' });
 const expect = baseExpect.configure({ timeout: 30_000 });
 test.setTimeout(300_000);
 
-const SHOTS = process.env.PHONE_SHOTS ?? 'test-results/restart-offline';
-mkdirSync(SHOTS, { recursive: true });
+const shot = phoneShots('restart-offline');
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const serverDir = path.resolve(here, '../../server');
@@ -98,43 +96,19 @@ let desk: BrowserContext;
 let owner: Page;
 let ownerToken = '';
 let courierEmail = '';
-const courierPassword = 'courierpass1';
-
-async function shot(page: Page, name: string) {
-  await page.waitForTimeout(300);
-  await page.screenshot({ path: `${SHOTS}/${test.info().project.name}-${name}.png` });
-}
+let courierPassword = '';
 
 const stored = (request: APIRequestContext, tid: string) => storedShipment(request, ownerToken, tid);
 const count = (s: StoredShipment, status: string) => s.checkpoints.filter((c) => c.status === status).length;
 
-async function handOut(names: string[]): Promise<string[]> {
-  const tids: string[] = [];
-  for (const [i, name] of names.entries()) {
-    const created = await apiPost(owner.request, ownerToken, '/v1/shipment/create', {
-      origin: { address1: '1 Main St', city: 'Springfield', zip: '62701' },
-      destination: { name, address1: `${40 + i} Elm St`, city: 'Austin', zip: '73301', phone: '5125550100' },
-      parcels: [{ name: 'Box', length: 9, width: 6, height: 4, weight: 2 }],
-      courier: 'Dana Lee',
-      courierEmail,
-    });
-    expect(created.status, JSON.stringify(created)).toBe('success');
-    tids.push(created.payload.tid as string);
-  }
-  return tids;
-}
+const handOut = (names: string[]) =>
+  handOutToCourier(owner.request, ownerToken, courierEmail, names, { firstNumber: 40, street: 'Elm St' });
 
 const record = recordCheckpointByTap;
 
 test.beforeAll(async ({ browser }) => {
   await server.start();
-  desk = await browser.newContext({ baseURL: base, viewport: { width: 1366, height: 768 } });
-  owner = await desk.newPage();
-  ownerToken = await signUpViaApi(owner, owner.request, uniqueEmail('restart-owner'), 'company');
-  await apiPost(owner.request, ownerToken, '/v1/user/general/update', { profile: { company: 'SwiftParcel Couriers', showWizard: false } });
-  courierEmail = uniqueEmail('restart-courier');
-  const added = await addCourierViaApi(owner.request, ownerToken, courierEmail, { password: courierPassword });
-  expect(added.status, JSON.stringify(added)).toBe('success');
+  ({ desk, owner, ownerToken, courierEmail, courierPassword } = await companyWithCourier(browser, 'restart', base));
 });
 
 test.afterAll(async () => {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { chromiumArgs, chromiumPath } from '../scripts/chromium.mjs';
-import { apiPost, uniqueEmail } from './helpers';
+import { apiPost, labelBarcodePng, uniqueEmail } from './helpers';
 
 // Issue 31, decision 130: the courier scans a label's Code 128 barcode to open that stop. Chromium on Linux has no
 // BarcodeDetector, so this runs the lazy-loaded polyfill (ZXing in WebAssembly, served by us), fed the server's own
@@ -14,13 +14,7 @@ import { apiPost, uniqueEmail } from './helpers';
 const expect = baseExpect.configure({ timeout: 30_000 });
 test.setTimeout(180_000);
 
-/**
- * The server's own label barcode (labels.ts barcodePng: the PNG the label PDF embeds). Imported by path at run time:
- * the web app's type check does not follow it into the server's dependencies.
- */
-const LABELS = '../../server/src/modules/shipments/labels.ts';
-const barcodePng = async (tid: string): Promise<Buffer> =>
-  ((await import(LABELS)) as { barcodePng: (t: string) => Promise<Buffer> }).barcodePng(tid);
+const barcodePng = labelBarcodePng;
 
 const SHOTS = 'test-results/scan-screens';
 mkdirSync(SHOTS, { recursive: true });

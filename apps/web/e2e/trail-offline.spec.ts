@@ -1,6 +1,5 @@
 import { expect as baseExpect, test, type BrowserContext, type Page } from '@playwright/test';
-import { mkdirSync } from 'node:fs';
-import { addCourierViaApi, apiPost, companyAtDesk, openPhone, uniqueEmail } from './helpers';
+import { apiPost, companyWithCourier, openPhone, phoneShots } from './helpers';
 
 // The courier's trail without signal (issue 31, decision 149), on the phone profiles, by tap: sharing their
 // location with no signal, the courier moves three times; the phone keeps each position with the time it was
@@ -10,25 +9,16 @@ test.describe.configure({ mode: 'serial' });
 const expect = baseExpect.configure({ timeout: 30_000 });
 test.setTimeout(240_000);
 
-const SHOTS = process.env.PHONE_SHOTS ?? 'test-results/trail-offline';
-mkdirSync(SHOTS, { recursive: true });
+const shot = phoneShots('trail-offline');
 
 let desk: BrowserContext;
 let owner: Page;
 let ownerToken = '';
 let courierEmail = '';
-const courierPassword = 'courierpass1';
-
-async function shot(page: Page, name: string) {
-  await page.waitForTimeout(300);
-  await page.screenshot({ path: `${SHOTS}/${test.info().project.name}-${name}.png` });
-}
+let courierPassword = '';
 
 test.beforeAll(async ({ browser }) => {
-  ({ desk, owner, ownerToken } = await companyAtDesk(browser, 'trail'));
-  courierEmail = uniqueEmail('trail-courier');
-  const added = await addCourierViaApi(owner.request, ownerToken, courierEmail, { password: courierPassword });
-  expect(added.status, JSON.stringify(added)).toBe('success');
+  ({ desk, owner, ownerToken, courierEmail, courierPassword } = await companyWithCourier(browser, 'trail'));
 });
 
 test.afterAll(async () => {
