@@ -475,7 +475,7 @@ async function applyBatch(ctx: AppContext, items: Array<{ id: string; r: TrackRe
       tx,
       applied
         .filter(({ o }) => o.update)
-        .map(({ t, o }) => ({ ...pickApplied(t), ...(o.update as Partial<repo.AppliedColumns>), id: t.id })),
+        .map(({ t, o }) => ({ ...repo.pickApplied(t), ...(o.update as Partial<repo.AppliedColumns>), id: t.id })),
     );
     const changes = applied
       .filter(({ o }) => o.change)
@@ -523,46 +523,6 @@ async function applyBatch(ctx: AppContext, items: Array<{ id: string; r: TrackRe
     for (const { t, o } of applied) observe(t, o, 'poll', now);
     return new Set(changes.map((c) => c.t.id));
   });
-}
-
-/** The columns a result may change, as the locked row has them. */
-function pickApplied(t: repo.TrackingRow): repo.AppliedColumns {
-  const {
-    id,
-    status,
-    origin,
-    destination,
-    expected,
-    estimatedDelivery,
-    promisedBy,
-    lateFor,
-    lastCheckPoint,
-    nextCheckAt,
-    lastCheckedAt,
-    lastCarrierDataAt,
-    lastPushedAt,
-    failures,
-    lastError,
-    updatedAt,
-  } = t;
-  return {
-    id,
-    status,
-    origin,
-    destination,
-    expected,
-    estimatedDelivery,
-    promisedBy,
-    lateFor,
-    lastCheckPoint,
-    nextCheckAt,
-    lastCheckedAt,
-    lastCarrierDataAt,
-    lastPushedAt,
-    failures,
-    lastError,
-    updatedAt,
-  };
 }
 
 /** The time of the stored newest checkpoint (lastCheckPoint JSON), or null when there is none. */

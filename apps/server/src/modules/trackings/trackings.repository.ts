@@ -43,25 +43,28 @@ export async function lockManyForApply(db: Queryable, ids: string[], now: Date):
 }
 
 /** The columns a carrier result may change, with the value each tracking gets (its own value when unchanged). */
-export type AppliedColumns = Pick<
-  TrackingRow,
-  | 'id'
-  | 'status'
-  | 'origin'
-  | 'destination'
-  | 'expected'
-  | 'estimatedDelivery'
-  | 'promisedBy'
-  | 'lateFor'
-  | 'lastCheckPoint'
-  | 'nextCheckAt'
-  | 'lastCheckedAt'
-  | 'lastCarrierDataAt'
-  | 'lastPushedAt'
-  | 'failures'
-  | 'lastError'
-  | 'updatedAt'
->;
+const APPLIED_COLUMNS = [
+  'id',
+  'status',
+  'origin',
+  'destination',
+  'expected',
+  'estimatedDelivery',
+  'promisedBy',
+  'lateFor',
+  'lastCheckPoint',
+  'nextCheckAt',
+  'lastCheckedAt',
+  'lastCarrierDataAt',
+  'lastPushedAt',
+  'failures',
+  'lastError',
+  'updatedAt',
+] as const satisfies ReadonlyArray<keyof TrackingRow>;
+export type AppliedColumns = Pick<TrackingRow, (typeof APPLIED_COLUMNS)[number]>;
+
+/** The applied columns as the locked row has them. */
+export const pickApplied = (t: TrackingRow): AppliedColumns => Object.fromEntries(APPLIED_COLUMNS.map((k) => [k, t[k]])) as AppliedColumns;
 
 /** Write the applied columns of many trackings in one statement (the refresh engine's batch). */
 export async function updateApplied(db: Queryable, rows: AppliedColumns[]): Promise<void> {
