@@ -170,3 +170,36 @@ export function fieldErrors(error: z.ZodError): Record<string, string> {
   }
   return out;
 }
+
+/** "a,b" or a list (repeated query values) → a list of `item`; absent or empty means no filter. */
+export const listOf = <T extends z.ZodType<unknown, string>>(item: T) =>
+  z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .transform((v) =>
+      v === undefined
+        ? []
+        : (Array.isArray(v) ? v : [v])
+            .flatMap((s) => s.split(','))
+            .map((s) => s.trim())
+            .filter(Boolean),
+    )
+    .pipe(z.array(item));
+
+/** A list's page size: a whole number from 1, capped at `max` (a larger ask gets `max`), `fallback` when absent. */
+export const pageSizeField = (max: number, fallback: number) =>
+  z.coerce
+    .number({ error: 'numRecords must be a number' })
+    .int('numRecords must be a whole number')
+    .min(1, 'numRecords must be at least 1')
+    .transform((n) => Math.min(n, max))
+    .default(fallback);
+
+/** Keyset paging: the number the page starts after; empty means the first page. */
+export const afterNumberField = () =>
+  z
+    .string()
+    .trim()
+    .max(64)
+    .optional()
+    .transform((v) => (v ? v : undefined));

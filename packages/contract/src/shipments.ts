@@ -1,7 +1,17 @@
 import { z } from 'zod';
 import { MSG } from './messages.ts';
 import { LIMITS, TRACKING_STATUSES } from './constants.ts';
-import { emailField, optionalEmailField, optionalString, optionalUsPhone, requiredString, requiredText } from './common.ts';
+import {
+  afterNumberField,
+  emailField,
+  listOf,
+  optionalEmailField,
+  optionalString,
+  optionalUsPhone,
+  pageSizeField,
+  requiredString,
+  requiredText,
+} from './common.ts';
 import { geoSchema } from './members.ts';
 import { checkpointSchema } from './checkpoints.ts';
 
@@ -272,38 +282,13 @@ export const editShipmentRequest = z
   .refine(windowInOrder, { message: MSG.planWindowOrder, path: ['windowTo'] });
 export type EditShipmentRequest = z.input<typeof editShipmentRequest>;
 
-/** "a,b" or a list → a list; empty means no filter. */
-const listOf = <T extends z.ZodType<unknown, string>>(item: T) =>
-  z
-    .union([z.string(), z.array(z.string())])
-    .optional()
-    .transform((v) =>
-      v === undefined
-        ? []
-        : (Array.isArray(v) ? v : [v])
-            .flatMap((s) => s.split(','))
-            .map((s) => s.trim())
-            .filter(Boolean),
-    )
-    .pipe(z.array(item));
-
 /**
  * POST /v1/shipment/getshipments (the company) and /getassigned (a courier: only what is assigned to them):
  * newest first, keyset paging with lastTid as for trackings, filters by status and courier email.
  */
 export const listShipmentsRequest = z.object({
-  numRecords: z.coerce
-    .number({ error: 'numRecords must be a number' })
-    .int('numRecords must be a whole number')
-    .min(1, 'numRecords must be at least 1')
-    .transform((n) => Math.min(n, LIMITS.maxTrackingsPerPage))
-    .default(LIMITS.trackingsPerPage),
-  lastTid: z
-    .string()
-    .trim()
-    .max(64)
-    .optional()
-    .transform((v) => (v ? v : undefined)),
+  numRecords: pageSizeField(LIMITS.maxTrackingsPerPage, LIMITS.trackingsPerPage),
+  lastTid: afterNumberField(),
   status: listOf(z.enum(SHIPMENT_STATUSES, { error: `Unknown status: use ${SHIPMENT_STATUSES.join(', ')}` })),
   /** Courier emails (the assigned member's or the free-text courier's). */
   courier: listOf(z.string().max(254)),
@@ -341,18 +326,8 @@ export const MARKERS_PAGE_MAX = 5000;
  */
 export const shipmentMarkersRequest = z.object({
   status: listOf(z.enum(SHIPMENT_STATUSES, { error: `Unknown status: use ${SHIPMENT_STATUSES.join(', ')}` })),
-  afterTid: z
-    .string()
-    .trim()
-    .max(64)
-    .optional()
-    .transform((v) => (v ? v : undefined)),
-  numRecords: z.coerce
-    .number({ error: 'numRecords must be a number' })
-    .int('numRecords must be a whole number')
-    .min(1, 'numRecords must be at least 1')
-    .transform((n) => Math.min(n, MARKERS_PAGE_MAX))
-    .default(MARKERS_PAGE_MAX),
+  afterTid: afterNumberField(),
+  numRecords: pageSizeField(MARKERS_PAGE_MAX, MARKERS_PAGE_MAX),
 });
 export type ShipmentMarkersRequest = z.input<typeof shipmentMarkersRequest>;
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MSG } from './messages.ts';
 import { COURIER_SLUGS, LIMITS, TRACKING_NUMBER_MAX, TRACKING_STATUSES } from './constants.ts';
-import { optionalEmailField, optionalString, optionalUsPhone } from './common.ts';
+import { afterNumberField, listOf, optionalEmailField, optionalString, optionalUsPhone, pageSizeField } from './common.ts';
 import { brandSchema } from './shipments.ts';
 import { checkpointSchema } from './checkpoints.ts';
 
@@ -57,34 +57,12 @@ export type AddTrackingRequest = z.input<typeof addTrackingRequest>;
 export const updateTrackingRequest = addTrackingRequest;
 export type UpdateTrackingRequest = z.input<typeof updateTrackingRequest>;
 
-/** "a,b" or repeated query values → a list; empty means no filter. */
-const csvList = <T extends readonly [string, ...string[]]>(values: T, message: string) =>
-  z
-    .union([z.string(), z.array(z.string())])
-    .optional()
-    .transform((v) =>
-      v === undefined
-        ? []
-        : (Array.isArray(v) ? v : [v])
-            .flatMap((s) => s.split(','))
-            .map((s) => s.trim())
-            .filter(Boolean),
-    )
-    .pipe(z.array(z.enum(values, { error: message })));
+/** "a,b" or repeated query values of one of `values` → a list; empty means no filter. */
+const csvList = <T extends readonly [string, ...string[]]>(values: T, message: string) => listOf(z.enum(values, { error: message }));
 
 export const listTrackingsQuery = z.object({
-  numRecords: z.coerce
-    .number({ error: 'numRecords must be a number' })
-    .int('numRecords must be a whole number')
-    .min(1, 'numRecords must be at least 1')
-    .transform((n) => Math.min(n, LIMITS.maxTrackingsPerPage))
-    .default(LIMITS.trackingsPerPage),
-  lastTid: z
-    .string()
-    .trim()
-    .max(64)
-    .optional()
-    .transform((v) => (v ? v : undefined)),
+  numRecords: pageSizeField(LIMITS.maxTrackingsPerPage, LIMITS.trackingsPerPage),
+  lastTid: afterNumberField(),
   status: csvList(TRACKING_STATUSES, `Unknown status: use ${TRACKING_STATUSES.join(', ')}`),
   courier: csvList(COURIER_SLUGS, `Unknown courier: use ${COURIER_SLUGS.join(', ')}`),
   /** The version token of product rules §7; ignored (the web app sends it to bust caches). */
