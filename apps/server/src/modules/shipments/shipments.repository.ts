@@ -354,10 +354,16 @@ export async function courierPerformance(
             and (o.time at time zone ${timeZone})::date = d.day)),
         count(*) filter (where sc.status = 'FailAttempt')
       from ${courierDays} d
-      join ${shipmentCheckpoints} sc on sc.by_user_id = d.courier_id and sc.by_role = 'courier'
-        and sc.time >= greatest(${fromTs}, case when d.day = ${fromLocal}::date then ${fromTs} else ${toTs} - interval '2 days' end)
-        and sc.time < least(${toTs}, case when d.day = ${fromLocal}::date then ${fromTs} + interval '2 days' else ${toTs} end)
-        and (sc.time at time zone ${timeZone})::date = d.day
+      -- Each part day's courier, an index range of that courier's scans (offset 0: kept a lateral per row, not a
+      -- hash join over every courier scan of the platform).
+      cross join lateral (
+        select x.shipment_id, x.status, x.by_name, x.by_user_id, x.time from ${shipmentCheckpoints} x
+        where x.by_user_id = d.courier_id and x.by_role = 'courier'
+          and x.time >= greatest(${fromTs}, case when d.day = ${fromLocal}::date then ${fromTs} else ${toTs} - interval '2 days' end)
+          and x.time < least(${toTs}, case when d.day = ${fromLocal}::date then ${fromTs} + interval '2 days' else ${toTs} end)
+          and (x.time at time zone ${timeZone})::date = d.day
+        offset 0
+      ) sc
       join ${shipments} s on s.id = sc.shipment_id and s.company_id = ${companyId}::uuid
       where ${kept} and d.company_id = ${companyId}::uuid and d.day = any(${partDays})
       group by sc.by_user_id, d.day
