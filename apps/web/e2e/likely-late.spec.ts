@@ -55,3 +55,30 @@ for (const { name, profile } of PROFILES) {
     await context.close();
   });
 }
+
+// The public tracking page tells the recipient (decision 152): the same parcel's page at /track/{uid}_{tid} shows
+// "Running late" and why, in the recipient's words, under the carrier's date.
+for (const { name, profile } of PROFILES) {
+  test(`the public tracking page says the parcel is running late (${name})`, async ({ browser, request }) => {
+    test.setTimeout(90_000);
+    const context = await browser.newContext(profile);
+    const page = await context.newPage();
+    const token = await signUpViaApi(page, request, uniqueEmail('likely-late-public'));
+    const tid = freshFailedAttempt();
+    const added = await apiPost(request, token, '/v1/trackings/add', { tid, courier: 'ups', title: 'Armchair' });
+    expect(added.code).toBe(201);
+    const uid = (added.payload as { uid: string }).uid;
+    // The list shows the badge once the sandbox's refresh has found the parcel late; then the recipient's page.
+    await page.goto('/account/trackings');
+    await expect(page.locator(`[data-tid="${tid}"] [data-testid="likely-late"]`).first()).toBeVisible({ timeout: 40_000 });
+    await page.goto(`/track/${uid}_${tid}`);
+    const late = page.getByTestId('track-likely-late');
+    await expect(late).toBeVisible({ timeout: 20_000 });
+    await expect(late).toHaveAttribute('data-source', 'carrier');
+    await expect(late).toContainText('Running late');
+    await expect(late).toContainText('may arrive later than first promised');
+    await expect(page.getByTestId('track-expected')).toHaveAttribute('data-source', 'carrier');
+    await page.screenshot({ path: `test-results/likely-late/public-${name}.png`, fullPage: false });
+    await context.close();
+  });
+}
