@@ -36,6 +36,7 @@ export const TABLE_OWNERS = {
   company_logos: 'modules/shipments/',
   shipment_parcels: 'modules/shipments/',
   shipment_checkpoints: 'modules/shipments/',
+  courier_days: 'modules/shipments/',
   delivery_plans: 'modules/planning/',
   plan_stops: 'modules/planning/',
   rate_limit_slots: 'modules/carriers/',

@@ -35,3 +35,30 @@ for (const { name, profile } of PROFILES) {
     await context.close();
   });
 }
+
+// The public tracking page tells the recipient (decision 152): the same parcel's page at /track/{uid}/{tid} shows
+// "Running late" and why, in the recipient's words, under the carrier's date.
+for (const { name, profile } of PROFILES) {
+  test(`the public tracking page says the parcel is running late (${name})`, async ({ browser, request }) => {
+    test.setTimeout(90_000);
+    const context = await browser.newContext(profile);
+    const page = await context.newPage();
+    const token = await signUpViaApi(page, request, uniqueEmail('likely-late-public'));
+    const tid = freshFailedAttempt();
+    const added = await apiPost(request, token, '/v1/trackings/add', { tid, courier: 'ups', title: 'Armchair' });
+    expect(added.code).toBe(201);
+    const uid = (added.payload as { uid: string }).uid;
+    // The page follows the parcel live. The sandbox plays the journey at pace 0.05 (playwright.config.ts): the failed
+    // attempt moves the carrier's date (likely late) a few seconds before the second attempt delivers it (no longer
+    // late), so the page is read in that window, all at once as soon as the warning shows.
+    await page.goto(`/track/${uid}/${tid}`);
+    const late = page.getByTestId('track-likely-late');
+    await expect(late).toBeVisible({ timeout: 40_000 });
+    await page.screenshot({ path: `test-results/likely-late/public-${name}.png`, fullPage: false });
+    const seen = await late.evaluate((el) => ({ source: el.getAttribute('data-source'), text: el.textContent ?? '' }));
+    expect(seen.source).toBe('carrier');
+    expect(seen.text).toContain('Running late');
+    expect(seen.text).toContain('may arrive later than first promised');
+    await context.close();
+  });
+}

@@ -135,6 +135,25 @@ export function likelyLateReason(late: LikelyLateView | null): string | null {
   return `Our delivery history on this lane says it usually takes ${days}.`;
 }
 
+/**
+ * "Likely late" as the public tracking page says it to the recipient (decision 152): a headline and why, in the
+ * recipient's words (no "first promise", no "lane"); null when the parcel is not likely late.
+ */
+export function likelyLateForRecipient(late: LikelyLateView | null): { title: string; detail: string } | null {
+  if (!late) return null;
+  if (late.source === 'carrier') {
+    return {
+      title: 'Running late',
+      detail: 'The carrier has moved its delivery date or missed it, so this parcel may arrive later than first promised.',
+    };
+  }
+  const usual = late.usualDays === null ? 'longer' : `${late.usualDays} ${late.usualDays === 1 ? 'day' : 'days'}`;
+  return {
+    title: 'Likely to arrive late',
+    detail: `Parcels like this one usually take ${usual} to arrive, so it may come after the carrier's date.`,
+  };
+}
+
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
@@ -216,6 +235,8 @@ export const publicTrackingSchema = z.object({
   destination: z.string(),
   expected: z.string().nullable(),
   estimatedDelivery: estimatedDeliverySchema.nullable(),
+  /** As the tracking view's (decision 151): the public page tells the recipient (likelyLateForRecipient). */
+  likelyLate: likelyLateSchema.nullable(),
   lastCheckPoint: checkpointSchema.nullable(),
   checkpoints: z.array(checkpointSchema),
   notify: z.object({ email: z.string(), phone: z.string() }),

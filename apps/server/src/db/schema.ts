@@ -778,7 +778,41 @@ export const shipmentCheckpoints = pgTable(
     podPhotoType: text('pod_photo_type'),
     createdAt: createdAt(),
   },
-  (t) => [index('shipment_checkpoints_shipment_time_idx').on(t.shipmentId, t.time)],
+  (t) => [
+    index('shipment_checkpoints_shipment_time_idx').on(t.shipmentId, t.time),
+    // A courier's scans of a day: the courier_days triggers count a (company, courier, day) again from them (decision 152).
+    index('shipment_checkpoints_courier_time_idx').on(t.byUserId, t.time),
+  ],
+);
+
+/**
+ * The company's own couriers' figures per local day (decision 152): one row per company, courier and day of the
+ * company's time zone on which the courier made a scan (`by_role = 'courier'`), with the day's stops (deliveries and
+ * failed attempts), deliveries, deliveries the day the shipment went out (an OutForDelivery scan of the same shipment
+ * that local day, by anyone) and failed attempts. Kept by the database (migration 0028's triggers on
+ * shipment_checkpoints, shipments.company_id and users.time_zone: the rows of the days a change touches are counted
+ * again from the scans, in the writer's statement); read by the couriers' figures for the whole days of a period.
+ */
+export const courierDays = pgTable(
+  'courier_days',
+  {
+    companyId: uuid('company_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    courierId: uuid('courier_id').notNull(),
+    /** The local day in the company's time zone (users.time_zone). */
+    day: date('day', { mode: 'string' }).notNull(),
+    /** The largest by_name of the courier's scans that day (the name shown when the courier is no longer a user). */
+    byName: text('by_name'),
+    stops: integer('stops').notNull(),
+    delivered: integer('delivered').notNull(),
+    onTime: integer('on_time').notNull(),
+    failed: integer('failed').notNull(),
+  },
+  (t) => [
+    primaryKey({ name: 'courier_days_pk', columns: [t.companyId, t.day, t.courierId] }),
+    index('courier_days_courier_day_idx').on(t.courierId, t.day),
+  ],
 );
 
 // ---------------------------------------------------------------- shared rate limits

@@ -2,8 +2,9 @@
 // (decision 151): from the carrier, from our history with its usual days, and none for a predicted estimate.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { desc, eq, sql } from 'drizzle-orm';
-import { createTestEnv, signUp, type TestEnv } from '../helpers.ts';
+import { call, createTestEnv, signUp, type TestEnv } from '../helpers.ts';
 import { trackings } from '../../src/db/schema.ts';
+import { likelyLateForRecipient } from '@shiptrail/contract';
 import { trackingView } from '../../src/modules/trackings/views.ts';
 import { list, userIdOf } from './fixtures.ts';
 
@@ -52,5 +53,26 @@ describe('likelyLate in the list', () => {
       ONTIME: null,
       NONE: null,
     });
+  });
+
+  it('the public page of a parcel carries the same likelyLate, and says it to the recipient (decision 152)', async () => {
+    const late: Record<string, unknown> = {};
+    for (const tid of ['CARRIER', 'HISTORY', 'PREDICTED', 'ONTIME']) {
+      const r = await call(env.app, 'GET', `/v1/track/${a.profile.uid}_${tid}`);
+      expect(r.statusCode).toBe(200);
+      late[tid] = r.body.payload[0].likelyLate;
+    }
+    expect(late).toEqual({
+      CARRIER: { source: 'carrier', usualDays: null },
+      HISTORY: { source: 'history', usualDays: 21 },
+      PREDICTED: null,
+      ONTIME: null,
+    });
+    expect(likelyLateForRecipient({ source: 'history', usualDays: 21 })).toEqual({
+      title: 'Likely to arrive late',
+      detail: "Parcels like this one usually take 21 days to arrive, so it may come after the carrier's date.",
+    });
+    expect(likelyLateForRecipient({ source: 'carrier', usualDays: null })?.title).toBe('Running late');
+    expect(likelyLateForRecipient(null)).toBeNull();
   });
 });

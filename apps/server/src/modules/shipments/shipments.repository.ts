@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, gte, inArray, isNull, lt, notInArray, or, sql } from 'drizzle-orm';
 import { rowsOf, type Queryable } from '../../db/client.ts';
-import { companyLogos, shipmentCheckpoints, shipmentParcels, shipments, trackingEvents, users } from '../../db/schema.ts';
+import { companyLogos, courierDays, shipmentCheckpoints, shipmentParcels, shipments, trackingEvents, users } from '../../db/schema.ts';
 
 export type ShipmentRow = typeof shipments.$inferSelect;
 export type NewShipment = typeof shipments.$inferInsert;
@@ -307,20 +307,27 @@ export async function courierPerformance(
   to: Date,
   timeZone: string,
 ): Promise<CourierPerformanceRow[]> {
-  // One pass over the company's scans of the period, with a margin of two days either side for the days shipments
-  // went out (a delivery's local day can start up to a day before `from` or end a day after `to`). "Delivered the day
-  // it went out" is a hash join with the distinct (shipment, day) out for delivery, not a lookup of each delivery's
-  // scans (a correlated subquery in the select list: 12,330 index lookups and heap visits for 90 days of the bench's
-  // company); each courier's days are grouped first, so days worked is a count of groups, not a sort of every scan
-  // for count(distinct). Decision 147: 90 days of 50k shipments, 325 -> 170 ms in the same run.
-  const period = sql`sc.time >= ${from.toISOString()}::timestamptz and sc.time < ${to.toISOString()}::timestamptz`;
+  // Decision 152: the whole local days of the period come from courier_days (kept by the database from the scans,
+  // in the company's time zone); a part day at either end (a period that does not start or end at a local midnight)
+  // is counted from the scans of its couriers (the rollup's rows of that day name them: an index range of
+  // shipment_checkpoints_courier_time_idx each). The page's periods are whole days, so it reads the rollup alone.
+  // In a time zone other than the company's (the rollup's days are not those days), the scans of the whole period
+  // are read in one pass with a margin of two days either side for the days shipments went out (decision 147).
+  const fromTs = sql`${from.toISOString()}::timestamptz`;
+  const toTs = sql`${to.toISOString()}::timestamptz`;
+  const kept = sql`coalesce((select u.time_zone from ${users} u where u.id = ${companyId}::uuid) = ${timeZone}, false)`;
+  const fromLocal = sql`(${fromTs} at time zone ${timeZone})`;
+  const toLocal = sql`(${toTs} at time zone ${timeZone})`;
+  const firstWhole = sql`(${fromLocal}::date + case when ${fromLocal}::time = '00:00' then 0 else 1 end)`;
+  const partDays = sql`array[case when ${fromLocal}::time <> '00:00' then ${fromLocal}::date end, case when ${toLocal}::time <> '00:00' then ${toLocal}::date end]`;
+  const period = sql`sc.time >= ${fromTs} and sc.time < ${toTs}`;
   const r = await db.execute<Record<string, unknown>>(sql`
     with a as (
       select sc.shipment_id, sc.status, sc.by_user_id, sc.by_name, (sc.time at time zone ${timeZone})::date as day,
         sc.by_role = 'courier' and sc.by_user_id is not null and ${period} as mine
       from ${shipmentCheckpoints} sc join ${shipments} s on s.id = sc.shipment_id
-      where s.company_id = ${companyId}::uuid
-        and sc.time >= ${from.toISOString()}::timestamptz - interval '2 days' and sc.time < ${to.toISOString()}::timestamptz + interval '2 days'
+      where not ${kept} and s.company_id = ${companyId}::uuid
+        and sc.time >= ${fromTs} - interval '2 days' and sc.time < ${toTs} + interval '2 days'
     ), out_days as (
       select distinct a.shipment_id, a.day from a where a.status = 'OutForDelivery'
     ), per_day as (
@@ -332,6 +339,34 @@ export async function courierPerformance(
       from a cp left join out_days o on o.shipment_id = cp.shipment_id and o.day = cp.day
       where cp.mine
       group by cp.by_user_id, cp.day
+      union all
+      select d.courier_id, d.day, d.by_name, d.stops, d.delivered, d.on_time, d.failed
+      from ${courierDays} d
+      where ${kept} and d.company_id = ${companyId}::uuid and d.day >= ${firstWhole} and d.day < ${toLocal}::date
+      union all
+      select sc.by_user_id, d.day, max(sc.by_name),
+        count(*) filter (where sc.status in ('Delivered', 'FailAttempt')),
+        count(*) filter (where sc.status = 'Delivered'),
+        count(*) filter (where sc.status = 'Delivered' and exists (
+          select 1 from ${shipmentCheckpoints} o
+          where o.shipment_id = sc.shipment_id and o.status = 'OutForDelivery'
+            and o.time >= sc.time - interval '2 days' and o.time < sc.time + interval '2 days'
+            and (o.time at time zone ${timeZone})::date = d.day)),
+        count(*) filter (where sc.status = 'FailAttempt')
+      from ${courierDays} d
+      -- Each part day's courier, an index range of that courier's scans (offset 0: kept a lateral per row, not a
+      -- hash join over every courier scan of the platform).
+      cross join lateral (
+        select x.shipment_id, x.status, x.by_name, x.by_user_id, x.time from ${shipmentCheckpoints} x
+        where x.by_user_id = d.courier_id and x.by_role = 'courier'
+          and x.time >= greatest(${fromTs}, case when d.day = ${fromLocal}::date then ${fromTs} else ${toTs} - interval '2 days' end)
+          and x.time < least(${toTs}, case when d.day = ${fromLocal}::date then ${fromTs} + interval '2 days' else ${toTs} end)
+          and (x.time at time zone ${timeZone})::date = d.day
+        offset 0
+      ) sc
+      join ${shipments} s on s.id = sc.shipment_id and s.company_id = ${companyId}::uuid
+      where ${kept} and d.company_id = ${companyId}::uuid and d.day = any(${partDays})
+      group by sc.by_user_id, d.day
     )
     select p.by_user_id as courier_id, coalesce(nullif(trim(max(u.first_name) || ' ' || max(u.last_name)), ''), nullif(max(p.by_name), ''), max(u.email), '') as name,
       count(*)::int as days_worked, sum(p.stops)::int as stops, sum(p.delivered)::int as delivered,

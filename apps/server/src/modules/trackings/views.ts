@@ -94,6 +94,7 @@ export function publicView(
     destination: t.destination,
     expected: t.expected?.toISOString() ?? null,
     estimatedDelivery: estimateView(t.estimatedDelivery),
+    likelyLate: likelyLateOf(t.lateFor, estimateView(t.estimatedDelivery)),
     lastCheckPoint: storedCheckpoint(t.lastCheckPoint),
     checkpoints: cps.map(checkpointView),
     notify: { email: maskEmail(t.notifyEmail), phone: maskPhone(t.notifyPhone) },

@@ -1,4 +1,5 @@
 import {
+  Alert,
   Anchor,
   Box,
   Button,
@@ -14,8 +15,8 @@ import {
   ThemeIcon,
   Title,
 } from '@mantine/core';
-import { describeEstimate, MAP_DEFAULTS, MSG, type PublicShipment } from '@shiptrail/contract';
-import { IconMail, IconMapPin, IconPackageOff, IconPhone, IconTruck } from '@tabler/icons-react';
+import { describeEstimate, likelyLateForRecipient, MAP_DEFAULTS, MSG, type PublicShipment } from '@shiptrail/contract';
+import { IconClockExclamation, IconMail, IconMapPin, IconPackageOff, IconPhone, IconTruck } from '@tabler/icons-react';
 import type { ReactNode } from 'react';
 import { Link, useParams } from 'react-router';
 import { usePublicTracking, type PublicBrand } from '../api/get-public-tracking';
@@ -150,6 +151,8 @@ export default function TrackRoute() {
   }
   const planWindow = data.kind === 'shipment' ? data.window : null;
   const signedBy = data.kind === 'shipment' ? (data.signedBy ?? data.checkpoints.find((c) => c.signedBy)?.signedBy ?? null) : null;
+  // "Likely late" (decision 151), said to the recipient (decision 152): the carrier's own dates, or our history.
+  const late = data.kind !== 'shipment' ? likelyLateForRecipient(data.likelyLate ?? null) : null;
   return (
     <TrackFrame brand={data.brand}>
       <Container size="md" py={{ base: 24, md: 48 }}>
@@ -186,6 +189,20 @@ export default function TrackRoute() {
             </div>
             <StatusBadge status={data.status} size="xl" data-testid="track-status" data-status={data.status} />
           </Group>
+          {late && data.kind !== 'shipment' && (
+            <Alert
+              color="orange"
+              variant="light"
+              radius="md"
+              mb="lg"
+              icon={<IconClockExclamation size={20} />}
+              title={late.title}
+              data-testid="track-likely-late"
+              data-source={data.likelyLate?.source}
+            >
+              {late.detail}
+            </Alert>
+          )}
           <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="lg" mb="xl">
             <Fact icon={IconTruck} label="Courier" value={data.courierName ?? courierName(data.courier)} />
             <Fact icon={IconMapPin} label="Origin" value={data.origin ?? ''} />
