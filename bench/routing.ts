@@ -1,4 +1,5 @@
-// `npm run --silent bench:routing -- --instances DIR [--seconds 10] [--only solomon|homberger] [--per-class N]`
+// `npm run --silent bench:routing -- --instances DIR [--seconds 10] [--only solomon|homberger] [--per-class N]
+// [--match R204,rc1] [--out FILE] [--no-day]` (--match: only instances whose name starts with one of these)
 // Runs `npm run --silent routing:solve` once per instance as a whole process (its time limit is the command's),
 // checks each answer with the independent verifier, compares it with the best known solution (bks.csv) and
 // writes bench/results/routing.json: per instance, per class (C1, C2, R1, R2, RC1, RC2) and per set. Then a
@@ -25,14 +26,20 @@ const opt = (name: string) => {
 const dir = opt('instances');
 if (!dir) {
   console.error(
-    'usage: bench:routing -- --instances DIR [--seconds 10] [--only solomon|homberger] [--per-class N] [--out FILE] [--no-day]',
+    'usage: bench:routing -- --instances DIR [--seconds 10] [--only solomon|homberger] [--per-class N] [--match NAME,...] [--out FILE] [--no-day]',
   );
   process.exit(2);
 }
 const seconds = Number(opt('seconds') ?? 10);
 const only = opt('only');
 const perClass = opt('per-class') ? Number(opt('per-class')) : undefined;
-const outFile = path.resolve(root, opt('out') ?? 'bench/results/routing.json');
+// --match r204,rc1: only the instances whose name starts with one of these (case-insensitive); such a partial
+// run writes its figures only where --out says, so that it never stands in for a whole set's.
+const match = opt('match')
+  ?.toLowerCase()
+  .split(',')
+  .filter((x) => x !== '');
+const outFile = match && !opt('out') ? null : path.resolve(root, opt('out') ?? 'bench/results/routing.json');
 
 const bks = new Map<string, { vehicles: number; distance: number }>();
 for (const line of readFileSync(path.join(dir, 'bks.csv'), 'utf8').split('\n').slice(1)) {
@@ -82,6 +89,7 @@ for (const { set, folder } of sets) {
   let files = readdirSync(path.join(dir, folder))
     .filter((f) => f.endsWith('.txt'))
     .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+  if (match) files = files.filter((f) => match.some((x) => f.toLowerCase().startsWith(x)));
   if (perClass !== undefined) {
     const taken = new Map<string, number>();
     files = files.filter((f) => {
@@ -264,9 +272,10 @@ if (!args.includes('--no-day')) {
 }
 
 // A run of one set (--only) keeps the other set's last figures, as `npm run bench -- NAME` does.
-const previous = existsSync(outFile)
-  ? (JSON.parse(readFileSync(outFile, 'utf8')) as { sets?: Record<string, unknown>; instances?: Row[]; runs?: Record<string, unknown> })
-  : {};
+const previous =
+  outFile && existsSync(outFile)
+    ? (JSON.parse(readFileSync(outFile, 'utf8')) as { sets?: Record<string, unknown>; instances?: Row[]; runs?: Record<string, unknown> })
+    : {};
 const ran = new Set(Object.keys(perSet));
 const runs: Record<string, unknown> = {};
 for (const [set, info] of Object.entries(previous.runs ?? {})) if (!ran.has(set)) runs[set] = info;
@@ -291,8 +300,10 @@ const report = {
     (a, b) => a.set.localeCompare(b.set) || a.instance.localeCompare(b.instance, 'en', { numeric: true }),
   ),
 };
-writeFileSync(outFile, JSON.stringify(report, null, 2) + '\n');
-console.error(`[routing] wrote ${path.relative(root, outFile)}`);
+if (outFile) {
+  writeFileSync(outFile, JSON.stringify(report, null, 2) + '\n');
+  console.error(`[routing] wrote ${path.relative(root, outFile)}`);
+} else console.error('[routing] a --match run writes no file without --out');
 console.log(JSON.stringify(perSet, null, 1));
 
 function round(x: number, digits: number): number {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { evaluate, insertionCost } from './route.ts';
+import { evaluate, insertionCost, insertNode, newRoute, updateRoute } from './route.ts';
+import { mulberry32 } from './random.ts';
 import { planeProblem, planeSolution } from './test-helpers.ts';
 import { parseSolomon } from './solomon.ts';
 import { verifySolomon } from './verify.ts';
@@ -70,6 +71,39 @@ describe('the O(1) insertion check and the route evaluation', () => {
     const { m } = planeSolution(planeProblem(depot, [{ at: { x: 10, y: 0 }, due: 100 }], [{}, { shiftStart: 95 }]), [[]]);
     expect(evaluate(m, 0, [0])).toBeCloseTo(20, 9);
     expect(evaluate(m, 1, [0])).toBe(Infinity); // leaves at 95, arrives at 105
+  });
+});
+
+describe('inserting a customer in place', () => {
+  it('leaves the same schedule, latest starts, load and distance as a full update', () => {
+    // 40 customers with service times and windows, inserted one by one at random feasible places: after each
+    // insertion the route's arrays must equal a route built from scratch with the same nodes.
+    const rng = mulberry32(7);
+    const stops = Array.from({ length: 40 }, () => {
+      const ready = Math.floor(rng() * 300);
+      return { at: { x: rng() * 50, y: rng() * 50 }, service: 5, ready, due: ready + 60 + Math.floor(rng() * 300) };
+    });
+    const { m, s } = planeSolution(planeProblem(depot, stops, [{ shiftEnd: 2000 }]), [[]]);
+    const r = s.routes[0]!;
+    let inserted = 0;
+    for (let u = 0; u < m.n; u++) {
+      const places: number[] = [];
+      for (let j = 0; j <= r.nodes.length; j++) if (insertionCost(m, r, u, j) < Infinity) places.push(j);
+      if (places.length === 0) continue;
+      insertNode(m, r, u, places[Math.floor(rng() * places.length)]!);
+      inserted++;
+      const fresh = newRoute(m, 0, r.nodes.slice());
+      const L = r.nodes.length;
+      expect(fresh.feasible).toBe(true);
+      expect(Array.from(r.es.subarray(0, L + 2))).toEqual(Array.from(fresh.es.subarray(0, L + 2)));
+      expect(Array.from(r.ls.subarray(0, L + 2))).toEqual(Array.from(fresh.ls.subarray(0, L + 2)));
+      expect(r.load).toBe(fresh.load);
+      expect(r.dist).toBeCloseTo(fresh.dist, 9);
+    }
+    expect(inserted).toBeGreaterThan(20);
+    // A route whose arrays are shared with a clone (or too short) takes the full update and stays right.
+    updateRoute(m, r);
+    expect(r.feasible).toBe(true);
   });
 });
 

@@ -2,19 +2,25 @@
 // 1. Build: every stop inserted greedily (after locked stops and any initial plan).
 // 2. Route minimisation: empty the smallest route and try to place its customers elsewhere, accepting
 //    candidates that leave fewer (or less often left-out) customers out; repeat while it succeeds.
-// 3. Distance: ruin (adjacent string removals, random or related removal) and recreate (greedy insertion with
-//    blinks) under simulated annealing, with the fleet capped at the best vehicle count.
+// 3. Distance: ruin (adjacent string removals, whole or split, random or related removal) and recreate (greedy
+//    insertion with blinks) under simulated annealing, with the fleet capped at the best vehicle count.
 // The objective is hierarchical: unassigned customers, then vehicles, then distance. No I/O here.
 import { buildModel, type Model } from './model.ts';
 import { localSearch } from './local-search.ts';
 import { mulberry32 } from './random.ts';
-import { cloneSolution, insertionCost, newRoute, totalDistance, updateRoute, usedVehicles, type Solution } from './route.ts';
+import { cloneSolution, insertionCost, insertNode, newRoute, totalDistance, updateRoute, usedVehicles, type Solution } from './route.ts';
 import type { RoutingProblem, RoutingSolution, SolveOptions, UnplannedReason } from './types.ts';
 
 /** SISR's parameters (average removed customers, longest string, blink rate); the temperatures scale with the mean arc. */
 const CBAR = 10;
 const LMAX = 10;
 const BLINK = 0.01;
+/**
+ * SISR's split strings: half of the strings keep a stretch of customers in their middle (removing two pieces
+ * of one route, which plain strings cannot); the kept stretch grows by one with probability 1 - SPLIT_DEPTH.
+ */
+const SPLIT_RATE = 0.5;
+const SPLIT_DEPTH = 0.01;
 const T_START = 3;
 const T_END = 0.01;
 /** Share of the budget spent on removing vehicles before annealing on distance. */
@@ -226,9 +232,20 @@ class Search {
   }
 }
 
-/** Removes customers: adjacent strings around a random seed (SISR), or random, or related ones. */
-export function ruin(m: Model, s: Solution, rng: Rng): number[] {
-  const routeOf = new Int32Array(m.n).fill(-1);
+/** Work arrays of ruin, per model: allocating them on every iteration cost more than filling them. */
+const scratch = new WeakMap<Model, { routeOf: Int32Array; removed: Uint8Array; score: Float64Array }>();
+
+/**
+ * Removes customers: adjacent strings around a random seed (SISR: in the routes of the seed's nearest
+ * customers, one string each, or a split string that keeps a stretch in its middle), or random, or related ones.
+ */
+export function ruin(m: Model, s: Solution, rng: Rng, splitRate = SPLIT_RATE): number[] {
+  let work = scratch.get(m);
+  if (!work) {
+    work = { routeOf: new Int32Array(m.n), removed: new Uint8Array(m.n), score: new Float64Array(m.n) };
+    scratch.set(m, work);
+  }
+  const routeOf = work.routeOf.fill(-1);
   const free: number[] = [];
   let customers = 0;
   let used = 0;
@@ -241,7 +258,7 @@ export function ruin(m: Model, s: Solution, rng: Rng): number[] {
     }
   });
   if (free.length === 0) return [];
-  const removed = new Uint8Array(m.n);
+  const removed = work.removed.fill(0);
   const out: number[] = [];
   const take = (u: number) => {
     if (!removed[u]) {
@@ -268,6 +285,18 @@ export function ruin(m: Model, s: Solution, rng: Rng): number[] {
       const freeLen = L - r.locked;
       const l = Math.floor(rng() * Math.min(freeLen, lsMax)) + 1;
       const at = r.nodes.indexOf(c);
+      if (l < freeLen && splitRate > 0 && rng() < splitRate) {
+        // Split string: a string of l + keep customers around c, of which a stretch of `keep` stays.
+        let keep = 1;
+        while (l + keep < freeLen && rng() > SPLIT_DEPTH) keep++;
+        const span = l + keep;
+        const lo = Math.max(r.locked, at - span + 1);
+        const hi = Math.min(at, L - span);
+        const first = lo + Math.floor(rng() * (hi - lo + 1));
+        const keepAt = first + Math.floor(rng() * (l + 1));
+        for (let k = first; k < first + span; k++) if (k < keepAt || k >= keepAt + keep) take(r.nodes[k]!);
+        continue;
+      }
       const lo = Math.max(r.locked, at - l + 1);
       const hi = Math.min(at, L - l);
       const first = lo + Math.floor(rng() * (hi - lo + 1));
@@ -281,15 +310,17 @@ export function ruin(m: Model, s: Solution, rng: Rng): number[] {
       // Related (Shaw): near in space and in time window.
       const { dist, N, ready } = m;
       const scale = m.meanArc;
-      const span = Math.max(1, ...free.map((u) => Math.abs(ready[u]! - ready[seed]!)));
-      const ranked = free
-        .map((u) => ({ u, score: dist[seed * N + u]! / scale + Math.abs(ready[u]! - ready[seed]!) / span }))
-        .sort((a, b) => a.score - b.score);
-      for (let i = 0; i < q; i++) take(ranked[i]!.u);
+      let span = 1;
+      for (const u of free) span = Math.max(span, Math.abs(ready[u]! - ready[seed]!));
+      const score = work.score;
+      for (const u of free) score[u] = dist[seed * N + u]! / scale + Math.abs(ready[u]! - ready[seed]!) / span;
+      // The q best by score, ties in the order of `free` (as a stable sort would give).
+      const ranked = free.slice().sort((a, b) => score[a]! - score[b]!);
+      for (let i = 0; i < q; i++) take(ranked[i]!);
     }
   }
-  const touched = new Set<number>();
-  for (const u of out) touched.add(routeOf[u]!);
+  const touched: number[] = [];
+  for (const u of out) if (!touched.includes(routeOf[u]!)) touched.push(routeOf[u]!);
   for (const ri of touched) {
     const r = s.routes[ri]!;
     r.nodes = r.nodes.filter((u) => !removed[u]);
@@ -352,19 +383,18 @@ export function recreate(m: Model, s: Solution, pool: number[], fleet: number, r
           untilBlink = gap();
           continue;
         }
-        // insertionCost(m, r, u, j), inlined.
+        // insertionCost(m, r, u, j), inlined; the time windows are checked only where the place is cheaper.
         const a = j === 0 ? veh.start : nodes[j - 1]!;
         const b = j === L ? veh.end : nodes[j]!;
+        const c = dist[a * N + u]! + dist[rowU + b]! - dist[a * N + b]!;
+        if (c >= bestCost) continue;
         let t = esA + service[a]! + time[a * N + u]!;
         if (t < readyU) t = readyU;
         if (t > dueU) continue;
         if (t + serviceU + time[rowU + b]! > ls[j + 1]!) continue;
-        const c = dist[a * N + u]! + dist[rowU + b]! - dist[a * N + b]!;
-        if (c < bestCost) {
-          bestCost = c;
-          bestRoute = ri;
-          bestAt = j;
-        }
+        bestCost = c;
+        bestRoute = ri;
+        bestAt = j;
       }
     }
     if (bestRoute < 0) {
@@ -373,8 +403,7 @@ export function recreate(m: Model, s: Solution, pool: number[], fleet: number, r
     }
     const r = s.routes[bestRoute]!;
     if (r.nodes.length === 0) used++;
-    r.nodes.splice(bestAt, 0, u);
-    updateRoute(m, r);
+    insertNode(m, r, u, bestAt);
   }
 }
 
