@@ -31,6 +31,7 @@ export type ToWorker = Id &
     | { t: 'unlisten'; channel: string }
     | { t: 'dump'; compression: 'gzip' | 'none' | 'auto' }
     | { t: 'stats'; reset: boolean }
+    | { t: 'memory'; gc: boolean }
     | { t: 'close' }
   );
 export type FromWorker =
@@ -55,6 +56,20 @@ function wireOptions(o?: QueryOptions): WireQueryOptions | undefined {
     if (typeof v === 'function') throw new Error(`query option ${k} cannot cross to the database thread`);
   const identityParsers = parsers ? Object.keys(parsers).map(Number) : undefined;
   return { ...(rest as WireQueryOptions), ...(identityParsers?.length ? { identityParsers } : {}) };
+}
+
+/**
+ * The database thread's own memory (`PGliteThread.memory()`): its V8 isolate's figures from `process.memoryUsage()` in
+ * the thread (rss is the whole process's) and the size of PGlite's WebAssembly memory, an ArrayBuffer inside `external`
+ * and `arrayBuffers` that grows when PostgreSQL needs more and never shrinks. Bytes.
+ */
+export interface ThreadMemory {
+  rss: number;
+  heapTotal: number;
+  heapUsed: number;
+  external: number;
+  arrayBuffers: number;
+  wasmMemory: number;
 }
 
 export interface ThreadState {
@@ -305,7 +320,11 @@ export class PGliteThread {
     return this.call({ t: 'stats', reset });
   }
 
-  /** Stops the thread for good (a test uses it to simulate a crash: `crash()`). */
+  /** The thread's memory (the soak's breakdown, decision 156); `gc` first runs a full collection in the thread. */
+  memory(gc = false): Promise<ThreadMemory> {
+    return this.call({ t: 'memory', gc });
+  }
+
   /** The thread's V8 heap figures; `external_memory` includes PGlite's WebAssembly memory (tests, decision 144). */
   heapStatistics(): ReturnType<Worker['getHeapStatistics']> {
     return this.worker.getHeapStatistics();

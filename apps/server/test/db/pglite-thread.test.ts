@@ -89,6 +89,20 @@ describe.skipIf(onPostgres)('PGlite in its own thread', () => {
     expect(dump.size).toBeGreaterThan(100_000);
   });
 
+  // Decision 156: the soak breaks the process's memory down by thread; the database thread reports its own V8 heap and
+  // PGlite's WebAssembly memory, which a full collection in the thread leaves alone.
+  it("reports its own heap and PGlite's WebAssembly memory", async () => {
+    const m = await database.thread!.memory();
+    expect(m.wasmMemory).toBeGreaterThanOrEqual(16 * 2 ** 20);
+    expect(m.wasmMemory % 65_536).toBe(0);
+    expect(m.external).toBeGreaterThanOrEqual(m.wasmMemory);
+    expect(m.heapUsed).toBeGreaterThan(0);
+    expect(m.heapUsed).toBeLessThanOrEqual(m.heapTotal);
+    const collected = await database.thread!.memory(true);
+    expect(collected.wasmMemory).toBe(m.wasmMemory);
+    expect(collected.heapUsed).toBeLessThanOrEqual(collected.heapTotal);
+  });
+
   it('a thread that dies fails what was in flight, is restarted on the same data, and listens again', { timeout: 120_000 }, async () => {
     const got: string[] = [];
     await database.pglite!.listen('thread_probe', (p) => got.push(p));
