@@ -9,6 +9,7 @@
 // same data directory (PostgreSQL's crash recovery, as after a kill -9, decision 112) and calls wait for it.
 import { Worker } from 'node:worker_threads';
 import type { PGliteOptions, QueryOptions, Results, Transaction } from '@electric-sql/pglite';
+import { DATABASE_THREAD_YOUNG_GENERATION_MB, limitHeapGrowth } from './heap.ts';
 
 export interface WireQueryOptions {
   rowMode?: 'array' | 'object';
@@ -121,8 +122,11 @@ export class PGliteThread {
 
   private start(options: PGliteOptions | undefined): Promise<void> {
     const gen = ++this.generation;
+    limitHeapGrowth();
     const worker = new Worker(new URL('./pglite-thread.worker.ts', import.meta.url), {
       workerData: { dataDir: this.opts.dataDir, options },
+      // Its garbage is rows, dead as soon as they are sent: a small young generation collects them cheaply (decision 156).
+      resourceLimits: { maxYoungGenerationSizeMb: DATABASE_THREAD_YOUNG_GENERATION_MB },
     });
     this.worker = worker;
     this.ready = new Promise<void>((resolve, reject) => {
