@@ -9,6 +9,7 @@
 // same data directory (PostgreSQL's crash recovery, as after a kill -9, decision 112) and calls wait for it.
 import { Worker } from 'node:worker_threads';
 import type { PGliteOptions, QueryOptions, Results, Transaction } from '@electric-sql/pglite';
+import { DATABASE_THREAD_YOUNG_GENERATION_MB, limitHeapGrowth } from './heap.ts';
 
 export interface WireQueryOptions {
   rowMode?: 'array' | 'object';
@@ -31,6 +32,7 @@ export type ToWorker = Id &
     | { t: 'unlisten'; channel: string }
     | { t: 'dump'; compression: 'gzip' | 'none' | 'auto' }
     | { t: 'stats'; reset: boolean }
+    | { t: 'memory'; gc: boolean }
     | { t: 'close' }
   );
 export type FromWorker =
@@ -55,6 +57,20 @@ function wireOptions(o?: QueryOptions): WireQueryOptions | undefined {
     if (typeof v === 'function') throw new Error(`query option ${k} cannot cross to the database thread`);
   const identityParsers = parsers ? Object.keys(parsers).map(Number) : undefined;
   return { ...(rest as WireQueryOptions), ...(identityParsers?.length ? { identityParsers } : {}) };
+}
+
+/**
+ * The database thread's own memory (`PGliteThread.memory()`): its V8 isolate's figures from `process.memoryUsage()` in
+ * the thread (rss is the whole process's) and the size of PGlite's WebAssembly memory, an ArrayBuffer inside `external`
+ * and `arrayBuffers` that grows when PostgreSQL needs more and never shrinks. Bytes.
+ */
+export interface ThreadMemory {
+  rss: number;
+  heapTotal: number;
+  heapUsed: number;
+  external: number;
+  arrayBuffers: number;
+  wasmMemory: number;
 }
 
 export interface ThreadState {
@@ -106,8 +122,11 @@ export class PGliteThread {
 
   private start(options: PGliteOptions | undefined): Promise<void> {
     const gen = ++this.generation;
+    limitHeapGrowth();
     const worker = new Worker(new URL('./pglite-thread.worker.ts', import.meta.url), {
       workerData: { dataDir: this.opts.dataDir, options },
+      // Its garbage is rows, dead as soon as they are sent: a small young generation collects them cheaply (decision 156).
+      resourceLimits: { maxYoungGenerationSizeMb: DATABASE_THREAD_YOUNG_GENERATION_MB },
     });
     this.worker = worker;
     this.ready = new Promise<void>((resolve, reject) => {
@@ -305,7 +324,11 @@ export class PGliteThread {
     return this.call({ t: 'stats', reset });
   }
 
-  /** Stops the thread for good (a test uses it to simulate a crash: `crash()`). */
+  /** The thread's memory (the soak's breakdown, decision 156); `gc` first runs a full collection in the thread. */
+  memory(gc = false): Promise<ThreadMemory> {
+    return this.call({ t: 'memory', gc });
+  }
+
   /** The thread's V8 heap figures; `external_memory` includes PGlite's WebAssembly memory (tests, decision 144). */
   heapStatistics(): ReturnType<Worker['getHeapStatistics']> {
     return this.worker.getHeapStatistics();

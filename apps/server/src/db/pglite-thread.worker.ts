@@ -1,11 +1,13 @@
 // The embedded database's own thread (decision 115): PGlite runs here, so its synchronous WebAssembly work never
 // holds the main thread's event loop. The main thread (db/pglite-thread.ts) sends statements, transaction steps,
 // LISTEN subscriptions and backup requests as messages; each answer or error goes back under the request's id.
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, type PGliteOptions, type QueryOptions, type Results, type Transaction } from '@electric-sql/pglite';
 import { yieldBeforeEachTurn } from './pglite-turns.ts';
 import { PreparedStatements } from './pglite-thread.prepared.ts';
-import type { FromWorker, ToWorker, WireQueryOptions, WireError } from './pglite-thread.ts';
+import type { FromWorker, ThreadMemory, ToWorker, WireQueryOptions, WireError } from './pglite-thread.ts';
 
 const port = parentPort!;
 const { dataDir, options } = workerData as { dataDir?: string; options?: PGliteOptions };
@@ -154,6 +156,25 @@ async function handle(m: ToWorker): Promise<void> {
       };
       send({ id: m.id, ok: true, value });
       if (m.reset) timings.statement.length = timings.transaction.length = timings.transactionStatements.length = 0;
+      return;
+    }
+    case 'memory': {
+      if (m.gc) {
+        // A full collection without starting node with --expose-gc (the soak reads what is still referenced).
+        v8.setFlagsFromString('--expose-gc');
+        (vm.runInNewContext('gc') as () => void)();
+      }
+      const u = process.memoryUsage();
+      const mod = (pglite as unknown as { mod?: { HEAPU8?: Uint8Array } }).mod;
+      const value: ThreadMemory = {
+        rss: u.rss,
+        heapTotal: u.heapTotal,
+        heapUsed: u.heapUsed,
+        external: u.external,
+        arrayBuffers: u.arrayBuffers,
+        wasmMemory: mod?.HEAPU8?.buffer.byteLength ?? 0,
+      };
+      send({ id: m.id, ok: true, value });
       return;
     }
     case 'close': {

@@ -1,0 +1,193 @@
+// The soak's server (bench/soak.bench.ts): the whole platform in one process on PGlite, started by `node` as
+// `npm start` starts it (Node's own type stripping, no tsx loader in this process or its threads), apart from the
+// load generator. It samples its own memory every 10 s and answers the bench over the IPC channel:
+// - it sends { t: 'ready', url, session } once it listens with a signed-up, topped-up account;
+// - on { t: 'finish' } it sends { t: 'report', ... } (the samples, the full-collection figures, the checkpoints
+//   stored) and exits.
+// The breakdown (decision 156): the main thread's and the database thread's process.memoryUsage() (each thread its
+// own V8 heap), PGlite's WebAssembly memory, /proc/self/status (VmRSS, RssAnon, RssFile), /proc/self/smaps_rollup,
+// and at the end the largest mappings of /proc/self/smaps.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { sql } from 'drizzle-orm';
+import { loadConfig } from '../apps/server/src/config.ts';
+import { closeContext, createContext, createLogger } from '../apps/server/src/bootstrap.ts';
+import { buildApp } from '../apps/server/src/app.ts';
+import { startWorkers } from '../apps/server/src/jobs/registry.ts';
+import { rowsOf } from '../apps/server/src/db/client.ts';
+import type { ThreadMemory } from '../apps/server/src/db/pglite-thread.ts';
+
+const SECONDS = Number(process.env.BENCH_SOAK_SECONDS ?? 600);
+/** Trackings in the account before the load starts (the adds bring about 3,000 more in ten minutes: about 10,000). */
+const SEED = Number(process.env.BENCH_SOAK_SEED ?? 7000);
+const SAMPLE_MS = 10_000;
+const MB = 2 ** 20;
+const round = (bytes: number) => Math.round(bytes / MB);
+
+function fullGc(): void {
+  v8.setFlagsFromString('--expose-gc');
+  (vm.runInNewContext('gc') as () => void)();
+}
+
+/** kB fields of a /proc file ("Name:   1234 kB"), in MB. */
+function procFields(file: string, names: string[]): Record<string, number> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return {};
+  }
+  const out: Record<string, number> = {};
+  for (const n of names) {
+    const m = new RegExp(`^${n}:\\s+(\\d+) kB`, 'm').exec(text);
+    if (m) out[n] = Math.round(Number(m[1]) / 1024);
+  }
+  return out;
+}
+
+export interface SoakSample {
+  at: number;
+  /** MB: the process (/proc/self/status, smaps_rollup). */
+  proc: Record<string, number>;
+  /** MB: process.memoryUsage() of the main thread. */
+  main: Record<'rss' | 'heapTotal' | 'heapUsed' | 'external' | 'arrayBuffers', number>;
+  /** MB: the database thread's (decision 115) own isolate, and PGlite's WebAssembly memory. */
+  thread?: Record<keyof ThreadMemory, number>;
+}
+
+/** The largest mappings of /proc/self/smaps by resident size: what the rest of the RSS is (decision 156). */
+function largestMappings(wasmBytes: number | undefined, top = 12): Array<Record<string, string | number>> {
+  let text: string;
+  try {
+    text = readFileSync('/proc/self/smaps', 'utf8');
+  } catch {
+    return [];
+  }
+  const maps: Array<{ range: string; perms: string; name: string; sizeKb: number; rssKb: number }> = [];
+  let cur: (typeof maps)[number] | undefined;
+  for (const line of text.split('\n')) {
+    const head = /^([0-9a-f]+-[0-9a-f]+) (\S+) \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (head) {
+      cur = { range: head[1]!, perms: head[2]!, name: head[3] || '[anon]', sizeKb: 0, rssKb: 0 };
+      maps.push(cur);
+      continue;
+    }
+    const f = /^(Size|Rss):\s+(\d+) kB/.exec(line);
+    if (f && cur) cur[f[1] === 'Size' ? 'sizeKb' : 'rssKb'] = Number(f[2]);
+  }
+  const byName = new Map<string, number>();
+  for (const m of maps) if (m.name !== '[anon]') byName.set(m.name, (byName.get(m.name) ?? 0) + m.rssKb);
+  const anon = maps.filter((m) => m.name === '[anon]' || m.name.startsWith('[heap'));
+  const small = anon.filter((m) => m.sizeKb < 1024);
+  return [
+    ...anon
+      .filter((m) => m.sizeKb >= 1024)
+      .sort((a, b) => b.rssKb - a.rssKb)
+      .slice(0, top)
+      .map((m) => ({
+        mapping: `${m.name} ${m.perms}${wasmBytes && m.sizeKb * 1024 === wasmBytes ? ' (PGlite WebAssembly memory)' : ''}`,
+        'size MB': Math.round(m.sizeKb / 1024),
+        'RSS MB': Math.round(m.rssKb / 1024),
+      })),
+    {
+      mapping: `${small.length} anonymous mappings under 1 MB`,
+      'size MB': Math.round(small.reduce((a, m) => a + m.sizeKb, 0) / 1024),
+      'RSS MB': Math.round(small.reduce((a, m) => a + m.rssKb, 0) / 1024),
+    },
+    ...[...byName.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 4)
+      .map(([name, kb]) => ({ mapping: `file ${name}`, 'RSS MB': Math.round(kb / 1024) })),
+  ];
+}
+
+const dataDir = mkdtempSync(path.join(tmpdir(), 'shiptrail-soak-'));
+const config = loadConfig({
+  DATA_DIR: dataDir,
+  SESSION_SECRET: 'soak-secret-soak-secret-soak-secret-0001',
+  LOG_LEVEL: 'silent',
+  CARRIER_SANDBOX_PACE: '0.05',
+  ...(process.env.PGLITE_SHARED_BUFFERS_MB ? { PGLITE_SHARED_BUFFERS_MB: process.env.PGLITE_SHARED_BUFFERS_MB } : {}),
+} as NodeJS.ProcessEnv);
+const ctx = await createContext(config, createLogger(config));
+const app = await buildApp(ctx, { logger: false });
+const url = await app.listen({ port: 0, host: '127.0.0.1' });
+await startWorkers(ctx);
+
+const signup = await app.inject({
+  method: 'POST',
+  url: '/v1/user/general/signup',
+  payload: { email: 'soak@example.com', password: 'password123', repassword: 'password123', terms: true },
+});
+const session = signup.json().payload.sessionToken as string;
+const userId = rowsOf<{ id: string }>(await ctx.db.execute(sql`select id from users where email = 'soak@example.com'`))[0]!.id;
+await ctx.db.execute(sql`insert into ledger_entries (user_id, amount_cents, kind, ref) values (${userId}, 1000000000, 'topup', 'soak')`);
+await ctx.db.execute(sql`update billing_accounts set balance_cents = balance_cents + 1000000000 where user_id = ${userId}`);
+// Sandbox UPS numbers already in the account, their first refreshes spread over the first five minutes: they move along
+// their journeys during the soak as the added ones do.
+await ctx.db.execute(sql`
+  insert into trackings (user_id, tid, courier, next_check_at)
+  select ${userId}::uuid, '1ZSEED' || lpad(g::text, 10, '0'), 'ups', now() + (g % 300) * interval '1 second'
+  from generate_series(1, ${SEED}::int) g`);
+
+const thread = ctx.database.thread;
+async function sample(gc = false): Promise<SoakSample> {
+  if (gc) fullGc();
+  const t = await thread?.memory(gc);
+  const m = process.memoryUsage();
+  return {
+    at: Date.now(),
+    proc: {
+      ...procFields('/proc/self/status', ['VmRSS', 'RssAnon', 'RssFile', 'VmHWM']),
+      ...Object.fromEntries(
+        Object.entries(procFields('/proc/self/smaps_rollup', ['Private_Dirty', 'Shared_Clean', 'Anonymous'])).map(([k, v]) => [
+          `smaps ${k}`,
+          v,
+        ]),
+      ),
+    },
+    main: {
+      rss: round(m.rss),
+      heapTotal: round(m.heapTotal),
+      heapUsed: round(m.heapUsed),
+      external: round(m.external),
+      arrayBuffers: round(m.arrayBuffers),
+    },
+    thread: t && (Object.fromEntries(Object.entries(t).map(([k, v]) => [k, round(v)])) as SoakSample['thread']),
+  };
+}
+
+const samples: SoakSample[] = [await sample()];
+const sampler = setInterval(() => void sample().then((s) => samples.push(s)), SAMPLE_MS);
+// What is still referenced, not what the collectors have not reached yet: at the end of the 2nd minute and at the end.
+const collected: SoakSample[] = [];
+const gcTimer = setTimeout(() => void sample(true).then((s) => collected.push(s)), Math.min(120, SECONDS / 2) * 1000);
+
+process.on('message', (m: { t: string }) => {
+  if (m.t !== 'finish') return;
+  void (async () => {
+    clearInterval(sampler);
+    clearTimeout(gcTimer);
+    samples.push(await sample());
+    collected.push(await sample(true));
+    const wasmBytes = (await thread?.memory())?.wasmMemory;
+    const [cp] = rowsOf<{ n: number }>(await ctx.db.execute(sql`select count(*)::int as n from checkpoints`));
+    const [tr] = rowsOf<{ n: number }>(await ctx.db.execute(sql`select count(*)::int as n from trackings`));
+    process.send!({
+      t: 'report',
+      samples,
+      collected,
+      mappings: largestMappings(wasmBytes),
+      checkpoints: cp?.n ?? 0,
+      trackings: tr?.n ?? 0,
+    });
+    await app.close();
+    await closeContext(ctx);
+    rmSync(dataDir, { recursive: true, force: true });
+    process.disconnect();
+  })();
+});
+process.send!({ t: 'ready', url, session });
