@@ -1,12 +1,20 @@
 import './node-version.ts';
+import { enableCompileCache, flushCompileCache } from 'node:module';
 import { parseArgs } from 'node:util';
-import { loadConfig, ConfigError, deploymentRefusals } from './config.ts';
-import { buildApp } from './app.ts';
-import { createContext, closeContext, createLogger } from './bootstrap.ts';
-import { startWorkers } from './jobs/registry.ts';
-import { startAdminServer } from './lib/admin-server.ts';
-import { dumpEmbedded } from './db/backup.ts';
-import { sql } from 'drizzle-orm';
+
+// Node's compile cache (decision 154): the type-stripped source and V8's code of every module, kept on disk
+// (NODE_COMPILE_CACHE, or the system's temporary directory) so a restart does not strip and compile the same
+// files again. The application is imported after it is on (a static import is compiled before this line runs);
+// the database thread inherits it through NODE_COMPILE_CACHE.
+const cache = enableCompileCache?.();
+if (cache?.directory) process.env.NODE_COMPILE_CACHE ??= cache.directory;
+const { loadConfig, ConfigError, deploymentRefusals } = await import('./config.ts');
+const { buildApp } = await import('./app.ts');
+const { createContext, closeContext, createLogger } = await import('./bootstrap.ts');
+const { startWorkers } = await import('./jobs/registry.ts');
+const { startAdminServer } = await import('./lib/admin-server.ts');
+const { dumpEmbedded } = await import('./db/backup.ts');
+const { sql } = await import('drizzle-orm');
 
 /**
  * Entry point. Roles: `all` (default: API + worker in one process), `api`, or `worker`
@@ -63,6 +71,9 @@ async function main() {
   } else {
     log.info('Shiptrail worker started');
   }
+  // Node writes its compile cache at a clean exit; a process that is killed (kill -9, the OOM killer, a power cut)
+  // never exits cleanly, so it is written now that everything start-up loads has been compiled.
+  flushCompileCache?.();
 
   let closing = false;
   const shutdown = async (signal: string) => {

@@ -4,7 +4,7 @@
 // it always starts, every acknowledged write is there, nothing unacknowledged is half there (a tracking without its
 // charge, a charge without its tracking, a checkpoint without its proof, a sale at the gateway with neither a credit
 // nor a payment the sweep will settle), and each balance equals its ledger. In the slow set (real processes).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
@@ -75,6 +75,8 @@ describe.skipIf(!!process.env.TEST_DATABASE_URL)('the embedded default under kil
       TOPUP_RATE_LIMIT: 'off',
       CARD_USE_RATE_LIMIT: 'off',
       PROOF_UPLOADS_PER_HOUR: '100000',
+      // Node's compile cache in the test's own directory, to see that a killed process leaves it written.
+      NODE_COMPILE_CACHE: path.join(dataDir, 'compile-cache'),
     };
     const server: ServerProcess = await cluster.start('all', env);
     const url = () => server.url;
@@ -194,6 +196,9 @@ describe.skipIf(!!process.env.TEST_DATABASE_URL)('the embedded default under kil
         );
     }
     await server.kill9();
+    // Node's compile cache is written once start-up has compiled everything, not only at a clean exit, which no
+    // process here reached: each restart read the application's modules from it instead of compiling them again.
+    expect(readdirSync(env.NODE_COMPILE_CACHE, { recursive: true }).length, 'compile cache left by killed processes').toBeGreaterThan(100);
     console.info(
       `${KILLS} kills: acknowledged ${acked.adds.length} adds, ${acked.imports.length} imported rows, ${acked.topups.length} top-ups, ` +
         `${acked.shipments.length} shipments, ${acked.delivered.length} deliveries; ${unacknowledged} requests cut by a kill; ` +

@@ -1,4 +1,3 @@
-import PDFDocument from 'pdfkit';
 import { MSG, type Receipt } from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
 import { notFound } from '../../lib/errors.ts';
@@ -41,6 +40,8 @@ const fmtDate = (iso: string) => {
 /** The receipt as a landscape A4 PDF: seller and buyer, line items, the card charged, totals. */
 export async function receiptPdf(ctx: AppContext, user: Buyer, id: string): Promise<Buffer> {
   const r = await receipt(ctx, user, id);
+  // pdfkit is loaded by the first receipt, not at start-up (decision 154).
+  const { default: PDFDocument } = await import('pdfkit');
   const doc = new PDFDocument({ size: 'A4', layout: 'landscape', margin: 48, info: { Title: `Receipt ${r.id}`, Author: r.seller.name } });
   const chunks: Buffer[] = [];
   doc.on('data', (c: Buffer) => chunks.push(c));

@@ -1,5 +1,6 @@
-import bwipjs from 'bwip-js';
-import { PDFDocument, StandardFonts, rgb, type PDFFont, type PDFPage } from 'pdf-lib';
+// bwip-js and pdf-lib are loaded by the first label, not at start-up: together about a quarter of a second of a
+// start's CPU that a restart would pay for a PDF it may never make (decision 154).
+import type { PDFDocument, PDFFont, PDFPage } from 'pdf-lib';
 import type { AddressView, ShipmentView } from '@shiptrail/contract';
 
 /** 4 x 6 in, the thermal label size, in PDF points. */
@@ -11,7 +12,8 @@ const MARGIN = 14;
 const winAnsi = (s: string) => s.normalize('NFC').replace(/[^\x20-\x7e\u00a0-\u00ff]/g, '?');
 
 /** The Code 128 barcode of a tracking number, as a PNG (bars only; the number is printed under it as text). */
-export function barcodePng(tid: string): Promise<Buffer> {
+export async function barcodePng(tid: string): Promise<Buffer> {
+  const { default: bwipjs } = await import('bwip-js');
   return bwipjs.toBuffer({
     bcid: 'code128',
     text: tid,
@@ -69,6 +71,7 @@ const BARCODE_MIN_HEIGHT = 54;
 async function drawLabel(doc: PDFDocument, page: PDFPage, s: ShipmentView, brand: string, fonts: { regular: PDFFont; bold: PDFFont }) {
   const { regular, bold } = fonts;
   const inner = LABEL_WIDTH - 2 * MARGIN;
+  const { rgb } = await import('pdf-lib');
   const black = rgb(0, 0, 0);
   let y = LABEL_HEIGHT - MARGIN;
   const text = (t: string, size: number, font = regular, x = MARGIN, width = inner) => {
@@ -142,6 +145,7 @@ async function drawLabel(doc: PDFDocument, page: PDFPage, s: ShipmentView, brand
 
 /** One 4x6 in page per shipment, one PDF. */
 export async function renderLabels(shipments: ShipmentView[], brand: string): Promise<Uint8Array> {
+  const { PDFDocument, StandardFonts } = await import('pdf-lib');
   const doc = await PDFDocument.create();
   doc.setTitle(shipments.length === 1 ? `Label ${shipments[0]!.tid}` : `${shipments.length} labels`);
   doc.setCreator('Shiptrail');
