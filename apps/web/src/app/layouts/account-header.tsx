@@ -4,6 +4,14 @@ import { IconAlertTriangle, IconBell, IconBook, IconChevronDown, IconHelpCircle,
 import { Link } from 'react-router';
 import { Logo } from '../../components/logo';
 
+/** Who is signed in, as the header and the side bar show it. */
+export interface AccountWho {
+  profile: Profile | undefined;
+  name: string;
+  courier: boolean;
+  alertCount: number;
+}
+
 export function initials(first?: string, last?: string, email?: string) {
   const s = `${first?.[0] ?? ''}${last?.[0] ?? ''}`.trim();
   return (s || email?.[0] || '?').toUpperCase();
@@ -98,18 +106,12 @@ function AccountMenu({
 
 /** The signed-in pages' top bar: the menu button on a phone, the logo, the icons and the account menu. */
 export function AccountHeader({
-  profile,
-  name,
-  courier,
-  alertCount,
+  who: { profile, name, courier, alertCount },
   opened,
   onToggle,
   onSignOut,
 }: {
-  profile: Profile | undefined;
-  name: string;
-  courier: boolean;
-  alertCount: number;
+  who: AccountWho;
   opened: boolean;
   onToggle: () => void;
   onSignOut: () => void;

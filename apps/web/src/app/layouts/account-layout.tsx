@@ -61,6 +61,7 @@ export default function AccountLayout() {
   const courierUid = courier ? profile?.uid : undefined;
   useCourierPhone(courierUid);
   const out = useSignOut(courierUid);
+  const who = { profile, name, courier, alertCount };
 
   // A courier who opens one of the owner's pages is taken to their day, which says why (decision 094). The
   // first-run wizard is the owner's too, but a courier never asked for it: no sentence there.
@@ -79,27 +80,11 @@ export default function AccountLayout() {
         Skip to content
       </a>
       <AppShell.Header>
-        <AccountHeader
-          profile={profile}
-          name={name}
-          courier={courier}
-          alertCount={alertCount}
-          opened={opened}
-          onToggle={toggle}
-          onSignOut={out.wantSignOut}
-        />
+        <AccountHeader who={who} opened={opened} onToggle={toggle} onSignOut={out.wantSignOut} />
       </AppShell.Header>
 
       <AppShell.Navbar p="md" aria-label="Account navigation">
-        <AccountNavbar
-          profile={profile}
-          name={name}
-          courier={courier}
-          alertCount={alertCount}
-          pathname={pathname}
-          onNavigate={close}
-          onSignOut={out.wantSignOut}
-        />
+        <AccountNavbar who={who} pathname={pathname} onNavigate={close} onSignOut={out.wantSignOut} />
       </AppShell.Navbar>
 
       <AppShell.Main id="account-main">

@@ -4,7 +4,7 @@ import { IconLogout } from '@tabler/icons-react';
 import { NavLink } from 'react-router';
 import { accountNav } from '../../config/account-nav';
 import { money } from '../../lib/format';
-import { initials } from './account-header';
+import { initials, type AccountWho } from './account-header';
 
 /** Who is signed in: the owner with the balance, a courier as such. */
 function WhoCard({ profile, name, courier }: { profile: Profile | undefined; name: string; courier: boolean }) {
@@ -38,18 +38,12 @@ function WhoCard({ profile, name, courier }: { profile: Profile | undefined; nam
 
 /** The signed-in pages' side bar: who, the account's pages (the alerts with their count) and signing out. */
 export function AccountNavbar({
-  profile,
-  name,
-  courier,
-  alertCount,
+  who: { profile, name, courier, alertCount },
   pathname,
   onNavigate,
   onSignOut,
 }: {
-  profile: Profile | undefined;
-  name: string;
-  courier: boolean;
-  alertCount: number;
+  who: AccountWho;
   pathname: string;
   onNavigate: () => void;
   onSignOut: () => void;
