@@ -1,16 +1,7 @@
-import { Button, Center, Group, Loader, Paper, Stack, Text, ThemeIcon } from '@mantine/core';
+import { Button, Center, Loader, Paper, Stack, Text, ThemeIcon } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { LIMITS, SHIPMENT_STATUSES, STATUS_LABELS, type ShipmentStatus, type ShipmentView } from '@shiptrail/contract';
-import {
-  IconChevronLeft,
-  IconChevronRight,
-  IconMap,
-  IconPackage,
-  IconPlus,
-  IconPrinter,
-  IconRoute,
-  IconUserShare,
-} from '@tabler/icons-react';
+import { IconMap, IconPackage, IconPlus, IconPrinter, IconRoute, IconUserShare } from '@tabler/icons-react';
 import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { useShipments } from '../api/get-shipments';
@@ -18,6 +9,7 @@ import { ShipmentTable } from '../components/shipment-table';
 import { ShipmentPanel } from '../components/shipment-panel';
 import { PageHeader } from '../../../components/page-header';
 import { ListFilters } from '../../../components/list-filters';
+import { ListPager } from '../../../components/list-pager';
 import { useUserInfo } from '../../../lib/user-info';
 import { couriersOf, memberName, useMembers } from '../../../lib/members';
 
@@ -132,44 +124,6 @@ function NoRows({
         </Text>
       </Stack>
     </Center>
-  );
-}
-
-/** The page number, how many on it and how many ticked, and the way to the pages before and after. */
-function Pager({
-  page,
-  count,
-  picked,
-  hasNext,
-  onPrev,
-  onNext,
-}: {
-  page: number;
-  count: number;
-  picked: number;
-  hasNext: boolean;
-  onPrev: () => void;
-  onNext: () => void;
-}) {
-  return (
-    <Group justify="space-between" mt="md">
-      <Text size="sm" c="dimmed" data-testid="page-info">
-        Page {page} · {count} {count === 1 ? 'shipment' : 'shipments'}
-        {picked > 0 && ` · ${picked} selected`}
-      </Text>
-      <Group gap="xs">
-        {page > 1 && (
-          <Button variant="default" leftSection={<IconChevronLeft size={16} />} onClick={onPrev}>
-            Prev
-          </Button>
-        )}
-        {hasNext && (
-          <Button variant="default" rightSection={<IconChevronRight size={16} />} onClick={onNext}>
-            Next
-          </Button>
-        )}
-      </Group>
-    </Group>
   );
 }
 
@@ -323,7 +277,15 @@ export default function ShipmentsRoute() {
           />
         )}
       </Paper>
-      <Pager page={page} count={shipments.length} picked={picked.size} hasNext={shipments.length >= pageSize} onPrev={prev} onNext={next} />
+      <ListPager
+        page={page}
+        count={shipments.length}
+        noun={['shipment', 'shipments']}
+        picked={picked.size}
+        hasNext={shipments.length >= pageSize}
+        onPrev={prev}
+        onNext={next}
+      />
 
       <Suspense>
         {addOpened && !asCourier && <ShipmentFormModal onClose={add.close} />}
