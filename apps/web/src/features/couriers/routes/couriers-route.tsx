@@ -60,16 +60,15 @@ function CouriersHeader({ onAdd, onInvite }: { onAdd: () => void; onInvite: () =
   );
 }
 
-/** The couriers as cards, on a phone. */
-function CourierCards({
-  list,
-  onEdit,
-  onDelete,
-}: {
+/** The company's couriers, each with its Edit and Delete buttons. */
+interface CourierRows {
   list: MemberView[];
   onEdit: (m: MemberView) => void;
   onDelete: (m: MemberView) => void;
-}) {
+}
+
+/** The couriers as cards, on a phone. */
+function CourierCards({ list, onEdit, onDelete }: CourierRows) {
   return (
     <Stack component="ul" gap={0} m={0} p={0} aria-label="Couriers" data-testid="couriers-cards" style={{ listStyle: 'none' }}>
       {list.map((m) => (
@@ -107,15 +106,7 @@ function CourierCards({
 }
 
 /** The couriers as a table, at a desk. */
-function CourierTable({
-  list,
-  onEdit,
-  onDelete,
-}: {
-  list: MemberView[];
-  onEdit: (m: MemberView) => void;
-  onDelete: (m: MemberView) => void;
-}) {
+function CourierTable({ list, onEdit, onDelete }: CourierRows) {
   return (
     <Table.ScrollContainer minWidth={760}>
       <Table highlightOnHover verticalSpacing="sm" aria-label="Couriers" data-testid="couriers-table">
