@@ -72,6 +72,24 @@ function Footer() {
   );
 }
 
+/** The way in: the dashboard when signed in, else log in and sign up. */
+function SessionButtons({ signedIn, onClick }: { signedIn: boolean; onClick: () => void }) {
+  return signedIn ? (
+    <Button component={Link} to="/account/dashboard" onClick={onClick}>
+      My dashboard
+    </Button>
+  ) : (
+    <>
+      <Button component={Link} to="/#tab-login" variant="subtle" onClick={onClick}>
+        LOGIN
+      </Button>
+      <Button component={Link} to="/#tab-register" onClick={onClick}>
+        START FREE
+      </Button>
+    </>
+  );
+}
+
 export function PublicLayout() {
   const [opened, { toggle, close }] = useDisclosure(false);
   // The drawer's code loads on the first tap and stays mounted after it, so closing still animates.
@@ -93,20 +111,7 @@ export function PublicLayout() {
     </Anchor>
   ));
 
-  const actions = session ? (
-    <Button component={Link} to="/account/dashboard" onClick={close}>
-      My dashboard
-    </Button>
-  ) : (
-    <>
-      <Button component={Link} to="/#tab-login" variant="subtle" onClick={close}>
-        LOGIN
-      </Button>
-      <Button component={Link} to="/#tab-register" onClick={close}>
-        START FREE
-      </Button>
-    </>
-  );
+  const actions = <SessionButtons signedIn={!!session} onClick={close} />;
 
   return (
     <Box className={classes.shell}>

@@ -14,8 +14,9 @@ import {
   ThemeIcon,
   Title,
 } from '@mantine/core';
-import { DASHBOARD_STATUS_ORDER, STATUS_LABELS } from '@shiptrail/contract';
+import { DASHBOARD_STATUS_ORDER, STATUS_LABELS, type UserInfo } from '@shiptrail/contract';
 import { IconArrowRight, IconChartBar, IconCoin, IconPlus, IconWallet } from '@tabler/icons-react';
+import type { ReactNode } from 'react';
 import { Link } from 'react-router';
 import { useUserInfo } from '../../../lib/user-info';
 import { StatusDoughnut } from '../components/status-doughnut';
@@ -24,6 +25,145 @@ import { ShipmentsBox } from '../components/shipments-box';
 import { PageHeader } from '../../../components/page-header';
 import { STATUS_COLORS } from '../../../config/status';
 import { money, percentOf } from '../../../lib/format';
+
+type Dashboard = UserInfo['dashboard'];
+
+/** The shipments by status: the doughnut, and the table of counts and shares. */
+function ByStatus({ dashboard }: { dashboard: Dashboard }) {
+  const total = dashboard.Shipments;
+  return (
+    <Paper p="lg" h="100%">
+      <Title order={2} fz="lg" mb="md">
+        Shipments by status
+      </Title>
+      <Grid gap="lg" align="center">
+        <Grid.Col span={{ base: 12, sm: 5 }}>
+          <StatusDoughnut dashboard={dashboard} />
+        </Grid.Col>
+        <Grid.Col span={{ base: 12, sm: 7 }}>
+          <Table verticalSpacing={6} aria-label="Shipments by status" data-testid="status-table">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Status</Table.Th>
+                <Table.Th ta="right">Count</Table.Th>
+                <Table.Th ta="right">Percent</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {DASHBOARD_STATUS_ORDER.map((s) => (
+                <Table.Tr key={s} data-status={s}>
+                  <Table.Td>
+                    <Group gap={8} wrap="nowrap">
+                      <ColorSwatch color={`var(--mantine-color-${STATUS_COLORS[s]}-6)`} size={12} withShadow={false} />
+                      <Text size="sm">{STATUS_LABELS[s]}</Text>
+                    </Group>
+                  </Table.Td>
+                  <Table.Td ta="right">{dashboard[s]}</Table.Td>
+                  <Table.Td ta="right">{percentOf(dashboard[s], total)}%</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Grid.Col>
+      </Grid>
+    </Paper>
+  );
+}
+
+interface Figure {
+  label: string;
+  value: ReactNode;
+  color?: string;
+  testId?: string;
+}
+
+/** A card of two figures under a title, with a link to more. */
+function FigureCard({
+  title,
+  icon,
+  figures,
+  to,
+  more,
+}: {
+  title: string;
+  icon: ReactNode;
+  figures: [Figure, Figure];
+  to: string;
+  more: string;
+}) {
+  return (
+    <Card p="lg">
+      <Group justify="space-between" mb="xs">
+        <Title order={2} fz="lg">
+          {title}
+        </Title>
+        <ThemeIcon variant="light" radius="md">
+          {icon}
+        </ThemeIcon>
+      </Group>
+      <SimpleGrid cols={2}>
+        {figures.map((f) => (
+          <div key={f.label}>
+            <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
+              {f.label}
+            </Text>
+            <Text fz={26} fw={800} c={f.color} data-testid={f.testId}>
+              {f.value}
+            </Text>
+          </div>
+        ))}
+      </SimpleGrid>
+      <Anchor component={Link} to={to} size="sm" mt="md">
+        <Group gap={4}>
+          {more} <IconArrowRight size={14} />
+        </Group>
+      </Anchor>
+    </Card>
+  );
+}
+
+/** Expenses, statistics and the referral offer, beside the status chart. */
+function SideCards({ dashboard, balance }: { dashboard: Dashboard; balance: number | undefined }) {
+  const inFlight = dashboard.InTransit + dashboard.OutForDelivery + dashboard.InfoReceived;
+  const attention = dashboard.Exception + dashboard.FailAttempt;
+  return (
+    <Stack gap="lg" h="100%">
+      <FigureCard
+        title="Expenses"
+        icon={<IconWallet size={18} />}
+        figures={[
+          { label: 'Cost', value: money(dashboard.Cost), testId: 'dashboard-cost' },
+          { label: 'Balance', value: money(balance), color: 'teal.8', testId: 'dashboard-balance' },
+        ]}
+        to="/account/profile/settings/paymentHistory"
+        more="Payment history"
+      />
+      <FigureCard
+        title="Statistics"
+        icon={<IconChartBar size={18} />}
+        figures={[
+          { label: 'On the way', value: inFlight },
+          { label: 'Need attention', value: attention, color: attention > 0 ? 'red.8' : undefined },
+        ]}
+        to="/account/trackings"
+        more="View all trackings"
+      />
+      <Card p="lg" bg="var(--mantine-primary-color-light)">
+        <Group gap="sm" wrap="nowrap">
+          <ThemeIcon variant="filled" radius="md" size="lg">
+            <IconCoin size={20} />
+          </ThemeIcon>
+          <Text size="sm">
+            Invite a friend and get <b>$10</b> when they make their first payment.{' '}
+            <Anchor component={Link} to="/account/invite" size="sm">
+              Invite now
+            </Anchor>
+          </Text>
+        </Group>
+      </Card>
+    </Stack>
+  );
+}
 
 export default function DashboardRoute() {
   const { data, isLoading } = useUserInfo();
@@ -39,8 +179,6 @@ export default function DashboardRoute() {
     );
   }
   const { dashboard, profile } = data;
-  const total = dashboard.Shipments;
-  const inFlight = dashboard.InTransit + dashboard.OutForDelivery + dashboard.InfoReceived;
   return (
     <>
       <PageHeader
@@ -59,124 +197,10 @@ export default function DashboardRoute() {
       <ShipmentsBox profile={profile} count={dashboard.shmShipments} />
       <Grid gap="lg">
         <Grid.Col span={{ base: 12, lg: 8 }}>
-          <Paper p="lg" h="100%">
-            <Title order={2} fz="lg" mb="md">
-              Shipments by status
-            </Title>
-            <Grid gap="lg" align="center">
-              <Grid.Col span={{ base: 12, sm: 5 }}>
-                <StatusDoughnut dashboard={dashboard} />
-              </Grid.Col>
-              <Grid.Col span={{ base: 12, sm: 7 }}>
-                <Table verticalSpacing={6} aria-label="Shipments by status" data-testid="status-table">
-                  <Table.Thead>
-                    <Table.Tr>
-                      <Table.Th>Status</Table.Th>
-                      <Table.Th ta="right">Count</Table.Th>
-                      <Table.Th ta="right">Percent</Table.Th>
-                    </Table.Tr>
-                  </Table.Thead>
-                  <Table.Tbody>
-                    {DASHBOARD_STATUS_ORDER.map((s) => (
-                      <Table.Tr key={s} data-status={s}>
-                        <Table.Td>
-                          <Group gap={8} wrap="nowrap">
-                            <ColorSwatch color={`var(--mantine-color-${STATUS_COLORS[s]}-6)`} size={12} withShadow={false} />
-                            <Text size="sm">{STATUS_LABELS[s]}</Text>
-                          </Group>
-                        </Table.Td>
-                        <Table.Td ta="right">{dashboard[s]}</Table.Td>
-                        <Table.Td ta="right">{percentOf(dashboard[s], total)}%</Table.Td>
-                      </Table.Tr>
-                    ))}
-                  </Table.Tbody>
-                </Table>
-              </Grid.Col>
-            </Grid>
-          </Paper>
+          <ByStatus dashboard={dashboard} />
         </Grid.Col>
         <Grid.Col span={{ base: 12, lg: 4 }}>
-          <Stack gap="lg" h="100%">
-            <Card p="lg">
-              <Group justify="space-between" mb="xs">
-                <Title order={2} fz="lg">
-                  Expenses
-                </Title>
-                <ThemeIcon variant="light" radius="md">
-                  <IconWallet size={18} />
-                </ThemeIcon>
-              </Group>
-              <SimpleGrid cols={2}>
-                <div>
-                  <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
-                    Cost
-                  </Text>
-                  <Text fz={26} fw={800} data-testid="dashboard-cost">
-                    {money(dashboard.Cost)}
-                  </Text>
-                </div>
-                <div>
-                  <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
-                    Balance
-                  </Text>
-                  <Text fz={26} fw={800} c="teal.8" data-testid="dashboard-balance">
-                    {money(profile.balance)}
-                  </Text>
-                </div>
-              </SimpleGrid>
-              <Anchor component={Link} to="/account/profile/settings/paymentHistory" size="sm" mt="md">
-                <Group gap={4}>
-                  Payment history <IconArrowRight size={14} />
-                </Group>
-              </Anchor>
-            </Card>
-            <Card p="lg">
-              <Group justify="space-between" mb="xs">
-                <Title order={2} fz="lg">
-                  Statistics
-                </Title>
-                <ThemeIcon variant="light" radius="md">
-                  <IconChartBar size={18} />
-                </ThemeIcon>
-              </Group>
-              <SimpleGrid cols={2}>
-                <div>
-                  <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
-                    On the way
-                  </Text>
-                  <Text fz={26} fw={800}>
-                    {inFlight}
-                  </Text>
-                </div>
-                <div>
-                  <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
-                    Need attention
-                  </Text>
-                  <Text fz={26} fw={800} c={dashboard.Exception + dashboard.FailAttempt > 0 ? 'red.8' : undefined}>
-                    {dashboard.Exception + dashboard.FailAttempt}
-                  </Text>
-                </div>
-              </SimpleGrid>
-              <Anchor component={Link} to="/account/trackings" size="sm" mt="md">
-                <Group gap={4}>
-                  View all trackings <IconArrowRight size={14} />
-                </Group>
-              </Anchor>
-            </Card>
-            <Card p="lg" bg="var(--mantine-primary-color-light)">
-              <Group gap="sm" wrap="nowrap">
-                <ThemeIcon variant="filled" radius="md" size="lg">
-                  <IconCoin size={20} />
-                </ThemeIcon>
-                <Text size="sm">
-                  Invite a friend and get <b>$10</b> when they make their first payment.{' '}
-                  <Anchor component={Link} to="/account/invite" size="sm">
-                    Invite now
-                  </Anchor>
-                </Text>
-              </Group>
-            </Card>
-          </Stack>
+          <SideCards dashboard={dashboard} balance={profile.balance} />
         </Grid.Col>
       </Grid>
     </>

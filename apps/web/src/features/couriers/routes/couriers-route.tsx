@@ -36,6 +36,149 @@ function RowButtons({ m, onEdit, onDelete }: { m: MemberView; onEdit: (m: Member
   );
 }
 
+function CouriersHeader({ onAdd, onInvite }: { onAdd: () => void; onInvite: () => void }) {
+  return (
+    <PageHeader
+      title="Couriers"
+      description="The people who deliver your shipments. Invite them by email: they choose their own password and sign in from their phone."
+      actions={
+        <Group gap="xs">
+          <Button component={Link} to="/account/couriers/map" variant="default" leftSection={<IconMap size={16} />}>
+            Map
+          </Button>
+          {/* The old way, for owners who hand the password over themselves: the account stays unverified until the
+            courier confirms the address (docs/decisions/097-owner-made-courier-accounts.md). */}
+          <Button variant="default" leftSection={<IconPlus size={16} />} onClick={onAdd}>
+            Add New Courier
+          </Button>
+          <Button leftSection={<IconMailPlus size={16} />} onClick={onInvite}>
+            Invite courier
+          </Button>
+        </Group>
+      }
+    />
+  );
+}
+
+/** The company's couriers, each with its Edit and Delete buttons. */
+interface CourierRows {
+  list: MemberView[];
+  onEdit: (m: MemberView) => void;
+  onDelete: (m: MemberView) => void;
+}
+
+/** The couriers as cards, on a phone. */
+function CourierCards({ list, onEdit, onDelete }: CourierRows) {
+  return (
+    <Stack component="ul" gap={0} m={0} p={0} aria-label="Couriers" data-testid="couriers-cards" style={{ listStyle: 'none' }}>
+      {list.map((m) => (
+        <Box
+          component="li"
+          key={m.uid}
+          px="md"
+          py="sm"
+          data-email={m.email}
+          style={{ borderBottom: '1px solid var(--mantine-color-default-border)' }}
+        >
+          <Group justify="space-between" wrap="nowrap" align="flex-start">
+            <div style={{ minWidth: 0 }}>
+              <Text fw={600} size="sm">
+                {memberName(m)}
+              </Text>
+              <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+                {m.email}
+              </Text>
+              <Text size="sm" c="dimmed">
+                {m.phone} · updated {formatDateTime(m.updatedAt)}
+              </Text>
+            </div>
+            <Badge variant="light" styles={ROLE_BADGE} data-testid="role-badge">
+              {m.role}
+            </Badge>
+          </Group>
+          <Box mt="xs">
+            <RowButtons m={m} onEdit={onEdit} onDelete={onDelete} />
+          </Box>
+        </Box>
+      ))}
+    </Stack>
+  );
+}
+
+/** The couriers as a table, at a desk. */
+function CourierTable({ list, onEdit, onDelete }: CourierRows) {
+  return (
+    <Table.ScrollContainer minWidth={760}>
+      <Table highlightOnHover verticalSpacing="sm" aria-label="Couriers" data-testid="couriers-table">
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>Email</Table.Th>
+            <Table.Th>Role</Table.Th>
+            <Table.Th>First name</Table.Th>
+            <Table.Th>Last name</Table.Th>
+            <Table.Th>Phone</Table.Th>
+            <Table.Th>Updated</Table.Th>
+            <Table.Th w={190}>
+              <span style={{ position: 'absolute', width: 1, height: 1, overflow: 'hidden', clip: 'rect(0 0 0 0)' }}>Actions</span>
+            </Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {list.map((m) => (
+            <Table.Tr key={m.uid} data-email={m.email}>
+              <Table.Td style={{ overflowWrap: 'anywhere' }}>{m.email}</Table.Td>
+              <Table.Td>
+                <Badge variant="light" styles={ROLE_BADGE} data-testid="role-badge">
+                  {m.role}
+                </Badge>
+              </Table.Td>
+              <Table.Td>{m.firstName}</Table.Td>
+              <Table.Td>{m.lastName}</Table.Td>
+              <Table.Td style={{ whiteSpace: 'nowrap' }}>{m.phone}</Table.Td>
+              <Table.Td style={{ whiteSpace: 'nowrap' }}>{formatDateTime(m.updatedAt)}</Table.Td>
+              <Table.Td>
+                <RowButtons m={m} onEdit={onEdit} onDelete={onDelete} />
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </Table.ScrollContainer>
+  );
+}
+
+/** "Delete courier?": they can no longer sign in; their shipments stay, without a courier. */
+function ConfirmDelete({
+  member: deleting,
+  busy,
+  onCancel,
+  onDelete,
+}: {
+  member: MemberView | null;
+  busy: boolean;
+  onCancel: () => void;
+  onDelete: (m: MemberView) => void;
+}) {
+  return (
+    <Modal opened={!!deleting} onClose={onCancel} title="Delete courier?" size="sm">
+      <Text size="sm" mb="xs">
+        <b>{deleting ? memberName(deleting) : ''}</b> ({deleting?.email}) will no longer be able to sign in.
+      </Text>
+      <Text size="sm" c="dimmed" mb="lg">
+        Their shipments stay with you, without a courier: assign them to someone else.
+      </Text>
+      <Group justify="flex-end">
+        <Button variant="default" onClick={onCancel}>
+          Cancel
+        </Button>
+        <Button color="red" loading={busy} onClick={() => deleting && onDelete(deleting)}>
+          Delete
+        </Button>
+      </Group>
+    </Modal>
+  );
+}
+
 export default function CouriersRoute() {
   const [search, setSearch] = useSearchParams();
   const members = useMembers();
@@ -58,25 +201,7 @@ export default function CouriersRoute() {
 
   return (
     <>
-      <PageHeader
-        title="Couriers"
-        description="The people who deliver your shipments. Invite them by email: they choose their own password and sign in from their phone."
-        actions={
-          <Group gap="xs">
-            <Button component={Link} to="/account/couriers/map" variant="default" leftSection={<IconMap size={16} />}>
-              Map
-            </Button>
-            {/* The old way, for owners who hand the password over themselves: the account stays unverified until the
-                courier confirms the address (docs/decisions/097-owner-made-courier-accounts.md). */}
-            <Button variant="default" leftSection={<IconPlus size={16} />} onClick={() => setAdding(true)}>
-              Add New Courier
-            </Button>
-            <Button leftSection={<IconMailPlus size={16} />} onClick={() => setInviting(true)}>
-              Invite courier
-            </Button>
-          </Group>
-        }
-      />
+      <CouriersHeader onAdd={() => setAdding(true)} onInvite={() => setInviting(true)} />
       <Paper mih={200} pos="relative">
         {members.isLoading ? (
           <Center py={64}>
@@ -95,75 +220,9 @@ export default function CouriersRoute() {
             </Stack>
           </Center>
         ) : cards ? (
-          <Stack component="ul" gap={0} m={0} p={0} aria-label="Couriers" data-testid="couriers-cards" style={{ listStyle: 'none' }}>
-            {list.map((m) => (
-              <Box
-                component="li"
-                key={m.uid}
-                px="md"
-                py="sm"
-                data-email={m.email}
-                style={{ borderBottom: '1px solid var(--mantine-color-default-border)' }}
-              >
-                <Group justify="space-between" wrap="nowrap" align="flex-start">
-                  <div style={{ minWidth: 0 }}>
-                    <Text fw={600} size="sm">
-                      {memberName(m)}
-                    </Text>
-                    <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
-                      {m.email}
-                    </Text>
-                    <Text size="sm" c="dimmed">
-                      {m.phone} · updated {formatDateTime(m.updatedAt)}
-                    </Text>
-                  </div>
-                  <Badge variant="light" styles={ROLE_BADGE} data-testid="role-badge">
-                    {m.role}
-                  </Badge>
-                </Group>
-                <Box mt="xs">
-                  <RowButtons m={m} onEdit={setEditing} onDelete={setDeleting} />
-                </Box>
-              </Box>
-            ))}
-          </Stack>
+          <CourierCards list={list} onEdit={setEditing} onDelete={setDeleting} />
         ) : (
-          <Table.ScrollContainer minWidth={760}>
-            <Table highlightOnHover verticalSpacing="sm" aria-label="Couriers" data-testid="couriers-table">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Email</Table.Th>
-                  <Table.Th>Role</Table.Th>
-                  <Table.Th>First name</Table.Th>
-                  <Table.Th>Last name</Table.Th>
-                  <Table.Th>Phone</Table.Th>
-                  <Table.Th>Updated</Table.Th>
-                  <Table.Th w={190}>
-                    <span style={{ position: 'absolute', width: 1, height: 1, overflow: 'hidden', clip: 'rect(0 0 0 0)' }}>Actions</span>
-                  </Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {list.map((m) => (
-                  <Table.Tr key={m.uid} data-email={m.email}>
-                    <Table.Td style={{ overflowWrap: 'anywhere' }}>{m.email}</Table.Td>
-                    <Table.Td>
-                      <Badge variant="light" styles={ROLE_BADGE} data-testid="role-badge">
-                        {m.role}
-                      </Badge>
-                    </Table.Td>
-                    <Table.Td>{m.firstName}</Table.Td>
-                    <Table.Td>{m.lastName}</Table.Td>
-                    <Table.Td style={{ whiteSpace: 'nowrap' }}>{m.phone}</Table.Td>
-                    <Table.Td style={{ whiteSpace: 'nowrap' }}>{formatDateTime(m.updatedAt)}</Table.Td>
-                    <Table.Td>
-                      <RowButtons m={m} onEdit={setEditing} onDelete={setDeleting} />
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+          <CourierTable list={list} onEdit={setEditing} onDelete={setDeleting} />
         )}
       </Paper>
       <PendingInvitations cards={cards} />
@@ -180,26 +239,12 @@ export default function CouriersRoute() {
         {adding && <CourierModal onClose={() => setAdding(false)} />}
         {editing && <CourierModal key={editing.uid} member={editing} onClose={() => setEditing(null)} />}
       </Suspense>
-      <Modal opened={!!deleting} onClose={() => setDeleting(null)} title="Delete courier?" size="sm">
-        <Text size="sm" mb="xs">
-          <b>{deleting ? memberName(deleting) : ''}</b> ({deleting?.email}) will no longer be able to sign in.
-        </Text>
-        <Text size="sm" c="dimmed" mb="lg">
-          Their shipments stay with you, without a courier: assign them to someone else.
-        </Text>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={() => setDeleting(null)}>
-            Cancel
-          </Button>
-          <Button
-            color="red"
-            loading={remove.isPending}
-            onClick={() => deleting && remove.mutate({ uid: deleting.uid }, { onSettled: () => setDeleting(null) })}
-          >
-            Delete
-          </Button>
-        </Group>
-      </Modal>
+      <ConfirmDelete
+        member={deleting}
+        busy={remove.isPending}
+        onCancel={() => setDeleting(null)}
+        onDelete={(m) => remove.mutate({ uid: m.uid }, { onSettled: () => setDeleting(null) })}
+      />
     </>
   );
 }

@@ -208,54 +208,154 @@ function ParcelFields({ form }: { form: Form }) {
   );
 }
 
-/**
- * The Add New Shipment wizard (page 1: origin, destination and general; page 2: parcels) and, given a
- * shipment, the same two pages to edit it.
- */
-export function ShipmentFormModal({
+/** Page 1's general fields: the courier (or nobody yet, for a new shipment), the order, the day and window, a note. */
+function GeneralFields({
+  form,
+  couriers,
+  mode,
+  membersLoading,
+}: {
+  form: Form;
+  couriers: ReturnType<typeof couriersOf>;
+  mode: 'create' | 'edit';
+  membersLoading: boolean;
+}) {
+  const courierError = form.errors.courierEmail;
+  return (
+    <Fieldset legend="General" aria-label="General">
+      <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm" verticalSpacing="xs">
+        <Select
+          label="Courier"
+          required
+          placeholder={couriers.length ? 'Choose a courier' : 'No couriers yet'}
+          data={[
+            // A new shipment may wait for its courier: assigned later from the list (decision 098).
+            ...(mode === 'create' ? [{ value: UNASSIGNED, label: 'Nobody yet (assign later)' }] : []),
+            ...couriers.map((c) => ({ value: c.email, label: `${memberName(c)} (${c.email})` })),
+          ]}
+          searchable
+          nothingFoundMessage="No courier with that name"
+          {...form.getInputProps('courierEmail')}
+          error={
+            courierError ? (
+              <>
+                {courierError}{' '}
+                {courierError === COURIER_REQUIRED && (
+                  <Anchor component={Link} to="/account/couriers?add=1" size="xs">
+                    Create a courier
+                  </Anchor>
+                )}
+              </>
+            ) : undefined
+          }
+          description={
+            couriers.length === 0 && !membersLoading ? (
+              <>
+                You have no couriers yet.{' '}
+                <Anchor component={Link} to="/account/couriers?add=1" size="xs">
+                  Create a courier
+                </Anchor>
+              </>
+            ) : undefined
+          }
+        />
+        <TextInput label="Order ID" autoComplete="off" {...form.getInputProps('orderId')} />
+        <TextInput label="Expected delivery" type="date" {...form.getInputProps('expected')} />
+        <TextInput label="Delivery window from" type="time" {...form.getInputProps('windowFrom')} />
+        <TextInput label="Delivery window to" type="time" {...form.getInputProps('windowTo')} />
+      </SimpleGrid>
+      <Textarea label="Note" autosize minRows={2} mt="xs" {...form.getInputProps('message')} />
+    </Fieldset>
+  );
+}
+
+/** Page 1: the general fields, the origin and the destination. */
+function PageOne(props: Parameters<typeof GeneralFields>[0]) {
+  return (
+    <Stack gap="md">
+      <GeneralFields {...props} />
+      <AddressFields form={props.form} side="origin" />
+      <AddressFields form={props.form} side="destination" />
+      <CustomerMessagesHeld />
+    </Stack>
+  );
+}
+
+/** Previous or Cancel; Next on page 1, the submit button (and what it waits for) on page 2. */
+function WizardButtons({
+  step,
+  onPrevious,
+  onCancel,
+  onNext,
+  incomplete,
+  pending,
+  disabled,
+  submitLabel,
+}: {
+  step: number;
+  onPrevious: () => void;
+  onCancel: () => void;
+  onNext: () => void;
+  incomplete: boolean;
+  pending: boolean;
+  disabled: boolean;
+  submitLabel: string;
+}) {
+  return (
+    <Group justify="space-between" mt="xl">
+      {step > 0 ? (
+        <Button variant="default" onClick={onPrevious}>
+          Previous
+        </Button>
+      ) : (
+        <Button variant="default" onClick={onCancel}>
+          Cancel
+        </Button>
+      )}
+      {/* Distinct keys: reusing the Next button's element as the submit button made the click that turns
+          the page also submit the form, skipping page 2. */}
+      {step === 0 ? (
+        <Button key="next" onClick={onNext}>
+          Next
+        </Button>
+      ) : (
+        <Group key="submit" gap="sm">
+          {incomplete ? (
+            <Text size="xs" c="dimmed" data-testid="shipment-form-incomplete">
+              Complete the fields marked required
+            </Text>
+          ) : null}
+          <Button type="submit" loading={pending} disabled={disabled}>
+            {submitLabel}
+          </Button>
+        </Group>
+      )}
+    </Group>
+  );
+}
+
+/** Creating or saving the shipment; the server's field errors go to their fields (page 1's take the user there). */
+function useSaveShipment({
   shipment,
-  onClose,
+  mode,
+  form,
+  nameOf,
+  setStep,
+  setFormError,
   onSaved,
+  onClose,
 }: {
   shipment?: ShipmentView | null;
-  onClose: () => void;
+  mode: 'create' | 'edit';
+  form: Form;
+  nameOf: (email: string) => string;
+  setStep: (step: number) => void;
+  setFormError: (e: string | null) => void;
   onSaved?: (tid: string) => void;
+  onClose: () => void;
 }) {
-  const mode = shipment ? 'edit' : 'create';
-  const members = useMembers();
-  const couriers = couriersOf(members.data ?? []);
-  const nameOf = (email: string) => {
-    const m = couriers.find((c) => c.email === email);
-    if (m) return memberName(m);
-    // An edited shipment may carry a courier who is not (or no longer) a member: keep its name.
-    return shipment && shipment.courierEmail === email ? shipment.courier : '';
-  };
-  const [step, setStep] = useState(0);
-  const form = useForm<ShipmentValues>({
-    mode: 'controlled',
-    initialValues: shipment ? valuesOf(shipment) : emptyShipment(),
-    validate: (v) => validateShipment(v, nameOf(v.courierEmail), mode),
-    // Page 2's submit stays disabled until the whole form is valid (product rules §4), so a field says what
-    // it lacks as soon as it is left.
-    validateInputOnBlur: true,
-  });
   const create = useCreateShipment();
   const edit = useEditShipment();
-  const pending = create.isPending || edit.isPending;
-  const invalid = Object.keys(validateShipment(form.values, nameOf(form.values.courierEmail), mode)).length > 0;
-  const [formError, setFormError] = useState<string | null>(null);
-
-  const next = () => {
-    const errors = pageOneErrors(validateShipment(form.values, nameOf(form.values.courierEmail), mode));
-    form.clearErrors();
-    if (Object.keys(errors).length) {
-      form.setErrors(errors);
-      focusFirstError();
-      return;
-    }
-    setStep(1);
-  };
-
   const onServerError = (e: Error) => {
     applyServerErrors(form, e);
     // A field error on the first page takes the user back there to see it.
@@ -286,8 +386,62 @@ export function ShipmentFormModal({
       });
     }
   };
+  return { save, pending: create.isPending || edit.isPending };
+}
 
-  const courierError = form.errors.courierEmail;
+/** The company's couriers, and the name of a courier by address (for the shipment's courier field). */
+function useCourierNames(shipment: ShipmentView | null | undefined) {
+  const members = useMembers();
+  const couriers = couriersOf(members.data ?? []);
+  const nameOf = (email: string) => {
+    const m = couriers.find((c) => c.email === email);
+    if (m) return memberName(m);
+    // An edited shipment may carry a courier who is not (or no longer) a member: keep its name.
+    return shipment && shipment.courierEmail === email ? shipment.courier : '';
+  };
+  return { members, couriers, nameOf };
+}
+
+/**
+ * The Add New Shipment wizard (page 1: origin, destination and general; page 2: parcels) and, given a
+ * shipment, the same two pages to edit it.
+ */
+export function ShipmentFormModal({
+  shipment,
+  onClose,
+  onSaved,
+}: {
+  shipment?: ShipmentView | null;
+  onClose: () => void;
+  onSaved?: (tid: string) => void;
+}) {
+  const mode = shipment ? 'edit' : 'create';
+  const { members, couriers, nameOf } = useCourierNames(shipment);
+  const [step, setStep] = useState(0);
+  const form = useForm<ShipmentValues>({
+    mode: 'controlled',
+    initialValues: shipment ? valuesOf(shipment) : emptyShipment(),
+    validate: (v) => validateShipment(v, nameOf(v.courierEmail), mode),
+    // Page 2's submit stays disabled until the whole form is valid (product rules §4), so a field says what
+    // it lacks as soon as it is left.
+    validateInputOnBlur: true,
+  });
+  const invalid = Object.keys(validateShipment(form.values, nameOf(form.values.courierEmail), mode)).length > 0;
+  const [formError, setFormError] = useState<string | null>(null);
+
+  const next = () => {
+    const errors = pageOneErrors(validateShipment(form.values, nameOf(form.values.courierEmail), mode));
+    form.clearErrors();
+    if (Object.keys(errors).length) {
+      form.setErrors(errors);
+      focusFirstError();
+      return;
+    }
+    setStep(1);
+  };
+
+  const { save, pending } = useSaveShipment({ shipment, mode, form, nameOf, setStep, setFormError, onSaved, onClose });
+
   const title = mode === 'create' ? 'Add New Shipment' : `Edit shipment ${shipment?.tid ?? ''}`;
   return (
     <Modal opened onClose={onClose} title={title} size="xl" fullScreen={false} closeOnClickOutside={false}>
@@ -310,87 +464,20 @@ export function ShipmentFormModal({
           </Alert>
         )}
         {step === 0 ? (
-          <Stack gap="md">
-            <Fieldset legend="General" aria-label="General">
-              <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm" verticalSpacing="xs">
-                <Select
-                  label="Courier"
-                  required
-                  placeholder={couriers.length ? 'Choose a courier' : 'No couriers yet'}
-                  data={[
-                    // A new shipment may wait for its courier: assigned later from the list (decision 098).
-                    ...(mode === 'create' ? [{ value: UNASSIGNED, label: 'Nobody yet (assign later)' }] : []),
-                    ...couriers.map((c) => ({ value: c.email, label: `${memberName(c)} (${c.email})` })),
-                  ]}
-                  searchable
-                  nothingFoundMessage="No courier with that name"
-                  {...form.getInputProps('courierEmail')}
-                  error={
-                    courierError ? (
-                      <>
-                        {courierError}{' '}
-                        {courierError === COURIER_REQUIRED && (
-                          <Anchor component={Link} to="/account/couriers?add=1" size="xs">
-                            Create a courier
-                          </Anchor>
-                        )}
-                      </>
-                    ) : undefined
-                  }
-                  description={
-                    couriers.length === 0 && !members.isLoading ? (
-                      <>
-                        You have no couriers yet.{' '}
-                        <Anchor component={Link} to="/account/couriers?add=1" size="xs">
-                          Create a courier
-                        </Anchor>
-                      </>
-                    ) : undefined
-                  }
-                />
-                <TextInput label="Order ID" autoComplete="off" {...form.getInputProps('orderId')} />
-                <TextInput label="Expected delivery" type="date" {...form.getInputProps('expected')} />
-                <TextInput label="Delivery window from" type="time" {...form.getInputProps('windowFrom')} />
-                <TextInput label="Delivery window to" type="time" {...form.getInputProps('windowTo')} />
-              </SimpleGrid>
-              <Textarea label="Note" autosize minRows={2} mt="xs" {...form.getInputProps('message')} />
-            </Fieldset>
-            <AddressFields form={form} side="origin" />
-            <AddressFields form={form} side="destination" />
-            <CustomerMessagesHeld />
-          </Stack>
+          <PageOne form={form} couriers={couriers} mode={mode} membersLoading={members.isLoading} />
         ) : (
           <ParcelFields form={form} />
         )}
-        <Group justify="space-between" mt="xl">
-          {step > 0 ? (
-            <Button variant="default" onClick={() => setStep(0)}>
-              Previous
-            </Button>
-          ) : (
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
-          )}
-          {/* Distinct keys: reusing the Next button's element as the submit button made the click that turns
-              the page also submit the form, skipping page 2. */}
-          {step === 0 ? (
-            <Button key="next" onClick={next}>
-              Next
-            </Button>
-          ) : (
-            <Group key="submit" gap="sm">
-              {invalid && !pending ? (
-                <Text size="xs" c="dimmed" data-testid="shipment-form-incomplete">
-                  Complete the fields marked required
-                </Text>
-              ) : null}
-              <Button type="submit" loading={pending} disabled={pending || invalid}>
-                {mode === 'create' ? 'Create shipment' : 'Save'}
-              </Button>
-            </Group>
-          )}
-        </Group>
+        <WizardButtons
+          step={step}
+          onPrevious={() => setStep(0)}
+          onCancel={onClose}
+          onNext={next}
+          incomplete={invalid && !pending}
+          pending={pending}
+          disabled={pending || invalid}
+          submitLabel={mode === 'create' ? 'Create shipment' : 'Save'}
+        />
       </form>
     </Modal>
   );

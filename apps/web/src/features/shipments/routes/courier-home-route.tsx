@@ -1,30 +1,16 @@
-import {
-  Alert,
-  Anchor,
-  Button,
-  Card,
-  Center,
-  Group,
-  Loader,
-  Paper,
-  SimpleGrid,
-  Stack,
-  Text,
-  ThemeIcon,
-  UnstyledButton,
-} from '@mantine/core';
+import { Alert, Anchor, Button, Center, Group, Loader, Paper, SimpleGrid, Stack, Text, ThemeIcon } from '@mantine/core';
 import type { ShipmentView } from '@shiptrail/contract';
-import { IconBarcode, IconCheck, IconChevronRight, IconMapPin, IconPackage, IconPhone, IconRoute, IconX } from '@tabler/icons-react';
+import { IconBarcode, IconCheck, IconMapPin, IconPackage, IconX } from '@tabler/icons-react';
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { Link, useLocation } from 'react-router';
 import { PageHeader } from '../../../components/page-header';
-import { StatusBadge } from '../../../components/status-badge';
 import { useUserInfo } from '../../../lib/user-info';
 import { useCourierDay } from '../api/get-courier-day';
 import { useOutbox } from '../api/outbox';
 import { useOnline } from '../../../lib/connection';
 import { countsWithQueue, dayOrder } from '../api/day-with-queue';
 import { awaitingPickup } from '../api/pickup';
+import { CourierStopCard } from '../components/courier-stop-card';
 import { OutboxPanel } from '../components/outbox-panel';
 
 const loadShareLocation = () => import('../components/share-location');
@@ -46,17 +32,6 @@ const SCANNER_PREFETCH_MS = 2000;
 /** Said on the courier's home when a courier opened one of the owner's pages (the layout sends them here). */
 export const OWNER_ONLY_SENTENCE =
   "That page belongs to your company's owner, so we brought you to your stops: as a courier you have your stops, your shipments and your account.";
-
-const addressLine = (s: ShipmentView) =>
-  [s.destination.address1, s.destination.address2, s.destination.city, [s.destination.state, s.destination.zip].filter(Boolean).join(' ')]
-    .filter(Boolean)
-    .join(', ');
-
-function mapsHref(s: ShipmentView) {
-  const d = s.destination;
-  const where = d.lat != null && d.long != null ? `${d.lat},${d.long}` : addressLine(s);
-  return `https://www.google.com/maps/dir/?api=1&destination=${encodeURIComponent(where)}`;
-}
 
 function Count({
   label,
@@ -88,33 +63,8 @@ function Count({
   );
 }
 
-const hhmm = (iso: string) => new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' }).format(new Date(iso));
-
-/**
- * A courier's home: today's stops in the order of the day's plan with their planned times (decision 118), or
- * in the order they were handed out (the open shipments assigned to them),
- * what they delivered and failed today, and one tap from each stop to its checkpoint, a call or directions.
- */
-export default function CourierHomeRoute() {
-  const { data: info } = useUserInfo();
-  const { state } = useLocation() as { state: { ownerOnly?: string } | null };
-  const day = useCourierDay(!!info);
-  const [checkpointFor, setCheckpointFor] = useState<ShipmentView | null>(null);
-  const [scanning, setScanning] = useState(false);
-  const [detailsFor, setDetailsFor] = useState<{ stop: ShipmentView; position?: number } | null>(null);
-  const [pickupFor, setPickupFor] = useState<ShipmentView | null>(null);
-  const stops = day.data?.stops ?? [];
-  const planned = new Map((day.data?.planned ?? []).map((p) => [p.tid, p]));
-  const first = info?.profile.firstName;
-  const online = useOnline();
-  const { waiting, refused } = useOutbox(info?.profile.uid);
-  // The last action waiting for each stop: the stop shows it until the server has it (decision 120).
-  const pending = new Map(waiting.map((i) => [i.tid, i] as const));
-  const counts = day.data && countsWithQueue(day.data, waiting);
-  // The stops still to do first, numbered; those delivered on this phone and not yet sent after them (decision 138).
-  const { todo, doneHere } = dayOrder({ stops }, waiting);
-  const ordered = [...todo.map((s, i) => [s, i + 1] as const), ...doneHere.map((s) => [s, undefined] as const)];
-  // The checkpoint form's code is fetched now, while there is signal: the service worker keeps it for later.
+/** The checkpoint form's code is fetched now, while there is signal: the service worker keeps it for later. */
+function usePrefetchStopTools() {
   useEffect(() => {
     void loadCheckpointModal();
     void loadShareLocation();
@@ -131,6 +81,158 @@ export default function CourierHomeRoute() {
     );
     return () => clearTimeout(later);
   }, []);
+}
+
+/** What the courier has open over the day: the scanner, a stop's details, a pickup to confirm, a checkpoint form. */
+function useStopDialogs() {
+  const [checkpointFor, setCheckpointFor] = useState<ShipmentView | null>(null);
+  const [scanning, setScanning] = useState(false);
+  const [detailsFor, setDetailsFor] = useState<{ stop: ShipmentView; position?: number } | null>(null);
+  const [pickupFor, setPickupFor] = useState<ShipmentView | null>(null);
+  return { checkpointFor, setCheckpointFor, scanning, setScanning, detailsFor, setDetailsFor, pickupFor, setPickupFor };
+}
+
+type Waiting = ReturnType<typeof useOutbox>['waiting'];
+
+/** The dialogs of the courier's home, each fetched when first shown (or earlier, by usePrefetchStopTools). */
+function StopDialogs({
+  dialogs: d,
+  stops,
+  waiting,
+}: {
+  dialogs: ReturnType<typeof useStopDialogs>;
+  stops: ShipmentView[];
+  waiting: Waiting;
+}) {
+  const pending = new Map(waiting.map((i) => [i.tid, i] as const));
+  return (
+    <>
+      {d.scanning && (
+        <Suspense fallback={null}>
+          <ScanLabel
+            stops={stops}
+            onClose={() => d.setScanning(false)}
+            onFound={(s) => {
+              d.setScanning(false);
+              // A label of a shipment not picked up yet offers to confirm the pickup (decision 138).
+              if (awaitingPickup(s, pending.get(s.tid)?.status)) d.setPickupFor(s);
+              else d.setCheckpointFor(s);
+            }}
+          />
+        </Suspense>
+      )}
+      {d.detailsFor && (
+        <Suspense fallback={null}>
+          <StopDetails
+            stop={d.detailsFor.stop}
+            position={d.detailsFor.position}
+            waiting={waiting.filter((i) => i.tid === d.detailsFor!.stop.tid)}
+            onClose={() => d.setDetailsFor(null)}
+            onUpdate={() => {
+              d.setCheckpointFor(d.detailsFor!.stop);
+              d.setDetailsFor(null);
+            }}
+          />
+        </Suspense>
+      )}
+      {d.pickupFor && (
+        <Suspense fallback={null}>
+          <ConfirmPickup
+            shipment={d.pickupFor}
+            onClose={() => d.setPickupFor(null)}
+            onOther={() => {
+              d.setCheckpointFor(d.pickupFor);
+              d.setPickupFor(null);
+            }}
+          />
+        </Suspense>
+      )}
+      {d.checkpointFor && (
+        <Suspense fallback={null}>
+          <CheckpointModal shipment={d.checkpointFor} asCourier onClose={() => d.setCheckpointFor(null)} />
+        </Suspense>
+      )}
+    </>
+  );
+}
+
+/** Today's stops: the ones still to do first, numbered; those delivered on this phone and not yet sent after them (decision 138). */
+function DayStops({
+  day,
+  waiting,
+  dialogs,
+}: {
+  day: ReturnType<typeof useCourierDay>;
+  waiting: Waiting;
+  dialogs: ReturnType<typeof useStopDialogs>;
+}) {
+  const stops = day.data?.stops ?? [];
+  const planned = new Map((day.data?.planned ?? []).map((p) => [p.tid, p]));
+  // The last action waiting for each stop: the stop shows it until the server has it (decision 120).
+  const pending = new Map(waiting.map((i) => [i.tid, i] as const));
+  const { todo, doneHere } = dayOrder({ stops }, waiting);
+  const ordered = [...todo.map((s, i) => [s, i + 1] as const), ...doneHere.map((s) => [s, undefined] as const)];
+  if (day.isLoading)
+    return (
+      <Center py={48}>
+        <Stack align="center" gap="xs" role="status" aria-label="Loading your stops">
+          <Loader />
+          <Text size="sm" c="dimmed">
+            Loading your stops…
+          </Text>
+        </Stack>
+      </Center>
+    );
+  if (day.isError && !day.data)
+    return (
+      <Alert color="red" data-testid="day-error" title="Could not load your stops">
+        {day.error.message}{' '}
+        <Anchor component="button" onClick={() => day.refetch()}>
+          Try again
+        </Anchor>
+      </Alert>
+    );
+  if (stops.length === 0)
+    return (
+      <Paper p="xl" ta="center" data-testid="no-stops">
+        <Text fw={600}>No stops left</Text>
+        <Text size="sm" c="dimmed">
+          Every shipment assigned to you is delivered. New ones appear here as your company assigns them.
+        </Text>
+      </Paper>
+    );
+  return (
+    <Stack component="ol" gap="sm" m={0} p={0} aria-label="Today's stops" data-testid="stops" style={{ listStyle: 'none' }}>
+      {ordered.map(([s, n]) => (
+        <CourierStopCard
+          key={s.tid}
+          stop={s}
+          n={n}
+          planned={planned.get(s.tid)}
+          pendingStatus={pending.get(s.tid)?.status}
+          onOpen={() => dialogs.setDetailsFor({ stop: s, position: n })}
+          onUpdate={() => dialogs.setCheckpointFor(s)}
+        />
+      ))}
+    </Stack>
+  );
+}
+
+/**
+ * A courier's home: today's stops in the order of the day's plan with their planned times (decision 118), or
+ * in the order they were handed out (the open shipments assigned to them),
+ * what they delivered and failed today, and one tap from each stop to its checkpoint, a call or directions.
+ */
+export default function CourierHomeRoute() {
+  const { data: info } = useUserInfo();
+  const { state } = useLocation() as { state: { ownerOnly?: string } | null };
+  const day = useCourierDay(!!info);
+  const dialogs = useStopDialogs();
+  const first = info?.profile.firstName;
+  const online = useOnline();
+  const { waiting, refused } = useOutbox(info?.profile.uid);
+  const counts = day.data && countsWithQueue(day.data, waiting);
+  usePrefetchStopTools();
   return (
     <>
       {state?.ownerOnly && (
@@ -143,7 +245,7 @@ export default function CourierHomeRoute() {
         description={new Intl.DateTimeFormat(undefined, { weekday: 'long', day: 'numeric', month: 'long' }).format(new Date())}
         actions={
           <Group gap="xs">
-            <Button onClick={() => setScanning(true)} leftSection={<IconBarcode size={16} />}>
+            <Button onClick={() => dialogs.setScanning(true)} leftSection={<IconBarcode size={16} />}>
               Scan a label
             </Button>
             <Button component={Link} to="/account/shipments" variant="default" leftSection={<IconPackage size={16} />}>
@@ -161,171 +263,8 @@ export default function CourierHomeRoute() {
       <Suspense fallback={null}>
         <ShareLocation />
       </Suspense>
-      {day.isLoading ? (
-        <Center py={48}>
-          <Stack align="center" gap="xs" role="status" aria-label="Loading your stops">
-            <Loader />
-            <Text size="sm" c="dimmed">
-              Loading your stops…
-            </Text>
-          </Stack>
-        </Center>
-      ) : day.isError && !day.data ? (
-        <Alert color="red" data-testid="day-error" title="Could not load your stops">
-          {day.error.message}{' '}
-          <Anchor component="button" onClick={() => day.refetch()}>
-            Try again
-          </Anchor>
-        </Alert>
-      ) : stops.length === 0 ? (
-        <Paper p="xl" ta="center" data-testid="no-stops">
-          <Text fw={600}>No stops left</Text>
-          <Text size="sm" c="dimmed">
-            Every shipment assigned to you is delivered. New ones appear here as your company assigns them.
-          </Text>
-        </Paper>
-      ) : (
-        <Stack component="ol" gap="sm" m={0} p={0} aria-label="Today's stops" data-testid="stops" style={{ listStyle: 'none' }}>
-          {ordered.map(([s, n]) => (
-            <Card
-              component="li"
-              key={s.tid}
-              p="md"
-              opacity={n ? 1 : 0.75}
-              data-tid={s.tid}
-              data-status={s.status}
-              data-pending={pending.get(s.tid)?.status}
-            >
-              <Group justify="space-between" wrap="nowrap" align="flex-start" gap="sm">
-                <Group gap="sm" wrap="nowrap" align="flex-start" style={{ minWidth: 0 }}>
-                  {n ? (
-                    <ThemeIcon radius="xl" size={32} variant="filled" aria-label={`Stop ${n}`}>
-                      <Text fw={800} size="sm" c="white">
-                        {n}
-                      </Text>
-                    </ThemeIcon>
-                  ) : (
-                    <ThemeIcon radius="xl" size={32} variant="light" color="green" aria-label="Delivered on this phone">
-                      <IconCheck size={18} />
-                    </ThemeIcon>
-                  )}
-                  <UnstyledButton
-                    onClick={() => setDetailsFor({ stop: s, position: n })}
-                    aria-label={`Open stop ${s.tid}`}
-                    style={{ minWidth: 0 }}
-                  >
-                    {planned.has(s.tid) && (
-                      <Text size="sm" fw={700} c="blue.8" data-testid="stop-time">
-                        {hhmm(planned.get(s.tid)!.eta)}{' '}
-                        <Text span size="xs" c="dimmed" fw={500}>
-                          (customer told {hhmm(planned.get(s.tid)!.windowFrom)}–{hhmm(planned.get(s.tid)!.windowTo)})
-                        </Text>
-                      </Text>
-                    )}
-                    <Text fw={700} style={{ overflowWrap: 'anywhere' }}>
-                      {s.destination.name || s.tid}
-                    </Text>
-                    <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
-                      {addressLine(s)}
-                    </Text>
-                    {s.message && (
-                      <Text size="sm" c="dimmed" style={{ overflowWrap: 'anywhere' }}>
-                        {s.message}
-                      </Text>
-                    )}
-                    <Group gap={2} wrap="nowrap" mt={2}>
-                      <Text size="xs" c="dimmed" ff="monospace">
-                        {s.tid}
-                      </Text>
-                      <IconChevronRight size={14} color="var(--mantine-color-dimmed)" aria-hidden />
-                    </Group>
-                  </UnstyledButton>
-                </Group>
-                <Stack gap={4} align="flex-end">
-                  <StatusBadge status={pending.get(s.tid)?.status ?? s.status} />
-                  {pending.has(s.tid) && (
-                    <Text size="xs" c="blue" fw={700} ta="right" data-testid="stop-waiting">
-                      Waiting to send
-                    </Text>
-                  )}
-                </Stack>
-              </Group>
-              <Group gap="xs" mt="sm" grow>
-                <Button onClick={() => setCheckpointFor(s)} aria-label={`Add checkpoint to ${s.tid}`}>
-                  Update
-                </Button>
-                {s.destination.phone && (
-                  <Button
-                    component="a"
-                    href={`tel:${s.destination.phone}`}
-                    variant="default"
-                    leftSection={<IconPhone size={16} />}
-                    aria-label={`Call ${s.destination.name || 'the recipient'}`}
-                  >
-                    Call
-                  </Button>
-                )}
-                <Button
-                  component="a"
-                  href={mapsHref(s)}
-                  target="_blank"
-                  rel="noreferrer"
-                  variant="default"
-                  leftSection={<IconRoute size={16} />}
-                  aria-label={n ? `Directions to stop ${n}` : `Directions to ${s.tid}`}
-                >
-                  Go
-                </Button>
-              </Group>
-            </Card>
-          ))}
-        </Stack>
-      )}
-      {scanning && (
-        <Suspense fallback={null}>
-          <ScanLabel
-            stops={stops}
-            onClose={() => setScanning(false)}
-            onFound={(s) => {
-              setScanning(false);
-              // A label of a shipment not picked up yet offers to confirm the pickup (decision 138).
-              if (awaitingPickup(s, pending.get(s.tid)?.status)) setPickupFor(s);
-              else setCheckpointFor(s);
-            }}
-          />
-        </Suspense>
-      )}
-      {detailsFor && (
-        <Suspense fallback={null}>
-          <StopDetails
-            stop={detailsFor.stop}
-            position={detailsFor.position}
-            waiting={waiting.filter((i) => i.tid === detailsFor.stop.tid)}
-            onClose={() => setDetailsFor(null)}
-            onUpdate={() => {
-              setCheckpointFor(detailsFor.stop);
-              setDetailsFor(null);
-            }}
-          />
-        </Suspense>
-      )}
-      {pickupFor && (
-        <Suspense fallback={null}>
-          <ConfirmPickup
-            shipment={pickupFor}
-            onClose={() => setPickupFor(null)}
-            onOther={() => {
-              setCheckpointFor(pickupFor);
-              setPickupFor(null);
-            }}
-          />
-        </Suspense>
-      )}
-      {checkpointFor && (
-        <Suspense fallback={null}>
-          <CheckpointModal shipment={checkpointFor} asCourier onClose={() => setCheckpointFor(null)} />
-        </Suspense>
-      )}
+      <DayStops day={day} waiting={waiting} dialogs={dialogs} />
+      <StopDialogs dialogs={dialogs} stops={day.data?.stops ?? []} waiting={waiting} />
     </>
   );
 }

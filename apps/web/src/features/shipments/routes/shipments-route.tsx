@@ -1,16 +1,7 @@
-import { Button, Center, Group, Loader, Paper, Stack, Text, ThemeIcon } from '@mantine/core';
+import { Button, Center, Loader, Paper, Stack, Text, ThemeIcon } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { LIMITS, SHIPMENT_STATUSES, STATUS_LABELS, type ShipmentStatus, type ShipmentView } from '@shiptrail/contract';
-import {
-  IconChevronLeft,
-  IconChevronRight,
-  IconMap,
-  IconPackage,
-  IconPlus,
-  IconPrinter,
-  IconRoute,
-  IconUserShare,
-} from '@tabler/icons-react';
+import { IconMap, IconPackage, IconPlus, IconPrinter, IconRoute, IconUserShare } from '@tabler/icons-react';
 import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { useShipments } from '../api/get-shipments';
@@ -18,6 +9,7 @@ import { ShipmentTable } from '../components/shipment-table';
 import { ShipmentPanel } from '../components/shipment-panel';
 import { PageHeader } from '../../../components/page-header';
 import { ListFilters } from '../../../components/list-filters';
+import { ListPager } from '../../../components/list-pager';
 import { useUserInfo } from '../../../lib/user-info';
 import { couriersOf, memberName, useMembers } from '../../../lib/members';
 
@@ -27,43 +19,9 @@ const ShareLocation = lazy(() => import('../components/share-location').then((m)
 const AssignModal = lazy(() => import('../components/assign-modal').then((m) => ({ default: m.AssignModal })));
 const CheckpointModal = lazy(() => import('../components/checkpoint-modal').then((m) => ({ default: m.CheckpointModal })));
 
-export default function ShipmentsRoute() {
-  const [search, setSearch] = useSearchParams();
-  const { data: info, isLoading: infoLoading } = useUserInfo();
-  const asCourier = info?.profile.role === 'courier';
-  const members = useMembers(!!info && !asCourier);
-  const couriers = couriersOf(members.data ?? []);
-  const [status, setStatus] = useState<string[]>([]);
-  const [courier, setCourier] = useState<string[]>([]);
-  const [pageSize, setPageSize] = useState<number>(LIMITS.trackingsPerPage);
-  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
-  const lastTid = cursors[cursors.length - 1];
-  const query = useMemo(
-    () => ({ numRecords: pageSize, lastTid, status: status as ShipmentStatus[], courier }),
-    [pageSize, lastTid, status, courier],
-  );
-  // Couriers list only what is assigned to them (their own call); the company lists all its shipments.
-  const list = useShipments(query, asCourier, !!info);
-  const shipments = useMemo(() => list.data ?? [], [list.data]);
-
-  const [addOpened, add] = useDisclosure(false);
-  const [editing, setEditing] = useState<ShipmentView | null>(null);
-  const [checkpointFor, setCheckpointFor] = useState<ShipmentView | null>(null);
-  // The maps' popups link here with ?tid= to open that shipment's panel.
-  const [selectedTid, setSelectedTid] = useState<string | null>(() => search.get('tid'));
-  const opened = shipments.find((s) => s.tid === selectedTid) ?? null;
+/** The shipments ticked in the list, to assign or print together. */
+function usePicked(shipments: ShipmentView[]) {
   const [picked, setPicked] = useState<Set<string>>(new Set());
-  const [assigning, setAssigning] = useState(false);
-
-  useEffect(() => {
-    if (search.get('add') === '1' && info) {
-      if (!asCourier) add.open();
-      search.delete('add');
-      setSearch(search, { replace: true });
-    }
-  }, [search, setSearch, asCourier, info, add]);
-
-  const resetPaging = () => setCursors([undefined]);
   const toggle = (tid: string) =>
     setPicked((p) => {
       const n = new Set(p);
@@ -72,86 +30,231 @@ export default function ShipmentsRoute() {
       return n;
     });
   const toggleAll = (on: boolean) => setPicked(on ? new Set(shipments.map((s) => s.tid)) : new Set());
+  return { picked, setPicked, toggle, toggleAll };
+}
+
+/** The company's buttons over its list: the map, the plan, and what to do with the shipments ticked. */
+function OwnerActions({ picked, onAssign, onAdd }: { picked: Set<string>; onAssign: () => void; onAdd: () => void }) {
   const printHref = `/account/print?tids=${encodeURIComponent([...picked].join(','))}`;
-  const hasFilters = status.length > 0 || courier.length > 0;
-  const page = cursors.length;
-  const loading = infoLoading || list.isLoading;
+  return (
+    <>
+      <Button component={Link} to="/account/shipments/map" variant="default" leftSection={<IconMap size={16} />}>
+        Map
+      </Button>
+      <Button component={Link} to="/account/shipments/plan" variant="default" leftSection={<IconRoute size={16} />}>
+        Plan the day
+      </Button>
+      <Button
+        variant="default"
+        leftSection={<IconUserShare size={16} />}
+        disabled={picked.size === 0}
+        title={picked.size === 0 ? 'Select shipments to assign them to a courier' : undefined}
+        onClick={onAssign}
+      >
+        {picked.size > 0 ? `Assign to courier (${picked.size})` : 'Assign to courier'}
+      </Button>
+      {picked.size > 0 ? (
+        <Button component={Link} to={printHref} variant="default" leftSection={<IconPrinter size={16} />}>
+          Print ({picked.size})
+        </Button>
+      ) : (
+        <Button variant="default" leftSection={<IconPrinter size={16} />} disabled title="Select shipments to print their labels">
+          Print
+        </Button>
+      )}
+      <Button leftSection={<IconPlus size={16} />} onClick={onAdd}>
+        Add New Shipment
+      </Button>
+    </>
+  );
+}
+
+/** What the list shows when it has no rows: loading, an error, or nothing (yet, or for these filters). */
+function NoRows({
+  list,
+  loading,
+  hasFilters,
+  asCourier,
+}: {
+  list: ReturnType<typeof useShipments>;
+  loading: boolean;
+  hasFilters: boolean;
+  asCourier: boolean;
+}) {
+  if (loading)
+    return (
+      <Center py={64}>
+        <Stack align="center" gap="xs" role="status" aria-label="Loading shipments">
+          <Loader />
+          <Text size="sm" c="dimmed">
+            Loading shipments…
+          </Text>
+        </Stack>
+      </Center>
+    );
+  if (list.isError)
+    return (
+      <Center py={64} px="md">
+        <Stack align="center" gap="xs" ta="center" data-testid="shipments-error">
+          <Text fw={600}>Could not load the shipments</Text>
+          <Text size="sm" c="dimmed">
+            {list.error.message}
+          </Text>
+          <Button variant="light" onClick={() => list.refetch()}>
+            Try again
+          </Button>
+        </Stack>
+      </Center>
+    );
+  return (
+    <Center py={64} px="md">
+      <Stack align="center" gap="xs" ta="center">
+        <ThemeIcon size={56} radius="xl" variant="light">
+          <IconPackage size={30} />
+        </ThemeIcon>
+        <Text fw={600}>
+          {hasFilters ? 'No shipments match these filters' : asCourier ? 'Nothing assigned to you yet' : 'No shipments yet'}
+        </Text>
+        <Text size="sm" c="dimmed" maw={400}>
+          {hasFilters
+            ? 'Clear a filter to see more.'
+            : asCourier
+              ? 'When your company assigns you a shipment it shows up here.'
+              : 'Create a shipment, assign it to one of your couriers and print its label.'}
+        </Text>
+      </Stack>
+    </Center>
+  );
+}
+
+/** The list's filters (status, and the courier for the company) with their values. */
+function useShipmentFilters(asCourier: boolean, couriers: ReturnType<typeof couriersOf>) {
+  const [status, setStatus] = useState<string[]>([]);
+  const [courier, setCourier] = useState<string[]>([]);
+  const filters = [
+    {
+      label: 'Status',
+      placeholder: 'All statuses',
+      data: SHIPMENT_STATUSES.map((s) => ({ value: s, label: STATUS_LABELS[s] })),
+      value: status,
+      onChange: setStatus,
+      width: 300,
+    },
+    // A courier sees only their own shipments: no courier filter.
+    ...(asCourier
+      ? []
+      : [
+          {
+            label: 'Courier',
+            placeholder: 'All couriers',
+            data: couriers.map((c) => ({ value: c.email, label: memberName(c) })),
+            value: courier,
+            onChange: setCourier,
+            width: 260,
+          },
+        ]),
+  ];
+  return { status, courier, filters, hasFilters: status.length > 0 || courier.length > 0 };
+}
+
+/** A page of the shipments with these filters, and the way from page to page (a cursor a page). */
+function usePagedShipments(status: string[], courier: string[], asCourier: boolean, enabled: boolean) {
+  const [pageSize, setPageSize] = useState<number>(LIMITS.trackingsPerPage);
+  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
+  const lastTid = cursors[cursors.length - 1];
+  const query = useMemo(
+    () => ({ numRecords: pageSize, lastTid, status: status as ShipmentStatus[], courier }),
+    [pageSize, lastTid, status, courier],
+  );
+  // Couriers list only what is assigned to them (their own call); the company lists all its shipments.
+  const list = useShipments(query, asCourier, enabled);
+  const shipments = useMemo(() => list.data ?? [], [list.data]);
+  return {
+    list,
+    shipments,
+    pageSize,
+    setPageSize,
+    page: cursors.length,
+    resetPaging: () => setCursors([undefined]),
+    prev: () => setCursors((c) => c.slice(0, -1)),
+    next: () => setCursors((c) => [...c, shipments[shipments.length - 1]!.tid]),
+  };
+}
+
+/** A link with ?add=1 (the dashboard's "Add shipment") opens the form once, for the company. */
+function useAddFromLink(open: () => void, asCourier: boolean, ready: boolean) {
+  const [search, setSearch] = useSearchParams();
+  useEffect(() => {
+    if (search.get('add') === '1' && ready) {
+      if (!asCourier) open();
+      search.delete('add');
+      setSearch(search, { replace: true });
+    }
+  }, [search, setSearch, asCourier, ready, open]);
+}
+
+/** The page's title, and its buttons once the account is known (a courier has only the map). */
+function ShipmentsHeader({
+  asCourier,
+  ready,
+  picked,
+  onAssign,
+  onAdd,
+}: {
+  asCourier: boolean;
+  ready: boolean;
+  picked: Set<string>;
+  onAssign: () => void;
+  onAdd: () => void;
+}) {
+  return (
+    <PageHeader
+      title={asCourier ? 'My shipments' : 'Shipments'}
+      description={
+        asCourier ? 'The shipments assigned to you. Add a checkpoint as you go.' : 'Your own shipments, delivered by your couriers.'
+      }
+      actions={
+        ready &&
+        (asCourier ? (
+          <Button component={Link} to="/account/shipments/map" variant="default" leftSection={<IconMap size={16} />}>
+            Map
+          </Button>
+        ) : (
+          <OwnerActions picked={picked} onAssign={onAssign} onAdd={onAdd} />
+        ))
+      }
+    />
+  );
+}
+
+export default function ShipmentsRoute() {
+  const [search] = useSearchParams();
+  const { data: info, isLoading: infoLoading } = useUserInfo();
+  const asCourier = info?.profile.role === 'courier';
+  const members = useMembers(!!info && !asCourier);
+  const { status, courier, filters, hasFilters } = useShipmentFilters(asCourier, couriersOf(members.data ?? []));
+  const { list, shipments, pageSize, setPageSize, page, resetPaging, prev, next } = usePagedShipments(status, courier, asCourier, !!info);
+
+  const [addOpened, add] = useDisclosure(false);
+  const [editing, setEditing] = useState<ShipmentView | null>(null);
+  const [checkpointFor, setCheckpointFor] = useState<ShipmentView | null>(null);
+  // The maps' popups link here with ?tid= to open that shipment's panel.
+  const [selectedTid, setSelectedTid] = useState<string | null>(() => search.get('tid'));
+  const opened = shipments.find((s) => s.tid === selectedTid) ?? null;
+  const { picked, setPicked, toggle, toggleAll } = usePicked(shipments);
+  const [assigning, setAssigning] = useState(false);
+  useAddFromLink(add.open, asCourier, !!info);
 
   return (
     <>
-      <PageHeader
-        title={asCourier ? 'My shipments' : 'Shipments'}
-        description={
-          asCourier ? 'The shipments assigned to you. Add a checkpoint as you go.' : 'Your own shipments, delivered by your couriers.'
-        }
-        actions={
-          info &&
-          (asCourier ? (
-            <Button component={Link} to="/account/shipments/map" variant="default" leftSection={<IconMap size={16} />}>
-              Map
-            </Button>
-          ) : (
-            <>
-              <Button component={Link} to="/account/shipments/map" variant="default" leftSection={<IconMap size={16} />}>
-                Map
-              </Button>
-              <Button component={Link} to="/account/shipments/plan" variant="default" leftSection={<IconRoute size={16} />}>
-                Plan the day
-              </Button>
-              <Button
-                variant="default"
-                leftSection={<IconUserShare size={16} />}
-                disabled={picked.size === 0}
-                title={picked.size === 0 ? 'Select shipments to assign them to a courier' : undefined}
-                onClick={() => setAssigning(true)}
-              >
-                {picked.size > 0 ? `Assign to courier (${picked.size})` : 'Assign to courier'}
-              </Button>
-              {picked.size > 0 ? (
-                <Button component={Link} to={printHref} variant="default" leftSection={<IconPrinter size={16} />}>
-                  Print ({picked.size})
-                </Button>
-              ) : (
-                <Button variant="default" leftSection={<IconPrinter size={16} />} disabled title="Select shipments to print their labels">
-                  Print
-                </Button>
-              )}
-              <Button leftSection={<IconPlus size={16} />} onClick={add.open}>
-                Add New Shipment
-              </Button>
-            </>
-          ))
-        }
-      />
+      <ShipmentsHeader asCourier={asCourier} ready={!!info} picked={picked} onAssign={() => setAssigning(true)} onAdd={add.open} />
       {asCourier && (
         <Suspense fallback={null}>
           <ShareLocation />
         </Suspense>
       )}
       <ListFilters
-        filters={[
-          {
-            label: 'Status',
-            placeholder: 'All statuses',
-            data: SHIPMENT_STATUSES.map((s) => ({ value: s, label: STATUS_LABELS[s] })),
-            value: status,
-            onChange: setStatus,
-            width: 300,
-          },
-          // A courier sees only their own shipments: no courier filter.
-          ...(asCourier
-            ? []
-            : [
-                {
-                  label: 'Courier',
-                  placeholder: 'All couriers',
-                  data: couriers.map((c) => ({ value: c.email, label: memberName(c) })),
-                  value: courier,
-                  onChange: setCourier,
-                  width: 260,
-                },
-              ]),
-        ]}
+        filters={filters}
         pageSize={pageSize}
         onPageSize={setPageSize}
         onPagingReset={resetPaging}
@@ -159,45 +262,8 @@ export default function ShipmentsRoute() {
         reloading={list.isFetching && !list.isLoading}
       />
       <Paper pos="relative" mih={200}>
-        {loading ? (
-          <Center py={64}>
-            <Stack align="center" gap="xs" role="status" aria-label="Loading shipments">
-              <Loader />
-              <Text size="sm" c="dimmed">
-                Loading shipments…
-              </Text>
-            </Stack>
-          </Center>
-        ) : list.isError && shipments.length === 0 ? (
-          <Center py={64} px="md">
-            <Stack align="center" gap="xs" ta="center" data-testid="shipments-error">
-              <Text fw={600}>Could not load the shipments</Text>
-              <Text size="sm" c="dimmed">
-                {list.error.message}
-              </Text>
-              <Button variant="light" onClick={() => list.refetch()}>
-                Try again
-              </Button>
-            </Stack>
-          </Center>
-        ) : shipments.length === 0 ? (
-          <Center py={64} px="md">
-            <Stack align="center" gap="xs" ta="center">
-              <ThemeIcon size={56} radius="xl" variant="light">
-                <IconPackage size={30} />
-              </ThemeIcon>
-              <Text fw={600}>
-                {hasFilters ? 'No shipments match these filters' : asCourier ? 'Nothing assigned to you yet' : 'No shipments yet'}
-              </Text>
-              <Text size="sm" c="dimmed" maw={400}>
-                {hasFilters
-                  ? 'Clear a filter to see more.'
-                  : asCourier
-                    ? 'When your company assigns you a shipment it shows up here.'
-                    : 'Create a shipment, assign it to one of your couriers and print its label.'}
-              </Text>
-            </Stack>
-          </Center>
+        {infoLoading || list.isLoading || shipments.length === 0 ? (
+          <NoRows list={list} loading={infoLoading || list.isLoading} hasFilters={hasFilters} asCourier={asCourier} />
         ) : (
           <ShipmentTable
             shipments={shipments}
@@ -211,28 +277,15 @@ export default function ShipmentsRoute() {
           />
         )}
       </Paper>
-      <Group justify="space-between" mt="md">
-        <Text size="sm" c="dimmed" data-testid="page-info">
-          Page {page} · {shipments.length} {shipments.length === 1 ? 'shipment' : 'shipments'}
-          {picked.size > 0 && ` · ${picked.size} selected`}
-        </Text>
-        <Group gap="xs">
-          {page > 1 && (
-            <Button variant="default" leftSection={<IconChevronLeft size={16} />} onClick={() => setCursors((c) => c.slice(0, -1))}>
-              Prev
-            </Button>
-          )}
-          {shipments.length >= pageSize && (
-            <Button
-              variant="default"
-              rightSection={<IconChevronRight size={16} />}
-              onClick={() => setCursors((c) => [...c, shipments[shipments.length - 1]!.tid])}
-            >
-              Next
-            </Button>
-          )}
-        </Group>
-      </Group>
+      <ListPager
+        page={page}
+        count={shipments.length}
+        noun={['shipment', 'shipments']}
+        picked={picked.size}
+        hasNext={shipments.length >= pageSize}
+        onPrev={prev}
+        onNext={next}
+      />
 
       <Suspense>
         {addOpened && !asCourier && <ShipmentFormModal onClose={add.close} />}

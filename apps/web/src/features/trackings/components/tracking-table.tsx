@@ -159,6 +159,64 @@ function TrackingCards(props: Props) {
   );
 }
 
+/** A tracking's row at a desk: a click opens its panel, the last cell holds its menu. */
+function TrackingRow({ t, props }: { t: TrackingView; props: Props }) {
+  return (
+    <Table.Tr
+      className={isNew(props, t) ? 'row-new' : undefined}
+      data-tid={t.tid}
+      data-status={t.status ?? ''}
+      style={{ cursor: 'pointer' }}
+      onClick={() => props.onOpen(t)}
+    >
+      <Table.Td style={{ whiteSpace: 'nowrap' }}>
+        <StatusBadge status={t.status} />
+      </Table.Td>
+      <Table.Td>
+        <Box
+          component="button"
+          onClick={(e: React.MouseEvent) => {
+            e.stopPropagation();
+            props.onOpen(t);
+          }}
+          style={{ all: 'unset', cursor: 'pointer', display: 'block' }}
+          aria-label={`Open ${t.tid}`}
+        >
+          <Text fw={600} size="sm" ff="monospace" style={{ overflowWrap: 'anywhere' }}>
+            {t.tid}
+          </Text>
+          {t.title && (
+            <Text size="xs" c="dimmed" lineClamp={2}>
+              {t.title}
+            </Text>
+          )}
+        </Box>
+      </Table.Td>
+      <Table.Td>
+        <Text size="sm">{courierName(t.courier)}</Text>
+      </Table.Td>
+      <Table.Td>
+        <Text size="sm">{t.origin || '—'}</Text>
+      </Table.Td>
+      <Table.Td>
+        <Text size="sm">{t.destination || '—'}</Text>
+      </Table.Td>
+      <Table.Td>
+        <ExpectedCell t={t} />
+      </Table.Td>
+      <Table.Td>
+        <Text size="sm">{lastCheckPointText(t) || '—'}</Text>
+        <Text size="xs" c="dimmed">
+          {formatDateTime(t.updatedAt)}
+        </Text>
+      </Table.Td>
+      <Table.Td onClick={(e) => e.stopPropagation()}>
+        <RowActions t={t} {...props} />
+      </Table.Td>
+    </Table.Tr>
+  );
+}
+
 export function TrackingTable(props: Props) {
   const cards = useCardLayout();
   if (cards) return <TrackingCards {...props} />;
@@ -183,59 +241,7 @@ export function TrackingTable(props: Props) {
         </Table.Thead>
         <Table.Tbody>
           {props.trackings.map((t) => (
-            <Table.Tr
-              key={t.tid}
-              className={isNew(props, t) ? 'row-new' : undefined}
-              data-tid={t.tid}
-              data-status={t.status ?? ''}
-              style={{ cursor: 'pointer' }}
-              onClick={() => props.onOpen(t)}
-            >
-              <Table.Td style={{ whiteSpace: 'nowrap' }}>
-                <StatusBadge status={t.status} />
-              </Table.Td>
-              <Table.Td>
-                <Box
-                  component="button"
-                  onClick={(e: React.MouseEvent) => {
-                    e.stopPropagation();
-                    props.onOpen(t);
-                  }}
-                  style={{ all: 'unset', cursor: 'pointer', display: 'block' }}
-                  aria-label={`Open ${t.tid}`}
-                >
-                  <Text fw={600} size="sm" ff="monospace" style={{ overflowWrap: 'anywhere' }}>
-                    {t.tid}
-                  </Text>
-                  {t.title && (
-                    <Text size="xs" c="dimmed" lineClamp={2}>
-                      {t.title}
-                    </Text>
-                  )}
-                </Box>
-              </Table.Td>
-              <Table.Td>
-                <Text size="sm">{courierName(t.courier)}</Text>
-              </Table.Td>
-              <Table.Td>
-                <Text size="sm">{t.origin || '—'}</Text>
-              </Table.Td>
-              <Table.Td>
-                <Text size="sm">{t.destination || '—'}</Text>
-              </Table.Td>
-              <Table.Td>
-                <ExpectedCell t={t} />
-              </Table.Td>
-              <Table.Td>
-                <Text size="sm">{lastCheckPointText(t) || '—'}</Text>
-                <Text size="xs" c="dimmed">
-                  {formatDateTime(t.updatedAt)}
-                </Text>
-              </Table.Td>
-              <Table.Td onClick={(e) => e.stopPropagation()}>
-                <RowActions t={t} {...props} />
-              </Table.Td>
-            </Table.Tr>
+            <TrackingRow key={t.tid} t={t} props={props} />
           ))}
         </Table.Tbody>
       </Table>

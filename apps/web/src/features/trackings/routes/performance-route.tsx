@@ -128,6 +128,243 @@ function BarList({ rows, label }: { rows: Array<{ name: string; count: number }>
   );
 }
 
+/** The period's headline figures. */
+function HeadlineFigures({ p }: { p: Performance }) {
+  return (
+    <SimpleGrid cols={{ base: 2, sm: 3, lg: 5 }}>
+      <Figure label="Delivered" value={String(p.delivered)} note={`${p.from} to ${p.to}`} />
+      <Figure label="On time" value={percent(p.onTime.rate)} note={`${p.onTime.count} of ${p.onTime.of} with a carrier promise`} />
+      <Figure
+        label="First attempt"
+        value={percent(p.firstAttempt.rate)}
+        note={`${p.firstAttempt.count} of ${p.firstAttempt.of} with no failed attempt`}
+      />
+      <Figure label="Exceptions" value={String(p.exceptions.count)} note={`on ${p.exceptions.parcels} parcels`} />
+      <Figure label="Stalled" value={String(p.stalled.count)} note={`open, no scan for ${p.stalled.days} days`} />
+    </SimpleGrid>
+  );
+}
+
+/** Days in transit by carrier: a histogram each, and the table of their figures. */
+function TransitByCarrier({ p }: { p: Performance }) {
+  return (
+    <Section title="Transit time by carrier" testId="transit">
+      {p.byCarrier.length === 0 ? (
+        <Text c="dimmed">No parcels delivered in this period yet.</Text>
+      ) : (
+        <Stack gap="lg">
+          <SimpleGrid cols={{ base: 1, md: 2 }} spacing="xl">
+            {p.byCarrier.map((c) => (
+              <Histogram key={c.courier} name={courierName(c.courier)} counts={c.histogram} median={c.medianDays} p90={c.p90Days} />
+            ))}
+          </SimpleGrid>
+          <Table.ScrollContainer minWidth={520}>
+            <Table aria-label="Transit time by carrier" verticalSpacing="sm">
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>Carrier</Table.Th>
+                  <Table.Th ta="right">Delivered</Table.Th>
+                  <Table.Th ta="right">Median transit</Table.Th>
+                  <Table.Th ta="right">90% within</Table.Th>
+                  <Table.Th ta="right">On time</Table.Th>
+                  <Table.Th ta="right">First attempt</Table.Th>
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {p.byCarrier.map((c) => (
+                  <Table.Tr key={c.courier} data-courier={c.courier}>
+                    <Table.Td>{courierName(c.courier)}</Table.Td>
+                    <Table.Td ta="right">{c.delivered}</Table.Td>
+                    <Table.Td ta="right">{daysText(c.medianDays)}</Table.Td>
+                    <Table.Td ta="right">{daysText(c.p90Days)}</Table.Td>
+                    <Table.Td ta="right">{percent(c.onTime.rate)}</Table.Td>
+                    <Table.Td ta="right">{percent(c.firstAttempt.rate)}</Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
+        </Stack>
+      )}
+    </Section>
+  );
+}
+
+/** Days in transit on the busiest lanes (origin to destination region). */
+function BusiestLanes({ p }: { p: Performance }) {
+  return (
+    <Section title="Busiest lanes" testId="lanes">
+      {p.lanes.length === 0 ? (
+        <Text c="dimmed">No lanes yet: the carriers named no origin and destination regions.</Text>
+      ) : (
+        <Table.ScrollContainer minWidth={320}>
+          <Table aria-label="Transit time by lane" verticalSpacing="xs">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Lane</Table.Th>
+                <Table.Th ta="right">Parcels</Table.Th>
+                <Table.Th ta="right">Median</Table.Th>
+                <Table.Th ta="right">90%</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {p.lanes.map((l) => (
+                <Table.Tr key={`${l.courier}-${l.origin}-${l.destination}`}>
+                  <Table.Td>
+                    {courierName(l.courier)} {l.origin} → {l.destination}
+                  </Table.Td>
+                  <Table.Td ta="right">{l.delivered}</Table.Td>
+                  <Table.Td ta="right">{daysText(l.medianDays)}</Table.Td>
+                  <Table.Td ta="right">{daysText(l.p90Days)}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+    </Section>
+  );
+}
+
+/** The exceptions by cause, as bars. */
+function ExceptionCauses({ p }: { p: Performance }) {
+  return (
+    <Section title="Exceptions and their causes" testId="exceptions">
+      {p.exceptions.causes.length === 0 ? (
+        <Text c="dimmed">No exceptions in this period.</Text>
+      ) : (
+        <BarList label="Exceptions by cause" rows={p.exceptions.causes.map((c) => ({ name: c.cause, count: c.count }))} />
+      )}
+    </Section>
+  );
+}
+
+/** The open parcels with no scan for some days (the days chosen here), the longest silent first. */
+function StalledParcels({
+  p,
+  uid,
+  stalledDays,
+  onStalledDays,
+}: {
+  p: Performance;
+  uid: string | undefined;
+  stalledDays: string;
+  onStalledDays: (v: string) => void;
+}) {
+  return (
+    <Section title="Stalled parcels" testId="stalled">
+      <Group justify="space-between" mb="sm" align="flex-end">
+        <Text size="sm" c="dimmed">
+          {p.stalled.count === 0
+            ? `No open parcel has gone ${p.stalled.days} days without a scan.`
+            : `${p.stalled.count} open parcels with no scan for ${p.stalled.days} days${p.stalled.count > p.stalled.parcels.length ? `; the ${p.stalled.parcels.length} longest silent:` : ':'}`}
+        </Text>
+        <Select
+          label="No scan for"
+          aria-label="No scan for"
+          w={140}
+          value={stalledDays}
+          onChange={(v) => v && onStalledDays(v)}
+          allowDeselect={false}
+          data={['2', '3', '5', '7', '14'].map((d) => ({ value: d, label: `${d} days` }))}
+        />
+      </Group>
+      {p.stalled.parcels.length > 0 && (
+        <Table.ScrollContainer minWidth={480}>
+          <Table aria-label="Stalled parcels" verticalSpacing="xs">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Tracking number</Table.Th>
+                <Table.Th>Carrier</Table.Th>
+                <Table.Th>Status</Table.Th>
+                <Table.Th>Last scan</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {p.stalled.parcels.map((s) => (
+                <Table.Tr key={s.tid}>
+                  <Table.Td>
+                    {uid ? (
+                      <Anchor href={`/track/${uid}/${encodeURIComponent(s.tid)}`} target="_blank" rel="noopener">
+                        {s.tid}
+                      </Anchor>
+                    ) : (
+                      s.tid
+                    )}
+                    {s.title && (
+                      <Text size="xs" c="dimmed">
+                        {s.title}
+                      </Text>
+                    )}
+                  </Table.Td>
+                  <Table.Td>{courierName(s.courier)}</Table.Td>
+                  <Table.Td>
+                    <Badge variant="light" color="gray">
+                      {statusLabel(s.status)}
+                    </Badge>
+                  </Table.Td>
+                  <Table.Td>{s.lastScanAt ? formatDateTime(s.lastScanAt) : `none (added ${formatDateTime(s.addedAt)})`}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+    </Section>
+  );
+}
+
+/** The company's own couriers: stops a day, same-day deliveries and failed attempts. */
+function OwnCouriers({ p }: { p: Performance }) {
+  return (
+    <Section title="Your couriers" testId="couriers">
+      <Table.ScrollContainer minWidth={480}>
+        <Table aria-label="Your couriers" verticalSpacing="xs">
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>Courier</Table.Th>
+              <Table.Th ta="right">Stops a day</Table.Th>
+              <Table.Th>Same-day deliveries</Table.Th>
+              <Table.Th ta="right">Failed attempts</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {p.couriers.map((c) => (
+              <Table.Tr key={c.courierId}>
+                <Table.Td>
+                  {c.name}
+                  <Text size="xs" c="dimmed">
+                    {c.daysWorked} days worked
+                  </Text>
+                </Table.Td>
+                <Table.Td ta="right">{c.stopsPerDay ?? '—'}</Table.Td>
+                <Table.Td>
+                  <Group gap="xs" wrap="nowrap">
+                    <Box style={{ width: 64, height: 8, borderRadius: 4, background: 'var(--mantine-color-gray-2)', flex: 'none' }}>
+                      <Box
+                        style={{
+                          width: `${(c.onTime.rate ?? 0) * 100}%`,
+                          height: '100%',
+                          borderRadius: 4,
+                          background: 'var(--mantine-color-teal-6)',
+                        }}
+                      />
+                    </Box>
+                    <Text size="sm">
+                      {percent(c.onTime.rate)} ({c.onTime.count}/{c.onTime.of})
+                    </Text>
+                  </Group>
+                </Table.Td>
+                <Table.Td ta="right">{c.failedAttempts}</Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </Table.ScrollContainer>
+    </Section>
+  );
+}
+
 function Figures({
   p,
   uid,
@@ -141,205 +378,14 @@ function Figures({
 }) {
   return (
     <Stack>
-      <SimpleGrid cols={{ base: 2, sm: 3, lg: 5 }}>
-        <Figure label="Delivered" value={String(p.delivered)} note={`${p.from} to ${p.to}`} />
-        <Figure label="On time" value={percent(p.onTime.rate)} note={`${p.onTime.count} of ${p.onTime.of} with a carrier promise`} />
-        <Figure
-          label="First attempt"
-          value={percent(p.firstAttempt.rate)}
-          note={`${p.firstAttempt.count} of ${p.firstAttempt.of} with no failed attempt`}
-        />
-        <Figure label="Exceptions" value={String(p.exceptions.count)} note={`on ${p.exceptions.parcels} parcels`} />
-        <Figure label="Stalled" value={String(p.stalled.count)} note={`open, no scan for ${p.stalled.days} days`} />
-      </SimpleGrid>
-
-      <Section title="Transit time by carrier" testId="transit">
-        {p.byCarrier.length === 0 ? (
-          <Text c="dimmed">No parcels delivered in this period yet.</Text>
-        ) : (
-          <Stack gap="lg">
-            <SimpleGrid cols={{ base: 1, md: 2 }} spacing="xl">
-              {p.byCarrier.map((c) => (
-                <Histogram key={c.courier} name={courierName(c.courier)} counts={c.histogram} median={c.medianDays} p90={c.p90Days} />
-              ))}
-            </SimpleGrid>
-            <Table.ScrollContainer minWidth={520}>
-              <Table aria-label="Transit time by carrier" verticalSpacing="sm">
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>Carrier</Table.Th>
-                    <Table.Th ta="right">Delivered</Table.Th>
-                    <Table.Th ta="right">Median transit</Table.Th>
-                    <Table.Th ta="right">90% within</Table.Th>
-                    <Table.Th ta="right">On time</Table.Th>
-                    <Table.Th ta="right">First attempt</Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {p.byCarrier.map((c) => (
-                    <Table.Tr key={c.courier} data-courier={c.courier}>
-                      <Table.Td>{courierName(c.courier)}</Table.Td>
-                      <Table.Td ta="right">{c.delivered}</Table.Td>
-                      <Table.Td ta="right">{daysText(c.medianDays)}</Table.Td>
-                      <Table.Td ta="right">{daysText(c.p90Days)}</Table.Td>
-                      <Table.Td ta="right">{percent(c.onTime.rate)}</Table.Td>
-                      <Table.Td ta="right">{percent(c.firstAttempt.rate)}</Table.Td>
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </Table.ScrollContainer>
-          </Stack>
-        )}
-      </Section>
-
+      <HeadlineFigures p={p} />
+      <TransitByCarrier p={p} />
       <SimpleGrid cols={{ base: 1, md: 2 }}>
-        <Section title="Busiest lanes" testId="lanes">
-          {p.lanes.length === 0 ? (
-            <Text c="dimmed">No lanes yet: the carriers named no origin and destination regions.</Text>
-          ) : (
-            <Table.ScrollContainer minWidth={320}>
-              <Table aria-label="Transit time by lane" verticalSpacing="xs">
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>Lane</Table.Th>
-                    <Table.Th ta="right">Parcels</Table.Th>
-                    <Table.Th ta="right">Median</Table.Th>
-                    <Table.Th ta="right">90%</Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {p.lanes.map((l) => (
-                    <Table.Tr key={`${l.courier}-${l.origin}-${l.destination}`}>
-                      <Table.Td>
-                        {courierName(l.courier)} {l.origin} → {l.destination}
-                      </Table.Td>
-                      <Table.Td ta="right">{l.delivered}</Table.Td>
-                      <Table.Td ta="right">{daysText(l.medianDays)}</Table.Td>
-                      <Table.Td ta="right">{daysText(l.p90Days)}</Table.Td>
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </Table.ScrollContainer>
-          )}
-        </Section>
-        <Section title="Exceptions and their causes" testId="exceptions">
-          {p.exceptions.causes.length === 0 ? (
-            <Text c="dimmed">No exceptions in this period.</Text>
-          ) : (
-            <BarList label="Exceptions by cause" rows={p.exceptions.causes.map((c) => ({ name: c.cause, count: c.count }))} />
-          )}
-        </Section>
+        <BusiestLanes p={p} />
+        <ExceptionCauses p={p} />
       </SimpleGrid>
-
-      <Section title="Stalled parcels" testId="stalled">
-        <Group justify="space-between" mb="sm" align="flex-end">
-          <Text size="sm" c="dimmed">
-            {p.stalled.count === 0
-              ? `No open parcel has gone ${p.stalled.days} days without a scan.`
-              : `${p.stalled.count} open parcels with no scan for ${p.stalled.days} days${p.stalled.count > p.stalled.parcels.length ? `; the ${p.stalled.parcels.length} longest silent:` : ':'}`}
-          </Text>
-          <Select
-            label="No scan for"
-            aria-label="No scan for"
-            w={140}
-            value={stalledDays}
-            onChange={(v) => v && onStalledDays(v)}
-            allowDeselect={false}
-            data={['2', '3', '5', '7', '14'].map((d) => ({ value: d, label: `${d} days` }))}
-          />
-        </Group>
-        {p.stalled.parcels.length > 0 && (
-          <Table.ScrollContainer minWidth={480}>
-            <Table aria-label="Stalled parcels" verticalSpacing="xs">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Tracking number</Table.Th>
-                  <Table.Th>Carrier</Table.Th>
-                  <Table.Th>Status</Table.Th>
-                  <Table.Th>Last scan</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {p.stalled.parcels.map((s) => (
-                  <Table.Tr key={s.tid}>
-                    <Table.Td>
-                      {uid ? (
-                        <Anchor href={`/track/${uid}/${encodeURIComponent(s.tid)}`} target="_blank" rel="noopener">
-                          {s.tid}
-                        </Anchor>
-                      ) : (
-                        s.tid
-                      )}
-                      {s.title && (
-                        <Text size="xs" c="dimmed">
-                          {s.title}
-                        </Text>
-                      )}
-                    </Table.Td>
-                    <Table.Td>{courierName(s.courier)}</Table.Td>
-                    <Table.Td>
-                      <Badge variant="light" color="gray">
-                        {statusLabel(s.status)}
-                      </Badge>
-                    </Table.Td>
-                    <Table.Td>{s.lastScanAt ? formatDateTime(s.lastScanAt) : `none (added ${formatDateTime(s.addedAt)})`}</Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
-        )}
-      </Section>
-
-      {p.couriers.length > 0 && (
-        <Section title="Your couriers" testId="couriers">
-          <Table.ScrollContainer minWidth={480}>
-            <Table aria-label="Your couriers" verticalSpacing="xs">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Courier</Table.Th>
-                  <Table.Th ta="right">Stops a day</Table.Th>
-                  <Table.Th>Same-day deliveries</Table.Th>
-                  <Table.Th ta="right">Failed attempts</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {p.couriers.map((c) => (
-                  <Table.Tr key={c.courierId}>
-                    <Table.Td>
-                      {c.name}
-                      <Text size="xs" c="dimmed">
-                        {c.daysWorked} days worked
-                      </Text>
-                    </Table.Td>
-                    <Table.Td ta="right">{c.stopsPerDay ?? '—'}</Table.Td>
-                    <Table.Td>
-                      <Group gap="xs" wrap="nowrap">
-                        <Box style={{ width: 64, height: 8, borderRadius: 4, background: 'var(--mantine-color-gray-2)', flex: 'none' }}>
-                          <Box
-                            style={{
-                              width: `${(c.onTime.rate ?? 0) * 100}%`,
-                              height: '100%',
-                              borderRadius: 4,
-                              background: 'var(--mantine-color-teal-6)',
-                            }}
-                          />
-                        </Box>
-                        <Text size="sm">
-                          {percent(c.onTime.rate)} ({c.onTime.count}/{c.onTime.of})
-                        </Text>
-                      </Group>
-                    </Table.Td>
-                    <Table.Td ta="right">{c.failedAttempts}</Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
-        </Section>
-      )}
+      <StalledParcels p={p} uid={uid} stalledDays={stalledDays} onStalledDays={onStalledDays} />
+      {p.couriers.length > 0 && <OwnCouriers p={p} />}
     </Stack>
   );
 }
