@@ -269,54 +269,13 @@ export function ruin(m: Model, s: Solution, rng: Rng, splitRate = SPLIT_RATE): n
   const seed = free[Math.floor(rng() * free.length)]!;
   const mode = rng();
   if (mode < 0.8) {
-    const avgLen = customers / Math.max(used, 1);
-    const lsMax = Math.min(LMAX, avgLen);
-    const ksMax = (4 * CBAR) / (1 + lsMax) - 1;
-    const ks = Math.floor(rng() * ksMax) + 1;
-    const ruined = new Set<number>();
-    const near = m.neighbors[seed]!;
-    for (let t = -1; t < near.length && ruined.size < ks; t++) {
-      const c = t < 0 ? seed : near[t]!;
-      const ri = routeOf[c]!;
-      if (ri < 0 || ruined.has(ri)) continue;
-      ruined.add(ri);
-      const r = s.routes[ri]!;
-      const L = r.nodes.length;
-      const freeLen = L - r.locked;
-      const l = Math.floor(rng() * Math.min(freeLen, lsMax)) + 1;
-      const at = r.nodes.indexOf(c);
-      if (l < freeLen && splitRate > 0 && rng() < splitRate) {
-        // Split string: a string of l + keep customers around c, of which a stretch of `keep` stays.
-        let keep = 1;
-        while (l + keep < freeLen && rng() > SPLIT_DEPTH) keep++;
-        const span = l + keep;
-        const lo = Math.max(r.locked, at - span + 1);
-        const hi = Math.min(at, L - span);
-        const first = lo + Math.floor(rng() * (hi - lo + 1));
-        const keepAt = first + Math.floor(rng() * (l + 1));
-        for (let k = first; k < first + span; k++) if (k < keepAt || k >= keepAt + keep) take(r.nodes[k]!);
-        continue;
-      }
-      const lo = Math.max(r.locked, at - l + 1);
-      const hi = Math.min(at, L - l);
-      const first = lo + Math.floor(rng() * (hi - lo + 1));
-      for (let k = first; k < first + l; k++) take(r.nodes[k]!);
-    }
+    removeStrings(m, s, rng, seed, { routeOf, avgLen: customers / Math.max(used, 1), splitRate }, take);
   } else {
     const q = Math.min(free.length, 1 + Math.floor(rng() * 2 * CBAR));
     if (mode < 0.9) {
       for (let i = 0; i < q; i++) take(free[Math.floor(rng() * free.length)]!);
     } else {
-      // Related (Shaw): near in space and in time window.
-      const { dist, N, ready } = m;
-      const scale = m.meanArc;
-      let span = 1;
-      for (const u of free) span = Math.max(span, Math.abs(ready[u]! - ready[seed]!));
-      const score = work.score;
-      for (const u of free) score[u] = dist[seed * N + u]! / scale + Math.abs(ready[u]! - ready[seed]!) / span;
-      // The q best by score, ties in the order of `free` (as a stable sort would give).
-      const ranked = free.slice().sort((a, b) => score[a]! - score[b]!);
-      for (let i = 0; i < q; i++) take(ranked[i]!);
+      for (const u of related(m, free, seed, q, work.score)) take(u);
     }
   }
   const touched: number[] = [];
@@ -327,6 +286,66 @@ export function ruin(m: Model, s: Solution, rng: Rng, splitRate = SPLIT_RATE): n
     updateRoute(m, r);
   }
   return out;
+}
+
+/**
+ * SISR's string removal: in the routes of the seed and of its nearest customers, one string each around that
+ * customer, or a split string that keeps a stretch in its middle.
+ */
+function removeStrings(
+  m: Model,
+  s: Solution,
+  rng: Rng,
+  seed: number,
+  o: { routeOf: Int32Array; avgLen: number; splitRate: number },
+  take: (u: number) => void,
+): void {
+  const lsMax = Math.min(LMAX, o.avgLen);
+  const ksMax = (4 * CBAR) / (1 + lsMax) - 1;
+  const ks = Math.floor(rng() * ksMax) + 1;
+  const ruined = new Set<number>();
+  const near = m.neighbors[seed]!;
+  for (let t = -1; t < near.length && ruined.size < ks; t++) {
+    const c = t < 0 ? seed : near[t]!;
+    const ri = o.routeOf[c]!;
+    if (ri < 0 || ruined.has(ri)) continue;
+    ruined.add(ri);
+    const r = s.routes[ri]!;
+    const L = r.nodes.length;
+    const freeLen = L - r.locked;
+    const l = Math.floor(rng() * Math.min(freeLen, lsMax)) + 1;
+    const at = r.nodes.indexOf(c);
+    if (l < freeLen && o.splitRate > 0 && rng() < o.splitRate) {
+      // Split string: a string of l + keep customers around c, of which a stretch of `keep` stays.
+      let keep = 1;
+      while (l + keep < freeLen && rng() > SPLIT_DEPTH) keep++;
+      const span = l + keep;
+      const lo = Math.max(r.locked, at - span + 1);
+      const hi = Math.min(at, L - span);
+      const first = lo + Math.floor(rng() * (hi - lo + 1));
+      const keepAt = first + Math.floor(rng() * (l + 1));
+      for (let k = first; k < first + span; k++) if (k < keepAt || k >= keepAt + keep) take(r.nodes[k]!);
+      continue;
+    }
+    const lo = Math.max(r.locked, at - l + 1);
+    const hi = Math.min(at, L - l);
+    const first = lo + Math.floor(rng() * (hi - lo + 1));
+    for (let k = first; k < first + l; k++) take(r.nodes[k]!);
+  }
+}
+
+/** Related removal (Shaw): the q free customers nearest the seed in space and in ready time, ties in `free`'s order. */
+function related(m: Model, free: number[], seed: number, q: number, score: Float64Array): number[] {
+  const { dist, N, ready } = m;
+  const scale = m.meanArc;
+  let span = 1;
+  for (const u of free) span = Math.max(span, Math.abs(ready[u]! - ready[seed]!));
+  for (const u of free) score[u] = dist[seed * N + u]! / scale + Math.abs(ready[u]! - ready[seed]!) / span;
+  // The q best by score, ties in the order of `free` (as a stable sort would give).
+  return free
+    .slice()
+    .sort((a, b) => score[a]! - score[b]!)
+    .slice(0, q);
 }
 
 /** Greedy insertion with blinks, in one of SISR's orders; at most `fleet` non-empty routes. */

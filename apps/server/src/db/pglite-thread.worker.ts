@@ -103,6 +103,37 @@ function begin(id: number): void {
   );
 }
 
+/** The thread's statement and transaction timings (and its prepared statements), emptied after when `reset`. */
+function stats(reset: boolean | undefined) {
+  const value = {
+    statement: summary(timings.statement),
+    transaction: summary(timings.transaction),
+    transactionStatements: summary(timings.transactionStatements),
+    prepared: prepared.prepared,
+  };
+  if (reset) timings.statement.length = timings.transaction.length = timings.transactionStatements.length = 0;
+  return value;
+}
+
+/** The thread's own memory and PGlite's WebAssembly memory; after a full collection when `gc`. */
+function memory(gc: boolean | undefined): ThreadMemory {
+  if (gc) {
+    // A full collection without starting node with --expose-gc (the soak reads what is still referenced).
+    v8.setFlagsFromString('--expose-gc');
+    (vm.runInNewContext('gc') as () => void)();
+  }
+  const u = process.memoryUsage();
+  const mod = (pglite as unknown as { mod?: { HEAPU8?: Uint8Array } }).mod;
+  return {
+    rss: u.rss,
+    heapTotal: u.heapTotal,
+    heapUsed: u.heapUsed,
+    external: u.external,
+    arrayBuffers: u.arrayBuffers,
+    wasmMemory: mod?.HEAPU8?.buffer.byteLength ?? 0,
+  };
+}
+
 async function handle(m: ToWorker): Promise<void> {
   switch (m.t) {
     case 'query':
@@ -147,36 +178,10 @@ async function handle(m: ToWorker): Promise<void> {
       send({ id: m.id, ok: true, value: bytes }, [bytes]);
       return;
     }
-    case 'stats': {
-      const value = {
-        statement: summary(timings.statement),
-        transaction: summary(timings.transaction),
-        transactionStatements: summary(timings.transactionStatements),
-        prepared: prepared.prepared,
-      };
-      send({ id: m.id, ok: true, value });
-      if (m.reset) timings.statement.length = timings.transaction.length = timings.transactionStatements.length = 0;
-      return;
-    }
-    case 'memory': {
-      if (m.gc) {
-        // A full collection without starting node with --expose-gc (the soak reads what is still referenced).
-        v8.setFlagsFromString('--expose-gc');
-        (vm.runInNewContext('gc') as () => void)();
-      }
-      const u = process.memoryUsage();
-      const mod = (pglite as unknown as { mod?: { HEAPU8?: Uint8Array } }).mod;
-      const value: ThreadMemory = {
-        rss: u.rss,
-        heapTotal: u.heapTotal,
-        heapUsed: u.heapUsed,
-        external: u.external,
-        arrayBuffers: u.arrayBuffers,
-        wasmMemory: mod?.HEAPU8?.buffer.byteLength ?? 0,
-      };
-      send({ id: m.id, ok: true, value });
-      return;
-    }
+    case 'stats':
+      return void send({ id: m.id, ok: true, value: stats(m.reset) });
+    case 'memory':
+      return void send({ id: m.id, ok: true, value: memory(m.gc) });
     case 'close': {
       await pglite.close();
       send({ id: m.id, ok: true, value: null });

@@ -37,6 +37,9 @@ const fmtDate = (iso: string) => {
   return `${String(d.getUTCDate()).padStart(2, '0')}/${String(d.getUTCMonth() + 1).padStart(2, '0')}/${d.getUTCFullYear()}`;
 };
 
+type Pdf = PDFKit.PDFDocument;
+const LEFT = 48;
+
 /** The receipt as a landscape A4 PDF: seller and buyer, line items, the card charged, totals. */
 export async function receiptPdf(ctx: AppContext, user: Buyer, id: string): Promise<Buffer> {
   const r = await receipt(ctx, user, id);
@@ -46,41 +49,62 @@ export async function receiptPdf(ctx: AppContext, user: Buyer, id: string): Prom
   const chunks: Buffer[] = [];
   doc.on('data', (c: Buffer) => chunks.push(c));
   const done = new Promise<Buffer>((resolve) => doc.on('end', () => resolve(Buffer.concat(chunks))));
-  const left = 48;
   const right = doc.page.width - 48;
-  const cur = r.currencyIsoCode;
+  drawHeading(doc, r, right);
+  drawParties(doc, r);
+  drawLines(doc, r, right);
+  doc
+    .font('Helvetica')
+    .fontSize(9)
+    .fillColor('#777')
+    .text(`Thank you. Questions about this receipt: ${r.seller.email}`, LEFT, doc.page.height - 80, {
+      width: right - LEFT,
+      align: 'center',
+    });
+  doc.end();
+  return done;
+}
 
-  doc.font('Helvetica-Bold').fontSize(24).fillColor('#1c7ed6').text(r.seller.name, left, 48);
+/** The seller at the left, "Payment Receipt" with its number, date and transaction at the right. */
+function drawHeading(doc: Pdf, r: Receipt, right: number): void {
+  doc.font('Helvetica-Bold').fontSize(24).fillColor('#1c7ed6').text(r.seller.name, LEFT, 48);
   doc.font('Helvetica').fontSize(10).fillColor('#555');
   for (const line of [r.seller.address, r.seller.email, r.seller.url].filter(Boolean)) doc.text(line);
   doc
     .font('Helvetica-Bold')
     .fontSize(20)
     .fillColor('#222')
-    .text('Payment Receipt', left, 48, { width: right - left, align: 'right' });
+    .text('Payment Receipt', LEFT, 48, { width: right - LEFT, align: 'right' });
   doc.font('Helvetica').fontSize(10).fillColor('#555');
-  doc.text(`Receipt no. ${r.id}`, { width: right - left, align: 'right' });
-  doc.text(`Date ${fmtDate(r.createdAt)}`, { width: right - left, align: 'right' });
-  if (r.transactionId) doc.text(`Transaction ${r.transactionId}`, { width: right - left, align: 'right' });
+  doc.text(`Receipt no. ${r.id}`, { width: right - LEFT, align: 'right' });
+  doc.text(`Date ${fmtDate(r.createdAt)}`, { width: right - LEFT, align: 'right' });
+  if (r.transactionId) doc.text(`Transaction ${r.transactionId}`, { width: right - LEFT, align: 'right' });
+}
 
-  let y = 150;
-  doc.font('Helvetica-Bold').fontSize(11).fillColor('#222').text('Billed to', left, y);
+/** Who was billed, and the card that paid with the payment's status. */
+function drawParties(doc: Pdf, r: Receipt): void {
+  const y = 150;
+  doc.font('Helvetica-Bold').fontSize(11).fillColor('#222').text('Billed to', LEFT, y);
   doc.font('Helvetica').fontSize(10).fillColor('#333');
   for (const line of [r.buyer.name, r.buyer.company, r.buyer.email, ...r.buyer.invoiceExtraInfo.split('\n')].filter((l) => l.trim()))
-    doc.text(line, left);
+    doc.text(line, LEFT);
   doc
     .font('Helvetica-Bold')
     .fontSize(11)
     .fillColor('#222')
-    .text('Paid with', left + 380, y);
+    .text('Paid with', LEFT + 380, y);
   doc.font('Helvetica').fontSize(10).fillColor('#333');
-  doc.text(`${r.creditCard.cardType} ${r.creditCard.maskedNumber}`, left + 380);
-  if (r.creditCard.cardholderName) doc.text(r.creditCard.cardholderName, left + 380);
-  doc.text(`Status: ${r.status.replaceAll('_', ' ')}`, left + 380);
+  doc.text(`${r.creditCard.cardType} ${r.creditCard.maskedNumber}`, LEFT + 380);
+  if (r.creditCard.cardholderName) doc.text(r.creditCard.cardholderName, LEFT + 380);
+  doc.text(`Status: ${r.status.replaceAll('_', ' ')}`, LEFT + 380);
+}
 
-  y = Math.max(doc.y, 230) + 24;
-  const cols = [left, left + 420, left + 520, left + 640];
-  doc.rect(left, y - 6, right - left, 22).fill('#f1f3f5');
+/** The line items under their column heads, then tax and the total paid. */
+function drawLines(doc: Pdf, r: Receipt, right: number): void {
+  const cur = r.currencyIsoCode;
+  let y = Math.max(doc.y, 230) + 24;
+  const cols = [LEFT, LEFT + 420, LEFT + 520, LEFT + 640];
+  doc.rect(LEFT, y - 6, right - LEFT, 22).fill('#f1f3f5');
   doc.fillColor('#222').font('Helvetica-Bold').fontSize(10);
   ['Description', 'Quantity', 'Unit price', 'Amount'].forEach((h, i) =>
     doc.text(h, cols[i]!, y, i ? { width: 100, align: 'right' } : undefined),
@@ -95,7 +119,7 @@ export async function receiptPdf(ctx: AppContext, user: Buyer, id: string): Prom
     y += 20;
   }
   doc
-    .moveTo(left, y + 4)
+    .moveTo(LEFT, y + 4)
     .lineTo(right, y + 4)
     .strokeColor('#ced4da')
     .stroke();
@@ -108,15 +132,4 @@ export async function receiptPdf(ctx: AppContext, user: Buyer, id: string): Prom
     .font('Helvetica-Bold')
     .text('Total paid', cols[2]!, y, { width: 100, align: 'right' })
     .text(`${r.total} ${cur}`, cols[3]!, y, { width: 100, align: 'right' });
-
-  doc
-    .font('Helvetica')
-    .fontSize(9)
-    .fillColor('#777')
-    .text(`Thank you. Questions about this receipt: ${r.seller.email}`, left, doc.page.height - 80, {
-      width: right - left,
-      align: 'center',
-    });
-  doc.end();
-  return done;
 }

@@ -295,6 +295,52 @@ export type CourierPerformanceRow = {
   failed: number;
 };
 
+/** The period of a courier figure as SQL: its ends, the same in `timeZone`'s local time, and whether the rollup's days are those days. */
+function periodSql(companyId: string, from: Date, to: Date, timeZone: string) {
+  const fromTs = sql`${from.toISOString()}::timestamptz`;
+  const toTs = sql`${to.toISOString()}::timestamptz`;
+  const fromLocal = sql`(${fromTs} at time zone ${timeZone})`;
+  const toLocal = sql`(${toTs} at time zone ${timeZone})`;
+  return {
+    fromTs,
+    toTs,
+    fromLocal,
+    toLocal,
+    kept: sql`coalesce((select u.time_zone from ${users} u where u.id = ${companyId}::uuid) = ${timeZone}, false)`,
+    firstWhole: sql`(${fromLocal}::date + case when ${fromLocal}::time = '00:00' then 0 else 1 end)`,
+    partDays: sql`array[case when ${fromLocal}::time <> '00:00' then ${fromLocal}::date end, case when ${toLocal}::time <> '00:00' then ${toLocal}::date end]`,
+  };
+}
+
+/** A part day at either end of the period, per courier, counted from that courier's scans of the day (decision 152). */
+function partDayScans(p: ReturnType<typeof periodSql>, companyId: string, timeZone: string) {
+  const { fromTs, toTs, fromLocal, kept, partDays } = p;
+  return sql`
+    select sc.by_user_id, d.day, max(sc.by_name),
+      count(*) filter (where sc.status in ('Delivered', 'FailAttempt')),
+      count(*) filter (where sc.status = 'Delivered'),
+      count(*) filter (where sc.status = 'Delivered' and exists (
+        select 1 from ${shipmentCheckpoints} o
+        where o.shipment_id = sc.shipment_id and o.status = 'OutForDelivery'
+          and o.time >= sc.time - interval '2 days' and o.time < sc.time + interval '2 days'
+          and (o.time at time zone ${timeZone})::date = d.day)),
+      count(*) filter (where sc.status = 'FailAttempt')
+    from ${courierDays} d
+    -- Each part day's courier, an index range of that courier's scans (offset 0: kept a lateral per row, not a
+    -- hash join over every courier scan of the platform).
+    cross join lateral (
+      select x.shipment_id, x.status, x.by_name, x.by_user_id, x.time from ${shipmentCheckpoints} x
+      where x.by_user_id = d.courier_id and x.by_role = 'courier'
+        and x.time >= greatest(${fromTs}, case when d.day = ${fromLocal}::date then ${fromTs} else ${toTs} - interval '2 days' end)
+        and x.time < least(${toTs}, case when d.day = ${fromLocal}::date then ${fromTs} + interval '2 days' else ${toTs} end)
+        and (x.time at time zone ${timeZone})::date = d.day
+      offset 0
+    ) sc
+    join ${shipments} s on s.id = sc.shipment_id and s.company_id = ${companyId}::uuid
+    where ${kept} and d.company_id = ${companyId}::uuid and d.day = any(${partDays})
+    group by sc.by_user_id, d.day`;
+}
+
 /**
  * A company's own couriers in [from, to) (issue 32, decision 134), from the checkpoints they recorded: the days they
  * worked (days, in `timeZone`, with a checkpoint of theirs), stops (deliveries and failed attempts), deliveries, the
@@ -313,13 +359,8 @@ export async function courierPerformance(
   // shipment_checkpoints_courier_time_idx each). The page's periods are whole days, so it reads the rollup alone.
   // In a time zone other than the company's (the rollup's days are not those days), the scans of the whole period
   // are read in one pass with a margin of two days either side for the days shipments went out (decision 147).
-  const fromTs = sql`${from.toISOString()}::timestamptz`;
-  const toTs = sql`${to.toISOString()}::timestamptz`;
-  const kept = sql`coalesce((select u.time_zone from ${users} u where u.id = ${companyId}::uuid) = ${timeZone}, false)`;
-  const fromLocal = sql`(${fromTs} at time zone ${timeZone})`;
-  const toLocal = sql`(${toTs} at time zone ${timeZone})`;
-  const firstWhole = sql`(${fromLocal}::date + case when ${fromLocal}::time = '00:00' then 0 else 1 end)`;
-  const partDays = sql`array[case when ${fromLocal}::time <> '00:00' then ${fromLocal}::date end, case when ${toLocal}::time <> '00:00' then ${toLocal}::date end]`;
+  const p = periodSql(companyId, from, to, timeZone);
+  const { fromTs, toTs, kept, toLocal, firstWhole } = p;
   const period = sql`sc.time >= ${fromTs} and sc.time < ${toTs}`;
   const r = await db.execute<Record<string, unknown>>(sql`
     with a as (
@@ -344,29 +385,7 @@ export async function courierPerformance(
       from ${courierDays} d
       where ${kept} and d.company_id = ${companyId}::uuid and d.day >= ${firstWhole} and d.day < ${toLocal}::date
       union all
-      select sc.by_user_id, d.day, max(sc.by_name),
-        count(*) filter (where sc.status in ('Delivered', 'FailAttempt')),
-        count(*) filter (where sc.status = 'Delivered'),
-        count(*) filter (where sc.status = 'Delivered' and exists (
-          select 1 from ${shipmentCheckpoints} o
-          where o.shipment_id = sc.shipment_id and o.status = 'OutForDelivery'
-            and o.time >= sc.time - interval '2 days' and o.time < sc.time + interval '2 days'
-            and (o.time at time zone ${timeZone})::date = d.day)),
-        count(*) filter (where sc.status = 'FailAttempt')
-      from ${courierDays} d
-      -- Each part day's courier, an index range of that courier's scans (offset 0: kept a lateral per row, not a
-      -- hash join over every courier scan of the platform).
-      cross join lateral (
-        select x.shipment_id, x.status, x.by_name, x.by_user_id, x.time from ${shipmentCheckpoints} x
-        where x.by_user_id = d.courier_id and x.by_role = 'courier'
-          and x.time >= greatest(${fromTs}, case when d.day = ${fromLocal}::date then ${fromTs} else ${toTs} - interval '2 days' end)
-          and x.time < least(${toTs}, case when d.day = ${fromLocal}::date then ${fromTs} + interval '2 days' else ${toTs} end)
-          and (x.time at time zone ${timeZone})::date = d.day
-        offset 0
-      ) sc
-      join ${shipments} s on s.id = sc.shipment_id and s.company_id = ${companyId}::uuid
-      where ${kept} and d.company_id = ${companyId}::uuid and d.day = any(${partDays})
-      group by sc.by_user_id, d.day
+      ${partDayScans(p, companyId, timeZone)}
     )
     select p.by_user_id as courier_id, coalesce(nullif(trim(max(u.first_name) || ' ' || max(u.last_name)), ''), nullif(max(p.by_name), ''), max(u.email), '') as name,
       count(*)::int as days_worked, sum(p.stops)::int as stops, sum(p.delivered)::int as delivered,
