@@ -6,6 +6,8 @@ import { StatusBadge } from '../../../components/status-badge';
 import { useCardLayout } from '../../../components/card-layout';
 import { courierName, formatDateTime } from '../../../lib/format';
 
+/** One tracking number however it is typed: without spaces, in capitals. */
+export const sameTid = (a: string, b: string) => norm(a) === norm(b);
 const norm = (s: string) => s.replace(/\s/g, '').toUpperCase();
 
 type Props = {

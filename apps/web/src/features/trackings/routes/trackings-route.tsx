@@ -10,7 +10,7 @@ import { useRefreshTracking } from '../api/refresh-tracking';
 import { useMarkDelivered } from '../api/mark-delivered';
 import { useDeleteTracking } from '../api/delete-tracking';
 import type { TrackingView } from '@shiptrail/contract';
-import { TrackingTable } from '../components/tracking-table';
+import { sameTid, TrackingTable } from '../components/tracking-table';
 import { TrackingPanel } from '../components/tracking-panel';
 import { PageHeader } from '../../../components/page-header';
 import { ListFilters } from '../../../components/list-filters';
@@ -65,16 +65,26 @@ function usePagedTrackings() {
   };
 }
 
-/** The row of a tracking just added, highlighted for a moment (product rules §2, §9). */
-function useHighlight() {
+/**
+ * The row of a tracking just added, highlighted for a moment (product rules §2, §9). The moment starts when the row is
+ * in the list, not when the add was answered: on a slow connection the list comes later, and the row still stands out.
+ */
+function useHighlight(trackings: TrackingView[]) {
   const [highlight, setHighlight] = useState<string | null>(null);
   const timer = useRef<ReturnType<typeof setTimeout>>(undefined);
+  const started = useRef<string | null>(null);
   useEffect(() => () => clearTimeout(timer.current), []);
-  const show = (tid: string) => {
-    setHighlight(tid);
+  const inList = !!highlight && trackings.some((t) => sameTid(t.tid, highlight));
+  useEffect(() => {
+    if (!inList || started.current === highlight) return;
+    started.current = highlight;
     clearTimeout(timer.current);
     // The new row is highlighted for 3 seconds (product rules §2, §9).
     timer.current = setTimeout(() => setHighlight(null), LIMITS.newRowHighlightMs);
+  }, [inList, highlight]);
+  const show = (tid: string) => {
+    started.current = null;
+    setHighlight(tid);
   };
   return { highlight, show };
 }
@@ -220,7 +230,7 @@ export default function TrackingsRoute() {
   const selected = trackings.find((t) => t.tid === selectedTid) ?? null;
   // The tracking being edited, as it was when the form opened (the form is prefilled from it).
   const [editing, setEditing] = useState<TrackingView | null>(null);
-  const { highlight, show } = useHighlight();
+  const { highlight, show } = useHighlight(trackings);
   const { row, busy, remove, confirmDelete, setConfirmDelete } = useTrackingActions(setEditing);
 
   const onAdded = (tid: string) => {
