@@ -69,6 +69,7 @@ export const MODULES = {
         'test/notifications/lease.test.ts',
         'test/notifications/faults.test.ts',
         'test/notifications/delivery-edges.test.ts',
+        'test/notifications/lease-length.test.ts',
       ],
     },
     {
@@ -309,22 +310,18 @@ const EXPLAINED = [
     mutants: ['apps/server/src/modules/notifications/delivery.ts:114:18 {}', 'apps/server/src/modules/notifications/delivery.ts:144:90 {}'],
   },
   {
-    why:
-      "Equivalent: the channel only sets the lease's length; '' falls to the webhook timeout, which is 15 s by " +
-      "default like the SMS provider's (SMS_TIMEOUT_MS), and tests set the lease outright (tuning leaseSeconds).",
-    mutants: ['apps/server/src/modules/notifications/delivery.ts:147:31 ""'],
+    why: LATER(
+      "test/notifications/lease-length.test.ts: untuned, mail holds its notification for the mailer's longest send + 30 s (80 s) and " +
+        "SMS for the provider's timeout + 30 s (45 s), with the webhook timeout tuned to 200 s: '' gives both the webhook's 230 s",
+    ),
+    mutants: ['apps/server/src/modules/notifications/delivery.ts:118:31 ""', 'apps/server/src/modules/notifications/delivery.ts:147:31 ""'],
   },
   {
-    why:
-      'Not tested: a charge that fails for a reason other than too little balance (the database failing inside the ' +
-      'transaction) is thrown for the job to retry; no test provokes such a failure inside the charge (no fault hook there).',
+    why: LATER(
+      'test/notifications/delivery-edges.test.ts: "SMS whose charge fails for another reason than the balance": a trigger makes the ' +
+        'ledger refuse the booking; the job throws (no skipped_balance, no alert, the lease given back) and the retry sends',
+    ),
     mutants: ['apps/server/src/modules/notifications/delivery.ts:155:11 false'],
-  },
-  {
-    why:
-      "Not tested: the mail lease's length (the mailer's longest send + 30 s); '' gives the webhook timeout's instead " +
-      '(15 s + 30 s), which differs only for an SMTP send slower than that, and no test holds a send so long.',
-    mutants: ['apps/server/src/modules/notifications/delivery.ts:118:31 ""'],
   },
 ];
 
