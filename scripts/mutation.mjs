@@ -76,7 +76,11 @@ export const MODULES = {
       mutate: [
         'apps/server/src/modules/notifications/delivery.ts#nextWebhookDelayMs,deliverWebhook,postAttempt,settleWebhook,deliverWebhooks',
       ],
-      tests: ['test/notifications/webhook.test.ts', 'test/notifications/webhook-batch.test.ts'],
+      tests: [
+        'src/modules/notifications/webhook-delay.test.ts',
+        'test/notifications/webhook.test.ts',
+        'test/notifications/webhook-batch.test.ts',
+      ],
     },
   ],
   // The refresh engine's apply of a carrier reading: what a result does to a tracking (planApply, pure: the guards,
