@@ -80,6 +80,7 @@ export const MODULES = {
         'src/modules/notifications/webhook-delay.test.ts',
         'test/notifications/webhook.test.ts',
         'test/notifications/webhook-batch.test.ts',
+        'test/notifications/webhook-edges.test.ts',
       ],
     },
   ],
