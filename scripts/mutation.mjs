@@ -328,6 +328,41 @@ const EXPLAINED = [
     ),
     mutants: ['apps/server/src/modules/notifications/delivery.ts:155:11 false'],
   },
+  {
+    why:
+      "Equivalent: deliverWebhook's own guards before the lease only save its queries. A job at another attempt than " +
+      "the notification's is found done by takeLease (the attempt is part of its condition), and a notification's " +
+      'account cannot be missing: the notification goes with its status event, its tracking or shipment and its ' +
+      'account (cascade). webhook-edges.test.ts: "a job ... at another attempt posts nothing" holds either way.',
+    mutants: [
+      'apps/server/src/modules/notifications/delivery.ts:210:38 false',
+      'apps/server/src/modules/notifications/delivery.ts:212:7 false',
+    ],
+  },
+  {
+    why: "Equivalent: the channel only sets the lease's length, and any channel but 'email' and 'sms' ('' as well) gets the webhook timeout's.",
+    mutants: ['apps/server/src/modules/notifications/delivery.ts:213:31 ""'],
+  },
+  {
+    why:
+      'Logging: the outcome word and fields of the line logged for a webhook attempt (logOutcome), not behaviour; ' +
+      'the attempt itself is in webhook_attempts and the notification row, which the tests read.',
+    mutants: ['apps/server/src/modules/notifications/delivery.ts:257:24 ""', 'apps/server/src/modules/notifications/delivery.ts:257:34 {}'],
+  },
+  {
+    why:
+      "Logging: the outcome settleWebhook's transaction returns ('delivered', 'disabled', 'failed') is only the word of the " +
+      'line it logs; "" (falsy) just logs nothing. What was written is the same.',
+    mutants: [
+      'apps/server/src/modules/notifications/delivery.ts:280:11 ""',
+      'apps/server/src/modules/notifications/delivery.ts:293:14 ""',
+      'apps/server/src/modules/notifications/delivery.ts:307:14 ""',
+    ],
+  },
+  {
+    why: 'Timing only: > or >= at the end of the retry window differ only when the next try falls on its exact millisecond.',
+    mutants: ['apps/server/src/modules/notifications/delivery.ts:297:9 at.getTime() - n.createdAt.getTime() >= t.webhookMaxAgeMs'],
+  },
 ];
 
 const RESULTS = 'bench/results/mutation.json';
