@@ -69,13 +69,19 @@ export const MODULES = {
         'test/notifications/lease.test.ts',
         'test/notifications/faults.test.ts',
         'test/notifications/delivery-edges.test.ts',
+        'test/notifications/lease-length.test.ts',
       ],
     },
     {
       mutate: [
         'apps/server/src/modules/notifications/delivery.ts#nextWebhookDelayMs,deliverWebhook,postAttempt,settleWebhook,deliverWebhooks',
       ],
-      tests: ['test/notifications/webhook.test.ts', 'test/notifications/webhook-batch.test.ts'],
+      tests: [
+        'src/modules/notifications/webhook-delay.test.ts',
+        'test/notifications/webhook.test.ts',
+        'test/notifications/webhook-batch.test.ts',
+        'test/notifications/webhook-edges.test.ts',
+      ],
     },
   ],
   // The refresh engine's apply of a carrier reading: what a result does to a tracking (planApply, pure: the guards,
@@ -309,22 +315,53 @@ const EXPLAINED = [
     mutants: ['apps/server/src/modules/notifications/delivery.ts:114:18 {}', 'apps/server/src/modules/notifications/delivery.ts:144:90 {}'],
   },
   {
-    why:
-      "Equivalent: the channel only sets the lease's length; '' falls to the webhook timeout, which is 15 s by " +
-      "default like the SMS provider's (SMS_TIMEOUT_MS), and tests set the lease outright (tuning leaseSeconds).",
-    mutants: ['apps/server/src/modules/notifications/delivery.ts:147:31 ""'],
+    why: LATER(
+      "test/notifications/lease-length.test.ts: untuned, mail holds its notification for the mailer's longest send + 30 s (80 s) and " +
+        "SMS for the provider's timeout + 30 s (45 s), with the webhook timeout tuned to 200 s: '' gives both the webhook's 230 s",
+    ),
+    mutants: ['apps/server/src/modules/notifications/delivery.ts:118:31 ""', 'apps/server/src/modules/notifications/delivery.ts:147:31 ""'],
   },
   {
-    why:
-      'Not tested: a charge that fails for a reason other than too little balance (the database failing inside the ' +
-      'transaction) is thrown for the job to retry; no test provokes such a failure inside the charge (no fault hook there).',
+    why: LATER(
+      'test/notifications/delivery-edges.test.ts: "SMS whose charge fails for another reason than the balance": a trigger makes the ' +
+        'ledger refuse the booking; the job throws (no skipped_balance, no alert, the lease given back) and the retry sends',
+    ),
     mutants: ['apps/server/src/modules/notifications/delivery.ts:155:11 false'],
   },
   {
     why:
-      "Not tested: the mail lease's length (the mailer's longest send + 30 s); '' gives the webhook timeout's instead " +
-      '(15 s + 30 s), which differs only for an SMTP send slower than that, and no test holds a send so long.',
-    mutants: ['apps/server/src/modules/notifications/delivery.ts:118:31 ""'],
+      "Equivalent: deliverWebhook's own guards before the lease only save its queries. A job at another attempt than " +
+      "the notification's is found done by takeLease (the attempt is part of its condition), and a notification's " +
+      'account cannot be missing: the notification goes with its status event, its tracking or shipment and its ' +
+      'account (cascade). webhook-edges.test.ts: "a job ... at another attempt posts nothing" holds either way.',
+    mutants: [
+      'apps/server/src/modules/notifications/delivery.ts:210:38 false',
+      'apps/server/src/modules/notifications/delivery.ts:212:7 false',
+    ],
+  },
+  {
+    why: "Equivalent: the channel only sets the lease's length, and any channel but 'email' and 'sms' ('' as well) gets the webhook timeout's.",
+    mutants: ['apps/server/src/modules/notifications/delivery.ts:213:31 ""'],
+  },
+  {
+    why:
+      'Logging: the outcome word and fields of the line logged for a webhook attempt (logOutcome), not behaviour; ' +
+      'the attempt itself is in webhook_attempts and the notification row, which the tests read.',
+    mutants: ['apps/server/src/modules/notifications/delivery.ts:257:24 ""', 'apps/server/src/modules/notifications/delivery.ts:257:34 {}'],
+  },
+  {
+    why:
+      "Logging: the outcome settleWebhook's transaction returns ('delivered', 'disabled', 'failed') is only the word of the " +
+      'line it logs; "" (falsy) just logs nothing. What was written is the same.',
+    mutants: [
+      'apps/server/src/modules/notifications/delivery.ts:280:11 ""',
+      'apps/server/src/modules/notifications/delivery.ts:293:14 ""',
+      'apps/server/src/modules/notifications/delivery.ts:307:14 ""',
+    ],
+  },
+  {
+    why: 'Timing only: > or >= at the end of the retry window differ only when the next try falls on its exact millisecond.',
+    mutants: ['apps/server/src/modules/notifications/delivery.ts:297:9 at.getTime() - n.createdAt.getTime() >= t.webhookMaxAgeMs'],
   },
 ];
 

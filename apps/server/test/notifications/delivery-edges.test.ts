@@ -1,7 +1,8 @@
 // The edges of mail and SMS delivery that mutation testing found unguarded (issue 27, delivery-1): a job re-run
 // after its notification was accepted or settled sends and charges nothing more; a job whose notification is gone
 // does nothing; a second attempt waits out a live attempt's lease and gives up when that lease outlasts its wait;
-// the retry limit's edge (the last try is final); what a failure and a skipped SMS record.
+// the retry limit's edge (the last try is final); what a failure and a skipped SMS record; an SMS whose charge fails
+// for another reason than the balance is retried, not skipped.
 import { randomUUID } from 'node:crypto';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -159,6 +160,39 @@ describe('mail and SMS delivery at their edges', () => {
     await deliverSms(env.ctx, n.id);
     expect(textsFor('1ZEDGES0002')).toBe(0);
     expect(await ledger(u.id)).toEqual([]);
+  });
+
+  it('SMS whose charge fails for another reason than the balance (the database refuses the booking): thrown for the job to retry, not skipped', async () => {
+    const { u, n } = await queued('sms', '1ZEDGES0003');
+    // A real failure inside the charge's transaction: the ledger refuses this notification's SMS booking.
+    await env.ctx.db.execute(
+      sql.raw(`create function refuse_sms_booking() returns trigger language plpgsql as $$
+        begin
+          if new.kind = 'sms' and new.ref = '${n.id}' then raise exception 'ledger unavailable'; end if;
+          return new;
+        end $$`),
+    );
+    await env.ctx.db.execute(
+      sql.raw('create trigger refuse_sms_booking before insert on ledger_entries for each row execute function refuse_sms_booking()'),
+    );
+    try {
+      await expect(deliverSms(env.ctx, n.id, { retryCount: 0, retryLimit: 3 })).rejects.toMatchObject({
+        cause: expect.objectContaining({ message: 'ledger unavailable' }),
+      });
+    } finally {
+      await env.ctx.db.execute(sql.raw('drop trigger refuse_sms_booking on ledger_entries'));
+      await env.ctx.db.execute(sql.raw('drop function refuse_sms_booking()'));
+    }
+    expect(textsFor('1ZEDGES0003')).toBe(0);
+    // Neither skipped nor alerted: the balance was not the reason. The lease is given back for the retry.
+    expect(await row(n.id)).toMatchObject({ status: n.status, attempts: 0, leaseUntil: null });
+    expect(await env.ctx.db.select().from(alerts).where(eq(alerts.userId, u.id))).toEqual([]);
+    expect(await ledger(u.id)).toEqual([]);
+    // The retry, with the ledger back, sends and charges once.
+    await deliverSms(env.ctx, n.id, { retryCount: 1, retryLimit: 3 });
+    expect(textsFor('1ZEDGES0003')).toBe(1);
+    expect(await row(n.id)).toMatchObject({ status: 'sent' });
+    expect((await ledger(u.id)).map((e) => e.amountCents)).toEqual([-PRICING.smsCents]);
   });
 
   it("a second attempt waits out a live attempt's lease, then delivers", async () => {
