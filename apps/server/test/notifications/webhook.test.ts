@@ -237,8 +237,10 @@ describe('webhooks (Standard Webhooks) to a local receiver', () => {
       await env.ctx.db.execute(
         sql`update pgboss.job set start_after = now() where data->>'notificationId' = ${n.id} and state in ('created', 'retry')`,
       );
-      await eventually(async () => rx.received.length === 2, 20_000);
+      // The receiver has the retry before the sender has read its answer: wait for the row, then count.
+      await eventually(async () => (await rowsOf(a.user.id))[0]?.status === 'delivered', 20_000);
       expect((await rowsOf(a.user.id))[0]).toMatchObject({ status: 'delivered', attempts: 2 });
+      expect(rx.received).toHaveLength(2);
     } finally {
       await rx.close();
     }
