@@ -12,6 +12,11 @@
 CREATE FUNCTION "courier_days_refresh"("p_company" uuid[], "p_courier" uuid[], "p_day" date[]) RETURNS void
 LANGUAGE plpgsql AS $$
 BEGIN
+  -- Writers of the same day wait for each other: a day is counted again whole, so two counts at once would each miss
+  -- the other's scans and collide on the day's key (the second writer's scan refused). Taken in one order; each
+  -- statement below then reads with a snapshot taken after the other writer committed.
+  PERFORM pg_advisory_xact_lock(hashtextextended(k."company_id"::text || k."courier_id"::text || k."day"::text, 152))
+  FROM (SELECT DISTINCT * FROM unnest("p_company", "p_courier", "p_day") AS k("company_id", "courier_id", "day") ORDER BY 1, 2, 3) k;
   DELETE FROM "courier_days" d
   USING (SELECT DISTINCT * FROM unnest("p_company", "p_courier", "p_day") AS k("company_id", "courier_id", "day")) k
   WHERE d."company_id" = k."company_id" AND d."courier_id" = k."courier_id" AND d."day" = k."day";

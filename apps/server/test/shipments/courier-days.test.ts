@@ -5,6 +5,7 @@
 // period that does not start at a local midnight, and the backfill of migrations 0027-0028.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
+import pg from 'pg';
 import { rowsOf } from '../../src/db/client.ts';
 import { courierPerformance } from '../../src/modules/shipments/shipments.repository.ts';
 import { createTestEnv, signUp, type TestEnv } from '../helpers.ts';
@@ -249,4 +250,49 @@ describe('migrations 0027-0028 on a database with scans', () => {
     },
     ACROSS_MIGRATION_TIMEOUT_MS,
   );
+});
+
+const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
+
+// PostgreSQL only: PGlite has one connection, so its writers never overlap.
+describe.skipIf(!onPostgres)('courier_days under writers at once (PostgreSQL)', () => {
+  it("two transactions scanning the same courier's day both commit, and the day counts both scans", async () => {
+    const co = await company('America/New_York');
+    const first = await shipment(co, []);
+    const second = await shipment(co, []);
+    const scan = `insert into shipment_checkpoints (shipment_id, status, time, by_user_id, by_role, by_name)
+      values ($1::uuid, $2, $3::timestamptz, $4::uuid, 'courier', 'Dana')`;
+    const a = new pg.Client({ connectionString: env.ctx.database.url });
+    const b = new pg.Client({ connectionString: env.ctx.database.url });
+    await a.connect();
+    await b.connect();
+    try {
+      const bPid = (await b.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
+      await a.query('begin');
+      await a.query(scan, [first, 'Delivered', iso(d1(10)), DANA]);
+      await b.query('begin');
+      const b1 = b.query(scan, [second, 'FailAttempt', iso(d1(11)), DANA]);
+      // b's scan waits for a's transaction (the same day), whatever the code does; then a commits.
+      let waiting = false;
+      const giveUp = Date.now() + 20_000;
+      while (!waiting && Date.now() < giveUp) {
+        await new Promise((r) => setTimeout(r, 50));
+        // Read from the server's pool, outside a's transaction (pg_stat_activity is read once per transaction).
+        const r = await env.ctx.db.execute(
+          sql`select count(*)::int as n from pg_stat_activity where pid = ${bPid} and wait_event_type = 'Lock'`,
+        );
+        waiting = rowsOf<{ n: number }>(r)[0]!.n === 1;
+      }
+      expect(waiting).toBe(true);
+      await a.query('commit');
+      await b1;
+      await b.query('commit');
+    } finally {
+      await a.query('rollback').catch(() => {});
+      await b.query('rollback').catch(() => {});
+      await a.end();
+      await b.end();
+    }
+    await expectKept(co, [[DANA, '2026-10-14', 'Dana', 2, 1, 0, 1]]);
+  });
 });
