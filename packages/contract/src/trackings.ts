@@ -172,6 +172,35 @@ export function estimateTime(bound: string | null): string | null {
   return m ? `${m[1]}:${m[2]}` : null;
 }
 
+/** The UTC offset a bound is written with, in minutes east of UTC ("-05:00" is -300); null for a day or no offset. */
+export function estimateOffsetMinutes(bound: string | null): number | null {
+  const m = bound ? /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(Z|([+-])(\d{2}):?(\d{2}))$/.exec(bound) : null;
+  if (!m) return null;
+  if (m[1] === 'Z') return 0;
+  return (m[2] === '-' ? -1 : 1) * (Number(m[3]) * 60 + Number(m[4]));
+}
+
+/**
+ * Whose clock the estimate's times are in, when it is not the reader's: the carrier writes its window in the
+ * destination's local time, the page shows checkpoints in the reader's (decision 163). `readerOffsetAt` gives the
+ * reader's offset in minutes east of UTC at an instant (in a browser `(d) => -d.getTimezoneOffset()`).
+ * "local time at the destination (UTC−5)"; null when the estimate has no time of day or the clocks agree.
+ */
+export function estimateZoneNote(
+  e: Pick<EstimatedDeliveryView, 'from' | 'to' | 'source'>,
+  readerOffsetAt: (instant: Date) => number,
+): string | null {
+  if (e.source === 'predicted') return null;
+  const bound = e.from ?? e.to;
+  const offset = estimateOffsetMinutes(bound);
+  if (offset === null || bound === null) return null;
+  if (readerOffsetAt(new Date(bound)) === offset) return null;
+  const hours = Math.floor(Math.abs(offset) / 60);
+  const minutes = Math.abs(offset) % 60;
+  const utc = offset === 0 ? 'UTC' : `UTC${offset < 0 ? '\u2212' : '+'}${hours}${minutes ? `:${String(minutes).padStart(2, '0')}` : ''}`;
+  return `local time at the destination (${utc})`;
+}
+
 /**
  * The estimate in words, one text for the web app, the public page and the messages (decision 122):
  * "Expected Tue 1 Dec, between 10:00 and 14:00" (the carrier's window, in the carrier's local time),

@@ -15,7 +15,15 @@ import {
   ThemeIcon,
   Title,
 } from '@mantine/core';
-import { describeEstimate, likelyLateForRecipient, MAP_DEFAULTS, MSG, type PublicShipment } from '@shiptrail/contract';
+import {
+  describeEstimate,
+  estimateZoneNote,
+  likelyLateForRecipient,
+  MAP_DEFAULTS,
+  MSG,
+  type EstimatedDeliveryView,
+  type PublicShipment,
+} from '@shiptrail/contract';
 import { IconClockExclamation, IconMail, IconMapPin, IconPackageOff, IconPhone, IconTruck } from '@tabler/icons-react';
 import type { ReactNode } from 'react';
 import { Link, useParams } from 'react-router';
@@ -171,9 +179,7 @@ export default function TrackRoute() {
                   {new Date(planWindow.from).toDateString() === new Date().toDateString() ? ' today' : `, ${formatDate(planWindow.from)}`}
                 </Text>
               ) : data.kind !== 'shipment' && data.estimatedDelivery ? (
-                <Text size="md" fw={600} mt={4} data-testid="track-expected" data-source={data.estimatedDelivery.source}>
-                  {describeEstimate(data.estimatedDelivery)}
-                </Text>
+                <Expected estimate={data.estimatedDelivery} />
               ) : (
                 data.expected && (
                   <Text size="sm" c="dimmed">
@@ -215,9 +221,14 @@ export default function TrackRoute() {
           )}
           <Grid gap="xl">
             <Grid.Col span={{ base: 12, sm: 8 }}>
-              <Title order={2} fz="lg" mb="md">
-                Checkpoints
-              </Title>
+              <Group justify="space-between" align="baseline" gap="xs" mb="md">
+                <Title order={2} fz="lg">
+                  Checkpoints
+                </Title>
+                <Text size="xs" c="dimmed" data-testid="track-reader-zone">
+                  Times in your time zone ({readerZone()})
+                </Text>
+              </Group>
               <CheckpointTimeline checkpoints={data.checkpoints} />
             </Grid.Col>
             <Grid.Col span={{ base: 12, sm: 4 }}>
@@ -244,7 +255,29 @@ export default function TrackRoute() {
   );
 }
 
-/** The parcel's route through the checkpoints that carry a position (oldest first); nothing when none does. */
+/**
+ * The carrier's date and window, in the destination's clock as the carrier wrote it; when the reader's clock is
+ * another, the line under it says whose clock it is (decision 163), since the checkpoints below are in the reader's.
+ */
+function Expected({ estimate }: { estimate: EstimatedDeliveryView }) {
+  const zone = estimateZoneNote(estimate, (d) => -d.getTimezoneOffset());
+  return (
+    <>
+      <Text size="md" fw={600} mt={4} data-testid="track-expected" data-source={estimate.source}>
+        {describeEstimate(estimate)}
+      </Text>
+      {zone && (
+        <Text size="xs" c="dimmed" data-testid="track-expected-zone">
+          Times in {zone}
+        </Text>
+      )}
+    </>
+  );
+}
+
+/** The reader's time zone as the browser names it ("Europe/Berlin"), or "local" when it names none. */
+const readerZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || 'local';
+
 /** A time of day in the reader's clock (the day's plan window, decision 118). */
 const clock = (iso: string) => new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' }).format(new Date(iso));
 
@@ -287,6 +320,7 @@ function CourierMap({
   );
 }
 
+/** The parcel's route through the checkpoints that carry a position (oldest first); nothing when none does. */
 function RouteMap({ checkpoints, tid }: { checkpoints: PublicShipment['checkpoints']; tid: string }) {
   const placed = [...checkpoints].reverse().filter((c) => c.lat != null && c.long != null);
   if (placed.length === 0) return null;
