@@ -12,6 +12,7 @@ import pg from 'pg';
 import { PGliteThread, type PGliteThreadOptions } from './pglite-thread.ts';
 import { yieldBeforeEachTurn } from './pglite-turns.ts';
 import * as schema from './schema.ts';
+import { servingRequest } from '../lib/log-context.ts';
 
 export type Schema = typeof schema;
 /** The same Drizzle API over PGlite (embedded) or node-postgres (a server). */
@@ -158,7 +159,7 @@ function embeddedOptions(opts: OpenOptions): PGliteOptions | undefined {
 
 /** PGlite in its own thread on `dir`, with the committed migrations applied. */
 async function openThread(dir: string | undefined, opts: OpenOptions): Promise<PGliteThread> {
-  const thread = new PGliteThread({ dataDir: dir, options: opts.pglite, onEvent: opts.onThreadEvent });
+  const thread = new PGliteThread({ dataDir: dir, options: opts.pglite, onEvent: opts.onThreadEvent, urgent: servingRequest });
   try {
     await thread.waitReady;
     await migratePglite(drizzlePglite(thread as unknown as PGlite), { migrationsFolder });

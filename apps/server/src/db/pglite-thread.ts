@@ -24,9 +24,9 @@ export interface WireError {
 type Id = { id: number };
 export type ToWorker = Id &
   (
-    | { t: 'query'; tx?: number; sql: string; params?: unknown[]; options?: WireQueryOptions }
-    | { t: 'exec'; tx?: number; sql: string; options?: WireQueryOptions }
-    | { t: 'begin' }
+    | { t: 'query'; tx?: number; sql: string; params?: unknown[]; options?: WireQueryOptions; urgent?: boolean }
+    | { t: 'exec'; tx?: number; sql: string; options?: WireQueryOptions; urgent?: boolean }
+    | { t: 'begin'; urgent?: boolean }
     | { t: 'end'; tx: number; commit: boolean }
     | { t: 'listen'; channel: string }
     | { t: 'unlisten'; channel: string }
@@ -86,6 +86,11 @@ export interface PGliteThreadOptions {
   dataDir?: string;
   /** Cloneable PGlite options (loadDataDir, a compiled pgliteWasmModule, ...). */
   options?: PGliteOptions;
+  /**
+   * Whether the statement or transaction being sent serves a person (an HTTP request) rather than background work:
+   * asked when it is sent, in the caller's context; urgent ones take the database's next turn first (decision 164).
+   */
+  urgent?: () => boolean;
   /** Told when the thread stopped unexpectedly, and when its successor is ready. */
   onEvent?: (
     e:
@@ -224,19 +229,24 @@ export class PGliteThread {
     }
   }
 
+  /** `{ urgent: true }` when the caller serves a person (decision 164); nothing otherwise, so messages stay small. */
+  private priority(): { urgent?: true } {
+    return this.opts.urgent?.() ? { urgent: true } : {};
+  }
+
   query<T = Record<string, unknown>>(sql: string, params?: unknown[], options?: QueryOptions): Promise<Results<T>> {
-    return this.call({ t: 'query', sql, params, options: wireOptions(options) });
+    return this.call({ t: 'query', sql, params, options: wireOptions(options), ...this.priority() });
   }
 
   exec(sql: string, options?: QueryOptions): Promise<Array<Results>> {
-    return this.call({ t: 'exec', sql, options: wireOptions(options) });
+    return this.call({ t: 'exec', sql, options: wireOptions(options), ...this.priority() });
   }
 
   /** An interactive transaction: it holds the database's turn in its thread until `fn` settles, as on PGlite. */
   async transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
     const gen = this.generation;
     const txId = this.nextId++;
-    await this.call({ t: 'begin' }, txId);
+    await this.call({ t: 'begin', ...this.priority() }, txId);
     let closed = false;
     const live = () => {
       if (closed) throw new Error('the transaction has ended');
@@ -311,13 +321,17 @@ export class PGliteThread {
   }
 
   /**
-   * How long top-level statements took in the thread (from their arrival, the queue for PGlite's turn included) and
+   * How long top-level statements took in the thread (from their arrival, the queue for PGlite's turn included; a
+   * person's, `urgentStatement`, apart from the background's, decision 164) and
    * how long transactions held PGlite, since the last reset: ms, p50 / p99 / max; and how many statements each
    * transaction ran (`transactionStatements`: counts, not ms), and how many statements the thread has prepared since
    * it started (`prepared`, never reset: db/pglite-thread.prepared.ts). The bench reads them; tests count them.
    */
   stats(reset = false): Promise<
-    Record<'statement' | 'transaction' | 'transactionStatements', { n: number; p50: number; p99: number; max: number }> & {
+    Record<
+      'statement' | 'urgentStatement' | 'transaction' | 'transactionStatements',
+      { n: number; p50: number; p99: number; max: number }
+    > & {
       prepared: number;
     }
   > {

@@ -5,7 +5,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, type PGliteOptions, type QueryOptions, type Results, type Transaction } from '@electric-sql/pglite';
-import { yieldBeforeEachTurn } from './pglite-turns.ts';
+import { TurnQueue, yieldBeforeEachTurn } from './pglite-turns.ts';
 import { PreparedStatements } from './pglite-thread.prepared.ts';
 import type { FromWorker, ThreadMemory, ToWorker, WireQueryOptions, WireError } from './pglite-thread.ts';
 
@@ -42,7 +42,12 @@ const prepared = new PreparedStatements(pglite);
  * transactions held PGlite, and how many statements each transaction ran (decision 148: each is a round trip between
  * the threads while the transaction holds the only connection).
  */
-const timings = { statement: [] as number[], transaction: [] as number[], transactionStatements: [] as number[] };
+const timings = {
+  statement: [] as number[],
+  urgentStatement: [] as number[],
+  transaction: [] as number[],
+  transactionStatements: [] as number[],
+};
 const note = (list: number[], ms: number) => {
   if (list.length < 100_000) list.push(ms);
 };
@@ -51,6 +56,8 @@ const summary = (list: number[]) => {
   const at = (p: number) => Math.round((s[Math.min(s.length - 1, Math.floor(p * s.length))] ?? 0) * 10) / 10;
   return { n: s.length, p50: at(0.5), p99: at(0.99), max: at(1) };
 };
+/** Persons' statements before queued background work (decision 164); statements inside a transaction hold its turn. */
+const turns = new TurnQueue();
 const txs = new Map<number, { tx: Transaction; end: (commit: boolean) => void; statements: number }>();
 const unlisten = new Map<string, () => Promise<void>>();
 
@@ -69,12 +76,18 @@ async function query(m: Extract<ToWorker, { t: 'query' }>): Promise<void> {
   if (open) open.statements++;
   const t0 = performance.now();
   const options = queryOptions(m.options);
-  const value = plain(
-    PreparedStatements.handles(m.params, options)
-      ? await prepared.query(m.sql, m.params!, options, !!open)
-      : await q.query(m.sql, m.params, options),
-  );
-  if (!m.tx) note(timings.statement, performance.now() - t0);
+  const release = m.tx ? undefined : await turns.take(!!m.urgent);
+  let value;
+  try {
+    value = plain(
+      PreparedStatements.handles(m.params, options)
+        ? await prepared.query(m.sql, m.params!, options, !!open)
+        : await q.query(m.sql, m.params, options),
+    );
+  } finally {
+    release?.();
+  }
+  if (!m.tx) note(m.urgent ? timings.urgentStatement : timings.statement, performance.now() - t0);
   send({ id: m.id, ok: true, value });
 }
 
@@ -82,8 +95,9 @@ async function query(m: Extract<ToWorker, { t: 'query' }>): Promise<void> {
  * A transaction holds PGlite's turn until the main thread ends it; other statements queue behind it exactly as they
  * do on an in-thread PGlite. Its outcome (commit, or the error of COMMIT) answers `end`.
  */
-function begin(id: number): void {
+async function begin(id: number, urgent: boolean): Promise<void> {
   let begun = false;
+  const release = await turns.take(urgent);
   const done = pglite
     .transaction(async (tx) => {
       const open = { tx, end: (_: boolean) => {}, statements: 0 };
@@ -96,7 +110,10 @@ function begin(id: number): void {
       note(timings.transactionStatements, open.statements);
       if (!commit) throw ROLLBACK;
     })
-    .finally(() => txs.delete(id));
+    .finally(() => {
+      txs.delete(id);
+      release();
+    });
   done.then(
     () => endReply.get(id)?.(null),
     (err) => (begun ? endReply.get(id)?.(err === ROLLBACK ? null : err) : fail(id, err)),
@@ -107,11 +124,13 @@ function begin(id: number): void {
 function stats(reset: boolean | undefined) {
   const value = {
     statement: summary(timings.statement),
+    urgentStatement: summary(timings.urgentStatement),
     transaction: summary(timings.transaction),
     transactionStatements: summary(timings.transactionStatements),
     prepared: prepared.prepared,
   };
-  if (reset) timings.statement.length = timings.transaction.length = timings.transactionStatements.length = 0;
+  if (reset)
+    timings.statement.length = timings.urgentStatement.length = timings.transaction.length = timings.transactionStatements.length = 0;
   return value;
 }
 
@@ -143,11 +162,16 @@ async function handle(m: ToWorker): Promise<void> {
       const q = m.tx ? open?.tx : pglite;
       if (!q) throw new Error('the transaction has ended');
       if (open) open.statements++;
-      send({ id: m.id, ok: true, value: (await q.exec(m.sql, queryOptions(m.options))).map(plain) });
+      const release = m.tx ? undefined : await turns.take(!!m.urgent);
+      try {
+        send({ id: m.id, ok: true, value: (await q.exec(m.sql, queryOptions(m.options))).map(plain) });
+      } finally {
+        release?.();
+      }
       return;
     }
     case 'begin':
-      return begin(m.id);
+      return begin(m.id, !!m.urgent);
     case 'end': {
       const t = txs.get(m.tx);
       if (!t) return void send({ id: m.id, ok: true, value: null });

@@ -18,3 +18,52 @@ export function yieldBeforeEachTurn(pglite: PGlite): void {
     return take.call(pglite, fn) as Promise<T>;
   };
 }
+
+/**
+ * Who takes PGlite's next turn in the database thread (decision 164). PGlite serves its callers in arrival order, so
+ * a person's list queued behind every statement and transaction the job workers had sent before it: during a refresh
+ * round that was the whole backlog. Here a statement or transaction marked urgent (sent while serving an HTTP request)
+ * goes before background work that is still waiting; the turn in progress is never interrupted, and within each
+ * class the order stays the arrival order. So that background work always moves, after `backgroundEvery` urgent turns
+ * in a row a waiting background one goes first.
+ */
+export class TurnQueue {
+  private held = false;
+  private readonly urgent: Array<() => void> = [];
+  private readonly background: Array<() => void> = [];
+  private urgentInARow = 0;
+  private readonly backgroundEvery: number;
+
+  constructor(backgroundEvery = 4) {
+    this.backgroundEvery = backgroundEvery;
+  }
+
+  /** Waits for the turn; call the function it gives once to hand the turn on. */
+  take(urgent: boolean): Promise<() => void> {
+    return new Promise((resolve) => {
+      const grant = () => {
+        this.held = true;
+        this.urgentInARow = urgent ? this.urgentInARow + 1 : 0;
+        let given = false;
+        resolve(() => {
+          if (given) return;
+          given = true;
+          this.next();
+        });
+      };
+      if (this.held) (urgent ? this.urgent : this.background).push(grant);
+      else grant();
+    });
+  }
+
+  /** How many wait for the turn, by class (the bench reads it). */
+  get waiting(): { urgent: number; background: number } {
+    return { urgent: this.urgent.length, background: this.background.length };
+  }
+
+  private next(): void {
+    this.held = false;
+    const backgroundDue = this.background.length > 0 && (this.urgent.length === 0 || this.urgentInARow >= this.backgroundEvery);
+    (backgroundDue ? this.background.shift() : this.urgent.shift())?.();
+  }
+}

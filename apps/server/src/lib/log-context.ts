@@ -25,3 +25,13 @@ export function logContextMixin(_merge: object, _level: number, logger?: { bindi
   for (const [k, v] of Object.entries(store) as Array<[keyof LogFields, string]>) if (!(k in bound)) out[k] = v;
   return out;
 }
+
+/**
+ * Whether the code running now serves an HTTP request (a person or a client waiting for the answer), not a job: the
+ * embedded database gives such statements its next turn first (decision 164). A job's context nested in a request's
+ * (its `queue` or `jobId` set) counts as a job.
+ */
+export function servingRequest(): boolean {
+  const store = current.getStore();
+  return !!store?.reqId && !store.queue && !store.jobId;
+}
