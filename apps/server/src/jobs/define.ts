@@ -73,6 +73,32 @@ export async function enqueue<P extends { v: number }>(
   });
 }
 
+/**
+ * Enqueue several jobs of one queue in one statement (pg-boss's `insert`), each under the queue's policy as `enqueue`
+ * sends it; with `tx`, in that transaction. A status-change batch fans out tens of notifications: one statement each
+ * was most of the time its transaction held the embedded database (decision 164).
+ */
+export async function enqueueMany<P extends { v: number }>(
+  ctx: AppContext,
+  def: JobQueue<P>,
+  payloads: P[],
+  opts: { tx?: Tx } = {},
+): Promise<void> {
+  if (payloads.length === 0) return;
+  const o = def.options(ctx);
+  const policy = {
+    retryLimit: o.retryLimit,
+    retryDelay: o.retryDelay,
+    retryBackoff: o.retryBackoff,
+    retryDelayMax: o.retryDelayMax,
+    expireInSeconds: o.expireInSeconds,
+    heartbeatSeconds: o.heartbeatSeconds,
+    priority: o.priority,
+  };
+  const jobs = payloads.map((p) => ({ ...policy, data: def.payload.parse(p) as object }));
+  await ctx.queue.insert(def.name, jobs, opts.tx ? inTx(opts.tx) : undefined);
+}
+
 /** Start taking jobs of this kind (the worker role). */
 export async function work(ctx: AppContext, def: JobDefinition<any>): Promise<string> {
   // pg-boss types work() per option set (metadata, per-job results); the definition owns that pairing.

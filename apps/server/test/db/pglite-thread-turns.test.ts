@@ -85,7 +85,7 @@ describe.skipIf(onPostgres)("the database thread's turns", () => {
       const run = () => thread.query<{ n: string }>(`select '${name}' as n`);
       return (asRequest ? withLogContext({ reqId: name }, run) : run()).then((r) => order.push(r.rows[0]!.n));
     };
-    const asked = [ask('job-1', false), ask('job-2', false), ask('job-3', false), ask('person', true)];
+    const asked: Array<Promise<unknown>> = [ask('job-1', false), ask('job-2', false), ask('job-3', false), ask('person', true)];
     // A background transaction queued behind them too: it waits like a statement.
     asked.push(
       thread.transaction(async (tx) => void order.push(String((await tx.query<{ n: string }>(`select 'job-tx' as n`)).rows[0]!.n))),

@@ -27,7 +27,7 @@ import { plannedWindow } from '../planning/plan-window.service.ts';
 import { effectiveEndpoint, settingsView, type StoredSettings } from './settings.ts';
 import * as repo from './notifications.repository.ts';
 import { notifyQueues } from './queues.ts';
-import { enqueue } from '../../jobs/define.ts';
+import { enqueueMany } from '../../jobs/define.ts';
 import { estimateEmail, estimateSms, statusEmail, statusSms, type StatusMessageInput } from './templates.ts';
 
 type TrackingRow = typeof trackings.$inferSelect;
@@ -226,11 +226,11 @@ async function queueNotifications(
 ): Promise<void> {
   await gateCustomerMessages(tx, ctx, user, event, rows, accountReadHere);
   const inserted = await repo.insertNotifications(tx, rows);
-  for (const n of inserted) {
-    if (n.status !== 'pending') continue;
-    const channel = n.channel as NotificationChannel;
-    await enqueue(ctx, notifyQueues[channel], { v: 1, notificationId: n.id, attempt: 0 }, { tx });
-  }
+  await enqueueDeliveries(
+    tx,
+    ctx,
+    inserted.filter((n) => n.status === 'pending'),
+  );
   ctx.log.info(
     {
       eventId: event.id,
@@ -243,6 +243,19 @@ async function queueNotifications(
   );
 }
 
+/** One delivery job per notification, a statement per channel, in the transaction that wrote them. */
+async function enqueueDeliveries(tx: Tx, ctx: AppContext, notifications: Array<{ id: string; channel: string }>): Promise<void> {
+  for (const channel of Object.keys(notifyQueues) as NotificationChannel[]) {
+    const ids = notifications.filter((n) => n.channel === channel).map((n) => n.id);
+    await enqueueMany(
+      ctx,
+      notifyQueues[channel],
+      ids.map((notificationId) => ({ v: 1, notificationId, attempt: 0 })),
+      { tx },
+    );
+  }
+}
+
 /**
  * The account's email was verified: its held customer messages go out now, in one transaction with their jobs
  * (decision 109). Called by accounts when an address is verified (the verify link, a password reset).
@@ -250,8 +263,7 @@ async function queueNotifications(
 export async function releaseHeldCustomerMessages(ctx: AppContext, userId: string): Promise<number> {
   return ctx.db.transaction(async (tx) => {
     const released = await repo.releaseHeld(tx, userId);
-    for (const n of released)
-      await enqueue(ctx, notifyQueues[n.channel as NotificationChannel], { v: 1, notificationId: n.id, attempt: 0 }, { tx });
+    await enqueueDeliveries(tx, ctx, released);
     if (released.length)
       ctx.log.info(
         { userId, notifications: released.map((n) => ({ id: n.id, channel: n.channel })) },
