@@ -454,6 +454,24 @@ export const deliveryDays = pgTable(
 );
 
 /**
+ * The open parcels of each account (status not Delivered nor Expired, as the stalled count selects them) per UTC day
+ * of `last_heard_at` (decision 157): how many. Kept by the database from `trackings` (the open_heard_days triggers of
+ * migration 0029, in the writer's statement and transaction); read by the stalled count, whose whole days before the
+ * cut-off it answers with one row per day instead of one index entry per parcel.
+ */
+export const openHeardDays = pgTable(
+  'open_heard_days',
+  {
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    day: date('day', { mode: 'string' }).notNull(),
+    parcels: integer('parcels').notNull(),
+  },
+  (t) => [primaryKey({ name: 'open_heard_days_pk', columns: [t.userId, t.day] })],
+);
+
+/**
  * Carrier push subscriptions (docs/carriers.md "Push"): one per carrier and number, whatever the number of
  * accounts tracking it. `active` rows are subscribed until `expiresAt`, renewed from `renewAt`; `refused` rows are
  * numbers the carrier would not subscribe, offered again from `renewAt`; `pending` rows are being subscribed by a

@@ -1,6 +1,15 @@
 import { and, desc, eq, getTableColumns, inArray, min, sql, type SQL } from 'drizzle-orm';
 import { rowsOf, type Queryable } from '../../db/client.ts';
-import { carrierSubscriptions, checkpoints, deliveryDays, exceptionScans, trackingEvents, trackings, users } from '../../db/schema.ts';
+import {
+  carrierSubscriptions,
+  checkpoints,
+  deliveryDays,
+  exceptionScans,
+  openHeardDays,
+  trackingEvents,
+  trackings,
+  users,
+} from '../../db/schema.ts';
 
 export type TrackingRow = typeof trackings.$inferSelect;
 export type NewTracking = typeof trackings.$inferInsert;
@@ -572,10 +581,10 @@ export type StalledRow = { tid: string; courier: string; title: string; status: 
 
 /**
  * An account's open trackings (not delivered, not expired) whose newest scan (else, with none, their adding) is
- * before `before`: how many, and the first `limit`, longest silent first. Read from `last_heard_at` (the summary's
- * newest scan, else the adding; trackings_user_open_heard_idx, decisions 136 and 142): the count is an index-only
- * scan (a plain column: an index on the coalesce expression made every counted parcel a heap visit), the list in its
- * order.
+ * before `before`: how many, and the first `limit`, longest silent first. The count (decision 157): the whole UTC
+ * days before `before`'s day from `open_heard_days` (open parcels per account and day of `last_heard_at`, kept by the
+ * database), one row per day; the part of `before`'s own day from trackings_user_open_heard_idx, one day's range. The
+ * list is read in that index's order (`last_heard_at`: the summary's newest scan, else the adding, decision 142).
  */
 export async function stalledTrackings(
   db: Queryable,
@@ -583,11 +592,18 @@ export async function stalledTrackings(
   before: Date,
   limit: number,
 ): Promise<{ count: number; rows: StalledRow[] }> {
-  const stalled = sql`t.user_id = ${userId}::uuid and t.status not in ('Delivered', 'Expired')
-      and t.last_heard_at < ${before.toISOString()}::timestamptz`;
+  const open = sql`t.user_id = ${userId}::uuid and t.status not in ('Delivered', 'Expired')`;
+  const stalled = sql`${open} and t.last_heard_at < ${before.toISOString()}::timestamptz`;
+  const dayStart = new Date(Math.floor(before.getTime() / DAY_MS) * DAY_MS);
   const r = await db.execute<Record<string, unknown>>(sql`
     select l.tid, l.courier, l.title, l.status, l.newest_scan_at as last_scan_at, l.created_at, n.total
-    from (select count(*)::int as total from ${trackings} t where ${stalled}) n
+    from (
+      select (select coalesce(sum(d.parcels), 0) from ${openHeardDays} d
+              where d.user_id = ${userId}::uuid and d.day < ${dayStart.toISOString().slice(0, 10)}::date)::int
+           + (select count(*) from ${trackings} t
+              where ${open} and t.last_heard_at >= ${dayStart.toISOString()}::timestamptz
+                and t.last_heard_at < ${before.toISOString()}::timestamptz)::int as total
+    ) n
     left join lateral (
       select t.tid, t.courier, t.title, t.status, t.newest_scan_at, t.created_at, t.last_heard_at from ${trackings} t
       where ${stalled}
