@@ -6,6 +6,8 @@ CREATE TABLE "open_heard_days" (
 );
 --> statement-breakpoint
 ALTER TABLE "open_heard_days" ADD CONSTRAINT "open_heard_days_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+CREATE INDEX "delivery_days_read_idx" ON "delivery_days" USING btree ("user_id","day","courier","origin_region","destination_region","transit_hour","delivered","promised","on_time","first_attempt");
+--> statement-breakpoint
 -- Decision 157: open_heard_days (above) is kept by the database from trackings, in the statement that writes them, so
 -- in its transaction, whoever writes them: per account and UTC day of last_heard_at (the newest scan, else the adding,
 -- decision 142), how many parcels are open (status not Delivered nor Expired, as the stalled count selects them).

@@ -450,6 +450,20 @@ export const deliveryDays = pgTable(
   },
   (t) => [
     primaryKey({ name: 'delivery_days_pk', columns: [t.userId, t.day, t.courier, t.originRegion, t.destinationRegion, t.transitHour] }),
+    // Every column the transit statement reads, so a period's whole days are an index-only range (decision 157): the
+    // primary key's range visited a heap page per few rows (10,458 rows, 1,191 pages for 90 days at 1M trackings).
+    index('delivery_days_read_idx').on(
+      t.userId,
+      t.day,
+      t.courier,
+      t.originRegion,
+      t.destinationRegion,
+      t.transitHour,
+      t.delivered,
+      t.promised,
+      t.onTime,
+      t.firstAttempt,
+    ),
   ],
 );
 

@@ -190,6 +190,27 @@ describe('the stalled count from open_heard_days', () => {
   });
 });
 
+describe('the transit statement reads indexes alone (decision 157)', () => {
+  it('the whole days of a period can be answered by an index-only range of delivery_days_read_idx', async () => {
+    const ua = await newAccount();
+    const id = await newTracking(ua, 'OHT1', 'InTransit', T0);
+    await repo.insertCheckpoints(env.ctx.db, [scan(id, 'InfoReceived', T0), scan(id, 'Delivered', T0 + DAY)]);
+    await env.ctx.db.execute(sql`update trackings set status = 'Delivered' where id = ${id}::uuid`);
+    const plan = await env.ctx.db.transaction(async (tx) => {
+      // Only the index paths: the question is whether the index alone can answer, not what a tiny table prefers.
+      await tx.execute(sql`set local enable_seqscan = off`);
+      await tx.execute(sql`set local enable_bitmapscan = off`);
+      const r = await tx.execute(sql`
+        explain (format json) select d.courier, d.origin_region, d.destination_region, d.transit_hour, d.delivered,
+          d.promised, d.on_time, d.first_attempt
+        from delivery_days d where d.user_id = ${ua}::uuid and d.day >= '2026-09-01'::date and d.day < '2026-11-01'::date`);
+      return JSON.stringify(rowsOf<Record<string, unknown>>(r));
+    });
+    expect(plan).toContain('Index Only Scan');
+    expect(plan).toContain('delivery_days_read_idx');
+  });
+});
+
 // ------------------------------------------------------------------ the migration on a database with parcels
 
 /** Parcels stored before the rollup: open ones on two days (one with a scan), one delivered, one expired. */

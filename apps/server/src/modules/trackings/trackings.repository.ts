@@ -393,20 +393,24 @@ async function transitBuckets(db: Queryable, userId: string, from: Date, to: Dat
   const headEnd = new Date(whole ? firstDay : to.getTime()).toISOString();
   const tailStart = new Date(whole ? endDay : to.getTime()).toISOString();
   const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  // Each part day is a range of its own (not one OR of two): each is then an index-only range of
+  // trackings_user_delivered_idx, which holds every column read; an OR made a bitmap of both and a heap page per parcel
+  // (1,844 pages at 1M trackings). The whole days are an index-only range of delivery_days_read_idx (decision 157).
+  const partDay = (a: string, b: string) => sql`
+      select t.courier, t.origin_region, t.destination_region,
+        coalesce(floor(date_part('epoch', t.delivered_at - t.first_scan_at) / 3600)::int, -1), 1,
+        (t.promised_by is not null)::int, coalesce(t.delivered_at <= t.promised_by, false)::int, (not t.failed_attempt)::int
+      from ${trackings} t
+      where t.user_id = ${userId}::uuid and t.status = 'Delivered'
+        and t.delivered_at >= ${a}::timestamptz and t.delivered_at < ${b}::timestamptz`;
   const r = await db.execute<Record<string, unknown>>(sql`
     with b as (
       select d.courier, d.origin_region as o, d.destination_region as dst, d.transit_hour as h, d.delivered as n,
         d.promised, d.on_time, d.first_attempt
       from ${deliveryDays} d
       where d.user_id = ${userId}::uuid and d.day >= ${day(firstDay)}::date and d.day < ${day(whole ? endDay : firstDay)}::date
-      union all
-      select t.courier, t.origin_region, t.destination_region,
-        coalesce(floor(date_part('epoch', t.delivered_at - t.first_scan_at) / 3600)::int, -1), 1,
-        (t.promised_by is not null)::int, coalesce(t.delivered_at <= t.promised_by, false)::int, (not t.failed_attempt)::int
-      from ${trackings} t
-      where t.user_id = ${userId}::uuid and t.status = 'Delivered'
-        and ((t.delivered_at >= ${from.toISOString()}::timestamptz and t.delivered_at < ${headEnd}::timestamptz)
-          or (t.delivered_at >= ${tailStart}::timestamptz and t.delivered_at < ${to.toISOString()}::timestamptz))
+      union all ${partDay(from.toISOString(), headEnd)}
+      union all ${partDay(tailStart, to.toISOString())}
     )
     select courier, o, dst, h, sum(n)::int as n, sum(promised)::int as promised, sum(on_time)::int as on_time,
       sum(first_attempt)::int as first_attempt
