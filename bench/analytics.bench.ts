@@ -158,6 +158,13 @@ export default async function analyticsBench(): Promise<BenchResult[]> {
     await measure('stalled parcels (no scan for 3 days): count and the first 50', () =>
       stalledTrackings(ctx.db, user.id, new Date(now - 3 * DAY), 50),
     );
+    // For comparison in the same run: the count as it was read before decision 157, one entry of
+    // trackings_user_open_heard_idx per open parcel heard of before the cut-off (an index-only scan).
+    await measure('stalled count from the parcels (the statement before decision 157, for comparison)', () =>
+      ctx.db.execute(sql`
+        select count(*)::int from trackings t where t.user_id = ${user.id}::uuid and t.status not in ('Delivered', 'Expired')
+          and t.last_heard_at < ${new Date(now - 3 * DAY).toISOString()}::timestamptz`),
+    );
     {
       const [a, b] = period(90);
       await measure('own couriers, 90 days', () => courierPerformance(ctx.db, user.id, a, b, 'UTC'));
@@ -210,12 +217,16 @@ export default async function analyticsBench(): Promise<BenchResult[]> {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const loadBefore = os.loadavg().map((x) => Math.round(x * 10) / 10);
   const results = await analyticsBench();
   const out = {
     what: 'Delivery performance statements (issue 32, decision 133) at scale, each beside the floor (a trivial indexed query) in the same run; median and worst of the runs after a warm-up, ms.',
     when: new Date().toISOString(),
     node: process.version,
     machine: `${os.cpus().length} CPU (${os.cpus()[0]?.model ?? ''}), shared with other work`,
+    // The machine's load average (1, 5, 15 min) when the run started and when it ended: the figures are as much the
+    // load's as the statements' (compare each with the floor of the same run).
+    loadAverage: { start: loadBefore, end: os.loadavg().map((x) => Math.round(x * 10) / 10) },
     runs: RUNS,
     results,
   };

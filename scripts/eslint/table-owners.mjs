@@ -27,6 +27,7 @@ export const TABLE_OWNERS = {
   checkpoints: 'modules/trackings/',
   delivery_days: 'modules/trackings/',
   exception_scans: 'modules/trackings/',
+  open_heard_days: 'modules/trackings/',
   carrier_subscriptions: 'modules/trackings/',
   tracking_events: 'modules/trackings/',
   idempotency_keys: 'lib/idempotency.repository.ts',
