@@ -86,103 +86,129 @@ function lowerBound(n: number, key: (i: number) => string, prefix: string): numb
   return lo;
 }
 
-/** Builds the index from the package's rows; nothing of them is kept. */
-export function buildZipIndex(rows: Iterable<ZipCode>): ZipIndex {
+/** The rows by ZIP, as typed arrays and packed strings. */
+interface Rows {
+  n: number;
+  zips: Packed;
+  cities: Packed;
+  /** Lower-case city names, the search keys. */
+  keys: Packed;
+  /** City number to key number. */
+  keyOfCity: Uint32Array;
+  cityOf: Uint32Array;
+  stateOf: Uint16Array;
+  states: string[];
+  canadian: Uint8Array;
+  /** NaN stands for the package's null (it has no NaN of its own). */
+  lat: Float64Array;
+  long: Float64Array;
+}
+
+const intern = (ids: Map<string, number>, s: string) => {
+  let id = ids.get(s);
+  if (id === undefined) ids.set(s, (id = ids.size));
+  return id;
+};
+
+function packRows(rows: Iterable<ZipCode>): Rows {
   const sorted = [...rows].map(placeOf).sort((a, b) => (a.zip < b.zip ? -1 : a.zip > b.zip ? 1 : 0));
   const n = sorted.length;
   const cityIds = new Map<string, number>();
   const stateIds = new Map<string, number>();
-  const intern = (ids: Map<string, number>, s: string) => {
-    let id = ids.get(s);
-    if (id === undefined) ids.set(s, (id = ids.size));
-    return id;
+  const r = {
+    n,
+    zips: pack(sorted.map((p) => p.zip)),
+    cityOf: new Uint32Array(n),
+    stateOf: new Uint16Array(n),
+    canadian: new Uint8Array(n),
+    lat: new Float64Array(n),
+    long: new Float64Array(n),
   };
-  const zips = pack(sorted.map((p) => p.zip));
-  const cityOf = new Uint32Array(n);
-  const stateOf = new Uint16Array(n);
-  const canadian = new Uint8Array(n);
-  const lat = new Float64Array(n);
-  const long = new Float64Array(n);
   for (let i = 0; i < n; i++) {
     const p = sorted[i]!;
-    cityOf[i] = intern(cityIds, p.city);
-    stateOf[i] = intern(stateIds, p.state);
-    canadian[i] = p.country === 'CA' ? 1 : 0;
-    // NaN stands for the package's null (it has no NaN of its own).
-    lat[i] = p.lat ?? NaN;
-    long[i] = p.long ?? NaN;
+    r.cityOf[i] = intern(cityIds, p.city);
+    r.stateOf[i] = intern(stateIds, p.state);
+    r.canadian[i] = p.country === 'CA' ? 1 : 0;
+    r.lat[i] = p.lat ?? NaN;
+    r.long[i] = p.long ?? NaN;
   }
   const cityNames = [...cityIds.keys()];
-  const cities = pack(cityNames);
-  // A city's key is its lower-case name: "De Kalb" and "De kalb" in one state are one city.
+  // A city's key is its lower-case name: "De Kalb" and "De kalb" in one state would be one city.
   const keyIds = new Map<string, number>();
   const keyOfCity = Uint32Array.from(cityNames, (c) => intern(keyIds, c.toLowerCase()));
-  const keys = pack([...keyIds.keys()]);
-  const states = [...stateIds.keys()];
-  const located = (i: number) => Number.isFinite(lat[i]) && Number.isFinite(long[i]);
+  return { ...r, cities: pack(cityNames), keys: pack([...keyIds.keys()]), keyOfCity, states: [...stateIds.keys()] };
+}
 
-  // Rows with coordinates, by ZIP (the rows are already in ZIP order).
-  const byZip = Uint32Array.from(sorted.keys()).filter(located);
-  // The first of them (lowest ZIP) for each (city, state), by lower-case city then state.
+const keyAt = (r: Rows, i: number) => at(r.keys, r.keyOfCity[r.cityOf[i]!]!);
+const stateAt = (r: Rows, i: number) => r.states[r.stateOf[i]!]!;
+
+/** The first row (lowest ZIP) of `byZip` for each (city key, state), by key then state. */
+function citySearchOrder(r: Rows, byZip: Uint32Array): Uint32Array {
   const seen = new Set<number>();
   const firsts: number[] = [];
   for (const i of byZip) {
-    const k = keyOfCity[cityOf[i]!]! * 65536 + stateOf[i]!;
+    const k = r.keyOfCity[r.cityOf[i]!]! * 65536 + r.stateOf[i]!;
     if (seen.has(k)) continue;
     seen.add(k);
     firsts.push(i);
   }
-  const keyOf = (i: number) => at(keys, keyOfCity[cityOf[i]!]!);
-  const stateName = (i: number) => states[stateOf[i]!]!;
   firsts.sort((a, b) => {
-    const ka = keyOf(a);
-    const kb = keyOf(b);
-    return ka < kb ? -1 : ka > kb ? 1 : stateName(a) < stateName(b) ? -1 : 1;
+    const ka = keyAt(r, a);
+    const kb = keyAt(r, b);
+    return ka < kb ? -1 : ka > kb ? 1 : stateAt(r, a) < stateAt(r, b) ? -1 : 1;
   });
-  const byCity = Uint32Array.from(firsts);
+  return Uint32Array.from(firsts);
+}
 
-  const place = (i: number): GeoPlace => {
-    const zip = at(zips, i);
-    const city = at(cities, cityOf[i]!);
-    const state = stateName(i);
-    const country = canadian[i] ? 'CA' : 'US';
-    const la = lat[i]!;
-    const lo = long[i]!;
-    return {
-      label: `${city}, ${state} ${zip}, ${country}`,
-      address1: '',
-      city,
-      state,
-      zip,
-      country,
-      lat: Number.isNaN(la) ? null : la,
-      long: Number.isNaN(lo) ? null : lo,
-    } as GeoPlace;
-  };
+function placeAt(r: Rows, i: number): GeoPlace {
+  const zip = at(r.zips, i);
+  const city = at(r.cities, r.cityOf[i]!);
+  const state = stateAt(r, i);
+  const country = r.canadian[i] ? 'CA' : 'US';
+  const la = r.lat[i]!;
+  const lo = r.long[i]!;
+  return {
+    label: `${city}, ${state} ${zip}, ${country}`,
+    address1: '',
+    city,
+    state,
+    zip,
+    country,
+    lat: Number.isNaN(la) ? null : la,
+    long: Number.isNaN(lo) ? null : lo,
+  } as GeoPlace;
+}
+
+/** Builds the index from the package's rows; nothing of them is kept. */
+export function buildZipIndex(rows: Iterable<ZipCode>): ZipIndex {
+  const r = packRows(rows);
+  const zipAt = (i: number) => at(r.zips, i);
+  // Rows with coordinates, by ZIP (the rows are already in ZIP order).
+  const byZip = Uint32Array.from({ length: r.n }, (_, i) => i).filter((i) => Number.isFinite(r.lat[i]) && Number.isFinite(r.long[i]));
+  const byCity = citySearchOrder(r, byZip);
   const take = (list: Uint32Array, key: (i: number) => string, prefix: string, limit: number, keep: (i: number) => boolean) => {
     const out: GeoPlace[] = [];
     for (let j = lowerBound(list.length, (m) => key(list[m]!), prefix); j < list.length && out.length < limit; j++) {
       const i = list[j]!;
       if (!key(i).startsWith(prefix)) break;
-      if (keep(i)) out.push(place(i));
+      if (keep(i)) out.push(placeAt(r, i));
     }
     return out;
   };
-
   return {
-    size: n,
+    size: r.n,
     lookup(zip) {
-      const i = lowerBound(n, (m) => at(zips, m), zip);
-      return i < n && at(zips, i) === zip ? place(i) : undefined;
+      const i = lowerBound(r.n, zipAt, zip);
+      return i < r.n && zipAt(i) === zip ? placeAt(r, i) : undefined;
     },
-    zipPrefix: (prefix, limit) =>
+    zipPrefix: (prefix, limit) => take(byZip, zipAt, prefix, limit, () => true),
+    cityPrefix: (prefix, limit, state) =>
       take(
-        byZip,
-        (i) => at(zips, i),
+        byCity,
+        (i) => keyAt(r, i),
         prefix,
         limit,
-        () => true,
+        (i) => !state || stateAt(r, i) === state,
       ),
-    cityPrefix: (prefix, limit, state) => take(byCity, keyOf, prefix, limit, (i) => !state || stateName(i) === state),
   };
 }
