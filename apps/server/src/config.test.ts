@@ -31,11 +31,6 @@ describe('carrier settings are part of the checked configuration', () => {
     expect(cfg.timeoutMs).toBe(2500);
   });
 
-  it('gives the embedded database 16 MB of shared buffers unless told otherwise (decision 159)', () => {
-    expect(loadConfig({ ...base }).PGLITE_SHARED_BUFFERS_MB).toBe(16);
-    expect(loadConfig({ ...base, PGLITE_SHARED_BUFFERS_MB: '64' }).PGLITE_SHARED_BUFFERS_MB).toBe(64);
-  });
-
   it('blank values mean "not set"', () => {
     const cfg = carrierConfig(loadConfig({ ...base, UPS_CLIENT_ID: '  ', UPS_RATE_LIMIT: '' }));
     expect(cfg.ups.clientId).toBeUndefined();
