@@ -11,6 +11,7 @@ import { fork } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { EMBEDDED_ENV, EMBEDDED_NODE_FLAGS } from '../apps/server/src/process-memory.ts';
 import type { SoakSample } from './soak-server.ts';
 import type { BenchResult } from './lib/types.ts';
 
@@ -27,8 +28,17 @@ interface Report {
 }
 
 export default async function soakBench(): Promise<BenchResult[]> {
-  // `node` itself, without this process's loader (tsx): the server's memory is measured as `npm start` runs it.
-  const server = fork(path.join(here, 'soak-server.ts'), [], { execArgv: [], env: { ...process.env }, stdio: 'inherit' });
+  // `node` itself, without this process's loader (tsx), with the flags and environment main.ts starts the embedded
+  // default with (decision 159): the server's memory is measured as `npm start` runs it.
+  const server = fork(path.join(here, 'soak-server.ts'), [], {
+    // BENCH_SOAK_NODE_FLAGS replaces the flags, to compare ('' for Node's defaults).
+    execArgv:
+      process.env.BENCH_SOAK_NODE_FLAGS !== undefined
+        ? process.env.BENCH_SOAK_NODE_FLAGS.split(' ').filter(Boolean)
+        : [...EMBEDDED_NODE_FLAGS],
+    env: { ...EMBEDDED_ENV, ...process.env },
+    stdio: 'inherit',
+  });
   const next = <T extends { t: string }>(t: string) =>
     new Promise<T>((resolve, reject) => {
       const onMessage = (m: T) => {

@@ -74,8 +74,8 @@ const envSchema = carrierEnvSchema.extend({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
   DATA_DIR: z.string().default('./data'),
-  /** The embedded database's shared buffers, MB (decision 144). */
-  PGLITE_SHARED_BUFFERS_MB: z.coerce.number().int().min(1).max(4096).default(32),
+  /** The embedded database's shared buffers, MB (decision 144; 16 since decision 159). */
+  PGLITE_SHARED_BUFFERS_MB: z.coerce.number().int().min(1).max(4096).default(16),
   DATABASE_URL: optionalUrl,
   PUBLIC_URL: optionalUrl,
   SMTP_URL: optionalUrl,

@@ -1,6 +1,10 @@
 import './node-version.ts';
 import { enableCompileCache, flushCompileCache } from 'node:module';
 import { parseArgs } from 'node:util';
+import { applyProcessSettings } from './process-memory.ts';
+
+// The embedded default's start-up settings (decision 159): without them this process is replaced by one with them.
+applyProcessSettings();
 
 // Node's compile cache (decision 154): the type-stripped source and V8's code of every module, kept on disk
 // (NODE_COMPILE_CACHE, or the system's temporary directory) so a restart does not strip and compile the same

@@ -57,8 +57,8 @@ it.each(['worker', 'main'] as const)(
   60_000,
 );
 
-it('the server asks for 32 MB of shared buffers unless told otherwise', () => {
-  expect(loadConfig({ DATA_DIR: 'memory://' } as NodeJS.ProcessEnv).PGLITE_SHARED_BUFFERS_MB).toBe(32);
+it('the server asks for 16 MB of shared buffers unless told otherwise (decision 159; 32 in decision 144)', () => {
+  expect(loadConfig({ DATA_DIR: 'memory://' } as NodeJS.ProcessEnv).PGLITE_SHARED_BUFFERS_MB).toBe(16);
   expect(loadConfig({ DATA_DIR: 'memory://', PGLITE_SHARED_BUFFERS_MB: '96' } as NodeJS.ProcessEnv).PGLITE_SHARED_BUFFERS_MB).toBe(96);
 });
 

@@ -1,90 +1,51 @@
-import type { GeoPlace } from '@shiptrail/contract';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import type { ZipCode } from 'zipcodes';
+import { buildZipIndex, type ZipIndex } from './zip-index.ts';
 import { countryCode, type AddressQuery, type Geocoder } from './geocoder.ts';
 
 // The `zipcodes` data set (US ZIP centroids and Canadian forward sortation areas, ~5 MB of JavaScript) is
-// imported on the first lookup, not at start-up: a server whose users never open an address form never
-// pays its memory or its parse time.
+// read on the first lookup, not at start-up: a server whose users never open an address form never
+// pays its parse time. It is then kept as a compact index (zip-index.ts, decision 159): the package's data is read
+// (readPackage), so its 44,175 objects (about 83 MB as a loaded module) are garbage once the index is built.
 
-const PROVINCES: Record<string, string> = {
-  alberta: 'AB',
-  'british columbia': 'BC',
-  manitoba: 'MB',
-  'new brunswick': 'NB',
-  'newfoundland and labrador': 'NL',
-  newfoundland: 'NL',
-  'nova scotia': 'NS',
-  'northwest territories': 'NT',
-  nunavut: 'NU',
-  ontario: 'ON',
-  'prince edward island': 'PE',
-  quebec: 'QC',
-  québec: 'QC',
-  saskatchewan: 'SK',
-  yukon: 'YT',
-};
-
-interface Entry extends GeoPlace {
-  /** Lower-case city for prefix search. */
-  key: string;
-}
-
-interface Data {
-  lookup(zip: string): ZipCode | undefined;
-  /** US entries sorted by ZIP, Canadian by FSA. */
-  byZip: Entry[];
-  /** One entry per (city, state), sorted by city. */
-  byCity: Entry[];
-}
-
-// Canadian rows name every neighbourhood of the area: "Downtown Toronto (cn Tower / King And Spadina / ...)".
-const canadianCity = (city: string) =>
-  city
-    .replace(/\s*\(.*$/, '')
-    .split(' / ')[0]!
-    .trim();
-
-function entryOf(z: ZipCode): Entry {
-  const ca = z.country === 'Canada';
-  const city = ca ? canadianCity(z.city) : z.city;
-  const state = ca ? (PROVINCES[z.state.toLowerCase()] ?? z.state) : z.state;
-  const country = ca ? 'CA' : 'US';
-  return {
-    label: `${city}, ${state} ${z.zip}, ${country}`,
-    address1: '',
-    city,
-    state,
-    zip: z.zip,
-    country,
-    lat: z.latitude,
-    long: z.longitude,
-    key: city.toLowerCase(),
-  };
-}
-
-let loading: Promise<Data> | undefined;
+let index: ZipIndex | undefined;
 /** True once the data set has been read (a test proves start-up does not read it). */
-export const offlineDataLoaded = () => loading !== undefined;
+export const offlineDataLoaded = () => index !== undefined;
 
-function data(): Promise<Data> {
-  loading ??= import('zipcodes').then((mod) => {
-    const zipcodes = (mod as unknown as { default?: typeof mod }).default ?? mod;
-    const all = Object.values(zipcodes.codes)
-      .filter((z) => Number.isFinite(z.latitude) && Number.isFinite(z.longitude))
-      .map(entryOf);
-    const byZip = [...all].sort((a, b) => (a.zip < b.zip ? -1 : a.zip > b.zip ? 1 : 0));
-    const seen = new Set<string>();
-    const byCity: Entry[] = [];
-    for (const e of byZip) {
-      const k = `${e.key}|${e.state}`;
-      if (seen.has(k)) continue;
-      seen.add(k);
-      byCity.push(e);
-    }
-    byCity.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.state < b.state ? -1 : 1));
-    return { lookup: (zip) => zipcodes.lookup(zip), byZip, byCity };
-  });
-  return loading;
+/**
+ * The package's rows, read without keeping the package: its data files are one line of JSON each after
+ * `exports.codes = `, parsed as JSON (no module, no compiled code kept; the objects are garbage once the index is
+ * built). A version of the package laid out otherwise is required and dropped from require's cache.
+ */
+function readPackage(): ZipCode[] {
+  const require = createRequire(import.meta.url);
+  const main = require.resolve('zipcodes');
+  const dir = path.dirname(main);
+  const prefix = 'exports.codes = ';
+  const rows: ZipCode[] = [];
+  for (const file of ['codes.js', 'codesCanada.js']) {
+    const line = readFileSync(path.join(dir, file), 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith(prefix));
+    if (!line) return requirePackage(require, main);
+    rows.push(...Object.values(JSON.parse(line.slice(prefix.length).replace(/;\s*$/, '')) as Record<string, ZipCode>));
+  }
+  return rows;
+}
+
+function requirePackage(require: NodeJS.Require, main: string): ZipCode[] {
+  const zipcodes = require(main) as typeof import('zipcodes');
+  const rows = Object.values(zipcodes.codes);
+  const dir = path.dirname(main);
+  for (const file of Object.keys(require.cache)) if (file.startsWith(dir + path.sep)) delete require.cache[file];
+  return rows;
+}
+
+function data(): ZipIndex {
+  index ??= buildZipIndex(readPackage());
+  return index;
 }
 
 /** '90210-1234' → '90210'; 'm5v 3l9' → 'M5V' (the data set holds Canadian codes by their first three). */
@@ -97,36 +58,6 @@ export function zipKey(zip: string): string | undefined {
   return undefined;
 }
 
-const strip = ({ key: _key, ...place }: Entry): GeoPlace => place;
-
-/** First index in `list` whose `field` is >= `prefix` (the lists are sorted by that field). */
-function lowerBound(list: Entry[], prefix: string, field: 'zip' | 'key'): number {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (list[mid]![field] < prefix) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-function takePrefix(
-  list: Entry[],
-  prefix: string,
-  field: 'zip' | 'key',
-  limit: number,
-  keep: (e: Entry) => boolean = () => true,
-): GeoPlace[] {
-  const out: GeoPlace[] = [];
-  for (let i = lowerBound(list, prefix, field); i < list.length && out.length < limit; i++) {
-    const e = list[i]!;
-    if (!e[field].startsWith(prefix)) break;
-    if (keep(e)) out.push(strip(e));
-  }
-  return out;
-}
-
 export const offlineGeocoder: Geocoder = {
   name: 'offline',
 
@@ -134,25 +65,24 @@ export const offlineGeocoder: Geocoder = {
     const key = zipKey(zip);
     if (!key) return null;
     const want = countryCode(country);
-    const hit = (await data()).lookup(key);
+    const hit = data().lookup(key);
     if (!hit) return null;
-    const e = entryOf(hit);
-    if (want && (want === 'US' || want === 'CA') && e.country !== want) return null;
-    return strip(e);
+    if (want && (want === 'US' || want === 'CA') && hit.country !== want) return null;
+    return hit;
   },
 
   async autocomplete(q, limit) {
-    const d = await data();
+    const d = data();
     const t = q.trim();
     // A ZIP or postal-code prefix.
-    if (/^\d{2,5}(-\d{0,4})?$/.test(t)) return takePrefix(d.byZip, t.slice(0, 5), 'zip', limit);
+    if (/^\d{2,5}(-\d{0,4})?$/.test(t)) return d.zipPrefix(t.slice(0, 5), limit);
     const fsa = /^([A-Za-z]\d[A-Za-z]?)\s*(\d[A-Za-z]\d)?$/.exec(t);
-    if (fsa) return takePrefix(d.byZip, fsa[1]!.toUpperCase(), 'zip', limit);
+    if (fsa) return d.zipPrefix(fsa[1]!.toUpperCase(), limit);
     // "City" or "City, ST".
     const m = /^([^,]+?)\s*(?:,\s*([A-Za-z]{2})\b.*)?$/.exec(t.toLowerCase());
     if (!m) return [];
     const state = m[2]?.toUpperCase();
-    return takePrefix(d.byCity, m[1]!, 'key', limit, (e) => !state || e.state === state);
+    return d.cityPrefix(m[1]!, limit, state);
   },
 
   async locate(address: AddressQuery) {
