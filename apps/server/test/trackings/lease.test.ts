@@ -35,10 +35,11 @@ describe('refresh lease', () => {
     fake.script('ups', tid, { status: 200, body: '{}', delayMs: renewEvery + 2500 });
     const started = Date.now();
     const round = runDueRefreshes(env.ctx);
-    let answered = false;
-    void round.finally(() => (answered = true)).catch(() => undefined);
     await eventually(async () => (fake!.trackRequests.ups >= 1 ? true : null), 10_000, 50);
+    // Not applied yet: the carrier's answer sets lastCheckedAt, and the row's real next check with it.
+    const unapplied = (r: typeof t) => r!.lastCheckedAt?.getTime() === t!.lastCheckedAt?.getTime();
     const [leased] = await env.ctx.db.select().from(trackings).where(eq(trackings.id, t!.id));
+    expect(unapplied(leased)).toBe(true);
     const firstLease = leased!.nextCheckAt!.getTime();
     // A lease (LEASE_MS from the claim, or from a renewal already made on a busy machine), not a next check.
     expect(firstLease).toBeGreaterThanOrEqual(started + LEASE_MS - 1000);
@@ -46,14 +47,15 @@ describe('refresh lease', () => {
     const renewed = await eventually(
       async () => {
         const [r] = await env!.ctx.db.select().from(trackings).where(eq(trackings.id, t!.id));
+        // A renewal is seen while the carrier is still answering: after the answer the row's next check (an error
+        // backoff) would pass for one.
+        expect(unapplied(r)).toBe(true);
         return r!.nextCheckAt!.getTime() > firstLease ? r!.nextCheckAt!.getTime() : null;
       },
       10_000,
       100,
     );
     expect(renewed).toBeGreaterThan(firstLease);
-    // Seen while the carrier was still answering: a renewal, not the row's next check after the answer.
-    expect(answered).toBe(false);
     const stats = await round;
     expect(stats.fetched).toBe(1);
     // After the answer the row carries its real next check (an error backoff here), no lease.
