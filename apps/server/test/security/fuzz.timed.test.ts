@@ -277,7 +277,8 @@ const requestArb = fc.integer({ min: 0, max: 1_000_000 }).chain((i) => {
 
 // ------------------------------------------------------------------ the property
 describe('fuzzing every operation in /v1/openapi.json', () => {
-  it(`${RUNS} requests: no 5xx, the envelope, under 1 s of CPU, no internals`, { timeout: Math.max(120_000, RUNS * 100) }, async () => {
+  // The timeout is a safety net, not a bound: 10,000 requests took 943 s beside a CPU hog on both cores at load 25-31.
+  it(`${RUNS} requests: no 5xx, the envelope, under 1 s of CPU, no internals`, { timeout: Math.max(300_000, RUNS * 300) }, async () => {
     expect(ops.length).toBeGreaterThanOrEqual(29);
     const statuses = new Map<number, number>();
     const perOp = new Map<string, number>();
