@@ -28,6 +28,9 @@ const afterTheRest = (name: string, kind: string, groupOrder: number) => ({
   test: {
     name,
     ...server,
+    // Their set-up (the fuzz test's world of accounts, real processes) is not what they bound, and they run after
+    // the rest on a machine that may still be loaded: at load 35 the fuzz test's beforeAll took over 60 s (decision 160).
+    hookTimeout: 300_000,
     maxWorkers: 1,
     sequence: { groupOrder },
     include: [`src/**/*.${kind}.test.ts`, `test/**/*.${kind}.test.ts`],
@@ -77,7 +80,7 @@ export default defineConfig({
           exclude: [...configDefaults.exclude, '**/*.slow.test.ts', '**/*.timed.test.ts', '**/*.shared.test.ts'],
         },
       },
-      // Latency bounds (an import must not stall a GET, fuzzing's 1 s per request, PGlite's fairness, the timing of
+      // Latency bounds (an import must not stall a GET, fuzzing's 1 s of CPU per request, PGlite's fairness, the timing of
       // unknown and known sessions, the geocoder's timeouts): after the parallel group, one file at a time.
       afterTheRest('server-timed', 'timed', 1),
       // The slow set: tests that spend most of a minute on real processes and real time (kill -9 and a restart, a

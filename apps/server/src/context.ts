@@ -47,6 +47,8 @@ export interface FeatureResources {
   rechargeLoop?: { stop(): Promise<void> };
   /** The worker role's vacuum loop on the embedded database (db/maintenance.ts). */
   embeddedVacuum?: { stop(): Promise<void> };
+  /** How often a refresh batch renews its lease (LEASE_RENEW_MS unless set; tests shorten it, decision 160). */
+  refreshLeaseRenewMs?: number;
   /** Shorter delivery timings (tests). */
   notificationTuning?: Partial<Tuning>;
   /** Fault injection around provider calls (tests). */

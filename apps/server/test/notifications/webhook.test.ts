@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eq, sql } from 'drizzle-orm';
+import { desc, eq, sql } from 'drizzle-orm';
 import { webhookEventSchema } from '@shiptrail/contract';
 import { alerts, notifications, webhookAttempts } from '../../src/db/schema.ts';
 import { rowsOf as resultRows } from '../../src/db/client.ts';
@@ -158,7 +158,20 @@ describe('webhooks (Standard Webhooks) to a local receiver', () => {
     }
   });
 
+  // The test moves a scheduled retry's job to now instead of waiting out its delay (decision 160).
+  const retryNow = (id: string) =>
+    env.ctx.db.execute(
+      sql`update pgboss.job set start_after = now() where data->>'notificationId' = ${id} and state in ('created', 'retry')`,
+    );
+  const retryJobAt = async (id: string) => {
+    const job = sql`select start_after from pgboss.job where data->>'notificationId' = ${id} and state in ('created', 'retry')`;
+    const rows = resultRows<{ start_after: Date }>(await env.ctx.db.execute(job));
+    return rows.map((r) => new Date(r.start_after).getTime());
+  };
+
   it('retries while the receiver is down and delivers after it is back', async () => {
+    // Delays of a minute and more: no retry comes due by itself while the test reads its schedule.
+    fastTuning(env.ctx, { webhookBaseDelayMs: 60_000, webhookMaxDelayMs: 200_000 });
     const a = await account();
     const rx = await startReceiver(() => [a.secret]);
     try {
@@ -167,6 +180,24 @@ describe('webhooks (Standard Webhooks) to a local receiver', () => {
       rx.setRespond(() => (fails-- > 0 ? { status: 503 } : { status: 204 }));
       const t = await insertTracking(env.ctx, a.user.id);
       await changeStatus(env.ctx, t.id, 'Exception');
+      // After each failed try the retry is scheduled on the backoff and its job waits until then; nothing more is sent.
+      const delays: number[] = [];
+      for (let k = 1; k <= 3; k++) {
+        const n = await eventually(async () => {
+          const [row] = await rowsOf(a.user.id);
+          return row?.status === 'retrying' && row.attempts === k ? row : null;
+        }, 20_000);
+        const [last] = await env.ctx.db
+          .select()
+          .from(webhookAttempts)
+          .where(eq(webhookAttempts.notificationId, n.id))
+          .orderBy(desc(webhookAttempts.id))
+          .limit(1);
+        delays.push(n.nextAttemptAt!.getTime() - last!.createdAt.getTime());
+        expect(await retryJobAt(n.id)).toEqual([n.nextAttemptAt!.getTime()]);
+        expect(rx.received).toHaveLength(k);
+        await retryNow(n.id);
+      }
       await eventually(async () => (await rowsOf(a.user.id))[0]?.status === 'delivered', 20_000);
       const [n] = await rowsOf(a.user.id);
       const attempts = await env.ctx.db
@@ -178,11 +209,16 @@ describe('webhooks (Standard Webhooks) to a local receiver', () => {
       expect(n!.attempts).toBe(4);
       expect(new Set(rx.received.map((r) => r.id))).toEqual(new Set([n!.id]));
       expect(rx.received.every((r) => r.verifiedWith === a.secret)).toBe(true);
-      // Backoff: gaps grow (300 ms base, doubled, ±20 % jitter).
-      const gaps = rx.received.slice(1).map((r, i) => r.at - rx.received[i]!.at);
-      expect(gaps[0]!).toBeGreaterThanOrEqual(200);
-      expect(gaps[2]!).toBeGreaterThan(gaps[0]!);
+      // Backoff: 60 s base, doubled, capped at 200 s, ±20 % jitter. Each delay is read from the attempt's row, written
+      // a moment after the delay was taken, so it may be short by that moment (1 s allowed), never long.
+      const bands = [60_000, 120_000, 200_000].map((d) => [0.8 * d - 1000, 1.2 * d]);
+      delays.forEach((d, i) => {
+        expect(d).toBeGreaterThanOrEqual(bands[i]![0]!);
+        expect(d).toBeLessThanOrEqual(bands[i]![1]!);
+      });
+      expect(delays[2]!).toBeGreaterThan(delays[0]!);
     } finally {
+      fastTuning(env.ctx);
       await rx.close();
     }
   });
@@ -247,24 +283,38 @@ describe('webhooks (Standard Webhooks) to a local receiver', () => {
   });
 
   it('gives up after the retry window, marks the delivery failed and raises one alert', async () => {
-    // A retry window of 1.5 s stands in for the three days.
-    fastTuning(env.ctx, { webhookMaxAgeMs: 1500 });
+    // The production window (three days): the test moves the clock past it instead of standing in a short one.
     const a = await account();
     const rx = await startReceiver(() => [a.secret]);
+    const clock = env.ctx.now;
     try {
       await saveSettings(env, a.session, { receiveNotification: { webhook: { triggers: allTriggers, endpoint: rx.url } } });
       rx.setRespond(() => ({ status: 500 }));
       const t = await insertTracking(env.ctx, a.user.id);
       await changeStatus(env.ctx, t.id, 'InTransit');
+      // Inside the window the failure is retried, and no alert is raised.
+      const n = await eventually(async () => {
+        const [row] = await rowsOf(a.user.id);
+        return row?.status === 'retrying' ? row : null;
+      });
+      expect(n.attempts).toBe(1);
+      const alertsOf = async () =>
+        (await env.ctx.db.select().from(alerts).where(eq(alerts.userId, a.user.id))).filter((x) => x.name === 'webhookFailed');
+      expect(await alertsOf()).toHaveLength(0);
+      // Three days and a minute later, the retry finds the window over.
+      env.ctx.now = () => new Date(Date.now() + 3 * 24 * 3600_000 + 60_000);
+      await retryNow(n.id);
       await eventually(async () => (await rowsOf(a.user.id))[0]?.status === 'failed');
-      expect(rx.received.length).toBeGreaterThanOrEqual(2);
-      const stored = await env.ctx.db.select().from(alerts).where(eq(alerts.userId, a.user.id));
-      const failed = stored.filter((x) => x.name === 'webhookFailed');
+      expect(rx.received).toHaveLength(2);
+      expect((await rowsOf(a.user.id))[0]).toMatchObject({ status: 'failed', attempts: 2, nextAttemptAt: null });
+      expect(await retryJobAt(n.id)).toEqual([]);
+      const failed = await alertsOf();
       expect(failed).toHaveLength(1);
       expect(failed[0]!.message).toContain(rx.url);
       expect(failed[0]!.message).toContain('HTTP 500');
+      expect(failed[0]!.message).toContain('72 hours');
     } finally {
-      fastTuning(env.ctx);
+      env.ctx.now = clock;
       await rx.close();
     }
   });
@@ -295,34 +345,38 @@ describe('webhooks (Standard Webhooks) to a local receiver', () => {
 });
 
 describe('webhook SSRF guard at send', () => {
+  // The app is built in the hook (60 s), not in the test (30 s): at load 35 building it took most of the test's time.
+  let env: TestEnv;
+  beforeAll(async () => {
+    env = await createTestEnv();
+    fastTuning(env.ctx);
+    await startJobWorkers(env.ctx, Object.values(notifyJobs));
+  });
+  afterAll(async () => {
+    await env.close();
+  });
+
   it('refuses a loopback receiver when WEBHOOK_ALLOW_PRIVATE is off, and logs why', async () => {
-    const env = await createTestEnv();
+    const a = await signUp(env.app);
+    const rx = await startReceiver(() => []);
     try {
-      fastTuning(env.ctx);
-      await startJobWorkers(env.ctx, Object.values(notifyJobs));
-      const a = await signUp(env.app);
-      const rx = await startReceiver(() => []);
-      try {
-        const u = await userRow(env.ctx, a.email);
-        // Saved directly, as if DNS had pointed the name elsewhere when it was saved.
-        const { users } = await import('../../src/db/schema.ts');
-        await env.ctx.db
-          .update(users)
-          .set({ settings: { receiveNotification: { webhook: { triggers: allTriggers, endpoint: rx.url } } } })
-          .where(eq(users.id, u.id));
-        const t = await insertTracking(env.ctx, u.id);
-        await changeStatus(env.ctx, t.id, 'InTransit');
-        await eventually(
-          async () => (await env.ctx.db.select().from(notifications).where(eq(notifications.userId, u.id)))[0]?.status === 'failed',
-        );
-        const log = await call(env.app, 'GET', '/v1/notifications/log', { token: a.session });
-        expect(log.body.payload[0].deliveries[0].error).toMatch(/public address/);
-        expect(rx.received).toHaveLength(0);
-      } finally {
-        await rx.close();
-      }
+      const u = await userRow(env.ctx, a.email);
+      // Saved directly, as if DNS had pointed the name elsewhere when it was saved.
+      const { users } = await import('../../src/db/schema.ts');
+      await env.ctx.db
+        .update(users)
+        .set({ settings: { receiveNotification: { webhook: { triggers: allTriggers, endpoint: rx.url } } } })
+        .where(eq(users.id, u.id));
+      const t = await insertTracking(env.ctx, u.id);
+      await changeStatus(env.ctx, t.id, 'InTransit');
+      await eventually(
+        async () => (await env.ctx.db.select().from(notifications).where(eq(notifications.userId, u.id)))[0]?.status === 'failed',
+      );
+      const log = await call(env.app, 'GET', '/v1/notifications/log', { token: a.session });
+      expect(log.body.payload[0].deliveries[0].error).toMatch(/public address/);
+      expect(rx.received).toHaveLength(0);
     } finally {
-      await env.close();
+      await rx.close();
     }
   });
 });

@@ -3,7 +3,7 @@
 // caller's own token, another account's, a company owner's, a courier's (of that company and of another), garbage,
 // or none; path ids and body fields are often real ids of those accounts (trackings, shipments, proofs, members,
 // payments, alerts, notifications), so handlers go deep. No reply may be a 5xx, leave the envelope, take over a
-// second, or show internals. 10,000 requests by default (FUZZ_RUNS to change it; about 10 s).
+// second of CPU, or show internals. 10,000 requests by default (FUZZ_RUNS to change it; about 10 s).
 import { pngOf } from '../shipments/png.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
@@ -277,14 +277,17 @@ const requestArb = fc.integer({ min: 0, max: 1_000_000 }).chain((i) => {
 
 // ------------------------------------------------------------------ the property
 describe('fuzzing every operation in /v1/openapi.json', () => {
-  it(`${RUNS} requests: no 5xx, always the envelope, under 1 s, no internals`, { timeout: Math.max(120_000, RUNS * 100) }, async () => {
+  // The timeout is a safety net, not a bound: 10,000 requests took 943 s beside a CPU hog on both cores at load 25-31.
+  it(`${RUNS} requests: no 5xx, the envelope, under 1 s of CPU, no internals`, { timeout: Math.max(300_000, RUNS * 300) }, async () => {
     expect(ops.length).toBeGreaterThanOrEqual(29);
     const statuses = new Map<number, number>();
     const perOp = new Map<string, number>();
     const perActor = new Map<string, number>();
     let pdfs = 0;
     let slowest = 0;
+    let mostCpu = 0;
     const durations: number[] = [];
+    const cpus: number[] = [];
     const medianOf = (xs: number[]) => (xs.length ? [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]! : 0);
     const t0 = performance.now();
     await fc.assert(
@@ -316,13 +319,23 @@ describe('fuzzing every operation in /v1/openapi.json', () => {
           }
         }
         const t = performance.now();
+        const c = process.cpuUsage();
         const res = await env.app.inject({ method: r.op.method, url, headers, payload, remoteAddress: `127.77.0.${r.ip}` });
+        const spent = process.cpuUsage(c);
+        const cpu = (spent.user + spent.system) / 1000;
         const took = performance.now() - t;
         slowest = Math.max(slowest, took);
-        // Slow means slow beside this run's own requests: 1 s, or 40 times the median so far when a busy machine
-        // makes every request slower (decision 106). A request that loops or backtracks takes seconds either way.
-        const slowBound = Math.max(1000, 40 * medianOf(durations));
+        mostCpu = Math.max(mostCpu, cpu);
+        // Slow is judged on the CPU the request made this process spend (all its threads), not on the wall clock: a
+        // request that loops or backtracks burns a second of CPU whatever the load, while a busy machine only makes
+        // the wall clock longer (1.41 s of wall time was seen at load 15-29; issue 27, decision 160). 1 s, or 40 times
+        // this run's median so far (decision 106).
+        const cpuBound = Math.max(1000, 40 * medianOf(cpus));
+        // The wall clock still catches a request that waits on something (a lock, a timer) without working: 10 s, or
+        // 40 times this run's median so far, which a loaded machine stretches along with every other request.
+        const slowBound = Math.max(10_000, 40 * medianOf(durations));
         durations.push(took);
+        cpus.push(cpu);
         const what = `${r.op.method} ${url.slice(0, 200)} (${headers['content-type'] ?? '-'}, ${r.token}) -> ${res.statusCode} ${res.body.slice(0, 300)}`;
         // A receipt or a label sheet the caller may print is a PDF, not the envelope: fine when it is a success.
         if (res.statusCode === 200 && String(res.headers['content-type'] ?? '').startsWith('application/pdf')) {
@@ -354,7 +367,8 @@ describe('fuzzing every operation in /v1/openapi.json', () => {
         if (res.statusCode >= 500 && !(res.statusCode === 503 && /not configured/i.test(body.message))) throw new Error(`5xx: ${what}`);
         if (LEAK.test(body.message) || (body.status === 'fail' && LEAK.test(JSON.stringify(body.payload ?? ''))))
           throw new Error(`internals: ${what}`);
-        if (took > slowBound) throw new Error(`slow (${took.toFixed(0)} ms, bound ${slowBound.toFixed(0)} ms): ${what}`);
+        if (cpu > cpuBound) throw new Error(`slow (${cpu.toFixed(0)} ms of CPU, bound ${cpuBound.toFixed(0)} ms): ${what}`);
+        if (took > slowBound) throw new Error(`stalled (${took.toFixed(0)} ms, bound ${slowBound.toFixed(0)} ms): ${what}`);
         // Keep our own credentials usable when the fuzzer rotated them.
         if (code === 200 && r.op.path === '/v1/user/general/generatenewtoken' && r.token === 'own-key') creds.ownKey = body.payload.token;
         if (code === 200 && r.op.path === '/v1/user/general/generatenewtoken' && r.token === 'own-session')
@@ -391,7 +405,7 @@ describe('fuzzing every operation in /v1/openapi.json', () => {
     );
     const secs = (performance.now() - t0) / 1000;
     console.log(
-      `[fuzz] ${RUNS} requests over ${perOp.size} operations in ${secs.toFixed(1)} s; slowest ${slowest.toFixed(0)} ms; ${pdfs} PDFs; codes ${JSON.stringify(Object.fromEntries([...statuses].sort((x, y) => x[0] - y[0])))}; by caller ${JSON.stringify(Object.fromEntries(perActor))}`,
+      `[fuzz] ${RUNS} requests over ${perOp.size} operations in ${secs.toFixed(1)} s; slowest ${slowest.toFixed(0)} ms (most CPU ${mostCpu.toFixed(0)} ms); ${pdfs} PDFs; codes ${JSON.stringify(Object.fromEntries([...statuses].sort((x, y) => x[0] - y[0])))}; by caller ${JSON.stringify(Object.fromEntries(perActor))}`,
     );
     expect(perOp.size).toBe(ops.length);
     // The server still answers.

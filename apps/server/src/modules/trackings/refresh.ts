@@ -92,7 +92,7 @@ function keepLeased(ctx: AppContext, items: repo.DueTracking[], leaseUntil: Date
       .finally(() => {
         renewing = null;
       });
-  }, LEASE_RENEW_MS);
+  }, ctx.resources.refreshLeaseRenewMs ?? LEASE_RENEW_MS);
   timer.unref();
   return {
     done: (id: string) => pending.delete(id),
