@@ -124,31 +124,39 @@ const EXPLAINED = [
   },
   {
     why: 'Equivalent: without customer messages the gate has nothing to hold or limit; the early return only saves the count query.',
-    mutants: ['apps/server/src/modules/notifications/fanout.ts:166:7 false'],
+    mutants: ['apps/server/src/modules/notifications/fanout.ts:178:7 false'],
   },
   {
     why: LATER("customer-limits.test.ts: an account older than CUSTOMER_NOTIFY_NEW_DAYS has the account's daily cap"),
-    mutants: ['apps/server/src/modules/notifications/fanout.ts:168:17 true'],
+    mutants: ['apps/server/src/modules/notifications/fanout.ts:180:17 true'],
   },
   {
     why: 'Equivalent but for the one millisecond at which an account is exactly CUSTOMER_NOTIFY_NEW_DAYS old.',
     mutants: [
-      'apps/server/src/modules/notifications/fanout.ts:168:17 ctx.now().getTime() - user.createdAt.getTime() <= c.CUSTOMER_NOTIFY_NEW_DAYS * 86_400_000',
+      'apps/server/src/modules/notifications/fanout.ts:180:17 ctx.now().getTime() - user.createdAt.getTime() <= c.CUSTOMER_NOTIFY_NEW_DAYS * 86_400_000',
     ],
   },
   {
     why: LATER('customer-limits.test.ts: the daily cap counts the last 24 hours (messages aged by 2 and by 25 hours)'),
-    mutants: ['apps/server/src/modules/notifications/fanout.ts:170:76 24 / 60'],
+    mutants: ['apps/server/src/modules/notifications/fanout.ts:182:76 24 / 60'],
   },
   {
     why:
       'Equivalent: with no daily cap the count is never compared (the check is dailyCap > 0 && today >= dailyCap); ' +
       "and without the profile's verified flag the gate reads the same flag from the database under its share lock.",
     mutants: [
-      'apps/server/src/modules/notifications/fanout.ts:170:15 true',
-      'apps/server/src/modules/notifications/fanout.ts:170:15 dailyCap >= 0',
-      'apps/server/src/modules/notifications/fanout.ts:173:41 user.emailVerified && undefined',
+      'apps/server/src/modules/notifications/fanout.ts:182:15 true',
+      'apps/server/src/modules/notifications/fanout.ts:182:15 dailyCap >= 0',
+      'apps/server/src/modules/notifications/fanout.ts:186:41 accountReadHere && user.emailVerified && undefined',
+      'apps/server/src/modules/notifications/fanout.ts:186:42 false',
     ],
+  },
+  {
+    why: LATER(
+      'customer-limits.test.ts: "a parcel marked delivered by a verified company mails its customer at once" (the account ' +
+        'handed to the fan-out: &&= never reads the flag and holds the mail)',
+    ),
+    mutants: ['apps/server/src/modules/notifications/fanout.ts:187:33 isVerified &&= await repo.emailVerifiedForShare(tx, user.id)'],
   },
   {
     why: 'Equivalent: planRecipients reads the settings channels, never the webhook secret given to settingsView.',

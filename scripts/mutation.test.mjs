@@ -126,7 +126,7 @@ describe('the merge into bench/results/mutation.json', { timeout: 120_000 }, () 
     const mutants = [
       mutant(1, 166, 7, 'Killed'),
       mutant(2, 168, 17, 'Killed'),
-      mutant(3, 170, 15, 'Survived'),
+      mutant(3, 182, 15, 'Survived'),
       mutant(4, 190, 3, 'Timeout'),
     ];
     writeFileSync(path.join(report, 'mutation.json'), JSON.stringify({ files: { [fanout]: { mutants } } }));
@@ -152,7 +152,7 @@ describe('the merge into bench/results/mutation.json', { timeout: 120_000 }, () 
     expect(notifications.survivors.map((s) => [s.part, s.at, s.why?.slice(0, 11) ?? null])).toEqual([
       ['notifications-1', `${fanout}:52:59`, 'Equivalent:'],
       ['notifications-1', `${fanout}:64:35`, 'Equivalent:'],
-      ['notifications-2', `${fanout}:170:15`, 'Equivalent:'],
+      ['notifications-2', `${fanout}:182:15`, 'Equivalent:'],
     ]);
     expect(idempotency.score).toBe(91.46);
   });

@@ -8,7 +8,7 @@ import { startJobWorkers } from '../../src/jobs/registry.ts';
 import { notifyJobs } from '../../src/modules/notifications/notifications.jobs.ts';
 import { QUIET_MS, queuesIdle, quietWindow, waitFor } from '../wait.ts';
 import { call, createTestEnv, signUp, startSmtp, type SmtpCapture, type TestEnv } from '../helpers.ts';
-import { fastTuning, mailTo, markVerified, saveSettings, userRow } from './fixtures.ts';
+import { fastTuning, insertTracking, mailTo, markVerified, saveSettings, userRow } from './fixtures.ts';
 import { readmeShipment } from '../shipments/fixtures.ts';
 
 describe('messages to customers: held until the account is verified, and limited', () => {
@@ -145,5 +145,26 @@ describe('messages to customers: held until the account is verified, and limited
     await flip(c.session, tid2, 'Exception', 10);
     const second = await statusesTo(c.id, 'window-second@example.net');
     expect(second.filter(([st]) => st !== 'limited')).toHaveLength(1);
+  });
+  // Marking a parcel delivered hands the request's account to the fan-out (decision 148): its verified flag is then
+  // read from the database under the share lock, not taken from the row the request holds.
+  it('a parcel marked delivered by a verified company mails its customer at once; by an unverified one, the mail is held', async () => {
+    for (const verified of [true, false]) {
+      const customer = `marked-${verified}@example.net`;
+      const c = await signUp(env.app, { userType: 'company', company: `Marked ${verified}` });
+      await saveSettings(env, c.session, { sendNotification: { email: { triggers: { Delivered: true } } } });
+      if (verified) await markVerified(env.ctx, c.email);
+      const u = await userRow(env.ctx, c.email);
+      const t = await insertTracking(env.ctx, u.id, { status: 'InTransit', notifyEmail: customer });
+      expect((await call(env.app, 'GET', `/v1/trackings/delivered/${t.tid}`, { token: c.session })).statusCode).toBe(200);
+      const [row] = await rowsTo(u.id, customer);
+      if (!verified) {
+        expect([row?.status, row?.lastError]).toEqual(['held', 'Held until the account email address is verified']);
+        continue;
+      }
+      expect(row?.status).not.toBe('held');
+      await smtp.waitFor((m) => mailTo(m).includes(customer));
+      await waitFor(async () => (await rowsTo(u.id, customer))[0]?.status === 'sent', { message: 'the customer mail was not sent' });
+    }
   });
 });
