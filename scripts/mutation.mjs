@@ -152,6 +152,16 @@ const EXPLAINED = [
     ],
   },
   {
+    why:
+      'Equivalent: with the repeat limit off (CUSTOMER_NOTIFY_REPEAT_MINUTES 0) the count it guards looks at the last 0 ' +
+      "minutes (created_at > now()), where no earlier message is (created_at defaults to its own transaction's now()); " +
+      'the check only saves that query.',
+    mutants: [
+      'apps/server/src/modules/notifications/fanout.ts:190:7 true',
+      'apps/server/src/modules/notifications/fanout.ts:190:7 c.CUSTOMER_NOTIFY_REPEAT_MINUTES >= 0',
+    ],
+  },
+  {
     why: LATER(
       'customer-limits.test.ts: "a parcel marked delivered by a verified company mails its customer at once" (the account ' +
         'handed to the fan-out: &&= never reads the flag and holds the mail)',
