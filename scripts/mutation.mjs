@@ -162,6 +162,13 @@ const EXPLAINED = [
     ],
   },
   {
+    why: LATER('customer-limits.test.ts: "a daily cap of 0 lifts the cap" (the mutants limit every message when the cap is 0)'),
+    mutants: [
+      'apps/server/src/modules/notifications/fanout.ts:198:22 true',
+      'apps/server/src/modules/notifications/fanout.ts:198:22 dailyCap >= 0',
+    ],
+  },
+  {
     why: LATER(
       'customer-limits.test.ts: "a parcel marked delivered by a verified company mails its customer at once" (the account ' +
         'handed to the fan-out: &&= never reads the flag and holds the mail)',

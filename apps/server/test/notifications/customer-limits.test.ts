@@ -167,4 +167,22 @@ describe('messages to customers: held until the account is verified, and limited
       await waitFor(async () => (await rowsTo(u.id, customer))[0]?.status === 'sent', { message: 'the customer mail was not sent' });
     }
   });
+  it('a daily cap of 0 lifts the cap: no message to a customer is limited by it', async () => {
+    const c = await companyWithShipment('uncapped@example.net', 'Uncapped Co');
+    await markVerified(env.ctx, c.email);
+    const config = env.ctx.config as { CUSTOMER_NOTIFY_NEW_DAILY: number; CUSTOMER_NOTIFY_DAILY: number };
+    const caps = { ...config };
+    Object.assign(config, { CUSTOMER_NOTIFY_NEW_DAILY: 0, CUSTOMER_NOTIFY_DAILY: 0 });
+    try {
+      expect((await flip(c.session, c.tid, 'InTransit', 1)).statusCode).toBe(200);
+    } finally {
+      Object.assign(config, {
+        CUSTOMER_NOTIFY_NEW_DAILY: caps.CUSTOMER_NOTIFY_NEW_DAILY,
+        CUSTOMER_NOTIFY_DAILY: caps.CUSTOMER_NOTIFY_DAILY,
+      });
+    }
+    const rows = [...(await rowsTo(c.id, 'uncapped@example.net')), ...(await rowsTo(c.id, '+12025550150'))];
+    expect(rows).toHaveLength(2);
+    expect(rows.filter((r) => r.status === 'limited').map((r) => r.lastError)).toEqual([]);
+  });
 });
