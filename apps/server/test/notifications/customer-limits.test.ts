@@ -72,6 +72,11 @@ describe('messages to customers: held until the account is verified, and limited
     const sms = await rowsTo(c.id, '+12025550150');
     expect(byStatus(mails)).toEqual({ held: 2, limited: 8 });
     expect(byStatus(sms)).toEqual({ held: 2, limited: 8 });
+    // Each limited one is a repeat of its status, and the delivery log says so, naming its channel.
+    const why = (rows: Array<{ status: string; lastError: string | null }>) =>
+      new Set(rows.filter((r) => r.status === 'limited').map((r) => r.lastError));
+    expect(why(mails)).toEqual(new Set(['Not sent: this customer already had this status by email in the last 60 minutes']));
+    expect(why(sms)).toEqual(new Set(['Not sent: this customer already had this status by SMS in the last 60 minutes']));
     expect(await quietWindow(QUIET_MS, () => smtp.mails.filter((m) => mailTo(m).includes(victim)).length)).toBe(0);
     // The delivery log tells the company why.
     const log = await call(env.app, 'GET', '/v1/notifications/log', { token: c.session });
