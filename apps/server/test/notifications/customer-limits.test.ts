@@ -190,4 +190,19 @@ describe('messages to customers: held until the account is verified, and limited
     expect(rows).toHaveLength(2);
     expect(rows.filter((r) => r.status === 'limited').map((r) => r.lastError)).toEqual([]);
   });
+  it('one status change with more messages to customers than the cap has left sends what is left and limits the rest', async () => {
+    const c = await companyWithShipment('left-first@example.net', 'Cap Left Co');
+    await markVerified(env.ctx, c.email);
+    // Five of the new account's 6: two statuses by mail and SMS, and one mail to another customer.
+    await flip(c.session, c.tid, 'InTransit', 1);
+    await flip(c.session, c.tid, 'Exception', 2);
+    await flip(c.session, await secondShipment(c.session, 'left-second@example.net'), 'InTransit', 3);
+    // The next status brings a mail and an SMS: one goes, the other is over the cap.
+    await flip(c.session, c.tid, 'OutForDelivery', 4);
+    const rows = [...(await rowsTo(c.id, 'left-first@example.net')), ...(await rowsTo(c.id, '+12025550150'))];
+    expect(rows).toHaveLength(6);
+    expect(rows.filter((r) => r.status === 'limited').map((r) => r.lastError)).toEqual([
+      'Not sent: the account reached its 6 messages to customers in 24 hours',
+    ]);
+  });
 });
