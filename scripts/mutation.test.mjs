@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MODULES, resolveMutate } from './mutation.mjs';
+import { MODULES, dropTimeouts, resolveMutate, summarise } from './mutation.mjs';
 
 const source = [
   "import x from 'y';", //                                   1
@@ -39,7 +39,8 @@ describe('resolveMutate', () => {
 // Running one part of a module must not drop the others: reports/ is not committed, so a part run in an earlier
 // session has only its entry in bench/results/mutation.json (issue 27: delivery-1's run would have erased
 // notifications-2 and engine-1).
-describe('the merge into bench/results/mutation.json', () => {
+// Each case starts node on the script (which loads TypeScript): seconds on a loaded machine, not a failure.
+describe('the merge into bench/results/mutation.json', { timeout: 120_000 }, () => {
   const script = fileURLToPath(new URL('./mutation.mjs', import.meta.url));
   const fanout = 'apps/server/src/modules/notifications/fanout.ts';
   const mutant = (id, line, column, status, replacement = 'true') => ({
@@ -125,7 +126,7 @@ describe('the merge into bench/results/mutation.json', () => {
     const mutants = [
       mutant(1, 166, 7, 'Killed'),
       mutant(2, 168, 17, 'Killed'),
-      mutant(3, 170, 15, 'Survived'),
+      mutant(3, 182, 15, 'Survived'),
       mutant(4, 190, 3, 'Timeout'),
     ];
     writeFileSync(path.join(report, 'mutation.json'), JSON.stringify({ files: { [fanout]: { mutants } } }));
@@ -140,13 +141,18 @@ describe('the merge into bench/results/mutation.json', () => {
       timeout: 1,
       survived: 3,
       score: 94.74, // (53 + 1) / 57
+      scoreKilledOnly: 92.98, // 53 / 57: the timeout as undetected
       complete: true,
     });
+    // The timeout was not tested again alone (no retest file): it is listed so.
+    expect(notifications.timeouts).toEqual([
+      { part: 'notifications-2', at: `${fanout}:190:3`, mutator: 'ConditionalExpression', replacement: 'true', retest: null },
+    ]);
     // Part 1's survivors stay with their reasons; part 2's are this run's, its reason from EXPLAINED.
     expect(notifications.survivors.map((s) => [s.part, s.at, s.why?.slice(0, 11) ?? null])).toEqual([
       ['notifications-1', `${fanout}:52:59`, 'Equivalent:'],
       ['notifications-1', `${fanout}:64:35`, 'Equivalent:'],
-      ['notifications-2', `${fanout}:170:15`, 'Equivalent:'],
+      ['notifications-2', `${fanout}:182:15`, 'Equivalent:'],
     ]);
     expect(idempotency.score).toBe(91.46);
   });
@@ -167,5 +173,47 @@ describe('the merge into bench/results/mutation.json', () => {
       ['notifications-1', `${fanout}:61:3`],
       ['notifications-2', `${fanout}:170:15`],
     ]);
+  });
+  it('lists the timeouts tested again alone with their status then, and keeps them when the part is not run', () => {
+    const report = path.join(dir, 'reports/mutation/notifications-2');
+    mkdirSync(report, { recursive: true });
+    // Both timed out in the full run; tested again alone, one was killed and one timed out again.
+    const mutants = [mutant(1, 166, 7, 'Killed'), mutant(2, 190, 3, 'Killed'), mutant(3, 191, 3, 'Timeout')];
+    writeFileSync(path.join(report, 'mutation.json'), JSON.stringify({ files: { [fanout]: { mutants } } }));
+    const date = '2026-11-27T16:00:00.000Z';
+    const again = [`${fanout}:190:3 true`, `${fanout}:191:3 true`];
+    writeFileSync(path.join(report, 'timeouts-retested.json'), JSON.stringify({ date, mutants: again }));
+    const { notifications } = mergeOnly();
+    const part2 = notifications.parts[1];
+    expect(part2).toMatchObject({ tested: 3, killed: 2, timeout: 1, score: 100, scoreKilledOnly: 66.67, timeoutsRetested: 2 });
+    expect(notifications.timeouts.map((t) => [t.at, t.retest])).toEqual([
+      [`${fanout}:190:3`, 'Killed'],
+      [`${fanout}:191:3`, 'Timeout'],
+    ]);
+    // A later merge without the reports keeps the part, its timeouts and both scores.
+    rmSync(path.join(dir, 'reports'), { recursive: true });
+    const again2 = mergeOnly().notifications;
+    expect(again2.timeouts).toEqual(notifications.timeouts);
+    expect(again2.parts[1]).toMatchObject({ scoreKilledOnly: 66.67, timeoutsRetested: 2 });
+    expect(again2.scoreKilledOnly).toBe(notifications.scoreKilledOnly);
+  });
+
+  it('gives the score without timeouts of a part kept from an older results file that did not have it', () => {
+    const { notifications } = mergeOnly();
+    // The earlier file had no scoreKilledOnly: part 1 is 51 killed of 53, the module 68 of 77.
+    expect(notifications.parts[0]).toMatchObject({ score: 96.23, scoreKilledOnly: 96.23 });
+    expect(notifications).toMatchObject({ score: 88.31, scoreKilledOnly: 88.31, timeouts: [] });
+    expect(summarise([mutant(1, 1, 1, 'Killed'), mutant(2, 1, 2, 'Timeout')])).toMatchObject({ score: 100, scoreKilledOnly: 50 });
+  });
+});
+
+describe('dropTimeouts', () => {
+  it('takes the timed-out mutants out of an incremental report, so the next run tests only them', () => {
+    const at = (line, status) => ({ id: String(line), replacement: 'false', location: { start: { line, column: 3 } }, status });
+    const inc = {
+      files: { 'a.ts': { mutants: [at(1, 'Killed'), at(2, 'Timeout'), at(3, 'Survived')] }, 'b.ts': { mutants: [at(9, 'Timeout')] } },
+    };
+    expect(dropTimeouts(inc)).toEqual(['a.ts:2:3 false', 'b.ts:9:3 false']);
+    expect(Object.values(inc.files).flatMap((f) => f.mutants.map((m) => m.status))).toEqual(['Killed', 'Survived']);
   });
 });

@@ -8,7 +8,7 @@ import { startJobWorkers } from '../../src/jobs/registry.ts';
 import { notifyJobs } from '../../src/modules/notifications/notifications.jobs.ts';
 import { QUIET_MS, queuesIdle, quietWindow, waitFor } from '../wait.ts';
 import { call, createTestEnv, signUp, startSmtp, type SmtpCapture, type TestEnv } from '../helpers.ts';
-import { fastTuning, mailTo, markVerified, saveSettings, userRow } from './fixtures.ts';
+import { fastTuning, insertTracking, mailTo, markVerified, saveSettings, userRow } from './fixtures.ts';
 import { readmeShipment } from '../shipments/fixtures.ts';
 
 describe('messages to customers: held until the account is verified, and limited', () => {
@@ -72,6 +72,11 @@ describe('messages to customers: held until the account is verified, and limited
     const sms = await rowsTo(c.id, '+12025550150');
     expect(byStatus(mails)).toEqual({ held: 2, limited: 8 });
     expect(byStatus(sms)).toEqual({ held: 2, limited: 8 });
+    // Each limited one is a repeat of its status, and the delivery log says so, naming its channel.
+    const why = (rows: Array<{ status: string; lastError: string | null }>) =>
+      new Set(rows.filter((r) => r.status === 'limited').map((r) => r.lastError));
+    expect(why(mails)).toEqual(new Set(['Not sent: this customer already had this status by email in the last 60 minutes']));
+    expect(why(sms)).toEqual(new Set(['Not sent: this customer already had this status by SMS in the last 60 minutes']));
     expect(await quietWindow(QUIET_MS, () => smtp.mails.filter((m) => mailTo(m).includes(victim)).length)).toBe(0);
     // The delivery log tells the company why.
     const log = await call(env.app, 'GET', '/v1/notifications/log', { token: c.session });
@@ -145,5 +150,59 @@ describe('messages to customers: held until the account is verified, and limited
     await flip(c.session, tid2, 'Exception', 10);
     const second = await statusesTo(c.id, 'window-second@example.net');
     expect(second.filter(([st]) => st !== 'limited')).toHaveLength(1);
+  });
+  // Marking a parcel delivered hands the request's account to the fan-out (decision 148): its verified flag is then
+  // read from the database under the share lock, not taken from the row the request holds.
+  it('a parcel marked delivered by a verified company mails its customer at once; by an unverified one, the mail is held', async () => {
+    for (const verified of [true, false]) {
+      const customer = `marked-${verified}@example.net`;
+      const c = await signUp(env.app, { userType: 'company', company: `Marked ${verified}` });
+      await saveSettings(env, c.session, { sendNotification: { email: { triggers: { Delivered: true } } } });
+      if (verified) await markVerified(env.ctx, c.email);
+      const u = await userRow(env.ctx, c.email);
+      const t = await insertTracking(env.ctx, u.id, { status: 'InTransit', notifyEmail: customer });
+      expect((await call(env.app, 'GET', `/v1/trackings/delivered/${t.tid}`, { token: c.session })).statusCode).toBe(200);
+      const [row] = await rowsTo(u.id, customer);
+      if (!verified) {
+        expect([row?.status, row?.lastError]).toEqual(['held', 'Held until the account email address is verified']);
+        continue;
+      }
+      expect(row?.status).not.toBe('held');
+      await smtp.waitFor((m) => mailTo(m).includes(customer));
+      await waitFor(async () => (await rowsTo(u.id, customer))[0]?.status === 'sent', { message: 'the customer mail was not sent' });
+    }
+  });
+  it('a daily cap of 0 lifts the cap: no message to a customer is limited by it', async () => {
+    const c = await companyWithShipment('uncapped@example.net', 'Uncapped Co');
+    await markVerified(env.ctx, c.email);
+    const config = env.ctx.config as { CUSTOMER_NOTIFY_NEW_DAILY: number; CUSTOMER_NOTIFY_DAILY: number };
+    const caps = { ...config };
+    Object.assign(config, { CUSTOMER_NOTIFY_NEW_DAILY: 0, CUSTOMER_NOTIFY_DAILY: 0 });
+    try {
+      expect((await flip(c.session, c.tid, 'InTransit', 1)).statusCode).toBe(200);
+    } finally {
+      Object.assign(config, {
+        CUSTOMER_NOTIFY_NEW_DAILY: caps.CUSTOMER_NOTIFY_NEW_DAILY,
+        CUSTOMER_NOTIFY_DAILY: caps.CUSTOMER_NOTIFY_DAILY,
+      });
+    }
+    const rows = [...(await rowsTo(c.id, 'uncapped@example.net')), ...(await rowsTo(c.id, '+12025550150'))];
+    expect(rows).toHaveLength(2);
+    expect(rows.filter((r) => r.status === 'limited').map((r) => r.lastError)).toEqual([]);
+  });
+  it('one status change with more messages to customers than the cap has left sends what is left and limits the rest', async () => {
+    const c = await companyWithShipment('left-first@example.net', 'Cap Left Co');
+    await markVerified(env.ctx, c.email);
+    // Five of the new account's 6: two statuses by mail and SMS, and one mail to another customer.
+    await flip(c.session, c.tid, 'InTransit', 1);
+    await flip(c.session, c.tid, 'Exception', 2);
+    await flip(c.session, await secondShipment(c.session, 'left-second@example.net'), 'InTransit', 3);
+    // The next status brings a mail and an SMS: one goes, the other is over the cap.
+    await flip(c.session, c.tid, 'OutForDelivery', 4);
+    const rows = [...(await rowsTo(c.id, 'left-first@example.net')), ...(await rowsTo(c.id, '+12025550150'))];
+    expect(rows).toHaveLength(6);
+    expect(rows.filter((r) => r.status === 'limited').map((r) => r.lastError)).toEqual([
+      'Not sent: the account reached its 6 messages to customers in 24 hours',
+    ]);
   });
 });
