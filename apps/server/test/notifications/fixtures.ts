@@ -2,12 +2,13 @@ import http from 'node:http';
 import { eq } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import type { AppContext } from '../../src/context.ts';
-import { trackings, users } from '../../src/db/schema.ts';
+import { notifications, trackings, users } from '../../src/db/schema.ts';
 import type { Checkpoint } from '@shiptrail/contract';
 import { recordStatusChange } from '../../src/modules/trackings/events.ts';
 import { updateTracking } from '../../src/modules/trackings/trackings.repository.ts';
 import type { Tuning } from '../../src/modules/notifications/tuning.ts';
-import { call, type TestEnv } from '../helpers.ts';
+import { call, createTestEnv, signUp, startSmtp, type SmtpCapture, type TestEnv } from '../helpers.ts';
+import { onLoopback } from '../loopback.ts';
 
 /** Short webhook and retry timings so recovery tests run in seconds. */
 export function fastTuning(ctx: AppContext, over: Partial<Tuning> = {}) {
@@ -142,10 +143,9 @@ export async function startReceiver(secrets: () => string[]) {
       res.end(`answer ${a.status}`);
     });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as { port: number }).port;
+  const loopback = await onLoopback(server);
   return {
-    url: `http://127.0.0.1:${port}/hooks`,
+    url: `${loopback.url}/hooks`,
     received,
     setRespond(fn: typeof respond) {
       respond = fn;
@@ -153,11 +153,7 @@ export async function startReceiver(secrets: () => string[]) {
     setDown(v: boolean) {
       down = v;
     },
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
+    close: loopback.close,
   };
 }
 
@@ -194,20 +190,80 @@ export async function startFakeTwilio() {
       res.end(JSON.stringify(a.json));
     });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as { port: number }).port;
+  const loopback = await onLoopback(server);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: loopback.url,
     requests,
     setRespond(fn: typeof respond) {
       respond = fn;
     },
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
+    close: loopback.close,
   };
+}
+export type FakeTwilio = Awaited<ReturnType<typeof startFakeTwilio>>;
+
+/** The fake Twilio account the notification env's app sends with (its Basic auth is these two). */
+export const TWILIO_ACCOUNT = { sid: 'AC0123456789abcdef', token: 'tok-secret' };
+
+/** The app with mail and SMS on loopback: a mail server, a fake Twilio, and a test env that sends through both. */
+export interface NotificationEnv<M extends { url: string; close(): Promise<void> } = SmtpCapture> {
+  env: TestEnv;
+  smtp: M;
+  twilio: FakeTwilio;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a notification env: `smtp` starts the mail server (a real one that parses what it gets, unless a test
+ * brings its own), `env` adds to the app's settings (WEBHOOK_ALLOW_PRIVATE, ...). Close it in afterAll.
+ */
+export async function startNotificationEnv<M extends { url: string; close(): Promise<void> } = SmtpCapture>(
+  opts: { smtp?: () => Promise<M>; env?: Record<string, string> } = {},
+): Promise<NotificationEnv<M>> {
+  const smtp = await (opts.smtp ?? (startSmtp as unknown as () => Promise<M>))();
+  const twilio = await startFakeTwilio();
+  const env = await createTestEnv({
+    SMTP_URL: smtp.url,
+    TWILIO_BASE_URL: twilio.url,
+    TWILIO_ACCOUNT_SID: TWILIO_ACCOUNT.sid,
+    TWILIO_AUTH_TOKEN: TWILIO_ACCOUNT.token,
+    TWILIO_FROM: '+15005550006',
+    ...opts.env,
+  }).catch(async (e: unknown) => {
+    await smtp.close();
+    await twilio.close();
+    throw e;
+  });
+  return {
+    env,
+    smtp,
+    twilio,
+    async close() {
+      await env.close();
+      await smtp.close();
+      await twilio.close();
+    },
+  };
+}
+
+/** Notification settings that send every status change on `channel` (SMS goes to the profile's phone). */
+export const everyChangeBy = (channel: 'email' | 'sms') => ({
+  receiveNotification: { [channel === 'sms' ? 'phone' : 'email']: { triggers: allTriggers } },
+});
+
+/**
+ * An account with a phone, `settings` saved, and one tracking `tid` moved to InTransit: its notification row is
+ * queued and its job not run (the tests run the handler by hand or start the workers).
+ */
+export async function accountWithNotification(env: TestEnv, settings: Record<string, unknown>, tid: string) {
+  const a = await signUp(env.app);
+  await call(env.app, 'POST', '/v1/user/general/update', { token: a.session, body: { profile: { phone: '2025550143' } } });
+  await saveSettings(env, a.session, settings);
+  const u = await userRow(env.ctx, a.email);
+  const t = await insertTracking(env.ctx, u.id, { tid });
+  await changeStatus(env.ctx, t.id, 'InTransit');
+  const [n] = await env.ctx.db.select().from(notifications).where(eq(notifications.userId, u.id));
+  return { a, email: a.email, u, n: n! };
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
