@@ -1,4 +1,5 @@
 import type http from 'node:http';
+import { createServer } from 'node:net';
 import type net from 'node:net';
 
 /** A test's server listening on a free loopback port. */
@@ -27,4 +28,11 @@ export async function onLoopback(server: net.Server | http.Server, stop?: (done:
         server.close(() => r());
       }),
   };
+}
+
+/** A free loopback port that nothing listens on yet (a child process or a later server takes it). */
+export async function freePort(): Promise<number> {
+  const s = await onLoopback(createServer());
+  await s.close();
+  return s.port;
 }

@@ -157,6 +157,25 @@ export async function startReceiver(secrets: () => string[]) {
   };
 }
 
+/**
+ * A webhook receiver that answers each request after `delayMs` (503 to the ids in `refuse`, 200 to the rest) and
+ * counts the ids it got, without verifying them.
+ */
+export async function startSlowReceiver(delayMs = 0) {
+  const ids: string[] = [];
+  const refuse = new Set<string>();
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      const id = String(req.headers['webhook-id']);
+      ids.push(id);
+      setTimeout(() => res.writeHead(refuse.has(id) ? 503 : 200).end('ok'), delayMs);
+    });
+  });
+  const loopback = await onLoopback(server);
+  return { url: `${loopback.url}/hooks`, ids, refuse, close: loopback.close };
+}
+
 export interface TwilioRequest {
   to: string;
   from: string;
