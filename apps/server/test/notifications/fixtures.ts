@@ -9,6 +9,10 @@ import { updateTracking } from '../../src/modules/trackings/trackings.repository
 import type { Tuning } from '../../src/modules/notifications/tuning.ts';
 import { call, createTestEnv, signUp, startSmtp, type SmtpCapture, type TestEnv } from '../helpers.ts';
 import { onLoopback } from '../loopback.ts';
+import { startJobWorkers } from '../../src/jobs/registry.ts';
+import { notifyJobs } from '../../src/modules/notifications/notifications.jobs.ts';
+import { refreshJob } from '../../src/modules/trackings/trackings.jobs.ts';
+import { startRefreshScheduler, stopRefreshScheduler } from '../../src/modules/trackings/refresh.ts';
 
 /** Short webhook and retry timings so recovery tests run in seconds. */
 export function fastTuning(ctx: AppContext, over: Partial<Tuning> = {}) {
@@ -292,4 +296,25 @@ export function mailTo(m: { to?: unknown }): string {
   const to = m.to as { text?: string } | Array<{ text?: string }> | undefined;
   if (!to) return '';
   return Array.isArray(to) ? to.map((t) => t.text ?? '').join(', ') : (to.text ?? '');
+}
+
+/**
+ * The app as it runs the sandbox carriers' journeys: a real mail server, webhooks to loopback, the notification
+ * and refresh workers and the refresh scheduler, the journeys at pace 0.03 (one with a failed attempt plays in
+ * about 9 s).
+ */
+export async function startJourneyEnv() {
+  const smtp = await startSmtp();
+  const env = await createTestEnv({ SMTP_URL: smtp.url, WEBHOOK_ALLOW_PRIVATE: 'true', CARRIER_SANDBOX_PACE: '0.03' });
+  await startJobWorkers(env.ctx, [...Object.values(notifyJobs), refreshJob]);
+  await startRefreshScheduler(env.ctx);
+  return {
+    env,
+    smtp,
+    async close() {
+      await stopRefreshScheduler(env.ctx);
+      await env.close();
+      await smtp.close();
+    },
+  };
 }
