@@ -318,3 +318,19 @@ export async function startJourneyEnv() {
     },
   };
 }
+
+/** The app with a real mail server on loopback, short notification timings and the notification workers. */
+export async function startMailEnv() {
+  const smtp = await startSmtp();
+  const env = await createTestEnv({ SMTP_URL: smtp.url });
+  fastTuning(env.ctx);
+  await startJobWorkers(env.ctx, Object.values(notifyJobs));
+  return {
+    env,
+    smtp,
+    async close() {
+      await env.close();
+      await smtp.close();
+    },
+  };
+}
