@@ -7,13 +7,14 @@ import type { PGliteOptions } from '@electric-sql/pglite';
 import { inject } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
-import { SMTPServer } from 'smtp-server';
+import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { loadConfig, type Config } from '../src/config.ts';
 import type { AppContext } from '../src/context.ts';
 import { buildApp } from '../src/app.ts';
 import { createContext, closeContext, createLogger } from '../src/bootstrap.ts';
 import { endpoints } from '@shiptrail/contract';
+import { onLoopback } from './loopback.ts';
 
 /**
  * Which database the tests run on: PGlite in memory by default; a PostgreSQL server when
@@ -216,13 +217,17 @@ export interface SmtpCapture {
   close(): Promise<void>;
 }
 
-/** A real SMTP server on loopback that parses what it receives. */
-export async function startSmtp(): Promise<SmtpCapture> {
+/**
+ * A real SMTP server on loopback that parses what it receives; `hooks` answer the session's earlier steps (a
+ * server that refuses connections, say).
+ */
+export async function startSmtp(hooks: Pick<SMTPServerOptions, 'onConnect' | 'onMailFrom'> = {}): Promise<SmtpCapture> {
   const mails: ParsedMail[] = [];
   const waiters: Array<() => void> = [];
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
+    ...hooks,
     onData(stream, _session, cb) {
       simpleParser(stream)
         .then((m) => {
@@ -233,10 +238,9 @@ export async function startSmtp(): Promise<SmtpCapture> {
         .catch(cb);
     },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.server.address() as { port: number }).port;
+  const loopback = await onLoopback(server.server, (done) => server.close(done));
   return {
-    url: `smtp://127.0.0.1:${port}`,
+    url: `smtp://127.0.0.1:${loopback.port}`,
     mails,
     async waitFor(pred, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
@@ -250,7 +254,7 @@ export async function startSmtp(): Promise<SmtpCapture> {
         });
       }
     },
-    close: () => new Promise<void>((r) => server.close(() => r())),
+    close: loopback.close,
   };
 }
 

@@ -3,6 +3,7 @@
 // the condition that says the work is done, then watch for a quiet window in which nothing more arrives.
 import { sql } from 'drizzle-orm';
 import type { AppContext } from '../src/context.ts';
+import { notifyJobs } from '../src/modules/notifications/notifications.jobs.ts';
 
 /** Poll until `condition` returns a truthy value; fails with `message` after `timeout` ms. */
 export async function waitFor<T>(
@@ -50,4 +51,16 @@ export async function queuesIdle(ctx: AppContext, queues: string[]): Promise<boo
     )}) and state in ('created', 'retry', 'active')`,
   )) as unknown as { rows: Array<{ n: number }> };
   return r.rows[0]!.n === 0;
+}
+
+/** Waits until no notification job (mail, SMS, webhook, ...) is queued or running. */
+export async function notificationsIdle(ctx: AppContext): Promise<void> {
+  await waitFor(
+    () =>
+      queuesIdle(
+        ctx,
+        Object.values(notifyJobs).map((j) => j.name),
+      ),
+    { message: 'notification queues still busy' },
+  );
 }

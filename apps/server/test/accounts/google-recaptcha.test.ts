@@ -1,9 +1,10 @@
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { users } from '../../src/db/schema.ts';
 import { call, createTestEnv, type TestEnv } from '../helpers.ts';
+import { onLoopback } from '../loopback.ts';
 
 /**
  * A local stand-in for Google's OAuth endpoints (authorization code + PKCE) and reCAPTCHA's verify
@@ -11,7 +12,7 @@ import { call, createTestEnv, type TestEnv } from '../helpers.ts';
  */
 interface FakeGoogle {
   url: string;
-  server: Server;
+  close(): Promise<void>;
   codes: Map<string, { challenge: string; redirectUri: string; user: Record<string, unknown> }>;
   tokenRequests: URLSearchParams[];
 }
@@ -52,9 +53,8 @@ async function startFakeGoogle(): Promise<FakeGoogle> {
       json(404, {});
     });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-  return { url, server, codes, tokenRequests };
+  const { url, close } = await onLoopback(server);
+  return { url, close, codes, tokenRequests };
 }
 
 describe('Google sign-in (authorization code + PKCE) against a local fake provider', () => {
@@ -74,7 +74,7 @@ describe('Google sign-in (authorization code + PKCE) against a local fake provid
   });
   afterAll(async () => {
     await env.close();
-    g.server.close();
+    await g.close();
   });
 
   /** What a browser does: follow the auth URL, "consent", come back with code and state. */

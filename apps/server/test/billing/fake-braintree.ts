@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { onLoopback } from '../loopback.ts';
 import { gzipSync } from 'node:zlib';
 
 /**
@@ -286,8 +286,8 @@ export async function startFakeBraintree(): Promise<FakeBraintree> {
       else reply();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const loopback = await onLoopback(server);
+  const url = loopback.url;
   return {
     url,
     merchantId,
@@ -312,10 +312,6 @@ export async function startFakeBraintree(): Promise<FakeBraintree> {
     set delayMs(v: number) {
       state.delayMs = v;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: loopback.close,
   };
 }

@@ -1,7 +1,7 @@
 // A fake of the four carriers' HTTP APIs on loopback, for exercising the adapters through the real HTTP path
 // (OAuth included). Responses are scripted per tracking number; request checks follow carrier notes §7.
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { onLoopback } from '../loopback.ts';
 import { gzipSync } from 'node:zlib';
 
 export type Carrier = 'ups' | 'usps' | 'fedex' | 'canadapost';
@@ -287,11 +287,10 @@ export async function startFakeCarrier(): Promise<FakeCarrier> {
     }
   });
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const loopback = await onLoopback(server);
 
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: loopback.url,
     script(carrier, tid, r) {
       scripts.set(`${carrier}:${tid}`, r);
     },
@@ -326,10 +325,6 @@ export async function startFakeCarrier(): Promise<FakeCarrier> {
       state.canadapostTrackTimes = [];
       state.lastHeaders = {};
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: loopback.close,
   };
 }

@@ -1,9 +1,9 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GEO_MESSAGES } from '@shiptrail/contract';
 import { offlineDataLoaded } from '../../src/modules/geo/offline.ts';
 import { call, createTestEnv, type TestEnv } from '../helpers.ts';
+import { onLoopback, type Loopback } from '../loopback.ts';
 import { company, courier, createShipment, readmeShipment } from '../shipments/fixtures.ts';
 
 /** The README shipment with the coordinates taken out (and ZIPs the offline data knows). */
@@ -129,6 +129,7 @@ function fakeNominatim() {
   const seen: Seen[] = [];
   const answered = { count: 0 };
   let answer: (url: URL) => { status?: number; delayMs?: number; body: unknown } = () => ({ body: [] });
+  let loopback: Loopback | undefined;
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://fake');
     seen.push({ at: Date.now(), url, userAgent: req.headers['user-agent'] });
@@ -148,13 +149,10 @@ function fakeNominatim() {
       answer = fn;
     },
     async start() {
-      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-      return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      loopback = await onLoopback(server);
+      return loopback.url;
     },
-    close() {
-      server.closeAllConnections();
-      return new Promise<void>((r) => server.close(() => r()));
-    },
+    close: () => loopback?.close(),
   };
 }
 

@@ -6,31 +6,21 @@ import { courierInvitations, ledgerEntries, users } from '../../src/db/schema.ts
 import { sha256 } from '../../src/lib/crypto.ts';
 import { insertEntryOnce } from '../../src/modules/billing/billing.repository.ts';
 import { balanceCents } from '../../src/modules/billing/billing.service.ts';
-import { call, createTestEnv, signUp, startSmtp, type SmtpCapture, type TestEnv } from '../helpers.ts';
+import { call, signUp, type SmtpCapture, type TestEnv } from '../helpers.ts';
 import { company, courier } from '../shipments/fixtures.ts';
-import { mailTo, startFakeTwilio } from '../notifications/fixtures.ts';
+import { mailTo, startNotificationEnv, type FakeTwilio, type NotificationEnv } from '../notifications/fixtures.ts';
 
 // Courier invitations (docs/decisions/096) and accounts made by addmember (097), with a real SMTP server and a
 // fake Twilio on loopback.
+let ne: NotificationEnv | undefined;
 let env: TestEnv;
 let smtp: SmtpCapture;
-let twilio: Awaited<ReturnType<typeof startFakeTwilio>>;
+let twilio: FakeTwilio;
 beforeAll(async () => {
-  smtp = await startSmtp();
-  twilio = await startFakeTwilio();
-  env = await createTestEnv({
-    SMTP_URL: smtp.url,
-    TWILIO_BASE_URL: twilio.url,
-    TWILIO_ACCOUNT_SID: 'AC0123456789abcdef',
-    TWILIO_AUTH_TOKEN: 'tok-secret',
-    TWILIO_FROM: '+15005550006',
-  });
+  ne = await startNotificationEnv();
+  ({ env, smtp, twilio } = ne);
 });
-afterAll(async () => {
-  await env?.close();
-  await smtp?.close();
-  await twilio?.close();
-});
+afterAll(() => ne?.close());
 
 let n = 0;
 const fresh = (name = 'dana') => `${name}${Date.now()}${n++}@example.com`;

@@ -3,25 +3,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { notifications, users } from '../../src/db/schema.ts';
-import { startJobWorkers } from '../../src/jobs/registry.ts';
-import { notifyJobs } from '../../src/modules/notifications/notifications.jobs.ts';
-import { call, createTestEnv, signUp, startSmtp, type SmtpCapture, type TestEnv } from '../helpers.ts';
-import { changeStatus, fastTuning, insertTracking, mailTo, saveSettings, userRow } from './fixtures.ts';
+import { call, signUp, type SmtpCapture, type TestEnv } from '../helpers.ts';
+import { changeStatus, insertTracking, mailTo, saveSettings, startMailEnv, userRow } from './fixtures.ts';
 import { courier, createShipment, readmeShipment } from '../shipments/fixtures.ts';
 
 describe('customer alerts: failed attempts, defaults, persons, time zones', () => {
+  let mail: Awaited<ReturnType<typeof startMailEnv>>;
   let smtp: SmtpCapture;
   let env: TestEnv;
   beforeAll(async () => {
-    smtp = await startSmtp();
-    env = await createTestEnv({ SMTP_URL: smtp.url });
-    fastTuning(env.ctx);
-    await startJobWorkers(env.ctx, Object.values(notifyJobs));
+    mail = await startMailEnv();
+    ({ env, smtp } = mail);
   });
-  afterAll(async () => {
-    await env.close();
-    await smtp.close();
-  });
+  afterAll(() => mail.close());
   const rowsOf = (userId: string) => env.ctx.db.select().from(notifications).where(eq(notifications.userId, userId));
   /** Verified, so customer mail is not held back for an unverified sender. */
   const verified = async (email: string) => {

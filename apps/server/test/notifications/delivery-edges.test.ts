@@ -13,8 +13,16 @@ import { insertEntryOnce } from '../../src/modules/billing/billing.repository.ts
 import { balanceCents } from '../../src/modules/billing/billing.service.ts';
 import { deliverEmail, deliverSms } from '../../src/modules/notifications/delivery.ts';
 import { takeLease } from '../../src/modules/notifications/notifications.repository.ts';
-import { call, createTestEnv, signUp, type TestEnv } from '../helpers.ts';
-import { allTriggers, changeStatus, fastTuning, insertTracking, saveSettings, startFakeTwilio, userRow } from './fixtures.ts';
+import type { TestEnv } from '../helpers.ts';
+import { onLoopback } from '../loopback.ts';
+import {
+  accountWithNotification,
+  everyChangeBy,
+  fastTuning,
+  startNotificationEnv,
+  type FakeTwilio,
+  type NotificationEnv,
+} from './fixtures.ts';
 
 const LEASE_SECONDS = 1; // a waiting attempt gives up when the live lease would outlast 1 + 5 s from its start
 
@@ -40,55 +48,37 @@ async function startRefusingSmtp() {
       });
     },
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const loopback = await onLoopback(server.server, (done) => server.close(done));
   return {
-    url: `smtp://127.0.0.1:${(server.server.address() as { port: number }).port}`,
+    url: `smtp://127.0.0.1:${loopback.port}`,
     to: (addr: string) => accepted.filter((a) => a === addr).length,
     /** Refuse mail to `to` with `code` (null: accept all). */
     refuseWith: (code: number | null, to = '') => {
       refuse = code === null ? null : { code, to };
     },
-    close: () => new Promise<void>((r) => server.close(() => r())),
+    close: loopback.close,
   };
 }
+type RefusingSmtp = Awaited<ReturnType<typeof startRefusingSmtp>>;
 
 describe('mail and SMS delivery at their edges', () => {
+  let ne: NotificationEnv<RefusingSmtp>;
   let env: TestEnv;
-  let smtp: Awaited<ReturnType<typeof startRefusingSmtp>>;
-  let twilio: Awaited<ReturnType<typeof startFakeTwilio>>;
+  let smtp: RefusingSmtp;
+  let twilio: FakeTwilio;
   beforeAll(async () => {
-    smtp = await startRefusingSmtp();
-    twilio = await startFakeTwilio();
-    env = await createTestEnv({
-      SMTP_URL: smtp.url,
-      TWILIO_BASE_URL: twilio.url,
-      TWILIO_ACCOUNT_SID: 'ACedges',
-      TWILIO_AUTH_TOKEN: 't',
-      TWILIO_FROM: '+15005550006',
-    });
+    ne = await startNotificationEnv({ smtp: startRefusingSmtp });
+    ({ env, smtp, twilio } = ne);
     fastTuning(env.ctx, { leaseSeconds: LEASE_SECONDS });
   });
   beforeEach(() => {
     smtp.refuseWith(null);
     twilio.setRespond((r) => ({ status: 201, json: { sid: `SM${randomUUID().replace(/-/g, '')}`, to: r.to, status: 'queued' } }));
   });
-  afterAll(async () => {
-    await env.close();
-    await smtp.close();
-    await twilio.close();
-  });
+  afterAll(() => ne.close());
 
   /** An account with one queued notification on `channel` (its job not run: the tests run the handler by hand). */
-  async function queued(channel: 'email' | 'sms', tid: string) {
-    const a = await signUp(env.app);
-    await call(env.app, 'POST', '/v1/user/general/update', { token: a.session, body: { profile: { phone: '2025550143' } } });
-    await saveSettings(env, a.session, { receiveNotification: { [channel === 'sms' ? 'phone' : 'email']: { triggers: allTriggers } } });
-    const u = await userRow(env.ctx, a.email);
-    const t = await insertTracking(env.ctx, u.id, { tid });
-    await changeStatus(env.ctx, t.id, 'InTransit');
-    const [n] = await env.ctx.db.select().from(notifications).where(eq(notifications.userId, u.id));
-    return { email: a.email, u, n: n! };
-  }
+  const queued = (channel: 'email' | 'sms', tid: string) => accountWithNotification(env, everyChangeBy(channel), tid);
   const row = async (id: string) => (await env.ctx.db.select().from(notifications).where(eq(notifications.id, id)))[0]!;
   const ledger = (userId: string) =>
     env.ctx.db

@@ -1,29 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { notifications } from '../../src/db/schema.ts';
-import { startJobWorkers } from '../../src/jobs/registry.ts';
 import { notifyJobs } from '../../src/modules/notifications/notifications.jobs.ts';
 import { fanOutStatusEvent } from '../../src/modules/notifications/fanout.ts';
 import { QUIET_MS, queuesIdle, quietWindow, waitFor } from '../wait.ts';
-import { call, createTestEnv, eventually, signUp, startSmtp, type SmtpCapture, type TestEnv } from '../helpers.ts';
-import { allTriggers, mailTo, changeStatus, fastTuning, insertTracking, markVerified, saveSettings, userRow } from './fixtures.ts';
+import { call, eventually, signUp, type SmtpCapture, type TestEnv } from '../helpers.ts';
+import { allTriggers, mailTo, changeStatus, insertTracking, markVerified, saveSettings, startMailEnv, userRow } from './fixtures.ts';
 
 /** Notification mails carry the notification id as Message-ID (account mails do not). */
 const isNotification = (m: { messageId?: string }) => /@shiptrail>$/.test(m.messageId ?? '');
 
 describe('email notifications over a real SMTP server', () => {
+  let mail: Awaited<ReturnType<typeof startMailEnv>>;
   let smtp: SmtpCapture;
   let env: TestEnv;
   beforeAll(async () => {
-    smtp = await startSmtp();
-    env = await createTestEnv({ SMTP_URL: smtp.url });
-    fastTuning(env.ctx);
-    await startJobWorkers(env.ctx, Object.values(notifyJobs));
+    mail = await startMailEnv();
+    ({ env, smtp } = mail);
   });
-  afterAll(async () => {
-    await env.close();
-    await smtp.close();
-  });
+  afterAll(() => mail.close());
   const rowsOf = (userId: string) => env.ctx.db.select().from(notifications).where(eq(notifications.userId, userId));
 
   it('mails the profile address on a ticked trigger, with status, checkpoint and the public link, once', async () => {

@@ -2,33 +2,23 @@
 // one after a failed attempt, through the real refresh engine (sandbox on loopback, jobs, scheduler), tells the
 // account by mail and webhook and the company's customer by mail exactly once, over real SMTP and a real receiver.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startJobWorkers } from '../../src/jobs/registry.ts';
-import { notifyJobs } from '../../src/modules/notifications/notifications.jobs.ts';
-import { refreshJob } from '../../src/modules/trackings/trackings.jobs.ts';
-import { startRefreshScheduler, stopRefreshScheduler } from '../../src/modules/trackings/refresh.ts';
-import { QUIET_MS, queuesIdle, quietWindow, waitFor } from '../wait.ts';
-import { call, createTestEnv, eventually, signUp, startSmtp, type SmtpCapture, type TestEnv } from '../helpers.ts';
-import { markVerified, mailTo, saveSettings, startReceiver } from './fixtures.ts';
+import { notificationsIdle, QUIET_MS, quietWindow } from '../wait.ts';
+import { call, eventually, signUp, type SmtpCapture, type TestEnv } from '../helpers.ts';
+import { markVerified, mailTo, saveSettings, startJourneyEnv, startReceiver } from './fixtures.ts';
 
 // A UPS number whose sandbox journey has a failed attempt (docs/carriers.md).
 const LATE = '1Z5R89390350075626';
 const CUSTOMER = 'customer-late@example.com';
 
 describe('estimate notifications through the refresh engine', () => {
+  let journeys: Awaited<ReturnType<typeof startJourneyEnv>>;
   let smtp: SmtpCapture;
   let env: TestEnv;
   beforeAll(async () => {
-    smtp = await startSmtp();
-    // Pace 0.03: the journey with its failed attempt plays in about 9 s.
-    env = await createTestEnv({ SMTP_URL: smtp.url, WEBHOOK_ALLOW_PRIVATE: 'true', CARRIER_SANDBOX_PACE: '0.03' });
-    await startJobWorkers(env.ctx, [...Object.values(notifyJobs), refreshJob]);
-    await startRefreshScheduler(env.ctx);
+    journeys = await startJourneyEnv();
+    ({ env, smtp } = journeys);
   });
-  afterAll(async () => {
-    await stopRefreshScheduler(env.ctx);
-    await env.close();
-    await smtp.close();
-  });
+  afterAll(() => journeys.close());
 
   it('a parcel revised past its first promise sends "likely late" once by mail to the account and its customer and by webhook; no "date changed" besides', async () => {
     const a = await signUp(env.app, { userType: 'company', company: 'Lamp Co' });
@@ -69,14 +59,7 @@ describe('estimate notifications through the refresh engine', () => {
         const r = await call(env.app, 'GET', '/v1/trackings/get', { token: a.session });
         return r.body.payload.find((t: { tid: string }) => t.tid === LATE)?.status === 'Delivered';
       }, 30_000);
-      await waitFor(
-        () =>
-          queuesIdle(
-            env.ctx,
-            Object.values(notifyJobs).map((j) => j.name),
-          ),
-        { message: 'notification queues still busy' },
-      );
+      await notificationsIdle(env.ctx);
       const sent = () => [
         smtp.mails.filter((m) => mailTo(m).includes(a.email) && /likely late/i.test(m.subject ?? '')).length,
         smtp.mails.filter((m) => mailTo(m).includes(CUSTOMER) && /late/.test(m.subject ?? '')).length,

@@ -6,17 +6,21 @@ import type { Faults } from '../../src/modules/notifications/tuning.ts';
 import { startJobWorkers } from '../../src/jobs/registry.ts';
 import { notifyJobs } from '../../src/modules/notifications/notifications.jobs.ts';
 import { QUIET_MS, queuesIdle, quietWindow, waitFor } from '../wait.ts';
-import { call, createTestEnv, eventually, signUp, startSmtp, type SmtpCapture, type TestEnv } from '../helpers.ts';
+import { call, eventually, signUp, type SmtpCapture, type TestEnv } from '../helpers.ts';
 import {
+  accountWithNotification,
   allTriggers,
   changeStatus,
+  everyChangeBy,
   fastTuning,
   insertTracking,
   mailTo,
   saveSettings,
-  startFakeTwilio,
+  startNotificationEnv,
   startReceiver,
   userRow,
+  type FakeTwilio,
+  type NotificationEnv,
 } from './fixtures.ts';
 
 /** A fault that fires once, for one notification: the worker "dies" at that point. */
@@ -33,42 +37,22 @@ function crashOnce(ctx: TestEnv['ctx'], where: keyof Faults) {
 }
 
 describe('a worker killed mid-delivery loses nothing and sends nothing twice', () => {
+  let ne: NotificationEnv;
   let smtp: SmtpCapture;
-  let twilio: Awaited<ReturnType<typeof startFakeTwilio>>;
+  let twilio: FakeTwilio;
   let env: TestEnv;
   beforeAll(async () => {
-    smtp = await startSmtp();
-    twilio = await startFakeTwilio();
-    env = await createTestEnv({
-      SMTP_URL: smtp.url,
-      TWILIO_BASE_URL: twilio.url,
-      TWILIO_ACCOUNT_SID: 'ACfault',
-      TWILIO_AUTH_TOKEN: 't',
-      TWILIO_FROM: '+15005550006',
-      WEBHOOK_ALLOW_PRIVATE: 'true',
-    });
+    ne = await startNotificationEnv({ env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
+    ({ env, smtp, twilio } = ne);
     fastTuning(env.ctx);
   });
-  afterAll(async () => {
-    await env.close();
-    await smtp.close();
-    await twilio.close();
-  });
+  afterAll(() => ne.close());
 
-  async function setup(settings: Record<string, unknown>, tid: string) {
-    const a = await signUp(env.app);
-    await call(env.app, 'POST', '/v1/user/general/update', { token: a.session, body: { profile: { phone: '2025550143' } } });
-    await saveSettings(env, a.session, settings);
-    const u = await userRow(env.ctx, a.email);
-    const t = await insertTracking(env.ctx, u.id, { tid });
-    await changeStatus(env.ctx, t.id, 'InTransit');
-    const [n] = await env.ctx.db.select().from(notifications).where(eq(notifications.userId, u.id));
-    return { a, u, n: n! };
-  }
+  const setup = (channel: 'email' | 'sms', tid: string) => accountWithNotification(env, everyChangeBy(channel), tid);
   const mailsTo = (addr: string) => smtp.mails.filter((m) => mailTo(m).includes(addr) && /@shiptrail>$/.test(m.messageId ?? ''));
 
   it('email, handler run by hand: crash after the SMTP server accepted, re-run sends nothing', async () => {
-    const { a, n } = await setup({ receiveNotification: { email: { triggers: allTriggers } } }, '1ZFAULTE0001');
+    const { a, n } = await setup('email', '1ZFAULTE0001');
     crashOnce(env.ctx, 'afterAccept');
     await expect(deliverEmail(env.ctx, n.id)).rejects.toThrow(/simulated crash/);
     await smtp.waitFor((m) => mailTo(m).includes(a.email) && /@shiptrail>$/.test(m.messageId ?? ''));
@@ -80,7 +64,7 @@ describe('a worker killed mid-delivery loses nothing and sends nothing twice', (
   });
 
   it('email, handler run by hand: crash before the send, the retry sends exactly once', async () => {
-    const { a, n } = await setup({ receiveNotification: { email: { triggers: allTriggers } } }, '1ZFAULTE0002');
+    const { a, n } = await setup('email', '1ZFAULTE0002');
     crashOnce(env.ctx, 'beforeSend');
     await expect(deliverEmail(env.ctx, n.id)).rejects.toThrow(/simulated crash/);
     expect(await quietWindow(QUIET_MS, () => mailsTo(a.email).length)).toBe(0);
@@ -91,13 +75,13 @@ describe('a worker killed mid-delivery loses nothing and sends nothing twice', (
   });
 
   it('SMS, handler run by hand: crash after Twilio accepted → no second SMS and one charge; crash before → sent once, charged once', async () => {
-    const first = await setup({ receiveNotification: { phone: { triggers: allTriggers } } }, '1ZFAULTS0001');
+    const first = await setup('sms', '1ZFAULTS0001');
     crashOnce(env.ctx, 'afterAccept');
     await expect(deliverSms(env.ctx, first.n.id)).rejects.toThrow(/simulated crash/);
     await deliverSms(env.ctx, first.n.id);
     expect(twilio.requests.filter((r) => r.body.includes('1ZFAULTS0001'))).toHaveLength(1);
 
-    const second = await setup({ receiveNotification: { phone: { triggers: allTriggers } } }, '1ZFAULTS0002');
+    const second = await setup('sms', '1ZFAULTS0002');
     crashOnce(env.ctx, 'beforeSend');
     await expect(deliverSms(env.ctx, second.n.id)).rejects.toThrow(/simulated crash/);
     expect(twilio.requests.filter((r) => r.body.includes('1ZFAULTS0002'))).toHaveLength(0);
@@ -116,7 +100,7 @@ describe('a worker killed mid-delivery loses nothing and sends nothing twice', (
   it('through pg-boss: a job that dies after acceptance is retried by the queue and sends nothing more', async () => {
     await startJobWorkers(env.ctx, Object.values(notifyJobs));
     const fired = crashOnce(env.ctx, 'afterAccept');
-    const { a, n } = await setup({ receiveNotification: { email: { triggers: allTriggers } } }, '1ZFAULTQ0001');
+    const { a, n } = await setup('email', '1ZFAULTQ0001');
     await eventually(async () => {
       const r = (await env.ctx.db.execute(
         sql`select state, retry_count from pgboss.job where data->>'notificationId' = ${n.id}`,

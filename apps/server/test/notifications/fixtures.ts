@@ -2,12 +2,17 @@ import http from 'node:http';
 import { eq } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import type { AppContext } from '../../src/context.ts';
-import { trackings, users } from '../../src/db/schema.ts';
+import { notifications, trackings, users } from '../../src/db/schema.ts';
 import type { Checkpoint } from '@shiptrail/contract';
 import { recordStatusChange } from '../../src/modules/trackings/events.ts';
 import { updateTracking } from '../../src/modules/trackings/trackings.repository.ts';
 import type { Tuning } from '../../src/modules/notifications/tuning.ts';
-import { call, type TestEnv } from '../helpers.ts';
+import { call, createTestEnv, signUp, startSmtp, type SmtpCapture, type TestEnv } from '../helpers.ts';
+import { onLoopback } from '../loopback.ts';
+import { startJobWorkers } from '../../src/jobs/registry.ts';
+import { notifyJobs } from '../../src/modules/notifications/notifications.jobs.ts';
+import { refreshJob } from '../../src/modules/trackings/trackings.jobs.ts';
+import { startRefreshScheduler, stopRefreshScheduler } from '../../src/modules/trackings/refresh.ts';
 
 /** Short webhook and retry timings so recovery tests run in seconds. */
 export function fastTuning(ctx: AppContext, over: Partial<Tuning> = {}) {
@@ -142,10 +147,9 @@ export async function startReceiver(secrets: () => string[]) {
       res.end(`answer ${a.status}`);
     });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as { port: number }).port;
+  const loopback = await onLoopback(server);
   return {
-    url: `http://127.0.0.1:${port}/hooks`,
+    url: `${loopback.url}/hooks`,
     received,
     setRespond(fn: typeof respond) {
       respond = fn;
@@ -153,12 +157,27 @@ export async function startReceiver(secrets: () => string[]) {
     setDown(v: boolean) {
       down = v;
     },
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
+    close: loopback.close,
   };
+}
+
+/**
+ * A webhook receiver that answers each request after `delayMs` (503 to the ids in `refuse`, 200 to the rest) and
+ * counts the ids it got, without verifying them.
+ */
+export async function startSlowReceiver(delayMs = 0) {
+  const ids: string[] = [];
+  const refuse = new Set<string>();
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      const id = String(req.headers['webhook-id']);
+      ids.push(id);
+      setTimeout(() => res.writeHead(refuse.has(id) ? 503 : 200).end('ok'), delayMs);
+    });
+  });
+  const loopback = await onLoopback(server);
+  return { url: `${loopback.url}/hooks`, ids, refuse, close: loopback.close };
 }
 
 export interface TwilioRequest {
@@ -194,20 +213,80 @@ export async function startFakeTwilio() {
       res.end(JSON.stringify(a.json));
     });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as { port: number }).port;
+  const loopback = await onLoopback(server);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: loopback.url,
     requests,
     setRespond(fn: typeof respond) {
       respond = fn;
     },
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
+    close: loopback.close,
   };
+}
+export type FakeTwilio = Awaited<ReturnType<typeof startFakeTwilio>>;
+
+/** The fake Twilio account the notification env's app sends with (its Basic auth is these two). */
+export const TWILIO_ACCOUNT = { sid: 'AC0123456789abcdef', token: 'tok-secret' };
+
+/** The app with mail and SMS on loopback: a mail server, a fake Twilio, and a test env that sends through both. */
+export interface NotificationEnv<M extends { url: string; close(): Promise<void> } = SmtpCapture> {
+  env: TestEnv;
+  smtp: M;
+  twilio: FakeTwilio;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a notification env: `smtp` starts the mail server (a real one that parses what it gets, unless a test
+ * brings its own), `env` adds to the app's settings (WEBHOOK_ALLOW_PRIVATE, ...). Close it in afterAll.
+ */
+export async function startNotificationEnv<M extends { url: string; close(): Promise<void> } = SmtpCapture>(
+  opts: { smtp?: () => Promise<M>; env?: Record<string, string> } = {},
+): Promise<NotificationEnv<M>> {
+  const smtp = await (opts.smtp ?? (startSmtp as unknown as () => Promise<M>))();
+  const twilio = await startFakeTwilio();
+  const env = await createTestEnv({
+    SMTP_URL: smtp.url,
+    TWILIO_BASE_URL: twilio.url,
+    TWILIO_ACCOUNT_SID: TWILIO_ACCOUNT.sid,
+    TWILIO_AUTH_TOKEN: TWILIO_ACCOUNT.token,
+    TWILIO_FROM: '+15005550006',
+    ...opts.env,
+  }).catch(async (e: unknown) => {
+    await smtp.close();
+    await twilio.close();
+    throw e;
+  });
+  return {
+    env,
+    smtp,
+    twilio,
+    async close() {
+      await env.close();
+      await smtp.close();
+      await twilio.close();
+    },
+  };
+}
+
+/** Notification settings that send every status change on `channel` (SMS goes to the profile's phone). */
+export const everyChangeBy = (channel: 'email' | 'sms') => ({
+  receiveNotification: { [channel === 'sms' ? 'phone' : 'email']: { triggers: allTriggers } },
+});
+
+/**
+ * An account with a phone, `settings` saved, and one tracking `tid` moved to InTransit: its notification row is
+ * queued and its job not run (the tests run the handler by hand or start the workers).
+ */
+export async function accountWithNotification(env: TestEnv, settings: Record<string, unknown>, tid: string) {
+  const a = await signUp(env.app);
+  await call(env.app, 'POST', '/v1/user/general/update', { token: a.session, body: { profile: { phone: '2025550143' } } });
+  await saveSettings(env, a.session, settings);
+  const u = await userRow(env.ctx, a.email);
+  const t = await insertTracking(env.ctx, u.id, { tid });
+  await changeStatus(env.ctx, t.id, 'InTransit');
+  const [n] = await env.ctx.db.select().from(notifications).where(eq(notifications.userId, u.id));
+  return { a, email: a.email, u, n: n! };
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -217,4 +296,41 @@ export function mailTo(m: { to?: unknown }): string {
   const to = m.to as { text?: string } | Array<{ text?: string }> | undefined;
   if (!to) return '';
   return Array.isArray(to) ? to.map((t) => t.text ?? '').join(', ') : (to.text ?? '');
+}
+
+/**
+ * The app as it runs the sandbox carriers' journeys: a real mail server, webhooks to loopback, the notification
+ * and refresh workers and the refresh scheduler, the journeys at pace 0.03 (one with a failed attempt plays in
+ * about 9 s).
+ */
+export async function startJourneyEnv() {
+  const smtp = await startSmtp();
+  const env = await createTestEnv({ SMTP_URL: smtp.url, WEBHOOK_ALLOW_PRIVATE: 'true', CARRIER_SANDBOX_PACE: '0.03' });
+  await startJobWorkers(env.ctx, [...Object.values(notifyJobs), refreshJob]);
+  await startRefreshScheduler(env.ctx);
+  return {
+    env,
+    smtp,
+    async close() {
+      await stopRefreshScheduler(env.ctx);
+      await env.close();
+      await smtp.close();
+    },
+  };
+}
+
+/** The app with a real mail server on loopback, short notification timings and the notification workers. */
+export async function startMailEnv() {
+  const smtp = await startSmtp();
+  const env = await createTestEnv({ SMTP_URL: smtp.url });
+  fastTuning(env.ctx);
+  await startJobWorkers(env.ctx, Object.values(notifyJobs));
+  return {
+    env,
+    smtp,
+    async close() {
+      await env.close();
+      await smtp.close();
+    },
+  };
 }

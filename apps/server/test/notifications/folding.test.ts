@@ -10,7 +10,7 @@ import type { NormalizedCheckpoint, TrackResult } from '../../src/modules/carrie
 import { notifyJobs } from '../../src/modules/notifications/notifications.jobs.ts';
 import { runDueRefreshes } from '../../src/modules/trackings/refresh.ts';
 import { call, createTestEnv, signUp, startSmtp, type SmtpCapture, type TestEnv } from '../helpers.ts';
-import { QUIET_MS, queuesIdle, quietWindow, waitFor } from '../wait.ts';
+import { notificationsIdle, QUIET_MS, quietWindow, waitFor } from '../wait.ts';
 import { allTriggers, mailTo, saveSettings } from './fixtures.ts';
 
 const TID = '1Z5R89390350075608';
@@ -101,14 +101,7 @@ describe('statuses passed between two reads (decision 105)', () => {
     await waitFor(() => smtp.mails.some((m) => mailTo(m).includes(a.email) && /Delivered/.test(m.subject ?? '')), {
       message: 'no Delivered mail',
     });
-    await waitFor(
-      () =>
-        queuesIdle(
-          env.ctx,
-          Object.values(notifyJobs).map((j) => j.name),
-        ),
-      { message: 'notification queues still busy' },
-    );
+    await notificationsIdle(env.ctx);
     const subjects = () =>
       smtp.mails
         .filter((m) => mailTo(m).includes(a.email))

@@ -8,25 +8,17 @@ import { eq, sql } from 'drizzle-orm';
 import { notifications } from '../../src/db/schema.ts';
 import { rowsOf } from '../../src/db/client.ts';
 import { deliverEmail, deliverSms } from '../../src/modules/notifications/delivery.ts';
-import { call, createTestEnv, signUp, startSmtp, type SmtpCapture, type TestEnv } from '../helpers.ts';
-import { allTriggers, changeStatus, fastTuning, insertTracking, saveSettings, startFakeTwilio, userRow } from './fixtures.ts';
+import type { TestEnv } from '../helpers.ts';
+import { accountWithNotification, everyChangeBy, fastTuning, startNotificationEnv, type NotificationEnv } from './fixtures.ts';
 
 describe("a delivery attempt's lease, untuned", () => {
+  let ne: NotificationEnv;
   let env: TestEnv;
-  let smtp: SmtpCapture;
-  let twilio: Awaited<ReturnType<typeof startFakeTwilio>>;
   /** The seconds left on each notification's lease when its provider call starts (the beforeSend hook). */
   const leftAtSend = new Map<string, number>();
   beforeAll(async () => {
-    smtp = await startSmtp();
-    twilio = await startFakeTwilio();
-    env = await createTestEnv({
-      SMTP_URL: smtp.url,
-      TWILIO_BASE_URL: twilio.url,
-      TWILIO_ACCOUNT_SID: 'AClease',
-      TWILIO_AUTH_TOKEN: 't',
-      TWILIO_FROM: '+15005550006',
-    });
+    ne = await startNotificationEnv();
+    env = ne.env;
     // No leaseSeconds: the lease is the channel's own. The webhook timeout far from either channel's.
     fastTuning(env.ctx, { webhookTimeoutMs: 200_000 });
     env.ctx.resources.notificationFaults = {
@@ -39,25 +31,12 @@ describe("a delivery attempt's lease, untuned", () => {
     };
   });
   beforeEach(() => {
-    twilio.setRespond((r) => ({ status: 201, json: { sid: `SM${randomUUID().replace(/-/g, '')}`, to: r.to, status: 'queued' } }));
+    ne.twilio.setRespond((r) => ({ status: 201, json: { sid: `SM${randomUUID().replace(/-/g, '')}`, to: r.to, status: 'queued' } }));
   });
-  afterAll(async () => {
-    await env.close();
-    await smtp.close();
-    await twilio.close();
-  });
+  afterAll(() => ne.close());
 
   /** An account with one queued notification on `channel` (its job not run: the test runs the handler by hand). */
-  async function queued(channel: 'email' | 'sms', tid: string) {
-    const a = await signUp(env.app);
-    await call(env.app, 'POST', '/v1/user/general/update', { token: a.session, body: { profile: { phone: '2025550143' } } });
-    await saveSettings(env, a.session, { receiveNotification: { [channel === 'sms' ? 'phone' : 'email']: { triggers: allTriggers } } });
-    const u = await userRow(env.ctx, a.email);
-    const t = await insertTracking(env.ctx, u.id, { tid });
-    await changeStatus(env.ctx, t.id, 'InTransit');
-    const [n] = await env.ctx.db.select().from(notifications).where(eq(notifications.userId, u.id));
-    return n!;
-  }
+  const queued = async (channel: 'email' | 'sms', tid: string) => (await accountWithNotification(env, everyChangeBy(channel), tid)).n;
   const row = async (id: string) => (await env.ctx.db.select().from(notifications).where(eq(notifications.id, id)))[0]!;
 
   it("mail holds its notification for the mailer's longest send plus the margin (80 s), not the webhook's", async () => {

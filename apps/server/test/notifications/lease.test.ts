@@ -1,8 +1,6 @@
 // A delivery attempt holds its notification (a lease on the row): a second run of the same delivery that starts
 // while the first is still sending (pg-boss retrying a job whose heartbeat went stale while its worker lives)
 // waits for it and sends nothing; a lease left by a dead worker runs out and the delivery is made once.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { notifications } from '../../src/db/schema.ts';
@@ -10,25 +8,7 @@ import { deliverEmail, deliverWebhook } from '../../src/modules/notifications/de
 import { takeLease } from '../../src/modules/notifications/notifications.repository.ts';
 import { QUIET_MS, quietWindow } from '../wait.ts';
 import { createTestEnv, eventually, signUp, startSmtp, type SmtpCapture, type TestEnv } from '../helpers.ts';
-import { allTriggers, changeStatus, fastTuning, insertTracking, mailTo, saveSettings, userRow } from './fixtures.ts';
-
-/** A receiver that answers each webhook after `delayMs`, counting what it gets. */
-async function slowReceiver(delayMs: number) {
-  const ids: string[] = [];
-  const server = http.createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      ids.push(String(req.headers['webhook-id']));
-      setTimeout(() => res.writeHead(200).end('ok'), delayMs);
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
-    ids,
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  };
-}
+import { allTriggers, changeStatus, fastTuning, insertTracking, mailTo, saveSettings, startSlowReceiver, userRow } from './fixtures.ts';
 
 describe('a delivery attempt holds its notification', () => {
   let env: TestEnv;
@@ -55,7 +35,7 @@ describe('a delivery attempt holds its notification', () => {
   const row = async (id: string) => (await env.ctx.db.select().from(notifications).where(eq(notifications.id, id)))[0]!;
 
   it('webhook: a second run of the same attempt while the first is sending waits for it and posts nothing', async () => {
-    const rx = await slowReceiver(1500);
+    const rx = await startSlowReceiver(1500);
     try {
       const { n } = await notificationFor(
         { receiveNotification: { webhook: { triggers: allTriggers, endpoint: rx.url } } },
@@ -78,7 +58,7 @@ describe('a delivery attempt holds its notification', () => {
   });
 
   it('webhook: a lease left by a worker that died runs out, and the delivery is then made once', async () => {
-    const rx = await slowReceiver(0);
+    const rx = await startSlowReceiver(0);
     try {
       const { n } = await notificationFor(
         { receiveNotification: { webhook: { triggers: allTriggers, endpoint: rx.url } } },

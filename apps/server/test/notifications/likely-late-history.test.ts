@@ -4,13 +4,9 @@
 // history's reason) and by webhook, and the list and the API show it with its source.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDeliveryPredictions } from '../../src/edd/index.ts';
-import { startJobWorkers } from '../../src/jobs/registry.ts';
-import { notifyJobs } from '../../src/modules/notifications/notifications.jobs.ts';
-import { refreshJob } from '../../src/modules/trackings/trackings.jobs.ts';
-import { startRefreshScheduler, stopRefreshScheduler } from '../../src/modules/trackings/refresh.ts';
-import { QUIET_MS, queuesIdle, quietWindow, waitFor } from '../wait.ts';
-import { call, createTestEnv, eventually, signUp, startSmtp, type SmtpCapture, type TestEnv } from '../helpers.ts';
-import { markVerified, mailTo, saveSettings, startReceiver } from './fixtures.ts';
+import { notificationsIdle, QUIET_MS, quietWindow } from '../wait.ts';
+import { call, eventually, signUp, type SmtpCapture, type TestEnv } from '../helpers.ts';
+import { markVerified, mailTo, saveSettings, startJourneyEnv, startReceiver } from './fixtures.ts';
 
 // A UPS number whose sandbox journey is delivered without trouble (docs/carriers.md): the carrier alone never calls it late
 // before its window passes.
@@ -26,19 +22,14 @@ function slowHistory(now: number) {
 }
 
 describe('likely late from our delivery history', () => {
+  let journeys: Awaited<ReturnType<typeof startJourneyEnv>>;
   let smtp: SmtpCapture;
   let env: TestEnv;
   beforeAll(async () => {
-    smtp = await startSmtp();
-    env = await createTestEnv({ SMTP_URL: smtp.url, WEBHOOK_ALLOW_PRIVATE: 'true', CARRIER_SANDBOX_PACE: '0.03' });
-    await startJobWorkers(env.ctx, [...Object.values(notifyJobs), refreshJob]);
-    await startRefreshScheduler(env.ctx);
+    journeys = await startJourneyEnv();
+    ({ env, smtp } = journeys);
   });
-  afterAll(async () => {
-    await stopRefreshScheduler(env.ctx);
-    await env.close();
-    await smtp.close();
-  });
+  afterAll(() => journeys.close());
 
   it('a carrier date our history says will be missed sends "likely late" once with the reason; the list and the API show it from history', async () => {
     env.ctx.resources.deliveryPredictions = createDeliveryPredictions(async () => slowHistory(env.ctx.now().getTime()));
@@ -90,14 +81,7 @@ describe('likely late from our delivery history', () => {
         return t?.status === 'Delivered' ? t : null;
       }, 30_000);
       expect(done.likelyLate).toBeNull();
-      await waitFor(
-        () =>
-          queuesIdle(
-            env.ctx,
-            Object.values(notifyJobs).map((j) => j.name),
-          ),
-        { message: 'notification queues still busy' },
-      );
+      await notificationsIdle(env.ctx);
       const sent = () => [smtp.mails.filter((m) => /likely late/i.test(m.subject ?? '')).length, rx.received.length];
       expect(await quietWindow(QUIET_MS, sent)).toEqual([1, 1]);
     } finally {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startJobWorkers } from '../../src/jobs/registry.ts';
 import { notifyJobs } from '../../src/modules/notifications/notifications.jobs.ts';
-import { QUIET_MS, queuesIdle, quietWindow, waitFor } from '../wait.ts';
+import { notificationsIdle, QUIET_MS, quietWindow } from '../wait.ts';
 import { call, createTestEnv, eventually, signUp, startSmtp, type SmtpCapture, type TestEnv } from '../helpers.ts';
 import { mailTo, saveSettings, startReceiver } from './fixtures.ts';
 
@@ -41,14 +41,7 @@ describe('end to end through the trackings module', () => {
       // Marking it delivered again is no status change: nothing more.
       const again = await call(env.app, 'GET', '/v1/trackings/delivered/1Z5R89390357567127', { token: a.session });
       expect(again.body.code).toBe(200);
-      await waitFor(
-        () =>
-          queuesIdle(
-            env.ctx,
-            Object.values(notifyJobs).map((j) => j.name),
-          ),
-        { message: 'notification queues still busy' },
-      );
+      await notificationsIdle(env.ctx);
       const sent = () => [
         rx.received.filter((r) => r.json.data.status === 'Delivered').length,
         smtp.mails.filter((x) => mailTo(x).includes(a.email) && /Delivered/.test(x.subject ?? '')).length,

@@ -1,8 +1,6 @@
 // A fetched batch of webhook jobs is delivered as one (deliverWebhooks): one statement takes the leases, one
 // settles the 2xx answers; any other answer and any notification the batch could not take go the one-at-a-time
 // way. What must hold: each notification posted once per attempt, every attempt logged, retries scheduled.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq, inArray } from 'drizzle-orm';
 import { notifications, webhookAttempts } from '../../src/db/schema.ts';
@@ -10,28 +8,7 @@ import { deliverWebhook, deliverWebhooks } from '../../src/modules/notifications
 import { takeLease } from '../../src/modules/notifications/notifications.repository.ts';
 import { QUIET_MS, quietWindow } from '../wait.ts';
 import { createTestEnv, eventually, signUp, type TestEnv } from '../helpers.ts';
-import { allTriggers, changeStatus, fastTuning, insertTracking, saveSettings, userRow } from './fixtures.ts';
-
-/** A receiver that answers 503 to the ids in `refuse`, 200 to the rest after `delayMs`, and counts what it gets. */
-async function receiver(delayMs = 0) {
-  const ids: string[] = [];
-  const refuse = new Set<string>();
-  const server = http.createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      const id = String(req.headers['webhook-id']);
-      ids.push(id);
-      setTimeout(() => res.writeHead(refuse.has(id) ? 503 : 200).end('ok'), delayMs);
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
-    ids,
-    refuse,
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  };
-}
+import { allTriggers, changeStatus, fastTuning, insertTracking, saveSettings, startSlowReceiver, userRow } from './fixtures.ts';
 
 describe('a batch of webhook jobs', () => {
   let env: TestEnv;
@@ -58,7 +35,7 @@ describe('a batch of webhook jobs', () => {
   const attemptsOf = (ids: string[]) => env.ctx.db.select().from(webhookAttempts).where(inArray(webhookAttempts.notificationId, ids));
 
   it('posts each notification once, logs one attempt each and settles them all; a second run posts nothing', async () => {
-    const rx = await receiver();
+    const rx = await startSlowReceiver();
     try {
       const ns = await notifications_(rx.url, 5, '1ZBATCHA');
       const ids = ns.map((n) => n.id);
@@ -77,7 +54,7 @@ describe('a batch of webhook jobs', () => {
   });
 
   it('a refused answer is retried on its own schedule while the others of its batch are delivered', async () => {
-    const rx = await receiver();
+    const rx = await startSlowReceiver();
     try {
       const ns = await notifications_(rx.url, 3, '1ZBATCHB');
       rx.refuse.add(ns[1]!.id);
@@ -98,7 +75,7 @@ describe('a batch of webhook jobs', () => {
   });
 
   it('a notification twice in a batch, or held by a live attempt elsewhere, is posted once', async () => {
-    const rx = await receiver(800);
+    const rx = await startSlowReceiver(800);
     try {
       const [held, twice] = await notifications_(rx.url, 2, '1ZBATCHC');
       // Another worker is sending `held` right now.

@@ -1,21 +1,21 @@
 // Plan the day with road times from an OSRM server (ROUTING_URL; decision 118): a loopback fake of its
 // `table` service answers ten minutes between any two places, and the plan's times are built from them. A
 // server that fails leaves the plan on the straight-line estimate, and the plan says so.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { call, createTestEnv, type TestEnv } from '../helpers.ts';
+import { onLoopback, type Loopback } from '../loopback.ts';
 import { company, courier, createShipment, readmeShipment } from '../shipments/fixtures.ts';
 
 vi.setConfig({ testTimeout: 120_000 });
 const DATE = '2030-03-05';
 let env: TestEnv;
 let failing: TestEnv;
-let server: Server;
+let server: Loopback;
 const asked: string[] = [];
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
+  const osrm = createServer((req, res) => {
     asked.push(req.url ?? '');
     const m = /^\/osrm\/table\/v1\/driving\/([^?]+)\?annotations=duration,distance$/.exec(req.url ?? '');
     if (!m) {
@@ -28,15 +28,14 @@ beforeAll(async () => {
       .writeHead(200, { 'content-type': 'application/json' })
       .end(JSON.stringify({ code: 'Ok', durations: grid(600), distances: grid(2500) }));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  env = await createTestEnv({ ROUTING_URL: `http://127.0.0.1:${port}/osrm` });
-  failing = await createTestEnv({ ROUTING_URL: `http://127.0.0.1:${port}/broken` });
+  server = await onLoopback(osrm);
+  env = await createTestEnv({ ROUTING_URL: `${server.url}/osrm` });
+  failing = await createTestEnv({ ROUTING_URL: `${server.url}/broken` });
 });
 afterAll(async () => {
   await env?.close();
   await failing?.close();
-  await new Promise((resolve) => server?.close(resolve));
+  await server?.close();
 });
 
 async function day(e: TestEnv) {

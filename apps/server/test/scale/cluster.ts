@@ -1,23 +1,15 @@
 // Real OS processes for the scale and fault tests: src/main.ts started with --role as the compose file starts
 // it, each with an admin port to probe, killed with real signals.
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { SMTPServer } from 'smtp-server';
-import { simpleParser, type ParsedMail } from 'mailparser';
-import { eventually } from '../helpers.ts';
+import { eventually, startSmtp } from '../helpers.ts';
+import { freePort } from '../loopback.ts';
 
 const serverDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-export async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
+export { freePort };
 
 export async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
   const c = new pg.Client({ connectionString: url });
@@ -138,35 +130,20 @@ export async function api(url: string, method: string, p: string, token?: string
 
 /** A real SMTP server on loopback that can refuse mail for a while (421, as a server that is down would). */
 export async function startSwitchableSmtp() {
-  const mails: ParsedMail[] = [];
   let down = false;
   const unavailable = () => Object.assign(new Error('Service not available, try again later'), { responseCode: 421 });
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
+  const smtp = await startSmtp({
     onConnect(_s, cb) {
       cb(down ? unavailable() : undefined);
     },
     onMailFrom(_a, _s, cb) {
       cb(down ? unavailable() : undefined);
     },
-    onData(stream, _s, cb) {
-      simpleParser(stream)
-        .then((m) => {
-          mails.push(m);
-          cb();
-        })
-        .catch(cb);
-    },
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.server.address() as net.AddressInfo).port;
   return {
-    url: `smtp://127.0.0.1:${port}`,
-    mails,
+    ...smtp,
     setDown(v: boolean) {
       down = v;
     },
-    close: () => new Promise<void>((r) => server.close(() => r())),
   };
 }

@@ -5,15 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { isTransientStartError, openDatabase, retryWhileStarting } from '../../src/db/client.ts';
 import { createQueue } from '../../src/jobs/queue.ts';
 import { onPostgres } from '../helpers.ts';
-
-/** A free loopback port that nothing listens on yet. */
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
+import { freePort } from '../loopback.ts';
 
 /** Starts, on `port`, a TCP relay to the test PostgreSQL server: the server "comes back" at that moment. */
 async function relayTo(port: number, target: URL): Promise<net.Server> {

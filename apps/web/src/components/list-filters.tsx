@@ -1,5 +1,5 @@
 import { Button, Group, MultiSelect, Paper, Select } from '@mantine/core';
-import { LIMITS } from '@shiptrail/contract';
+import { LIMITS, STATUS_LABELS } from '@shiptrail/contract';
 import { IconReload } from '@tabler/icons-react';
 
 const PAGE_SIZES = ['10', '25', '50', String(LIMITS.trackingsPerPage)];
@@ -14,6 +14,27 @@ export interface ListFilter {
   value: string[];
   onChange: (v: string[]) => void;
   width: number;
+}
+
+/** The status filter of a list: one choice per status of `statuses`, by its label. */
+export function statusFilter<S extends keyof typeof STATUS_LABELS>(
+  statuses: readonly S[],
+  value: string[],
+  onChange: (v: string[]) => void,
+): ListFilter {
+  return {
+    label: 'Status',
+    placeholder: 'All statuses',
+    data: statuses.map((s) => ({ value: s, label: STATUS_LABELS[s] })),
+    value,
+    onChange,
+    width: 300,
+  };
+}
+
+/** The courier filter of a list: `couriers` as value and label. */
+export function courierFilter(couriers: Option[], value: string[], onChange: (v: string[]) => void): ListFilter {
+  return { label: 'Courier', placeholder: 'All couriers', data: couriers, value, onChange, width: 260 };
 }
 
 /**

@@ -1,5 +1,4 @@
 import {
-  Alert,
   Anchor,
   Box,
   Button,
@@ -18,17 +17,17 @@ import {
 import {
   describeEstimate,
   estimateZoneNote,
-  likelyLateForRecipient,
   MAP_DEFAULTS,
   MSG,
   type EstimatedDeliveryView,
   type PublicShipment,
 } from '@shiptrail/contract';
-import { IconClockExclamation, IconMail, IconMapPin, IconPackageOff, IconPhone, IconTruck } from '@tabler/icons-react';
+import { IconMail, IconMapPin, IconPackageOff, IconPhone, IconTruck } from '@tabler/icons-react';
 import type { ReactNode } from 'react';
 import { Link, useParams } from 'react-router';
 import { usePublicTracking, type PublicBrand } from '../api/get-public-tracking';
 import { hasBrand, safeBrandColor, safeBrandUrl } from '../components/brand';
+import { LateNotice } from '../components/late-notice';
 import { Logo } from '../../../components/logo';
 import { StatusBadge } from '../../../components/status-badge';
 import { CheckpointTimeline } from '../../../components/checkpoint-timeline';
@@ -131,130 +130,33 @@ function TrackFrame({ brand, children }: { brand?: PublicBrand | null; children:
   );
 }
 
-export default function TrackRoute() {
-  const { uid = '', tid = '' } = useParams();
-  const { data, isLoading } = usePublicTracking(uid, tid);
-  if (isLoading) return <PageLoader h="100vh" />;
-  if (!data) {
-    return (
-      <TrackFrame>
-        <Center mih="60vh" p="xl">
-          <Stack align="center" ta="center" gap="sm">
-            <ThemeIcon size={64} radius="xl" variant="light" color="gray">
-              <IconPackageOff size={34} />
-            </ThemeIcon>
-            <Title order={1} fz={28}>
-              {MSG.shipmentNotFound}
-            </Title>
-            <Text c="dimmed" maw={420}>
-              Check the link you received. If the shipment was just created, the carrier may not have reported it yet.
-            </Text>
-            <Button component={Link} to="/" variant="default">
-              Go to Shiptrail
-            </Button>
-          </Stack>
-        </Center>
-      </TrackFrame>
-    );
-  }
-  const planWindow = data.kind === 'shipment' ? data.window : null;
-  const signedBy = data.kind === 'shipment' ? (data.signedBy ?? data.checkpoints.find((c) => c.signedBy)?.signedBy ?? null) : null;
-  // "Likely late" (decision 151), said to the recipient (decision 152): the carrier's own dates, or our history.
-  const late = data.kind !== 'shipment' ? likelyLateForRecipient(data.likelyLate ?? null) : null;
+/** No parcel behind the link (or not public): what to check, and the way to Shiptrail. */
+function TrackNotFound() {
   return (
-    <TrackFrame brand={data.brand}>
-      <Container size="md" py={{ base: 24, md: 48 }}>
-        <Paper p={{ base: 'md', sm: 'xl' }} shadow="md" radius="xl">
-          <Group justify="space-between" align="flex-start" mb="lg">
-            <div>
-              <Text size="sm" c="dimmed">
-                Tracking number
-              </Text>
-              <Title order={1} fz={{ base: 22, sm: 28 }} style={{ wordBreak: 'break-all' }}>
-                {data.tid}
-              </Title>
-              {planWindow ? (
-                <Text size="md" fw={700} data-testid="track-window">
-                  Expected between {clock(planWindow.from)} and {clock(planWindow.to)}
-                  {new Date(planWindow.from).toDateString() === new Date().toDateString() ? ' today' : `, ${formatDate(planWindow.from)}`}
-                </Text>
-              ) : data.kind !== 'shipment' && data.estimatedDelivery ? (
-                <Expected estimate={data.estimatedDelivery} />
-              ) : (
-                data.expected && (
-                  <Text size="sm" c="dimmed">
-                    Expected {formatDate(data.expected)}
-                  </Text>
-                )
-              )}
-              {signedBy && (
-                <Text size="sm" data-testid="track-signed-by">
-                  Signed for by <b>{signedBy}</b>
-                </Text>
-              )}
-            </div>
-            <StatusBadge status={data.status} size="xl" data-testid="track-status" data-status={data.status} />
-          </Group>
-          {late && data.kind !== 'shipment' && (
-            <Alert
-              color="orange"
-              variant="light"
-              radius="md"
-              mb="lg"
-              icon={<IconClockExclamation size={20} />}
-              title={late.title}
-              data-testid="track-likely-late"
-              data-source={data.likelyLate?.source}
-            >
-              {late.detail}
-            </Alert>
-          )}
-          <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="lg" mb="xl">
-            <Fact icon={IconTruck} label="Courier" value={data.courierName ?? courierName(data.courier)} />
-            <Fact icon={IconMapPin} label="Origin" value={data.origin ?? ''} />
-            <Fact icon={IconMapPin} label="Destination" value={data.destination ?? ''} />
-          </SimpleGrid>
-          {data.kind === 'shipment' && data.courierPosition ? (
-            <CourierMap position={data.courierPosition} window={planWindow} tid={data.tid} />
-          ) : (
-            data.kind === 'shipment' && <RouteMap checkpoints={data.checkpoints} tid={data.tid} />
-          )}
-          <Grid gap="xl">
-            <Grid.Col span={{ base: 12, sm: 8 }}>
-              <Group justify="space-between" align="baseline" gap="xs" mb="md">
-                <Title order={2} fz="lg">
-                  Checkpoints
-                </Title>
-                <Text size="xs" c="dimmed" data-testid="track-reader-zone">
-                  Times in your time zone ({readerZone()})
-                </Text>
-              </Group>
-              <CheckpointTimeline checkpoints={data.checkpoints} />
-            </Grid.Col>
-            <Grid.Col span={{ base: 12, sm: 4 }}>
-              <Box p="md" bg="var(--mantine-color-gray-0)" style={{ borderRadius: 12 }}>
-                <Title order={2} fz="sm" mb="sm">
-                  Notifications go to
-                </Title>
-                <Stack gap="xs">
-                  <Group gap={6} wrap="nowrap">
-                    <IconMail size={16} aria-label="Email" />
-                    <Text size="sm">{maskEmail(data.notify?.email) || 'No email'}</Text>
-                  </Group>
-                  <Group gap={6} wrap="nowrap">
-                    <IconPhone size={16} aria-label="Phone" />
-                    <Text size="sm">{maskPhone(data.notify?.phone) || 'No phone'}</Text>
-                  </Group>
-                </Stack>
-              </Box>
-            </Grid.Col>
-          </Grid>
-        </Paper>
-      </Container>
+    <TrackFrame>
+      <Center mih="60vh" p="xl">
+        <Stack align="center" ta="center" gap="sm">
+          <ThemeIcon size={64} radius="xl" variant="light" color="gray">
+            <IconPackageOff size={34} />
+          </ThemeIcon>
+          <Title order={1} fz={28}>
+            {MSG.shipmentNotFound}
+          </Title>
+          <Text c="dimmed" maw={420}>
+            Check the link you received. If the shipment was just created, the carrier may not have reported it yet.
+          </Text>
+          <Button component={Link} to="/" variant="default">
+            Go to Shiptrail
+          </Button>
+        </Stack>
+      </Center>
     </TrackFrame>
   );
 }
 
+type TrackData = NonNullable<ReturnType<typeof usePublicTracking>['data']>;
+
+/** The tracking number with when it comes (the day's plan window, the estimate or the expected date) and who signed. */
 /**
  * The carrier's date and window, in the destination's clock as the carrier wrote it; when the reader's clock is
  * another, the line under it says whose clock it is (decision 163), since the checkpoints below are in the reader's.
@@ -278,6 +180,108 @@ function Expected({ estimate }: { estimate: EstimatedDeliveryView }) {
 /** The reader's time zone as the browser names it ("Europe/Berlin"), or "local" when it names none. */
 const readerZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || 'local';
 
+function TrackHeading({ data }: { data: TrackData }) {
+  const planWindow = data.kind === 'shipment' ? data.window : null;
+  const signedBy = data.kind === 'shipment' ? (data.signedBy ?? data.checkpoints.find((c) => c.signedBy)?.signedBy ?? null) : null;
+  return (
+    <Group justify="space-between" align="flex-start" mb="lg">
+      <div>
+        <Text size="sm" c="dimmed">
+          Tracking number
+        </Text>
+        <Title order={1} fz={{ base: 22, sm: 28 }} style={{ wordBreak: 'break-all' }}>
+          {data.tid}
+        </Title>
+        {planWindow ? (
+          <Text size="md" fw={700} data-testid="track-window">
+            Expected between {clock(planWindow.from)} and {clock(planWindow.to)}
+            {new Date(planWindow.from).toDateString() === new Date().toDateString() ? ' today' : `, ${formatDate(planWindow.from)}`}
+          </Text>
+        ) : data.kind !== 'shipment' && data.estimatedDelivery ? (
+          <Expected estimate={data.estimatedDelivery} />
+        ) : (
+          data.expected && (
+            <Text size="sm" c="dimmed">
+              Expected {formatDate(data.expected)}
+            </Text>
+          )
+        )}
+        {signedBy && (
+          <Text size="sm" data-testid="track-signed-by">
+            Signed for by <b>{signedBy}</b>
+          </Text>
+        )}
+      </div>
+      <StatusBadge status={data.status} size="xl" data-testid="track-status" data-status={data.status} />
+    </Group>
+  );
+}
+
+/** Where the recipient's notifications go, masked. */
+function NotifyBox({ notify }: { notify: TrackData['notify'] }) {
+  return (
+    <Box p="md" bg="var(--mantine-color-gray-0)" style={{ borderRadius: 12 }}>
+      <Title order={2} fz="sm" mb="sm">
+        Notifications go to
+      </Title>
+      <Stack gap="xs">
+        <Group gap={6} wrap="nowrap">
+          <IconMail size={16} aria-label="Email" />
+          <Text size="sm">{maskEmail(notify?.email) || 'No email'}</Text>
+        </Group>
+        <Group gap={6} wrap="nowrap">
+          <IconPhone size={16} aria-label="Phone" />
+          <Text size="sm">{maskPhone(notify?.phone) || 'No phone'}</Text>
+        </Group>
+      </Stack>
+    </Box>
+  );
+}
+
+export default function TrackRoute() {
+  const { uid = '', tid = '' } = useParams();
+  const { data, isLoading } = usePublicTracking(uid, tid);
+  if (isLoading) return <PageLoader h="100vh" />;
+  if (!data) return <TrackNotFound />;
+  return (
+    <TrackFrame brand={data.brand}>
+      <Container size="md" py={{ base: 24, md: 48 }}>
+        <Paper p={{ base: 'md', sm: 'xl' }} shadow="md" radius="xl">
+          <TrackHeading data={data} />
+          {data.kind !== 'shipment' && <LateNotice likelyLate={data.likelyLate} />}
+          <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="lg" mb="xl">
+            <Fact icon={IconTruck} label="Courier" value={data.courierName ?? courierName(data.courier)} />
+            <Fact icon={IconMapPin} label="Origin" value={data.origin ?? ''} />
+            <Fact icon={IconMapPin} label="Destination" value={data.destination ?? ''} />
+          </SimpleGrid>
+          {data.kind === 'shipment' && data.courierPosition ? (
+            <CourierMap position={data.courierPosition} window={data.window} tid={data.tid} />
+          ) : (
+            data.kind === 'shipment' && <RouteMap checkpoints={data.checkpoints} tid={data.tid} />
+          )}
+          <Grid gap="xl">
+            <Grid.Col span={{ base: 12, sm: 8 }}>
+              <Group justify="space-between" align="baseline" gap="xs" mb="md">
+                <Title order={2} fz="lg">
+                  Checkpoints
+                </Title>
+                <Text size="xs" c="dimmed" data-testid="track-reader-zone">
+                  Times in your time zone ({readerZone()})
+                </Text>
+              </Group>
+              <CheckpointTimeline checkpoints={data.checkpoints} />
+            </Grid.Col>
+            <Grid.Col span={{ base: 12, sm: 4 }}>
+              <NotifyBox notify={data.notify} />
+            </Grid.Col>
+          </Grid>
+        </Paper>
+      </Container>
+    </TrackFrame>
+  );
+}
+
+/** The parcel's route through the checkpoints that carry a position (oldest first); nothing when none does. */
 /** A time of day in the reader's clock (the day's plan window, decision 118). */
 const clock = (iso: string) => new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' }).format(new Date(iso));
 
@@ -320,7 +324,6 @@ function CourierMap({
   );
 }
 
-/** The parcel's route through the checkpoints that carry a position (oldest first); nothing when none does. */
 function RouteMap({ checkpoints, tid }: { checkpoints: PublicShipment['checkpoints']; tid: string }) {
   const placed = [...checkpoints].reverse().filter((c) => c.lat != null && c.long != null);
   if (placed.length === 0) return null;

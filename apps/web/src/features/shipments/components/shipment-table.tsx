@@ -3,6 +3,7 @@ import { IconEdit, IconMapPinPlus } from '@tabler/icons-react';
 import type { ShipmentView } from '@shiptrail/contract';
 import { StatusBadge } from '../../../components/status-badge';
 import { useCardLayout } from '../../../components/card-layout';
+import { OpenTidButton } from '../../../components/open-tid-button';
 import { formatDateTime, statusLabel } from '../../../lib/format';
 
 type Props = {
@@ -151,19 +152,11 @@ export function ShipmentTable(props: Props) {
                 </Text>
               </Table.Td>
               <Table.Td>
-                <Box
-                  component="button"
-                  onClick={(e: React.MouseEvent) => {
-                    e.stopPropagation();
-                    props.onOpen(s);
-                  }}
-                  style={{ all: 'unset', cursor: 'pointer' }}
-                  aria-label={`Open ${s.tid}`}
-                >
+                <OpenTidButton tid={s.tid} onOpen={() => props.onOpen(s)}>
                   <Text fw={600} size="sm" ff="monospace">
                     {s.tid}
                   </Text>
-                </Box>
+                </OpenTidButton>
               </Table.Td>
               <Table.Td data-col="recipient">
                 <Text size="sm" style={{ overflowWrap: 'anywhere' }}>

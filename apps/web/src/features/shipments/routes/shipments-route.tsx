@@ -1,6 +1,6 @@
 import { Button, Center, Loader, Paper, Stack, Text, ThemeIcon } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
-import { LIMITS, SHIPMENT_STATUSES, STATUS_LABELS, type ShipmentStatus, type ShipmentView } from '@shiptrail/contract';
+import { LIMITS, SHIPMENT_STATUSES, type ShipmentStatus, type ShipmentView } from '@shiptrail/contract';
 import { IconMap, IconPackage, IconPlus, IconPrinter, IconRoute, IconUserShare } from '@tabler/icons-react';
 import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
@@ -8,7 +8,7 @@ import { useShipments } from '../api/get-shipments';
 import { ShipmentTable } from '../components/shipment-table';
 import { ShipmentPanel } from '../components/shipment-panel';
 import { PageHeader } from '../../../components/page-header';
-import { ListFilters } from '../../../components/list-filters';
+import { courierFilter, ListFilters, statusFilter } from '../../../components/list-filters';
 import { ListPager } from '../../../components/list-pager';
 import { useUserInfo } from '../../../lib/user-info';
 import { couriersOf, memberName, useMembers } from '../../../lib/members';
@@ -132,26 +132,16 @@ function useShipmentFilters(asCourier: boolean, couriers: ReturnType<typeof cour
   const [status, setStatus] = useState<string[]>([]);
   const [courier, setCourier] = useState<string[]>([]);
   const filters = [
-    {
-      label: 'Status',
-      placeholder: 'All statuses',
-      data: SHIPMENT_STATUSES.map((s) => ({ value: s, label: STATUS_LABELS[s] })),
-      value: status,
-      onChange: setStatus,
-      width: 300,
-    },
+    statusFilter(SHIPMENT_STATUSES, status, setStatus),
     // A courier sees only their own shipments: no courier filter.
     ...(asCourier
       ? []
       : [
-          {
-            label: 'Courier',
-            placeholder: 'All couriers',
-            data: couriers.map((c) => ({ value: c.email, label: memberName(c) })),
-            value: courier,
-            onChange: setCourier,
-            width: 260,
-          },
+          courierFilter(
+            couriers.map((c) => ({ value: c.email, label: memberName(c) })),
+            courier,
+            setCourier,
+          ),
         ]),
   ];
   return { status, courier, filters, hasFilters: status.length > 0 || courier.length > 0 };

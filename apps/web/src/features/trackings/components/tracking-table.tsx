@@ -4,6 +4,7 @@ import { describeEstimate, estimateDay, estimateTime, likelyLateReason, type Tra
 import { lastCheckPointText } from '../api/types';
 import { StatusBadge } from '../../../components/status-badge';
 import { useCardLayout } from '../../../components/card-layout';
+import { OpenTidButton } from '../../../components/open-tid-button';
 import { courierName, formatDateTime } from '../../../lib/format';
 
 /** One tracking number however it is typed: without spaces, in capitals. */
@@ -175,15 +176,7 @@ function TrackingRow({ t, props }: { t: TrackingView; props: Props }) {
         <StatusBadge status={t.status} />
       </Table.Td>
       <Table.Td>
-        <Box
-          component="button"
-          onClick={(e: React.MouseEvent) => {
-            e.stopPropagation();
-            props.onOpen(t);
-          }}
-          style={{ all: 'unset', cursor: 'pointer', display: 'block' }}
-          aria-label={`Open ${t.tid}`}
-        >
+        <OpenTidButton tid={t.tid} onOpen={() => props.onOpen(t)} block>
           <Text fw={600} size="sm" ff="monospace" style={{ overflowWrap: 'anywhere' }}>
             {t.tid}
           </Text>
@@ -192,7 +185,7 @@ function TrackingRow({ t, props }: { t: TrackingView; props: Props }) {
               {t.title}
             </Text>
           )}
-        </Box>
+        </OpenTidButton>
       </Table.Td>
       <Table.Td>
         <Text size="sm">{courierName(t.courier)}</Text>

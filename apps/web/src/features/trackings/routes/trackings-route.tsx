@@ -1,6 +1,6 @@
 import { Button, Center, Group, LoadingOverlay, Modal, Paper, Stack, Text, ThemeIcon, Box } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
-import { LIMITS, STATUS_LABELS, TRACKING_STATUSES } from '@shiptrail/contract';
+import { LIMITS, TRACKING_STATUSES } from '@shiptrail/contract';
 import { IconFileImport, IconPackage, IconPlus } from '@tabler/icons-react';
 import { lazy, Suspense, useEffect, useMemo, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router';
@@ -13,7 +13,7 @@ import type { TrackingView } from '@shiptrail/contract';
 import { sameTid, TrackingTable } from '../components/tracking-table';
 import { TrackingPanel } from '../components/tracking-panel';
 import { PageHeader } from '../../../components/page-header';
-import { ListFilters } from '../../../components/list-filters';
+import { courierFilter, ListFilters, statusFilter } from '../../../components/list-filters';
 import { ListPager } from '../../../components/list-pager';
 import { useUserInfo } from '../../../lib/user-info';
 
@@ -34,22 +34,12 @@ function usePagedTrackings() {
   const list = useTrackings(query);
   const trackings = useMemo(() => list.data ?? [], [list.data]);
   const filters = [
-    {
-      label: 'Status',
-      placeholder: 'All statuses',
-      data: TRACKING_STATUSES.map((s) => ({ value: s, label: STATUS_LABELS[s] })),
-      value: status,
-      onChange: setStatus,
-      width: 300,
-    },
-    {
-      label: 'Courier',
-      placeholder: 'All couriers',
-      data: couriers.map((c) => ({ value: c.courier, label: c.name })),
-      value: courier,
-      onChange: setCourier,
-      width: 260,
-    },
+    statusFilter(TRACKING_STATUSES, status, setStatus),
+    courierFilter(
+      couriers.map((c) => ({ value: c.courier, label: c.name })),
+      courier,
+      setCourier,
+    ),
   ];
   return {
     list,
