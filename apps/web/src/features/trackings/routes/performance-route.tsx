@@ -206,7 +206,8 @@ function ServiceBar({ s, scale }: { s: Performance['byService'][number]; scale: 
           </Text>
         </Text>
         <Text size="sm" c="dimmed" style={{ whiteSpace: 'nowrap' }}>
-          {s.delivered} parcels{s.onTime.of > 0 ? ` · ${percent(s.onTime.rate)} on time` : ''}
+          {s.delivered} {s.delivered === 1 ? 'parcel' : 'parcels'}
+          {s.onTime.of > 0 ? ` · ${percent(s.onTime.rate)} on time` : ''}
         </Text>
       </Group>
       <Box
