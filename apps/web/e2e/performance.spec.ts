@@ -1,7 +1,7 @@
 import { devices, expect, test, type APIRequestContext } from '@playwright/test';
 import { apiPost, sandboxNumber, signUpViaApi, uniqueEmail } from './helpers';
 
-// Delivery performance (issue 32, decisions 133, 134): the transit histogram, the exceptions bar list, the period by
+// Delivery performance (issue 32, decisions 133, 134, 158): the transit histogram, the transit by service, the exceptions bar list, the period by
 // dates (a reversed period refused with the server's message) and the CSV export, at a desk (1366) and on the
 // Pixel 7 and iPhone 13 profiles (tapped there). Parcels are the carrier sandbox's: some delivered by hand at once,
 // one playing the sandbox's exception journey.
@@ -42,6 +42,11 @@ for (const { name, profile, phone } of PROFILES) {
     const histogram = page.getByTestId('histogram-UPS');
     await expect(histogram.getByRole('img')).toHaveAttribute('aria-label', /^UPS: parcels by days in transit, 0 days 3,/);
     await expect(page.getByTestId('exceptions').getByTestId('bar-row')).toHaveCount(1);
+    // Transit by service (decision 158): a bar per UPS service the three parcels travel by, median and 90% named.
+    const services = page.getByTestId('services').getByTestId('service-row');
+    await expect(services.first()).toHaveAttribute('data-courier', 'ups');
+    await expect(services.first().getByRole('img')).toHaveAttribute('aria-label', /: median [\d.]+ d, 90% within [\d.]+ d$/);
+    await page.getByTestId('services').screenshot({ path: `test-results/performance/services-${name}.png` });
     await page.screenshot({ path: `test-results/performance/performance-${name}.png`, fullPage: true });
 
     // Dates: a reversed period is refused with the server's message; a good one shows its figures.

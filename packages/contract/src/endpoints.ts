@@ -213,7 +213,7 @@ export const trackingEndpoints: EndpointDef[] = [
     method: 'GET',
     path: '/v1/trackings/performance',
     summary:
-      'Delivery performance over a period (`from`/`to` days, or the last `days` days): on-time rate, first-attempt success, transit-time distribution by carrier and lane, exceptions and their causes, stalled parcels (no scan for `stalledDays` days), your own couriers; `format=csv` for the same figures as a CSV file',
+      'Delivery performance over a period (`from`/`to` days, or the last `days` days): on-time rate, first-attempt success, transit-time distribution by carrier, service and lane, exceptions and their causes, stalled parcels (no scan for `stalledDays` days), your own couriers; `format=csv` for the same figures as a CSV file',
     tag: 'Trackings',
     auth: true,
     query: T.performanceQuery,

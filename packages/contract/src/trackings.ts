@@ -227,6 +227,11 @@ export const trackingViewSchema = z.object({
   note: z.string(),
   origin: z.string(),
   destination: z.string(),
+  /**
+   * The carrier's name of the service ("UPS Ground", "Priority Mail"), from its answers, else from the number when it
+   * names one; null while unknown. Not in the original API: an added field (decision 158).
+   */
+  service: z.string().nullable(),
   status: z.enum(TRACKING_STATUSES),
   /** ISO-8601 UTC; null when the carrier gave no estimate (or once delivered). */
   expected: z.string().nullable(),
@@ -357,7 +362,8 @@ const transit = {
  * parcels whose carrier promised a date or window, how many were delivered by the end of the first promise.
  * `firstAttempt`: of the delivered, how many without a failed attempt. `byCarrier`: transit time from the first scan
  * to delivery, in days (median and 90th percentile, one decimal) and its histogram. `lanes`: the same by carrier and
- * region to region (decision 133), the 10 busiest. `exceptions`: exception scans in the period by the carrier's
+ * region to region (decision 133), the 10 busiest. `byService`: the same by carrier and service as the carrier names
+ * it (decision 158), with the share on time; `service` null for the parcels whose service is not known. `exceptions`: exception scans in the period by the carrier's
  * words, the 10 most frequent. `stalled`: open parcels with no scan for `stalledDays` days now, oldest first (the
  * first 50). `couriers`: the company's own couriers in the period (decision 134). Rates are 0–1, null when there is
  * nothing to count.
@@ -378,6 +384,7 @@ export const performanceSchema = z.object({
     }),
   ),
   lanes: z.array(z.object({ courier: z.enum(COURIER_SLUGS), origin: z.string(), destination: z.string(), ...transit })),
+  byService: z.array(z.object({ courier: z.enum(COURIER_SLUGS), service: z.string().nullable(), ...transit, onTime: share })),
   exceptions: z.object({
     count: z.number().int(),
     parcels: z.number().int(),

@@ -360,6 +360,8 @@ export const trackings = pgTable(
     note: text('note').notNull().default(''),
     origin: text('origin').notNull().default(''),
     destination: text('destination').notNull().default(''),
+    /** The carrier's name of the service ("UPS Ground"): from its answers, else from the number at the add; null unknown (decision 158). */
+    service: text('service'),
     status: text('status').notNull().default('Pending'),
     expected: ts('expected'),
     /** The estimate shown (decision 122): the carrier's, or predicted when it gives none; null when neither. */
@@ -417,7 +419,7 @@ export const trackings = pgTable(
     // The delivered index carries every column the transit statement reads, so it is answered from the index alone
     // (an index-only scan: no heap page per parcel, once the table's pages are marked all-visible by a vacuum).
     index('trackings_user_delivered_idx')
-      .on(t.userId, t.deliveredAt, t.courier, t.originRegion, t.destinationRegion, t.firstScanAt, t.promisedBy, t.failedAttempt)
+      .on(t.userId, t.deliveredAt, t.courier, t.originRegion, t.destinationRegion, t.firstScanAt, t.promisedBy, t.failedAttempt, t.service)
       .where(sql`${t.status} = 'Delivered'`),
     index('trackings_user_open_heard_idx')
       .on(t.userId, t.lastHeardAt)
@@ -442,6 +444,8 @@ export const deliveryDays = pgTable(
     courier: text('courier').notNull(),
     originRegion: text('origin_region').notNull(),
     destinationRegion: text('destination_region').notNull(),
+    /** The tracking's service, '' when unknown (a key column cannot be null; decision 158). */
+    service: text('service').notNull().default(''),
     transitHour: integer('transit_hour').notNull(),
     delivered: integer('delivered').notNull(),
     promised: integer('promised').notNull(),
@@ -449,7 +453,10 @@ export const deliveryDays = pgTable(
     firstAttempt: integer('first_attempt').notNull(),
   },
   (t) => [
-    primaryKey({ name: 'delivery_days_pk', columns: [t.userId, t.day, t.courier, t.originRegion, t.destinationRegion, t.transitHour] }),
+    primaryKey({
+      name: 'delivery_days_pk',
+      columns: [t.userId, t.day, t.courier, t.originRegion, t.destinationRegion, t.service, t.transitHour],
+    }),
     // Every column the transit statement reads, so a period's whole days are an index-only range (decision 157): the
     // primary key's range visited a heap page per few rows (10,458 rows, 1,191 pages for 90 days at 1M trackings).
     index('delivery_days_read_idx').on(
@@ -458,6 +465,7 @@ export const deliveryDays = pgTable(
       t.courier,
       t.originRegion,
       t.destinationRegion,
+      t.service,
       t.transitHour,
       t.delivered,
       t.promised,

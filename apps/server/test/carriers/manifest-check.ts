@@ -21,6 +21,8 @@ export type Expected = {
   event_count: number;
   latest_event?: { description: string; exception_description?: string; location_display: string };
   estimated_delivery_raw?: string | null;
+  /** The service the result names (decision 158); checked when given, null: the response names none. */
+  service?: string | null;
   /** For errors: our classification (auth, malformed, carrier-down, not-found, ...). */
   error_kind?: string;
   /** The text the result's message must contain (already the part worth comparing). */
@@ -61,6 +63,7 @@ function checkTracking(r: TrackResult, e: Expected, label: string): void {
   // The normalised estimate names the same day (decision 122).
   if (r.status === 'Delivered') expect(r.estimatedDelivery ?? null, label).toBeNull();
   else if (raw !== null) expect(r.estimatedDelivery?.date, label).toBe(raw.slice(0, 10));
+  if (e.service !== undefined) expect(r.service ?? null, `${label}: service`).toBe(e.service);
 }
 
 /**

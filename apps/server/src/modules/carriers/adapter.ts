@@ -1,6 +1,6 @@
 // Plumbing shared by the four adapters: the adapter shape, result builders, the authenticated request with
 // one token refresh on 401, and 429/Retry-After handling.
-import { CarrierError, httpRequest, parseJson, parseRetryAfter, type HttpOptions, type HttpResponse } from './http.ts';
+import { CarrierError, cleanText, httpRequest, parseJson, parseRetryAfter, type HttpOptions, type HttpResponse } from './http.ts';
 import type { OAuthTokenCache } from './oauth.ts';
 import type { CarrierPush } from './push-subscribe.ts';
 import type { RateLimiter } from './rate-limit.ts';
@@ -47,6 +47,7 @@ export function success(
   origin: string | null,
   destination: string | null,
   estimatedDelivery: EstimatedDelivery | null = null,
+  service: string | null = null,
 ): TrackResult {
   return {
     ok: true,
@@ -59,7 +60,16 @@ export function success(
     estimatedDelivery: status === 'Delivered' ? null : estimatedDelivery,
     origin,
     destination,
+    service,
   };
+}
+
+/** The longest service name kept (the carriers' longest known is about 40 letters). */
+export const SERVICE_MAX = 80;
+
+/** A carrier's service name as text: HTML and entities stripped (USPS `mailClass`), spaces collapsed; null when empty. */
+export function serviceName(v: unknown): string | null {
+  return cleanText(v, SERVICE_MAX) || null;
 }
 
 /** Default classification of an HTTP status the carrier-specific parser did not recognise. */

@@ -1,6 +1,16 @@
 // Canada Post tracking web service (carrier notes §4): REST + XML, HTTP Basic on every call, one PIN per call.
 import { XMLParser } from 'fast-xml-parser';
-import { failure, fromError, joinUrl, kindForStatus, limitedRequest, success, type AdapterDeps, type CarrierAdapter } from './adapter.ts';
+import {
+  failure,
+  fromError,
+  joinUrl,
+  kindForStatus,
+  limitedRequest,
+  serviceName,
+  success,
+  type AdapterDeps,
+  type CarrierAdapter,
+} from './adapter.ts';
 import { basicAuth, CarrierError, cleanText, isObj, str, type HttpResponse } from './http.ts';
 import {
   asStatus,
@@ -172,6 +182,8 @@ function normalizeDetail(detail: Record<string, unknown>, tid: string): TrackRes
     joinLocation(detail['destination-postal-id']),
     // Canada Post names a day, never a window (carrier notes §4.3).
     carrierEstimate(parseIsoLike(expectedRaw), null, null, null),
+    // service-name, in the language asked for ("Expedited Parcels", "Colis accélérés"; carrier notes §4.3).
+    serviceName(detail['service-name']),
   );
 }
 

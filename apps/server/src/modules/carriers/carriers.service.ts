@@ -11,7 +11,14 @@ import { carrierRateLimitWait } from '../../lib/metrics.ts';
 // rule holds it). The carrier client (and the built-in sandbox when a carrier has no credentials) live on
 // the context so the API role (detect, "sandbox" flags) and the worker role (refresh engine) share one instance.
 
-export { CarrierDetectError, detectCarriers, normalizeTrackingNumber, resolveCourier, UNKNOWN_FORMAT_MESSAGE } from './detect.ts';
+export {
+  CarrierDetectError,
+  detectCarriers,
+  normalizeTrackingNumber,
+  resolveCourier,
+  serviceFromNumber,
+  UNKNOWN_FORMAT_MESSAGE,
+} from './detect.ts';
 export { COURIER_SLUGS, isCourierSlug } from './types.ts';
 export type { CourierSlug, TrackResult, TrackSuccess, TrackFailure, NormalizedCheckpoint, CarrierErrorKind } from './types.ts';
 export type { CarrierClient } from './carriers.ts';

@@ -217,7 +217,14 @@ const FORMATS: CompiledFormat[] = [
 // Upper-case and drop spaces and dashes: defined once in the contract, with the length limit.
 export { normalizeTrackingNumber };
 
-type Candidate = DetectedCarrier & { formatId: string; hasChecksum: boolean; rank: number; tid: string };
+type Candidate = DetectedCarrier & {
+  formatId: string;
+  hasChecksum: boolean;
+  rank: number;
+  tid: string;
+  /** The service the number's service-type digits name (a UPS 1Z number), null when the format has none. */
+  serviceFromNumber: string | null;
+};
 
 const MAX_LEN = TRACKING_NUMBER_MAX;
 const SHAPE = /^[A-Z0-9]+$/;
@@ -247,12 +254,14 @@ function matchFormats(tid: string): Candidate[] {
       checkDigitValid = f.checksum(serial, groups.CheckDigit ?? '');
     }
     const serviceCode = f.serviceLookup ? groups[f.serviceLookup.group] : undefined;
-    const service = (serviceCode && f.serviceLookup?.table.get(serviceCode)) || f.name;
+    const serviceFromNumber = (serviceCode && f.serviceLookup?.table.get(serviceCode)) || null;
+    const service = serviceFromNumber || f.name;
     out.push({
       courier,
       name: COURIERS[courier].name,
       checkDigitValid,
       service,
+      serviceFromNumber,
       formatId: f.id,
       hasChecksum: f.checksum !== null,
       rank: f.rank,
@@ -276,6 +285,14 @@ export function detectCarriers(raw: string): DetectedCarrier[] {
     checkDigitValid,
     ...(service ? { service } : {}),
   }));
+}
+
+/**
+ * The service a number names by itself for this carrier (the service-type digits of a UPS 1Z number: "03" is
+ * "UPS United States Ground"), else null: the tracking's service until the carrier names one (decision 158).
+ */
+export function serviceFromNumber(tid: string, courier: string): string | null {
+  return bestPerCourier(matchFormats(normalizeTrackingNumber(tid))).find((c) => c.courier === courier)?.serviceFromNumber ?? null;
 }
 
 /** Detection details for callers that want the format id and the trackable number (tests, docs, bench). */

@@ -7,6 +7,7 @@ import {
   joinUrl,
   kindForStatus,
   limitedRequest,
+  serviceName,
   success,
   tokenError,
   type AdapterDeps,
@@ -208,7 +209,7 @@ function normalizeFedexEntry(entry: Record<string, unknown>, tid: string): Track
     fedexAddress(addrOf(chosen.destinationLocation)) ??
     fedexAddress(isObj(chosen.recipientInformation) ? chosen.recipientInformation.address : undefined) ??
     fedexAddress(chosen.lastUpdatedDestinationAddress);
-  return success('fedex', tid, status, checkpoints, expected, origin, destination, estimate);
+  return success('fedex', tid, status, checkpoints, expected, origin, destination, estimate, fedexService(chosen.serviceDetail));
 }
 
 /**
@@ -239,6 +240,24 @@ function fedexEstimate(
   return carrierEstimate({ ...std, dateOnly: true }, null, null, offset);
 }
 const DAY_MS = 86_400_000;
+
+/**
+ * serviceDetail.description ("FedEx Ground"), else its type read as words ("FEDEX_GROUND" -> "FedEx Ground";
+ * carrier notes §3.4 "service"); null without either.
+ */
+export function fedexService(detail: unknown): string | null {
+  if (!isObj(detail)) return null;
+  const description = serviceName(detail.description);
+  if (description) return description;
+  const type = serviceName(detail.type);
+  if (!type) return null;
+  return type
+    .toLowerCase()
+    .split(/[_\s]+/)
+    .filter(Boolean)
+    .map((w) => (w === 'fedex' ? 'FedEx' : w[0]!.toUpperCase() + w.slice(1)))
+    .join(' ');
+}
 
 // ---- status lookup (carrier notes §5.4) ----
 const STATUS = STATUS_MAPPING.fedex as {

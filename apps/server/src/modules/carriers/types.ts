@@ -54,6 +54,8 @@ export type TrackResult =
       estimatedDelivery?: EstimatedDelivery | null;
       origin: string | null;
       destination: string | null;
+      /** The carrier's name of the service the parcel travels by ("UPS Ground", "Priority Mail"); null when it gives none (decision 158). */
+      service?: string | null;
       /** One pushed event rather than the carrier's whole picture (UPS Track Alert): merged, never a regression. */
       partial?: boolean;
       /** The pushed event carries no status of its own (a UPS informational scan): the tracking keeps its status. */

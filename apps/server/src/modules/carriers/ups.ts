@@ -8,6 +8,7 @@ import {
   joinUrl,
   kindForStatus,
   limitedRequest,
+  serviceName,
   success,
   tokenError,
   type AdapterDeps,
@@ -190,7 +191,9 @@ export function normalizeUpsPackage(pkg: Record<string, unknown>, tid: string): 
   const addrs = arr(pkg.packageAddress).filter(isObj);
   const origin = upsAddress(addrs.find((a) => str(a.type) === 'ORIGIN')?.address);
   const destination = upsAddress(addrs.find((a) => str(a.type) === 'DESTINATION')?.address);
-  return success('ups', tid, status, checkpoints, expected, origin, destination, estimate);
+  // package.service.description (carrier notes §1.4 "service"), e.g. "UPS Ground".
+  const service = serviceName(isObj(pkg.service) ? pkg.service.description : null);
+  return success('ups', tid, status, checkpoints, expected, origin, destination, estimate, service);
 }
 
 // ---- status lookup (carrier notes §5.3) ----

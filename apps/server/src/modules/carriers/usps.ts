@@ -7,6 +7,7 @@ import {
   joinUrl,
   kindForStatus,
   limitedRequest,
+  serviceName,
   success,
   tokenError,
   type AdapterDeps,
@@ -227,6 +228,8 @@ function normalizeUspsDetail(body: Record<string, unknown>, tid: string): TrackR
     joinLocation(body.originCity, body.originState, body.originZIP, body.originCountry),
     joinLocation(body.destinationCity, body.destinationState, body.destinationZIP, body.destinationCountryCode),
     uspsEstimate(body, dde, expectedRaw ?? str(body.expectedDeliveryDate), events),
+    // mailClass, its HTML marks stripped ("USPS Ground Advantage<SUP>&#153;</SUP>"; carrier notes §2.4, §6).
+    serviceName(body.mailClass),
   );
 }
 

@@ -21,6 +21,8 @@ import { localDate, localMidnight } from '../../lib/time-zone.ts';
 const DAY = 86_400_000;
 /** How many lanes, exception causes and stalled parcels the figures list. */
 export const TOP_LANES = 10;
+/** How many carrier services the figures list (each carrier has a handful; decision 158). */
+export const TOP_SERVICES = 20;
 export const TOP_CAUSES = 10;
 export const STALLED_LISTED = 50;
 
@@ -65,7 +67,11 @@ export async function performance(ctx: AppContext, user: UserRow, q: Performance
     courierPerformance(ctx, user, period.start, period.end),
   ]);
   const transit = all.filter((r) => isCourier(r.courier));
-  const carriers = transit.filter((r) => r.origin === null);
+  const carriers = transit.filter((r) => r.origin === null && r.service === null);
+  const services = transit
+    .filter((r) => r.service !== null)
+    .sort((a, b) => b.delivered - a.delivered || a.courier.localeCompare(b.courier) || a.service!.localeCompare(b.service!))
+    .slice(0, TOP_SERVICES);
   const lanes = transit
     .filter((r) => r.origin !== null && r.origin !== '' && r.destination !== null && r.destination !== '')
     .sort(
@@ -96,6 +102,12 @@ export async function performance(ctx: AppContext, user: UserRow, q: Performance
       firstAttempt: share(r.firstAttempt, r.delivered),
     })),
     lanes: lanes.map((r) => ({ courier: r.courier as CourierSlug, origin: r.origin!, destination: r.destination!, ...transitOf(r) })),
+    byService: services.map((r) => ({
+      courier: r.courier as CourierSlug,
+      service: r.service || null,
+      ...transitOf(r),
+      onTime: share(r.onTime, r.promised),
+    })),
     exceptions,
     stalled: {
       days: q.stalledDays,
@@ -162,6 +174,15 @@ export function performanceCsv(p: Performance): string {
       l.p90Days,
       ...l.histogram,
       null,
+    ]);
+  }
+  for (const v of p.byService) {
+    const onTime = v.onTime.of > 0 ? `on time ${v.onTime.count} of ${v.onTime.of}` : null;
+    row('service', `${COURIER_NAMES[v.courier]} ${v.service ?? 'service not known'}`, v.delivered, null, null, [
+      v.medianDays,
+      v.p90Days,
+      ...v.histogram,
+      onTime,
     ]);
   }
   row('exceptions', 'all', p.exceptions.count, null, null, [null, null, ...blank, `${p.exceptions.parcels} parcels`]);

@@ -287,6 +287,8 @@ export function planApply(
         const delay = nextCheckDelayMs(status, mode);
         const origin = r.origin ?? t.origin;
         const destination = r.destination ?? t.destination;
+        // The carrier's service name; an answer without one (a pushed event) keeps the known one (decision 158).
+        const service = r.service ?? t.service;
         // One pushed event says nothing of the estimate: it stays.
         const expected = status === 'Delivered' ? null : r.partial ? t.expected : parseExpected(r.expected);
         // The estimate shown: the carrier's, else predicted from the delivered history (decision 122).
@@ -309,6 +311,7 @@ export function planApply(
           status !== t.status ||
           origin !== t.origin ||
           destination !== t.destination ||
+          service !== t.service ||
           expected?.getTime() !== t.expected?.getTime() ||
           estimateMoved;
         const changed = status !== t.status;
@@ -317,6 +320,7 @@ export function planApply(
             status,
             origin,
             destination,
+            service,
             expected,
             ...(estimateMoved
               ? { estimatedDelivery: est.next.estimatedDelivery, promisedBy: est.next.promisedBy, lateFor: est.next.lateFor }

@@ -57,6 +57,7 @@ const APPLIED_COLUMNS = [
   'status',
   'origin',
   'destination',
+  'service',
   'expected',
   'estimatedDelivery',
   'promisedBy',
@@ -81,18 +82,18 @@ export async function updateApplied(db: Queryable, rows: AppliedColumns[]): Prom
   const iso = (d: Date | null) => (d ? d.toISOString() : null);
   const values = rows.map(
     (r) =>
-      sql`(${r.id}::uuid, ${r.status}, ${r.origin}, ${r.destination}, ${iso(r.expected)}::timestamptz,
+      sql`(${r.id}::uuid, ${r.status}, ${r.origin}, ${r.destination}, ${r.service}::text, ${iso(r.expected)}::timestamptz,
            ${r.estimatedDelivery ? JSON.stringify(r.estimatedDelivery) : null}::jsonb, ${iso(r.promisedBy)}::timestamptz, ${r.lateFor}::text,
            ${r.lastCheckPoint === null || r.lastCheckPoint === undefined ? null : JSON.stringify(r.lastCheckPoint)}::jsonb,
            ${iso(r.nextCheckAt)}::timestamptz, ${iso(r.lastCheckedAt)}::timestamptz, ${iso(r.lastCarrierDataAt)}::timestamptz, ${iso(r.lastPushedAt)}::timestamptz,
            ${r.failures}::int, ${r.lastError}::text, ${iso(r.updatedAt)}::timestamptz)`,
   );
   await db.execute(sql`
-    update ${trackings} t set status = v.status, origin = v.origin, destination = v.destination, expected = v.expected,
+    update ${trackings} t set status = v.status, origin = v.origin, destination = v.destination, service = v.service, expected = v.expected,
       estimated_delivery = v.estimated_delivery, promised_by = v.promised_by, late_for = v.late_for, last_checkpoint = v.last_checkpoint,
       next_check_at = v.next_check_at, last_checked_at = v.last_checked_at, last_carrier_data_at = v.last_carrier_data_at, last_pushed_at = v.last_pushed_at,
       failures = v.failures, last_error = v.last_error, updated_at = v.updated_at
-    from (values ${sql.join(values, sql`, `)}) as v(id, status, origin, destination, expected, estimated_delivery, promised_by, late_for, last_checkpoint, next_check_at, last_checked_at, last_carrier_data_at, last_pushed_at, failures, last_error, updated_at)
+    from (values ${sql.join(values, sql`, `)}) as v(id, status, origin, destination, service, expected, estimated_delivery, promised_by, late_for, last_checkpoint, next_check_at, last_checked_at, last_carrier_data_at, last_pushed_at, failures, last_error, updated_at)
     where t.id = v.id`);
 }
 export async function lockByTid(db: Queryable, userId: string, tid: string): Promise<TrackingRow | undefined> {
@@ -119,6 +120,7 @@ export type PaidTrackingValues = Required<
     | 'notifyEmail'
     | 'notifyPhone'
     | 'note'
+    | 'service'
     | 'status'
     | 'nextCheckAt'
     | 'createdAt'
@@ -147,8 +149,8 @@ function trackingFromRaw(raw: Record<string, unknown>): TrackingRow {
 export async function insertPaidTracking(db: Queryable, v: PaidTrackingValues, charge: SQL, live: SQL): Promise<TrackingRow | null> {
   const r = await db.execute<Record<string, unknown>>(sql`
     with ${charge}, t as (
-      insert into ${trackings} (id, user_id, tid, courier, title, order_id, customer, notify_email, notify_phone, note, status, next_check_at, created_at, updated_at)
-      select ${v.id}, ${v.userId}, ${v.tid}, ${v.courier}, ${v.title}, ${v.orderId}, ${v.customer}, ${v.notifyEmail}, ${v.notifyPhone}, ${v.note}, ${v.status},
+      insert into ${trackings} (id, user_id, tid, courier, title, order_id, customer, notify_email, notify_phone, note, service, status, next_check_at, created_at, updated_at)
+      select ${v.id}, ${v.userId}, ${v.tid}, ${v.courier}, ${v.title}, ${v.orderId}, ${v.customer}, ${v.notifyEmail}, ${v.notifyPhone}, ${v.note}, ${v.service}::text, ${v.status},
         ${v.nextCheckAt}::timestamptz, ${v.createdAt}::timestamptz, ${v.updatedAt}::timestamptz
       from charge_paid
       returning *
@@ -269,7 +271,7 @@ export async function listPageJson(db: Queryable, f: ListPageInput): Promise<str
       select json_agg(json_build_object(
         'tid', ${t}.tid, 'title', ${t}.title, 'courier', ${t}.courier, 'orderId', ${t}.order_id, 'customer', ${t}.customer,
         'notify', json_build_object('email', ${t}.notify_email, 'phone', ${t}.notify_phone),
-        'note', ${t}.note, 'origin', ${t}.origin, 'destination', ${t}.destination, 'status', ${t}.status,
+        'note', ${t}.note, 'origin', ${t}.origin, 'destination', ${t}.destination, 'service', ${t}.service, 'status', ${t}.status,
         'expected', ${iso(sql`${t}.expected`)},
         'estimatedDelivery', case when jsonb_typeof(${t}.estimated_delivery) = 'object' then json_build_object(
           'date', coalesce(${t}.estimated_delivery ->> 'date', ''), 'from', ${t}.estimated_delivery ->> 'from', 'to', ${t}.estimated_delivery ->> 'to',
@@ -319,9 +321,11 @@ export async function deleteCheckpoints(db: Queryable, trackingId: string): Prom
 
 export type TransitRow = {
   courier: string;
-  /** null for a carrier's own row; the lane's regions otherwise (decision 133). */
+  /** null for a carrier's own row and its service rows; the lane's regions otherwise (decision 133). */
   origin: string | null;
   destination: string | null;
+  /** null for a carrier's own row and its lanes; the service of a service row, '' for the parcels of no known service (decision 158). */
+  service: string | null;
   delivered: number;
   p50Seconds: number | null;
   p90Seconds: number | null;
@@ -340,7 +344,7 @@ const HISTOGRAM = sql.join(
 );
 
 /**
- * An account's trackings delivered in [from, to) (by their delivery scan), per carrier and per carrier and lane
+ * An account's trackings delivered in [from, to) (by their delivery scan), per carrier, per carrier and lane, and per carrier and service (decision 158)
  * (one pass, grouping sets): how many, transit (first scan to the delivery scan) median and 90th percentile in
  * seconds, the whole days of transit counted 0..9 and 10+, how many had a carrier promise and how many arrived by its
  * end, how many without a failed attempt. First counts the period's parcels per carrier, lane and hour of transit
@@ -372,6 +376,7 @@ type TransitBucket = {
   courier: string;
   origin: string;
   destination: string;
+  service: string;
   /** floor(transit / 1 hour); -1: no first scan. */
   hour: number;
   delivered: number;
@@ -397,7 +402,7 @@ async function transitBuckets(db: Queryable, userId: string, from: Date, to: Dat
   // trackings_user_delivered_idx, which holds every column read; an OR made a bitmap of both and a heap page per parcel
   // (1,844 pages at 1M trackings). The whole days are an index-only range of delivery_days_read_idx (decision 157).
   const partDay = (a: string, b: string) => sql`
-      select t.courier, t.origin_region, t.destination_region,
+      select t.courier, t.origin_region, t.destination_region, coalesce(t.service, ''),
         coalesce(floor(date_part('epoch', t.delivered_at - t.first_scan_at) / 3600)::int, -1), 1,
         (t.promised_by is not null)::int, coalesce(t.delivered_at <= t.promised_by, false)::int, (not t.failed_attempt)::int
       from ${trackings} t
@@ -405,20 +410,21 @@ async function transitBuckets(db: Queryable, userId: string, from: Date, to: Dat
         and t.delivered_at >= ${a}::timestamptz and t.delivered_at < ${b}::timestamptz`;
   const r = await db.execute<Record<string, unknown>>(sql`
     with b as (
-      select d.courier, d.origin_region as o, d.destination_region as dst, d.transit_hour as h, d.delivered as n,
+      select d.courier, d.origin_region as o, d.destination_region as dst, d.service as svc, d.transit_hour as h, d.delivered as n,
         d.promised, d.on_time, d.first_attempt
       from ${deliveryDays} d
       where d.user_id = ${userId}::uuid and d.day >= ${day(firstDay)}::date and d.day < ${day(whole ? endDay : firstDay)}::date
       union all ${partDay(from.toISOString(), headEnd)}
       union all ${partDay(tailStart, to.toISOString())}
     )
-    select courier, o, dst, h, sum(n)::int as n, sum(promised)::int as promised, sum(on_time)::int as on_time,
+    select courier, o, dst, svc, h, sum(n)::int as n, sum(promised)::int as promised, sum(on_time)::int as on_time,
       sum(first_attempt)::int as first_attempt
-    from b group by courier, o, dst, h`);
+    from b group by courier, o, dst, svc, h`);
   return rowsOf<Record<string, unknown>>(r).map((x) => ({
     courier: String(x.courier),
     origin: String(x.o),
     destination: String(x.dst),
+    service: String(x.svc),
     hour: Number(x.h),
     delivered: Number(x.n),
     promised: Number(x.promised),
@@ -450,11 +456,18 @@ export function percentileOfHours(hours: Map<number, number>, p: number): number
   return lo === pos ? low : low + (pos - lo) * (at(lo + 1) - low);
 }
 
-/** The rows of performanceByCarrier from the hour buckets: per carrier, then its lanes, busiest first. */
+/** The rows of performanceByCarrier from the hour buckets: per carrier, then its lanes and services, busiest first. */
 function transitFromBuckets(buckets: TransitBucket[]): TransitRow[] {
   type Acc = { row: TransitRow; hours: Map<number, number> };
   const groups = new Map<string, Acc>();
-  const add = (key: string, courier: string, origin: string | null, destination: string | null, b: TransitBucket) => {
+  const add = (
+    key: string,
+    courier: string,
+    origin: string | null,
+    destination: string | null,
+    service: string | null,
+    b: TransitBucket,
+  ) => {
     let g = groups.get(key);
     if (!g) {
       g = {
@@ -462,6 +475,7 @@ function transitFromBuckets(buckets: TransitBucket[]): TransitRow[] {
           courier,
           origin,
           destination,
+          service,
           delivered: 0,
           p50Seconds: null,
           p90Seconds: null,
@@ -485,15 +499,17 @@ function transitFromBuckets(buckets: TransitBucket[]): TransitRow[] {
     }
   };
   for (const b of buckets) {
-    add(JSON.stringify([b.courier]), b.courier, null, null, b);
-    add(JSON.stringify([b.courier, b.origin, b.destination]), b.courier, b.origin, b.destination, b);
+    add(JSON.stringify([b.courier]), b.courier, null, null, null, b);
+    add(JSON.stringify([b.courier, b.origin, b.destination]), b.courier, b.origin, b.destination, null, b);
+    add(JSON.stringify([b.courier, null, b.service]), b.courier, null, null, b.service, b);
   }
   const rows = [...groups.values()].map(({ row, hours }) => ({
     ...row,
     p50Seconds: percentileOfHours(hours, 0.5),
     p90Seconds: percentileOfHours(hours, 0.9),
   }));
-  // As the exact statement orders them: by carrier, the carrier's own row (no lane) first, then busiest lane first.
+  // As the exact statement orders them: by carrier, busiest first; of equal counts the carrier's own row (no lane, no
+  // service) first, then its services, then its lanes.
   const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
   return rows.sort(
     (a, b) =>
@@ -501,6 +517,8 @@ function transitFromBuckets(buckets: TransitBucket[]): TransitRow[] {
       b.delivered - a.delivered ||
       (a.origin === null ? -1 : 0) - (b.origin === null ? -1 : 0) ||
       cmp(a.origin ?? '', b.origin ?? '') ||
+      (a.service === null ? -1 : 0) - (b.service === null ? -1 : 0) ||
+      cmp(a.service ?? '', b.service ?? '') ||
       cmp(a.destination ?? '', b.destination ?? ''),
   );
 }
@@ -512,7 +530,7 @@ function transitFromBuckets(buckets: TransitBucket[]): TransitRow[] {
 export async function exactPerformanceByCarrier(db: Queryable, userId: string, from: Date, to: Date): Promise<TransitRow[]> {
   const r = await db.execute<Record<string, unknown>>(sql`
     with x as (
-      select t.courier, t.origin_region as o, t.destination_region as dst, t.promised_by, t.delivered_at,
+      select t.courier, t.origin_region as o, t.destination_region as dst, coalesce(t.service, '') as svc, t.promised_by, t.delivered_at,
         -- date_part is double precision (extract is numeric, several times slower per row here); the percentiles
         -- take double precision anyway, so the figures are the same.
         date_part('epoch', t.delivered_at - t.first_scan_at) as transit,
@@ -523,6 +541,7 @@ export async function exactPerformanceByCarrier(db: Queryable, userId: string, f
         and t.delivered_at >= ${from.toISOString()}::timestamptz and t.delivered_at < ${to.toISOString()}::timestamptz
     )
     select courier, case when grouping(o) = 0 then o end as origin, case when grouping(dst) = 0 then dst end as destination,
+      case when grouping(svc) = 0 then svc end as service,
       count(*)::int as delivered,
       percentile_cont(0.5) within group (order by transit) as p50,
       percentile_cont(0.9) within group (order by transit) as p90,
@@ -531,14 +550,15 @@ export async function exactPerformanceByCarrier(db: Queryable, userId: string, f
       (count(*) filter (where promised_by is not null and delivered_at <= promised_by))::int as on_time,
       (count(*) filter (where not failed))::int as first_attempt
     from x
-    group by grouping sets ((courier), (courier, o, dst))
-    order by courier, delivered desc, origin nulls first, destination`);
+    group by grouping sets ((courier), (courier, o, dst), (courier, svc))
+    order by courier, delivered desc, origin nulls first, svc collate "C" nulls first, destination`);
   const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
   const text = (v: unknown) => (v === null || v === undefined ? null : String(v));
   return rowsOf<Record<string, unknown>>(r).map((x) => ({
     courier: String(x.courier),
     origin: text(x.origin),
     destination: text(x.destination),
+    service: text(x.service),
     delivered: Number(x.delivered),
     p50Seconds: num(x.p50),
     p90Seconds: num(x.p90),

@@ -36,6 +36,7 @@ import { forgetAttempts, takeWindow } from '../../lib/attempts.repository.ts';
 import {
   CarrierDetectError,
   detectCarriers,
+  serviceFromNumber,
   normalizeTrackingNumber,
   resolveCourier,
   UNKNOWN_FORMAT_MESSAGE,
@@ -107,6 +108,8 @@ async function addPaid(
       notifyEmail: input.notify?.email ?? '',
       notifyPhone: input.notify?.phone ?? '',
       note: input.note ?? '',
+      // Known from the number alone for some carriers (a UPS 1Z number's service digits); the carrier's own name replaces it.
+      service: serviceFromNumber(resolved.tid, resolved.courier),
       status: 'Pending',
       nextCheckAt: FIRST_IN_LINE,
       createdAt: now,
@@ -318,6 +321,7 @@ async function writeImportBatch(ctx: AppContext, tx: Tx, user: UserRow, batch: I
           notifyEmail: c.input.notify?.email ?? '',
           notifyPhone: c.input.notify?.phone ?? '',
           note: c.input.note ?? '',
+          service: serviceFromNumber(c.tid, c.courier),
           status: 'Pending',
           // The queued job holds the trackings (a lease), so the scheduler does not fetch them twice.
           nextCheckAt: new Date(now.getTime() + LEASE_MS),

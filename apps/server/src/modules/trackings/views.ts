@@ -43,6 +43,7 @@ export function trackingView(t: TrackingRow, cps: CheckpointRow[] | Checkpoint[]
     note: t.note,
     origin: t.origin,
     destination: t.destination,
+    service: t.service,
     status: t.status as TrackingStatus,
     expected: t.expected?.toISOString() ?? null,
     estimatedDelivery: estimateView(t.estimatedDelivery),

@@ -209,3 +209,25 @@ describe('carrier sandbox estimates', () => {
     });
   }
 });
+
+describe('carrier sandbox services', () => {
+  it('each carrier names the service in its own field, and the adapters read it (two services a carrier, decision 158)', async () => {
+    // A sandbox of its own: asking about a number starts its journey, which the tests above time.
+    const own = await startCarrierSandbox({ pace: 1, now: () => clock });
+    const ownClient = createCarrierClient(carrierConfigFromEnv({}, own.url));
+    const seen: Record<string, Set<string | null>> = {};
+    for (const courier of ['ups', 'usps', 'fedex', 'canadapost'] as const) {
+      seen[courier] = new Set();
+      for (const journey of ['delivered', 'fail-attempt', 'exception'] as const) {
+        const [r] = await ownClient.track(courier, [EXAMPLES[courier][journey]]);
+        seen[courier].add(r?.ok ? (r.service ?? null) : 'error');
+      }
+    }
+    await own.close();
+    const all = Object.values(seen).flatMap((s) => [...s]);
+    expect(all.every((s) => typeof s === 'string' && s !== 'error' && s.length > 0)).toBe(true);
+    expect(all.filter((s) => s!.includes('<') || s!.includes('&'))).toEqual([]);
+    expect([...seen.usps!].every((s) => s === 'USPS Ground Advantage' || s === 'Priority Mail')).toBe(true);
+    expect([...seen.ups!].every((s) => s === 'UPS Ground' || s === 'UPS 2nd Day Air')).toBe(true);
+  });
+});

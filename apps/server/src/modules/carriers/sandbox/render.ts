@@ -1,6 +1,6 @@
 // Renders sandbox journeys in each carrier's real response shape, with the carrier's own codes, so the
 // production adapters parse them unchanged (shapes and codes: carrier notes §1.4, §2.4, §3.4, §4.3).
-import type { StepKind } from './journeys.ts';
+import { hashNumber, type StepKind } from './journeys.ts';
 
 export type SandboxEvent = { kind: StepKind; time: number };
 /** The carrier's promised window (epoch ms); `first` is the original promise once it was revised. */
@@ -59,6 +59,26 @@ function offsetText(min: number): string {
   return `${s}${pad(Math.floor(a / 60))}:${pad(a % 60)}`;
 }
 
+/**
+ * The service a number travels by, in each carrier's own field shape (decision 158): one of two per carrier by a bit
+ * of the number's hash, so the sandbox's performance page has a service breakdown to show.
+ */
+const SERVICES = {
+  ups: [
+    { code: '003', levelCode: '003', description: 'UPS Ground' },
+    { code: '002', levelCode: '002', description: 'UPS 2nd Day Air' },
+  ],
+  fedex: [
+    { type: 'FEDEX_GROUND', description: 'FedEx Ground', shortDescription: 'FG' },
+    { type: 'FEDEX_2_DAY', description: 'FedEx 2Day', shortDescription: '2D' },
+  ],
+  usps: ['USPS Ground Advantage<SUP>&#153;</SUP>', 'Priority Mail<SUP>&#174;</SUP>'],
+  canadapost: ['Expedited Parcels', 'Xpresspost'],
+} as const;
+export function sandboxService<C extends keyof typeof SERVICES>(courier: C, tid: string): (typeof SERVICES)[C][number] {
+  return SERVICES[courier][(hashNumber(tid) >>> 28) & 1]!;
+}
+
 // US scans are rendered at US Central time (UTC-6), Canadian ones at Eastern Standard (UTC-5).
 const US_OFFSET = -360;
 const CA_OFFSET = -300;
@@ -108,6 +128,7 @@ export function renderUps(tid: string, events: SandboxEvent[], route: Route, pro
           package: [
             {
               trackingNumber: tid,
+              service: sandboxService('ups', tid),
               ...(cur ? { currentStatus: { code: cur.statusCode, description: cur.description } } : {}),
               // SDD the original promise, RDD the rescheduled one; deliveryTime the window (carrier notes §1.4).
               deliveryDate: !promise
@@ -186,7 +207,7 @@ export function renderUsps(tid: string, events: SandboxEvent[], route: Route, pr
   const latest = newest[0] ? USPS_CODES[newest[0].kind] : null;
   return {
     trackingNumber: tid,
-    mailClass: 'USPS Ground Advantage<SUP>&#153;</SUP>',
+    mailClass: sandboxService('usps', tid),
     originCity: route.origin.city,
     originState: route.origin.state,
     originZIP: route.origin.zip,
@@ -295,6 +316,7 @@ export function fedexTrackResult(tid: string, events: SandboxEvent[], route: Rou
     trackResults: [
       {
         trackingNumberInfo: { trackingNumber: tid, trackingNumberUniqueId: `sandbox~${tid}~FX`, carrierCode: 'FDXE' },
+        serviceDetail: sandboxService('fedex', tid),
         shipperInformation: { address: addr(route.origin) },
         recipientInformation: { address: addr(route.destination) },
         latestStatusDetail: latest
@@ -373,7 +395,7 @@ export function renderCanadaPost(tid: string, events: SandboxEvent[], route: Rou
   // expected-delivery-date the original promise, changed-expected-date the revised one (carrier notes §4.3).
   const expected = promise === null ? '' : parts((promise.first ?? promise).toMs, CA_OFFSET).date;
   const changed = promise?.first ? parts(promise.toMs, CA_OFFSET).date : '';
-  return `<?xml version="1.0" encoding="UTF-8"?><tracking-detail xmlns="http://www.canadapost.ca/ws/track-v2"><pin>${xmlEscape(tid)}</pin><active-exists>1</active-exists><archive-exists/>${changed ? `<changed-expected-date>${changed}</changed-expected-date>` : '<changed-expected-date/>'}<destination-postal-id>${route.destination.zip}</destination-postal-id><expected-delivery-date>${expected}</expected-delivery-date><service-name>Expedited Parcels</service-name><signature-image-exists>false</signature-image-exists><suppress-signature>false</suppress-signature><significant-events>${occ}</significant-events></tracking-detail>`;
+  return `<?xml version="1.0" encoding="UTF-8"?><tracking-detail xmlns="http://www.canadapost.ca/ws/track-v2"><pin>${xmlEscape(tid)}</pin><active-exists>1</active-exists><archive-exists/>${changed ? `<changed-expected-date>${changed}</changed-expected-date>` : '<changed-expected-date/>'}<destination-postal-id>${route.destination.zip}</destination-postal-id><expected-delivery-date>${expected}</expected-delivery-date><service-name>${sandboxService('canadapost', tid)}</service-name><signature-image-exists>false</signature-image-exists><suppress-signature>false</suppress-signature><significant-events>${occ}</significant-events></tracking-detail>`;
 }
 
 export function canadaPostMessage(code: string, description: string): string {

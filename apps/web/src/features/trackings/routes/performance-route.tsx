@@ -190,6 +190,80 @@ function TransitByCarrier({ p }: { p: Performance }) {
   );
 }
 
+/** One service's transit as a bar on a shared scale of days: dark up to the median, light on to the 90th percentile. */
+function ServiceBar({ s, scale }: { s: Performance['byService'][number]; scale: number }) {
+  const name = s.service ?? 'Service not known';
+  const at = (d: number | null) => `${Math.min(100, ((d ?? 0) / scale) * 100)}%`;
+  return (
+    <Box role="listitem" data-testid="service-row" data-courier={s.courier}>
+      <Group justify="space-between" gap="xs" wrap="nowrap">
+        <Text size="sm" lineClamp={1}>
+          <Text span fw={600}>
+            {name}
+          </Text>{' '}
+          <Text span size="xs" c="dimmed">
+            {courierName(s.courier)}
+          </Text>
+        </Text>
+        <Text size="sm" c="dimmed" style={{ whiteSpace: 'nowrap' }}>
+          {s.delivered} {s.delivered === 1 ? 'parcel' : 'parcels'}
+          {s.onTime.of > 0 ? ` · ${percent(s.onTime.rate)} on time` : ''}
+        </Text>
+      </Group>
+      <Box
+        role="img"
+        aria-label={`${name}: median ${daysText(s.medianDays)}, 90% within ${daysText(s.p90Days)}`}
+        style={{ position: 'relative', height: 14, borderRadius: 4, background: 'var(--mantine-color-gray-2)' }}
+      >
+        <Box style={{ position: 'absolute', inset: 0, width: at(s.p90Days), borderRadius: 4, background: 'var(--mantine-color-blue-2)' }} />
+        <Box
+          style={{ position: 'absolute', inset: 0, width: at(s.medianDays), borderRadius: 4, background: 'var(--mantine-color-blue-6)' }}
+        />
+      </Box>
+      <Text size="xs" c="dimmed">
+        median {daysText(s.medianDays)} · 90% within {daysText(s.p90Days)}
+      </Text>
+    </Box>
+  );
+}
+
+/** Days in transit by carrier service (decision 158): one bar each on a common scale, so the faster service shows at a glance. */
+function TransitByService({ p }: { p: Performance }) {
+  const scale = Math.max(1, ...p.byService.map((s) => s.p90Days ?? s.medianDays ?? 0));
+  return (
+    <Section title="Transit time by service" testId="services">
+      {p.byService.length === 0 ? (
+        <Text c="dimmed">No parcels delivered in this period yet.</Text>
+      ) : (
+        <Stack gap="sm">
+          <Group gap="md">
+            <Group gap={6}>
+              <Box w={14} h={10} style={{ borderRadius: 2, background: 'var(--mantine-color-blue-6)' }} />
+              <Text size="xs" c="dimmed">
+                half the parcels within (median)
+              </Text>
+            </Group>
+            <Group gap={6}>
+              <Box w={14} h={10} style={{ borderRadius: 2, background: 'var(--mantine-color-blue-2)' }} />
+              <Text size="xs" c="dimmed">
+                90% within
+              </Text>
+            </Group>
+            <Text size="xs" c="dimmed">
+              scale 0 to {Math.ceil(scale)} days
+            </Text>
+          </Group>
+          <SimpleGrid cols={{ base: 1, md: 2 }} spacing="lg" verticalSpacing="md" role="list" aria-label="Transit time by service">
+            {p.byService.map((s) => (
+              <ServiceBar key={`${s.courier}-${s.service ?? ''}`} s={s} scale={Math.ceil(scale)} />
+            ))}
+          </SimpleGrid>
+        </Stack>
+      )}
+    </Section>
+  );
+}
+
 /** Days in transit on the busiest lanes (origin to destination region). */
 function BusiestLanes({ p }: { p: Performance }) {
   return (
@@ -380,6 +454,7 @@ function Figures({
     <Stack>
       <HeadlineFigures p={p} />
       <TransitByCarrier p={p} />
+      <TransitByService p={p} />
       <SimpleGrid cols={{ base: 1, md: 2 }}>
         <BusiestLanes p={p} />
         <ExceptionCauses p={p} />
@@ -392,7 +467,7 @@ function Figures({
 
 /**
  * Delivery performance (issue 32, decisions 122, 123, 133, 134): on time against the carrier's first promise, first
- * attempts, transit-time distributions by carrier and lane, exceptions by cause, stalled parcels and the company's
+ * attempts, transit-time distributions by carrier, service and lane, exceptions by cause, stalled parcels and the company's
  * own couriers, over a period; the same figures as CSV.
  */
 export default function PerformanceRoute() {
