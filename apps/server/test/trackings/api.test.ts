@@ -235,6 +235,7 @@ describe('list', () => {
         'sandbox',
         'pushed',
         'lastHeardAt',
+        'service',
       ].sort(),
     );
   });

@@ -25,6 +25,7 @@ const t: TrackingView = trackingViewSchema.parse({
   sandbox: true,
   pushed: false,
   lastHeardAt: null,
+  service: null,
 });
 
 describe('update tracking body', () => {
