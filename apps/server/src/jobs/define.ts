@@ -34,20 +34,24 @@ export const defineJob = <P extends { v: number }>(def: JobDefinition<P>): JobDe
 export type JobQueue<P extends { v: number } = { v: number }> = Pick<JobDefinition<P>, 'name' | 'payload' | 'options'>;
 export const defineQueue = <P extends { v: number }>(q: JobQueue<P>): JobQueue<P> => q;
 
+/** A queue's retries, expiry and heartbeat: what the queue is made with, and what each job of it carries. */
+const policyOf = (o: QueueOptions & JobOptions) => ({
+  retryLimit: o.retryLimit,
+  retryDelay: o.retryDelay,
+  retryBackoff: o.retryBackoff,
+  retryDelayMax: o.retryDelayMax,
+  expireInSeconds: o.expireInSeconds,
+  heartbeatSeconds: o.heartbeatSeconds,
+});
+
 /**
  * Create the queue and warm pg-boss's queue cache. On PGlite a cache miss inside a transaction (enqueue with
  * `tx`) would query through the queue's own connection, which waits for that transaction: a deadlock. So every
  * queue is created and looked up once at start-up, in every role.
  */
 export async function ensureQueue(ctx: AppContext, def: JobDefinition<any>): Promise<void> {
-  const o = def.options(ctx);
   const policy = {
-    retryLimit: o.retryLimit,
-    retryDelay: o.retryDelay,
-    retryBackoff: o.retryBackoff,
-    retryDelayMax: o.retryDelayMax,
-    expireInSeconds: o.expireInSeconds,
-    heartbeatSeconds: o.heartbeatSeconds,
+    ...policyOf(def.options(ctx)),
     // A job committed to this queue NOTIFYs the workers (pg-boss's LISTEN connection), so they need not wait a poll.
     notify: true,
   };
@@ -86,15 +90,7 @@ export async function enqueueMany<P extends { v: number }>(
 ): Promise<void> {
   if (payloads.length === 0) return;
   const o = def.options(ctx);
-  const policy = {
-    retryLimit: o.retryLimit,
-    retryDelay: o.retryDelay,
-    retryBackoff: o.retryBackoff,
-    retryDelayMax: o.retryDelayMax,
-    expireInSeconds: o.expireInSeconds,
-    heartbeatSeconds: o.heartbeatSeconds,
-    priority: o.priority,
-  };
+  const policy = { ...policyOf(o), priority: o.priority };
   const jobs = payloads.map((p) => ({ ...policy, data: def.payload.parse(p) as object }));
   await ctx.queue.insert(def.name, jobs, opts.tx ? inTx(opts.tx) : undefined);
 }
