@@ -34,14 +34,19 @@ describe('the turn queue', () => {
   it('hands the turn on once, however often its release is called', async () => {
     const turns = new TurnQueue();
     const release = await turns.take(false);
-    let second = false;
-    const next = turns.take(false).then((r) => ((second = true), r));
-    const third = turns.take(false);
+    const granted: string[] = [];
+    const second = turns.take(false).then((r) => (granted.push('second'), r));
+    const third = turns.take(false).then((r) => (granted.push('third'), r));
     release();
     release();
-    (await next)();
-    expect(second).toBe(true);
+    const r2 = await second;
+    await new Promise((r) => setImmediate(r));
+    // A second call must not give the turn to the third while the second holds it.
+    expect(granted).toEqual(['second']);
+    expect(turns.waiting).toEqual({ urgent: 0, background: 1 });
+    r2();
     (await third)();
+    expect(granted).toEqual(['second', 'third']);
     expect(turns.waiting).toEqual({ urgent: 0, background: 0 });
   });
 });
