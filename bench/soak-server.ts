@@ -133,6 +133,32 @@ await ctx.db.execute(sql`
   select ${userId}::uuid, '1ZSEED' || lpad(g::text, 10, '0'), 'ups', now() + (g % 300) * interval '1 second'
   from generate_series(1, ${SEED}::int) g`);
 
+/** MB resident of PGlite's WebAssembly memory (the mapping of its size) and of the C heap ([heap]), from smaps. */
+function residentParts(wasmBytes: number | undefined): Record<string, number> {
+  let text: string;
+  try {
+    text = readFileSync('/proc/self/smaps', 'utf8');
+  } catch {
+    return {};
+  }
+  let wasmKb = 0;
+  let brkKb = 0;
+  let cur: 'wasm' | 'brk' | undefined;
+  for (const line of text.split('\n')) {
+    const head = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (head) {
+      const size = parseInt(head[2]!, 16) - parseInt(head[1]!, 16);
+      cur = head[3] === '[heap]' ? 'brk' : !head[3] && wasmBytes && size === wasmBytes ? 'wasm' : undefined;
+      continue;
+    }
+    const rss = cur && /^Rss:\s+(\d+) kB/.exec(line);
+    if (!rss) continue;
+    if (cur === 'wasm') wasmKb += Number(rss[1]);
+    else brkKb += Number(rss[1]);
+  }
+  return { WasmRss: Math.round(wasmKb / 1024), BrkHeapRss: Math.round(brkKb / 1024) };
+}
+
 const thread = ctx.database.thread;
 async function sample(gc = false): Promise<SoakSample> {
   if (gc) fullGc();
@@ -142,6 +168,7 @@ async function sample(gc = false): Promise<SoakSample> {
     at: Date.now(),
     proc: {
       ...procFields('/proc/self/status', ['VmRSS', 'RssAnon', 'RssFile', 'VmHWM']),
+      ...residentParts(t?.wasmMemory),
       ...Object.fromEntries(
         Object.entries(procFields('/proc/self/smaps_rollup', ['Private_Dirty', 'Shared_Clean', 'Anonymous'])).map(([k, v]) => [
           `smaps ${k}`,

@@ -16,6 +16,12 @@ import type { SoakSample } from './soak-server.ts';
 import type { BenchResult } from './lib/types.ts';
 
 const SECONDS = Number(process.env.BENCH_SOAK_SECONDS ?? 600);
+// Issue 29 asks for the memory "after ten minutes of the soak with 10,000 trackings, no growth over the last five
+// minutes": by default the account holds 10,000 trackings all along, each add followed by the deletion of the oldest
+// seeded one, so what grows is the process and not the data. BENCH_SOAK_STEADY=0 keeps every add (the data grows
+// by about 3,000 trackings and their checkpoints), as the soak ran before.
+const STEADY = process.env.BENCH_SOAK_STEADY !== '0';
+const SEED = Number(process.env.BENCH_SOAK_SEED ?? (STEADY ? 10_000 : 7000));
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 interface Report {
@@ -36,7 +42,7 @@ export default async function soakBench(): Promise<BenchResult[]> {
       process.env.BENCH_SOAK_NODE_FLAGS !== undefined
         ? process.env.BENCH_SOAK_NODE_FLAGS.split(' ').filter(Boolean)
         : [...EMBEDDED_NODE_FLAGS],
-    env: { ...EMBEDDED_ENV, ...process.env },
+    env: { ...EMBEDDED_ENV, BENCH_SOAK_SEED: String(SEED), ...process.env },
     stdio: 'inherit',
   });
   const next = <T extends { t: string }>(t: string) =>
@@ -57,22 +63,24 @@ export default async function soakBench(): Promise<BenchResult[]> {
     // Sandbox UPS numbers: each added parcel then moves along its journey (refreshes, checkpoints, status events).
     let n = 0;
     const ups = () => `1ZSOAK${String(n++).padStart(10, '0')}`;
+    // The seeded numbers (soak-server.ts), oldest first.
+    let oldest = 1;
+    const seeded = () => `1ZSEED${String(oldest++).padStart(10, '0')}`;
+    const add = {
+      method: 'POST' as const,
+      path: '/v1/trackings/add',
+      headers,
+      setupRequest: (req: autocannon.Request) => ({ ...req, body: JSON.stringify({ tid: ups(), courier: 'ups' }) }),
+    };
+    const removeOldest = {
+      method: 'DELETE' as const,
+      headers: { 'sm-api-token': session, 'sm-http-status': 'real' },
+      setupRequest: (req: autocannon.Request) => ({ ...req, path: `/v1/trackings/delete/${seeded()}` }),
+    };
     const [lists, adds] = await Promise.all([
       autocannon({ url: `${url}/v1/trackings/get?numRecords=50`, headers, connections: 2, overallRate: 40, duration: SECONDS }),
-      autocannon({
-        url,
-        connections: 1,
-        overallRate: 5,
-        duration: SECONDS,
-        requests: [
-          {
-            method: 'POST',
-            path: '/v1/trackings/add',
-            headers,
-            setupRequest: (req: autocannon.Request) => ({ ...req, body: JSON.stringify({ tid: ups(), courier: 'ups' }) }),
-          },
-        ],
-      }),
+      // With STEADY, each connection's requests alternate add, delete: 5 adds and 5 deletions a second.
+      autocannon({ url, connections: 1, overallRate: STEADY ? 10 : 5, duration: SECONDS, requests: STEADY ? [add, removeOldest] : [add] }),
     ]);
     const report = next<Report>('report');
     server.send({ t: 'finish' });
@@ -90,16 +98,16 @@ export default async function soakBench(): Promise<BenchResult[]> {
     const rssFirst = avg(first, rss);
     const rssLast = avg(last, rss);
     const gcAt = (i: number, f: (s: SoakSample) => number | undefined) => (collected[i] ? (f(collected[i]) ?? 'n/a') : 'n/a');
-    // Over the last five minutes: the least-squares slope of RSS, MB a minute (the issue: no growth).
-    const slope = (() => {
-      const xs = lastFive.map((s) => (s.at - end) / 60_000);
-      const ys = lastFive.map(rss);
-      const mx = xs.reduce((a, b) => a + b, 0) / xs.length;
-      const my = ys.reduce((a, b) => a + b, 0) / ys.length;
-      const num = xs.reduce((a, x, i) => a + (x - mx) * (ys[i]! - my), 0);
-      const den = xs.reduce((a, x) => a + (x - mx) ** 2, 0);
-      return den ? num / den : 0;
-    })();
+    // Over the last five minutes: the least-squares slope of RSS, MB a minute (the issue: no growth), and of its parts.
+    const slopeOf = (f: (s: SoakSample) => number | undefined) => {
+      const pts = lastFive.map((s) => [(s.at - end) / 60_000, f(s)] as const).filter((p): p is [number, number] => p[1] !== undefined);
+      const mx = pts.reduce((a, p) => a + p[0], 0) / pts.length;
+      const my = pts.reduce((a, p) => a + p[1], 0) / pts.length;
+      const num = pts.reduce((a, p) => a + (p[0] - mx) * (p[1] - my), 0);
+      const den = pts.reduce((a, p) => a + (p[0] - mx) ** 2, 0);
+      return den ? Math.round((num / den) * 10) / 10 : 0;
+    };
+    const slope = slopeOf(rss);
     const l = (f: (s: SoakSample) => number | undefined) => avg(last, f);
     const mainHeap = l((s) => s.main.heapTotal);
     const threadHeap = l((s) => s.thread?.heapTotal);
@@ -111,7 +119,7 @@ export default async function soakBench(): Promise<BenchResult[]> {
         metrics: {
           'list req/s': Math.round(lists.requests.average),
           'list p99 ms': lists.latency.p99,
-          adds: adds.requests.total,
+          [STEADY ? 'adds and deletions' : 'adds']: adds.requests.total,
           'non-2xx': lists.non2xx + adds.non2xx + lists.errors + adds.errors,
           'trackings at the end': trackings,
           'checkpoints stored': checkpoints,
@@ -119,13 +127,26 @@ export default async function soakBench(): Promise<BenchResult[]> {
           'RSS MB, last minute': rssLast,
           'RSS MB, peak (VmHWM)': samples[samples.length - 1]!.proc.VmHWM ?? 'n/a',
           'RSS growth': `${(((rssLast - rssFirst) / rssFirst) * 100).toFixed(1)}%`,
-          'RSS MB/min over the last 5 min': Math.round(slope * 10) / 10,
+          'RSS MB/min over the last 5 min': slope,
           'heap MB after full GC, 2nd minute (main / database thread)': `${gcAt(0, (s) => s.main.heapUsed)} / ${gcAt(0, (s) => s.thread?.heapUsed)}`,
           'heap MB after full GC, end (main / database thread)': `${gcAt(1, (s) => s.main.heapUsed)} / ${gcAt(1, (s) => s.thread?.heapUsed)}`,
           'database WebAssembly memory MB, 2nd minute': avg(first, (s) => s.thread?.wasmMemory),
           'database WebAssembly memory MB, end': wasm,
         },
-        note: 'lists of 50 at 40 req/s over 2 connections, adds at 5/s of sandbox UPS numbers, 7,000 more in the account at the start; all move along their journeys (pace 0.05); the first minute is warm-up, so the 2nd minute is compared with the last',
+        note: `lists of 50 at 40 req/s over 2 connections, adds at 5/s of sandbox UPS numbers${STEADY ? ', each followed by the deletion of the oldest seeded tracking (the account holds' : ','} ${SEED.toLocaleString('en-US')} ${STEADY ? 'trackings all along)' : 'more in the account at the start'}; all move along their journeys (pace 0.05); the first minute is warm-up, so the 2nd minute is compared with the last`,
+      },
+      {
+        name: 'soak: growth over the last 5 minutes by part (MB a minute)',
+        setup: `PGlite, one process (node, as npm start), ${Math.round(SECONDS / 60)} min`,
+        metrics: {
+          RSS: slope,
+          'RSS anonymous': slopeOf((s) => s.proc.RssAnon),
+          'main heap total': slopeOf((s) => s.main.heapTotal),
+          'database thread heap total': slopeOf((s) => s.thread?.heapTotal),
+          'PGlite WebAssembly memory, resident': slopeOf((s) => s.proc.WasmRss),
+          'C heap ([heap]), resident': slopeOf((s) => s.proc.BrkHeapRss),
+        },
+        note: 'least-squares slopes of the 10 s samples; the WebAssembly memory is allocated once (its resident part can only grow up to it)',
       },
       {
         name: 'soak: where the resident memory is, last minute (MB)',
