@@ -52,19 +52,25 @@ async function freshDatabaseUrl(): Promise<string | undefined> {
 // The lib settings do not declare the WebAssembly global; Node has it.
 const wasmApi = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<WebAssembly.Module> } }).WebAssembly;
 
-// Read and compiled once per worker process; every PGlite of the process starts from the same bytes.
+// PGlite's WebAssembly, read and compiled once per worker process; every PGlite of the process starts from it.
+let binaries: Promise<Pick<PGliteOptions, 'pgliteWasmModule' | 'fsBundle'>> | undefined;
+export function pgliteBinaries(): Promise<Pick<PGliteOptions, 'pgliteWasmModule' | 'fsBundle'>> {
+  binaries ??= (async () => {
+    const dist = path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
+    const [wasm, data] = await Promise.all([readFile(path.join(dist, 'pglite.wasm')), readFile(path.join(dist, 'pglite.data'))]);
+    return { pgliteWasmModule: await wasmApi.compile(wasm), fsBundle: new Blob([data]) };
+  })();
+  return binaries;
+}
+
+// The migrated template, read once per worker process; every test database of the process starts from the same bytes.
 let pgliteStart: Promise<PGliteOptions | undefined> | undefined;
 function pgliteOptions(): Promise<PGliteOptions | undefined> {
   const file = template('pgliteTemplate');
   pgliteStart ??= file
     ? (async () => {
-        const dist = path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
-        const [dump, wasm, data] = await Promise.all([
-          readFile(file),
-          readFile(path.join(dist, 'pglite.wasm')),
-          readFile(path.join(dist, 'pglite.data')),
-        ]);
-        return { loadDataDir: new Blob([dump]), pgliteWasmModule: await wasmApi.compile(wasm), fsBundle: new Blob([data]) };
+        const [dump, compiled] = await Promise.all([readFile(file), pgliteBinaries()]);
+        return { loadDataDir: new Blob([dump]), ...compiled };
       })()
     : Promise.resolve(undefined);
   return pgliteStart;

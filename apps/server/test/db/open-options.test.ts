@@ -8,14 +8,24 @@ import { sql } from 'drizzle-orm';
 import { expect, it } from 'vitest';
 import { openDatabase, rowsOf } from '../../src/db/client.ts';
 import { loadConfig } from '../../src/config.ts';
+import { pgliteBinaries } from '../helpers.ts';
+
+// One database made by initdb for the whole file (an initdb is seconds of CPU): its dump is the caller's dump of the
+// tests below. The compiled WebAssembly is the tests' own, so it is not compiled again.
+let sourceDump: Promise<File | Blob> | undefined;
+function callersDump(): Promise<File | Blob> {
+  sourceDump ??= (async () => {
+    const source = await PGlite.create(await pgliteBinaries());
+    await source.exec(`create table from_the_dump (note text); insert into from_the_dump values ('kept')`);
+    const dump = await source.dumpDataDir('none');
+    await source.close();
+    return dump;
+  })();
+  return sourceDump;
+}
 
 it('an in-memory database starts from the dump it is given', async () => {
-  const source = await PGlite.create();
-  await source.exec(`create table from_the_dump (note text); insert into from_the_dump values ('kept')`);
-  const dump = await source.dumpDataDir('none');
-  await source.close();
-
-  const database = await openDatabase({ dataDir: 'memory://', pglite: { loadDataDir: dump } });
+  const database = await openDatabase({ dataDir: 'memory://', pglite: { loadDataDir: await callersDump() } });
   try {
     const rows = rowsOf<{ note: string }>(await database.db.execute(sql`select note from from_the_dump`));
     expect(rows).toEqual([{ note: 'kept' }]);
@@ -34,14 +44,11 @@ it.each(['worker', 'main'] as const)(
   'the embedded database runs with the configured shared buffers (%s thread)',
   async (thread) => {
     const dir = thread === 'worker' ? mkdtempSync(path.join(tmpdir(), 'st-buffers-')) : 'memory://';
-    const source = await PGlite.create();
-    const dump = await source.dumpDataDir('none');
-    await source.close();
     const database = await openDatabase({
       dataDir: dir,
       pgliteThread: thread,
       sharedBuffersMb: 24,
-      pglite: thread === 'main' ? { loadDataDir: dump } : undefined,
+      pglite: thread === 'main' ? { loadDataDir: await callersDump() } : undefined,
     });
     try {
       expect(rowsOf<{ shared_buffers: string }>(await database.db.execute(sql`show shared_buffers`))).toEqual([{ shared_buffers: '24MB' }]);
