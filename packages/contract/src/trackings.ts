@@ -181,6 +181,19 @@ export function estimateOffsetMinutes(bound: string | null): number | null {
 }
 
 /**
+ * The clock an estimate's hours are written in, "UTC−5": the carrier writes its window in the destination's local
+ * time (decision 163); null when the estimate has no time of day or is predicted (whole days).
+ */
+export function estimateClock(e: Pick<EstimatedDeliveryView, 'from' | 'to' | 'source'>): string | null {
+  if (e.source === 'predicted') return null;
+  const offset = estimateOffsetMinutes(e.from ?? e.to);
+  if (offset === null) return null;
+  const hours = Math.floor(Math.abs(offset) / 60);
+  const minutes = Math.abs(offset) % 60;
+  return offset === 0 ? 'UTC' : `UTC${offset < 0 ? '\u2212' : '+'}${hours}${minutes ? `:${String(minutes).padStart(2, '0')}` : ''}`;
+}
+
+/**
  * Whose clock the estimate's times are in, when it is not the reader's: the carrier writes its window in the
  * destination's local time, the page shows checkpoints in the reader's (decision 163). `readerOffsetAt` gives the
  * reader's offset in minutes east of UTC at an instant (in a browser `(d) => -d.getTimezoneOffset()`).
@@ -190,15 +203,11 @@ export function estimateZoneNote(
   e: Pick<EstimatedDeliveryView, 'from' | 'to' | 'source'>,
   readerOffsetAt: (instant: Date) => number,
 ): string | null {
-  if (e.source === 'predicted') return null;
+  const clock = estimateClock(e);
   const bound = e.from ?? e.to;
-  const offset = estimateOffsetMinutes(bound);
-  if (offset === null || bound === null) return null;
-  if (readerOffsetAt(new Date(bound)) === offset) return null;
-  const hours = Math.floor(Math.abs(offset) / 60);
-  const minutes = Math.abs(offset) % 60;
-  const utc = offset === 0 ? 'UTC' : `UTC${offset < 0 ? '\u2212' : '+'}${hours}${minutes ? `:${String(minutes).padStart(2, '0')}` : ''}`;
-  return `local time at the destination (${utc})`;
+  if (clock === null || bound === null) return null;
+  if (readerOffsetAt(new Date(bound)) === estimateOffsetMinutes(bound)) return null;
+  return `local time at the destination (${clock})`;
 }
 
 /**

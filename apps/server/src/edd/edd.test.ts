@@ -110,16 +110,51 @@ describe('predictor', () => {
     const p = new DeliveryPredictor();
     for (const d of businessDays('2026-03-02', 20)) p.learn(parcel(d, 3));
     // Same lane, another weekday and ZIP: the lane; a ZIP3 never seen in the same regions (1 → 9): the region.
-    expect(p.predict(parcel('2026-04-06', 0, { destinationPostal: '90002' }))?.basis.level).toMatch(/^lane/);
+    expect(p.predict(parcel('2026-04-06', 0, { destinationPostal: '90002' }))?.basis.level).toBe('service-lane-weekday');
     const region = p.predict(parcel('2026-04-06', 0, { destinationPostal: '91234' }))!;
     expect(region.basis).toEqual({ level: 'region', samples: 20 });
     expect(region.estimatedDelivery.date).toBe('2026-04-09'); // Monday + 3 business days
     expect(region.estimatedDelivery.source).toBe('predicted');
     expect(p.predict(parcel('2026-04-06', 0, { destinationPostal: '30301' }))?.basis.level).toBe('service');
-    expect(p.predict(parcel('2026-04-06', 0, { service: 'next_day_air' }))?.basis.level).toBe('carrier');
+    // A service never seen: the lane's parcels of every service (decision 166); nowhere near them, the carrier.
+    expect(p.predict(parcel('2026-04-06', 0, { service: 'next_day_air' }))?.basis).toEqual({ level: 'lane-weekday', samples: 4 });
+    expect(p.predict(parcel('2026-04-06', 0, { service: 'next_day_air', destinationPostal: '30301' }))?.basis.level).toBe('carrier');
     const other = p.predict(parcel('2026-04-06', 0, { carrier: 'fedex' }))!;
     expect(other.basis.level).toBe('global');
     expect(other.estimatedDelivery.date).toBe('2026-04-09');
+  });
+
+  it('predicts a parcel of a named service from its lane when the history has no service (decision 166)', () => {
+    const p = new DeliveryPredictor();
+    // Parcels delivered before the carrier named services: 5 days to 900, 1 day to 300.
+    for (const d of businessDays('2026-03-02', 30)) {
+      p.learn(parcel(d, 5, { service: null }));
+      p.learn(parcel(d, 1, { service: null, destinationPostal: '30301' }));
+    }
+    const toWest = p.predict(parcel('2026-04-06', 0, { service: 'ground' }))!;
+    expect(toWest.basis).toEqual({ level: 'lane-weekday', samples: 6 });
+    expect(toWest.estimatedDelivery.date).toBe('2026-04-13'); // Monday + 5 business days
+    const toSouth = p.predict(parcel('2026-04-06', 0, { service: 'ground', destinationPostal: '30302' }))!;
+    expect(toSouth.estimatedDelivery.date).toBe('2026-04-07');
+  });
+
+  it('tells two services on one lane apart, and lets a service of few parcels lean on the lane (decision 166)', () => {
+    const p = new DeliveryPredictor();
+    for (const d of businessDays('2026-03-02', 30)) {
+      p.learn(parcel(d, 5, { service: 'ground' }));
+      p.learn(parcel(d, 1, { service: 'express' }));
+    }
+    // Elsewhere "saver" takes 9 days; on this lane it has one parcel of 5.
+    for (const d of businessDays('2026-03-02', 30)) p.learn(parcel(d, 9, { service: 'saver', destinationPostal: '30301' }));
+    p.learn(parcel('2026-03-30', 5, { service: 'saver' }));
+    const ground = p.predict(parcel('2026-04-06', 0, { service: 'ground' }))!;
+    expect(ground.basis).toEqual({ level: 'service-lane-weekday', samples: 6 });
+    expect(ground.estimatedDelivery.date).toBe('2026-04-13');
+    expect(p.predict(parcel('2026-04-06', 0, { service: 'express' }))!.estimatedDelivery.date).toBe('2026-04-07');
+    const saver = p.predict(parcel('2026-04-06', 0, { service: 'saver' }))!;
+    expect(saver.basis).toEqual({ level: 'service-lane-weekday', samples: 1 });
+    // The lane's 5 days, not the 9 the service takes on another lane.
+    expect(saver.estimatedDelivery.date).toBe('2026-04-13');
   });
 
   it('shrinks a lane with a few parcels toward its parent and lets a well-filled lane speak for itself', () => {
@@ -273,6 +308,26 @@ describe('evaluation', () => {
     const peeking = new DeliveryPredictor();
     for (const p of [...fast, ...slow]) peeking.learn(p);
     expect(peeking.predict(probe)!.estimatedDelivery.date).not.toBe('2026-04-01');
+  });
+
+  it('scores a history by its service column: two services on one lane (decision 166)', () => {
+    // Ground takes 5 business days and Express 1 on the same lane, one of each shipped every business day.
+    const history = businessDays('2026-03-02', 60).flatMap((d) => [
+      parcel(d, 5, { service: 'ground' }),
+      parcel(d, 1, { service: 'express' }),
+    ]);
+    const score = (rows: DeliveredFacts[]) => {
+      const e = new Evaluator();
+      rows.forEach((p, i) => e.add(row(p, i + 2)));
+      return e.report();
+    };
+    const byService = score(history);
+    expect(byService.rowsWithService).toBe(120);
+    const blind = score(history.map((p) => ({ ...p, service: '' })));
+    expect(blind.rowsWithService).toBe(0);
+    // Told the service, the predictor gets (nearly) every day right; without it at most one of the two.
+    expect(byService.exactDay).toBeGreaterThan(0.9);
+    expect(blind.exactDay).toBeLessThan(0.6);
   });
 
   it('learns a parcel once it was delivered before the next one shipped', () => {

@@ -162,6 +162,8 @@ export type WindowScores = Scores & { percentiles: [number, number] | null };
 
 export interface EvaluationReport extends Scores {
   rows: number;
+  /** Rows naming a service: the predictor and the lane baselines key by it (decision 166); 0, and no run shows what it does. */
+  rowsWithService: number;
   calendar: string;
   baselines: {
     carrierEstimate: Scores;
@@ -198,6 +200,7 @@ export class Evaluator {
   private readonly globalCounts = new Counts();
   private readonly laneCounts = new Map<string, Counts>();
   private rows = 0;
+  private rowsWithService = 0;
   private lastShipped = -Infinity;
   private readonly calendarName: string;
 
@@ -234,6 +237,7 @@ export class Evaluator {
     if (row.shipped.instant < this.lastShipped) throw new RangeError(`line ${row.line}: rows are not in shipped_at order`);
     this.lastShipped = row.shipped.instant;
     this.rows++;
+    if (row.service.trim() !== '') this.rowsWithService++;
     this.catchUp(row.shipped.instant);
     const s = row.shipped.day;
     // Parcels whose window ended before today and that are still out have missed it: say so now, not when
@@ -294,6 +298,7 @@ export class Evaluator {
     return {
       ...this.ours.scores(),
       rows: this.rows,
+      rowsWithService: this.rowsWithService,
       calendar: this.calendarName,
       baselines: {
         carrierEstimate: this.carrier.scores(),

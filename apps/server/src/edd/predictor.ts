@@ -2,9 +2,10 @@
 //
 // Transit is counted in business days of the destination's calendar, in a histogram per cell of
 // (carrier, service, origin ZIP3/FSA, destination ZIP3/FSA, weekday shipped). A cell's distribution is shrunk
-// toward its parent's (lane → lane on any weekday → first digit/letter of each → carrier+service → carrier →
-// everything): p = (counts + m·p_parent) / (n + m), so a lane with few parcels leans on its wider area and one
-// with many speaks for itself. When the carrier gives an estimate, the same hierarchy learns how many business
+// toward its parent's (the service on the lane on that weekday → the service on the lane → the lane on that
+// weekday, any service → the lane → first digit/letter of each → the carrier's service → carrier → everything):
+// p = (counts + m·p_parent) / (n + m), so a lane with few parcels leans on its wider area and one with many speaks
+// for itself, and a service with few parcels on a lane leans on the lane's parcels of every service (decision 166). When the carrier gives an estimate, the same hierarchy learns how many business
 // days the delivery falls after (or before) it, and the two distributions are multiplied (a product of experts,
 // the estimate's weight β picked online by which weight predicted the parcels delivered so far best). The date
 // is the likeliest day within the middle half of the result; the window is the narrowest run of days holding the
@@ -69,8 +70,9 @@ export interface DeliveryPrediction {
   readonly trace: PredictionTrace;
 }
 
-export type Level = 'global' | 'carrier' | 'service' | 'region' | 'lane' | 'lane-weekday';
-const LEVELS: readonly Level[] = ['global', 'carrier', 'service', 'region', 'lane', 'lane-weekday'];
+export type Level = 'global' | 'carrier' | 'service' | 'region' | 'lane' | 'lane-weekday' | 'service-lane' | 'service-lane-weekday';
+/** The hierarchy, widest first; the levels named "service" are left out for a parcel of no known service (decision 166). */
+const LEVELS: readonly Level[] = ['global', 'carrier', 'service', 'region', 'lane', 'lane-weekday', 'service-lane', 'service-lane-weekday'];
 
 export interface PredictorOptions {
   /** The business-day calendar of a destination. Default: Canada's (by province) for a Canadian postal code, else the US. */
@@ -209,13 +211,25 @@ export class DeliveryPredictor {
     return this.level;
   }
 
-  private keys(f: ShipmentFacts, shippedDay: number): string[] {
+  /** The parcel's cell at each of LEVELS (null: a service level for a parcel of no known service). */
+  private keys(f: ShipmentFacts, shippedDay: number): (string | null)[] {
     const o = postalAreas(f.originPostal);
     const d = postalAreas(f.destinationPostal);
     const c = f.carrier.trim().toLowerCase();
-    const s = `${c}|${(f.service ?? '').trim().toLowerCase()}`;
-    const lane = `${s}|${o.area}>${d.area}`;
-    return ['', c, s, `${s}|${o.region}>${d.region}`, lane, `${lane}|${weekday(shippedDay)}`];
+    const service = (f.service ?? '').trim().toLowerCase();
+    const wd = weekday(shippedDay);
+    const lane = `${c}|l:${o.area}>${d.area}`;
+    const s = service ? `s:${service}` : null;
+    return [
+      '',
+      c,
+      s && `${c}|${s}`,
+      `${c}|r:${o.region}>${d.region}`,
+      lane,
+      `${lane}|${wd}`,
+      s && `${lane}|${s}`,
+      s && `${lane}|${s}|${wd}`,
+    ];
   }
 
   /** Learn from a delivered parcel; pass the prediction made for it when it shipped to calibrate on it. */
@@ -229,6 +243,7 @@ export class DeliveryPredictor {
       estimateDay === null ? null : Math.min(this.size, Math.max(-this.size, k - businessDaysBetween(cal, shippedDay, estimateDay)));
     const w = this.weight(deliveredDay);
     for (const key of this.keys(parcel, shippedDay)) {
+      if (key === null) continue;
       let cell = this.cells.get(key);
       if (!cell) this.cells.set(key, (cell = new Cell(this.size)));
       cell.count++;
@@ -322,7 +337,7 @@ export class DeliveryPredictor {
 
   /** Shrink a cell's histogram toward its parents' (returns null when nothing was learned). */
   private shrunk(
-    keys: string[],
+    keys: (string | null)[],
     now: number,
     pick: (c: Cell) => [number, Float64Array],
   ): { p: Float64Array; level: Level; samples: number } | null {
@@ -332,7 +347,7 @@ export class DeliveryPredictor {
     // Weights in units of a parcel delivered today, so that the prior strength keeps its meaning.
     const unit = this.halfLife === Infinity || this.anchor === null ? 1 : Math.pow(2, (now - this.anchor) / this.halfLife);
     keys.forEach((key, i) => {
-      const cell = this.cells.get(key);
+      const cell = key === null ? undefined : this.cells.get(key);
       if (!cell) return;
       const [weighed, hist] = pick(cell);
       if (weighed === 0) return;

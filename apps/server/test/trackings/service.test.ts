@@ -8,6 +8,8 @@ import * as repo from '../../src/modules/trackings/trackings.repository.ts';
 import { applyResult, modeOf, runDueRefreshes } from '../../src/modules/trackings/refresh.ts';
 import { call, createTestEnv, signUp, type TestEnv } from '../helpers.ts';
 import { ACROSS_MIGRATION_TIMEOUT_MS, acrossMigration } from '../db/across-migration.ts';
+import { createDeliveryPredictions } from '../../src/edd/index.ts';
+import { deliveredHistory } from '../../src/modules/trackings/trackings.service.ts';
 import { EX, add, list, userIdOf } from './fixtures.ts';
 
 let env: TestEnv;
@@ -96,6 +98,34 @@ async function keptAndRecount(userId: string) {
     group by 1, 2, 3, 4 order by 1, 2, 3, 4`);
   return { kept: rowsOf<Record<string, unknown>>(kept), recount: rowsOf<Record<string, unknown>>(recount) };
 }
+
+describe('the delivery date by service (decision 166)', () => {
+  it('the predictor learns each parcel with its service: two services on one lane get their own dates', async () => {
+    const a = await signUp(env.app);
+    const userId = await userIdOf(env, a.email);
+    // 20 parcels each, all shipped Tuesday 2026-09-15 from Chicago to Dallas: Ground 5 business days, Next Day Air 1.
+    await env.ctx.db.execute(sql`
+      with t as (
+        insert into trackings (user_id, tid, courier, service, status, origin, destination, next_check_at, created_at, updated_at)
+        select ${userId}::uuid, 'SVC' || s.days || '-' || k, 'ups', s.name, 'Delivered', 'CHICAGO, IL, 60607, US', 'DALLAS, TX, 75201, US',
+          null, now(), now()
+        from generate_series(1, 20) k, (values ('UPS Ground', 7), ('UPS Next Day Air', 1)) s(name, days)
+        returning id, tid
+      )
+      insert into checkpoints (tracking_id, status, location, message, time, fingerprint)
+      select id, c.status, null, c.status, c.time, c.status || tid from t,
+        lateral (values ('InfoReceived', timestamptz '2026-09-15 15:00:00+00'),
+                        ('Delivered', timestamptz '2026-09-15 18:00:00+00' + (split_part(substr(tid, 4), '-', 1) || ' days')::interval)) c(status, time)`);
+    const history = await deliveredHistory(env.ctx);
+    expect(history.filter((h) => h.service === 'UPS Next Day Air')).toHaveLength(20);
+    const predictions = createDeliveryPredictions(() => deliveredHistory(env.ctx));
+    await predictions.ready();
+    const shipped = { carrier: 'ups', originPostal: '60607', destinationPostal: '75201', shippedAt: '2026-09-29T15:00:00Z' };
+    const now = new Date('2026-09-29T16:00:00Z');
+    expect(predictions.predict({ ...shipped, service: 'UPS Next Day Air' }, now)?.date).toBe('2026-09-30');
+    expect(predictions.predict({ ...shipped, service: 'UPS Ground' }, now)?.date).toBe('2026-10-06');
+  });
+});
 
 describe('transit by carrier service', () => {
   it('the rollup counts per service (unknown as empty) and follows a service named later', async () => {

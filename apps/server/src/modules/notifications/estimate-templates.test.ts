@@ -26,7 +26,7 @@ describe('estimate messages', () => {
     expect(customer.subject).toBe('Lamp Co <b>: your parcel 1Z5R89390350075626 will likely arrive late');
     expect(customer.html).not.toContain('<b>');
     expect(estimateSms({ ...base, brand: 'Lamp Co' })).toBe(
-      'Lamp Co: parcel 1Z5R89390350075626 will likely arrive late. Expected Wed 2 Dec, between 10:00 and 14:00. https://shiptrail.test/track/u1/1Z5R89390350075626',
+      'Lamp Co: parcel 1Z5R89390350075626 will likely arrive late. Expected Wed 2 Dec, between 10:00 and 14:00 (local time at the destination, UTC-6). https://shiptrail.test/track/u1/1Z5R89390350075626',
     );
   });
   it('estimate changed, and a late parcel the carrier gave no new date for yet', () => {
@@ -35,5 +35,24 @@ describe('estimate messages', () => {
       'Shiptrail: new expected delivery for parcel 1Z5R89390350075626. Expected Wed 2 Dec. https://shiptrail.test/track/u1/1Z5R89390350075626',
     );
     expect(estimateEmail({ ...base, estimate: null }).text).toContain('No new date from the carrier yet');
+  });
+  it("says whose clock the carrier's hours are in, in the mail and the SMS; a day or a predicted date has no hours (decision 166)", () => {
+    const clock = 'Expected Wed 2 Dec, between 10:00 and 14:00 (local time at the destination, UTC\u22126)';
+    for (const kind of ['LikelyLate', 'EstimateChanged'] as const) {
+      const mail = estimateEmail({ ...base, kind });
+      expect(mail.text).toContain(clock);
+      expect(mail.html).toContain(clock);
+      // The SMS in the GSM alphabet: an ASCII minus.
+      expect(estimateSms({ ...base, kind })).toContain(`${clock.replace('\u2212', '-')}.`);
+    }
+    const halfHour = estimateSms({ ...base, estimate: { ...base.estimate!, from: '2026-12-02T09:00:00+05:30', to: null } });
+    expect(halfHour).toContain('Expected Wed 2 Dec, from 09:00 (local time at the destination, UTC+5:30).');
+    const predicted = estimateEmail({
+      ...base,
+      estimate: { date: '2026-12-02', from: '2026-12-01', to: '2026-12-03', source: 'predicted', updatedAt: 'x' },
+    });
+    expect(predicted.text).toContain('Expected by Thu 3 Dec (predicted)');
+    expect(predicted.text).not.toContain('local time');
+    expect(estimateSms({ ...base, estimate: { ...base.estimate!, from: null, to: null } })).not.toContain('local time');
   });
 });

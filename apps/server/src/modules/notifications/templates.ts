@@ -1,4 +1,4 @@
-import { describeEstimate, STATUS_LABELS, type EstimatedDeliveryView, type TrackingStatus } from '@shiptrail/contract';
+import { describeEstimate, estimateClock, STATUS_LABELS, type EstimatedDeliveryView, type TrackingStatus } from '@shiptrail/contract';
 
 const isApproach = (s: string) => s === 'CourierNear' || s === 'CourierArriving';
 import { escapeHtml } from '../../lib/mail-layout.ts';
@@ -156,9 +156,20 @@ export interface EstimateMessageInput extends StatusMessageInput {
   lateReason?: string | null;
 }
 
+/**
+ * The estimate in words with the clock its hours are in (decision 166): a message's reader may be anywhere, so the
+ * carrier's hours always say they are the destination's ("…, between 10:00 and 14:00 (local time at the destination,
+ * UTC−6)"); a day or a predicted date has no hours and says nothing more.
+ */
+export function estimateWithClock(e: EstimatedDeliveryView, sms = false): string {
+  // An SMS keeps to the GSM alphabet (a U+2212 minus would make it UCS-2: 70 characters a segment instead of 160).
+  const clock = sms ? estimateClock(e)?.replace('\u2212', '-') : estimateClock(e);
+  return clock ? `${describeEstimate(e)} (local time at the destination, ${clock})` : describeEstimate(e);
+}
+
 function estimateLines(m: EstimateMessageInput, name: string): { subject: string; intro: string; expected: string } {
   const parcel = m.brand ? `Your parcel from ${m.brand}` : `Your parcel ${name}`;
-  const expected = m.estimate ? describeEstimate(m.estimate) : 'No new date from the carrier yet';
+  const expected = m.estimate ? estimateWithClock(m.estimate) : 'No new date from the carrier yet';
   if (m.kind === 'LikelyLate') {
     return {
       subject: m.brand ? `${m.brand}: your parcel ${m.tid} will likely arrive late` : `${name}: likely late`,
@@ -209,7 +220,7 @@ export function estimateEmail(m: EstimateMessageInput): { subject: string; text:
 
 export function estimateSms(m: EstimateMessageInput): string {
   const from = m.brand ?? 'Shiptrail';
-  const expected = m.estimate ? ` ${describeEstimate(m.estimate)}.` : '';
+  const expected = m.estimate ? ` ${estimateWithClock(m.estimate, true)}.` : '';
   if (m.kind === 'LikelyLate')
     return `${from}: parcel ${m.tid} will likely arrive late.${m.lateReason ? ` ${m.lateReason}` : ''}${expected} ${m.link}`;
   return `${from}: new expected delivery for parcel ${m.tid}.${expected} ${m.link}`;

@@ -376,6 +376,7 @@ function predictFor(ctx: AppContext, t: repo.TrackingRow, r: TrackSuccess, now: 
   return predictions.predict(
     {
       carrier: t.courier,
+      service: r.service ?? t.service,
       originPostal: postalOf(r.origin ?? t.origin),
       destinationPostal: postalOf(r.destination ?? t.destination),
       shippedAt: new Date(Number.isFinite(first) ? first : t.createdAt.getTime()).toISOString(),
@@ -398,6 +399,7 @@ function historyLateFor(
   return predictions.lateFromHistory(
     {
       carrier: t.courier,
+      service: r.service ?? t.service,
       originPostal: postalOf(r.origin ?? t.origin),
       destinationPostal: postalOf(r.destination ?? t.destination),
       shippedAt: new Date(Number.isFinite(first) ? first : t.createdAt.getTime()).toISOString(),

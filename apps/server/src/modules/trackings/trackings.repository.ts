@@ -653,21 +653,23 @@ export async function stalledTrackings(
   };
 }
 
-/** The most recently delivered trackings: carrier, places, first scan and delivery scan (the predictor's history). */
+/** The most recently delivered trackings: carrier, service, places, first scan and delivery scan (the predictor's history). */
 export async function deliveredHistory(
   db: Queryable,
   limit: number,
-): Promise<Array<{ courier: string; origin: string; destination: string; shippedAt: Date; deliveredAt: Date }>> {
-  const r = await db.execute<{ courier: string; origin: string; destination: string; shipped_at: string; delivered_at: string }>(sql`
-    select t.courier, t.origin, t.destination, s.shipped_at, s.delivered_at
-    from (select id, courier, origin, destination from ${trackings} where status = 'Delivered' order by updated_at desc limit ${limit}) t
+): Promise<Array<{ courier: string; service: string | null; origin: string; destination: string; shippedAt: Date; deliveredAt: Date }>> {
+  type Row = { courier: string; service: string | null; origin: string; destination: string; shipped_at: string; delivered_at: string };
+  const r = await db.execute<Row>(sql`
+    select t.courier, t.service, t.origin, t.destination, s.shipped_at, s.delivered_at
+    from (select id, courier, service, origin, destination from ${trackings} where status = 'Delivered' order by updated_at desc limit ${limit}) t
     cross join lateral (
       select min(c.time) as shipped_at, max(c.time) filter (where c.status = 'Delivered') as delivered_at
       from ${checkpoints} c where c.tracking_id = t.id
     ) s
     where s.delivered_at is not null`);
-  return rowsOf<{ courier: string; origin: string; destination: string; shipped_at: string; delivered_at: string }>(r).map((x) => ({
+  return rowsOf<Row>(r).map((x) => ({
     courier: x.courier,
+    service: x.service,
     origin: x.origin,
     destination: x.destination,
     shippedAt: new Date(x.shipped_at),

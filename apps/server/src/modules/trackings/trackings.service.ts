@@ -623,18 +623,26 @@ export async function publicParcelSubject(ctx: AppContext, key: string): Promise
  * yet start when the sandbox is first asked.
  */
 /**
- * The platform's delivered parcels the delivery-date predictor learns from (decision 122): carrier, the postal
- * codes of origin and destination, the first scan (shipped) and the delivery scan, of the most recent ones.
+ * The platform's delivered parcels the delivery-date predictor learns from (decision 122): carrier, service (decision
+ * 166), the postal codes of origin and destination, the first scan (shipped) and the delivery scan, of the most recent ones.
  */
 export async function deliveredHistory(
   ctx: AppContext,
   limit = 20_000,
 ): Promise<
-  Array<{ carrier: string; originPostal: string | null; destinationPostal: string | null; shippedAt: string; deliveredAt: string }>
+  Array<{
+    carrier: string;
+    service: string | null;
+    originPostal: string | null;
+    destinationPostal: string | null;
+    shippedAt: string;
+    deliveredAt: string;
+  }>
 > {
   const rows = await repo.deliveredHistory(ctx.db, limit);
   return rows.map((r) => ({
     carrier: r.courier,
+    service: r.service,
     originPostal: postalOf(r.origin),
     destinationPostal: postalOf(r.destination),
     shippedAt: r.shippedAt.toISOString(),
