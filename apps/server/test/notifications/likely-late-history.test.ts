@@ -87,5 +87,5 @@ describe('likely late from our delivery history', () => {
     } finally {
       await rx.close();
     }
-  }, 90_000);
+  }, 120_000);
 });

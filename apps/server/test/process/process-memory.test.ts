@@ -25,13 +25,13 @@ describe('the embedded default process settings', () => {
     expect(r.execArgv).toEqual(expect.arrayContaining([...EMBEDDED_NODE_FLAGS]));
     expect(r.env).toEqual({ MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' });
     expect(r.argv).toEqual(['--role', 'all']);
-  }, 90_000);
+  }, 120_000);
 
   it('leaves a server on PostgreSQL with Node and glibc defaults', () => {
     const r = run({ DATABASE_URL: 'postgres://localhost/x' });
     expect(r.execArgv).toEqual([]);
     expect(r.env).toEqual({});
-  }, 90_000);
+  }, 120_000);
 
   it('keeps what the operator set, and asks for nothing once all is set', () => {
     expect(missingSettings({}, [])).toEqual({ flags: [...EMBEDDED_NODE_FLAGS], env: { ...EMBEDDED_ENV } });

@@ -292,5 +292,5 @@ describe('the company logo', () => {
     ).toBe(403);
     expect((await env.app.inject({ method: 'GET', url: '/v1/brand/logo/..%2F..%2Fetc.png', headers: REAL })).statusCode).toBe(404);
     expect((await env.app.inject({ method: 'GET', url: `/v1/brand/logo/${c.profile.uid}.png`, headers: REAL })).statusCode).toBe(404);
-  }, 60_000);
+  }, 120_000);
 });
