@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { api, Cluster } from '../scale/cluster.ts';
+import { api, Cluster, signUpAt } from '../scale/cluster.ts';
 
 const run = promisify(execFile);
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
@@ -32,14 +32,7 @@ describe.skipIf(!!process.env.TEST_DATABASE_URL)('backups of the embedded defaul
   it('a backup taken under load restores into an empty DATA_DIR with every add acknowledged before it', async () => {
     const dataDir = tempDir('backup-src');
     const server = await cluster.start('all', { ...common, DATA_DIR: dataDir });
-    const signup = await api(server.url, 'POST', '/v1/user/general/signup', undefined, {
-      email: 'backup@example.com',
-      password: 'password123',
-      repassword: 'password123',
-      terms: true,
-    });
-    expect(signup.status).toBe(201);
-    const key = signup.body.payload.profile.token as string;
+    const { key } = await signUpAt(server.url, 'backup@example.com');
 
     const acked: string[] = [];
     let stop = false;
@@ -81,13 +74,7 @@ describe.skipIf(!!process.env.TEST_DATABASE_URL)('backups of the embedded defaul
   it("a stopped server's folder backs up and restores; a restore refuses a DATA_DIR that holds a database", async () => {
     const dataDir = tempDir('backup-offline');
     const server = await cluster.start('all', { ...common, DATA_DIR: dataDir });
-    const signup = await api(server.url, 'POST', '/v1/user/general/signup', undefined, {
-      email: 'offline@example.com',
-      password: 'password123',
-      repassword: 'password123',
-      terms: true,
-    });
-    const key = signup.body.payload.profile.token as string;
+    const { key } = await signUpAt(server.url, 'offline@example.com');
     expect((await api(server.url, 'POST', '/v1/trackings/add', key, { tid: 'OFFLINE1', courier: 'ups' })).status).toBe(201);
     await server.kill9();
     const file = path.join(tempDir('backup-file'), 'offline.tar.gz');

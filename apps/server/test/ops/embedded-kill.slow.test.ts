@@ -10,7 +10,7 @@ import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/client.ts';
-import { api, Cluster, type ServerProcess } from '../scale/cluster.ts';
+import { api, Cluster, type ServerProcess, signUpAt } from '../scale/cluster.ts';
 import { readmeShipment, TINY_PNG } from '../shipments/fixtures.ts';
 
 const KILLS = Number(process.env.EMBEDDED_KILLS ?? 20);
@@ -82,25 +82,9 @@ describe.skipIf(!!process.env.TEST_DATABASE_URL)('the embedded default under kil
     const url = () => server.url;
 
     // A person who adds, imports and tops up; a company whose courier delivers its shipments.
-    const person = await api(url(), 'POST', '/v1/user/general/signup', undefined, {
-      email: 'kill-person@example.com',
-      password: 'password123',
-      repassword: 'password123',
-      terms: true,
-    });
-    expect(person.status).toBe(201);
-    const personKey = person.body.payload.profile.token as string;
+    const { key: personKey } = await signUpAt(url(), 'kill-person@example.com');
     expect((await api(url(), 'POST', '/v1/user/payment/add', personKey, { paymentMethodToken: 'fake-valid-visa-nonce' })).status).toBe(200);
-    const owner = await api(url(), 'POST', '/v1/user/general/signup', undefined, {
-      email: 'kill-owner@example.com',
-      password: 'password123',
-      repassword: 'password123',
-      terms: true,
-      userType: 'company',
-      company: 'Kill Test Deliveries',
-    });
-    expect(owner.status).toBe(201);
-    const ownerKey = owner.body.payload.profile.token as string;
+    const { key: ownerKey } = await signUpAt(url(), 'kill-owner@example.com', { userType: 'company', company: 'Kill Test Deliveries' });
     const courierEmail = 'kill-courier@example.com';
     const added = await api(url(), 'POST', '/v1/user/general/addmember', ownerKey, {
       email: courierEmail,

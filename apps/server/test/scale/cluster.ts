@@ -128,6 +128,22 @@ export async function api(url: string, method: string, p: string, token?: string
   return { status: res.status, body: (await res.json()) as { code: number; message: string; payload: any } };
 }
 
+/**
+ * Signs `email` up on a running server (password "password123"; `more` adds fields, a company's `userType` and name):
+ * its API key and session token. A sign-up that is not 201 throws with the server's answer.
+ */
+export async function signUpAt(url: string, email: string, more: Record<string, unknown> = {}) {
+  const r = await api(url, 'POST', '/v1/user/general/signup', undefined, {
+    email,
+    password: 'password123',
+    repassword: 'password123',
+    terms: true,
+    ...more,
+  });
+  if (r.status !== 201) throw new Error(`sign-up of ${email}: ${r.status} ${JSON.stringify(r.body)}`);
+  return { key: r.body.payload.profile.token as string, session: r.body.payload.sessionToken as string };
+}
+
 /** A real SMTP server on loopback that can refuse mail for a while (421, as a server that is down would). */
 export async function startSwitchableSmtp() {
   let down = false;

@@ -17,7 +17,7 @@ import { eventually, onPostgres } from '../helpers.ts';
 import { allTriggers, mailTo, sleep, startFakeTwilio, startReceiver } from '../notifications/fixtures.ts';
 import { EX } from '../trackings/fixtures.ts';
 import { quietWindow } from '../wait.ts';
-import { api, Cluster, startSwitchableSmtp, withClient } from './cluster.ts';
+import { api, Cluster, startSwitchableSmtp, withClient, signUpAt } from './cluster.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
 const pgScript = path.join(repoRoot, 'scripts', 'pg-test-server.sh');
@@ -79,14 +79,7 @@ describe.runIf(onPostgres)('faults on real processes', () => {
       cluster.start('worker', env),
     ]);
 
-    const signup = await api(api1.url, 'POST', '/v1/user/general/signup', undefined, {
-      email: 'faults@example.com',
-      password: 'password123',
-      repassword: 'password123',
-      terms: true,
-    });
-    expect(signup.status).toBe(201);
-    const session = signup.body.payload.sessionToken as string;
+    const { session } = await signUpAt(api1.url, 'faults@example.com');
     secret = (await api(api2.url, 'GET', '/v1/user/info', session)).body.payload.settings.webhookSecret;
     expect((await api(api2.url, 'POST', '/v1/user/general/update', session, { profile: { phone: '2025550143' } })).status).toBe(200);
     const saved = await api(api1.url, 'POST', '/v1/user/general/update', session, {
@@ -290,13 +283,7 @@ describe.runIf(onPostgres)('a worker killed in the middle of a delivery', () => 
       CARRIER_SANDBOX_PACE: '0.05',
     };
     const [apiProc, first] = await Promise.all([cluster.start('api', env), cluster.start('worker', env)]);
-    const signup = await api(apiProc.url, 'POST', '/v1/user/general/signup', undefined, {
-      email: 'heartbeat@example.com',
-      password: 'password123',
-      repassword: 'password123',
-      terms: true,
-    });
-    const session = signup.body.payload.sessionToken as string;
+    const { session } = await signUpAt(apiProc.url, 'heartbeat@example.com');
     expect(
       (
         await api(apiProc.url, 'POST', '/v1/user/general/update', session, {

@@ -11,7 +11,7 @@ import { eventually, onPostgres, startSmtp, type SmtpCapture } from '../helpers.
 import { allTriggers, mailTo, startReceiver } from '../notifications/fixtures.ts';
 import { EX } from '../trackings/fixtures.ts';
 import { quietWindow } from '../wait.ts';
-import { api, Cluster, withClient as admin } from './cluster.ts';
+import { api, Cluster, withClient as admin, signUpAt } from './cluster.ts';
 
 const cluster = new Cluster();
 const cleanups: Array<() => Promise<unknown>> = [];
@@ -58,14 +58,7 @@ describe.runIf(onPostgres)('2 api and 2 worker processes on one PostgreSQL serve
     const [api1, api2] = await Promise.all([cluster.start('api', env), cluster.start('api', env), cluster.start('worker', env)]);
     await cluster.start('worker', { ...env, CARRIER_PUSH_URL: api1!.url });
 
-    const signup = await api(api1!.url, 'POST', '/v1/user/general/signup', undefined, {
-      email: 'multi@example.com',
-      password: 'password123',
-      repassword: 'password123',
-      terms: true,
-    });
-    expect(signup.status).toBe(201);
-    const session = signup.body.payload.sessionToken as string;
+    const { session } = await signUpAt(api1!.url, 'multi@example.com');
     const info = await api(api2!.url, 'GET', '/v1/user/info', session);
     const rx = await startReceiver(() => [info.body.payload.settings.webhookSecret]);
     cleanups.push(() => rx.close());

@@ -5,11 +5,11 @@
 // period that does not start at a local midnight, and the backfill of migrations 0027-0028.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
-import pg from 'pg';
 import { rowsOf } from '../../src/db/client.ts';
 import { courierPerformance } from '../../src/modules/shipments/shipments.repository.ts';
 import { createTestEnv, signUp, type TestEnv } from '../helpers.ts';
 import { userIdOf } from '../trackings/fixtures.ts';
+import { HOUR, addShipmentScans, iso, newShipment, overlapping, type ShipmentScan } from '../rows-by-sql.ts';
 import { ACROSS_MIGRATION_TIMEOUT_MS, acrossMigration } from '../db/across-migration.ts';
 
 let env: TestEnv;
@@ -18,9 +18,6 @@ beforeAll(async () => {
 });
 afterAll(() => env.close());
 
-const HOUR = 3_600_000;
-const iso = (ms: number) => new Date(ms).toISOString();
-const place = JSON.stringify({ name: 'X', address1: '1 Main St', city: 'Austin', country: 'US' });
 const DANA = '00000000-0000-4000-8000-0000000da4a0';
 const SAM = '00000000-0000-4000-8000-00000005a300';
 const names: Record<string, string> = { [DANA]: 'Dana', [SAM]: 'Sam' };
@@ -66,28 +63,8 @@ async function expectKept(companyId: string, expected: Kept[]) {
   expect(counted).toEqual(expected);
 }
 
-let n = 0;
-/** A shipment of the company with its scans: [status, time, courier or null for the office]. */
-async function shipment(companyId: string, scans: Array<[string, number, string | null]>): Promise<string> {
-  n += 1;
-  const r = await env.ctx.db.execute(sql`
-    insert into shipments (company_id, tid, origin, destination)
-    values (${companyId}::uuid, ${`SHMDAYS${companyId.slice(0, 8)}${n}`}, ${place}::jsonb, ${place}::jsonb) returning id`);
-  const id = rowsOf<{ id: string }>(r)[0]!.id;
-  if (scans.length > 0) await addScans(id, scans);
-  return id;
-}
-
-/** One insert statement for all the scans (a statement-level trigger sees them together). */
-async function addScans(shipmentId: string, scans: Array<[string, number, string | null]>) {
-  const values = scans.map(
-    ([status, time, by]) =>
-      sql`(${shipmentId}::uuid, ${status}, ${iso(time)}::timestamptz, ${by}::uuid, ${by ? 'courier' : 'company'}, ${by ? names[by]! : 'Office'})`,
-  );
-  await env.ctx.db.execute(
-    sql`insert into shipment_checkpoints (shipment_id, status, time, by_user_id, by_role, by_name) values ${sql.join(values, sql`, `)}`,
-  );
-}
+const shipment = (companyId: string, scans: ShipmentScan[]) => newShipment(env, companyId, scans, names);
+const addScans = (shipmentId: string, scans: ShipmentScan[]) => addShipmentScans(env, shipmentId, scans, names);
 
 async function company(timeZone: string): Promise<string> {
   const co = await signUp(env.app);
@@ -262,37 +239,8 @@ describe.skipIf(!onPostgres)('courier_days under writers at once (PostgreSQL)', 
     const second = await shipment(co, []);
     const scan = `insert into shipment_checkpoints (shipment_id, status, time, by_user_id, by_role, by_name)
       values ($1::uuid, $2, $3::timestamptz, $4::uuid, 'courier', 'Dana')`;
-    const a = new pg.Client({ connectionString: env.ctx.database.url });
-    const b = new pg.Client({ connectionString: env.ctx.database.url });
-    await a.connect();
-    await b.connect();
-    try {
-      const bPid = (await b.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
-      await a.query('begin');
-      await a.query(scan, [first, 'Delivered', iso(d1(10)), DANA]);
-      await b.query('begin');
-      const b1 = b.query(scan, [second, 'FailAttempt', iso(d1(11)), DANA]);
-      // b's scan waits for a's transaction (the same day), whatever the code does; then a commits.
-      let waiting = false;
-      const giveUp = Date.now() + 20_000;
-      while (!waiting && Date.now() < giveUp) {
-        await new Promise((r) => setTimeout(r, 50));
-        // Read from the server's pool, outside a's transaction (pg_stat_activity is read once per transaction).
-        const r = await env.ctx.db.execute(
-          sql`select count(*)::int as n from pg_stat_activity where pid = ${bPid} and wait_event_type = 'Lock'`,
-        );
-        waiting = rowsOf<{ n: number }>(r)[0]!.n === 1;
-      }
-      expect(waiting).toBe(true);
-      await a.query('commit');
-      await b1;
-      await b.query('commit');
-    } finally {
-      await a.query('rollback').catch(() => {});
-      await b.query('rollback').catch(() => {});
-      await a.end();
-      await b.end();
-    }
+    // b's scan waits for a's transaction (the same day), whatever the code does; then a commits.
+    await overlapping(env, [scan, [first, 'Delivered', iso(d1(10)), DANA]], [scan, [second, 'FailAttempt', iso(d1(11)), DANA]]);
     await expectKept(co, [[DANA, '2026-10-14', 'Dana', 2, 1, 0, 1]]);
   });
 });

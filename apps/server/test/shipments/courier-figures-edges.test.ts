@@ -3,11 +3,10 @@
 // page's figures are proved by performance-figures.test.ts, unchanged; this file proves the margin: a delivery at the
 // start of a period that is not a local midnight, out for delivery earlier that local day, before the period.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sql } from 'drizzle-orm';
-import { rowsOf } from '../../src/db/client.ts';
 import { courierPerformance } from '../../src/modules/shipments/shipments.repository.ts';
 import { createTestEnv, signUp, type TestEnv } from '../helpers.ts';
 import { userIdOf } from '../trackings/fixtures.ts';
+import { HOUR, newShipment, type ShipmentScan } from '../rows-by-sql.ts';
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -15,28 +14,12 @@ beforeAll(async () => {
 });
 afterAll(() => env.close());
 
-const HOUR = 3_600_000;
-const iso = (ms: number) => new Date(ms).toISOString();
-const place = JSON.stringify({ name: 'X', address1: '1 Main St', city: 'Austin', country: 'US' });
-
 describe('own couriers: a delivery the day it went out, at the edges of the period', () => {
   it('counts a going out of the same local day outside the period, not one of the day before', async () => {
     const co = await signUp(env.app);
     const uc = await userIdOf(env, co.email);
     const dana = '00000000-0000-4000-8000-0000000ed9e0';
-    let n = 0;
-    const shipment = async (scans: Array<[string, number, string | null]>) => {
-      n += 1;
-      const r = await env.ctx.db.execute(sql`
-        insert into shipments (company_id, tid, origin, destination)
-        values (${uc}::uuid, ${`SHMEDGE${uc.slice(0, 8)}${n}`}, ${place}::jsonb, ${place}::jsonb) returning id`);
-      const id = rowsOf<{ id: string }>(r)[0]!.id;
-      for (const [status, time, by] of scans) {
-        await env.ctx.db.execute(sql`
-          insert into shipment_checkpoints (shipment_id, status, time, by_user_id, by_role, by_name)
-          values (${id}::uuid, ${status}, ${iso(time)}::timestamptz, ${by}::uuid, ${by ? 'courier' : 'company'}, ${by ? 'Dana' : 'Office'})`);
-      }
-    };
+    const shipment = (scans: ShipmentScan[]) => newShipment(env, uc, scans, { [dana]: 'Dana' });
     // 2026-10-14 in New York (UTC-4): the period starts at 18:00 local time (22:00 UTC), not at midnight.
     const from = Date.parse('2026-10-14T22:00:00Z');
     const to = from + 48 * HOUR;

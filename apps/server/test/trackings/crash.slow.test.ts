@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startFakeCarrier, CREDS, type FakeCarrier } from '../carriers/fake-carrier.ts';
 import { eventually } from '../helpers.ts';
-import { api, Cluster } from '../scale/cluster.ts';
+import { api, Cluster, signUpAt } from '../scale/cluster.ts';
 import { LEASE_MS } from '../../src/modules/trackings/refresh.ts';
 import { EX } from './fixtures.ts';
 
@@ -38,14 +38,7 @@ describe('refresh after a crash', () => {
       UPS_CLIENT_ID: CREDS.id,
       UPS_CLIENT_SECRET: CREDS.secret,
     });
-    const signup = await api(first.url, 'POST', '/v1/user/general/signup', undefined, {
-      email: 'crash@example.com',
-      password: 'password123',
-      repassword: 'password123',
-      terms: true,
-    });
-    expect(signup.status).toBe(201);
-    const key = signup.body.payload.profile.token as string;
+    const { key } = await signUpAt(first.url, 'crash@example.com');
     for (const tid of tids) expect((await api(first.url, 'POST', '/v1/trackings/add', key, { tid, courier: 'ups' })).status).toBe(201);
     await eventually(async () => (fake!.trackRequests.ups >= 1 ? true : null), 30_000, 50);
     await first.kill9();

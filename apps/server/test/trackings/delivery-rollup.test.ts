@@ -8,6 +8,7 @@ import { rowsOf } from '../../src/db/client.ts';
 import * as repo from '../../src/modules/trackings/trackings.repository.ts';
 import { createTestEnv, signUp, type TestEnv } from '../helpers.ts';
 import { userIdOf } from './fixtures.ts';
+import { DAY, HOUR, iso, newTracking, scan } from '../rows-by-sql.ts';
 import { ACROSS_MIGRATION_TIMEOUT_MS, acrossMigration } from '../db/across-migration.ts';
 
 let env: TestEnv;
@@ -16,35 +17,16 @@ beforeAll(async () => {
 });
 afterAll(() => env.close());
 
-const HOUR = 3_600_000;
-const DAY = 24 * HOUR;
-const iso = (ms: number) => new Date(ms).toISOString();
-
-async function newTracking(
+const MEMPHIS_TORONTO: [string, string] = ['Memphis, TN 38118', 'Toronto, ON M5V 2T6, CA'];
+const opened = (
   userId: string,
   tid: string,
   status: string,
   createdAt: number,
   courier = 'ups',
-  lane: [string, string] = ['Memphis, TN 38118', 'Toronto, ON M5V 2T6, CA'],
+  [origin, destination] = MEMPHIS_TORONTO,
   promisedBy: number | null = null,
-): Promise<string> {
-  const r = await env.ctx.db.execute(sql`
-    insert into trackings (user_id, tid, courier, status, origin, destination, created_at, next_check_at, promised_by)
-    values (${userId}::uuid, ${tid}, ${courier}, ${status}, ${lane[0]}, ${lane[1]}, ${iso(createdAt)}::timestamptz, null,
-            ${promisedBy === null ? null : iso(promisedBy)}::timestamptz)
-    returning id`);
-  return rowsOf<{ id: string }>(r)[0]!.id;
-}
-
-const scan = (trackingId: string, status: string, time: number): repo.NewCheckpoint => ({
-  trackingId,
-  status,
-  location: null,
-  message: status,
-  time: new Date(time),
-  fingerprint: `${status}-${time}`,
-});
+) => newTracking(env, userId, tid, { status, createdAt, courier, origin, destination, promisedBy });
 
 async function lastHeardOf(id: string): Promise<string> {
   const r = await env.ctx.db.execute(sql`select last_heard_at from trackings where id = ${id}::uuid`);
@@ -56,7 +38,7 @@ describe('stalled parcels: last_heard_at', () => {
     const a = await signUp(env.app);
     const ua = await userIdOf(env, a.email);
     const added = Date.parse('2026-10-01T08:00:00Z');
-    const id = await newTracking(ua, 'LH1', 'InTransit', added);
+    const id = await opened(ua, 'LH1', 'InTransit', added);
     expect(await lastHeardOf(id)).toBe(iso(added));
     await repo.insertCheckpoints(env.ctx.db, [scan(id, 'InfoReceived', added + DAY), scan(id, 'InTransit', added + 3 * DAY)]);
     expect(await lastHeardOf(id)).toBe(iso(added + 3 * DAY));
@@ -72,7 +54,7 @@ describe('stalled parcels: last_heard_at', () => {
   it('the count of an account’s stalled parcels can be answered by an index-only scan (no heap page per parcel)', async () => {
     const a = await signUp(env.app);
     const ua = await userIdOf(env, a.email);
-    for (let i = 0; i < 5; i++) await newTracking(ua, `LHC${i}`, 'InTransit', Date.now() - (10 + i) * DAY);
+    for (let i = 0; i < 5; i++) await opened(ua, `LHC${i}`, 'InTransit', Date.now() - (10 + i) * DAY);
     const plan = await env.ctx.db.transaction(async (tx) => {
       // Only the index paths: the question is whether the index alone can answer, not what a tiny table prefers.
       await tx.execute(sql`set local enable_seqscan = off`);
@@ -109,9 +91,9 @@ describe('the transit figures of long periods: the delivery_days rollup', () => 
     const a = await signUp(env.app);
     const ua = await userIdOf(env, a.email);
     const t0 = Date.parse('2026-10-05T08:00:00Z');
-    const p1 = await newTracking(ua, 'RU1', 'InTransit', t0, 'ups', ['Memphis, TN 38118', 'Austin, TX 78701'], t0 + 3 * DAY);
-    const p2 = await newTracking(ua, 'RU2', 'InTransit', t0);
-    const p3 = await newTracking(ua, 'RU3', 'InTransit', t0, 'fedex');
+    const p1 = await opened(ua, 'RU1', 'InTransit', t0, 'ups', ['Memphis, TN 38118', 'Austin, TX 78701'], t0 + 3 * DAY);
+    const p2 = await opened(ua, 'RU2', 'InTransit', t0);
+    const p3 = await opened(ua, 'RU3', 'InTransit', t0, 'fedex');
     await repo.insertCheckpoints(env.ctx.db, [scan(p1, 'InfoReceived', t0), scan(p1, 'Delivered', t0 + 2 * DAY + 5 * HOUR)]);
     await repo.insertCheckpoints(env.ctx.db, [
       scan(p2, 'InfoReceived', t0 + HOUR),
@@ -190,7 +172,7 @@ describe('the transit figures of long periods: the delivery_days rollup', () => 
     for (let i = 0; i < 60; i++) {
       const deliveredAt = now - (i % 20) * DAY - (i % 9) * HOUR - 1_000 * i;
       const transit = (7 + ((i * 37) % 260)) * HOUR + i * 61_000;
-      const id = await newTracking(
+      const id = await opened(
         ua,
         `RX${i}`,
         'InTransit',

@@ -7,6 +7,7 @@ import { rowsOf } from '../../src/db/client.ts';
 import * as repo from '../../src/modules/trackings/trackings.repository.ts';
 import { call, createTestEnv, signUp, type TestEnv } from '../helpers.ts';
 import { userIdOf } from './fixtures.ts';
+import { DAY, newTracking, scan } from '../rows-by-sql.ts';
 import { ACROSS_MIGRATION_TIMEOUT_MS, acrossMigration } from '../db/across-migration.ts';
 
 let env: TestEnv;
@@ -15,8 +16,6 @@ beforeAll(async () => {
 });
 afterAll(() => env.close());
 
-const HOUR = 3_600_000;
-const DAY = 24 * HOUR;
 const at = (ms: number) => new Date(ms);
 
 type Summary = {
@@ -51,29 +50,16 @@ async function summaryOf(id: string): Promise<Summary> {
   };
 }
 
-async function newTracking(userId: string, tid: string, status: string, createdAt = Date.now()): Promise<string> {
-  const r = await env.ctx.db.execute(sql`
-    insert into trackings (user_id, tid, courier, status, origin, destination, created_at, next_check_at)
-    values (${userId}::uuid, ${tid}, 'ups', ${status}, 'Memphis, TN 38118', 'Toronto, ON M5V 2T6, CA', ${at(createdAt).toISOString()}::timestamptz, null)
-    returning id`);
-  return rowsOf<{ id: string }>(r)[0]!.id;
-}
-
-const scan = (trackingId: string, status: string, time: number, message = status): repo.NewCheckpoint => ({
-  trackingId,
-  status,
-  location: null,
-  message,
-  time: at(time),
-  fingerprint: `${status}-${time}-${message}`,
-});
+const lane = { origin: 'Memphis, TN 38118', destination: 'Toronto, ON M5V 2T6, CA' };
+const opened = (userId: string, tid: string, status: string, createdAt = Date.now()) =>
+  newTracking(env, userId, tid, { status, createdAt, ...lane });
 
 describe('the delivery summary of a tracking', () => {
   it('is kept from the scans: out of order, re-stored, a failed attempt and exceptions, in the batch path', async () => {
     const a = await signUp(env.app);
     const ua = await userIdOf(env, a.email);
-    const id = await newTracking(ua, 'SUM1', 'Delivered');
-    const other = await newTracking(ua, 'SUM2', 'InTransit');
+    const id = await opened(ua, 'SUM1', 'Delivered');
+    const other = await opened(ua, 'SUM2', 'InTransit');
     const t0 = Date.parse('2026-10-01T08:00:00Z');
     let s = await summaryOf(id);
     expect(s).toMatchObject({ first_scan_at: null, newest_scan_at: null, delivered_at: null, failed_attempt: false });
@@ -122,7 +108,7 @@ describe('the delivery summary of a tracking', () => {
     const a = await signUp(env.app);
     const ua = await userIdOf(env, a.email);
     const added = Date.now() - 10 * DAY;
-    const id = await newTracking(ua, 'SUMBACK1', 'Delivered', added);
+    const id = await opened(ua, 'SUMBACK1', 'Delivered', added);
     const deliveredAt = Date.now() - 2 * DAY;
     await repo.insertCheckpoints(env.ctx.db, [scan(id, 'InfoReceived', deliveredAt - 2 * DAY), scan(id, 'Delivered', deliveredAt)]);
     const before = await call(env.app, 'GET', '/v1/trackings/performance?days=7', { token: a.apiKey });
@@ -140,7 +126,7 @@ describe('the delivery summary of a tracking', () => {
   it('is recomputed when some scans are removed', async () => {
     const a = await signUp(env.app);
     const ua = await userIdOf(env, a.email);
-    const id = await newTracking(ua, 'SUMDEL1', 'InTransit');
+    const id = await opened(ua, 'SUMDEL1', 'InTransit');
     const t0 = Date.parse('2026-10-05T08:00:00Z');
     await repo.insertCheckpoints(env.ctx.db, [
       scan(id, 'InfoReceived', t0),

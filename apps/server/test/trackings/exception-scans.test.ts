@@ -9,6 +9,7 @@ import { EXCEPTION_CAUSE_CHARS } from '../../src/db/schema.ts';
 import * as repo from '../../src/modules/trackings/trackings.repository.ts';
 import { createTestEnv, signUp, type TestEnv } from '../helpers.ts';
 import { userIdOf } from './fixtures.ts';
+import { DAY, iso, newTracking, scan } from '../rows-by-sql.ts';
 import { ACROSS_MIGRATION_TIMEOUT_MS, acrossMigration } from '../db/across-migration.ts';
 
 let env: TestEnv;
@@ -17,24 +18,8 @@ beforeAll(async () => {
 });
 afterAll(() => env.close());
 
-const DAY = 86_400_000;
-const iso = (ms: number) => new Date(ms).toISOString();
-
-async function newTracking(userId: string, tid: string): Promise<string> {
-  const r = await env.ctx.db.execute(sql`
-    insert into trackings (user_id, tid, courier, status, origin, destination, next_check_at)
-    values (${userId}::uuid, ${tid}, 'ups', 'Exception', 'Memphis, TN', 'Austin, TX', null) returning id`);
-  return rowsOf<{ id: string }>(r)[0]!.id;
-}
-
-const scan = (trackingId: string, status: string, time: number, message = status): repo.NewCheckpoint => ({
-  trackingId,
-  status,
-  location: null,
-  message,
-  time: new Date(time),
-  fingerprint: `${status}-${time}-${message.length}`,
-});
+const opened = (userId: string, tid: string) =>
+  newTracking(env, userId, tid, { status: 'Exception', origin: 'Memphis, TN', destination: 'Austin, TX' });
 
 /** The account's exception rows: tracking, time, cause, in time order. */
 async function keptOf(userId: string): Promise<Array<[string, string, string]>> {
@@ -48,8 +33,8 @@ describe('exception_scans: kept by the database from the scans', () => {
     const a = await signUp(env.app);
     const ua = await userIdOf(env, a.email);
     const t = Date.now() - 5 * DAY;
-    const id = await newTracking(ua, 'EX1');
-    const other = await newTracking(ua, 'EX2');
+    const id = await opened(ua, 'EX1');
+    const other = await opened(ua, 'EX2');
     await repo.insertCheckpoints(env.ctx.db, [
       scan(id, 'InTransit', t),
       scan(id, 'Exception', t + 1000, '  Address incorrect '),
@@ -90,7 +75,7 @@ describe('exception_scans: kept by the database from the scans', () => {
     const a = await signUp(env.app);
     const ua = await userIdOf(env, a.email);
     const t = Date.now() - 2 * DAY;
-    const id = await newTracking(ua, 'EXL');
+    const id = await opened(ua, 'EXL');
     // 40,000 characters that do not compress: far beyond btree's ~2.7 kB per index entry.
     const long = Array.from({ length: 4000 }, (_, i) => `${(i * 7919) % 9973}`.padStart(4, '0') + '-x-').join('') + ' the end';
     expect(long.length).toBeGreaterThan(28_000);
@@ -113,7 +98,7 @@ describe('exception_scans: kept by the database from the scans', () => {
     const ua = await userIdOf(env, a.email);
     const ub = await userIdOf(env, b.email);
     const t = Date.now() - 3 * DAY;
-    const id = await newTracking(ua, 'EXM');
+    const id = await opened(ua, 'EXM');
     await repo.insertCheckpoints(env.ctx.db, [scan(id, 'InTransit', t), scan(id, 'Exception', t + 1000, 'Damaged')]);
     await env.ctx.db.execute(
       sql`update checkpoints set status = 'Exception', message = 'Weather delay' where tracking_id = ${id}::uuid and status = 'InTransit'`,

@@ -7,6 +7,7 @@ import { sql } from 'drizzle-orm';
 import { MSG } from '@shiptrail/contract';
 import { createTestEnv, call, signUp, type TestEnv } from '../helpers.ts';
 import { userIdOf } from './fixtures.ts';
+import { DAY, iso, newShipment, newTracking, type ShipmentScan, type TrackingRow } from '../rows-by-sql.ts';
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -14,8 +15,6 @@ beforeAll(async () => {
 });
 afterAll(() => env.close());
 
-const DAY = 86_400_000;
-const iso = (ms: number) => new Date(ms).toISOString();
 const dayOf = (ms: number) => iso(ms).slice(0, 10);
 /** Noon UTC `n` days ago. */
 const noonAgo = (n: number) => Date.parse(`${dayOf(Date.now() - n * DAY)}T12:00:00Z`);
@@ -24,26 +23,13 @@ const noonAgo = (n: number) => Date.parse(`${dayOf(Date.now() - n * DAY)}T12:00:
 async function tracking(
   userId: string,
   tid: string,
-  o: {
-    courier?: string;
-    status: string;
-    origin?: string;
-    destination?: string;
-    createdAt?: number;
-    scans: Array<[string, number, string?]>;
-  },
+  o: Omit<TrackingRow, 'service' | 'promisedBy'> & { scans: Array<[string, number, string?]> },
 ) {
-  const [t] = (
-    (await env.ctx.db.execute(sql`
-      insert into trackings (user_id, tid, courier, status, origin, destination, created_at, next_check_at)
-      values (${userId}::uuid, ${tid}, ${o.courier ?? 'ups'}, ${o.status}, ${o.origin ?? ''}, ${o.destination ?? ''},
-              ${iso(o.createdAt ?? Date.now())}::timestamptz, null)
-      returning id`)) as unknown as { rows: Array<{ id: string }> }
-  ).rows;
+  const id = await newTracking(env, userId, tid, o);
   for (const [i, [status, time, message]] of o.scans.entries()) {
     await env.ctx.db.execute(sql`
       insert into checkpoints (tracking_id, status, location, message, time, fingerprint)
-      values (${t!.id}::uuid, ${status}, null, ${message ?? status}, ${iso(time)}::timestamptz, ${`${tid}-${i}`})`);
+      values (${id}::uuid, ${status}, null, ${message ?? status}, ${iso(time)}::timestamptz, ${`${tid}-${i}`})`);
   }
 }
 
@@ -243,22 +229,7 @@ describe('GET /v1/trackings/performance: the figures', () => {
     const uc = await userIdOf(env, co.email);
     const dana = '00000000-0000-4000-8000-00000000d0a0';
     const eli = '00000000-0000-4000-8000-0000000000e1';
-    const place = JSON.stringify({ name: 'X', address1: '1 Main St', city: 'Austin', country: 'US' });
-    let n = 0;
-    const shipment = async (scans: Array<[string, number, string | null]>) => {
-      n += 1;
-      const [s] = (
-        (await env.ctx.db.execute(sql`
-          insert into shipments (company_id, tid, origin, destination) values (${uc}::uuid, ${`SHMPERF${uc.slice(0, 8)}${n}`}, ${place}::jsonb, ${place}::jsonb)
-          returning id`)) as unknown as { rows: Array<{ id: string }> }
-      ).rows;
-      for (const [status, time, by] of scans) {
-        await env.ctx.db.execute(sql`
-          insert into shipment_checkpoints (shipment_id, status, time, by_user_id, by_role, by_name)
-          values (${s!.id}::uuid, ${status}, ${iso(time)}::timestamptz, ${by}::uuid, ${by ? 'courier' : 'company'},
-                  ${by === dana ? 'Dana' : by === eli ? 'Eli' : 'Office'})`);
-      }
-    };
+    const shipment = (scans: ShipmentScan[]) => newShipment(env, uc, scans, { [dana]: 'Dana', [eli]: 'Eli' });
     const d1 = noonAgo(4);
     const d2 = noonAgo(3);
     // Dana, day 1: 3 delivered the same day out (one of them out the day before: late), 1 failed attempt; day 2: 2 delivered.

@@ -11,16 +11,13 @@ import { ACROSS_MIGRATION_TIMEOUT_MS, acrossMigration } from '../db/across-migra
 import { createDeliveryPredictions } from '../../src/edd/index.ts';
 import { deliveredHistory } from '../../src/modules/trackings/trackings.service.ts';
 import { EX, add, list, userIdOf } from './fixtures.ts';
+import { DAY, HOUR, iso, newTracking, scan } from '../rows-by-sql.ts';
 
 let env: TestEnv;
 beforeAll(async () => {
   env = await createTestEnv();
 });
 afterAll(() => env.close());
-
-const HOUR = 3_600_000;
-const DAY = 24 * HOUR;
-const iso = (ms: number) => new Date(ms).toISOString();
 
 describe('the service of a tracking', () => {
   it('comes from the number at the add (a UPS 1Z service code), then from the carrier, in the view and the list', async () => {
@@ -70,20 +67,9 @@ describe('the service of a tracking', () => {
 });
 
 async function newDelivered(userId: string, tid: string, service: string | null, start: number, transit: number, courier = 'ups') {
-  const r = await env.ctx.db.execute(sql`
-    insert into trackings (user_id, tid, courier, status, origin, destination, service, created_at, next_check_at)
-    values (${userId}::uuid, ${tid}, ${courier}, 'InTransit', 'Memphis, TN 38118', 'Austin, TX 78701', ${service}, ${iso(start)}::timestamptz, null)
-    returning id`);
-  const id = rowsOf<{ id: string }>(r)[0]!.id;
-  const scan = (status: string, time: number): repo.NewCheckpoint => ({
-    trackingId: id,
-    status,
-    location: null,
-    message: status,
-    time: new Date(time),
-    fingerprint: `${status}-${time}`,
-  });
-  await repo.insertCheckpoints(env.ctx.db, [scan('InfoReceived', start), scan('Delivered', start + transit)]);
+  const lane = { origin: 'Memphis, TN 38118', destination: 'Austin, TX 78701' };
+  const id = await newTracking(env, userId, tid, { status: 'InTransit', createdAt: start, courier, service, ...lane });
+  await repo.insertCheckpoints(env.ctx.db, [scan(id, 'InfoReceived', start), scan(id, 'Delivered', start + transit)]);
   return id;
 }
 

@@ -5,11 +5,10 @@
 // 0029, and writers of one row at once on PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
-import pg from 'pg';
 import { rowsOf } from '../../src/db/client.ts';
 import * as repo from '../../src/modules/trackings/trackings.repository.ts';
-import { createTestEnv, signUp, type TestEnv } from '../helpers.ts';
-import { userIdOf } from './fixtures.ts';
+import { createTestEnv, type TestEnv } from '../helpers.ts';
+import { DAY, HOUR, iso, newAccount, newTracking, overlapping, scan } from '../rows-by-sql.ts';
 import { ACROSS_MIGRATION_TIMEOUT_MS, acrossMigration } from '../db/across-migration.ts';
 
 let env: TestEnv;
@@ -18,32 +17,8 @@ beforeAll(async () => {
 });
 afterAll(() => env.close());
 
-const HOUR = 3_600_000;
-const DAY = 24 * HOUR;
-const iso = (ms: number) => new Date(ms).toISOString();
 const T0 = Date.parse('2026-10-05T08:00:00Z');
-
-async function newTracking(userId: string, tid: string, status: string, createdAt: number): Promise<string> {
-  const r = await env.ctx.db.execute(sql`
-    insert into trackings (user_id, tid, courier, status, created_at, next_check_at)
-    values (${userId}::uuid, ${tid}, 'ups', ${status}, ${iso(createdAt)}::timestamptz, null)
-    returning id`);
-  return rowsOf<{ id: string }>(r)[0]!.id;
-}
-
-const scan = (trackingId: string, status: string, time: number): repo.NewCheckpoint => ({
-  trackingId,
-  status,
-  location: null,
-  message: status,
-  time: new Date(time),
-  fingerprint: `${status}-${time}`,
-});
-
-async function newAccount(): Promise<string> {
-  const a = await signUp(env.app);
-  return userIdOf(env, a.email);
-}
+const opened = (userId: string, tid: string, status: string, createdAt: number) => newTracking(env, userId, tid, { status, createdAt });
 
 type Day = [day: string, parcels: number];
 
@@ -67,13 +42,13 @@ async function expectKept(userId: string, days: Day[]) {
 
 describe('open_heard_days: kept by the database from trackings', () => {
   it('follows parcels added, heard of again, delivered, expired, reopened and deleted, equal to a count from trackings', async () => {
-    const ua = await newAccount();
-    const p1 = await newTracking(ua, 'OH1', 'Pending', T0);
-    const p2 = await newTracking(ua, 'OH2', 'InTransit', T0 + HOUR);
-    const p3 = await newTracking(ua, 'OH3', 'InTransit', T0 - DAY);
+    const ua = await newAccount(env);
+    const p1 = await opened(ua, 'OH1', 'Pending', T0);
+    const p2 = await opened(ua, 'OH2', 'InTransit', T0 + HOUR);
+    const p3 = await opened(ua, 'OH3', 'InTransit', T0 - DAY);
     // Added delivered or expired: never open, never counted.
-    await newTracking(ua, 'OH4', 'Delivered', T0);
-    await newTracking(ua, 'OH5', 'Expired', T0);
+    await opened(ua, 'OH4', 'Delivered', T0);
+    await opened(ua, 'OH5', 'Expired', T0);
     await expectKept(ua, [
       ['2026-10-04', 1],
       ['2026-10-05', 2],
@@ -107,8 +82,8 @@ describe('open_heard_days: kept by the database from trackings', () => {
   });
 
   it('nets a statement of many parcels per day, and follows a tracking given to another account', async () => {
-    const ua = await newAccount();
-    const ub = await newAccount();
+    const ua = await newAccount(env);
+    const ub = await newAccount(env);
     // One statement: 30 parcels over 3 days, 10 of them delivered.
     await env.ctx.db.execute(sql`
       insert into trackings (user_id, tid, courier, status, created_at, next_check_at)
@@ -143,9 +118,9 @@ describe('open_heard_days: kept by the database from trackings', () => {
   });
 
   it('goes with its account: deleting an account with open parcels deletes its days', async () => {
-    const ua = await newAccount();
-    await newTracking(ua, 'OHD1', 'InTransit', T0);
-    await newTracking(ua, 'OHD2', 'Pending', T0 - 2 * DAY);
+    const ua = await newAccount(env);
+    await opened(ua, 'OHD1', 'InTransit', T0);
+    await opened(ua, 'OHD2', 'Pending', T0 - 2 * DAY);
     await expectKept(ua, [
       ['2026-10-03', 1],
       ['2026-10-05', 1],
@@ -157,14 +132,14 @@ describe('open_heard_days: kept by the database from trackings', () => {
 
 describe('the stalled count from open_heard_days', () => {
   it('equals a count of the parcels for a cut-off at, after and before a UTC midnight, and leaves other accounts out', async () => {
-    const ua = await newAccount();
-    const other = await newAccount();
+    const ua = await newAccount(env);
+    const other = await newAccount(env);
     const midnight = Date.parse('2026-10-10T00:00:00Z');
     // Open parcels heard of at midnight, just before and after it, and over the days before; a delivered one.
     const times = [midnight, midnight - 1, midnight + 1, midnight + 5 * HOUR, midnight - 3 * DAY, midnight - 9 * DAY + 7 * HOUR];
-    for (const [i, t] of times.entries()) await newTracking(ua, `OHS${i}`, 'InTransit', t);
-    await newTracking(ua, 'OHSD', 'Delivered', midnight - 5 * DAY);
-    await newTracking(other, 'OHSO', 'InTransit', midnight - 5 * DAY);
+    for (const [i, t] of times.entries()) await opened(ua, `OHS${i}`, 'InTransit', t);
+    await opened(ua, 'OHSD', 'Delivered', midnight - 5 * DAY);
+    await opened(other, 'OHSO', 'InTransit', midnight - 5 * DAY);
     for (const cut of [midnight, midnight + 1, midnight + 2, midnight + 6 * HOUR, midnight - 1, midnight - 2 * DAY, midnight - 20 * DAY]) {
       const direct = rowsOf<{ n: number }>(
         await env.ctx.db.execute(sql`
@@ -181,8 +156,8 @@ describe('the stalled count from open_heard_days', () => {
 
   it('counts the whole days before the cut-off from the rollup, not from the parcels', async () => {
     // The rollup is what is read: a row written by hand (which the triggers never do) shows in the count.
-    const ua = await newAccount();
-    await newTracking(ua, 'OHR1', 'InTransit', T0 - 5 * DAY);
+    const ua = await newAccount(env);
+    await opened(ua, 'OHR1', 'InTransit', T0 - 5 * DAY);
     expect((await repo.stalledTrackings(env.ctx.db, ua, new Date(T0), 50)).count).toBe(1);
     await env.ctx.db.execute(sql`update open_heard_days set parcels = parcels + 1000 where user_id = ${ua}::uuid`);
     expect((await repo.stalledTrackings(env.ctx.db, ua, new Date(T0), 50)).count).toBe(1001);
@@ -255,53 +230,20 @@ describe('migration 0029 on a database with parcels', () => {
 
 const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
 
-/** Run `second` on b while a's transaction holds `first`, check b waits for a, commit both in that order. */
-async function overlapping(first: [string, unknown[]], second: [string, unknown[]]) {
-  const a = new pg.Client({ connectionString: env.ctx.database.url });
-  const b = new pg.Client({ connectionString: env.ctx.database.url });
-  await a.connect();
-  await b.connect();
-  try {
-    const bPid = (await b.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
-    await a.query('begin');
-    await a.query(...first);
-    await b.query('begin');
-    const b1 = b.query(...second);
-    let waiting = false;
-    const giveUp = Date.now() + 20_000;
-    while (!waiting && Date.now() < giveUp) {
-      await new Promise((r) => setTimeout(r, 50));
-      const r = await env.ctx.db.execute(
-        sql`select count(*)::int as n from pg_stat_activity where pid = ${bPid} and wait_event_type = 'Lock'`,
-      );
-      waiting = rowsOf<{ n: number }>(r)[0]!.n === 1;
-    }
-    expect(waiting).toBe(true);
-    await a.query('commit');
-    await b1;
-    await b.query('commit');
-  } finally {
-    await a.query('rollback').catch(() => {});
-    await b.query('rollback').catch(() => {});
-    await a.end();
-    await b.end();
-  }
-}
-
 // PostgreSQL only: PGlite has one connection, so its writers never overlap.
 describe.skipIf(!onPostgres)('open_heard_days under writers at once (PostgreSQL)', () => {
   const add = `insert into trackings (user_id, tid, courier, status, created_at) values ($1::uuid, $2, 'ups', 'InTransit', $3::timestamptz)`;
 
   it('two transactions adding parcels of the same account and day both commit, and the day counts both', async () => {
-    const ua = await newAccount();
-    await overlapping([add, [ua, 'OHP1', iso(T0)]], [add, [ua, 'OHP2', iso(T0 + HOUR)]]);
+    const ua = await newAccount(env);
+    await overlapping(env, [add, [ua, 'OHP1', iso(T0)]], [add, [ua, 'OHP2', iso(T0 + HOUR)]]);
     await expectKept(ua, [['2026-10-05', 2]]);
   });
 
   it('a parcel joining a day while another transaction empties it (the row removed) is counted in a new row', async () => {
-    const ua = await newAccount();
-    const p = await newTracking(ua, 'OHQ1', 'InTransit', T0);
-    await overlapping([`update trackings set status = 'Delivered' where id = $1::uuid`, [p]], [add, [ua, 'OHQ2', iso(T0 + HOUR)]]);
+    const ua = await newAccount(env);
+    const p = await opened(ua, 'OHQ1', 'InTransit', T0);
+    await overlapping(env, [`update trackings set status = 'Delivered' where id = $1::uuid`, [p]], [add, [ua, 'OHQ2', iso(T0 + HOUR)]]);
     await expectKept(ua, [['2026-10-05', 1]]);
   });
 });

@@ -1,6 +1,7 @@
 import { Button, Group, MultiSelect, Paper, Select } from '@mantine/core';
 import { LIMITS, STATUS_LABELS } from '@shiptrail/contract';
 import { IconReload } from '@tabler/icons-react';
+import type { KeysetPaging, Reloadable } from './keyset-paging';
 
 const PAGE_SIZES = ['10', '25', '50', String(LIMITS.trackingsPerPage)];
 
@@ -39,16 +40,10 @@ export function courierFilter(couriers: Option[], value: string[], onChange: (v:
 
 /**
  * The filter bar above a paged list (trackings, shipments): multi-select filters, the page size and Reload.
- * Changing a filter or the page size calls `onPagingReset` too, so the list starts again from its first page.
+ * Changing a filter or the page size starts the list again from its first page; Reload fetches the page shown again.
  */
-export function ListFilters(props: {
-  filters: ListFilter[];
-  pageSize: number;
-  onPageSize: (n: number) => void;
-  onPagingReset: () => void;
-  onReload: () => void;
-  reloading: boolean;
-}) {
+export function ListFilters(props: { filters: ListFilter[]; paging: KeysetPaging; list: Reloadable }) {
+  const { paging, list } = props;
   return (
     <Paper p="md" mb="md">
       <Group align="flex-end" gap="sm">
@@ -61,7 +56,7 @@ export function ListFilters(props: {
             value={f.value}
             onChange={(v) => {
               f.onChange(v);
-              props.onPagingReset();
+              paging.reset();
             }}
             clearable
             w={{ base: '100%', sm: f.width }}
@@ -70,10 +65,10 @@ export function ListFilters(props: {
         <Select
           label="Per page"
           data={PAGE_SIZES}
-          value={String(props.pageSize)}
+          value={String(paging.pageSize)}
           onChange={(v) => {
-            props.onPageSize(Number(v ?? LIMITS.trackingsPerPage));
-            props.onPagingReset();
+            paging.setPageSize(Number(v ?? LIMITS.trackingsPerPage));
+            paging.reset();
           }}
           allowDeselect={false}
           w={100}
@@ -81,8 +76,8 @@ export function ListFilters(props: {
         <Button
           variant="light"
           leftSection={<IconReload size={16} />}
-          onClick={props.onReload}
-          loading={props.reloading}
+          onClick={() => list.refetch()}
+          loading={list.isFetching && !list.isLoading}
           ml={{ sm: 'auto' }}
         >
           Reload

@@ -1,27 +1,25 @@
 import { Button, Group, Text } from '@mantine/core';
 import { IconChevronLeft, IconChevronRight } from '@tabler/icons-react';
+import type { KeysetPaging } from './keyset-paging';
 
 /**
  * Under a keyset-paged list (product rules §4): the page number, how many rows on it (and how many ticked), Prev
- * from the second page on, and Next only when the page is full.
+ * from the second page on, and Next only when the page is full (to the page after this one's last row).
  */
 export function ListPager({
-  page,
-  count,
+  paging,
+  rows,
   noun,
   picked = 0,
-  hasNext,
-  onPrev,
-  onNext,
 }: {
-  page: number;
-  count: number;
+  paging: KeysetPaging;
+  rows: ReadonlyArray<{ tid: string }>;
   noun: [one: string, many: string];
   picked?: number;
-  hasNext: boolean;
-  onPrev: () => void;
-  onNext: () => void;
 }) {
+  const { page } = paging;
+  const count = rows.length;
+  const last = rows[count - 1];
   return (
     <Group justify="space-between" mt="md">
       <Text size="sm" c="dimmed" data-testid="page-info">
@@ -30,12 +28,12 @@ export function ListPager({
       </Text>
       <Group gap="xs">
         {page > 1 && (
-          <Button variant="default" leftSection={<IconChevronLeft size={16} />} onClick={onPrev}>
+          <Button variant="default" leftSection={<IconChevronLeft size={16} />} onClick={paging.prev}>
             Prev
           </Button>
         )}
-        {hasNext && (
-          <Button variant="default" rightSection={<IconChevronRight size={16} />} onClick={onNext}>
+        {last && count >= paging.pageSize && (
+          <Button variant="default" rightSection={<IconChevronRight size={16} />} onClick={() => paging.next(last.tid)}>
             Next
           </Button>
         )}

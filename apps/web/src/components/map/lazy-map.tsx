@@ -1,4 +1,5 @@
-import { Center, Loader } from '@mantine/core';
+import { Center, Loader, Paper } from '@mantine/core';
+import { MAP_DEFAULTS } from '@shiptrail/contract';
 import { lazy, Suspense } from 'react';
 import type { MapViewProps } from './map-view';
 
@@ -18,5 +19,24 @@ export function LazyMap(props: MapViewProps) {
     >
       <MapView {...props} />
     </Suspense>
+  );
+}
+
+/**
+ * A map that is the page (the shipments map, the couriers map): framed edge to edge, at the default place and zoom,
+ * its view fitted to the markers (when the set of them changes, not when one moves), as tall as the defaults say.
+ */
+export function PageMap(props: Omit<MapViewProps, 'center' | 'zoom' | 'height' | 'minHeight' | 'fitToMarkers'>) {
+  return (
+    <Paper p={0} style={{ overflow: 'hidden' }}>
+      <LazyMap
+        center={[MAP_DEFAULTS.center.lat, MAP_DEFAULTS.center.lng]}
+        zoom={MAP_DEFAULTS.zoom}
+        fitToMarkers
+        height={MAP_DEFAULTS.minHeight}
+        minHeight={MAP_DEFAULTS.minHeight}
+        {...props}
+      />
+    </Paper>
   );
 }

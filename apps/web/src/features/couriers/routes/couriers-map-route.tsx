@@ -1,10 +1,7 @@
-import { Button, Group, Paper, Text } from '@mantine/core';
-import { IconList } from '@tabler/icons-react';
-import { MAP_DEFAULTS } from '@shiptrail/contract';
+import { Group, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import { Link } from 'react-router';
-import { LazyMap, type MapMarker } from '../../../components/map/lazy-map';
-import { PageHeader } from '../../../components/page-header';
+import { PageMap, type MapMarker } from '../../../components/map/lazy-map';
+import { ListLink, PageHeader } from '../../../components/page-header';
 import { formatDateTime } from '../../../lib/format';
 import { couriersOf, memberName, membersQueryOptions } from '../../../lib/members';
 
@@ -58,24 +55,9 @@ export default function CouriersMapRoute() {
       <PageHeader
         title="Couriers map"
         description="Where each courier last reported their position."
-        actions={
-          <Button component={Link} to="/account/couriers" variant="default" leftSection={<IconList size={16} />}>
-            Couriers
-          </Button>
-        }
+        actions={<ListLink to="/account/couriers">Couriers</ListLink>}
       />
-      <Paper p={0} style={{ overflow: 'hidden' }}>
-        <LazyMap
-          label="Couriers map"
-          center={[MAP_DEFAULTS.center.lat, MAP_DEFAULTS.center.lng]}
-          zoom={MAP_DEFAULTS.zoom}
-          // The view fits the couriers when the set of them changes, not when one moves.
-          fitToMarkers
-          height={MAP_DEFAULTS.minHeight}
-          minHeight={MAP_DEFAULTS.minHeight}
-          markers={markers}
-        />
-      </Paper>
+      <PageMap label="Couriers map" markers={markers} />
       <Group mt="xs" gap="xs">
         <Text size="sm" c="dimmed" data-testid="couriers-map-summary">
           {members.isLoading

@@ -1,8 +1,9 @@
-import { Badge, Box, Button, Center, Group, Loader, Modal, Paper, Stack, Table, Text, ThemeIcon } from '@mantine/core';
+import { Badge, Box, Button, Center, Group, Loader, Modal, Paper, Stack, Table, Text } from '@mantine/core';
 import { IconEdit, IconMailPlus, IconMap, IconPlus, IconTrash, IconTruck } from '@tabler/icons-react';
 import type { MemberView } from '@shiptrail/contract';
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
+import { EmptyList } from '../../../components/empty-list';
 import { PageHeader } from '../../../components/page-header';
 import { useCardLayout } from '../../../components/card-layout';
 import { formatDateTime } from '../../../lib/format';
@@ -208,17 +209,11 @@ export default function CouriersRoute() {
             <Loader aria-label="Loading couriers" />
           </Center>
         ) : list.length === 0 ? (
-          <Center py={64} px="md">
-            <Stack align="center" gap="xs" ta="center">
-              <ThemeIcon size={56} radius="xl" variant="light">
-                <IconTruck size={30} />
-              </ThemeIcon>
-              <Text fw={600}>No couriers yet</Text>
-              <Text size="sm" c="dimmed" maw={380}>
-                Invite a courier, then assign shipments to them. They update each one from their phone.
-              </Text>
-            </Stack>
-          </Center>
+          <EmptyList
+            icon={<IconTruck size={30} />}
+            title="No couriers yet"
+            text="Invite a courier, then assign shipments to them. They update each one from their phone."
+          />
         ) : cards ? (
           <CourierCards list={list} onEdit={setEditing} onDelete={setDeleting} />
         ) : (

@@ -3,7 +3,8 @@ import { MAP_DEFAULTS, type ShipmentView } from '@shiptrail/contract';
 import { Link } from 'react-router';
 import type { MapLine, MapMarker } from '../../../components/map/lazy-map';
 import { statusLabel } from '../../../lib/format';
-import { shipmentRoute } from '../api/shipment-geo';
+import { shipmentRoute, type RoutePoint } from '../api/shipment-geo';
+import type { ReactNode } from 'react';
 
 const POINT_TITLES = { origin: 'Origin', checkpoint: 'Last checkpoint', destination: 'Destination' } as const;
 
@@ -29,15 +30,20 @@ export function shipmentLayers(s: ShipmentView, withLink: boolean): { markers: M
       )}
     </div>
   );
+  return routeLayers(s.tid, points, popup);
+}
+
+/** The markers of a shipment's points, each titled with its kind and showing `popup`, and the line through them. */
+export function routeLayers(tid: string, points: RoutePoint[], popup: ReactNode): { markers: MapMarker[]; line: MapLine | null } {
   const markers = points.map((p) => ({
-    id: `${s.tid}-${p.kind}`,
+    id: `${tid}-${p.kind}`,
     lat: p.lat,
     lng: p.lng,
     kind: p.kind,
-    title: `${s.tid}: ${POINT_TITLES[p.kind]}`,
+    title: `${tid}: ${POINT_TITLES[p.kind]}`,
     popup,
   }));
-  const line = points.length > 1 ? { id: s.tid, points: points.map((p) => [p.lat, p.lng] as [number, number]) } : null;
+  const line = points.length > 1 ? { id: tid, points: points.map((p) => [p.lat, p.lng] as [number, number]) } : null;
   return { markers, line };
 }
 

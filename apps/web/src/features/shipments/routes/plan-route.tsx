@@ -1,10 +1,9 @@
 import { Alert, Button, Grid, Group, Loader, Paper, Text, TextInput } from '@mantine/core';
 import type { PlanView } from '@shiptrail/contract';
-import { IconList, IconRefresh, IconRoute } from '@tabler/icons-react';
+import { IconRefresh, IconRoute } from '@tabler/icons-react';
 import { useMemo, useState } from 'react';
-import { Link } from 'react-router';
 import { LazyMap, type MapLine, type MapMarker } from '../../../components/map/lazy-map';
-import { PageHeader } from '../../../components/page-header';
+import { ListLink, PageHeader } from '../../../components/page-header';
 import { useUserInfo } from '../../../lib/user-info';
 import { useChangeStop, useMakePlan, usePlan, useReplan } from '../api/plans';
 import { PlanBoard, ROUTE_COLORS } from '../components/plan-board';
@@ -171,11 +170,7 @@ export default function PlanRoute() {
       <PageHeader
         title="Plan the day"
         description="Share a day's shipments among your couriers: each route in order, with the time the courier arrives and the hour the customer is told."
-        actions={
-          <Button component={Link} to="/account/shipments" variant="default" leftSection={<IconList size={16} />}>
-            Shipments
-          </Button>
-        }
+        actions={<ListLink to="/account/shipments">Shipments</ListLink>}
       />
       <PlanControls date={date} setDate={setDate} plan={p} clock={clock} busy={busy} make={make} again={again} />
       {changeError && (

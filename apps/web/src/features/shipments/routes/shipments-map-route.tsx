@@ -1,25 +1,17 @@
-import { Anchor, Button, Group, MultiSelect, Paper, Text } from '@mantine/core';
-import { IconList } from '@tabler/icons-react';
-import {
-  MAP_DEFAULTS,
-  OPEN_SHIPMENT_STATUSES,
-  SHIPMENT_STATUSES,
-  STATUS_LABELS,
-  type ShipmentMarker,
-  type ShipmentStatus,
-} from '@shiptrail/contract';
+import { Anchor, Group, MultiSelect, Text } from '@mantine/core';
+import { OPEN_SHIPMENT_STATUSES, SHIPMENT_STATUSES, STATUS_LABELS, type ShipmentMarker, type ShipmentStatus } from '@shiptrail/contract';
 import { useMemo, useState } from 'react';
 import { Link } from 'react-router';
-import { LazyMap, type MapLine, type MapMarker } from '../../../components/map/lazy-map';
-import { PageHeader } from '../../../components/page-header';
+import { PageMap, type MapLine, type MapMarker } from '../../../components/map/lazy-map';
+import { ListLink, PageHeader } from '../../../components/page-header';
 import { statusLabel } from '../../../lib/format';
 import { useUserInfo } from '../../../lib/user-info';
 import { useShipmentMarkers } from '../api/get-markers';
+import { routeLayers } from '../components/shipment-map';
 
 /** Routes are drawn while they stay readable; past this many shipments the map shows points only. */
 const MAX_LINES = 100;
-const POINT_TITLES = { origin: 'Origin', checkpoint: 'Last checkpoint', destination: 'Destination' } as const;
-
+/** A shipment's markers and line from its light marker; the popup links to its side panel on the shipments page. */
 function layersOf(s: ShipmentMarker): { markers: MapMarker[]; line: MapLine | null } {
   const points = (
     [
@@ -43,15 +35,7 @@ function layersOf(s: ShipmentMarker): { markers: MapMarker[]; line: MapLine | nu
       </Anchor>
     </div>
   );
-  const markers = points.map((p) => ({
-    id: `${s.tid}-${p.kind}`,
-    lat: p.lat,
-    lng: p.lng,
-    kind: p.kind,
-    title: `${s.tid}: ${POINT_TITLES[p.kind]}`,
-    popup,
-  }));
-  return { markers, line: points.length > 1 ? { id: s.tid, points: points.map((p) => [p.lat, p.lng] as [number, number]) } : null };
+  return routeLayers(s.tid, points, popup);
 }
 
 export default function ShipmentsMapRoute() {
@@ -84,11 +68,7 @@ export default function ShipmentsMapRoute() {
       <PageHeader
         title="Shipments map"
         description="Where every shipment starts, was last reported and is going. Nearby points are grouped: click a group to zoom in."
-        actions={
-          <Button component={Link} to="/account/shipments" variant="default" leftSection={<IconList size={16} />}>
-            Shipments
-          </Button>
-        }
+        actions={<ListLink to="/account/shipments">Shipments</ListLink>}
       />
       <Group mb="sm" align="flex-end">
         <MultiSelect
@@ -102,19 +82,7 @@ export default function ShipmentsMapRoute() {
           data-testid="map-status-filter"
         />
       </Group>
-      <Paper p={0} style={{ overflow: 'hidden' }}>
-        <LazyMap
-          label="Shipments map"
-          center={[MAP_DEFAULTS.center.lat, MAP_DEFAULTS.center.lng]}
-          zoom={MAP_DEFAULTS.zoom}
-          fitToMarkers
-          cluster
-          height={MAP_DEFAULTS.minHeight}
-          minHeight={MAP_DEFAULTS.minHeight}
-          markers={markers}
-          lines={lines}
-        />
-      </Paper>
+      <PageMap label="Shipments map" cluster markers={markers} lines={lines} />
       <Text mt="xs" size="sm" c="dimmed" data-testid="shipments-map-summary" data-count={list.length} data-placed={placed}>
         {query.isLoading
           ? 'Loading shipments…'

@@ -1,6 +1,6 @@
-import { Button, Center, Loader, Paper, Stack, Text, ThemeIcon } from '@mantine/core';
+import { Button, Center, Loader, Paper, Stack, Text } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
-import { LIMITS, SHIPMENT_STATUSES, type ShipmentStatus, type ShipmentView } from '@shiptrail/contract';
+import { SHIPMENT_STATUSES, type ShipmentStatus, type ShipmentView } from '@shiptrail/contract';
 import { IconMap, IconPackage, IconPlus, IconPrinter, IconRoute, IconUserShare } from '@tabler/icons-react';
 import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
@@ -10,6 +10,8 @@ import { ShipmentPanel } from '../components/shipment-panel';
 import { PageHeader } from '../../../components/page-header';
 import { courierFilter, ListFilters, statusFilter } from '../../../components/list-filters';
 import { ListPager } from '../../../components/list-pager';
+import { EmptyList } from '../../../components/empty-list';
+import { useKeysetPaging } from '../../../components/keyset-paging';
 import { useUserInfo } from '../../../lib/user-info';
 import { couriersOf, memberName, useMembers } from '../../../lib/members';
 
@@ -107,23 +109,18 @@ function NoRows({
       </Center>
     );
   return (
-    <Center py={64} px="md">
-      <Stack align="center" gap="xs" ta="center">
-        <ThemeIcon size={56} radius="xl" variant="light">
-          <IconPackage size={30} />
-        </ThemeIcon>
-        <Text fw={600}>
-          {hasFilters ? 'No shipments match these filters' : asCourier ? 'Nothing assigned to you yet' : 'No shipments yet'}
-        </Text>
-        <Text size="sm" c="dimmed" maw={400}>
-          {hasFilters
-            ? 'Clear a filter to see more.'
-            : asCourier
-              ? 'When your company assigns you a shipment it shows up here.'
-              : 'Create a shipment, assign it to one of your couriers and print its label.'}
-        </Text>
-      </Stack>
-    </Center>
+    <EmptyList
+      icon={<IconPackage size={30} />}
+      title={hasFilters ? 'No shipments match these filters' : asCourier ? 'Nothing assigned to you yet' : 'No shipments yet'}
+      text={
+        hasFilters
+          ? 'Clear a filter to see more.'
+          : asCourier
+            ? 'When your company assigns you a shipment it shows up here.'
+            : 'Create a shipment, assign it to one of your couriers and print its label.'
+      }
+      textWidth={400}
+    />
   );
 }
 
@@ -149,9 +146,8 @@ function useShipmentFilters(asCourier: boolean, couriers: ReturnType<typeof cour
 
 /** A page of the shipments with these filters, and the way from page to page (a cursor a page). */
 function usePagedShipments(status: string[], courier: string[], asCourier: boolean, enabled: boolean) {
-  const [pageSize, setPageSize] = useState<number>(LIMITS.trackingsPerPage);
-  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
-  const lastTid = cursors[cursors.length - 1];
+  const paging = useKeysetPaging();
+  const { pageSize, lastTid } = paging;
   const query = useMemo(
     () => ({ numRecords: pageSize, lastTid, status: status as ShipmentStatus[], courier }),
     [pageSize, lastTid, status, courier],
@@ -159,16 +155,7 @@ function usePagedShipments(status: string[], courier: string[], asCourier: boole
   // Couriers list only what is assigned to them (their own call); the company lists all its shipments.
   const list = useShipments(query, asCourier, enabled);
   const shipments = useMemo(() => list.data ?? [], [list.data]);
-  return {
-    list,
-    shipments,
-    pageSize,
-    setPageSize,
-    page: cursors.length,
-    resetPaging: () => setCursors([undefined]),
-    prev: () => setCursors((c) => c.slice(0, -1)),
-    next: () => setCursors((c) => [...c, shipments[shipments.length - 1]!.tid]),
-  };
+  return { list, shipments, paging };
 }
 
 /** A link with ?add=1 (the dashboard's "Add shipment") opens the form once, for the company. */
@@ -223,7 +210,7 @@ export default function ShipmentsRoute() {
   const asCourier = info?.profile.role === 'courier';
   const members = useMembers(!!info && !asCourier);
   const { status, courier, filters, hasFilters } = useShipmentFilters(asCourier, couriersOf(members.data ?? []));
-  const { list, shipments, pageSize, setPageSize, page, resetPaging, prev, next } = usePagedShipments(status, courier, asCourier, !!info);
+  const { list, shipments, paging } = usePagedShipments(status, courier, asCourier, !!info);
 
   const [addOpened, add] = useDisclosure(false);
   const [editing, setEditing] = useState<ShipmentView | null>(null);
@@ -243,14 +230,7 @@ export default function ShipmentsRoute() {
           <ShareLocation />
         </Suspense>
       )}
-      <ListFilters
-        filters={filters}
-        pageSize={pageSize}
-        onPageSize={setPageSize}
-        onPagingReset={resetPaging}
-        onReload={() => list.refetch()}
-        reloading={list.isFetching && !list.isLoading}
-      />
+      <ListFilters filters={filters} paging={paging} list={list} />
       <Paper pos="relative" mih={200}>
         {infoLoading || list.isLoading || shipments.length === 0 ? (
           <NoRows list={list} loading={infoLoading || list.isLoading} hasFilters={hasFilters} asCourier={asCourier} />
@@ -267,15 +247,7 @@ export default function ShipmentsRoute() {
           />
         )}
       </Paper>
-      <ListPager
-        page={page}
-        count={shipments.length}
-        noun={['shipment', 'shipments']}
-        picked={picked.size}
-        hasNext={shipments.length >= pageSize}
-        onPrev={prev}
-        onNext={next}
-      />
+      <ListPager paging={paging} rows={shipments} noun={['shipment', 'shipments']} picked={picked.size} />
 
       <Suspense>
         {addOpened && !asCourier && <ShipmentFormModal onClose={add.close} />}

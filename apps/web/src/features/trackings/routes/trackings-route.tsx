@@ -1,4 +1,4 @@
-import { Button, Center, Group, LoadingOverlay, Modal, Paper, Stack, Text, ThemeIcon, Box } from '@mantine/core';
+import { Button, Group, LoadingOverlay, Modal, Paper, Text, Box } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { LIMITS, TRACKING_STATUSES } from '@shiptrail/contract';
 import { IconFileImport, IconPackage, IconPlus } from '@tabler/icons-react';
@@ -15,6 +15,8 @@ import { TrackingPanel } from '../components/tracking-panel';
 import { PageHeader } from '../../../components/page-header';
 import { courierFilter, ListFilters, statusFilter } from '../../../components/list-filters';
 import { ListPager } from '../../../components/list-pager';
+import { EmptyList } from '../../../components/empty-list';
+import { useKeysetPaging } from '../../../components/keyset-paging';
 import { useUserInfo } from '../../../lib/user-info';
 
 // The forms (and the contract's zod schemas) load when a modal first opens, keeping the list page light.
@@ -27,9 +29,8 @@ function usePagedTrackings() {
   const { couriers } = useCouriers();
   const [status, setStatus] = useState<string[]>([]);
   const [courier, setCourier] = useState<string[]>([]);
-  const [pageSize, setPageSize] = useState<number>(LIMITS.trackingsPerPage);
-  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
-  const lastTid = cursors[cursors.length - 1];
+  const paging = useKeysetPaging();
+  const { pageSize, lastTid } = paging;
   const query = useMemo(() => ({ numRecords: pageSize, lastTid, status, courier }), [pageSize, lastTid, status, courier]);
   const list = useTrackings(query);
   const trackings = useMemo(() => list.data ?? [], [list.data]);
@@ -46,12 +47,7 @@ function usePagedTrackings() {
     trackings,
     filters,
     hasFilters: status.length > 0 || courier.length > 0,
-    pageSize,
-    setPageSize,
-    page: cursors.length,
-    resetPaging: () => setCursors([undefined]),
-    prev: () => setCursors((c) => c.slice(0, -1)),
-    next: () => setCursors((c) => [...c, trackings[trackings.length - 1]!.tid]),
+    paging,
   };
 }
 
@@ -82,22 +78,17 @@ function useHighlight(trackings: TrackingView[]) {
 /** No trackings: none yet (with the way to add one), or none for these filters. */
 function NoTrackings({ hasFilters, onAdd }: { hasFilters: boolean; onAdd: () => void }) {
   return (
-    <Center py={64} px="md">
-      <Stack align="center" gap="xs" ta="center">
-        <ThemeIcon size={56} radius="xl" variant="light">
-          <IconPackage size={30} />
-        </ThemeIcon>
-        <Text fw={600}>{hasFilters ? 'No trackings match these filters' : 'No trackings yet'}</Text>
-        <Text size="sm" c="dimmed" maw={380}>
-          {hasFilters ? 'Clear a filter to see more.' : 'Add your first tracking number and we will follow it for you.'}
-        </Text>
-        {!hasFilters && (
-          <Button mt="xs" leftSection={<IconPlus size={16} />} onClick={onAdd}>
-            Add tracking
-          </Button>
-        )}
-      </Stack>
-    </Center>
+    <EmptyList
+      icon={<IconPackage size={30} />}
+      title={hasFilters ? 'No trackings match these filters' : 'No trackings yet'}
+      text={hasFilters ? 'Clear a filter to see more.' : 'Add your first tracking number and we will follow it for you.'}
+    >
+      {!hasFilters && (
+        <Button mt="xs" leftSection={<IconPlus size={16} />} onClick={onAdd}>
+          Add tracking
+        </Button>
+      )}
+    </EmptyList>
   );
 }
 
@@ -212,7 +203,7 @@ function useTrackingActions(onEdit: (t: TrackingView) => void) {
 export default function TrackingsRoute() {
   const { data: info } = useUserInfo();
   const isCompany = info?.profile.userType === 'company';
-  const { list, trackings, filters, hasFilters, pageSize, setPageSize, page, resetPaging, prev, next } = usePagedTrackings();
+  const { list, trackings, filters, hasFilters, paging } = usePagedTrackings();
 
   const [addOpened, add] = useDisclosure(useAddLink());
   const [importOpened, importModal] = useDisclosure(false);
@@ -224,21 +215,14 @@ export default function TrackingsRoute() {
   const { row, busy, remove, confirmDelete, setConfirmDelete } = useTrackingActions(setEditing);
 
   const onAdded = (tid: string) => {
-    resetPaging();
+    paging.reset();
     show(tid);
   };
 
   return (
     <>
       <TrackingsHeader onImport={importModal.open} onAdd={add.open} />
-      <ListFilters
-        filters={filters}
-        pageSize={pageSize}
-        onPageSize={setPageSize}
-        onPagingReset={resetPaging}
-        onReload={() => list.refetch()}
-        reloading={list.isFetching && !list.isLoading}
-      />
+      <ListFilters filters={filters} paging={paging} list={list} />
       <TrackingRows
         loading={list.isLoading}
         trackings={trackings}
@@ -248,14 +232,7 @@ export default function TrackingsRoute() {
         onOpen={(t) => setSelectedTid(t.tid)}
         {...row}
       />
-      <ListPager
-        page={page}
-        count={trackings.length}
-        noun={['tracking', 'trackings']}
-        hasNext={trackings.length >= pageSize}
-        onPrev={prev}
-        onNext={next}
-      />
+      <ListPager paging={paging} rows={trackings} noun={['tracking', 'trackings']} />
 
       <Suspense>
         {addOpened && <AddTrackingModal opened={addOpened} onClose={add.close} onAdded={onAdded} isCompany={isCompany} />}
