@@ -446,6 +446,16 @@ const EXPLAINED = [
     ],
   },
   {
+    why: LATER(
+      'test/notifications/queued-log.test.ts: "a shipment\'s change by an unverified company": its held messages have no delivery job ' +
+        '(`true` applied by hand fails it)',
+    ),
+    mutants: [
+      'apps/server/src/modules/notifications/fanout.ts:232:5 inserted',
+      'apps/server/src/modules/notifications/fanout.ts:232:28 true',
+    ],
+  },
+  {
     why:
       "Equivalent: with accountReadHere false the gate reads the account's verified flag from the database under its " +
       'share lock instead of taking it from the row this transaction read: the same answer, one statement more. Every ' +

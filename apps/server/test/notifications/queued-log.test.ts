@@ -2,8 +2,9 @@
 // operator follows it from the change (its event, tracking or shipment, from and to) to each notification's id and,
 // from there, to its delivery lines (delivery.ts). The customer messages a gate held or limited say so in it.
 import { Writable } from 'node:stream';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rowsOf } from '../../src/db/client.ts';
 import { notifications } from '../../src/db/schema.ts';
 import { call, createTestEnv, signUp, type TestEnv } from '../helpers.ts';
 import { readmeShipment } from '../shipments/fixtures.ts';
@@ -71,5 +72,15 @@ describe('the log line of a status change names its notifications', () => {
     expect(rows.map((r) => r.status)).toEqual(['held', 'held']);
     expect(line!.notifications).toEqual(expect.arrayContaining(rows));
     expect(line!.notifications).toHaveLength(2);
+    // Held messages get no delivery job until the account is verified (releaseHeldCustomerMessages enqueues them).
+    const jobs = rowsOf<{ n: number }>(
+      await env.ctx.db.execute(
+        sql`select count(*)::int as n from pgboss.job where data->>'notificationId' in (${sql.join(
+          rows.map((r) => sql`${r.id}`),
+          sql`, `,
+        )})`,
+      ),
+    );
+    expect(jobs[0]!.n).toBe(0);
   });
 });
