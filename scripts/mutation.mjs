@@ -51,7 +51,8 @@ export const MODULES = {
   notifications: [
     { mutate: ['apps/server/src/modules/notifications/fanout.ts#planRecipients'], tests: ['src/modules/notifications/fanout.test.ts'] },
     {
-      mutate: ['apps/server/src/modules/notifications/fanout.ts#gateCustomerMessages,queueNotifications,fanOutFound'],
+      // enqueueDeliveries: the delivery jobs queueNotifications wrote itself before decision 164, one statement per channel.
+      mutate: ['apps/server/src/modules/notifications/fanout.ts#gateCustomerMessages,queueNotifications,enqueueDeliveries,fanOutFound'],
       tests: [
         'test/notifications/customer-limits.test.ts',
         'test/notifications/customer-alerts.test.ts',
@@ -60,7 +61,12 @@ export const MODULES = {
         // NoCoverage (8 mutants on 27 Nov).
         'test/notifications/sms.test.ts',
         'test/notifications/webhook.test.ts',
+        'test/notifications/webhook-batch.test.ts',
         'test/notifications/estimate.test.ts',
+        // The jobs enqueueDeliveries writes: one per notification under its queue's policy (decision 164).
+        'test/notifications/enqueue-many.test.ts',
+        // The "notifications queued" log line: its fields and each notification's id, channel and status.
+        'test/notifications/queued-log.test.ts',
       ],
     },
   ],
@@ -418,6 +424,46 @@ const EXPLAINED = [
   {
     why: 'Timing only: > or >= at the end of the retry window differ only when the next try falls on its exact millisecond.',
     mutants: ['apps/server/src/modules/notifications/delivery.ts:297:9 at.getTime() - n.createdAt.getTime() >= t.webhookMaxAgeMs'],
+  },
+  {
+    why:
+      "Killed by a test added after this run (test/notifications/queued-log.test.ts, now in the part's files): the " +
+      '"status change: notifications queued" line\'s event, tracking or shipment, statuses and each notification by id, ' +
+      "channel and (held, limited) status. `true`, `false`, { status } -> {}, a notification's object -> {}, the message " +
+      '"" and { trackingId } -> {} were applied by hand and fail it; the others change the same fields and are not ' +
+      'checked by hand. The next run of notifications-2 counts them.',
+    mutants: [
+      'apps/server/src/modules/notifications/fanout.ts:235:5 {}',
+      'apps/server/src/modules/notifications/fanout.ts:240:35 () => undefined',
+      'apps/server/src/modules/notifications/fanout.ts:240:43 {}',
+      'apps/server/src/modules/notifications/fanout.ts:240:79 true',
+      'apps/server/src/modules/notifications/fanout.ts:240:79 false',
+      "apps/server/src/modules/notifications/fanout.ts:240:79 n.status === 'pending'",
+      'apps/server/src/modules/notifications/fanout.ts:240:92 ""',
+      'apps/server/src/modules/notifications/fanout.ts:240:104 {}',
+      'apps/server/src/modules/notifications/fanout.ts:242:5 ""',
+      'apps/server/src/modules/notifications/fanout.ts:365:56 {}',
+    ],
+  },
+  {
+    why: LATER(
+      'test/notifications/queued-log.test.ts: "a shipment\'s change by an unverified company": its held messages have no delivery job ' +
+        '(`true` applied by hand fails it)',
+    ),
+    mutants: [
+      'apps/server/src/modules/notifications/fanout.ts:232:5 inserted',
+      'apps/server/src/modules/notifications/fanout.ts:232:28 true',
+    ],
+  },
+  {
+    why:
+      "Equivalent: with accountReadHere false the gate reads the account's verified flag from the database under its " +
+      'share lock instead of taking it from the row this transaction read: the same answer, one statement more. Every ' +
+      'caller that hands over a row it did not read passes false itself (fanOutStatusEvent, decision 148).',
+    mutants: [
+      'apps/server/src/modules/notifications/fanout.ts:225:21 false',
+      'apps/server/src/modules/notifications/fanout.ts:317:21 false',
+    ],
   },
 ];
 
