@@ -119,6 +119,36 @@ const LATER = (test) =>
   `Killed by a test added after this run (${test}), checked by applying the mutant by hand; the next run of the module counts it.`;
 const EXPLAINED = [
   {
+    why:
+      'Unreachable: a tracking event has its tracking or its shipment, exactly one (the check tracking_events_subject_ck), ' +
+      'its tracking_id references trackings on delete cascade, and the fan-out reads it in the transaction that wrote ' +
+      'the event; an event with a shipment returned the line before, so found.tracking is never null here.',
+    mutants: ['apps/server/src/modules/notifications/fanout.ts:322:7 false'],
+  },
+  {
+    why:
+      'Equivalent: without this return a non-trigger status plans no recipient (planRecipients reads the triggers, which ' +
+      'name trigger statuses only) and recordStatusChange never writes an event from a status to itself, so the ' +
+      '"nothing planned" return on line 325 ends the fan-out with nothing written.',
+    mutants: [
+      'apps/server/src/modules/notifications/fanout.ts:323:7 false',
+      'apps/server/src/modules/notifications/fanout.ts:323:7 !isTrigger(event.toStatus) && event.fromStatus === event.toStatus',
+      'apps/server/src/modules/notifications/fanout.ts:323:37 false',
+    ],
+  },
+  {
+    why:
+      'Equivalent but for a log line: with nothing planned the rest inserts no notification and enqueues no job ' +
+      '(insertNotifications and enqueueMany write nothing for none) and logs "notifications queued" with an empty list.',
+    mutants: ['apps/server/src/modules/notifications/fanout.ts:325:7 false'],
+  },
+  {
+    why: LATER(
+      "customer-limits.test.ts: a verified company's customer mail for a parcel marked delivered carries its theme colour and logo",
+    ),
+    mutants: ['apps/server/src/modules/notifications/fanout.ts:339:17 {}'],
+  },
+  {
     why: 'Logging: the text and fields of a log line (the recharge left for the stale sweep), not behaviour.',
     mutants: ['apps/server/src/modules/billing/payments.ts:567:18 {}', 'apps/server/src/modules/billing/payments.ts:567:39 ""'],
   },

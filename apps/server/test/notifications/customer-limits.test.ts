@@ -10,6 +10,9 @@ import { QUIET_MS, queuesIdle, quietWindow, waitFor } from '../wait.ts';
 import { call, createTestEnv, signUp, startSmtp, type SmtpCapture, type TestEnv } from '../helpers.ts';
 import { fastTuning, insertTracking, mailTo, markVerified, saveSettings, userRow } from './fixtures.ts';
 import { readmeShipment } from '../shipments/fixtures.ts';
+import { THEME_PRIMARY_COLORS } from '@shiptrail/contract';
+
+const LOGO = 'https://cdn.example.com/marked-logo.png';
 
 describe('messages to customers: held until the account is verified, and limited', () => {
   let smtp: SmtpCapture;
@@ -153,12 +156,17 @@ describe('messages to customers: held until the account is verified, and limited
   });
   // Marking a parcel delivered hands the request's account to the fan-out (decision 148): its verified flag is then
   // read from the database under the share lock, not taken from the row the request holds.
-  it('a parcel marked delivered by a verified company mails its customer at once; by an unverified one, the mail is held', async () => {
+  it('a parcel marked delivered by a verified company mails its customer at once, in its theme and with its logo; by an unverified one, the mail is held', async () => {
     for (const verified of [true, false]) {
       const customer = `marked-${verified}@example.net`;
       const c = await signUp(env.app, { userType: 'company', company: `Marked ${verified}` });
       await saveSettings(env, c.session, { sendNotification: { email: { triggers: { Delivered: true } } } });
       if (verified) await markVerified(env.ctx, c.email);
+      // The company's theme F and its logo: a customer's mail carries them (brandStyleOf).
+      await env.ctx.db
+        .update(users)
+        .set({ settings: sql`coalesce(${users.settings}, '{}'::jsonb) || '{"themeid":"F"}'::jsonb`, image: LOGO })
+        .where(eq(users.email, c.email));
       const u = await userRow(env.ctx, c.email);
       const t = await insertTracking(env.ctx, u.id, { status: 'InTransit', notifyEmail: customer });
       expect((await call(env.app, 'GET', `/v1/trackings/delivered/${t.tid}`, { token: c.session })).statusCode).toBe(200);
@@ -168,7 +176,10 @@ describe('messages to customers: held until the account is verified, and limited
         continue;
       }
       expect(row?.status).not.toBe('held');
-      await smtp.waitFor((m) => mailTo(m).includes(customer));
+      const mail = await smtp.waitFor((m) => mailTo(m).includes(customer));
+      // Branded: the theme's colour and the logo, not Shiptrail's blue.
+      expect(mail.html).toContain(THEME_PRIMARY_COLORS.F);
+      expect(mail.html).toContain(`<img src="${LOGO}"`);
       await waitFor(async () => (await rowsTo(u.id, customer))[0]?.status === 'sent', { message: 'the customer mail was not sent' });
     }
   });
