@@ -33,6 +33,15 @@ interface Report {
   trackings: number;
 }
 
+/** The parts of the resident memory whose growth the soak gives, MB from each sample. */
+const GROWING_PARTS: Record<string, (s: SoakSample) => number | undefined> = {
+  'RSS anonymous': (s) => s.proc.RssAnon,
+  'main heap total': (s) => s.main.heapTotal,
+  'database thread heap total': (s) => s.thread?.heapTotal,
+  'PGlite WebAssembly memory, resident': (s) => s.proc.WasmRss,
+  'C heap ([heap]), resident': (s) => s.proc.BrkHeapRss,
+};
+
 export default async function soakBench(): Promise<BenchResult[]> {
   // `node` itself, without this process's loader (tsx), with the flags and environment main.ts starts the embedded
   // default with (decision 159): the server's memory is measured as `npm start` runs it.
@@ -138,14 +147,7 @@ export default async function soakBench(): Promise<BenchResult[]> {
       {
         name: 'soak: growth over the last 5 minutes by part (MB a minute)',
         setup: `PGlite, one process (node, as npm start), ${Math.round(SECONDS / 60)} min`,
-        metrics: {
-          RSS: slope,
-          'RSS anonymous': slopeOf((s) => s.proc.RssAnon),
-          'main heap total': slopeOf((s) => s.main.heapTotal),
-          'database thread heap total': slopeOf((s) => s.thread?.heapTotal),
-          'PGlite WebAssembly memory, resident': slopeOf((s) => s.proc.WasmRss),
-          'C heap ([heap]), resident': slopeOf((s) => s.proc.BrkHeapRss),
-        },
+        metrics: { RSS: slope, ...Object.fromEntries(Object.entries(GROWING_PARTS).map(([name, f]) => [name, slopeOf(f)])) },
         note: 'least-squares slopes of the 10 s samples; the WebAssembly memory is allocated once (its resident part can only grow up to it)',
       },
       {
