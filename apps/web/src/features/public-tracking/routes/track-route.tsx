@@ -14,14 +14,7 @@ import {
   ThemeIcon,
   Title,
 } from '@mantine/core';
-import {
-  describeEstimate,
-  estimateZoneNote,
-  MAP_DEFAULTS,
-  MSG,
-  type EstimatedDeliveryView,
-  type PublicShipment,
-} from '@shiptrail/contract';
+import { describeEstimate, MAP_DEFAULTS, MSG, type EstimatedDeliveryView, type PublicShipment } from '@shiptrail/contract';
 import { IconMail, IconMapPin, IconPackageOff, IconPhone, IconTruck } from '@tabler/icons-react';
 import type { ReactNode } from 'react';
 import { Link, useParams } from 'react-router';
@@ -33,6 +26,7 @@ import { StatusBadge } from '../../../components/status-badge';
 import { CheckpointTimeline } from '../../../components/checkpoint-timeline';
 import { LazyMap, type MapMarker } from '../../../components/map/lazy-map';
 import { PageLoader } from '../../../components/page-loader';
+import { EstimateZone } from '../../../components/estimate-zone';
 import { courierName, formatDate, formatDateTime, maskEmail, maskPhone, statusLabel } from '../../../lib/format';
 
 function Fact({ icon: Icon, label, value }: { icon: typeof IconMapPin; label: string; value: string }) {
@@ -162,17 +156,12 @@ type TrackData = NonNullable<ReturnType<typeof usePublicTracking>['data']>;
  * another, the line under it says whose clock it is (decision 163), since the checkpoints below are in the reader's.
  */
 function Expected({ estimate }: { estimate: EstimatedDeliveryView }) {
-  const zone = estimateZoneNote(estimate, (d) => -d.getTimezoneOffset());
   return (
     <>
       <Text size="md" fw={600} mt={4} data-testid="track-expected" data-source={estimate.source}>
         {describeEstimate(estimate)}
       </Text>
-      {zone && (
-        <Text size="xs" c="dimmed" data-testid="track-expected-zone">
-          Times in {zone}
-        </Text>
-      )}
+      <EstimateZone estimate={estimate} testId="track-expected-zone" />
     </>
   );
 }

@@ -6,6 +6,7 @@ import { StatusBadge } from '../../../components/status-badge';
 import { CheckpointTimeline } from '../../../components/checkpoint-timeline';
 import { courierName, formatDate, formatDateTime } from '../../../lib/format';
 import { DetailField } from '../../../components/detail-field';
+import { EstimateZone } from '../../../components/estimate-zone';
 
 export function TrackingPanel(props: {
   tracking: TrackingView | null;
@@ -80,10 +81,14 @@ export function TrackingPanel(props: {
               <SimpleGrid cols={2} spacing="md">
                 <DetailField label="Origin" value={t.origin} />
                 <DetailField label="Destination" value={t.destination} />
-                <DetailField
-                  label="Expected"
-                  value={t.estimatedDelivery ? describeEstimate(t.estimatedDelivery).replace(/^Expected /, '') : formatDate(t.expected)}
-                />
+                <DetailField label="Expected" value={t.estimatedDelivery ? null : formatDate(t.expected)}>
+                  {t.estimatedDelivery && (
+                    <>
+                      <span data-testid="panel-expected">{describeEstimate(t.estimatedDelivery).replace(/^Expected /, '')}</span>
+                      <EstimateZone estimate={t.estimatedDelivery} testId="panel-expected-zone" inText />
+                    </>
+                  )}
+                </DetailField>
                 <DetailField label="Last update" value={formatDateTime(t.updatedAt)} />
                 <DetailField label="Added" value={formatDateTime(t.createdAt)} />
                 <DetailField label="Courier" value={courierName(t.courier)} />

@@ -5,6 +5,7 @@ import { lastCheckPointText } from '../api/types';
 import { StatusBadge } from '../../../components/status-badge';
 import { useCardLayout } from '../../../components/card-layout';
 import { OpenTidButton } from '../../../components/open-tid-button';
+import { EstimateZone, readerEstimateZone } from '../../../components/estimate-zone';
 import { courierName, formatDateTime } from '../../../lib/format';
 
 /** One tracking number however it is typed: without spaces, in capitals. */
@@ -28,8 +29,9 @@ function ExpectedCell({ t }: { t: TrackingView }) {
   const from = estimateTime(e.from);
   const to = estimateTime(e.to);
   const predicted = e.source === 'predicted';
+  const zone = readerEstimateZone(e);
   return (
-    <div data-testid="expected" data-source={e.source} title={describeEstimate(e)}>
+    <div data-testid="expected" data-source={e.source} title={zone ? `${describeEstimate(e)} (times in ${zone})` : describeEstimate(e)}>
       <Text size="sm" style={{ whiteSpace: 'nowrap' }}>
         {predicted ? `by ${estimateDay(e.to ?? e.date)}` : estimateDay(e.date)}
       </Text>
@@ -147,6 +149,7 @@ function TrackingCards(props: Props) {
                   {describeEstimate(t.estimatedDelivery)}
                 </Text>
               )}
+              {t.estimatedDelivery && <EstimateZone estimate={t.estimatedDelivery} testId="expected-zone" />}
               <LikelyLateBadge t={t} />
               <Text size="sm" mt={2}>
                 {last || 'No checkpoints yet'}
