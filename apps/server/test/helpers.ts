@@ -27,7 +27,7 @@ export const onPostgres = !!process.env.TEST_DATABASE_URL;
  * The migrated template that test/global-setup.ts made for this run ('' when it did not run, e.g. a
  * helper imported outside Vitest): copying it is much cheaper than migrating a new database.
  */
-function template(key: 'pgliteTemplate' | 'pgTemplate'): string {
+export function template(key: 'pgliteTemplate' | 'pgTemplate'): string {
   try {
     return inject(key) ?? '';
   } catch {
