@@ -48,7 +48,8 @@ interface ChildReport {
 async function child(mode: Mode): Promise<ChildReport> {
   process.env.SHIPTRAIL_PGLITE_THREAD = mode;
   const { loadConfig } = await import('../apps/server/src/config.ts');
-  const { closeContext, createContext, createLogger } = await import('../apps/server/src/bootstrap.ts');
+  const { closeContext, createContext } = await import('../apps/server/src/bootstrap.ts');
+  const { createLogger } = await import('../apps/server/src/lib/logger.ts');
   const { buildApp } = await import('../apps/server/src/app.ts');
   const { runDueRefreshes } = await import('../apps/server/src/modules/trackings/refresh.ts');
   const { startJobWorkers } = await import('../apps/server/src/jobs/registry.ts');

@@ -13,8 +13,40 @@ applyProcessSettings();
 const cache = enableCompileCache?.();
 if (cache?.directory) process.env.NODE_COMPILE_CACHE ??= cache.directory;
 const { loadConfig, ConfigError, deploymentRefusals } = await import('./config.ts');
+const { createLogger } = await import('./lib/logger.ts');
+
+/** The configuration, or the process ends here with the sentence that says what to set. */
+function configOrExit() {
+  const { values } = parseArgs({ options: { role: { type: 'string' } }, allowPositionals: true, strict: false });
+  try {
+    const config = loadConfig({ ...process.env, ...(values.role ? { ROLE: String(values.role) } : {}) });
+    const refusals = deploymentRefusals(config);
+    if (refusals.length) {
+      throw new ConfigError(
+        `Not starting: PUBLIC_URL ${config.publicUrl} is not on this machine, so this is a deployment, and\n${refusals.map((r) => `  ${r}`).join('\n')}`,
+      );
+    }
+    return config;
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(1);
+    }
+    throw err;
+  }
+}
+const config = configOrExit();
+const log = createLogger(config);
+
+// The database opens while the application's modules load (decision 176): the embedded database's thread compiles
+// PGlite and opens the data directory on the other core, instead of after every module is in. Its failure is
+// reported where createContext awaits it.
+const { openConfiguredDatabase } = await import('./db/open.ts');
+const opening = openConfiguredDatabase(config, log);
+opening.catch(() => {});
+
 const { buildApp } = await import('./app.ts');
-const { createContext, closeContext, createLogger } = await import('./bootstrap.ts');
+const { createContext, closeContext } = await import('./bootstrap.ts');
 const { startWorkers } = await import('./jobs/registry.ts');
 const { startAdminServer } = await import('./lib/admin-server.ts');
 const { dumpEmbedded } = await import('./db/backup.ts');
@@ -26,28 +58,10 @@ const { sql } = await import('drizzle-orm');
  * PostgreSQL server (DATABASE_URL); PGlite is embedded and single-process.
  */
 async function main() {
-  const { values } = parseArgs({ options: { role: { type: 'string' } }, allowPositionals: true, strict: false });
-  let config;
-  try {
-    config = loadConfig({ ...process.env, ...(values.role ? { ROLE: String(values.role) } : {}) });
-    const refusals = deploymentRefusals(config);
-    if (refusals.length) {
-      throw new ConfigError(
-        `Not starting: PUBLIC_URL ${config.publicUrl} is not on this machine, so this is a deployment, and\n${refusals.map((r) => `  ${r}`).join('\n')}`,
-      );
-    }
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(err.message);
-      process.exit(1);
-    }
-    throw err;
-  }
-  const log = createLogger(config);
   if (config.ROLE !== 'all' && !config.DATABASE_URL) {
     log.warn('ROLE=%s on the embedded database: PGlite is single-process, so run one process with both roles', config.ROLE);
   }
-  const ctx = await createContext(config, log);
+  const ctx = await createContext(config, log, { database: opening });
   const app = config.ROLE === 'worker' ? null : await buildApp(ctx);
   if (config.ROLE !== 'api') await startWorkers(ctx);
   const admin =

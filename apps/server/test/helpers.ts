@@ -12,7 +12,8 @@ import { simpleParser, type ParsedMail } from 'mailparser';
 import { loadConfig, type Config } from '../src/config.ts';
 import type { AppContext } from '../src/context.ts';
 import { buildApp } from '../src/app.ts';
-import { createContext, closeContext, createLogger } from '../src/bootstrap.ts';
+import { createContext, closeContext } from '../src/bootstrap.ts';
+import { createLogger } from '../src/lib/logger.ts';
 import { endpoints } from '@shiptrail/contract';
 import { onLoopback } from './loopback.ts';
 

@@ -2,8 +2,8 @@
 // and log pipelines each need.
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger, logFormat } from './bootstrap.ts';
-import { loadConfig } from './config.ts';
+import { createLogger, logFormat } from './logger.ts';
+import { loadConfig } from '../config.ts';
 
 function capture(env: Record<string, string>, isTTY: boolean): string {
   const destination = new PassThrough();
