@@ -107,6 +107,20 @@ describe('planEstimate', () => {
     });
     expect(pushed.next.estimatedDelivery).toEqual(a.next.estimatedDelivery);
   });
+
+  // The adapters already drop the carrier's estimate from a Delivered reading (carriers/adapter.ts), so a full reading
+  // alone cannot show this guard: a prediction at hand, or a pushed single event, would otherwise bring one back.
+  it('delivered or expired: no estimate, though history could predict one or a pushed event says nothing of it', () => {
+    const predicted: EstimatedDelivery = { date: '2026-12-02', from: '2026-12-01', to: '2026-12-03', source: 'predicted', updatedAt: 'x' };
+    const stored = step(EMPTY, first, '2026-11-30T08:00:00Z').next;
+    for (const status of ['Delivered', 'Expired'] as const) {
+      for (const partial of [false, true]) {
+        const p = planEstimate({ stored, status, carrier: null, partial, predict: () => predicted, now: at('2026-12-01T12:00:00Z') });
+        expect(p.next.estimatedDelivery, `${status}, partial ${partial}`).toBeNull();
+        expect(p.event).toBeNull();
+      }
+    }
+  });
 });
 
 describe('the estimate in words and postal codes in places', () => {
