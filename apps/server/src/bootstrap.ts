@@ -76,6 +76,7 @@ export async function createContext(
     dataDir: config.dataDir,
     pglite: opts.pglite,
     sharedBuffersMb: config.PGLITE_SHARED_BUFFERS_MB,
+    statisticsTarget: config.PGLITE_STATISTICS_TARGET,
     onConnectionError: (err) => log.warn({ err: err.message }, 'a database connection was lost; the next query opens a new one'),
     onStartRetry,
     onThreadEvent: (e) => {
