@@ -7,7 +7,7 @@
 // The breakdown (decision 156): the main thread's and the database thread's process.memoryUsage() (each thread its
 // own V8 heap), PGlite's WebAssembly memory, /proc/self/status (VmRSS, RssAnon, RssFile), /proc/self/smaps_rollup,
 // and at the end the largest mappings of /proc/self/smaps.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import v8 from 'node:v8';
@@ -112,6 +112,7 @@ const config = loadConfig({
   LOG_LEVEL: 'silent',
   CARRIER_SANDBOX_PACE: '0.05',
   ...(process.env.PGLITE_SHARED_BUFFERS_MB ? { PGLITE_SHARED_BUFFERS_MB: process.env.PGLITE_SHARED_BUFFERS_MB } : {}),
+  ...(process.env.PGLITE_STATISTICS_TARGET ? { PGLITE_STATISTICS_TARGET: process.env.PGLITE_STATISTICS_TARGET } : {}),
 } as NodeJS.ProcessEnv);
 const ctx = await createContext(config, createLogger(config));
 const app = await buildApp(ctx, { logger: false });
@@ -194,6 +195,37 @@ const sampler = setInterval(() => void sample().then((s) => samples.push(s)), SA
 const collected: SoakSample[] = [];
 const gcTimer = setTimeout(() => void sample(true).then((s) => collected.push(s)), Math.min(120, SECONDS / 2) * 1000);
 
+// BENCH_SOAK_PROBE=FILE (decision 172): every minute, PostgreSQL's memory contexts inside PGlite summed by name
+// (pg_backend_memory_contexts), the statements the thread keeps prepared, and the WebAssembly memory resident, as
+// JSON lines in FILE; BENCH_SOAK_HEAP_AT=5,10 also writes a heap snapshot of the main thread at those minutes.
+const probeFile = process.env.BENCH_SOAK_PROBE;
+if (probeFile) {
+  const t0 = Date.now();
+  const probe = async () => {
+    const contexts = rowsOf<{ name: string; n: number; total: number; used: number }>(
+      await ctx.db.execute(sql`
+        select name, count(*)::int as n, sum(total_bytes)::bigint::float8 as total, sum(used_bytes)::bigint::float8 as used
+        from pg_backend_memory_contexts group by name order by 3 desc`),
+    );
+    const t = await thread?.memory();
+    const vacuumed = rowsOf<{ relname: string }>(
+      await ctx.db.execute(sql`select relname from pg_stat_user_tables where last_vacuum > now() - interval '60 seconds'`),
+    ).map((r) => r.relname);
+    const line = {
+      vacuumed,
+      minute: Math.round((Date.now() - t0) / 6000) / 10,
+      wasmRss: residentParts(t?.wasmMemory).WasmRss,
+      prepared: (await thread?.stats())?.prepared,
+      totalKb: Math.round(contexts.reduce((a, c) => a + Number(c.total), 0) / 1024),
+      contexts: contexts.slice(0, 25).map((c) => [c.name, c.n, Math.round(Number(c.total) / 1024), Math.round(Number(c.used) / 1024)]),
+    };
+    appendFileSync(probeFile, JSON.stringify(line) + '\n');
+  };
+  setInterval(() => void probe().catch((err) => appendFileSync(probeFile, JSON.stringify({ error: String(err) }) + '\n')), 60_000);
+  for (const minute of (process.env.BENCH_SOAK_HEAP_AT ?? '').split(',').filter(Boolean).map(Number))
+    setTimeout(() => v8.writeHeapSnapshot(`${probeFile}.${minute}.heapsnapshot`), minute * 60_000);
+}
+
 process.on('message', (m: { t: string }) => {
   if (m.t !== 'finish') return;
   void (async () => {
@@ -201,6 +233,7 @@ process.on('message', (m: { t: string }) => {
     clearTimeout(gcTimer);
     samples.push(await sample());
     collected.push(await sample(true));
+    if (probeFile) writeFileSync(`${probeFile}.samples.json`, JSON.stringify(samples));
     const wasmBytes = (await thread?.memory())?.wasmMemory;
     const [cp] = rowsOf<{ n: number }>(await ctx.db.execute(sql`select count(*)::int as n from checkpoints`));
     const [tr] = rowsOf<{ n: number }>(await ctx.db.execute(sql`select count(*)::int as n from trackings`));

@@ -7,6 +7,8 @@
 // thread's V8 heap, PGlite's WebAssembly memory, the process's anonymous and file-backed memory, and the largest
 // mappings at the end. The heaps are also read after a full collection (end of the 2nd minute, and at the end): what
 // is still referenced, not what the collectors have not reached yet. `npm run bench -- soak`.
+// BENCH_SOAK_PROBE=FILE adds, to find what grows (decision 172), PostgreSQL's memory contexts inside PGlite and the
+// table the vacuum loop last analysed, a line a minute, and the 10 s samples at the end (bench/soak-server.ts).
 import { fork } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

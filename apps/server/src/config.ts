@@ -76,6 +76,8 @@ const envSchema = carrierEnvSchema.extend({
   DATA_DIR: z.string().default('./data'),
   /** The embedded database's shared buffers, MB (decision 144; 16 since decision 159). */
   PGLITE_SHARED_BUFFERS_MB: z.coerce.number().int().min(1).max(4096).default(16),
+  /** The embedded database's ANALYZE sample (default_statistics_target: 300 rows each), decision 172. */
+  PGLITE_STATISTICS_TARGET: z.coerce.number().int().min(1).max(10000).default(25),
   DATABASE_URL: optionalUrl,
   PUBLIC_URL: optionalUrl,
   SMTP_URL: optionalUrl,

@@ -17,6 +17,7 @@ export function openConfiguredDatabase(config: Config, log: Logger, pglite?: Ope
     dataDir: config.dataDir,
     pglite,
     sharedBuffersMb: config.PGLITE_SHARED_BUFFERS_MB,
+    statisticsTarget: config.PGLITE_STATISTICS_TARGET,
     onConnectionError: (err) => log.warn({ err: err.message }, 'a database connection was lost; the next query opens a new one'),
     onStartRetry: startRetryLogger(log),
     onThreadEvent: (e) => {
