@@ -79,12 +79,14 @@ interface OpenOptions {
   dataDir?: string;
   /** Log in to this account (the one the directory was seeded for) instead of signing up a new one. */
   email?: string;
+  /** PostgreSQL: the new database is a copy of this one (the seeded 1M one). */
+  template?: string;
 }
 
 const PASSWORD = 'password123';
 
 async function openApp(opts: OpenOptions = {}) {
-  const databaseUrl = opts.databaseUrl ? await freshDatabase(opts.databaseUrl, 'trackings') : undefined;
+  const databaseUrl = opts.databaseUrl ? await freshDatabase(opts.databaseUrl, 'trackings', opts.template) : undefined;
   const dataDir = opts.dataDir ?? mkdtempSync(path.join(tmpdir(), 'shiptrail-bench-'));
   const config = loadConfig({
     DATA_DIR: dataDir,
@@ -222,6 +224,35 @@ async function keptBigDirectory(): Promise<{ dir: string; email: string; seeded:
     await app.close().catch(() => undefined);
     throw err;
   }
+}
+
+const bigPostgres = new Map<string, Promise<{ name: string; email: string; seeded: Seeded }>>();
+
+/**
+ * PostgreSQL's BIG database, seeded once a run (per server) and closed; each use is a new database made from it as a
+ * template (a file copy on the server), logged in to its account, as PGlite's kept directory is copied.
+ */
+async function openBigPostgres(adminUrl: string, extraEnv: Record<string, string> = {}) {
+  if (!bigPostgres.has(adminUrl)) {
+    bigPostgres.set(
+      adminUrl,
+      (async () => {
+        const app = await openApp({ databaseUrl: adminUrl });
+        const name = new URL(app.ctx.config.DATABASE_URL!).pathname.slice(1);
+        try {
+          const seeded = await seed(app.ctx, app.userId, 1, BIG);
+          return { name, email: app.email, seeded };
+        } finally {
+          await app.close();
+        }
+      })(),
+    );
+  }
+  const big = await bigPostgres.get(adminUrl)!;
+  const t0 = performance.now();
+  const app = await openApp({ databaseUrl: adminUrl, template: big.name, email: big.email, extraEnv });
+  const how = `seeded in ${big.seeded.seconds.toFixed(0)} s (${big.seeded.per100k.toFixed(1)} s per 100k), copied in ${((performance.now() - t0) / 1000).toFixed(0)} s`;
+  return { app, how };
 }
 
 /** An app on a copy of the kept BIG directory, logged in to its account. */
@@ -401,13 +432,8 @@ async function apiBench(kind: 'PGlite' | string, databaseUrl: string | undefined
       return { small: await apiRound(smallLabel, small, bare, out, 'BENCHA') };
     }
     let how: string;
-    if (databaseUrl) {
-      big = await openApp({ databaseUrl });
-      const s2 = await seed(big.ctx, big.userId, 1, BIG);
-      how = `seeded in ${s2.seconds.toFixed(0)} s (${s2.per100k.toFixed(1)} s per 100k)`;
-    } else {
-      ({ app: big, how } = await openBigCopy());
-    }
+    if (databaseUrl) ({ app: big, how } = await openBigPostgres(databaseUrl));
+    else ({ app: big, how } = await openBigCopy());
     const alternated = await alternateLists(small, big);
     const smallRound = await apiRound(smallLabel, small, bare, out, 'BENCHA');
     const bigRound = await apiRound(`${kind}, ${BIG_LABEL} trackings (${how})`, big, bare, out, 'BENCHB');
@@ -451,14 +477,14 @@ async function refreshBench(kind: string, databaseUrl: string | undefined, out: 
   // comes due again while the round runs and each is counted once.
   let app: App;
   let stored: string;
-  if (big && !databaseUrl) {
-    const opened = await openBigCopy(REFRESH_ENV);
+  if (big) {
+    const opened = databaseUrl ? await openBigPostgres(databaseUrl, REFRESH_ENV) : await openBigCopy(REFRESH_ENV);
     app = opened.app;
     stored = `${BIG_LABEL} stored (${opened.how})`;
   } else {
     app = await openApp({ databaseUrl, extraEnv: REFRESH_ENV });
-    const s = await seed(app.ctx, app.userId, 1, big ? BIG : 1000);
-    stored = big ? `${BIG_LABEL} stored (seeded in ${s.seconds.toFixed(0)} s)` : '1k stored';
+    await seed(app.ctx, app.userId, 1, 1000);
+    stored = '1k stored';
   }
   try {
     const couriers: CourierSlug[] = ['ups', 'usps', 'fedex', 'canadapost'];
