@@ -28,7 +28,7 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const BIG = Number(process.env.BENCH_BIG ?? 1_000_000);
 const BIG_LABEL = BIG >= 1e6 ? `${BIG / 1e6}M` : String(BIG);
 /**
- * The 1M case on PGlite (decision 173): seeded once into a data directory kept between runs (PGLITE_BIG_DIR), copied
+ * The 1M case on PGlite (decision 173): seeded once into a data directory kept between runs (BENCH_PGLITE_BIG_DIR), copied
  * for each use. BENCH_PGLITE_BIG=0 leaves it out.
  */
 const PGLITE_BIG = process.env.BENCH_PGLITE_BIG !== '0';
@@ -459,7 +459,10 @@ function numbersFor(courier: CourierSlug, i: number): string {
   }
 }
 
-/** Rate limits lifted; journeys at a tenth of the usual pace. */
+/**
+ * Rate limits lifted; journeys at a tenth of the usual pace: a refreshed tracking's next check is 2 minutes away, so
+ * no tracking comes due again while the round runs and each is counted once.
+ */
 const REFRESH_ENV = {
   UPS_RATE_LIMIT: 'off',
   USPS_RATE_LIMIT: 'off',
@@ -473,8 +476,6 @@ const REFRESH_ENV = {
  * a next check), then REFRESH_N due ones. Returns the engine's share of the sandbox's raw rate, in %.
  */
 async function refreshBench(kind: string, databaseUrl: string | undefined, out: BenchResult[], big: boolean): Promise<number> {
-  // Journeys at a tenth of the usual pace: a refreshed tracking's next check is 2 minutes away, so no tracking
-  // comes due again while the round runs and each is counted once.
   let app: App;
   let stored: string;
   if (big) {
