@@ -1,10 +1,12 @@
 // Trackings: the API (list 100, add one) beside a bare Fastify route, on PGlite and PostgreSQL, with 1k
 // and 1M trackings stored; and the refresh engine against the carrier sandbox beside the sandbox's raw
 // capacity. Ratios matter more than absolutes (ARCHITECTURE §6): every figure has its baseline from the same run.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
 import { sql } from 'drizzle-orm';
@@ -25,14 +27,22 @@ import { percentileMs as pct } from './lib/stats.ts';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const BIG = Number(process.env.BENCH_BIG ?? 1_000_000);
-/** 1M rows into PGlite takes minutes; set BENCH_PGLITE_BIG=1 to include it. */
-const PGLITE_BIG = process.env.BENCH_PGLITE_BIG === '1';
+const BIG_LABEL = BIG >= 1e6 ? `${BIG / 1e6}M` : String(BIG);
+/**
+ * The 1M case on PGlite (decision 173): seeded once into a data directory kept between runs (BENCH_PGLITE_BIG_DIR), copied
+ * for each use. BENCH_PGLITE_BIG=0 leaves it out.
+ */
+const PGLITE_BIG = process.env.BENCH_PGLITE_BIG !== '0';
+/** Rows a seed statement inserts: each chunk is its own statement and transaction (its triggers' work included). */
+const SEED_CHUNK = 100_000;
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const REFRESH_N = Number(process.env.BENCH_REFRESH_N ?? 2000);
 
 const log = (...a: unknown[]) => console.error('[trackings.bench]', ...a);
 
 interface Load {
   rps: number;
+  p50: number;
   p99: number;
   non2xx: number;
   /** Peak resident set of this process (the server, its database when embedded, and the load generator) during the load, MB. */
@@ -46,6 +56,7 @@ async function load(opts: Partial<autocannon.Options> & { url: string }): Promis
     const r = await autocannon({ connections: CONNECTIONS, duration: SECONDS, ...opts });
     return {
       rps: Math.round(r.requests.average),
+      p50: r.latency.p50,
       p99: r.latency.p99,
       non2xx: r.non2xx + r.errors,
       rssMb: Math.round(Math.max(peak, process.memoryUsage.rss()) / 2 ** 20),
@@ -62,60 +73,99 @@ async function bareFastify(): Promise<{ url: string; close: () => Promise<void> 
   return { url, close: () => app.close() };
 }
 
-async function openApp(adminUrl: string | undefined, extraEnv: Record<string, string> = {}) {
-  const databaseUrl = adminUrl ? await freshDatabase(adminUrl, 'trackings') : undefined;
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'shiptrail-bench-'));
+interface OpenOptions {
+  databaseUrl?: string;
+  extraEnv?: Record<string, string>;
+  /** A PGlite data directory to open (a copy of the kept 1M one); removed at close, as a fresh one is. */
+  dataDir?: string;
+  /** Log in to this account (the one the directory was seeded for) instead of signing up a new one. */
+  email?: string;
+  /** PostgreSQL: the new database is a copy of this one (the seeded 1M one). */
+  template?: string;
+}
+
+const PASSWORD = 'password123';
+
+async function openApp(opts: OpenOptions = {}) {
+  const databaseUrl = opts.databaseUrl ? await freshDatabase(opts.databaseUrl, 'trackings', opts.template) : undefined;
+  const dataDir = opts.dataDir ?? mkdtempSync(path.join(tmpdir(), 'shiptrail-bench-'));
   const config = loadConfig({
     DATA_DIR: dataDir,
     SESSION_SECRET: 'bench-secret-bench-secret-bench-secret-00',
     LOG_LEVEL: 'silent',
     QUEUE_POLL_SECONDS: '0.5',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-    ...extraEnv,
+    ...opts.extraEnv,
   } as NodeJS.ProcessEnv);
   const ctx = await createContext(config, createLogger(config));
   const app = await buildApp(ctx, { logger: false });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
-  const email = `bench${Date.now()}@example.com`;
-  const signup = await app.inject({
-    method: 'POST',
-    url: '/v1/user/general/signup',
-    payload: { email, password: 'password123', repassword: 'password123', terms: true },
-  });
-  const body = signup.json();
-  const session = body.payload.sessionToken as string;
+  const email = opts.email ?? `bench${Date.now()}@example.com`;
+  const res = opts.email
+    ? await app.inject({ method: 'POST', url: '/v1/user/general/login', payload: { email, password: PASSWORD } })
+    : await app.inject({
+        method: 'POST',
+        url: '/v1/user/general/signup',
+        payload: { email, password: PASSWORD, repassword: PASSWORD, terms: true },
+      });
+  const session = res.json().payload?.sessionToken as string;
+  if (!session) throw new Error(`no session for ${email}: ${res.body}`);
   const [u] = await rows<{ id: string }>(ctx, sql`select id from users where email = ${email}`);
   const userId = u!.id;
-  // Enough balance for every add the bench makes.
-  await ctx.db.execute(sql`insert into ledger_entries (user_id, amount_cents, kind, ref) values (${userId}, 1000000000, 'topup', 'bench')`);
+  // Enough balance for every add the bench makes (a kept directory's account is topped up again at each use).
+  const ref = `bench-${Date.now()}`;
+  await ctx.db.execute(sql`insert into ledger_entries (user_id, amount_cents, kind, ref) values (${userId}, 1000000000, 'topup', ${ref})`);
   await ctx.db.execute(sql`update billing_accounts set balance_cents = balance_cents + 1000000000 where user_id = ${userId}`);
   return {
     ctx,
     url,
     session,
     userId,
-    async close() {
+    email,
+    dataDir,
+    /** Closes the app and the database; keep = leave the PGlite directory on disk (to be kept). */
+    async close(keep = false) {
       await app.close();
       await closeContext(ctx);
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!keep) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
+
+type App = Awaited<ReturnType<typeof openApp>>;
 
 async function rows<T>(ctx: AppContext, q: ReturnType<typeof sql>): Promise<T[]> {
   const r = (await ctx.db.execute(q)) as unknown as { rows?: T[] };
   return r.rows ?? (r as unknown as T[]);
 }
 
-/** Trackings straight into the database (generate_series), plus 4 checkpoints for each of the newest 1000. */
-async function seed(ctx: AppContext, userId: string, from: number, to: number) {
+interface Seeded {
+  /** Seconds for the whole seed: the trackings, the checkpoints, VACUUM ANALYZE. */
+  seconds: number;
+  /** Seconds per 100k trackings inserted (the inserts alone, their indexes and triggers included). */
+  per100k: number;
+}
+
+/**
+ * Trackings from..to straight into the database, generated inside it (generate_series), SEED_CHUNK rows a statement,
+ * through the real table: every index and trigger of `trackings` runs as it does for the API's writes (the
+ * open_heard_days rollup by its statement trigger; delivery_days counts none: no seeded parcel has a delivery scan).
+ * Then 4 checkpoints for each of the account's newest 1000 (the checkpoints' triggers keep the trackings' summary
+ * columns and, through them, the rollups) and VACUUM ANALYZE. The same rows on PGlite and PostgreSQL.
+ */
+async function seed(ctx: AppContext, userId: string, from: number, to: number): Promise<Seeded> {
   const t0 = performance.now();
-  await ctx.db.execute(sql`
-    insert into trackings (user_id, tid, courier, status, origin, destination, created_at, updated_at, next_check_at)
-    select ${userId}::uuid, 'SEED' || g, (array['ups','usps','fedex','canadapost'])[1 + g % 4],
-           (array['InTransit','Delivered','Pending','InfoReceived'])[1 + g % 4], 'Memphis, TN', 'Austin, TX',
-           now() - interval '1 day' - (g || ' seconds')::interval, now() - (g || ' seconds')::interval, null
-    from generate_series(${from}::int, ${to}::int) g`);
+  for (let a = from; a <= to; a += SEED_CHUNK) {
+    const b = Math.min(to, a + SEED_CHUNK - 1);
+    await ctx.db.execute(sql`
+      insert into trackings (user_id, tid, courier, status, origin, destination, created_at, updated_at, next_check_at)
+      select ${userId}::uuid, 'SEED' || g, (array['ups','usps','fedex','canadapost'])[1 + g % 4],
+             (array['InTransit','Delivered','Pending','InfoReceived'])[1 + g % 4], 'Memphis, TN', 'Austin, TX',
+             now() - interval '1 day' - (g || ' seconds')::interval, now() - (g || ' seconds')::interval, null
+      from generate_series(${a}::int, ${b}::int) g`);
+    if (to - from >= SEED_CHUNK) log(`seeded ${b - from + 1} of ${to - from + 1} in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+  }
+  const inserts = (performance.now() - t0) / 1000;
   await ctx.db.execute(sql`delete from checkpoints`);
   await ctx.db.execute(sql`
     insert into checkpoints (tracking_id, status, location, message, time, fingerprint)
@@ -124,7 +174,100 @@ async function seed(ctx: AppContext, userId: string, from: number, to: number) {
   // VACUUM too, not only ANALYZE: otherwise autovacuum wakes on the fresh rows during the first load measured
   // (it made the floor, measured first, half as fast as the API measured after it).
   await ctx.db.execute(sql`vacuum analyze`);
-  return (performance.now() - t0) / 1000;
+  await checkRollups(ctx, userId);
+  return { seconds: (performance.now() - t0) / 1000, per100k: (inserts * 100_000) / (to - from + 1) };
+}
+
+/** The rollups the triggers keep agree with the rows they count (a seed that bypassed them would fail here). */
+async function checkRollups(ctx: AppContext, userId: string) {
+  const [r] = await rows<{ open: string; counted: string; delivered: string; days: string }>(
+    ctx,
+    sql`select (select count(*) from trackings where user_id = ${userId}::uuid and status not in ('Delivered', 'Expired')) as open,
+               (select coalesce(sum(parcels), 0) from open_heard_days where user_id = ${userId}::uuid) as counted,
+               (select count(*) from trackings where user_id = ${userId}::uuid and status = 'Delivered' and delivered_at is not null) as delivered,
+               (select coalesce(sum(delivered), 0) from delivery_days where user_id = ${userId}::uuid) as days`,
+  );
+  if (Number(r!.open) !== Number(r!.counted) || Number(r!.delivered) !== Number(r!.days))
+    throw new Error(`rollups disagree with the seeded rows: ${JSON.stringify(r)}`);
+}
+
+/**
+ * The PGlite data directory with BIG trackings, kept between runs (decision 173): made once (sign-up, seed, closed
+ * cleanly), then copied for each use, since a run writes to the database it opens. Its name carries a hash of the
+ * migrations and of the seed, so a change to either makes it again. BENCH_PGLITE_BIG_DIR names another place.
+ */
+async function keptBigDirectory(): Promise<{ dir: string; email: string; seeded: Seeded; kept: boolean }> {
+  const drizzle = path.join(REPO, 'apps/server/drizzle');
+  const hash = createHash('sha256');
+  for (const f of readdirSync(drizzle)
+    .filter((f) => f.endsWith('.sql'))
+    .sort())
+    hash.update(f).update(readFileSync(path.join(drizzle, f)));
+  hash.update(seed.toString()).update(String(BIG));
+  const key = hash.digest('hex').slice(0, 12);
+  const dir = process.env.BENCH_PGLITE_BIG_DIR ?? path.join(tmpdir(), `shiptrail-bench-pglite-${BIG_LABEL}-${key}`);
+  const meta = path.join(dir, 'bench-seed.json');
+  if (existsSync(meta)) return { dir, ...(JSON.parse(readFileSync(meta, 'utf8')) as { email: string; seeded: Seeded }), kept: true };
+  // Made beside its final place and renamed once closed: an interrupted seed leaves no directory that looks done.
+  const making = `${dir}.making-${process.pid}`;
+  rmSync(making, { recursive: true, force: true });
+  mkdirSync(making, { recursive: true });
+  const app = await openApp({ dataDir: making });
+  try {
+    const seeded = await seed(app.ctx, app.userId, 1, BIG);
+    await app.ctx.db.execute(sql`checkpoint`);
+    await app.close(true);
+    writeFileSync(path.join(making, 'bench-seed.json'), JSON.stringify({ email: app.email, seeded }));
+    rmSync(dir, { recursive: true, force: true });
+    renameSync(making, dir);
+    return { dir, email: app.email, seeded, kept: false };
+  } catch (err) {
+    await app.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+const bigPostgres = new Map<string, Promise<{ name: string; email: string; seeded: Seeded }>>();
+
+/**
+ * PostgreSQL's BIG database, seeded once a run (per server) and closed; each use is a new database made from it as a
+ * template (a file copy on the server), logged in to its account, as PGlite's kept directory is copied.
+ */
+async function openBigPostgres(adminUrl: string, extraEnv: Record<string, string> = {}) {
+  if (!bigPostgres.has(adminUrl)) {
+    bigPostgres.set(
+      adminUrl,
+      (async () => {
+        const app = await openApp({ databaseUrl: adminUrl });
+        const name = new URL(app.ctx.config.DATABASE_URL!).pathname.slice(1);
+        try {
+          const seeded = await seed(app.ctx, app.userId, 1, BIG);
+          return { name, email: app.email, seeded };
+        } finally {
+          await app.close();
+        }
+      })(),
+    );
+  }
+  const big = await bigPostgres.get(adminUrl)!;
+  const t0 = performance.now();
+  const app = await openApp({ databaseUrl: adminUrl, template: big.name, email: big.email, extraEnv });
+  const how = `seeded in ${big.seeded.seconds.toFixed(0)} s (${big.seeded.per100k.toFixed(1)} s per 100k), copied in ${((performance.now() - t0) / 1000).toFixed(0)} s`;
+  return { app, how };
+}
+
+/** An app on a copy of the kept BIG directory, logged in to its account. */
+async function openBigCopy(extraEnv: Record<string, string> = {}) {
+  const big = await keptBigDirectory();
+  const t0 = performance.now();
+  const copy = mkdtempSync(path.join(tmpdir(), 'shiptrail-bench-big-'));
+  cpSync(big.dir, copy, { recursive: true });
+  const copySeconds = (performance.now() - t0) / 1000;
+  const app = await openApp({ dataDir: copy, email: big.email, extraEnv });
+  const how = big.kept
+    ? `seeded in ${big.seeded.seconds.toFixed(0)} s (${big.seeded.per100k.toFixed(1)} s per 100k) by an earlier run, copied in ${copySeconds.toFixed(0)} s`
+    : `seeded in ${big.seeded.seconds.toFixed(0)} s (${big.seeded.per100k.toFixed(1)} s per 100k)`;
+  return { app, how };
 }
 
 /**
@@ -133,7 +276,7 @@ async function seed(ctx: AppContext, userId: string, from: number, to: number) {
  * statement the API uses (repo.listPageJson). Add: one statement that inserts the tracking, books the
  * charge and moves the balance (the API also enqueues the refresh job and checks the balance first).
  */
-async function floorRoutes(app: Awaited<ReturnType<typeof openApp>>, prefix: string) {
+async function floorRoutes(app: App, prefix: string) {
   const f = Fastify({ logger: false });
   let n = 0;
   f.get('/floor/list', async (_req, reply) => {
@@ -163,11 +306,11 @@ async function floorRoutes(app: Awaited<ReturnType<typeof openApp>>, prefix: str
 
 async function apiRound(
   label: string,
-  app: Awaited<ReturnType<typeof openApp>>,
+  app: App,
   bare: { url: string },
   out: BenchResult[],
   prefix: string,
-) {
+): Promise<{ list: Load; add: Load }> {
   // Real HTTP statuses, so autocannon counts failures as non-2xx (by default /v1 answers 200 with the code inside).
   const headers = { 'sm-api-token': app.session, 'content-type': 'application/json', 'sm-http-status': 'real' };
   const floor = await floorRoutes(app, prefix);
@@ -214,6 +357,7 @@ async function apiRound(
         setup: label,
         metrics: {
           'req/s': r.rps,
+          'p50 ms': r.p50,
           'p99 ms': r.p99,
           'token cache off req/s': off.rps,
           'floor req/s': fl.rps,
@@ -229,32 +373,75 @@ async function apiRound(
     }
     log(
       label,
-      `list ${list.rps}/s (cache off ${listNoCache.rps}, floor ${floorList.rps}) p99 ${list.p99}ms, add ${add.rps}/s (cache off ${addNoCache.rps}, floor ${floorAdd.rps}), bare ${b.rps}/s`,
+      `list ${list.rps}/s (cache off ${listNoCache.rps}, floor ${floorList.rps}) p50 ${list.p50}ms p99 ${list.p99}ms, add ${add.rps}/s (cache off ${addNoCache.rps}, floor ${floorAdd.rps}), bare ${b.rps}/s`,
     );
+    return { list, add };
   } finally {
     await floor.close();
   }
 }
 
+type Round = { list: Load; add: Load };
+
+/** The list's p50 at 1k and at BIG, measured in alternation (ABBA pairs), so that the machine's load drifts over both. */
+interface Alternated {
+  p50Small: number[];
+  p50Big: number[];
+  p99Small: number[];
+  p99Big: number[];
+  /** Median over the pairs of (BIG p50 / 1k p50). */
+  ratio: number;
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+async function alternateLists(small: App, big: App, pairs = 4, seconds = 3): Promise<Alternated> {
+  const list = (app: App) =>
+    load({ url: `${app.url}/v1/trackings/get?numRecords=100`, headers: { 'sm-api-token': app.session }, duration: seconds });
+  await list(small);
+  await list(big);
+  const a: Alternated = { p50Small: [], p50Big: [], p99Small: [], p99Big: [], ratio: 0 };
+  for (let i = 0; i < pairs; i++) {
+    const [x, y] = i % 2 ? [await list(big), await list(small)].reverse() : [await list(small), await list(big)];
+    a.p50Small.push(x!.p50);
+    a.p99Small.push(x!.p99);
+    a.p50Big.push(y!.p50);
+    a.p99Big.push(y!.p99);
+  }
+  a.ratio = median(a.p50Big.map((b, i) => b / a.p50Small[i]!));
+  log(`alternated list p50 1k ${a.p50Small.join(',')} / ${BIG_LABEL} ${a.p50Big.join(',')}: ratio ${a.ratio.toFixed(2)}`);
+  return a;
+}
+
+/**
+ * The API at 1k and at BIG trackings, each in its own database (PGlite's BIG one a copy of its kept directory), both
+ * open at once: first the two lists in alternation (before any add, which would put light new rows at the top of
+ * the page), then each size's round.
+ */
 async function apiBench(kind: 'PGlite' | string, databaseUrl: string | undefined, out: BenchResult[], withBig: boolean) {
   const bare = await bareFastify();
-  const app = await openApp(databaseUrl);
+  const small = await openApp({ databaseUrl });
+  let big: App | undefined;
   try {
-    const s1 = await seed(app.ctx, app.userId, 1, 1000);
-    await apiRound(`${kind}, 1k trackings (seeded in ${s1.toFixed(1)} s)`, app, bare, out, 'BENCHA');
-    if (withBig) {
-      const s2 = await seed(app.ctx, app.userId, 1001, BIG);
-      await apiRound(`${kind}, ${BIG >= 1e6 ? `${BIG / 1e6}M` : BIG} trackings (seeded in ${s2.toFixed(0)} s)`, app, bare, out, 'BENCHB');
-    } else {
-      out.push({
-        name: 'list/add with 1M trackings',
-        setup: kind,
-        metrics: {},
-        note: 'skipped on PGlite (generating 1M rows in embedded PGlite takes minutes; set BENCH_PGLITE_BIG=1); measured on PostgreSQL instead',
-      });
+    const s1 = await seed(small.ctx, small.userId, 1, 1000);
+    const smallLabel = `${kind}, 1k trackings (seeded in ${s1.seconds.toFixed(1)} s)`;
+    if (!withBig) {
+      out.push({ name: `list/add with ${BIG_LABEL} trackings`, setup: kind, metrics: {}, note: 'skipped (BENCH_PGLITE_BIG=0)' });
+      return { small: await apiRound(smallLabel, small, bare, out, 'BENCHA') };
     }
+    let how: string;
+    if (databaseUrl) ({ app: big, how } = await openBigPostgres(databaseUrl));
+    else ({ app: big, how } = await openBigCopy());
+    const alternated = await alternateLists(small, big);
+    const smallRound = await apiRound(smallLabel, small, bare, out, 'BENCHA');
+    const bigRound = await apiRound(`${kind}, ${BIG_LABEL} trackings (${how})`, big, bare, out, 'BENCHB');
+    return { small: smallRound, big: bigRound, alternated };
   } finally {
-    await app.close();
+    await big?.close();
+    await small.close();
     await bare.close();
   }
 }
@@ -273,16 +460,34 @@ function numbersFor(courier: CourierSlug, i: number): string {
   }
 }
 
-async function refreshBench(kind: string, databaseUrl: string | undefined, out: BenchResult[]) {
-  // Journeys at a tenth of the usual pace: a refreshed tracking's next check is 2 minutes away, so no tracking
-  // comes due again while the round runs and each is counted once.
-  const app = await openApp(databaseUrl, {
-    UPS_RATE_LIMIT: 'off',
-    USPS_RATE_LIMIT: 'off',
-    FEDEX_RATE_LIMIT: 'off',
-    CANADAPOST_RATE_LIMIT: 'off',
-    CARRIER_SANDBOX_PACE: '10',
-  });
+/**
+ * Rate limits lifted; journeys at a tenth of the usual pace: a refreshed tracking's next check is 2 minutes away, so
+ * no tracking comes due again while the round runs and each is counted once.
+ */
+const REFRESH_ENV = {
+  UPS_RATE_LIMIT: 'off',
+  USPS_RATE_LIMIT: 'off',
+  FEDEX_RATE_LIMIT: 'off',
+  CANADAPOST_RATE_LIMIT: 'off',
+  CARRIER_SANDBOX_PACE: '10',
+};
+
+/**
+ * The refresh engine with 1k or BIG trackings already stored in the account (not due: the seed leaves them without
+ * a next check), then REFRESH_N due ones. Returns the engine's share of the sandbox's raw rate, in %.
+ */
+async function refreshBench(kind: string, databaseUrl: string | undefined, out: BenchResult[], big: boolean): Promise<number> {
+  let app: App;
+  let stored: string;
+  if (big) {
+    const opened = databaseUrl ? await openBigPostgres(databaseUrl, REFRESH_ENV) : await openBigCopy(REFRESH_ENV);
+    app = opened.app;
+    stored = `${BIG_LABEL} stored (${opened.how})`;
+  } else {
+    app = await openApp({ databaseUrl, extraEnv: REFRESH_ENV });
+    await seed(app.ctx, app.userId, 1, 1000);
+    stored = '1k stored';
+  }
   try {
     const couriers: CourierSlug[] = ['ups', 'usps', 'fedex', 'canadapost'];
     const per = Math.ceil(REFRESH_N / couriers.length);
@@ -346,7 +551,7 @@ async function refreshBench(kind: string, databaseUrl: string | undefined, out: 
     const rawRate = Math.round(rawN / rawS);
     out.push({
       name: 'refresh engine vs carrier sandbox (rate limits lifted)',
-      setup: `${kind}, ${fetched} trackings over 4 carriers`,
+      setup: `${kind}, ${stored}, ${fetched} refreshed over 4 carriers`,
       metrics: {
         'engine trackings/s': engine,
         'sandbox raw trackings/s': rawRate,
@@ -359,16 +564,52 @@ async function refreshBench(kind: string, databaseUrl: string | undefined, out: 
       },
       note: 'raw = the carrier client against the sandbox, no database; engine = claim + fetch + merge checkpoints + status event and notifications + schedule, results of each carrier batch applied set-based, 200 to a transaction (50 on PGlite); list 10 = a user listing 10 trackings over HTTP one request at a time, idle and while the engine runs',
     });
-    log(kind, `refresh engine ${engine}/s, sandbox raw ${rawRate}/s`);
+    log(kind, stored, `refresh engine ${engine}/s, sandbox raw ${rawRate}/s`);
+    return (100 * engine) / rawRate;
   } finally {
     await app.close();
   }
 }
 
+/**
+ * Issue 29's growth targets, from the rounds of one run: the list's p50 at BIG within 1.5x of its p50 at 1k, and the
+ * refresh engine's share of the sandbox's raw rate at BIG within 10 points of its share at 1k.
+ */
+function growth(
+  kind: string,
+  api: { small?: Round; big?: Round; alternated?: Alternated },
+  share1k: number,
+  shareBig: number | undefined,
+  out: BenchResult[],
+) {
+  const { small, big, alternated: alt } = api;
+  if (!small || !big || !alt || shareBig === undefined) return;
+  const points = shareBig - share1k;
+  out.push({
+    name: `growth: ${BIG_LABEL} trackings against 1k, same run`,
+    setup: kind,
+    metrics: {
+      [`list 100 p50 ms, 1k / ${BIG_LABEL}, alternated`]: `${alt.p50Small.join(', ')} / ${alt.p50Big.join(', ')}`,
+      [`list 100 p99 ms, 1k / ${BIG_LABEL}, alternated`]: `${alt.p99Small.join(', ')} / ${alt.p99Big.join(', ')}`,
+      'list p50 ratio': Number(alt.ratio.toFixed(2)),
+      'list target <= 1.5': alt.ratio <= 1.5 ? 'within' : 'missed',
+      'list p50 ratio, rounds above': Number((big.list.p50 / small.list.p50).toFixed(2)),
+      'add p50 ratio, rounds above': Number((big.add.p50 / small.add.p50).toFixed(2)),
+      [`refresh share of raw, 1k / ${BIG_LABEL}`]: `${share1k.toFixed(1)}% / ${shareBig.toFixed(1)}%`,
+      'refresh points': Number(points.toFixed(1)),
+      'refresh target within 10 points': Math.abs(points) <= 10 ? 'within' : 'missed',
+    },
+    note: 'list p50 ratio = the median over 4 pairs of 3 s rounds at 10 connections, 1k and 1M in alternation (ABBA), both databases open at once; the rounds above ran one after the other, so the load can differ between them; the refresh shares from the refresh rounds above (each share against the raw rate measured in its own round)',
+  });
+}
+
 export default async function trackingsBench(): Promise<BenchResult[]> {
   const out: BenchResult[] = [];
-  await apiBench('PGlite', undefined, out, PGLITE_BIG);
-  await refreshBench('PGlite', undefined, out);
+  const pgliteApi = await apiBench('PGlite', undefined, out, PGLITE_BIG);
+  const pgliteShare = await refreshBench('PGlite', undefined, out, false);
+  const pgliteShareBig = PGLITE_BIG ? await refreshBench('PGlite', undefined, out, true) : undefined;
+  growth('PGlite', pgliteApi, pgliteShare, pgliteShareBig, out);
+  if (process.env.BENCH_TRACKINGS_PGLITE_ONLY === '1') return out;
   const pg: PrivatePostgres | { skipped: string } = await startPostgres().catch((err: Error) => ({
     skipped: `could not start PostgreSQL: ${err.message}`,
   }));
@@ -377,8 +618,10 @@ export default async function trackingsBench(): Promise<BenchResult[]> {
     return out;
   }
   try {
-    await apiBench(pg.version, pg.url, out, true);
-    await refreshBench(pg.version, pg.url, out);
+    const pgApi = await apiBench(pg.version, pg.url, out, true);
+    const pgShare = await refreshBench(pg.version, pg.url, out, false);
+    const pgShareBig = await refreshBench(pg.version, pg.url, out, true);
+    growth(pg.version, pgApi, pgShare, pgShareBig, out);
   } finally {
     pg.stop();
   }

@@ -76,13 +76,16 @@ export async function startPostgres(): Promise<PrivatePostgres | { skipped: stri
 }
 
 let databases = 0;
-/** A new empty database on the bench's server (`label` names it), so each app starts from nothing: its URL. */
-export async function freshDatabase(adminUrl: string, label: string): Promise<string> {
+/**
+ * A new database on the bench's server (`label` names it), so each app starts from nothing, or from a copy of the
+ * database `template` (which nobody may be connected to): its URL.
+ */
+export async function freshDatabase(adminUrl: string, label: string, template?: string): Promise<string> {
   const name = `bench_${label}_${process.pid}_${databases++}`;
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {
-    await client.query(`create database ${name}`);
+    await client.query(`create database ${name}${template ? ` template ${template}` : ''}`);
   } finally {
     await client.end();
   }
