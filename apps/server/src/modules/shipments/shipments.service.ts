@@ -10,6 +10,7 @@ import {
   THEME_PRIMARY_COLORS,
   looksLikeShm,
   normalizeTrackingNumber,
+  parcelFields,
   shmCheckDigitValid,
   shmNumber,
   type Brand,
@@ -93,20 +94,7 @@ async function viewsOf(ctx: AppContext, rows: repo.ShipmentRow[], db: Queryable 
 const viewOf = async (ctx: AppContext, row: repo.ShipmentRow, db: Queryable = ctx.db) => (await viewsOf(ctx, [row], db))[0]!;
 
 const parcelRows = (shipmentId: string, parcels: CreateInput['parcels']): repo.NewParcel[] =>
-  parcels.map((p, i) => ({
-    shipmentId,
-    position: i,
-    ref: p.id ?? '',
-    quantity: p.quantity,
-    name: p.name,
-    length: p.length,
-    width: p.width,
-    height: p.height,
-    weight: p.weight,
-    distanceUnit: p.distanceUnit ?? 'in',
-    weightUnit: p.weightUnit ?? 'lb',
-    metadata: p.metadata,
-  }));
+  parcels.map((p, i) => ({ shipmentId, position: i, ref: p.id ?? '', ...parcelFields(p), metadata: p.metadata }));
 
 /** Store an address with every field, '' or null for what was not given. */
 const addressRow = (a: CreateInput['origin']) => ({
