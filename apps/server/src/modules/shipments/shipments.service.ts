@@ -420,22 +420,34 @@ export async function editShipment(ctx: AppContext, company: UserRow, input: Edi
     } else if (input.courier !== undefined) patch.courier = input.courier;
     if (input.parcels) await repo.replaceParcels(tx, s.id, parcelRows(s.id, input.parcels));
     const updated = await repo.updateShipment(tx, s.id, patch);
-    // Open screens refetch it: the company's, the courier it is assigned to, and the one it was taken from.
-    const announce = (courierId: string | null) =>
-      publishLive(tx, {
-        kind: 'shipment',
-        accountId: company.id,
-        courierId,
-        shipmentId: s.id,
-        tid: s.tid,
-        status: updated.status,
-        statusChanged: false,
-      });
-    await announce(updated.courierId);
-    if (s.courierId && s.courierId !== updated.courierId) await announce(s.courierId);
+    await announceEdit(tx, company.id, s, updated);
     return updated;
   });
   return viewOf(ctx, row);
+}
+
+/**
+ * Open screens refetch an edited shipment (its status unchanged): the company's, the courier it is assigned to,
+ * and the one it was taken from.
+ */
+async function announceEdit(
+  db: Queryable,
+  accountId: string,
+  before: { courierId: string | null },
+  after: { id: string; tid: string; status: string; courierId: string | null },
+) {
+  const announce = (courierId: string | null) =>
+    publishLive(db, {
+      kind: 'shipment',
+      accountId,
+      courierId,
+      shipmentId: after.id,
+      tid: after.tid,
+      status: after.status,
+      statusChanged: false,
+    });
+  await announce(after.courierId);
+  if (before.courierId && before.courierId !== after.courierId) await announce(before.courierId);
 }
 
 // ------------------------------------------------------------------ bulk assignment
@@ -477,19 +489,12 @@ async function setCourierOf(
       },
     );
     for (const before of found) {
-      const after = updated.find((u) => u.id === before.id)!;
-      const announce = (courierId: string | null) =>
-        publishLive(tx, {
-          kind: 'shipment',
-          accountId: company.id,
-          courierId,
-          shipmentId: after.id,
-          tid: after.tid,
-          status: after.status,
-          statusChanged: false,
-        });
-      await announce(after.courierId);
-      if (before.courierId && before.courierId !== after.courierId) await announce(before.courierId);
+      await announceEdit(
+        tx,
+        company.id,
+        before,
+        updated.find((u) => u.id === before.id)!,
+      );
     }
     return updated;
   });
