@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parcelFields } from './shipments.ts';
+import { parcelFields, type ParcelFields } from './shipments.ts';
 
 describe('parcelFields', () => {
   it('copies a parcel’s own fields and nothing else, inches and pounds when no unit is given', () => {
@@ -14,11 +14,11 @@ describe('parcelFields', () => {
       distanceUnit: 'in',
       weightUnit: 'lb',
     });
-    const form = {
+    const form: ParcelFields<number | ''> = {
       name: 'Tube',
-      quantity: '' as const,
+      quantity: '',
       length: 1,
-      width: '' as const,
+      width: '',
       height: 2,
       weight: 3,
       distanceUnit: 'cm',
