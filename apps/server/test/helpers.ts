@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import type { PGliteOptions } from '@electric-sql/pglite';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
@@ -222,6 +222,33 @@ export interface SmtpCapture {
   /** Resolves with the next mail matching `pred` (already received ones count). */
   waitFor(pred: (m: ParsedMail) => boolean, timeoutMs?: number): Promise<ParsedMail>;
   close(): Promise<void>;
+}
+
+/**
+ * A file's environment (startSmtpEnv, or the notification fixtures' startMailEnv and startJourneyEnv): started before its tests, closed after them, handed to
+ * `take` so the file keeps its own `env` and `smtp`.
+ */
+export function envForFile<T extends { close(): Promise<void> }>(start: () => Promise<T>, take: (started: T) => void) {
+  let started: T | undefined;
+  beforeAll(async () => {
+    started = await start();
+    take(started);
+  });
+  afterAll(() => started?.close());
+}
+
+/** A test app (with `config` beside the defaults) whose mail goes to a real SMTP server on loopback; `close` stops both. */
+export async function startSmtpEnv(config: Record<string, string> = {}) {
+  const smtp = await startSmtp();
+  const env = await createTestEnv({ ...config, SMTP_URL: smtp.url });
+  return {
+    env,
+    smtp,
+    async close() {
+      await env.close();
+      await smtp.close();
+    },
+  };
 }
 
 /**

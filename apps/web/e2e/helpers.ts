@@ -361,3 +361,73 @@ export function phoneShots(spec: string): (page: Page, name: string) => Promise<
 const LABELS = '../../server/src/modules/shipments/labels.ts';
 export const labelBarcodePng = async (tid: string): Promise<Buffer> =>
   ((await import(LABELS)) as { barcodePng: (t: string) => Promise<Buffer> }).barcodePng(tid);
+
+/** An address as the shipment wizard's Origin or Destination group asks for it (the fields both sides have). */
+export interface WizardAddress {
+  name: string;
+  address1: string;
+  city: string;
+  state: string;
+  zip: string;
+}
+/** The depot the E2E owners ship from. */
+export const SPRINGFIELD_DEPOT: WizardAddress = {
+  name: 'Acme Warehouse',
+  address1: '1 Main St',
+  city: 'Springfield',
+  state: 'IL',
+  zip: '62701',
+};
+/** A recipient in Austin, by name. */
+export const austinRecipient = (name: string): WizardAddress => ({ name, address1: '9 Elm St', city: 'Austin', state: 'TX', zip: '73301' });
+
+/** Types an address into the wizard's group (`Origin (sender)` or `Destination (recipient)`). */
+export async function fillWizardAddress(group: Locator, a: WizardAddress) {
+  await group.getByLabel('Name').fill(a.name);
+  await group.getByLabel('Address 1').fill(a.address1);
+  await group.getByLabel('City').fill(a.city);
+  await group.getByLabel('State').fill(a.state);
+  await group.getByLabel('Zip').fill(a.zip);
+}
+
+/** Types a parcel's name and size (inches, pounds) into the wizard's `Parcel N` group. */
+export async function fillWizardParcel(
+  parcel: Locator,
+  p: { name: string; length: string; width: string; height: string; weight: string },
+) {
+  for (const [label, value] of [
+    ['Name', p.name],
+    ['Length', p.length],
+    ['Width', p.width],
+    ['Height', p.height],
+    ['Weight', p.weight],
+  ] as const)
+    await parcel.getByRole('textbox', { name: label, exact: true }).fill(value);
+}
+
+/** Three couriers added through the API to the owner's team (Ada North, Ben East, Cy West), by email and name. */
+export async function addThreeCouriers(request: APIRequestContext, ownerToken: string) {
+  const couriers: Array<{ email: string; name: string }> = [];
+  for (const [first, last] of [
+    ['Ada', 'North'],
+    ['Ben', 'East'],
+    ['Cy', 'West'],
+  ] as const) {
+    const email = uniqueEmail(first.toLowerCase());
+    const r = await addCourierViaApi(request, ownerToken, email, { firstName: first, lastName: last });
+    expect(r.code, JSON.stringify(r)).toBe(201);
+    couriers.push({ email, name: `${first} ${last}` });
+  }
+  return couriers;
+}
+
+/** A shipment created through the API (the body as POST /v1/shipment/create takes it); resolves with its number. */
+export async function createShipmentViaApi(request: APIRequestContext, token: string, body: unknown): Promise<string> {
+  const r = await apiPost(request, token, '/v1/shipment/create', body);
+  expect(r.code, JSON.stringify(r)).toBe(201);
+  return r.payload.tid as string;
+}
+
+/** The stops of one courier's route on the plan page. */
+export const planStopsOf = (page: Page, courierEmail: string) =>
+  page.locator(`[data-testid="plan-route"][data-courier="${courierEmail}"] [data-testid="plan-stop"]`);

@@ -1,7 +1,7 @@
 import { expect as baseExpect, test, type Page } from '@playwright/test';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { apiPost, signUpViaApi, uniqueEmail } from './helpers';
+import { apiPost, austinRecipient, fillWizardAddress, fillWizardParcel, signUpViaApi, SPRINGFIELD_DEPOT, uniqueEmail } from './helpers';
 
 // The owner's day at a desk (issue 26), at 1366x768: three shipments created with nobody assigned (one through
 // the wizard), assigned to a courier in one go from the table, their labels fetched with the note printed, and
@@ -58,24 +58,12 @@ test('three shipments created with nobody assigned, the first through the wizard
   await form.getByLabel('Order ID').fill('ORD-2001');
   await form.getByLabel('Note').fill('Fragile: glass');
   const origin = form.getByRole('group', { name: 'Origin (sender)' });
-  await origin.getByLabel('Name').fill('Acme Warehouse');
-  await origin.getByLabel('Address 1').fill('1 Main St');
-  await origin.getByLabel('City').fill('Springfield');
-  await origin.getByLabel('State').fill('IL');
-  await origin.getByLabel('Zip').fill('62701');
+  await fillWizardAddress(origin, SPRINGFIELD_DEPOT);
   const dest = form.getByRole('group', { name: 'Destination (recipient)' });
-  await dest.getByLabel('Name').fill('Jo Customer');
-  await dest.getByLabel('Address 1').fill('9 Elm St');
-  await dest.getByLabel('City').fill('Austin');
-  await dest.getByLabel('State').fill('TX');
-  await dest.getByLabel('Zip').fill('73301');
+  await fillWizardAddress(dest, austinRecipient('Jo Customer'));
   await form.getByRole('button', { name: 'Next' }).click();
   const parcel = form.getByRole('group', { name: 'Parcel 1' });
-  await parcel.getByRole('textbox', { name: 'Name', exact: true }).fill('Vase');
-  await parcel.getByRole('textbox', { name: 'Length', exact: true }).fill('12');
-  await parcel.getByRole('textbox', { name: 'Width', exact: true }).fill('9');
-  await parcel.getByRole('textbox', { name: 'Height', exact: true }).fill('4');
-  await parcel.getByRole('textbox', { name: 'Weight', exact: true }).fill('3');
+  await fillWizardParcel(parcel, { name: 'Vase', length: '12', width: '9', height: '4', weight: '3' });
   await form.getByRole('button', { name: 'Create shipment' }).click();
   await expect(form).toHaveCount(0);
   for (const [name, city, state, zip, lat, long] of [

@@ -1,6 +1,16 @@
 import { expect as baseExpect, test, type APIRequestContext, type BrowserContext, type Locator, type Page } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
-import { addCourierViaApi, apiPost, signInByTap, signUpViaApi, uniqueEmail, planShipment, zoneWithMorning } from './helpers';
+import {
+  addThreeCouriers,
+  apiPost,
+  createShipmentViaApi,
+  planStopsOf,
+  signInByTap,
+  signUpViaApi,
+  uniqueEmail,
+  planShipment,
+  zoneWithMorning,
+} from './helpers';
 
 // Issue 30's "done means", on a phone profile (playwright.config.ts runs this file as Pixel 7 and as iPhone 13):
 // at a desk (1366x768, a mouse) an owner plans today for three couriers, drags a stop within a route and one
@@ -27,11 +37,7 @@ let owner: Page;
 const shipment = (i: number) =>
   planShipment(date, i, { around: 9, street: 'Spring St', firstNumber: 200, orderPrefix: 'DAY', customerEmail: true });
 
-async function create(request: APIRequestContext, body: unknown): Promise<string> {
-  const r = await apiPost(request, ownerToken, '/v1/shipment/create', body);
-  expect(r.code, JSON.stringify(r)).toBe(201);
-  return r.payload.tid as string;
-}
+const create = (request: APIRequestContext, body: unknown) => createShipmentViaApi(request, ownerToken, body);
 
 async function shot(page: Page, name: string) {
   await page.waitForFunction(() => !document.querySelector('[aria-label^="Loading"]'), null, { timeout: 20_000 });
@@ -39,8 +45,7 @@ async function shot(page: Page, name: string) {
   await page.screenshot({ path: `${SHOTS}/${test.info().project.name}-${name}.png` });
 }
 
-const stopsOf = (page: Page, courierEmail: string) =>
-  page.locator(`[data-testid="plan-route"][data-courier="${courierEmail}"] [data-testid="plan-stop"]`);
+const stopsOf = planStopsOf;
 const tidsOf = (page: Page, courierEmail: string) =>
   stopsOf(page, courierEmail).evaluateAll((li) => li.map((l) => l.getAttribute('data-tid')!));
 const handle = (page: Page, tid: string) => page.locator(`[data-testid="plan-stop"][data-tid="${tid}"] [data-testid="plan-stop-handle"]`);
@@ -121,16 +126,7 @@ test.beforeAll(async ({ browser }) => {
     profile: { timeZone: zone, company: 'Day Co', showWizard: false },
   });
   expect(upd.code, JSON.stringify(upd)).toBe(200);
-  for (const [first, last] of [
-    ['Ada', 'North'],
-    ['Ben', 'East'],
-    ['Cy', 'West'],
-  ] as const) {
-    const email = uniqueEmail(first.toLowerCase());
-    const r = await addCourierViaApi(owner.request, ownerToken, email, { firstName: first, lastName: last });
-    expect(r.code, JSON.stringify(r)).toBe(201);
-    couriers.push({ email, name: `${first} ${last}` });
-  }
+  couriers.push(...(await addThreeCouriers(owner.request, ownerToken)));
   for (let i = 0; i < 9; i++) await create(owner.request, shipment(i));
 });
 

@@ -1,6 +1,15 @@
 import { devices, expect as baseExpect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
-import { addCourierViaApi, apiPost, signUpViaApi, uniqueEmail, planShipment, zoneWithMorning } from './helpers';
+import {
+  addThreeCouriers,
+  apiPost,
+  createShipmentViaApi,
+  planStopsOf,
+  signUpViaApi,
+  uniqueEmail,
+  planShipment,
+  zoneWithMorning,
+} from './helpers';
 
 // Plan the day (issue 30; decision 118), at a desk: an owner with three couriers and a day of shipments plans
 // it, sees three routes with times drawn on the map, locks a stop, moves one to another courier, adds a
@@ -28,11 +37,7 @@ const shipment = (i: number, over: Record<string, unknown> = {}) => ({
   ...over,
 });
 
-async function create(request: APIRequestContext, body: unknown): Promise<string> {
-  const r = await apiPost(request, ownerToken, '/v1/shipment/create', body);
-  expect(r.code, JSON.stringify(r)).toBe(201);
-  return r.payload.tid as string;
-}
+const create = (request: APIRequestContext, body: unknown) => createShipmentViaApi(request, ownerToken, body);
 
 async function shot(page: Page, name: string) {
   await page.waitForFunction(() => !document.querySelector('[aria-label^="Loading"]'), null, { timeout: 20_000 });
@@ -41,8 +46,7 @@ async function shot(page: Page, name: string) {
 }
 
 const routes = (page: Page) => page.getByTestId('plan-route');
-const stopsOf = (page: Page, courierEmail: string) =>
-  page.locator(`[data-testid="plan-route"][data-courier="${courierEmail}"] [data-testid="plan-stop"]`);
+const stopsOf = planStopsOf;
 
 test('the owner plans the day, locks and moves stops, adds a shipment and plans again; courier and customer see the times', async ({
   page,
@@ -52,16 +56,7 @@ test('the owner plans the day, locks and moves stops, adds a shipment and plans 
   ownerToken = await signUpViaApi(page, page.request, uniqueEmail('planner'), 'company');
   const upd = await apiPost(page.request, ownerToken, '/v1/user/general/update', { profile: { timeZone: zone, company: 'Plan Co' } });
   expect(upd.code, JSON.stringify(upd)).toBe(200);
-  for (const [first, last] of [
-    ['Ada', 'North'],
-    ['Ben', 'East'],
-    ['Cy', 'West'],
-  ] as const) {
-    const email = uniqueEmail(first.toLowerCase());
-    const r = await addCourierViaApi(page.request, ownerToken, email, { firstName: first, lastName: last });
-    expect(r.code, JSON.stringify(r)).toBe(201);
-    couriers.push({ email, name: `${first} ${last}` });
-  }
+  couriers.push(...(await addThreeCouriers(page.request, ownerToken)));
   const tids: string[] = [];
   for (let i = 0; i < 9; i++) tids.push(await create(page.request, shipment(i)));
   const impossible = await create(page.request, shipment(9, { windowFrom: '05:00', windowTo: '06:00' }));

@@ -1,6 +1,6 @@
 import { expect as baseExpect, test, type Browser, type Page } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
-import { apiPost, signUpViaApi, uniqueEmail } from './helpers';
+import { apiPost, austinRecipient, fillWizardAddress, fillWizardParcel, signUpViaApi, SPRINGFIELD_DEPOT, uniqueEmail } from './helpers';
 
 // A company runs its deliveries: it names itself, adds a courier, creates a shipment through the wizard and
 // prints its label; the courier signs in on a phone, sees only what is assigned to them and marks a shipment
@@ -159,17 +159,9 @@ test('create a shipment through the 2-page wizard', async () => {
   await form.getByLabel('Order ID').fill('ORD-1001');
   await form.getByLabel('Note').fill('Leave at the back door');
   const origin = form.getByRole('group', { name: 'Origin (sender)' });
-  await origin.getByLabel('Name').fill('Acme Warehouse');
-  await origin.getByLabel('Address 1').fill('1 Main St');
-  await origin.getByLabel('City').fill('Springfield');
-  await origin.getByLabel('State').fill('IL');
-  await origin.getByLabel('Zip').fill('62701');
+  await fillWizardAddress(origin, SPRINGFIELD_DEPOT);
   const dest = form.getByRole('group', { name: 'Destination (recipient)' });
-  await dest.getByLabel('Name').fill('Jo Doe');
-  await dest.getByLabel('Address 1').fill('9 Elm St');
-  await dest.getByLabel('City').fill('Austin');
-  await dest.getByLabel('State').fill('TX');
-  await dest.getByLabel('Zip').fill('73301');
+  await fillWizardAddress(dest, austinRecipient('Jo Doe'));
   await dest.getByLabel('Phone').fill('12');
   await form.getByRole('button', { name: 'Next' }).click();
   await expect(dest.getByText('Invalid phone number')).toBeVisible();
@@ -184,11 +176,7 @@ test('create a shipment through the 2-page wizard', async () => {
   await parcel.getByRole('textbox', { name: 'Name', exact: true }).focus();
   await parcel.getByRole('textbox', { name: 'Name', exact: true }).blur();
   await expect(parcel.getByText('Parcel name is required')).toBeVisible();
-  await parcel.getByRole('textbox', { name: 'Name', exact: true }).fill('Box of books');
-  await parcel.getByRole('textbox', { name: 'Length', exact: true }).fill('12');
-  await parcel.getByRole('textbox', { name: 'Width', exact: true }).fill('9');
-  await parcel.getByRole('textbox', { name: 'Height', exact: true }).fill('4');
-  await parcel.getByRole('textbox', { name: 'Weight', exact: true }).fill('6');
+  await fillWizardParcel(parcel, { name: 'Box of books', length: '12', width: '9', height: '4', weight: '6' });
   await shot(owner, 'wizard-page2-desktop');
   // Previous keeps page 1 as it was.
   await form.getByRole('button', { name: 'Previous' }).click();

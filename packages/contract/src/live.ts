@@ -37,3 +37,35 @@ export type LiveReset = { kind: 'reset' };
 export type PublicLiveEvent =
   | { kind: 'tracking' | 'shipment'; tid: string; status: string; statusChanged: boolean }
   | { kind: 'courier'; tid: string; lat: number; lng: number; at: string };
+
+export interface SseFrame {
+  id?: string;
+  data: string;
+}
+
+/**
+ * Splits a server-sent events text stream into frames; feed it chunks, it keeps the unfinished tail. One reader
+ * for the web app's stream and the server tests' client: comments are skipped, `id` kept, `data` lines joined.
+ */
+export function sseParser(onFrame: (f: SseFrame) => void): (chunk: string) => void {
+  let buf = '';
+  return (chunk) => {
+    buf += chunk.replace(/\r\n?/g, '\n');
+    let at: number;
+    while ((at = buf.indexOf('\n\n')) >= 0) {
+      const block = buf.slice(0, at);
+      buf = buf.slice(at + 2);
+      let id: string | undefined;
+      const data: string[] = [];
+      for (const line of block.split('\n')) {
+        if (line.startsWith(':')) continue;
+        const colon = line.indexOf(':');
+        const field = colon < 0 ? line : line.slice(0, colon);
+        const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+        if (field === 'id') id = value;
+        else if (field === 'data') data.push(value);
+      }
+      if (data.length) onFrame({ id, data: data.join('\n') });
+    }
+  };
+}

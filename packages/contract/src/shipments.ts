@@ -404,6 +404,37 @@ export const parcelViewSchema = z.object({
 });
 export type ParcelView = z.infer<typeof parcelViewSchema>;
 
+/** A parcel's own fields (what it is, how many, its size and weight); `N` is how a number is held ('' in a form). */
+export interface ParcelFields<N = number> {
+  name: string;
+  quantity: N;
+  length: N;
+  width: N;
+  height: N;
+  weight: N;
+  distanceUnit: string;
+  weightUnit: string;
+}
+
+/**
+ * The one list of a parcel's own fields, for every mapping between a request, the stored row, the view and the
+ * web form (a field added here reaches all of them). Units not given are inches and pounds.
+ */
+export function parcelFields<N>(
+  p: Omit<ParcelFields<N>, 'distanceUnit' | 'weightUnit'> & { distanceUnit?: string; weightUnit?: string },
+): ParcelFields<N> {
+  return {
+    name: p.name,
+    quantity: p.quantity,
+    length: p.length,
+    width: p.width,
+    height: p.height,
+    weight: p.weight,
+    distanceUnit: p.distanceUnit ?? 'in',
+    weightUnit: p.weightUnit ?? 'lb',
+  };
+}
+
 export const shipmentCheckpointSchema = z.object({
   /** Id of the checkpoint (for the proof images). */
   id: z.number(),

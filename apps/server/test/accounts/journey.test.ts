@@ -1,18 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createTestEnv, startSmtp, type SmtpCapture, type TestEnv } from '../helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { call, envForFile, startSmtpEnv, type SmtpCapture, type TestEnv } from '../helpers.ts';
 
 // The whole account lifecycle through the API, with mail delivered to a real SMTP server on loopback.
 describe('account journey', () => {
   let env: TestEnv;
   let smtp: SmtpCapture;
-  beforeAll(async () => {
-    smtp = await startSmtp();
-    env = await createTestEnv({ SMTP_URL: smtp.url });
-  });
-  afterAll(async () => {
-    await env.close();
-    await smtp.close();
-  });
+  envForFile(startSmtpEnv, (started) => ({ env, smtp } = started));
 
   it('signs up, verifies by mail, logs in, updates, rotates the key and signs out', async () => {
     const { app } = env;

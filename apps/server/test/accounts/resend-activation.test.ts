@@ -1,20 +1,13 @@
 // Resend activation carries no token (product rules §6, the spec's verification page): a signed-out visitor gives
 // the address. The answer is the same whether or not an account waits for activation there, only such an account
 // gets a mail, and the call is limited per client address. With a token it still resends to that account.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MSG } from '@shiptrail/contract';
-import { call, createTestEnv, signUp, startSmtp, type SmtpCapture, type TestEnv } from '../helpers.ts';
+import { call, envForFile, signUp, startSmtpEnv, type SmtpCapture, type TestEnv } from '../helpers.ts';
 
 let env: TestEnv;
 let smtp: SmtpCapture;
-beforeAll(async () => {
-  smtp = await startSmtp();
-  env = await createTestEnv({ SMTP_URL: smtp.url });
-});
-afterAll(async () => {
-  await env?.close();
-  await smtp?.close();
-});
+envForFile(startSmtpEnv, (started) => ({ env, smtp } = started));
 
 const verifyMailsTo = (email: string) =>
   smtp.mails.filter((m) => m.subject === 'Verify your email address' && (m.to as { text: string }).text === email);

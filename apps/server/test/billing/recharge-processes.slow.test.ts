@@ -1,12 +1,12 @@
 // Two real server processes (src/main.ts, as `npm start` runs it, each with its API and its worker) on one
 // PostgreSQL database, with charges fired at both while automatic recharge is on. PostgreSQL only: PGlite is
 // one embedded database in one process. In the slow set: two server starts take most of the time.
-import { asc, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
-import { call, createTestEnv, eventually, onPostgres, signUp, type TestEnv } from '../helpers.ts';
+import { createTestEnv, eventually, onPostgres, type TestEnv } from '../helpers.ts';
 import { Cluster } from '../scale/cluster.ts';
-import { ledgerEntries, payments, users } from '../../src/db/schema.ts';
-import { balanceCents, ledgerSumCents } from '../../src/modules/billing/billing.service.ts';
+import { payments } from '../../src/db/schema.ts';
+import { expectBalanceHolds, signUpWithAutoRecharge } from './fixtures.ts';
 
 const cluster = new Cluster();
 let env: TestEnv | undefined;
@@ -31,21 +31,8 @@ describe('automatic recharge with two server processes on PostgreSQL', () => {
     'charges fired at both: balance == ledger sum, never negative, exactly one recharge',
     async () => {
       env = await createTestEnv();
-      const a = await signUp(env.app);
-      const [u] = await env.ctx.db.select({ id: users.id }).from(users).where(eq(users.email, a.email));
-      const userId = u!.id;
-      expect(
-        (await call(env.app, 'POST', '/v1/user/payment/add', { token: a.session, body: { paymentMethodToken: 'fake-valid-nonce' } }))
-          .statusCode,
-      ).toBe(200);
-      expect(
-        (
-          await call(env.app, 'POST', '/v1/user/payment/edit', {
-            token: a.session,
-            body: { amountAutoRecharge: 20, minimumBalanceForAutoRecharge: 5 },
-          })
-        ).statusCode,
-      ).toBe(200);
+      const a = await signUpWithAutoRecharge(env);
+      const userId = a.userId;
       const urls = await Promise.all([startServer(env.ctx.config.DATABASE_URL!), startServer(env.ctx.config.DATABASE_URL!)]);
 
       // $10.00 at $0.05 an add: the 101st add takes the balance under $5 once; the $20 recharge then keeps it
@@ -73,18 +60,7 @@ describe('automatic recharge with two server processes on PostgreSQL', () => {
         return rows.length > 0 && rows.every((p) => p.status === 'submitted_for_settlement') ? rows : null;
       }, 30_000);
       expect(recharges.map((p) => [p.kind, p.amountCents])).toEqual([['auto_recharge', 2000]]);
-      const balance = await balanceCents(env.ctx.db, userId);
-      expect(balance).toBe(await ledgerSumCents(env.ctx.db, userId));
-      expect(balance).toBe(1000 - 5 * added + 2000);
-      const ledger = await env.ctx.db
-        .select({ a: ledgerEntries.amountCents })
-        .from(ledgerEntries)
-        .where(eq(ledgerEntries.userId, userId))
-        .orderBy(asc(ledgerEntries.id));
-      let running = 0;
-      let lowest = Infinity;
-      for (const r of ledger) lowest = Math.min(lowest, (running += r.a));
-      expect(lowest).toBeGreaterThanOrEqual(0);
+      await expectBalanceHolds(env, userId, 1000 - 5 * added + 2000);
     },
     240_000,
   );

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asc, eq } from 'drizzle-orm';
-import { call, createTestEnv, onPostgres, signUp, type TestEnv } from '../helpers.ts';
-import { ledgerEntries, payments, users } from '../../src/db/schema.ts';
+import { eq } from 'drizzle-orm';
+import { createTestEnv, onPostgres, type TestEnv } from '../helpers.ts';
+import { payments } from '../../src/db/schema.ts';
+import { expectBalanceHolds, signUpWithAutoRecharge } from './fixtures.ts';
 import {
   balanceCents,
   charge,
@@ -41,38 +42,13 @@ async function check(env: TestEnv, userId: string, results: PromiseSettledResult
   expect(results.every((r) => r.status === 'fulfilled' && r.value === true)).toBe(true);
   const recharges = await env.ctx.db.select().from(payments).where(eq(payments.userId, userId));
   expect(recharges.map((p) => [p.kind, p.status, p.amountCents])).toEqual([['auto_recharge', 'submitted_for_settlement', 2000]]);
-  const balance = await balanceCents(env.ctx.db, userId);
-  expect(balance).toBe(await ledgerSumCents(env.ctx.db, userId));
-  expect(balance).toBe(1100 - 1000 + 2000);
-  // Never negative: replay the ledger in commit order (ids are taken in order under the account lock).
-  const rows = await env.ctx.db
-    .select({ a: ledgerEntries.amountCents })
-    .from(ledgerEntries)
-    .where(eq(ledgerEntries.userId, userId))
-    .orderBy(asc(ledgerEntries.id));
-  let running = 0;
-  let lowest = Infinity;
-  for (const r of rows) lowest = Math.min(lowest, (running += r.a));
-  expect(lowest).toBeGreaterThanOrEqual(0);
+  await expectBalanceHolds(env, userId, 1100 - 1000 + 2000);
 }
 
 async function account(env: TestEnv) {
-  const a = await signUp(env.app);
-  const [u] = await env.ctx.db.select({ id: users.id }).from(users).where(eq(users.email, a.email));
-  expect(
-    (await call(env.app, 'POST', '/v1/user/payment/add', { token: a.session, body: { paymentMethodToken: 'fake-valid-nonce' } }))
-      .statusCode,
-  ).toBe(200);
-  expect(
-    (
-      await call(env.app, 'POST', '/v1/user/payment/edit', {
-        token: a.session,
-        body: { amountAutoRecharge: 20, minimumBalanceForAutoRecharge: 5 },
-      })
-    ).statusCode,
-  ).toBe(200);
-  await credit(env.ctx.db, u!.id, 100, 'promo', 'race-start');
-  return u!.id;
+  const { userId } = await signUpWithAutoRecharge(env);
+  await credit(env.ctx.db, userId, 100, 'promo', 'race-start');
+  return userId;
 }
 
 describe('automatic recharge under 1,000 racing charges', () => {

@@ -9,7 +9,16 @@ import { ledgerEntries } from '../../src/db/schema.ts';
 import { startJobWorkers } from '../../src/jobs/registry.ts';
 import { notifyJobs } from '../../src/modules/notifications/notifications.jobs.ts';
 import { call, createTestEnv, startSmtp, type SmtpCapture, type TestEnv } from '../helpers.ts';
-import { fastTuning, mailTo, markVerified, saveSettings, startFakeTwilio, startReceiver, userRow } from '../notifications/fixtures.ts';
+import {
+  fastTuning,
+  mailTo,
+  markVerified,
+  saveSettings,
+  startFakeTwilio,
+  startReceiver,
+  twilioConfig,
+  userRow,
+} from '../notifications/fixtures.ts';
 import { company, courier, readmeShipment } from '../shipments/fixtures.ts';
 
 interface Shm {
@@ -33,10 +42,7 @@ beforeAll(async () => {
   env = await createTestEnv({
     SMTP_URL: smtp.url,
     WEBHOOK_ALLOW_PRIVATE: 'true',
-    TWILIO_BASE_URL: twilio.url,
-    TWILIO_ACCOUNT_SID: 'AC0123456789abcdef',
-    TWILIO_AUTH_TOKEN: 'tok-secret',
-    TWILIO_FROM: '+15005550006',
+    ...twilioConfig(twilio.url),
   });
   fastTuning(env.ctx);
   await startJobWorkers(env.ctx, Object.values(notifyJobs));

@@ -1,5 +1,7 @@
 import http from 'node:http';
+import { sseParser } from '@shiptrail/contract';
 
+/** A frame of the stream with its data read as JSON (the contract's `sseParser` splits the text). */
 export interface SseFrame {
   id?: string;
   data: any;
@@ -32,28 +34,16 @@ export function openStream(
       (res) => {
         const frames: SseFrame[] = [];
         const waiters = new Set<() => void>();
-        let buf = '';
         let all = '';
         res.setEncoding('utf8');
         const ended = new Promise<void>((done) => {
           res.once('end', done);
           res.once('close', done);
         });
+        const feed = sseParser((f) => frames.push({ id: f.id, data: JSON.parse(f.data) }));
         res.on('data', (chunk: string) => {
           all += chunk;
-          buf += chunk;
-          let at: number;
-          while ((at = buf.indexOf('\n\n')) >= 0) {
-            const block = buf.slice(0, at);
-            buf = buf.slice(at + 2);
-            let id: string | undefined;
-            const data: string[] = [];
-            for (const line of block.split('\n')) {
-              if (line.startsWith('id: ')) id = line.slice(4);
-              else if (line.startsWith('data: ')) data.push(line.slice(6));
-            }
-            if (data.length) frames.push({ id, data: JSON.parse(data.join('\n')) });
-          }
+          feed(chunk);
           for (const w of [...waiters]) w();
         });
         resolve({

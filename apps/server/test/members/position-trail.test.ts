@@ -1,18 +1,13 @@
 // The courier's trail (issue 31, decision 149): the positions a phone kept without signal arrive in one batch,
 // each is kept once with the time it was taken (a resend adds nothing, also under the same Idempotency-Key), and
 // the last position the owner and the recipient see is the newest by that time, not the last to arrive.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MSG, POSITION_TRAIL_MAX } from '@shiptrail/contract';
-import { call, createTestEnv, type TestEnv } from '../helpers.ts';
+import { call, createTestEnv, envForFile, type TestEnv } from '../helpers.ts';
 import { company, courier, createShipment, readmeShipment } from '../shipments/fixtures.ts';
 
 let env: TestEnv;
-beforeAll(async () => {
-  env = await createTestEnv();
-});
-afterAll(async () => {
-  await env?.close();
-});
+envForFile(createTestEnv, (started) => (env = started));
 
 const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000).toISOString();
 type Member = { uid: string; email: string; geo: { lat: number; lng: number } | null; geoAt: string | null };

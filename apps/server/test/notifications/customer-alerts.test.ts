@@ -1,22 +1,16 @@
 // Decision 100: a failed attempt is a trigger, new accounts tell their customers by mail from the start (existing
 // accounts keep what they had), a person's customers are told too, and checkpoint times are in the account's zone.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { notifications, users } from '../../src/db/schema.ts';
+import { users } from '../../src/db/schema.ts';
 import { call, signUp, type SmtpCapture, type TestEnv } from '../helpers.ts';
-import { changeStatus, insertTracking, mailTo, saveSettings, startMailEnv, userRow } from './fixtures.ts';
+import { changeStatus, insertTracking, mailTo, saveSettings, startMailEnv, userRow, envForFile, notificationRows } from './fixtures.ts';
 import { courier, createShipment, readmeShipment } from '../shipments/fixtures.ts';
 
 describe('customer alerts: failed attempts, defaults, persons, time zones', () => {
-  let mail: Awaited<ReturnType<typeof startMailEnv>>;
   let smtp: SmtpCapture;
   let env: TestEnv;
-  beforeAll(async () => {
-    mail = await startMailEnv();
-    ({ env, smtp } = mail);
-  });
-  afterAll(() => mail.close());
-  const rowsOf = (userId: string) => env.ctx.db.select().from(notifications).where(eq(notifications.userId, userId));
+  envForFile(startMailEnv, (started) => ({ env, smtp } = started));
   /** Verified, so customer mail is not held back for an unverified sender. */
   const verified = async (email: string) => {
     await env.ctx.db.update(users).set({ emailVerified: true }).where(eq(users.email, email));
@@ -62,7 +56,7 @@ describe('customer alerts: failed attempts, defaults, persons, time zones', () =
     const u = await verified(a.email);
     const t = await insertTracking(env.ctx, u.id, { notifyEmail: 'old-customer@example.net' });
     await changeStatus(env.ctx, t.id, 'FailAttempt');
-    expect(await rowsOf(u.id)).toHaveLength(0);
+    expect(await notificationRows(env.ctx, u.id)).toHaveLength(0);
   });
 
   it("a carrier's failed attempt mails the company's customer, in the company's time zone, and the company when it ticked it", async () => {
@@ -143,7 +137,7 @@ describe('customer alerts: failed attempts, defaults, persons, time zones', () =
     const m = await smtp.waitFor((m) => mailTo(m).includes('buyer@example.net'));
     expect(m.subject).toBe('Ada Lovelace: your parcel ' + t.tid + ' is Delivered');
     expect(m.text).toContain('Nov 26, 2026, 4:18 PM GMT+1');
-    const rows = await rowsOf(u.id);
+    const rows = await notificationRows(env.ctx, u.id);
     expect(rows.map((r) => [r.channel, r.audience, r.recipient])).toEqual([['email', 'send', 'buyer@example.net']]);
     // A person may change what its customers get, like a company.
     await saveSettings(env, p.session, { sendNotification: { email: { triggers: { Delivered: false } } } });

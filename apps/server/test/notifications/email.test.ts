@@ -1,25 +1,30 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { notifications } from '../../src/db/schema.ts';
 import { notifyJobs } from '../../src/modules/notifications/notifications.jobs.ts';
 import { fanOutStatusEvent } from '../../src/modules/notifications/fanout.ts';
 import { QUIET_MS, queuesIdle, quietWindow, waitFor } from '../wait.ts';
 import { call, eventually, signUp, type SmtpCapture, type TestEnv } from '../helpers.ts';
-import { allTriggers, mailTo, changeStatus, insertTracking, markVerified, saveSettings, startMailEnv, userRow } from './fixtures.ts';
+import {
+  allTriggers,
+  mailTo,
+  changeStatus,
+  insertTracking,
+  markVerified,
+  saveSettings,
+  startMailEnv,
+  userRow,
+  envForFile,
+  notificationRows,
+} from './fixtures.ts';
 
 /** Notification mails carry the notification id as Message-ID (account mails do not). */
 const isNotification = (m: { messageId?: string }) => /@shiptrail>$/.test(m.messageId ?? '');
 
 describe('email notifications over a real SMTP server', () => {
-  let mail: Awaited<ReturnType<typeof startMailEnv>>;
   let smtp: SmtpCapture;
   let env: TestEnv;
-  beforeAll(async () => {
-    mail = await startMailEnv();
-    ({ env, smtp } = mail);
-  });
-  afterAll(() => mail.close());
-  const rowsOf = (userId: string) => env.ctx.db.select().from(notifications).where(eq(notifications.userId, userId));
+  envForFile(startMailEnv, (started) => ({ env, smtp } = started));
 
   it('mails the profile address on a ticked trigger, with status, checkpoint and the public link, once', async () => {
     const a = await signUp(env.app);
@@ -55,9 +60,12 @@ describe('email notifications over a real SMTP server', () => {
     await changeStatus(env.ctx, t.id, 'OutForDelivery');
     await changeStatus(env.ctx, t.id, 'Delivered');
     await smtp.waitFor((m) => mailTo(m).includes(a.email) && m.subject?.includes('Delivered') === true);
-    await waitFor(async () => (await rowsOf(u.id)).every((r) => r.status === 'sent') && queuesIdle(env.ctx, [notifyJobs.email.name]), {
-      message: 'mails not all sent',
-    });
+    await waitFor(
+      async () => (await notificationRows(env.ctx, u.id)).every((r) => r.status === 'sent') && queuesIdle(env.ctx, [notifyJobs.email.name]),
+      {
+        message: 'mails not all sent',
+      },
+    );
     expect(await quietWindow(QUIET_MS, () => smtp.mails.filter((m) => mailTo(m).includes(a.email) && isNotification(m)).length)).toBe(2);
   });
 
@@ -95,9 +103,12 @@ describe('email notifications over a real SMTP server', () => {
     expect(m.text).toContain('Sent by Acme Furniture via Shiptrail');
     expect(m.html).toContain('Acme Furniture');
     // The company itself did not tick receive triggers: only the customer got mail.
-    await waitFor(async () => (await rowsOf(u.id)).every((r) => r.status === 'sent') && queuesIdle(env.ctx, [notifyJobs.email.name]), {
-      message: 'customer mail not sent',
-    });
+    await waitFor(
+      async () => (await notificationRows(env.ctx, u.id)).every((r) => r.status === 'sent') && queuesIdle(env.ctx, [notifyJobs.email.name]),
+      {
+        message: 'customer mail not sent',
+      },
+    );
     expect(await quietWindow(QUIET_MS, () => smtp.mails.filter((m) => mailTo(m).includes(c.email) && isNotification(m)).length)).toBe(0);
     const rows = await env.ctx.db.select().from(notifications).where(eq(notifications.userId, u.id));
     expect(rows.map((x) => [x.channel, x.audience, x.recipient])).toEqual([['email', 'send', 'customer@example.net']]);

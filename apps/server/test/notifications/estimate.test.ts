@@ -1,30 +1,22 @@
 // "Likely late" end to end (issue 32, decision 123): a sandbox parcel whose carrier revises its promise past the first
 // one after a failed attempt, through the real refresh engine (sandbox on loopback, jobs, scheduler), tells the
 // account by mail and webhook and the company's customer by mail exactly once, over real SMTP and a real receiver.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { notificationsIdle, QUIET_MS, quietWindow } from '../wait.ts';
-import { call, eventually, signUp, type SmtpCapture, type TestEnv } from '../helpers.ts';
-import { markVerified, mailTo, saveSettings, startJourneyEnv, startReceiver } from './fixtures.ts';
+import { call, eventually, type SmtpCapture, type TestEnv } from '../helpers.ts';
+import { mailTo, saveSettings, startJourneyEnv, envForFile, verifiedCompanyWithReceiver } from './fixtures.ts';
 
 // A UPS number whose sandbox journey has a failed attempt (docs/carriers.md).
 const LATE = '1Z5R89390350075626';
 const CUSTOMER = 'customer-late@example.com';
 
 describe('estimate notifications through the refresh engine', () => {
-  let journeys: Awaited<ReturnType<typeof startJourneyEnv>>;
   let smtp: SmtpCapture;
   let env: TestEnv;
-  beforeAll(async () => {
-    journeys = await startJourneyEnv();
-    ({ env, smtp } = journeys);
-  });
-  afterAll(() => journeys.close());
+  envForFile(startJourneyEnv, (started) => ({ env, smtp } = started));
 
   it('a parcel revised past its first promise sends "likely late" once by mail to the account and its customer and by webhook; no "date changed" besides', async () => {
-    const a = await signUp(env.app, { userType: 'company', company: 'Lamp Co' });
-    await markVerified(env.ctx, a.email);
-    const info = await call(env.app, 'GET', '/v1/user/info', { token: a.session });
-    const rx = await startReceiver(() => [info.body.payload.settings.webhookSecret]);
+    const { a, rx } = await verifiedCompanyWithReceiver(env, 'Lamp Co');
     try {
       await saveSettings(env, a.session, {
         receiveNotification: {

@@ -7,7 +7,8 @@ import type { Checkpoint } from '@shiptrail/contract';
 import { recordStatusChange } from '../../src/modules/trackings/events.ts';
 import { updateTracking } from '../../src/modules/trackings/trackings.repository.ts';
 import type { Tuning } from '../../src/modules/notifications/tuning.ts';
-import { call, createTestEnv, signUp, startSmtp, type SmtpCapture, type TestEnv } from '../helpers.ts';
+import { call, createTestEnv, signUp, startSmtp, startSmtpEnv, type SmtpCapture, type TestEnv } from '../helpers.ts';
+export { envForFile } from '../helpers.ts';
 import { onLoopback } from '../loopback.ts';
 import { startJobWorkers } from '../../src/jobs/registry.ts';
 import { notifyJobs } from '../../src/modules/notifications/notifications.jobs.ts';
@@ -188,6 +189,23 @@ export interface TwilioRequest {
   path: string;
 }
 
+/** A verified company account and a webhook receiver on loopback that checks its signatures (close it when done). */
+export async function verifiedCompanyWithReceiver(env: TestEnv, company: string) {
+  const a = await signUp(env.app, { userType: 'company', company });
+  await markVerified(env.ctx, a.email);
+  const info = await call(env.app, 'GET', '/v1/user/info', { token: a.session });
+  const rx = await startReceiver(() => [info.body.payload.settings.webhookSecret]);
+  return { a, rx };
+}
+
+/** The app's settings for a fake Twilio at `url` (the account and token the fake's tests read back). */
+export const twilioConfig = (url: string) => ({
+  TWILIO_BASE_URL: url,
+  TWILIO_ACCOUNT_SID: 'AC0123456789abcdef',
+  TWILIO_AUTH_TOKEN: 'tok-secret',
+  TWILIO_FROM: '+15005550006',
+});
+
 /** A fake Twilio Messages API on loopback. */
 export async function startFakeTwilio() {
   const requests: TwilioRequest[] = [];
@@ -298,39 +316,32 @@ export function mailTo(m: { to?: unknown }): string {
   return Array.isArray(to) ? to.map((t) => t.text ?? '').join(', ') : (to.text ?? '');
 }
 
+/** The notification rows of a user, every channel. */
+export const notificationRows = (ctx: AppContext, userId: string) =>
+  ctx.db.select().from(notifications).where(eq(notifications.userId, userId));
+
 /**
  * The app as it runs the sandbox carriers' journeys: a real mail server, webhooks to loopback, the notification
  * and refresh workers and the refresh scheduler, the journeys at pace 0.03 (one with a failed attempt plays in
  * about 9 s).
  */
 export async function startJourneyEnv() {
-  const smtp = await startSmtp();
-  const env = await createTestEnv({ SMTP_URL: smtp.url, WEBHOOK_ALLOW_PRIVATE: 'true', CARRIER_SANDBOX_PACE: '0.03' });
-  await startJobWorkers(env.ctx, [...Object.values(notifyJobs), refreshJob]);
-  await startRefreshScheduler(env.ctx);
+  const started = await startSmtpEnv({ WEBHOOK_ALLOW_PRIVATE: 'true', CARRIER_SANDBOX_PACE: '0.03' });
+  await startJobWorkers(started.env.ctx, [...Object.values(notifyJobs), refreshJob]);
+  await startRefreshScheduler(started.env.ctx);
   return {
-    env,
-    smtp,
+    ...started,
     async close() {
-      await stopRefreshScheduler(env.ctx);
-      await env.close();
-      await smtp.close();
+      await stopRefreshScheduler(started.env.ctx);
+      await started.close();
     },
   };
 }
 
 /** The app with a real mail server on loopback, short notification timings and the notification workers. */
 export async function startMailEnv() {
-  const smtp = await startSmtp();
-  const env = await createTestEnv({ SMTP_URL: smtp.url });
-  fastTuning(env.ctx);
-  await startJobWorkers(env.ctx, Object.values(notifyJobs));
-  return {
-    env,
-    smtp,
-    async close() {
-      await env.close();
-      await smtp.close();
-    },
-  };
+  const started = await startSmtpEnv();
+  fastTuning(started.env.ctx);
+  await startJobWorkers(started.env.ctx, Object.values(notifyJobs));
+  return started;
 }

@@ -2,11 +2,11 @@
 // that the platform's delivered parcels say it will miss is found likely late when the carrier's reading is applied,
 // through the real refresh engine (sandbox on loopback, jobs, scheduler): the account hears it once by mail (with the
 // history's reason) and by webhook, and the list and the API show it with its source.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createDeliveryPredictions } from '../../src/edd/index.ts';
 import { notificationsIdle, QUIET_MS, quietWindow } from '../wait.ts';
-import { call, eventually, signUp, type SmtpCapture, type TestEnv } from '../helpers.ts';
-import { markVerified, mailTo, saveSettings, startJourneyEnv, startReceiver } from './fixtures.ts';
+import { call, eventually, type SmtpCapture, type TestEnv } from '../helpers.ts';
+import { mailTo, saveSettings, startJourneyEnv, envForFile, verifiedCompanyWithReceiver } from './fixtures.ts';
 
 // A UPS number whose sandbox journey is delivered without trouble (docs/carriers.md): the carrier alone never calls it late
 // before its window passes.
@@ -22,21 +22,13 @@ function slowHistory(now: number) {
 }
 
 describe('likely late from our delivery history', () => {
-  let journeys: Awaited<ReturnType<typeof startJourneyEnv>>;
   let smtp: SmtpCapture;
   let env: TestEnv;
-  beforeAll(async () => {
-    journeys = await startJourneyEnv();
-    ({ env, smtp } = journeys);
-  });
-  afterAll(() => journeys.close());
+  envForFile(startJourneyEnv, (started) => ({ env, smtp } = started));
 
   it('a carrier date our history says will be missed sends "likely late" once with the reason; the list and the API show it from history', async () => {
     env.ctx.resources.deliveryPredictions = createDeliveryPredictions(async () => slowHistory(env.ctx.now().getTime()));
-    const a = await signUp(env.app, { userType: 'company', company: 'Slow Lane Co' });
-    await markVerified(env.ctx, a.email);
-    const info = await call(env.app, 'GET', '/v1/user/info', { token: a.session });
-    const rx = await startReceiver(() => [info.body.payload.settings.webhookSecret]);
+    const { a, rx } = await verifiedCompanyWithReceiver(env, 'Slow Lane Co');
     try {
       await saveSettings(env, a.session, {
         receiveNotification: {

@@ -1,25 +1,31 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
-import { devOutbox, ledgerEntries, notifications } from '../../src/db/schema.ts';
+import { devOutbox, ledgerEntries } from '../../src/db/schema.ts';
 import { insertEntryOnce } from '../../src/modules/billing/billing.repository.ts';
 import { startJobWorkers } from '../../src/jobs/registry.ts';
 import { notifyJobs } from '../../src/modules/notifications/notifications.jobs.ts';
 import { QUIET_MS, queuesIdle, quietWindow, waitFor } from '../wait.ts';
 import { balanceCents } from '../../src/modules/billing/billing.service.ts';
 import { call, createTestEnv, eventually, signUp, type TestEnv } from '../helpers.ts';
-import { allTriggers, changeStatus, fastTuning, insertTracking, markVerified, saveSettings, startFakeTwilio, userRow } from './fixtures.ts';
+import {
+  allTriggers,
+  changeStatus,
+  fastTuning,
+  insertTracking,
+  markVerified,
+  saveSettings,
+  startFakeTwilio,
+  twilioConfig,
+  notificationRows,
+  userRow,
+} from './fixtures.ts';
 
 describe('SMS through a fake Twilio on loopback', () => {
   let env: TestEnv;
   let twilio: Awaited<ReturnType<typeof startFakeTwilio>>;
   beforeAll(async () => {
     twilio = await startFakeTwilio();
-    env = await createTestEnv({
-      TWILIO_BASE_URL: twilio.url,
-      TWILIO_ACCOUNT_SID: 'AC0123456789abcdef',
-      TWILIO_AUTH_TOKEN: 'tok-secret',
-      TWILIO_FROM: '+15005550006',
-    });
+    env = await createTestEnv(twilioConfig(twilio.url));
     fastTuning(env.ctx);
     await startJobWorkers(env.ctx, Object.values(notifyJobs));
   });
@@ -27,7 +33,6 @@ describe('SMS through a fake Twilio on loopback', () => {
     await env.close();
     await twilio.close();
   });
-  const rowsOf = (userId: string) => env.ctx.db.select().from(notifications).where(eq(notifications.userId, userId));
 
   async function phoneAccount(over: Record<string, unknown> = {}) {
     const a = await signUp(env.app, over);
@@ -50,7 +55,7 @@ describe('SMS through a fake Twilio on loopback', () => {
       message: 'Out for delivery',
       time: new Date().toISOString(),
     });
-    await eventually(async () => (await rowsOf(a.user.id))[0]?.status === 'sent');
+    await eventually(async () => (await notificationRows(env.ctx, a.user.id))[0]?.status === 'sent');
     const mine = twilio.requests.filter((r) => r.body.includes('1ZSMS000001'));
     expect(mine).toHaveLength(1);
     expect(mine[0]).toMatchObject({
@@ -62,7 +67,7 @@ describe('SMS through a fake Twilio on loopback', () => {
     expect(mine[0]!.body).toBe(
       `Shiptrail: parcel 1ZSMS000001 is Out For Delivery (Austin, TX). http://shiptrail.test/track/${a.user.uid}/1ZSMS000001`,
     );
-    const [n] = await rowsOf(a.user.id);
+    const [n] = await notificationRows(env.ctx, a.user.id);
     expect(n!.providerId).toMatch(/^SM/);
     expect(before - (await balanceCents(env.ctx.db, a.user.id))).toBe(4);
     const charges = await env.ctx.db
@@ -87,7 +92,7 @@ describe('SMS through a fake Twilio on loopback', () => {
     await insertEntryOnce(env.ctx.db, { userId: a.user.id, amountCents: -(bal - 3), kind: 'tracking', ref: 'drain', description: '' });
     const t = await insertTracking(env.ctx, a.user.id, { tid: '1ZSMSPOOR01' });
     await changeStatus(env.ctx, t.id, 'InTransit');
-    await eventually(async () => (await rowsOf(a.user.id))[0]?.status === 'skipped_balance');
+    await eventually(async () => (await notificationRows(env.ctx, a.user.id))[0]?.status === 'skipped_balance');
     expect(twilio.requests.filter((r) => r.body.includes('1ZSMSPOOR01'))).toHaveLength(0);
     expect(await balanceCents(env.ctx.db, a.user.id)).toBe(3);
     const info = await call(env.app, 'GET', '/v1/user/info', { token: a.session });
@@ -97,7 +102,7 @@ describe('SMS through a fake Twilio on loopback', () => {
     expect(payment[0]!.message).toMatch(/balance is too low/);
     // A second skipped SMS the same day does not pile up alerts.
     await changeStatus(env.ctx, t.id, 'Delivered');
-    await eventually(async () => (await rowsOf(a.user.id)).filter((r) => r.status === 'skipped_balance').length === 2);
+    await eventually(async () => (await notificationRows(env.ctx, a.user.id)).filter((r) => r.status === 'skipped_balance').length === 2);
     const again = await call(env.app, 'GET', '/v1/user/info', { token: a.session });
     expect(again.body.payload.alerts.payment).toHaveLength(1);
   });
@@ -109,8 +114,8 @@ describe('SMS through a fake Twilio on loopback', () => {
     twilio.setRespond(() => ({ status: 400, json: { code: 21211, message: "The 'To' number is not a valid phone number.", status: 400 } }));
     const t = await insertTracking(env.ctx, a.user.id, { tid: '1ZSMSBAD001' });
     await changeStatus(env.ctx, t.id, 'InTransit');
-    await eventually(async () => (await rowsOf(a.user.id))[0]?.status === 'failed');
-    expect((await rowsOf(a.user.id))[0]!.lastError).toContain('21211');
+    await eventually(async () => (await notificationRows(env.ctx, a.user.id))[0]?.status === 'failed');
+    expect((await notificationRows(env.ctx, a.user.id))[0]!.lastError).toContain('21211');
     expect(await balanceCents(env.ctx.db, a.user.id)).toBe(before);
     expect(twilio.requests.filter((r) => r.body.includes('1ZSMSBAD001'))).toHaveLength(1);
 
@@ -119,7 +124,7 @@ describe('SMS through a fake Twilio on loopback', () => {
       fails-- > 0 ? { status: 503, json: { message: 'busy' } } : { status: 201, json: { sid: 'SMretry0001', to: r.to } },
     );
     await changeStatus(env.ctx, t.id, 'Delivered');
-    await eventually(async () => (await rowsOf(a.user.id)).some((r) => r.status === 'sent'), 20_000);
+    await eventually(async () => (await notificationRows(env.ctx, a.user.id)).some((r) => r.status === 'sent'), 20_000);
     expect(twilio.requests.filter((r) => r.body.includes('1ZSMSBAD001') && r.body.includes('Delivered'))).toHaveLength(3);
     expect(before - (await balanceCents(env.ctx.db, a.user.id))).toBe(4);
     twilio.setRespond((r) => ({ status: 201, json: { sid: `SM${Date.now()}`, to: r.to } }));
@@ -132,7 +137,7 @@ describe('SMS through a fake Twilio on loopback', () => {
     await saveSettings(env, c.session, { sendNotification: { phone: { triggers: { Delivered: true } } } });
     const t = await insertTracking(env.ctx, c.user.id, { tid: '1ZSMSCUST01', notifyPhone: '(303) 555-0188' });
     await changeStatus(env.ctx, t.id, 'Delivered');
-    await eventually(async () => (await rowsOf(c.user.id))[0]?.status === 'sent');
+    await eventually(async () => (await notificationRows(env.ctx, c.user.id))[0]?.status === 'sent');
     const mine = twilio.requests.filter((r) => r.body.includes('1ZSMSCUST01'));
     expect(mine).toHaveLength(1);
     expect(mine[0]!.to).toBe('+13035550188');

@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { and, count, eq } from 'drizzle-orm';
 import { MSG } from '@shiptrail/contract';
 import { loadConfig } from '../../src/config.ts';
@@ -14,16 +14,11 @@ import { buildApp } from '../../src/app.ts';
 import { closeContext, createContext } from '../../src/bootstrap.ts';
 import { shipmentCheckpoints, shipments, trackingEvents } from '../../src/db/schema.ts';
 import type { Queryable } from '../../src/db/client.ts';
-import { call, createTestEnv, onPostgres, type TestEnv } from '../helpers.ts';
+import { call, createTestEnv, envForFile, onPostgres, type TestEnv } from '../helpers.ts';
 import { TINY_PNG, company, courier, createShipment, readmeShipment } from './fixtures.ts';
 
 let env: TestEnv;
-beforeAll(async () => {
-  env = await createTestEnv();
-});
-afterAll(async () => {
-  await env?.close();
-});
+envForFile(createTestEnv, (started) => (env = started));
 
 const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000).toISOString();
 

@@ -75,3 +75,31 @@ export async function idbUpdate<T>(store: StoreName, key: IDBValidKey, change: (
     };
   });
 }
+
+/**
+ * A store's rows as every component of the tab sees them, sorted by `order`: read again when this tab changed the
+ * store (`changed`) or another tab says it did (on the BroadcastChannel `channelName`). `subscribe` and `rows` are
+ * what useSyncExternalStore takes; the first subscriber reads the store.
+ */
+export function idbLiveList<T>(store: StoreName, channelName: string, order: (a: T, b: T) => number) {
+  let rows: T[] = [];
+  const listeners = new Set<() => void>();
+  const channel = typeof BroadcastChannel === 'undefined' ? null : new BroadcastChannel(channelName);
+  const reload = async () => {
+    rows = (await idbAll<T>(store).catch(() => [])).sort(order);
+    for (const l of listeners) l();
+  };
+  channel?.addEventListener('message', () => void reload());
+  return {
+    rows: () => rows,
+    subscribe(l: () => void) {
+      listeners.add(l);
+      if (listeners.size === 1) void reload();
+      return () => listeners.delete(l);
+    },
+    changed() {
+      channel?.postMessage('changed');
+      return reload();
+    },
+  };
+}

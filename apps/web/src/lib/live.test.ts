@@ -4,21 +4,8 @@ import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QueryClient, QueryObserver } from '@tanstack/react-query';
 import { API_TOKEN_HEADER } from '@shiptrail/contract';
-import { followLive, patchStatus, reconnectDelayMs, sseParser, staleKeysFor, type LiveEvent } from './live';
+import { followLive, patchStatus, reconnectDelayMs, staleKeysFor, type LiveEvent } from './live';
 import { setSession } from './session';
-
-describe('sseParser', () => {
-  it('reads frames split across chunks, skips comments, keeps ids', () => {
-    const got: Array<{ id?: string; data: string }> = [];
-    const feed = sseParser((f) => got.push(f));
-    feed('retry: 2000\n: connected\n\nid: a-1\nda');
-    feed('ta: {"kind":"balance"}\n\n: ping\n\nid: a-2\r\ndata: x\r\ndata: y\r\n\r\n');
-    expect(got).toEqual([
-      { id: 'a-1', data: '{"kind":"balance"}' },
-      { id: 'a-2', data: 'x\ny' },
-    ]);
-  });
-});
 
 describe('staleKeysFor', () => {
   it('maps each event to the queries it makes stale', () => {

@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import { useQueryClient, type QueryClient, type QueryKey } from '@tanstack/react-query';
-import { API_TOKEN_HEADER, type LiveEvent as ServerLiveEvent, type LiveReset } from '@shiptrail/contract';
+import { API_TOKEN_HEADER, sseParser, type LiveEvent as ServerLiveEvent, type LiveReset } from '@shiptrail/contract';
 import { getSession, setSession, useSession } from './session';
 
 /** An event of the signed-in user's stream (GET /v1/live), or the stream's own reset: what changed, never the changed object. */
@@ -58,35 +58,6 @@ export function patchStatus(qc: QueryClient, root: 'trackings' | 'shipments', ti
  */
 export const HEAVY_MERGE_MS = 3000;
 export const isHeavy = (key: QueryKey) => key[0] === 'shipments' && key[1] === 'markers';
-
-export interface SseFrame {
-  id?: string;
-  data: string;
-}
-
-/** Splits a server-sent events text stream into frames; feed it chunks, it keeps the unfinished tail. */
-export function sseParser(onFrame: (f: SseFrame) => void): (chunk: string) => void {
-  let buf = '';
-  return (chunk) => {
-    buf += chunk.replace(/\r\n?/g, '\n');
-    let at: number;
-    while ((at = buf.indexOf('\n\n')) >= 0) {
-      const block = buf.slice(0, at);
-      buf = buf.slice(at + 2);
-      let id: string | undefined;
-      const data: string[] = [];
-      for (const line of block.split('\n')) {
-        if (line.startsWith(':')) continue;
-        const colon = line.indexOf(':');
-        const field = colon < 0 ? line : line.slice(0, colon);
-        const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
-        if (field === 'id') id = value;
-        else if (field === 'data') data.push(value);
-      }
-      if (data.length) onFrame({ id, data: data.join('\n') });
-    }
-  };
-}
 
 /** Backoff between reconnects: 1 s doubling to 30 s, with jitter so a restarted server is not stampeded. */
 export function reconnectDelayMs(attempt: number, rand: () => number = Math.random): number {

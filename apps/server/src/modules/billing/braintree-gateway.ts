@@ -7,6 +7,7 @@ import {
   type GatewayTransaction,
   type PaymentGateway,
   type SaleResult,
+  type VaultInput,
   type VaultResult,
 } from './gateway.ts';
 
@@ -143,14 +144,7 @@ export class BraintreeGateway implements PaymentGateway {
     return r.clientToken;
   }
 
-  async vault(input: {
-    nonce: string;
-    customerId: string | null;
-    email: string;
-    firstName: string;
-    lastName: string;
-    expiry?: { month: string; year: string };
-  }): Promise<VaultResult> {
+  async vault(input: VaultInput): Promise<VaultResult> {
     let customerId = input.customerId;
     if (!customerId) {
       const c = (await this.sdk(() =>

@@ -51,6 +51,16 @@ export type GatewayEvent =
     }
   | { kind: 'other'; name: string };
 
+/** A card to store: the processor's `nonce` for it, and the customer it belongs to (created when `customerId` is null). */
+export interface VaultInput {
+  nonce: string;
+  customerId: string | null;
+  email: string;
+  firstName: string;
+  lastName: string;
+  expiry?: { month: string; year: string };
+}
+
 export interface PaymentGateway {
   readonly name: 'sandbox' | 'braintree';
   clientToken(customerId?: string | null): Promise<string>;
@@ -58,14 +68,7 @@ export interface PaymentGateway {
    * Store the card behind `nonce`, for the customer (created when null), verified first: a card the processor
    * declines is not stored. `expiry` comes from the sandbox card form (Braintree's nonce carries its own).
    */
-  vault(input: {
-    nonce: string;
-    customerId: string | null;
-    email: string;
-    firstName: string;
-    lastName: string;
-    expiry?: { month: string; year: string };
-  }): Promise<VaultResult>;
+  vault(input: VaultInput): Promise<VaultResult>;
   /** Charge a vaulted card. A sale repeated with the same orderId must not charge twice. */
   sale(input: { token: string; amountCents: number; orderId: string }): Promise<SaleResult>;
   refund(transactionId: string, amountCents?: number): Promise<SaleResult>;

@@ -1,6 +1,15 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import braintree from 'braintree';
-import type { CardInfo, GatewayEvent, GatewayEventKind, GatewayTransaction, PaymentGateway, SaleResult, VaultResult } from './gateway.ts';
+import type {
+  CardInfo,
+  GatewayEvent,
+  GatewayEventKind,
+  GatewayTransaction,
+  PaymentGateway,
+  SaleResult,
+  VaultInput,
+  VaultResult,
+} from './gateway.ts';
 import { parseWith } from './webhook-parse.ts';
 
 /**
@@ -95,14 +104,7 @@ export class SandboxGateway implements PaymentGateway {
     return `sandbox_${randomBytes(12).toString('hex')}`;
   }
 
-  async vault(input: {
-    nonce: string;
-    customerId: string | null;
-    email: string;
-    firstName: string;
-    lastName: string;
-    expiry?: { month: string; year: string };
-  }): Promise<VaultResult> {
+  async vault(input: VaultInput): Promise<VaultResult> {
     await this.pause();
     const nonce = input.nonce.trim();
     if (nonce === 'fake-consumed-nonce' || this.usedNonces.has(nonce))

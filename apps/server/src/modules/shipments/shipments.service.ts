@@ -10,6 +10,7 @@ import {
   THEME_PRIMARY_COLORS,
   looksLikeShm,
   normalizeTrackingNumber,
+  parcelFields,
   shmCheckDigitValid,
   shmNumber,
   type Brand,
@@ -93,20 +94,7 @@ async function viewsOf(ctx: AppContext, rows: repo.ShipmentRow[], db: Queryable 
 const viewOf = async (ctx: AppContext, row: repo.ShipmentRow, db: Queryable = ctx.db) => (await viewsOf(ctx, [row], db))[0]!;
 
 const parcelRows = (shipmentId: string, parcels: CreateInput['parcels']): repo.NewParcel[] =>
-  parcels.map((p, i) => ({
-    shipmentId,
-    position: i,
-    ref: p.id ?? '',
-    quantity: p.quantity,
-    name: p.name,
-    length: p.length,
-    width: p.width,
-    height: p.height,
-    weight: p.weight,
-    distanceUnit: p.distanceUnit ?? 'in',
-    weightUnit: p.weightUnit ?? 'lb',
-    metadata: p.metadata,
-  }));
+  parcels.map((p, i) => ({ shipmentId, position: i, ref: p.id ?? '', ...parcelFields(p), metadata: p.metadata }));
 
 /** Store an address with every field, '' or null for what was not given. */
 const addressRow = (a: CreateInput['origin']) => ({
@@ -432,22 +420,34 @@ export async function editShipment(ctx: AppContext, company: UserRow, input: Edi
     } else if (input.courier !== undefined) patch.courier = input.courier;
     if (input.parcels) await repo.replaceParcels(tx, s.id, parcelRows(s.id, input.parcels));
     const updated = await repo.updateShipment(tx, s.id, patch);
-    // Open screens refetch it: the company's, the courier it is assigned to, and the one it was taken from.
-    const announce = (courierId: string | null) =>
-      publishLive(tx, {
-        kind: 'shipment',
-        accountId: company.id,
-        courierId,
-        shipmentId: s.id,
-        tid: s.tid,
-        status: updated.status,
-        statusChanged: false,
-      });
-    await announce(updated.courierId);
-    if (s.courierId && s.courierId !== updated.courierId) await announce(s.courierId);
+    await announceEdit(tx, company.id, s, updated);
     return updated;
   });
   return viewOf(ctx, row);
+}
+
+/**
+ * Open screens refetch an edited shipment (its status unchanged): the company's, the courier it is assigned to,
+ * and the one it was taken from.
+ */
+async function announceEdit(
+  db: Queryable,
+  accountId: string,
+  before: { courierId: string | null },
+  after: { id: string; tid: string; status: string; courierId: string | null },
+) {
+  const announce = (courierId: string | null) =>
+    publishLive(db, {
+      kind: 'shipment',
+      accountId,
+      courierId,
+      shipmentId: after.id,
+      tid: after.tid,
+      status: after.status,
+      statusChanged: false,
+    });
+  await announce(after.courierId);
+  if (before.courierId && before.courierId !== after.courierId) await announce(before.courierId);
 }
 
 // ------------------------------------------------------------------ bulk assignment
@@ -489,19 +489,12 @@ async function setCourierOf(
       },
     );
     for (const before of found) {
-      const after = updated.find((u) => u.id === before.id)!;
-      const announce = (courierId: string | null) =>
-        publishLive(tx, {
-          kind: 'shipment',
-          accountId: company.id,
-          courierId,
-          shipmentId: after.id,
-          tid: after.tid,
-          status: after.status,
-          statusChanged: false,
-        });
-      await announce(after.courierId);
-      if (before.courierId && before.courierId !== after.courierId) await announce(before.courierId);
+      await announceEdit(
+        tx,
+        company.id,
+        before,
+        updated.find((u) => u.id === before.id)!,
+      );
     }
     return updated;
   });

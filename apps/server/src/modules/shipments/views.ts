@@ -1,4 +1,13 @@
-import type { AddressView, Brand, ParcelView, PublicShipment, ShipmentCheckpoint, ShipmentStatus, ShipmentView } from '@shiptrail/contract';
+import {
+  parcelFields,
+  type AddressView,
+  type Brand,
+  type ParcelView,
+  type PublicShipment,
+  type ShipmentCheckpoint,
+  type ShipmentStatus,
+  type ShipmentView,
+} from '@shiptrail/contract';
 import type { CheckpointSummary, ParcelRow, ShipmentRow } from './shipments.repository.ts';
 
 const str = (v: unknown) => (typeof v === 'string' ? v : '');
@@ -24,18 +33,7 @@ export function addressView(raw: unknown): AddressView {
 }
 
 export function parcelView(p: ParcelRow): ParcelView {
-  return {
-    id: p.ref,
-    quantity: p.quantity,
-    name: p.name,
-    length: p.length,
-    width: p.width,
-    height: p.height,
-    weight: p.weight,
-    distanceUnit: p.distanceUnit,
-    weightUnit: p.weightUnit,
-    metadata: (p.metadata as Record<string, unknown>) ?? {},
-  };
+  return { id: p.ref, ...parcelFields(p), metadata: (p.metadata as Record<string, unknown>) ?? {} };
 }
 
 export function checkpointView(c: CheckpointSummary): ShipmentCheckpoint {

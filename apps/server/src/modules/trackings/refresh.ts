@@ -368,21 +368,26 @@ export function planApply(
   });
 }
 
+/**
+ * What the delivery history is asked about a tracking: its carrier, service and lane from the carrier's reading (the
+ * stored ones where it says nothing), shipped at its first checkpoint (when it was added, before any).
+ */
+function parcelFacts(t: repo.TrackingRow, r: TrackSuccess) {
+  const first = r.checkpoints.reduce<number>((m, c) => Math.min(m, Date.parse(c.time)), Infinity);
+  return {
+    carrier: t.courier,
+    service: r.service ?? t.service,
+    originPostal: postalOf(r.origin ?? t.origin),
+    destinationPostal: postalOf(r.destination ?? t.destination),
+    shippedAt: new Date(Number.isFinite(first) ? first : t.createdAt.getTime()).toISOString(),
+  };
+}
+
 /** The predicted estimate of a tracking the carrier gives none for (decision 122); null without delivered history. */
 function predictFor(ctx: AppContext, t: repo.TrackingRow, r: TrackSuccess, now: Date): EstimatedDelivery | null {
   const predictions = ctx.resources.deliveryPredictions;
   if (!predictions) return null;
-  const first = r.checkpoints.reduce<number>((m, c) => Math.min(m, Date.parse(c.time)), Infinity);
-  return predictions.predict(
-    {
-      carrier: t.courier,
-      service: r.service ?? t.service,
-      originPostal: postalOf(r.origin ?? t.origin),
-      destinationPostal: postalOf(r.destination ?? t.destination),
-      shippedAt: new Date(Number.isFinite(first) ? first : t.createdAt.getTime()).toISOString(),
-    },
-    now,
-  );
+  return predictions.predict(parcelFacts(t, r), now);
 }
 
 /** Our history's verdict on the carrier's estimate of a tracking (decision 151); null without enough history. */
@@ -395,18 +400,7 @@ function historyLateFor(
 ): { usualDays: number } | null {
   const predictions = ctx.resources.deliveryPredictions;
   if (!predictions) return null;
-  const first = r.checkpoints.reduce<number>((m, c) => Math.min(m, Date.parse(c.time)), Infinity);
-  return predictions.lateFromHistory(
-    {
-      carrier: t.courier,
-      service: r.service ?? t.service,
-      originPostal: postalOf(r.origin ?? t.origin),
-      destinationPostal: postalOf(r.destination ?? t.destination),
-      shippedAt: new Date(Number.isFinite(first) ? first : t.createdAt.getTime()).toISOString(),
-      carrierEstimate: e.date,
-    },
-    now,
-  );
+  return predictions.lateFromHistory({ ...parcelFacts(t, r), carrierEstimate: e.date }, now);
 }
 
 /** Metrics of one applied outcome. */

@@ -1,9 +1,10 @@
-import { Badge, Box, Button, Center, Group, Loader, Modal, Paper, Stack, Table, Text } from '@mantine/core';
+import { Badge, Box, Button, Center, Group, Loader, Paper, Stack, Table, Text } from '@mantine/core';
 import { IconEdit, IconMailPlus, IconMap, IconPlus, IconTrash, IconTruck } from '@tabler/icons-react';
 import type { MemberView } from '@shiptrail/contract';
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { EmptyList } from '../../../components/empty-list';
+import { ConfirmDeleteModal } from '../../../components/confirm-delete-modal';
 import { PageHeader } from '../../../components/page-header';
 import { useCardLayout } from '../../../components/card-layout';
 import { formatDateTime } from '../../../lib/format';
@@ -151,9 +152,7 @@ function CourierTable({ list, onEdit, onDelete }: CourierRows) {
 /** "Delete courier?": they can no longer sign in; their shipments stay, without a courier. */
 function ConfirmDelete({
   member: deleting,
-  busy,
-  onCancel,
-  onDelete,
+  ...props
 }: {
   member: MemberView | null;
   busy: boolean;
@@ -161,22 +160,14 @@ function ConfirmDelete({
   onDelete: (m: MemberView) => void;
 }) {
   return (
-    <Modal opened={!!deleting} onClose={onCancel} title="Delete courier?" size="sm">
+    <ConfirmDeleteModal item={deleting} title="Delete courier?" {...props}>
       <Text size="sm" mb="xs">
         <b>{deleting ? memberName(deleting) : ''}</b> ({deleting?.email}) will no longer be able to sign in.
       </Text>
       <Text size="sm" c="dimmed" mb="lg">
         Their shipments stay with you, without a courier: assign them to someone else.
       </Text>
-      <Group justify="flex-end">
-        <Button variant="default" onClick={onCancel}>
-          Cancel
-        </Button>
-        <Button color="red" loading={busy} onClick={() => deleting && onDelete(deleting)}>
-          Delete
-        </Button>
-      </Group>
-    </Modal>
+    </ConfirmDeleteModal>
   );
 }
 

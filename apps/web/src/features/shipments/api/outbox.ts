@@ -1,7 +1,7 @@
 import { useEffect, useSyncExternalStore } from 'react';
 import type { ShipmentStatus, UpdateShipmentRequest } from '@shiptrail/contract';
 import { ApiError, request } from '../../../lib/api-client';
-import { idbAll, idbDelete, idbPut, idbUpdate } from '../../../lib/idb';
+import { idbAll, idbDelete, idbLiveList, idbPut, idbUpdate } from '../../../lib/idb';
 import { outcomeOf, type SendOutcome } from './send-outcome';
 
 // The courier's outbox (decision 120): every checkpoint a courier records is first kept on the phone, in
@@ -28,29 +28,11 @@ export interface OutboxItem {
 }
 
 // ------------------------------------------------------------------ the list, shared by every component of the tab
-let items: OutboxItem[] = [];
-const listeners = new Set<() => void>();
-const channel = typeof BroadcastChannel === 'undefined' ? null : new BroadcastChannel('shiptrail-outbox');
-
-async function reload() {
-  items = (await idbAll<OutboxItem>('outbox').catch(() => [])).sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
-  for (const l of listeners) l();
-}
-function changed() {
-  channel?.postMessage('changed');
-  return reload();
-}
-channel?.addEventListener('message', () => void reload());
-
-function subscribe(l: () => void) {
-  listeners.add(l);
-  if (listeners.size === 1) void reload();
-  return () => listeners.delete(l);
-}
+const list = idbLiveList<OutboxItem>('outbox', 'shiptrail-outbox', (a, b) => (a.seq ?? 0) - (b.seq ?? 0));
 
 /** The outbox of `account`, live: what waits to be sent and what the server refused. */
 export function useOutbox(account: string | undefined) {
-  const all = useSyncExternalStore(subscribe, () => items);
+  const all = useSyncExternalStore(list.subscribe, list.rows);
   const mine = all.filter((i) => i.account === account);
   return { waiting: mine.filter((i) => i.state === 'waiting'), refused: mine.filter((i) => i.state === 'refused') };
 }
@@ -68,13 +50,13 @@ export async function enqueue(account: string, body: UpdateShipmentRequest, now 
     state: 'waiting',
   };
   item.seq = (await idbPut('outbox', item)) as number | undefined;
-  await changed();
+  await list.changed();
   return item;
 }
 
 export async function dismiss(item: OutboxItem) {
   if (item.seq !== undefined) await idbDelete('outbox', item.seq);
-  await changed();
+  await list.changed();
 }
 
 async function sendOne(item: OutboxItem): Promise<SendOutcome | { refused: ApiError }> {
@@ -120,7 +102,7 @@ export function drain(account: string, handBack?: string): Promise<Map<string, S
         if (out === 'later') break;
       }
     });
-    await changed();
+    await list.changed();
     return outcomes;
   };
   // A drain asked for while one runs in this tab waits for it, then runs (it may have new items).
@@ -152,7 +134,7 @@ export function useOutboxSender(account: string | undefined, onSent: () => void)
     // RETRY_MS of the signal's return (decision 138); with nothing waiting, once a minute as before.
     let last = Date.now();
     const every = window.setInterval(() => {
-      const waits = items.some((i) => i.account === account && i.state === 'waiting');
+      const waits = list.rows().some((i) => i.account === account && i.state === 'waiting');
       if (!waits && Date.now() - last < 60_000) return;
       last = Date.now();
       go();

@@ -1,7 +1,7 @@
 import { useSyncExternalStore } from 'react';
 import { POSITION_TRAIL_MAX } from '@shiptrail/contract';
 import { ApiError, request } from '../../../lib/api-client';
-import { idbAll, idbDelete, idbPut } from '../../../lib/idb';
+import { idbAll, idbDelete, idbLiveList, idbPut } from '../../../lib/idb';
 import { outcomeOf } from './send-outcome';
 
 // The courier's trail on the phone (decision 149): each position the "Share my location" switch takes is first kept
@@ -49,27 +49,11 @@ const byTime = (a: TrailFix, b: TrailFix) => (a.takenAt < b.takenAt ? -1 : a.tak
 const keyOf = (f: TrailFix) => [f.account, f.takenAt];
 
 // ------------------------------------------------------------------ the kept fixes, shared by the tab's components
-let fixes: TrailFix[] = [];
-const listeners = new Set<() => void>();
-const channel = typeof BroadcastChannel === 'undefined' ? null : new BroadcastChannel('shiptrail-trail');
-async function reload() {
-  fixes = (await idbAll<TrailFix>('trail').catch(() => [])).sort(byTime);
-  for (const l of listeners) l();
-}
-function changed() {
-  channel?.postMessage('changed');
-  return reload();
-}
-channel?.addEventListener('message', () => void reload());
-function subscribe(l: () => void) {
-  listeners.add(l);
-  if (listeners.size === 1) void reload();
-  return () => listeners.delete(l);
-}
+const list = idbLiveList<TrailFix>('trail', 'shiptrail-trail', byTime);
 
 /** The fixes kept on the phone for `account`, oldest first, live. */
 export function useTrail(account: string | undefined): TrailFix[] {
-  const all = useSyncExternalStore(subscribe, () => fixes);
+  const all = useSyncExternalStore(list.subscribe, list.rows);
   return all.filter((f) => f.account === account);
 }
 
@@ -80,7 +64,7 @@ export async function keepFix(fix: TrailFix, minGapMs: number): Promise<{ kept: 
   if (!keep) return { kept: false, dropped: 0 };
   for (const d of drop) await idbDelete('trail', keyOf(d));
   await idbPut('trail', fix);
-  await changed();
+  await list.changed();
   return { kept: true, dropped: drop.length };
 }
 
@@ -116,7 +100,7 @@ export function sendTrail(account: string): Promise<TrailSend> {
       out = { refused: e instanceof ApiError ? e.message : 'Your positions could not be sent' };
     }
     for (const f of batch) await idbDelete('trail', keyOf(f));
-    await changed();
+    await list.changed();
     return out;
   });
 }

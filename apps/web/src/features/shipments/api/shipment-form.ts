@@ -2,9 +2,11 @@ import {
   COURIER_REQUIRED,
   createShipmentRequest,
   editShipmentRequest,
+  parcelFields,
   type AddressView,
   type CreateShipmentRequest,
   type EditShipmentRequest,
+  type ParcelFields,
   type ParcelView,
   type ShipmentView,
 } from '@shiptrail/contract';
@@ -27,16 +29,8 @@ export interface AddressValues {
   phone: string;
 }
 
-export interface ParcelValues {
-  name: string;
-  quantity: number | '';
-  length: number | '';
-  width: number | '';
-  height: number | '';
-  weight: number | '';
-  distanceUnit: string;
-  weightUnit: string;
-}
+/** A parcel in the form: its own fields, '' for an empty number box. */
+export type ParcelValues = ParcelFields<number | ''>;
 
 export interface ShipmentValues {
   origin: AddressValues;
@@ -98,16 +92,7 @@ const addressValues = (a: AddressView): AddressValues => ({
   email: a.email,
   phone: a.phone,
 });
-const parcelValues = (p: ParcelView): ParcelValues => ({
-  name: p.name,
-  quantity: p.quantity,
-  length: p.length,
-  width: p.width,
-  height: p.height,
-  weight: p.weight,
-  distanceUnit: p.distanceUnit,
-  weightUnit: p.weightUnit,
-});
+const parcelValues = (p: ParcelView): ParcelValues => parcelFields(p);
 
 /** The edit form starts from the shipment as it is. */
 export const valuesOf = (s: ShipmentView): ShipmentValues => ({

@@ -1,4 +1,4 @@
-import { Button, Group, LoadingOverlay, Modal, Paper, Text, Box } from '@mantine/core';
+import { Button, LoadingOverlay, Paper, Text, Box } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { LIMITS, TRACKING_STATUSES } from '@shiptrail/contract';
 import { IconFileImport, IconPackage, IconPlus } from '@tabler/icons-react';
@@ -16,6 +16,7 @@ import { PageHeader } from '../../../components/page-header';
 import { courierFilter, ListFilters, statusFilter } from '../../../components/list-filters';
 import { ListPager } from '../../../components/list-pager';
 import { EmptyList } from '../../../components/empty-list';
+import { ConfirmDeleteModal } from '../../../components/confirm-delete-modal';
 import { useKeysetPaging } from '../../../components/keyset-paging';
 import { useUserInfo } from '../../../lib/user-info';
 
@@ -93,31 +94,13 @@ function NoTrackings({ hasFilters, onAdd }: { hasFilters: boolean; onAdd: () => 
 }
 
 /** "Delete tracking?": the number and its checkpoints go for good once confirmed. */
-function ConfirmDelete({
-  tid,
-  busy,
-  onCancel,
-  onDelete,
-}: {
-  tid: string | null;
-  busy: boolean;
-  onCancel: () => void;
-  onDelete: (tid: string) => void;
-}) {
+function ConfirmDelete({ tid, ...props }: { tid: string | null; busy: boolean; onCancel: () => void; onDelete: (tid: string) => void }) {
   return (
-    <Modal opened={!!tid} onClose={onCancel} title="Delete tracking?" size="sm">
+    <ConfirmDeleteModal item={tid} title="Delete tracking?" {...props}>
       <Text size="sm" mb="lg">
         <b>{tid}</b> and its checkpoints will be removed. This cannot be undone.
       </Text>
-      <Group justify="flex-end">
-        <Button variant="default" onClick={onCancel}>
-          Cancel
-        </Button>
-        <Button color="red" loading={busy} onClick={() => tid && onDelete(tid)}>
-          Delete
-        </Button>
-      </Group>
-    </Modal>
+    </ConfirmDeleteModal>
   );
 }
 
