@@ -219,3 +219,39 @@ test.describe('names', () => {
     await expect(page.getByRole('table', { name: 'Notifications you receive' })).toBeVisible();
   });
 });
+
+test("a tracking deleted from its row's menu leaves the list and the account, after its confirmation; Cancel keeps it", async ({
+  page,
+  request,
+}) => {
+  const token = await signedIn(page, request);
+  const [kept, gone] = ['1ZEDGEKEEP0000001', '1ZEDGEGONE0000001'];
+  for (const tid of [kept, gone]) expect((await apiPost(request, token, '/v1/trackings/add', { tid, courier: 'ups' })).code).toBe(201);
+  await page.goto('/account/trackings');
+  const rowOf = (tid: string) => page.locator(`tr[data-tid="${tid}"]`);
+  await expect(rowOf(gone)).toBeVisible({ timeout: 20_000 });
+  const confirm = page.getByRole('dialog', { name: 'Delete tracking?' });
+
+  await rowOf(kept)
+    .getByRole('button', { name: `Actions for ${kept}` })
+    .click();
+  await page.getByRole('menuitem', { name: 'Delete' }).click();
+  await expect(confirm).toContainText(kept);
+  await confirm.getByRole('button', { name: 'Cancel' }).click();
+  await expect(confirm).toBeHidden();
+
+  await rowOf(gone)
+    .getByRole('button', { name: `Actions for ${gone}` })
+    .click();
+  await page.getByRole('menuitem', { name: 'Delete' }).click();
+  await expect(confirm).toContainText(gone);
+  await confirm.getByRole('button', { name: 'Delete' }).click();
+  await expect(confirm).toBeHidden();
+  await expect(rowOf(gone)).toHaveCount(0);
+  await expect(rowOf(kept)).toBeVisible();
+
+  const list = (await (await request.get('/v1/trackings/get', { headers: { 'sm-api-token': token } })).json()) as {
+    payload: Array<{ tid: string }>;
+  };
+  expect(list.payload.map((t) => t.tid).sort()).toEqual([kept]);
+});
