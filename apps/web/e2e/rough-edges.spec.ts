@@ -232,21 +232,18 @@ test("a tracking deleted from its row's menu leaves the list and the account, af
   await expect(rowOf(gone)).toBeVisible({ timeout: 20_000 });
   const confirm = page.getByRole('dialog', { name: 'Delete tracking?' });
 
-  await rowOf(kept)
-    .getByRole('button', { name: `Actions for ${kept}` })
-    .click();
-  await page.getByRole('menuitem', { name: 'Delete' }).click();
-  await expect(confirm).toContainText(kept);
-  await confirm.getByRole('button', { name: 'Cancel' }).click();
-  await expect(confirm).toBeHidden();
-
-  await rowOf(gone)
-    .getByRole('button', { name: `Actions for ${gone}` })
-    .click();
-  await page.getByRole('menuitem', { name: 'Delete' }).click();
-  await expect(confirm).toContainText(gone);
-  await confirm.getByRole('button', { name: 'Delete' }).click();
-  await expect(confirm).toBeHidden();
+  // The row's menu, Delete, the confirmation naming the tracking, then its button `answer`.
+  const deleteFromMenu = async (tid: string, answer: 'Cancel' | 'Delete') => {
+    await rowOf(tid)
+      .getByRole('button', { name: `Actions for ${tid}` })
+      .click();
+    await page.getByRole('menuitem', { name: 'Delete' }).click();
+    await expect(confirm).toContainText(tid);
+    await confirm.getByRole('button', { name: answer }).click();
+    await expect(confirm).toBeHidden();
+  };
+  await deleteFromMenu(kept, 'Cancel');
+  await deleteFromMenu(gone, 'Delete');
   await expect(rowOf(gone)).toHaveCount(0);
   await expect(rowOf(kept)).toBeVisible();
 
