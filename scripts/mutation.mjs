@@ -15,6 +15,8 @@
 // bench/results/mutation.json part by part: a part with no report on disk (not run this time, and reports/ is not
 // committed) keeps its entry and survivors from the results file, and a module's counts and score are those of its
 // parts together. A part whose run did not finish is written from its event files with "complete": false.
+// The tests run on PGlite, or on PostgreSQL with TEST_DATABASE_URL set (the same tests, each file on a database of
+// its own, where PGlite loads a 43 MB dump per file): each part's entry names its `database`.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -500,6 +502,15 @@ const EXPLAINED = [
 const RESULTS = 'bench/results/mutation.json';
 /** In a part's report directory: the mutants that timed out in its full run and were then tested again alone. */
 const RETESTED = 'timeouts-retested.json';
+/** In a part's report directory: the database its tests ran on in its last run (written when the run starts). */
+const RUN_INFO = 'run.json';
+
+/**
+ * The database a run's tests use: PostgreSQL when TEST_DATABASE_URL is set (each test file copies a template into a
+ * database of its own, about 1 s, where PGlite loads a 43 MB dump in 4-6 s), else PGlite. A mutant a test kills
+ * on one is killed by the same test on the other: the tests and their assertions are the same.
+ */
+const databaseOf = (env = process.env) => (env.TEST_DATABASE_URL ? 'postgresql' : 'pglite');
 const DETECTED = ['Killed', 'Timeout'];
 const UNDETECTED = ['Survived', 'NoCoverage'];
 
@@ -540,10 +551,12 @@ function partMutants(dir) {
   const report = path.join(dir, 'mutation.json');
   const retestFile = path.join(dir, RETESTED);
   const retested = existsSync(retestFile) ? JSON.parse(readFileSync(retestFile, 'utf8')) : undefined;
+  const infoFile = path.join(dir, RUN_INFO);
+  const database = existsSync(infoFile) ? JSON.parse(readFileSync(infoFile, 'utf8')).database : undefined;
   if (existsSync(report)) {
     const r = JSON.parse(readFileSync(report, 'utf8'));
     const mutants = Object.entries(r.files).flatMap(([file, f]) => f.mutants.map((m) => ({ ...m, file })));
-    return { mutants, complete: true, date: statSync(report).mtime.toISOString(), retested };
+    return { mutants, complete: true, date: statSync(report).mtime.toISOString(), retested, database };
   }
   const events = path.join(dir, 'events');
   if (!existsSync(events)) return undefined;
@@ -555,7 +568,7 @@ function partMutants(dir) {
     .map((f) => JSON.parse(readFileSync(f, 'utf8')))
     .map((m) => ({ ...m, file: m.fileName ? path.relative(process.cwd(), m.fileName) : undefined }));
   const last = Math.max(...files.map((f) => statSync(f).mtimeMs));
-  return { mutants, complete: false, date: new Date(last).toISOString() };
+  return { mutants, complete: false, date: new Date(last).toISOString(), database };
 }
 
 /** The reason written beside a survivor (`file:line:column replacement`), from EXPLAINED. */
@@ -600,6 +613,7 @@ export function mergeModule(name, parts, found, prev = {}, { ran = {}, machine, 
         date: f.date,
         seconds: ran[i] ?? (old?.date === f.date ? old?.seconds : undefined),
         ...(f.retested ? { timeoutsRetested: f.retested.mutants.length, retestedAt: f.retested.date } : {}),
+        ...(f.database ? { database: f.database } : {}),
       });
       timeouts.push(...timeoutsOf(id, f));
       for (const x of f.mutants.filter((m) => UNDETECTED.includes(m.status))) {
@@ -778,6 +792,7 @@ function run(name, only, { retestOnly = false } = {}) {
       // The previous report would pass for this run's if this one stopped: only this run's files count.
       rmSync(path.join(dir, 'mutation.json'), { force: true });
       rmSync(path.join(dir, RETESTED), { force: true });
+      writeFileSync(path.join(dir, RUN_INFO), JSON.stringify({ database: databaseOf(), started: new Date().toISOString() }, null, 2));
       exitCode ||= stryker(part, dir);
     }
     exitCode ||= retestTimeouts(part, dir);
