@@ -353,9 +353,11 @@ const EXPLAINED = [
     mutants: ['apps/server/src/modules/trackings/refresh.ts:321:17 {}'],
   },
   {
-    why:
-      'Logging: whether, and with which fields and words, a waiting attempt or a delivery outcome is logged ' +
-      '(holdAttempt\'s "waiting" line once per wait, logOutcome\'s outcome and error), not behaviour.',
+    why: LATER(
+      'test/notifications/delivery-edges.test.ts: the lines an operator follows to each outcome. A waiting attempt says so ' +
+        "once, with the notification and the live lease's rest; each mail and SMS outcome (sent, retrying, failed, " +
+        'skipped_balance) has one line with its words, level, ids, channel and error; all 17',
+    ),
     mutants: [
       'apps/server/src/modules/notifications/delivery.ts:51:21 true',
       'apps/server/src/modules/notifications/delivery.ts:51:39 false',
@@ -438,16 +440,14 @@ const EXPLAINED = [
     mutants: ['apps/server/src/modules/notifications/delivery.ts:213:31 ""'],
   },
   {
-    why:
-      'Logging: the outcome word and fields of the line logged for a webhook attempt (logOutcome), not behaviour; ' +
-      'the attempt itself is in webhook_attempts and the notification row, which the tests read.',
-    mutants: ['apps/server/src/modules/notifications/delivery.ts:257:24 ""', 'apps/server/src/modules/notifications/delivery.ts:257:34 {}'],
-  },
-  {
-    why:
-      "Logging: the outcome settleWebhook's transaction returns ('delivered', 'disabled', 'failed') is only the word of the " +
-      'line it logs; "" (falsy) just logs nothing. What was written is the same.',
+    why: LATER(
+      'test/notifications/webhook-edges.test.ts: each webhook outcome (delivered one at a time or in a batch, retrying, ' +
+        'disabled, given up, an address refused at send) has one line with its words, level, ids, attempt, answer and ' +
+        "error, and a batch whose joint settle fails says so; the refused address's line and the outcome words",
+    ),
     mutants: [
+      'apps/server/src/modules/notifications/delivery.ts:257:24 ""',
+      'apps/server/src/modules/notifications/delivery.ts:257:34 {}',
       'apps/server/src/modules/notifications/delivery.ts:280:11 ""',
       'apps/server/src/modules/notifications/delivery.ts:293:14 ""',
       'apps/server/src/modules/notifications/delivery.ts:307:14 ""',
