@@ -437,7 +437,13 @@ const EXPLAINED = [
   },
   {
     why: "Equivalent: the channel only sets the lease's length, and any channel but 'email' and 'sms' ('' as well) gets the webhook timeout's.",
-    mutants: ['apps/server/src/modules/notifications/delivery.ts:213:31 ""'],
+    mutants: ['apps/server/src/modules/notifications/delivery.ts:213:31 ""', 'apps/server/src/modules/notifications/delivery.ts:338:27 ""'],
+  },
+  {
+    why:
+      'Logging: with `if (outcome)` true, an attempt that another worker settled first (the settle returns null) also ' +
+      'logs a line with outcome null; what is written is the same (that worker logged its own outcome).',
+    mutants: ['apps/server/src/modules/notifications/delivery.ts:315:7 true'],
   },
   {
     why: LATER(
