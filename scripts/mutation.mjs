@@ -15,6 +15,8 @@
 // bench/results/mutation.json part by part: a part with no report on disk (not run this time, and reports/ is not
 // committed) keeps its entry and survivors from the results file, and a module's counts and score are those of its
 // parts together. A part whose run did not finish is written from its event files with "complete": false.
+// The tests run on PGlite, or on PostgreSQL with TEST_DATABASE_URL set (the same tests, each file on a database of
+// its own, where PGlite loads a 43 MB dump per file): each part's entry names its `database`.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -351,9 +353,11 @@ const EXPLAINED = [
     mutants: ['apps/server/src/modules/trackings/refresh.ts:321:17 {}'],
   },
   {
-    why:
-      'Logging: whether, and with which fields and words, a waiting attempt or a delivery outcome is logged ' +
-      '(holdAttempt\'s "waiting" line once per wait, logOutcome\'s outcome and error), not behaviour.',
+    why: LATER(
+      'test/notifications/delivery-edges.test.ts: the lines an operator follows to each outcome. A waiting attempt says so ' +
+        "once, with the notification and the live lease's rest; each mail and SMS outcome (sent, retrying, failed, " +
+        'skipped_balance) has one line with its words, level, ids, channel and error; all 17',
+    ),
     mutants: [
       'apps/server/src/modules/notifications/delivery.ts:51:21 true',
       'apps/server/src/modules/notifications/delivery.ts:51:39 false',
@@ -433,19 +437,23 @@ const EXPLAINED = [
   },
   {
     why: "Equivalent: the channel only sets the lease's length, and any channel but 'email' and 'sms' ('' as well) gets the webhook timeout's.",
-    mutants: ['apps/server/src/modules/notifications/delivery.ts:213:31 ""'],
+    mutants: ['apps/server/src/modules/notifications/delivery.ts:213:31 ""', 'apps/server/src/modules/notifications/delivery.ts:338:27 ""'],
   },
   {
     why:
-      'Logging: the outcome word and fields of the line logged for a webhook attempt (logOutcome), not behaviour; ' +
-      'the attempt itself is in webhook_attempts and the notification row, which the tests read.',
-    mutants: ['apps/server/src/modules/notifications/delivery.ts:257:24 ""', 'apps/server/src/modules/notifications/delivery.ts:257:34 {}'],
+      'Logging: with `if (outcome)` true, an attempt that another worker settled first (the settle returns null) also ' +
+      'logs a line with outcome null; what is written is the same (that worker logged its own outcome).',
+    mutants: ['apps/server/src/modules/notifications/delivery.ts:315:7 true'],
   },
   {
-    why:
-      "Logging: the outcome settleWebhook's transaction returns ('delivered', 'disabled', 'failed') is only the word of the " +
-      'line it logs; "" (falsy) just logs nothing. What was written is the same.',
+    why: LATER(
+      'test/notifications/webhook-edges.test.ts: each webhook outcome (delivered one at a time or in a batch, retrying, ' +
+        'disabled, given up, an address refused at send) has one line with its words, level, ids, attempt, answer and ' +
+        "error, and a batch whose joint settle fails says so; the refused address's line and the outcome words",
+    ),
     mutants: [
+      'apps/server/src/modules/notifications/delivery.ts:257:24 ""',
+      'apps/server/src/modules/notifications/delivery.ts:257:34 {}',
       'apps/server/src/modules/notifications/delivery.ts:280:11 ""',
       'apps/server/src/modules/notifications/delivery.ts:293:14 ""',
       'apps/server/src/modules/notifications/delivery.ts:307:14 ""',
@@ -500,6 +508,15 @@ const EXPLAINED = [
 const RESULTS = 'bench/results/mutation.json';
 /** In a part's report directory: the mutants that timed out in its full run and were then tested again alone. */
 const RETESTED = 'timeouts-retested.json';
+/** In a part's report directory: the database its tests ran on in its last run (written when the run starts). */
+const RUN_INFO = 'run.json';
+
+/**
+ * The database a run's tests use: PostgreSQL when TEST_DATABASE_URL is set (each test file copies a template into a
+ * database of its own, about 1 s, where PGlite loads a 43 MB dump in 4-6 s), else PGlite. A mutant a test kills
+ * on one is killed by the same test on the other: the tests and their assertions are the same.
+ */
+const databaseOf = (env = process.env) => (env.TEST_DATABASE_URL ? 'postgresql' : 'pglite');
 const DETECTED = ['Killed', 'Timeout'];
 const UNDETECTED = ['Survived', 'NoCoverage'];
 
@@ -540,10 +557,12 @@ function partMutants(dir) {
   const report = path.join(dir, 'mutation.json');
   const retestFile = path.join(dir, RETESTED);
   const retested = existsSync(retestFile) ? JSON.parse(readFileSync(retestFile, 'utf8')) : undefined;
+  const infoFile = path.join(dir, RUN_INFO);
+  const database = existsSync(infoFile) ? JSON.parse(readFileSync(infoFile, 'utf8')).database : undefined;
   if (existsSync(report)) {
     const r = JSON.parse(readFileSync(report, 'utf8'));
     const mutants = Object.entries(r.files).flatMap(([file, f]) => f.mutants.map((m) => ({ ...m, file })));
-    return { mutants, complete: true, date: statSync(report).mtime.toISOString(), retested };
+    return { mutants, complete: true, date: statSync(report).mtime.toISOString(), retested, database };
   }
   const events = path.join(dir, 'events');
   if (!existsSync(events)) return undefined;
@@ -555,7 +574,7 @@ function partMutants(dir) {
     .map((f) => JSON.parse(readFileSync(f, 'utf8')))
     .map((m) => ({ ...m, file: m.fileName ? path.relative(process.cwd(), m.fileName) : undefined }));
   const last = Math.max(...files.map((f) => statSync(f).mtimeMs));
-  return { mutants, complete: false, date: new Date(last).toISOString() };
+  return { mutants, complete: false, date: new Date(last).toISOString(), database };
 }
 
 /** The reason written beside a survivor (`file:line:column replacement`), from EXPLAINED. */
@@ -600,6 +619,7 @@ export function mergeModule(name, parts, found, prev = {}, { ran = {}, machine, 
         date: f.date,
         seconds: ran[i] ?? (old?.date === f.date ? old?.seconds : undefined),
         ...(f.retested ? { timeoutsRetested: f.retested.mutants.length, retestedAt: f.retested.date } : {}),
+        ...(f.database ? { database: f.database } : {}),
       });
       timeouts.push(...timeoutsOf(id, f));
       for (const x of f.mutants.filter((m) => UNDETECTED.includes(m.status))) {
@@ -778,6 +798,7 @@ function run(name, only, { retestOnly = false } = {}) {
       // The previous report would pass for this run's if this one stopped: only this run's files count.
       rmSync(path.join(dir, 'mutation.json'), { force: true });
       rmSync(path.join(dir, RETESTED), { force: true });
+      writeFileSync(path.join(dir, RUN_INFO), JSON.stringify({ database: databaseOf(), started: new Date().toISOString() }, null, 2));
       exitCode ||= stryker(part, dir);
     }
     exitCode ||= retestTimeouts(part, dir);

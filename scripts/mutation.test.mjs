@@ -174,6 +174,16 @@ describe('the merge into bench/results/mutation.json', { timeout: 120_000 }, () 
       ['notifications-2', `${fanout}:170:15`],
     ]);
   });
+  it('writes the database the part ran on, and keeps it when the part is not run', () => {
+    const report = path.join(dir, 'reports/mutation/notifications-2');
+    mkdirSync(report, { recursive: true });
+    writeFileSync(path.join(report, 'mutation.json'), JSON.stringify({ files: { [fanout]: { mutants: [mutant(1, 166, 7, 'Killed')] } } }));
+    writeFileSync(path.join(report, 'run.json'), JSON.stringify({ database: 'postgresql' }));
+    const { notifications } = mergeOnly();
+    expect(notifications.parts.map((p) => p.database)).toEqual([undefined, 'postgresql']);
+    rmSync(path.join(dir, 'reports'), { recursive: true });
+    expect(mergeOnly().notifications.parts[1].database).toBe('postgresql');
+  });
   it('lists the timeouts tested again alone with their status then, and keeps them when the part is not run', () => {
     const report = path.join(dir, 'reports/mutation/notifications-2');
     mkdirSync(report, { recursive: true });

@@ -2,8 +2,11 @@
 // after its notification was accepted or settled sends and charges nothing more; a job whose notification is gone
 // does nothing; a second attempt waits out a live attempt's lease and gives up when that lease outlasts its wait;
 // the retry limit's edge (the last try is final); what a failure and a skipped SMS record; an SMS whose charge fails
-// for another reason than the balance is retried, not skipped.
+// for another reason than the balance is retried, not skipped. And the lines an operator follows from a status
+// change's "notifications queued" line to each outcome: one per outcome with the notification's and its event's
+// ids, the channel, the outcome and the error, and one when an attempt starts waiting on a live one.
 import { randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { and, eq, sql } from 'drizzle-orm';
@@ -61,13 +64,22 @@ async function startRefusingSmtp() {
 }
 type RefusingSmtp = Awaited<ReturnType<typeof startRefusingSmtp>>;
 
+type Line = { msg?: string; level?: number; [k: string]: unknown };
+
 describe('mail and SMS delivery at their edges', () => {
   let ne: NotificationEnv<RefusingSmtp>;
   let env: TestEnv;
   let smtp: RefusingSmtp;
   let twilio: FakeTwilio;
+  const lines: Line[] = [];
   beforeAll(async () => {
-    ne = await startNotificationEnv({ smtp: startRefusingSmtp });
+    const logTo = new Writable({
+      write(chunk, _enc, done) {
+        for (const l of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(l) as Line);
+        done();
+      },
+    });
+    ne = await startNotificationEnv({ smtp: startRefusingSmtp, env: { LOG_LEVEL: 'info' }, logTo });
     ({ env, smtp, twilio } = ne);
     fastTuning(env.ctx, { leaseSeconds: LEASE_SECONDS });
   });
@@ -92,6 +104,16 @@ describe('mail and SMS delivery at their edges', () => {
       .where(and(eq(ledgerEntries.userId, userId), sql`${ledgerEntries.kind} in ('sms', 'refund')`))
       .orderBy(ledgerEntries.id);
   const textsFor = (tid: string) => twilio.requests.filter((r) => r.body.includes(tid)).length;
+  /** The outcome lines logged for a notification (logOutcome): level (30 info, 40 warn), words, outcome and error. */
+  const outcomes = (n: { id: string; eventId: string; channel: string }) =>
+    lines
+      .filter((l) => l.notificationId === n.id && l.outcome !== undefined)
+      .map((l) => {
+        expect(l).toMatchObject({ eventId: n.eventId, channel: n.channel });
+        return { level: l.level, msg: l.msg, outcome: l.outcome, ...(l.error !== undefined ? { error: l.error } : {}) };
+      });
+  const waitLines = (id: string) =>
+    lines.filter((l) => l.notificationId === id && l.msg === 'notification held by a live attempt: waiting');
 
   it('a job whose notification is gone (the account was deleted) does nothing', async () => {
     await expect(deliverEmail(env.ctx, randomUUID())).resolves.toBeUndefined();
@@ -106,6 +128,8 @@ describe('mail and SMS delivery at their edges', () => {
     await deliverEmail(env.ctx, n.id, { retryCount: 1, retryLimit: 3 });
     expect(smtp.to(email)).toBe(1);
     expect(await row(n.id)).toMatchObject({ status: 'sent', attempts: 1 });
+    // One line for the one send; the re-runs log nothing.
+    expect(outcomes(n)).toEqual([{ level: 30, msg: 'notification sent', outcome: 'sent' }]);
 
     // Settled without an acceptance (failed for good): nothing more either.
     const other = await queued('email', '1ZEDGEE0002');
@@ -123,6 +147,7 @@ describe('mail and SMS delivery at their edges', () => {
     await deliverSms(env.ctx, n.id, { retryCount: 1, retryLimit: 3 });
     expect(textsFor('1ZEDGES0001')).toBe(1);
     expect(await row(n.id)).toMatchObject({ status: 'sent', attempts: 1 });
+    expect(outcomes(n)).toEqual([{ level: 30, msg: 'notification sent', outcome: 'sent' }]);
     expect(await ledger(u.id)).toEqual([{ amountCents: -PRICING.smsCents, kind: 'sms', ref: n.id, description: 'SMS to +12025550143' }]);
     expect(before - (await balanceCents(env.ctx.db, u.id))).toBe(PRICING.smsCents);
   });
@@ -134,6 +159,7 @@ describe('mail and SMS delivery at their edges', () => {
     await deliverSms(env.ctx, n.id);
     expect(textsFor('1ZEDGES0002')).toBe(0);
     expect(await row(n.id)).toMatchObject({ status: 'skipped_balance', leaseUntil: null, lastError: expect.stringMatching(/balance/i) });
+    expect(outcomes(n)).toEqual([{ level: 30, msg: 'notification skipped_balance', outcome: 'skipped_balance' }]);
     expect(await ledger(u.id)).toEqual([]);
     expect(await balanceCents(env.ctx.db, u.id)).toBe(1);
     const today = env.ctx.now().toISOString().slice(0, 10);
@@ -192,6 +218,11 @@ describe('mail and SMS delivery at their edges', () => {
     await deliverEmail(env.ctx, n.id);
     expect(smtp.to(email)).toBe(1);
     expect(await row(n.id)).toMatchObject({ status: 'sent', leaseUntil: null });
+    // It looked every half second or so for 2 s, and said it was waiting once, with how long the live lease had left.
+    const waits = waitLines(n.id);
+    expect(waits).toHaveLength(1);
+    expect(waits[0]!.waitMs).toBeGreaterThan(0);
+    expect(waits[0]!.waitMs).toBeLessThanOrEqual(2000);
   });
 
   it('a second attempt gives up, sending nothing, when the live lease outlasts its wait', async () => {
@@ -239,6 +270,10 @@ describe('mail and SMS delivery at their edges', () => {
     await expect(deliverEmail(env.ctx, n.id, { retryCount: 3, retryLimit: 3 })).resolves.toBeUndefined();
     expect(await row(n.id)).toMatchObject({ status: 'failed', attempts: 2, leaseUntil: null, lastError: expect.stringContaining('451') });
     expect(smtp.to(email)).toBe(0);
+    expect(outcomes(n)).toEqual([
+      { level: 40, msg: 'notification retrying', outcome: 'retrying', error: expect.stringContaining('451') },
+      { level: 40, msg: 'notification failed', outcome: 'failed', error: expect.stringContaining('451') },
+    ]);
 
     for (const [code, tid] of [
       [550, '1ZEDGER0002'],
@@ -266,6 +301,10 @@ describe('mail and SMS delivery at their edges', () => {
     await expect(deliverSms(env.ctx, n.id, { retryCount: 3, retryLimit: 3 })).resolves.toBeUndefined();
     expect(await row(n.id)).toMatchObject({ status: 'failed', leaseUntil: null, lastError: expect.stringContaining('503') });
     expect(textsFor('1ZEDGER0004')).toBe(2);
+    expect(outcomes(n)).toEqual([
+      { level: 40, msg: 'notification retrying', outcome: 'retrying', error: expect.stringContaining('503') },
+      { level: 40, msg: 'notification failed', outcome: 'failed', error: expect.stringContaining('503') },
+    ]);
     expect(await ledger(u.id)).toEqual([
       { amountCents: -PRICING.smsCents, kind: 'sms', ref: n.id, description: 'SMS to +12025550143' },
       { amountCents: PRICING.smsCents, kind: 'refund', ref: n.id, description: 'SMS to +12025550143 not sent' },

@@ -259,18 +259,21 @@ export interface NotificationEnv<M extends { url: string; close(): Promise<void>
  * brings its own), `env` adds to the app's settings (WEBHOOK_ALLOW_PRIVATE, ...). Close it in afterAll.
  */
 export async function startNotificationEnv<M extends { url: string; close(): Promise<void> } = SmtpCapture>(
-  opts: { smtp?: () => Promise<M>; env?: Record<string, string> } = {},
+  opts: { smtp?: () => Promise<M>; env?: Record<string, string>; logTo?: NodeJS.WritableStream } = {},
 ): Promise<NotificationEnv<M>> {
   const smtp = await (opts.smtp ?? (startSmtp as unknown as () => Promise<M>))();
   const twilio = await startFakeTwilio();
-  const env = await createTestEnv({
-    SMTP_URL: smtp.url,
-    TWILIO_BASE_URL: twilio.url,
-    TWILIO_ACCOUNT_SID: TWILIO_ACCOUNT.sid,
-    TWILIO_AUTH_TOKEN: TWILIO_ACCOUNT.token,
-    TWILIO_FROM: '+15005550006',
-    ...opts.env,
-  }).catch(async (e: unknown) => {
+  const env = await createTestEnv(
+    {
+      SMTP_URL: smtp.url,
+      TWILIO_BASE_URL: twilio.url,
+      TWILIO_ACCOUNT_SID: TWILIO_ACCOUNT.sid,
+      TWILIO_AUTH_TOKEN: TWILIO_ACCOUNT.token,
+      TWILIO_FROM: '+15005550006',
+      ...opts.env,
+    },
+    { logTo: opts.logTo },
+  ).catch(async (e: unknown) => {
     await smtp.close();
     await twilio.close();
     throw e;

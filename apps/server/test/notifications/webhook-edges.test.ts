@@ -1,8 +1,11 @@
 // The edges of webhook delivery that the integration tests pass over (issue 27, delivery-2), run by hand against
 // a loopback receiver and the real database: a job with nothing to do posts nothing; an answer settled one at a
 // time records what was answered; a post that throws, or a settle the database refuses, gives the lease back and
-// the job is retried while the rest of its batch is delivered; the alerts of a given-up and a gone endpoint.
+// the job is retried while the rest of its batch is delivered; the alerts of a given-up and a gone endpoint; and
+// the line an operator follows to each outcome (one per outcome: the notification's and its event's ids, the
+// attempt, the answer and the error).
 import { randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { eq, inArray, sql } from 'drizzle-orm';
 import { alerts, notifications, webhookAttempts } from '../../src/db/schema.ts';
@@ -10,12 +13,21 @@ import { deliverWebhook, deliverWebhooks } from '../../src/modules/notifications
 import { createTestEnv, signUp, type TestEnv } from '../helpers.ts';
 import { allTriggers, changeStatus, fastTuning, insertTracking, saveSettings, startReceiver, userRow } from './fixtures.ts';
 
+type Line = { msg?: string; level?: number; [k: string]: unknown };
+
 describe('webhook delivery at its edges', () => {
   let env: TestEnv;
   let rx: Awaited<ReturnType<typeof startReceiver>>;
+  const lines: Line[] = [];
   beforeAll(async () => {
     rx = await startReceiver(() => []);
-    env = await createTestEnv({ WEBHOOK_ALLOW_PRIVATE: 'true' });
+    const logTo = new Writable({
+      write(chunk, _enc, done) {
+        for (const l of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(l) as Line);
+        done();
+      },
+    });
+    env = await createTestEnv({ WEBHOOK_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'info' }, { logTo });
   });
   beforeEach(() => {
     fastTuning(env.ctx);
@@ -44,6 +56,14 @@ describe('webhook delivery at its edges', () => {
     env.ctx.db.select().from(webhookAttempts).where(inArray(webhookAttempts.notificationId, ids)).orderBy(webhookAttempts.id);
   const posts = (id: string) => rx.received.filter((r) => r.id === id).length;
   const today = () => env.ctx.now().toISOString().slice(0, 10);
+  /** The outcome lines logged for a notification (logOutcome): level (30 info, 40 warn), words and fields. */
+  const outcomes = (n: { id: string; eventId: string }) =>
+    lines
+      .filter((l) => l.notificationId === n.id && l.outcome !== undefined)
+      .map(({ level, msg, outcome, attempt, httpStatus, error, eventId, channel }) => {
+        expect({ eventId, channel }).toEqual({ eventId: n.eventId, channel: 'webhook' });
+        return { level, msg, outcome, attempt, httpStatus, ...(error !== undefined ? { error } : {}) };
+      });
 
   it('a job whose notification is gone, already settled, or at another attempt posts nothing', async () => {
     await expect(deliverWebhook(env.ctx, job({ id: randomUUID() }))).resolves.toBeUndefined();
@@ -82,6 +102,21 @@ describe('webhook delivery at its edges', () => {
     expect(await attemptsOf([n.id])).toEqual([
       expect.objectContaining({ httpStatus: 202, error: null, responseBody: 'answer 202', durationMs: expect.any(Number) }),
     ]);
+    expect(outcomes(n)).toEqual([{ level: 30, msg: 'notification delivered', outcome: 'delivered', attempt: 0, httpStatus: 202 }]);
+  });
+
+  it('an address refused at send (the host no longer resolves) fails the notification and logs why', async () => {
+    const { ns } = await queued(1, '1ZWHEDGEH');
+    const n = ns[0]!;
+    // As if the name had stopped resolving since the URL was saved: `.invalid` never resolves (RFC 2606).
+    await env.ctx.db.update(notifications).set({ recipient: 'https://hooks.example.invalid/in' }).where(eq(notifications.id, n.id));
+    await deliverWebhook(env.ctx, job(n));
+    expect(posts(n.id)).toBe(0);
+    expect(await row(n.id)).toMatchObject({ status: 'failed', attempts: 1, nextAttemptAt: null, leaseUntil: null });
+    const why = 'The webhook host hooks.example.invalid could not be resolved';
+    expect((await row(n.id)).lastError).toBe(why);
+    expect(await attemptsOf([n.id])).toEqual([expect.objectContaining({ httpStatus: null, durationMs: 0, error: why })]);
+    expect(outcomes(n)).toEqual([{ level: 40, msg: 'notification failed', outcome: 'failed', attempt: 0, error: why }]);
   });
 
   it('a refused connection is recorded with its own error, not as an HTTP status, and retried', async () => {
@@ -96,6 +131,9 @@ describe('webhook delivery at its edges', () => {
     expect(r.lastError).toMatch(/ECONNREFUSED/);
     expect(r.nextAttemptAt!.getTime()).toBeGreaterThan(env.ctx.now().getTime() - 60_000);
     expect(await attemptsOf([n.id])).toEqual([expect.objectContaining({ httpStatus: null, error: expect.stringMatching(/ECONNREFUSED/) })]);
+    expect(outcomes(n)).toEqual([
+      { level: 40, msg: 'notification retrying', outcome: 'retrying', attempt: 0, httpStatus: null, error: r.lastError },
+    ]);
   });
 
   it('a post that throws gives its lease back and is retried by its job, while the rest of the batch is delivered', async () => {
@@ -111,6 +149,10 @@ describe('webhook delivery at its edges', () => {
     expect(await row(broken)).toMatchObject({ status: 'pending', attempts: 0, leaseUntil: null });
     expect(posts(broken)).toBe(0);
     for (const id of [ns[0]!.id, ns[2]!.id]) expect(await row(id)).toMatchObject({ status: 'delivered', attempts: 1 });
+    // Settled together, each delivered one has its own line; the one whose post threw has none (its job's error is pg-boss's).
+    for (const n of [ns[0]!, ns[2]!])
+      expect(outcomes(n)).toEqual([{ level: 30, msg: 'notification delivered', outcome: 'delivered', attempt: 0, httpStatus: 200 }]);
+    expect(outcomes(ns[1]!)).toEqual([]);
     // The job's retry delivers it.
     env.ctx.resources.notificationFaults = undefined;
     expect(await deliverWebhooks(env.ctx, jobsFor([ns[1]!]))).toEqual([null]);
@@ -140,6 +182,13 @@ describe('webhook delivery at its edges', () => {
       await env.ctx.db.execute(sql.raw('drop function refuse_attempt_log()'));
     }
     expect(errors.map((e) => e !== null)).toEqual([false, false, true]);
+    expect(lines.filter((l) => l.msg === 'webhook batch settle failed: settling one by one')).toEqual([
+      // err: the failed statement as the driver words it (its text, cut at 500 characters).
+      expect.objectContaining({ level: 40, deliveries: 3, err: expect.stringContaining('webhook_attempts') }),
+    ]);
+    // Settled one by one, the two the database took have a line each.
+    for (const n of [ns[0]!, ns[1]!])
+      expect(outcomes(n)).toEqual([{ level: 30, msg: 'notification delivered', outcome: 'delivered', attempt: 0, httpStatus: 200 }]);
     for (const id of [ns[0]!.id, ns[1]!.id])
       expect(await row(id)).toMatchObject({ status: 'delivered', attempts: 1, providerId: 'http-200', leaseUntil: null });
     expect((await attemptsOf([ns[0]!.id, ns[1]!.id])).map((a) => a.httpStatus)).toEqual([200, 200]);
@@ -160,6 +209,9 @@ describe('webhook delivery at its edges', () => {
     rx.setRespond(() => ({ status: 500 }));
     await deliverWebhook(env.ctx, job(n));
     expect(await row(n.id)).toMatchObject({ status: 'failed', attempts: 1, lastError: 'HTTP 500', nextAttemptAt: null, leaseUntil: null });
+    expect(outcomes(n)).toEqual([
+      { level: 40, msg: 'notification failed', outcome: 'failed', attempt: 0, httpStatus: 500, error: 'HTTP 500' },
+    ]);
     expect(await env.ctx.db.select().from(alerts).where(eq(alerts.userId, u.id))).toEqual([
       expect.objectContaining({
         group: 'general',
@@ -183,6 +235,9 @@ describe('webhook delivery at its edges', () => {
       nextAttemptAt: null,
       leaseUntil: null,
     });
+    expect(outcomes(n)).toEqual([
+      { level: 30, msg: 'notification disabled', outcome: 'disabled', attempt: 0, httpStatus: 410, error: 'HTTP 410' },
+    ]);
     const settings = (await userRow(env.ctx, u.email)).settings as {
       receiveNotification: { webhook: { triggers: object; endpoint: string } };
     };
