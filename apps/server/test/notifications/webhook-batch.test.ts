@@ -91,4 +91,20 @@ describe('a batch of webhook jobs', () => {
       await rx.close();
     }
   });
+
+  // A worker that died holding a lease leaves it to run out. The batch cannot take that notification, so its job goes
+  // the one-at-a-time way: it waits for the lease to lapse and posts it, rather than being counted done unsent.
+  it("a notification whose lease a dead worker left is posted by the batch's job once the lease runs out", async () => {
+    const rx = await startSlowReceiver(0);
+    try {
+      const [orphan, other] = await notifications_(rx.url, 2, '1ZBATCHO');
+      expect(await takeLease(env.ctx.db, orphan!.id, 1, 0)).toMatchObject({ held: true });
+      expect(await deliverWebhooks(env.ctx, jobsFor([orphan!, other!]))).toEqual([null, null]);
+      expect([...rx.ids].sort()).toEqual([orphan!.id, other!.id].sort());
+      for (const r of await rows([orphan!.id, other!.id])) expect(r).toMatchObject({ status: 'delivered', attempts: 1, leaseUntil: null });
+      expect((await attemptsOf([orphan!.id])).length).toBe(1);
+    } finally {
+      await rx.close();
+    }
+  });
 });
