@@ -446,6 +446,49 @@ const EXPLAINED = [
     mutants: ['apps/server/src/modules/notifications/delivery.ts:315:7 true'],
   },
   {
+    why:
+      "Equivalent but for a log line's job id: takeWebhookLeases claims a notification only at its current attempt, so " +
+      'without the attempt check a stale job of the same notification, when it comes first in the batch, carries the ' +
+      "claim instead of the current job: the same notification is posted once, at the claim's attempt, and the current " +
+      "job goes the one-at-a-time way and finds it settled. Only the jobId in the attempt's log context differs.",
+    mutants: ['apps/server/src/modules/notifications/delivery.ts:347:14 true'],
+  },
+  {
+    why: LATER(
+      'test/notifications/webhook-batch.test.ts: "a notification whose lease a dead worker left is posted by the ' +
+        'batch\'s job once the lease runs out"',
+    ),
+    mutants: [
+      'apps/server/src/modules/notifications/delivery.ts:348:10 ;',
+      'apps/server/src/modules/notifications/delivery.ts:407:44 () => undefined',
+    ],
+  },
+  {
+    why:
+      "Logging: a batch's post, its delivered line and its one-at-a-time way without the job id in their log context; " +
+      'nothing else reads it.',
+    mutants: [
+      'apps/server/src/modules/notifications/delivery.ts:350:71 {}',
+      'apps/server/src/modules/notifications/delivery.ts:357:52 {}',
+      'apps/server/src/modules/notifications/delivery.ts:386:28 {}',
+    ],
+  },
+  {
+    why:
+      "Logging: with `settled.has` true, a batch's 2xx answer that another worker settled first also logs a delivered " +
+      'line; what is written is the same (the joint settle left that row alone).',
+    mutants: ['apps/server/src/modules/notifications/delivery.ts:385:15 true'],
+  },
+  {
+    why:
+      'Equivalent: with no 2xx answer in the batch, settleDeliveredWebhooks is called with no rows and returns an empty set ' +
+      'before any statement, and every answer is then settled on its own, as without the call.',
+    mutants: [
+      'apps/server/src/modules/notifications/delivery.ts:369:9 true',
+      'apps/server/src/modules/notifications/delivery.ts:369:9 ok.length >= 0',
+    ],
+  },
+  {
     why: LATER(
       'test/notifications/webhook-edges.test.ts: each webhook outcome (delivered one at a time or in a batch, retrying, ' +
         'disabled, given up, an address refused at send) has one line with its words, level, ids, attempt, answer and ' +
