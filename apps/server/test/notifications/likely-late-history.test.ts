@@ -45,9 +45,14 @@ describe('likely late from our delivery history', () => {
       const own = await smtp.waitFor((m) => mailTo(m).includes(a.email) && /likely late/i.test(m.subject ?? ''), 30_000);
       expect(own.subject).toBe(`Chair (${TID}): likely late`);
       expect(own.text).toMatch(
-        /will likely arrive later than the carrier promised\. Our delivery history on this lane says it usually takes 2\d days\./,
+        /will likely arrive later than the carrier promised\. Our delivery history on this lane says it usually takes \d+ days\./,
       );
       const usualDays = Number(/usually takes (\d+) days/.exec(own.text ?? '')![1]);
+      // The history's 15 business days in calendar days from this parcel's day: three weekends, so 21 from a weekday,
+      // fewer from a Friday evening or a weekend, more across a holiday (the test used to expect 20-29, and failed
+      // when run on a Friday evening at the destination: 19).
+      expect(usualDays).toBeGreaterThanOrEqual(18);
+      expect(usualDays).toBeLessThanOrEqual(24);
 
       const shown = await eventually(async () => {
         const r = await call(env.app, 'GET', '/v1/trackings/get', { token: a.session });

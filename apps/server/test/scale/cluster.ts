@@ -50,7 +50,8 @@ function seedEmbeddedDataDir(env: Record<string, string>): void {
   const pgdata = path.join(dir, 'pglite');
   if (existsSync(path.join(pgdata, 'PG_VERSION'))) return;
   mkdirSync(pgdata, { recursive: true });
-  execFileSync('tar', ['-xf', dump, '-C', pgdata]);
+  // PGlite's dump names its members from the root ('/base/...'); tar's note that it strips the '/' is captured.
+  execFileSync('tar', ['-xf', dump, '-C', pgdata], { stdio: 'pipe' });
 }
 
 /** The processes a test started; `stopAll` kills what is left. */
