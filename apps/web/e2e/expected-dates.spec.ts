@@ -84,13 +84,15 @@ for (const { zone, note } of [
 
 // The account's own list says it too (decision 175): under the window on a phone's card, in the details panel, and in
 // the desk cell's title; a reader in the destination's clock is told nothing.
-for (const { zone, note } of [
-  { zone: 'Europe/Berlin', note: 'Times in local time at the destination (UTC\u22126)' },
-  { zone: 'America/Regina', note: null },
+const { defaultBrowserType: _chromium, ...pixel7 } = devices['Pixel 7'];
+for (const { zone, note, phone, device } of [
+  { zone: 'Europe/Berlin', note: 'Times in local time at the destination (UTC\u22126)', phone: 'iphone-13', device: iphone13 },
+  { zone: 'Europe/Berlin', note: 'Times in local time at the destination (UTC\u22126)', phone: 'pixel-7', device: pixel7 },
+  { zone: 'America/Regina', note: null, phone: 'iphone-13', device: iphone13 },
 ]) {
-  test(`the trackings card and panel say whose clock the window is in (${zone}, iphone-13, by tap)`, async ({ browser, request }) => {
+  test(`the trackings card and panel say whose clock the window is in (${zone}, ${phone}, by tap)`, async ({ browser, request }) => {
     test.setTimeout(90_000);
-    const { context, page, token } = await account(browser, request, { ...iphone13, timezoneId: zone });
+    const { context, page, token } = await account(browser, request, { ...device, timezoneId: zone });
     const tid = freshDelivered();
     expect((await apiPost(request, token, '/v1/trackings/add', { tid, courier: 'ups', title: 'Desk lamp' })).code).toBe(201);
     await page.goto('/account/trackings');
@@ -98,13 +100,13 @@ for (const { zone, note } of [
     await expect(card.getByTestId('expected')).toHaveText(WINDOW, { timeout: 20_000 });
     if (note) await expect(card.getByTestId('expected-zone')).toHaveText(note);
     else await expect(card.getByTestId('expected-zone')).toHaveCount(0);
-    await page.screenshot({ path: `test-results/expected-dates/card-zone-${zone.replace('/', '-')}.png`, fullPage: false });
+    await page.screenshot({ path: `test-results/expected-dates/card-zone-${zone.replace('/', '-')}-${phone}.png`, fullPage: false });
     await card.getByRole('button', { name: `Open ${tid}` }).tap();
     const panel = page.getByRole('dialog');
     await expect(panel.getByTestId('panel-expected')).toHaveText(new RegExp(WINDOW.source.replace('^Expected ', '^')));
     if (note) await expect(panel.getByTestId('panel-expected-zone')).toHaveText(note);
     else await expect(panel.getByTestId('panel-expected-zone')).toHaveCount(0);
-    await page.screenshot({ path: `test-results/expected-dates/panel-zone-${zone.replace('/', '-')}.png`, fullPage: false });
+    await page.screenshot({ path: `test-results/expected-dates/panel-zone-${zone.replace('/', '-')}-${phone}.png`, fullPage: false });
     await context.close();
   });
 }

@@ -58,13 +58,8 @@ function seedEmbeddedDataDir(env: Record<string, string>): void {
 export class Cluster {
   readonly processes: ServerProcess[] = [];
 
-  /** `seed: false`: a new embedded DATA_DIR is left empty, for PGlite's initdb to make. */
-  async start(
-    role: 'api' | 'worker' | 'all',
-    env: Record<string, string>,
-    opts: { logs?: boolean; seed?: boolean } = {},
-  ): Promise<ServerProcess> {
-    if (opts.seed !== false) seedEmbeddedDataDir(env);
+  async start(role: 'api' | 'worker' | 'all', env: Record<string, string>, opts: { logs?: boolean } = {}): Promise<ServerProcess> {
+    seedEmbeddedDataDir(env);
     let [port, adminPort] = [0, 0];
     let stderr = '';
     const stdout: string[] = [];
