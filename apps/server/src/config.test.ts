@@ -121,3 +121,15 @@ describe('a deployment refuses the test stand-ins unless each is allowed (decisi
     expect(r.stderr).not.toContain('carrier sandbox');
   }, 90_000);
 });
+
+describe('the webhooks DNS servers', () => {
+  it('are a comma-separated list of addresses with optional ports; unset is the system resolver; anything else is refused', () => {
+    expect(loadConfig({ ...base }).WEBHOOK_DNS_SERVERS).toBeUndefined();
+    expect(loadConfig({ ...base, WEBHOOK_DNS_SERVERS: ' 1.1.1.1, 127.0.0.1:5353,[2001:db8::1]:53 ' }).WEBHOOK_DNS_SERVERS).toEqual([
+      '1.1.1.1',
+      '127.0.0.1:5353',
+      '[2001:db8::1]:53',
+    ]);
+    expect(() => loadConfig({ ...base, WEBHOOK_DNS_SERVERS: 'dns.example.com' })).toThrow(ConfigError);
+  });
+});

@@ -129,6 +129,20 @@ const envSchema = carrierEnvSchema.extend({
   TWILIO_AUTH_TOKEN: z.string().optional(),
   TWILIO_FROM: z.string().optional(),
   WEBHOOK_ALLOW_PRIVATE: bool,
+  // DNS servers webhooks resolve their hosts with (`ip` or `ip:port`, comma-separated); unset: the system's resolver.
+  WEBHOOK_DNS_SERVERS: z
+    .string()
+    .optional()
+    .transform((v) =>
+      v
+        ?.split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
+    .refine(
+      (v) => !v || v.every((s) => /^[\d.]+(:\d+)?$|^\[?[0-9a-f:]+\]?(:\d+)?$/i.test(s)),
+      'a comma-separated list of IP addresses, each with an optional :port',
+    ),
   // Card payments go to Braintree when all four are set, to the built-in sandbox gateway otherwise.
   BRAINTREE_ENVIRONMENT: z.enum(['sandbox', 'production']).optional(),
   BRAINTREE_MERCHANT_ID: z.string().optional(),

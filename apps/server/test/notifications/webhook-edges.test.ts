@@ -12,22 +12,26 @@ import { alerts, notifications, webhookAttempts } from '../../src/db/schema.ts';
 import { deliverWebhook, deliverWebhooks } from '../../src/modules/notifications/delivery.ts';
 import { createTestEnv, signUp, type TestEnv } from '../helpers.ts';
 import { allTriggers, changeStatus, fastTuning, insertTracking, saveSettings, startReceiver, userRow } from './fixtures.ts';
+import { startDnsServer } from './dns-server.ts';
 
 type Line = { msg?: string; level?: number; [k: string]: unknown };
 
 describe('webhook delivery at its edges', () => {
   let env: TestEnv;
   let rx: Awaited<ReturnType<typeof startReceiver>>;
+  let dns: Awaited<ReturnType<typeof startDnsServer>>;
   const lines: Line[] = [];
   beforeAll(async () => {
     rx = await startReceiver(() => []);
+    // Webhook hosts are looked up on a DNS server of our own on loopback: it answers at once, and can fail.
+    dns = await startDnsServer();
     const logTo = new Writable({
       write(chunk, _enc, done) {
         for (const l of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(l) as Line);
         done();
       },
     });
-    env = await createTestEnv({ WEBHOOK_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'info' }, { logTo });
+    env = await createTestEnv({ WEBHOOK_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'info', WEBHOOK_DNS_SERVERS: dns.server }, { logTo });
   });
   beforeEach(() => {
     fastTuning(env.ctx);
@@ -37,6 +41,7 @@ describe('webhook delivery at its edges', () => {
   afterAll(async () => {
     await env.close();
     await rx.close();
+    await dns.close();
   });
 
   /** `count` status changes of one account whose webhook points at `url`: the account and their notifications (jobs not run). */
@@ -108,15 +113,52 @@ describe('webhook delivery at its edges', () => {
   it('an address refused at send (the host no longer resolves) fails the notification and logs why', async () => {
     const { ns } = await queued(1, '1ZWHEDGEH');
     const n = ns[0]!;
-    // As if the name had stopped resolving since the URL was saved: `.invalid` never resolves (RFC 2606).
+    // As if the name had stopped resolving since the URL was saved: the DNS server says it does not exist (NXDOMAIN).
     await env.ctx.db.update(notifications).set({ recipient: 'https://hooks.example.invalid/in' }).where(eq(notifications.id, n.id));
     await deliverWebhook(env.ctx, job(n));
+    expect(dns.asked).toContain('hooks.example.invalid');
     expect(posts(n.id)).toBe(0);
     expect(await row(n.id)).toMatchObject({ status: 'failed', attempts: 1, nextAttemptAt: null, leaseUntil: null });
     const why = 'The webhook host hooks.example.invalid could not be resolved';
     expect((await row(n.id)).lastError).toBe(why);
     expect(await attemptsOf([n.id])).toEqual([expect.objectContaining({ httpStatus: null, durationMs: 0, error: why })]);
     expect(outcomes(n)).toEqual([{ level: 40, msg: 'notification failed', outcome: 'failed', attempt: 0, error: why }]);
+  });
+
+  it('a host the resolver cannot look up just now is kept at save, retried at send, and delivered once it answers', async () => {
+    // The DNS server fails (SERVFAIL) for the shop's host: the resolver is down, the name is not wrong.
+    dns.set('hooks.shop-down.test', 'servfail');
+    const url = `http://hooks.shop-down.test:${new URL(rx.url).port}/in`;
+    const { u, ns } = await queued(1, '1ZWHEDGEL', url);
+    const n = ns[0]!;
+    expect(
+      ((await userRow(env.ctx, u.email)).settings as { receiveNotification: { webhook: { endpoint: string } } }).receiveNotification.webhook
+        .endpoint,
+    ).toBe(url);
+    await deliverWebhook(env.ctx, job(n));
+    const why = 'The webhook host hooks.shop-down.test could not be looked up just now (ESERVFAIL)';
+    const r = await row(n.id);
+    expect(r).toMatchObject({ status: 'retrying', attempts: 1, lastError: why, leaseUntil: null });
+    expect(r.nextAttemptAt).not.toBeNull();
+    expect(posts(n.id)).toBe(0);
+    expect(await attemptsOf([n.id])).toEqual([expect.objectContaining({ httpStatus: null, error: why })]);
+    expect(outcomes(n)).toEqual([
+      { level: 40, msg: 'notification retrying', outcome: 'retrying', attempt: 0, httpStatus: null, error: why },
+    ]);
+    // The resolver is back: the retry looks the host up again, posts once, and the notification is delivered.
+    dns.set('hooks.shop-down.test', { a: '127.0.0.1' });
+    await deliverWebhook(env.ctx, job(n, 1));
+    expect(posts(n.id)).toBe(1);
+    expect(await row(n.id)).toMatchObject({ status: 'delivered', attempts: 2, lastError: null });
+  });
+
+  it('a host that does not exist is still refused at save, with the field error', async () => {
+    const a = await signUp(env.app);
+    await expect(
+      saveSettings(env, a.session, {
+        receiveNotification: { webhook: { triggers: allTriggers, endpoint: 'https://no-such-host.test/in' } },
+      }),
+    ).rejects.toThrow(/The webhook host no-such-host.test could not be resolved/);
   });
 
   it('a refused connection is recorded with its own error, not as an HTTP status, and retried', async () => {

@@ -31,8 +31,8 @@ import {
   initialSettings,
   mergeSettings,
   newWebhookSecret,
+  checkWebhookAtSave,
   releaseHeldCustomerMessages,
-  resolveWebhookTarget,
   settingsView,
   type StoredSettings,
 } from '../notifications/notifications.service.ts';
@@ -453,7 +453,7 @@ export async function update(ctx: AppContext, user: UserRow, input: z.output<typ
     const s = input.settings;
     // SSRF guard at save (ARCHITECTURE §5); delivery checks again after its own DNS lookup.
     const hook = s.receiveNotification?.webhook?.endpoint;
-    if (hook) await resolveWebhookTarget(hook, { allowPrivate: ctx.config.WEBHOOK_ALLOW_PRIVATE });
+    if (hook) await checkWebhookAtSave(ctx, hook);
     // A person's customers are told too (the email and phone set on a tracking; decision 100). Couriers never get
     // here (the route is owner-only).
     values.settings = mergeSettings(user.settings as StoredSettings, {

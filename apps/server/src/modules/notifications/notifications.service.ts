@@ -7,6 +7,7 @@ import * as repo from './notifications.repository.ts';
 import { webhookQueue, type NotifyJob } from './queues.ts';
 import { enqueue } from '../../jobs/define.ts';
 import { PREVIOUS_SECRET_GRACE_MS, newWebhookSecret } from './signing.ts';
+import { WebhookLookupUnavailableError, resolveWebhookTarget, resolverFor } from './ssrf.ts';
 /** Notification settings are this module's (decision 117): the accounts module stores them in the user row. */
 export {
   approachOf,
@@ -25,7 +26,22 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
 // webhook secrets, and the SSRF check of a webhook URL at save.
 export { fanOutStatusEvent, fanOutStatusEvents, releaseHeldCustomerMessages } from './fanout.ts';
 export { newWebhookSecret } from './signing.ts';
-export { resolveWebhookTarget } from './ssrf.ts';
+
+/**
+ * The SSRF check of a webhook URL at save (400 with a field error when refused). A resolver that cannot answer just
+ * now does not refuse the URL: every send checks it again, and retries while the resolver is down (decision 181).
+ */
+export async function checkWebhookAtSave(ctx: AppContext, url: string): Promise<void> {
+  try {
+    await resolveWebhookTarget(url, {
+      allowPrivate: ctx.config.WEBHOOK_ALLOW_PRIVATE,
+      resolve: resolverFor(ctx.config.WEBHOOK_DNS_SERVERS),
+    });
+  } catch (err) {
+    if (!(err instanceof WebhookLookupUnavailableError)) throw err;
+    ctx.log.warn({ host: err.host, code: err.code }, 'webhook host not looked up at save: kept, checked again at send');
+  }
+}
 
 export async function notificationLog(ctx: AppContext, user: UserRow, limit: number): Promise<NotificationLogItem[]> {
   const rows = await repo.listUserNotifications(ctx.db, user.id, limit);

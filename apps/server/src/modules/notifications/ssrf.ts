@@ -1,4 +1,4 @@
-import { lookup } from 'node:dns/promises';
+import { Resolver as DnsResolver, lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { MSG } from '@shiptrail/contract';
@@ -64,12 +64,60 @@ export function parseWebhookUrl(raw: string): URL {
   return url;
 }
 
+/**
+ * A lookup that could not be answered just now (the resolver unreachable, timing out or failing: EAI_AGAIN,
+ * ESERVFAIL, ETIMEOUT, ECONNREFUSED), as opposed to a name that does not exist. Not the URL's fault: at send it is
+ * retried like a refused connection; at save the URL is kept, since every send checks it again (decision 181).
+ */
+export class WebhookLookupUnavailableError extends Error {
+  readonly host: string;
+  readonly code: string;
+  constructor(host: string, code: string) {
+    super(`The webhook host ${host} could not be looked up just now (${code})`);
+    this.host = host;
+    this.code = code;
+  }
+}
+
+/** Answers that say the name has no address: the URL is wrong, and asking again will not change it. */
+const NO_SUCH_NAME = new Set(['ENOTFOUND', 'ENODATA', 'EBADNAME', 'ENONAME', 'EAI_NONAME', 'EAI_NODATA']);
+
 export type Resolver = (host: string) => Promise<Array<{ address: string; family: number }>>;
 const systemResolver: Resolver = (host) => lookup(host, { all: true, verbatim: true });
 
 /**
+ * The resolver webhooks use: the system's (getaddrinfo, /etc/hosts included) unless WEBHOOK_DNS_SERVERS names
+ * DNS servers (`ip` or `ip:port`, comma-separated) to ask instead, with A and AAAA records.
+ */
+export function webhookResolver(servers: string[] | undefined): Resolver {
+  if (!servers?.length) return systemResolver;
+  const dns = new DnsResolver({ timeout: 2000, tries: 2 });
+  dns.setServers(servers);
+  return async (host) => {
+    const [v4, v6] = await Promise.allSettled([dns.resolve4(host), dns.resolve6(host)]);
+    const found = [
+      ...(v4.status === 'fulfilled' ? v4.value.map((address) => ({ address, family: 4 })) : []),
+      ...(v6.status === 'fulfilled' ? v6.value.map((address) => ({ address, family: 6 })) : []),
+    ];
+    if (found.length) return found;
+    // Neither family answered: a failure of either that is not "no such name" is the one to report.
+    const errors = [v4, v6].flatMap((r) => (r.status === 'rejected' ? [r.reason as NodeJS.ErrnoException] : []));
+    throw errors.find((e) => !NO_SUCH_NAME.has(String(e.code))) ?? errors[0] ?? Object.assign(new Error('no address'), { code: 'ENODATA' });
+  };
+}
+const resolvers = new Map<string, Resolver>();
+/** One resolver per server list, kept for the process. */
+export function resolverFor(servers: string[] | undefined): Resolver {
+  const key = (servers ?? []).join(',');
+  let r = resolvers.get(key);
+  if (!r) resolvers.set(key, (r = webhookResolver(servers)));
+  return r;
+}
+
+/**
  * Resolve the URL's host and check every address it resolves to. Refusing when any address is private
- * (not just the first) means a name with one public and one internal record cannot be used to pivot.
+ * (not just the first) means a name with one public and one internal record cannot be used to pivot. A name that
+ * does not exist is refused for good; a resolver that cannot answer just now throws WebhookLookupUnavailableError.
  */
 export async function resolveWebhookTarget(raw: string, opts: { allowPrivate: boolean; resolve?: Resolver }): Promise<ResolvedTarget> {
   const url = parseWebhookUrl(raw);
@@ -79,7 +127,9 @@ export async function resolveWebhookTarget(raw: string, opts: { allowPrivate: bo
   else {
     try {
       addrs = await (opts.resolve ?? systemResolver)(host);
-    } catch {
+    } catch (err) {
+      const code = String((err as NodeJS.ErrnoException).code ?? '');
+      if (code && !NO_SUCH_NAME.has(code)) throw new WebhookLookupUnavailableError(host, code);
       throw new UnsafeWebhookUrlError(`The webhook host ${host} could not be resolved`);
     }
     if (addrs.length === 0) throw new UnsafeWebhookUrlError(`The webhook host ${host} could not be resolved`);
