@@ -290,6 +290,9 @@ process.on('message', (m: { t: string; email?: string; trackings?: number; reset
     await closeContext(ctx);
     rmSync(dataDir, { recursive: true, force: true });
     process.disconnect();
+    // Whatever handle is left (the sandbox's keep-alive sockets) must not keep it: a CPU profile (--cpu-prof) is
+    // written at exit, and a kill would lose it.
+    setTimeout(() => process.exit(0), 2000).unref();
   })();
 });
 process.send!({ t: 'ready', url, session });
