@@ -1,9 +1,15 @@
-// The soak's server (bench/soak.bench.ts): the whole platform in one process on PGlite, started by `node` as
-// `npm start` starts it (Node's own type stripping, no tsx loader in this process or its threads), apart from the
-// load generator. It samples its own memory every 10 s and answers the bench over the IPC channel:
+// The soak's server (bench/soak.bench.ts, and bench/outside.bench.ts): the whole platform in one process on PGlite,
+// started by `node` as `npm start` starts it (Node's own type stripping, no tsx loader in this process or its threads),
+// apart from the load generator. It samples its own memory every 10 s and answers the bench over the IPC channel:
 // - it sends { t: 'ready', url, session } once it listens with a signed-up, topped-up account;
+// - on { t: 'account', email, trackings } it signs up and tops up another account with that many trackings (no
+//   refresh due) and answers { t: 'account', session };
+// - on { t: 'stats', reset } it answers { t: 'stats', thread, counts }: the database thread's statement and
+//   transaction timings (decision 164) and what the platform did (status changes, notifications by channel and state);
 // - on { t: 'finish' } it sends { t: 'report', ... } (the samples, the full-collection figures, the checkpoints
 //   stored) and exits.
+// BENCH_SERVER_CONFIG (JSON) adds settings to its configuration (the outside bench: the sandbox's pace, the metrics
+// token, webhooks to the loopback receiver).
 // The breakdown (decision 156): the main thread's and the database thread's process.memoryUsage() (each thread its
 // own V8 heap), PGlite's WebAssembly memory, /proc/self/status (VmRSS, RssAnon, RssFile), /proc/self/smaps_rollup,
 // and at the end the largest mappings of /proc/self/smaps.
@@ -111,6 +117,7 @@ const config = loadConfig({
   SESSION_SECRET: 'soak-secret-soak-secret-soak-secret-0001',
   LOG_LEVEL: 'silent',
   CARRIER_SANDBOX_PACE: '0.05',
+  ...(JSON.parse(process.env.BENCH_SERVER_CONFIG ?? '{}') as Record<string, string>),
   ...(process.env.PGLITE_SHARED_BUFFERS_MB ? { PGLITE_SHARED_BUFFERS_MB: process.env.PGLITE_SHARED_BUFFERS_MB } : {}),
   ...(process.env.PGLITE_STATISTICS_TARGET ? { PGLITE_STATISTICS_TARGET: process.env.PGLITE_STATISTICS_TARGET } : {}),
 } as NodeJS.ProcessEnv);
@@ -119,15 +126,22 @@ const app = await buildApp(ctx, { logger: false });
 const url = await app.listen({ port: 0, host: '127.0.0.1' });
 await startWorkers(ctx);
 
-const signup = await app.inject({
-  method: 'POST',
-  url: '/v1/user/general/signup',
-  payload: { email: 'soak@example.com', password: 'password123', repassword: 'password123', terms: true },
-});
-const session = signup.json().payload.sessionToken as string;
-const userId = rowsOf<{ id: string }>(await ctx.db.execute(sql`select id from users where email = 'soak@example.com'`))[0]!.id;
-await ctx.db.execute(sql`insert into ledger_entries (user_id, amount_cents, kind, ref) values (${userId}, 1000000000, 'topup', 'soak')`);
-await ctx.db.execute(sql`update billing_accounts set balance_cents = balance_cents + 1000000000 where user_id = ${userId}`);
+/** A signed-up account with a balance of $10M: its session token and id. */
+async function account(email: string): Promise<{ session: string; userId: string }> {
+  const signup = await app.inject({
+    method: 'POST',
+    url: '/v1/user/general/signup',
+    payload: { email, password: 'password123', repassword: 'password123', terms: true },
+  });
+  const session = signup.json().payload.sessionToken as string;
+  const userId = rowsOf<{ id: string }>(await ctx.db.execute(sql`select id from users where email = ${email}`))[0]!.id;
+  await ctx.db.execute(
+    sql`insert into ledger_entries (user_id, amount_cents, kind, ref) values (${userId}, 1000000000, 'topup', ${email})`,
+  );
+  await ctx.db.execute(sql`update billing_accounts set balance_cents = balance_cents + 1000000000 where user_id = ${userId}`);
+  return { session, userId };
+}
+const { session, userId } = await account('soak@example.com');
 // Sandbox UPS numbers already in the account, their first refreshes spread over the first five minutes: they move along
 // their journeys during the soak as the added ones do.
 await ctx.db.execute(sql`
@@ -226,7 +240,34 @@ if (probeFile) {
     setTimeout(() => v8.writeHeapSnapshot(`${probeFile}.${minute}.heapsnapshot`), minute * 60_000);
 }
 
-process.on('message', (m: { t: string }) => {
+/** Another person: an account with `n` trackings of their own, none due for a refresh (they are what is listed). */
+async function otherAccount(email: string, n: number): Promise<string> {
+  const other = await account(email);
+  await ctx.db.execute(sql`
+    insert into trackings (user_id, tid, courier, status, created_at, updated_at, next_check_at)
+    select ${other.userId}::uuid, '1ZOTHR' || lpad(g::text, 10, '0'), 'ups', 'InTransit',
+           now() - (g || ' seconds')::interval, now() - (g || ' seconds')::interval, null
+    from generate_series(1, ${n}::int) g`);
+  await ctx.db.execute(sql`
+    insert into checkpoints (tracking_id, status, location, message, time, fingerprint)
+    select t.id, 'InTransit', 'Memphis, TN', 'Departed FedEx hub', t.created_at + (k || ' hours')::interval, md5(t.id::text || k)
+    from trackings t, generate_series(1, 4) k where t.user_id = ${other.userId}::uuid`);
+  return other.session;
+}
+
+/** What the platform did so far: status changes, and notifications by channel and state. */
+async function counts(): Promise<Record<string, number>> {
+  const [events] = rowsOf<{ n: number }>(await ctx.db.execute(sql`select count(*)::int as n from tracking_events`));
+  const byState = rowsOf<{ channel: string; status: string; n: number }>(
+    await ctx.db.execute(sql`select channel, status, count(*)::int as n from notifications group by 1, 2`),
+  );
+  return { statusChanges: events?.n ?? 0, ...Object.fromEntries(byState.map((r) => [`${r.channel} ${r.status}`, r.n])) };
+}
+
+process.on('message', (m: { t: string; email?: string; trackings?: number; reset?: boolean }) => {
+  if (m.t === 'account') return void otherAccount(m.email!, m.trackings ?? 0).then((s) => process.send!({ t: 'account', session: s }));
+  if (m.t === 'stats')
+    return void Promise.all([thread?.stats(!!m.reset), counts()]).then(([st, c]) => process.send!({ t: 'stats', thread: st, counts: c }));
   if (m.t !== 'finish') return;
   void (async () => {
     clearInterval(sampler);
@@ -249,6 +290,9 @@ process.on('message', (m: { t: string }) => {
     await closeContext(ctx);
     rmSync(dataDir, { recursive: true, force: true });
     process.disconnect();
+    // Whatever handle is left (the sandbox's keep-alive sockets) must not keep it: a CPU profile (--cpu-prof) is
+    // written at exit, and a kill would lose it.
+    setTimeout(() => process.exit(0), 2000).unref();
   })();
 });
 process.send!({ t: 'ready', url, session });

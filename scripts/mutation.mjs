@@ -125,30 +125,30 @@ const EXPLAINED = [
       'Unreachable: a tracking event has its tracking or its shipment, exactly one (the check tracking_events_subject_ck), ' +
       'its tracking_id references trackings on delete cascade, and the fan-out reads it in the transaction that wrote ' +
       'the event; an event with a shipment returned the line before, so found.tracking is never null here.',
-    mutants: ['apps/server/src/modules/notifications/fanout.ts:322:7 false'],
+    mutants: ['apps/server/src/modules/notifications/fanout.ts:323:7 false'],
   },
   {
     why:
       'Equivalent: without this return a non-trigger status plans no recipient (planRecipients reads the triggers, which ' +
       'name trigger statuses only) and recordStatusChange never writes an event from a status to itself, so the ' +
-      '"nothing planned" return on line 325 ends the fan-out with nothing written.',
+      '"nothing planned" return on line 326 ends the fan-out with nothing written.',
     mutants: [
-      'apps/server/src/modules/notifications/fanout.ts:323:7 false',
-      'apps/server/src/modules/notifications/fanout.ts:323:7 !isTrigger(event.toStatus) && event.fromStatus === event.toStatus',
-      'apps/server/src/modules/notifications/fanout.ts:323:37 false',
+      'apps/server/src/modules/notifications/fanout.ts:324:7 false',
+      'apps/server/src/modules/notifications/fanout.ts:324:7 !isTrigger(event.toStatus) && event.fromStatus === event.toStatus',
+      'apps/server/src/modules/notifications/fanout.ts:324:37 false',
     ],
   },
   {
     why:
       'Equivalent but for a log line: with nothing planned the rest inserts no notification and enqueues no job ' +
       '(insertNotifications and enqueueMany write nothing for none) and logs "notifications queued" with an empty list.',
-    mutants: ['apps/server/src/modules/notifications/fanout.ts:325:7 false'],
+    mutants: ['apps/server/src/modules/notifications/fanout.ts:326:7 false'],
   },
   {
     why: LATER(
       "customer-limits.test.ts: a verified company's customer mail for a parcel marked delivered carries its theme colour and logo",
     ),
-    mutants: ['apps/server/src/modules/notifications/fanout.ts:339:17 {}'],
+    mutants: ['apps/server/src/modules/notifications/fanout.ts:340:17 {}'],
   },
   {
     why: 'Logging: the text and fields of a log line (the recharge left for the stale sweep), not behaviour.',
@@ -523,7 +523,7 @@ const EXPLAINED = [
       'apps/server/src/modules/notifications/fanout.ts:240:92 ""',
       'apps/server/src/modules/notifications/fanout.ts:240:104 {}',
       'apps/server/src/modules/notifications/fanout.ts:242:5 ""',
-      'apps/server/src/modules/notifications/fanout.ts:365:56 {}',
+      'apps/server/src/modules/notifications/fanout.ts:368:56 {}',
     ],
   },
   {

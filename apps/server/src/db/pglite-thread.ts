@@ -333,6 +333,8 @@ export class PGliteThread {
       { n: number; p50: number; p99: number; max: number }
     > & {
       prepared: number;
+      /** The transactions that held PGlite longest in all, by their first statement (decision 177). */
+      holders: Array<{ first: string; n: number; totalMs: number; maxMs: number; statementsEach: number }>;
     }
   > {
     return this.call({ t: 'stats', reset });

@@ -58,7 +58,30 @@ const summary = (list: number[]) => {
 };
 /** Persons' statements before queued background work (decision 164); statements inside a transaction hold its turn. */
 const turns = new TurnQueue();
-const txs = new Map<number, { tx: Transaction; end: (commit: boolean) => void; statements: number }>();
+const txs = new Map<number, { tx: Transaction; end: (commit: boolean) => void; statements: number; first?: string }>();
+/**
+ * Transactions by their first statement (what they are: a refresh batch locks its rows first, a delivery claims its
+ * notifications), how many, how long they held PGlite in all and at most, and their statements: which background work
+ * a person's statement waited behind (decision 177).
+ */
+const holders = new Map<string, { n: number; totalMs: number; maxMs: number; statements: number }>();
+function noteHolder(first: string | undefined, ms: number, statements: number) {
+  const key = (first ?? '(none)').replace(/\s+/g, ' ').trim().slice(0, 100);
+  const h = holders.get(key) ?? { n: 0, totalMs: 0, maxMs: 0, statements: 0 };
+  if (!holders.has(key) && holders.size >= 200) return;
+  holders.set(key, { n: h.n + 1, totalMs: h.totalMs + ms, maxMs: Math.max(h.maxMs, ms), statements: h.statements + statements });
+}
+const topHolders = () =>
+  [...holders]
+    .sort((a, b) => b[1].totalMs - a[1].totalMs)
+    .slice(0, 8)
+    .map(([first, h]) => ({
+      first,
+      n: h.n,
+      totalMs: Math.round(h.totalMs),
+      maxMs: Math.round(h.maxMs),
+      statementsEach: Math.round(h.statements / h.n),
+    }));
 const unlisten = new Map<string, () => Promise<void>>();
 
 function fail(id: number, err: unknown) {
@@ -73,7 +96,10 @@ async function query(m: Extract<ToWorker, { t: 'query' }>): Promise<void> {
   const open = m.tx ? txs.get(m.tx) : undefined;
   const q = m.tx ? open?.tx : pglite;
   if (!q) throw new Error('the transaction has ended');
-  if (open) open.statements++;
+  if (open) {
+    open.statements++;
+    open.first ??= m.sql;
+  }
   const t0 = performance.now();
   const options = queryOptions(m.options);
   const release = m.tx ? undefined : await turns.take(!!m.urgent);
@@ -100,7 +126,7 @@ async function begin(id: number, urgent: boolean): Promise<void> {
   const release = await turns.take(urgent);
   const done = pglite
     .transaction(async (tx) => {
-      const open = { tx, end: (_: boolean) => {}, statements: 0 };
+      const open: { tx: Transaction; end: (_: boolean) => void; statements: number; first?: string } = { tx, end: () => {}, statements: 0 };
       const outcome = new Promise<boolean>((resolve) => txs.set(id, Object.assign(open, { end: resolve })));
       begun = true;
       const t0 = performance.now();
@@ -108,6 +134,7 @@ async function begin(id: number, urgent: boolean): Promise<void> {
       const commit = await outcome;
       note(timings.transaction, performance.now() - t0);
       note(timings.transactionStatements, open.statements);
+      noteHolder(open.first, performance.now() - t0, open.statements);
       if (!commit) throw ROLLBACK;
     })
     .finally(() => {
@@ -128,7 +155,9 @@ function stats(reset: boolean | undefined) {
     transaction: summary(timings.transaction),
     transactionStatements: summary(timings.transactionStatements),
     prepared: prepared.prepared,
+    holders: topHolders(),
   };
+  if (reset) holders.clear();
   if (reset)
     timings.statement.length = timings.urgentStatement.length = timings.transaction.length = timings.transactionStatements.length = 0;
   return value;
@@ -161,7 +190,10 @@ async function handle(m: ToWorker): Promise<void> {
       const open = m.tx ? txs.get(m.tx) : undefined;
       const q = m.tx ? open?.tx : pglite;
       if (!q) throw new Error('the transaction has ended');
-      if (open) open.statements++;
+      if (open) {
+        open.statements++;
+        open.first ??= m.sql;
+      }
       const release = m.tx ? undefined : await turns.take(!!m.urgent);
       try {
         send({ id: m.id, ok: true, value: (await q.exec(m.sql, queryOptions(m.options))).map(plain) });

@@ -5,7 +5,9 @@ import { Writable } from 'node:stream';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../../src/db/client.ts';
-import { notifications } from '../../src/db/schema.ts';
+import { notifications, trackingEvents } from '../../src/db/schema.ts';
+import { runDueRefreshes } from '../../src/modules/trackings/refresh.ts';
+import type { TrackResult } from '../../src/modules/carriers/types.ts';
 import { call, createTestEnv, signUp, type TestEnv } from '../helpers.ts';
 import { readmeShipment } from '../shipments/fixtures.ts';
 import { changeStatus, insertTracking, saveSettings, userRow } from './fixtures.ts';
@@ -48,6 +50,47 @@ describe('the log line of a status change names its notifications', () => {
     expect(line).toMatchObject({ trackingId: t.id, fromStatus: 'Pending', toStatus: 'InTransit' });
     // A pending notification is listed without a status.
     expect(line!.notifications).toEqual([{ id: rows[0]!.id, channel: 'email' }]);
+  });
+
+  it("a refresh batch's changes, their notifications written together: a line each, naming its own notifications", async () => {
+    const a = await signUp(env.app);
+    await saveSettings(env, a.session, { receiveNotification: { email: { triggers: { InTransit: true } } } });
+    const user = await userRow(env.ctx, a.email);
+    const ts = [];
+    for (let i = 0; i < 3; i++)
+      ts.push(
+        await insertTracking(env.ctx, user.id, {
+          tid: `1ZLOGBATCH${String(i).padStart(6, '0')}`,
+          nextCheckAt: new Date(Date.now() - 1000),
+        }),
+      );
+    const rt = env.ctx.resources.carriers!;
+    const track = rt.client.track;
+    rt.client.track = async (courier, asked): Promise<TrackResult[]> =>
+      asked.map((tid) => ({
+        ok: true,
+        tid,
+        courier,
+        status: 'InTransit',
+        checkpoints: [{ status: 'InTransit', location: 'Memphis, TN', message: 'Departed', time: '2026-11-20T10:00:00Z' }],
+        expected: null,
+        origin: null,
+        destination: null,
+      }));
+    try {
+      expect(await runDueRefreshes(env.ctx)).toMatchObject({ fetched: 3, changed: 3 });
+    } finally {
+      rt.client.track = track;
+    }
+    for (const t of ts) {
+      const [e] = await env.ctx.db.select().from(trackingEvents).where(eq(trackingEvents.trackingId, t.id));
+      const rows = await notificationsOf(e!.id);
+      expect(rows).toEqual([{ id: expect.any(String), channel: 'email', status: 'pending' }]);
+      const [line, ...more] = queuedLines(e!.id);
+      expect(more).toEqual([]);
+      expect(line).toMatchObject({ trackingId: t.id, fromStatus: 'Pending', toStatus: 'InTransit' });
+      expect(line!.notifications).toEqual([{ id: rows[0]!.id, channel: 'email' }]);
+    }
   });
 
   it("a shipment's change by an unverified company: its customer messages listed as held", async () => {

@@ -45,7 +45,7 @@ export async function insertNotifications(db: Queryable, rows: NewNotification[]
     .insert(notifications)
     .values(rows)
     .onConflictDoNothing()
-    .returning({ id: notifications.id, channel: notifications.channel, status: notifications.status });
+    .returning({ id: notifications.id, eventId: notifications.eventId, channel: notifications.channel, status: notifications.status });
 }
 
 /**

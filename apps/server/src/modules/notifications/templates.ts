@@ -42,26 +42,40 @@ function windowLine(w: { from: string; to: string }, timeZone: string | undefine
 // Mail words: "Attempt failed" reads as a sentence where the status list's "Fail Attempt" does not.
 const label = (s: string | null) => (s === 'FailAttempt' ? 'Attempt failed' : s ? (STATUS_LABELS[s as TrackingStatus] ?? s) : '');
 
+/** The checkpoint time's format by time zone: making an Intl.DateTimeFormat costs far more than using one (decision 177). */
+const timeFormats = new Map<string, Intl.DateTimeFormat>();
+const TIME_FORMAT: Intl.DateTimeFormatOptions = {
+  year: 'numeric',
+  month: 'short',
+  day: 'numeric',
+  hour: 'numeric',
+  minute: '2-digit',
+  timeZoneName: 'short',
+};
+
+/** The format of `timeZone`, made once; a zone Intl does not know gets UTC's. At most 500 kept (IANA has about 600). */
+function timeFormatOf(timeZone: string): Intl.DateTimeFormat {
+  let f = timeFormats.get(timeZone);
+  if (f) return f;
+  try {
+    f = new Intl.DateTimeFormat('en-US', { ...TIME_FORMAT, timeZone });
+  } catch {
+    f = timeFormatOf('UTC');
+  }
+  if (timeFormats.size >= 500) timeFormats.clear();
+  timeFormats.set(timeZone, f);
+  return f;
+}
+
 /**
  * A checkpoint's time as the account's customers read it: in the account's time zone, named ("Nov 26, 2026,
- * 5:18 AM EST"). A zone Intl does not know falls back to UTC.
+ * 5:18 AM EST"). A zone Intl does not know falls back to UTC. Rendered in the status change's transaction (the
+ * fan-out), so its format is made once per zone, not per message.
  */
 export function formatTime(iso: string, timeZone: string | undefined): string {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return '';
-  const opts: Intl.DateTimeFormatOptions = {
-    year: 'numeric',
-    month: 'short',
-    day: 'numeric',
-    hour: 'numeric',
-    minute: '2-digit',
-    timeZoneName: 'short',
-  };
-  try {
-    return new Intl.DateTimeFormat('en-US', { ...opts, timeZone: timeZone || 'UTC' }).format(d);
-  } catch {
-    return new Intl.DateTimeFormat('en-US', { ...opts, timeZone: 'UTC' }).format(d);
-  }
+  return timeFormatOf(timeZone || 'UTC').format(d);
 }
 
 function checkpointLine(c: StatusMessageInput['checkpoint'], timeZone: string | undefined): string {
