@@ -35,7 +35,11 @@ interface Phase {
   max: number;
   loopP99: number;
   loopMax: number;
-  /** In the database thread (after only): top-level statements, queue included, and transactions' hold of PGlite, ms. */
+  /**
+   * In the database thread (after only): top-level background statements and a person's (decision 164), queue included,
+   * transactions' hold of PGlite, ms, and the statements each transaction ran (each a round trip between the threads
+   * while it holds PGlite, decision 178).
+   */
   thread?: string;
 }
 interface ChildReport {
@@ -156,7 +160,7 @@ async function child(mode: Mode): Promise<ChildReport> {
       const st = await ctx.database.thread?.stats(true);
       const thread =
         st &&
-        `statements ${st.statement.n}, p50 / p99 / max ${st.statement.p50} / ${st.statement.p99} / ${st.statement.max}; transactions ${st.transaction.n}, held p50 / p99 / max ${st.transaction.p50} / ${st.transaction.p99} / ${st.transaction.max}`;
+        `statements ${st.statement.n}, p50 / p99 / max ${st.statement.p50} / ${st.statement.p99} / ${st.statement.max}; a person's statements ${st.urgentStatement.n}, p50 / p99 / max ${st.urgentStatement.p50} / ${st.urgentStatement.p99} / ${st.urgentStatement.max}; transactions ${st.transaction.n}, held p50 / p99 / max ${st.transaction.p50} / ${st.transaction.p99} / ${st.transaction.max}, statements in each p50 / max ${st.transactionStatements.p50} / ${st.transactionStatements.max}`;
       const p: Phase = {
         ...(thread ? { thread } : {}),
         phase,

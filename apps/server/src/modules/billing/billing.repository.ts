@@ -19,17 +19,6 @@ export async function ledgerSumCents(db: Queryable, userId: string): Promise<num
   return Number(r?.sum ?? 0);
 }
 
-/** Add `delta` to the account's balance (creating its row), in the caller's statement order. */
-async function addToBalance(db: Queryable, userId: string, delta: number): Promise<void> {
-  await db
-    .insert(billingAccounts)
-    .values({ userId, balanceCents: delta })
-    .onConflictDoUpdate({
-      target: billingAccounts.userId,
-      set: { balanceCents: sql`${billingAccounts.balanceCents} + excluded.balance_cents`, updatedAt: sql`now()` },
-    });
-}
-
 /** Tracking and SMS charges net of refunds, in cents. */
 export async function spentCents(db: Queryable, userId: string): Promise<number> {
   const [r] = await db
@@ -130,14 +119,32 @@ export async function runCharge(
   return { duplicate: row.duplicate, booked: row.booked, balanceCents: Number(row.balance) };
 }
 
-export async function insertEntries(
+/**
+ * Book entries of one account in one statement (the bulk charge of an import batch, billing.service's bookCharges): the
+ * entries inserted, the balance moved by their sum, the balance announced, and `followUps` (WITH queries that read
+ * `booked_account`, the account row after the move) written from it. On the embedded database every statement of a
+ * transaction is a round trip between the threads while the transaction holds the only session, and a person's
+ * statement waits for that (decision 178); these were five statements, one each.
+ */
+export async function bookEntries(
   tx: Tx,
-  rows: Array<{ userId: string; amountCents: number; kind: string; ref: string; description: string }>,
+  userId: string,
+  rows: Array<{ amountCents: number; kind: string; ref: string; description: string }>,
+  followUps: SQL,
 ): Promise<void> {
   if (!rows.length) return;
-  await tx.insert(ledgerEntries).values(rows);
-  const byUser = new Map<string, number>();
-  for (const r of rows) byUser.set(r.userId, (byUser.get(r.userId) ?? 0) + r.amountCents);
-  for (const [userId, delta] of byUser) await addToBalance(tx, userId, delta);
-  for (const userId of byUser.keys()) await publishLive(tx, { kind: 'balance', accountId: userId });
+  const delta = rows.reduce((sum, r) => sum + r.amountCents, 0);
+  const values = rows.map((r) => sql`(${userId}::uuid, ${r.amountCents}::int, ${r.kind}, ${r.ref}, ${r.description})`);
+  await tx.execute(sql`
+    with booked_entries as (
+      insert into ${ledgerEntries} (user_id, amount_cents, kind, ref, description) values ${sql.join(values, sql`, `)}
+      returning 1
+    ), booked_account as (
+      insert into ${billingAccounts} (user_id, balance_cents) values (${userId}::uuid, ${delta})
+      on conflict (user_id) do update set balance_cents = ${billingAccounts}.balance_cents + excluded.balance_cents, updated_at = now()
+      returning *
+    ), booked_live as (
+      select ${liveNotifySql({ kind: 'balance', accountId: userId })} from booked_account
+    ), ${followUps}
+    select (select count(*) from booked_entries)::int as booked, (select count(*) from booked_live)::int as notified`);
 }

@@ -2,7 +2,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { Queryable, Tx } from '../../db/client.ts';
 import { AppError } from '../../lib/errors.ts';
 import * as repo from './billing.repository.ts';
-import { lowBalanceFollowUpSql, scheduleRechargeIfLow } from './payments.ts';
+import { lowBalanceFollowUpSql } from './payments.ts';
 
 export { gatewayOf, payDueReferralRewards, processRecharges, reconcileTopups, startRechargeLoop } from './payments.ts';
 export { braintreeConfigured } from './braintree-gateway.ts';
@@ -105,9 +105,13 @@ export async function bookCharges(
   items: Array<{ ref: string; description: string }>,
 ): Promise<void> {
   if (cents <= 0) throw new Error('charge must be positive');
-  await repo.insertEntries(
+  if (items.length === 0) return;
+  // Booked, announced and followed up (recharge, low-balance alert) in one statement, as `charge` does (decision 178).
+  const followUp = lowBalanceFollowUpSql(sql`booked_account`, cents * items.length, `${kind}:${items[0]!.ref}`);
+  await repo.bookEntries(
     tx,
-    items.map((i) => ({ userId, amountCents: -cents, kind, ref: i.ref, description: i.description })),
+    userId,
+    items.map((i) => ({ amountCents: -cents, kind, ref: i.ref, description: i.description })),
+    sql`booked_recharge as (${followUp.recharge}), booked_alert as (${followUp.alert})`,
   );
-  if (items.length) await scheduleRechargeIfLow(tx, userId, cents * items.length, `${kind}:${items[0]!.ref}`);
 }
