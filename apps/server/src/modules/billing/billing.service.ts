@@ -44,7 +44,7 @@ export async function credit(
 
 /**
  * A charge's WITH queries (repo.chargeCtes) with its follow-ups written from the charged row in the same
- * statement: the pending recharge and the low-balance alert of scheduleRechargeIfLow.
+ * statement: the pending recharge and the low-balance alert (lowBalanceFollowUpSql).
  */
 function chargeWithFollowUps(
   userId: string,

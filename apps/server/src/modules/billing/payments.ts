@@ -2,7 +2,7 @@ import { eq, sql, type SQL } from 'drizzle-orm';
 import { MSG, PRICING, centsToDollars, type Envelope, type PaymentHistoryItem, type PaymentInfo } from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
 import type { Queryable, Tx } from '../../db/client.ts';
-import { billingAccounts, users } from '../../db/schema.ts';
+import { users } from '../../db/schema.ts';
 import { AppError, badRequest, conflict, paymentRequired, tooMany } from '../../lib/errors.ts';
 import { takeWindow } from '../../lib/attempts.repository.ts';
 import { success } from '../../lib/http.ts';
@@ -443,8 +443,9 @@ const CHARGED_STATUSES = new Set([
 export const LOW_BALANCE_DEFAULT_CENTS = 500;
 
 /**
- * The follow-ups of a charge (a single charge writes them in its own statement from lowBalanceFollowUpSql; batch
- * charges call this in their transaction afterwards):
+ * The follow-ups of a charge, as two WITH-able statements for an account row `acct` (a relation with
+ * billing_accounts' columns, its balance after a charge of `chargedCents`: the RETURNING of the statement that
+ * charged it, so a charge and its follow-ups are one statement; every charge, single or a batch's, writes them so):
  * - when the charge took the balance under the account's minimum and automatic recharges are on (a card, an
  *   amount, fewer than the maximum failures, past the backoff), a pending recharge is recorded. The unique
  *   index on pending/processing recharges keeps it to one per account at a time, across processes; the
@@ -452,17 +453,6 @@ export const LOW_BALANCE_DEFAULT_CENTS = 500;
  * - when the charge took the balance across the low-balance threshold (the recharge minimum when automatic
  *   recharge is on, else $5), a low-balance payment alert is raised: once per crossing, since only the charge
  *   that crosses raises it, under a key of that charge.
- */
-export async function scheduleRechargeIfLow(tx: Tx, userId: string, chargedCents: number, chargeKey: string): Promise<void> {
-  const f = lowBalanceFollowUpSql(sql`(select * from ${billingAccounts} where user_id = ${userId})`, chargedCents, chargeKey);
-  await tx.execute(f.recharge);
-  await tx.execute(f.alert);
-}
-
-/**
- * The two statements of scheduleRechargeIfLow for an account row `acct` (a relation with billing_accounts'
- * columns, its balance after a charge of `chargedCents`): the current row, or the RETURNING of the UPDATE that
- * charged it, for a statement that charges and follows up at once.
  */
 export function lowBalanceFollowUpSql(acct: SQL, chargedCents: number, chargeKey: string): { recharge: SQL; alert: SQL } {
   return {
