@@ -51,11 +51,7 @@ export default function SettingsRoute() {
           <SubTabs
             current={subTab}
             onChange={(s) => go('profile', s)}
-            tabs={[
-              { value: 'profile', label: 'Profile Settings' },
-              { value: 'password', label: 'Password' },
-              { value: 'theme', label: 'Theme' },
-            ]}
+            tabs={{ profile: 'Profile Settings', password: 'Password', theme: 'Theme' }}
           >
             <Tabs.Panel value="profile">
               <ProfileForm info={data} />

@@ -1,12 +1,11 @@
 import { Grid, Group, Paper, Text, TextInput, ThemeIcon, Title } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { inviteRequest } from '@shiptrail/contract';
-import { IconGift, IconSend } from '@tabler/icons-react';
+import { IconGift } from '@tabler/icons-react';
 import { useInviteFriend } from '../api/invite-friend';
-import { FormPanel } from '../../../components/form-panel';
+import { SendFormPanel } from '../components/send-form-panel';
 import { PageHeader } from '../../../components/page-header';
 import { zodResolver } from '../../../lib/zod-resolver';
-import { applyServerErrors } from '../../../lib/notify';
 
 export default function InviteRoute() {
   const form = useForm({
@@ -21,17 +20,9 @@ export default function InviteRoute() {
       <PageHeader title="Invite a friend" description="Share Shiptrail and earn credit." />
       <Grid gap="lg">
         <Grid.Col span={{ base: 12, md: 7 }}>
-          <FormPanel
-            label="Invite a friend"
-            onSubmit={form.onSubmit((v) => invite.mutate(v, { onSuccess: () => form.reset(), onError: (e) => applyServerErrors(form, e) }))}
-            busy={invite.isPending}
-            blocked={!form.isValid()}
-            submit="Send Invite"
-            icon={<IconSend size={16} />}
-            align="start"
-          >
+          <SendFormPanel label="Invite a friend" form={form} sending={invite} submit="Send Invite">
             <TextInput label="Email" type="email" placeholder="friend@example.com" required {...form.getInputProps('email')} />
-          </FormPanel>
+          </SendFormPanel>
         </Grid.Col>
         <Grid.Col span={{ base: 12, md: 5 }}>
           <Paper p="lg" bg="var(--mantine-primary-color-light)">

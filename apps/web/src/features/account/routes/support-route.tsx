@@ -1,13 +1,11 @@
 import { Anchor, Grid, Paper, Stack, Text, Textarea, Title } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { LIMITS, supportRequest } from '@shiptrail/contract';
-import { IconSend } from '@tabler/icons-react';
 import { Link } from 'react-router';
 import { useSupportRequest } from '../api/support-request';
-import { FormPanel } from '../../../components/form-panel';
+import { SendFormPanel } from '../components/send-form-panel';
 import { PageHeader } from '../../../components/page-header';
 import { zodResolver } from '../../../lib/zod-resolver';
-import { applyServerErrors } from '../../../lib/notify';
 
 // The contract's own limit, so the counter and the server agree.
 const MAX = supportRequest.shape.message.maxLength ?? 5000;
@@ -32,15 +30,7 @@ export default function SupportRoute() {
       <PageHeader title="Support" description="We usually reply within a few hours on business days." />
       <Grid gap="lg">
         <Grid.Col span={{ base: 12, md: 8 }}>
-          <FormPanel
-            label="Support request"
-            onSubmit={form.onSubmit((v) => send.mutate(v, { onSuccess: () => form.reset(), onError: (e) => applyServerErrors(form, e) }))}
-            busy={send.isPending}
-            blocked={!form.isValid()}
-            submit="Send message"
-            icon={<IconSend size={16} />}
-            align="start"
-          >
+          <SendFormPanel label="Support request" form={form} sending={send} submit="Send message">
             <Textarea
               label="Message"
               placeholder="Tell us what you need help with. Tracking numbers help us answer faster."
@@ -55,7 +45,7 @@ export default function SupportRoute() {
               }
               inputWrapperOrder={['label', 'input', 'description', 'error']}
             />
-          </FormPanel>
+          </SendFormPanel>
         </Grid.Col>
         <Grid.Col span={{ base: 12, md: 4 }}>
           <BeforeYouWrite />

@@ -45,14 +45,7 @@ function CardOnFile() {
 export function PaymentMethodPanel({ info, subTab, onSubTab }: { info: UserInfo; subTab?: string; onSubTab: (s: string) => void }) {
   const { data } = usePaymentInfo();
   return (
-    <SubTabs
-      current={subTab}
-      onChange={onSubTab}
-      tabs={[
-        { value: 'add', label: 'Payment method' },
-        { value: 'autofill', label: 'Automatic top-up' },
-      ]}
-    >
+    <SubTabs current={subTab} onChange={onSubTab} tabs={{ add: 'Payment method', autofill: 'Automatic top-up' }}>
       <Tabs.Panel value="add">
         <Stack>
           <CardOnFile />
@@ -258,14 +251,7 @@ function HistoryTable({ rows }: { rows: PaymentHistoryItem[] }) {
 export function PaymentHistoryPanel({ subTab, onSubTab }: { subTab?: string; onSubTab: (s: string) => void }) {
   const { data } = usePaymentHistory();
   return (
-    <SubTabs
-      current={subTab}
-      onChange={onSubTab}
-      tabs={[
-        { value: 'payments', label: 'Payments History' },
-        { value: 'usage', label: 'Usage Between Dates' },
-      ]}
-    >
+    <SubTabs current={subTab} onChange={onSubTab} tabs={{ payments: 'Payments History', usage: 'Usage Between Dates' }}>
       <Tabs.Panel value="payments">{data ? <HistoryTable rows={data} /> : null}</Tabs.Panel>
       <Tabs.Panel value="usage">
         <UsagePanel />

@@ -153,14 +153,7 @@ export function TriggersPanel({
       </Stack>
     );
   return (
-    <SubTabs
-      current={subTab}
-      onChange={onSubTab}
-      tabs={[
-        { value: 'sendNotifications', label: 'Send to customers' },
-        { value: 'receiveNotification', label: 'Receive' },
-      ]}
-    >
+    <SubTabs current={subTab} onChange={onSubTab} tabs={{ sendNotifications: 'Send to customers', receiveNotification: 'Receive' }}>
       <Tabs.Panel value="sendNotifications">
         <Stack gap="lg">
           <SendForm info={info} />
