@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { MSG } from './messages.ts';
-import { fieldErrors } from './common.ts';
-import { settingsUpdateSchema } from './accounts.ts';
+import { centsToDollars, fieldErrors } from './common.ts';
+import { pricingSchema, settingsUpdateSchema } from './accounts.ts';
+import { AUTO_RECHARGE, PRICING, PRICING_VIEW } from './constants.ts';
 
 const errors = (v: unknown) => {
   const r = settingsUpdateSchema.safeParse(v);
@@ -47,5 +48,19 @@ describe('settings update', () => {
   it('refuses an unknown theme and a non-boolean trigger', () => {
     expect(errors({ themeid: 'Z' })).toHaveProperty('themeid');
     expect(settingsUpdateSchema.safeParse({ receiveNotification: { email: { triggers: { Delivered: 'yes' } } } }).success).toBe(false);
+  });
+});
+
+describe('pricing view', () => {
+  it('is the pricing reply: every price in dollars as centsToDollars makes it, and the recharge constants', () => {
+    expect(pricingSchema.parse(PRICING_VIEW)).toEqual({
+      currency: 'USD',
+      signupBonus: centsToDollars(PRICING.signupBonusCents),
+      perTracking: centsToDollars(PRICING.trackingCents),
+      perShipment: centsToDollars(PRICING.shipmentCents),
+      perSms: centsToDollars(PRICING.smsCents),
+      referralReward: centsToDollars(PRICING.referralRewardCents),
+      autoRecharge: { ...AUTO_RECHARGE, quickAmounts: [...AUTO_RECHARGE.quickAmounts] },
+    });
   });
 });

@@ -155,6 +155,25 @@ export const TRACKING_NUMBER_MAX = 42;
 
 export const AUTO_RECHARGE = { quickAmounts: [5, 10, 20, 50], defaultAmount: 20, defaultMinimum: 5 } as const;
 
+/**
+ * The prices as GET /v1/info/pricing shows them (dollars), and what the web app shows until it answers: one object,
+ * so the two never differ. Plain arithmetic (not common.ts' centsToDollars), so the landing page's first load does
+ * not pull zod in; the cents are whole, so the result is the same.
+ */
+export const PRICING_VIEW = {
+  currency: PRICING.currency,
+  signupBonus: PRICING.signupBonusCents / 100,
+  perTracking: PRICING.trackingCents / 100,
+  perShipment: PRICING.shipmentCents / 100,
+  perSms: PRICING.smsCents / 100,
+  referralReward: PRICING.referralRewardCents / 100,
+  autoRecharge: {
+    quickAmounts: [...AUTO_RECHARGE.quickAmounts],
+    defaultAmount: AUTO_RECHARGE.defaultAmount,
+    defaultMinimum: AUTO_RECHARGE.defaultMinimum,
+  },
+};
+
 /** Header that carries an API key or a web session token (ARCHITECTURE §4). */
 export const API_TOKEN_HEADER = 'sm-api-token';
 /**

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { TRACKING_STATUSES } from './constants.ts';
-import { estimatedDeliverySchema, likelyLateSchema } from './trackings.ts';
+import { estimatedDeliverySchema, likelyLateSchema, trackingViewSchema } from './trackings.ts';
 
 // --- Notifications (product rules §1, §3, §4; ARCHITECTURE §5) ------------------------------------------------------
 
@@ -47,26 +47,33 @@ export const webhookCheckpointSchema = z.object({
   time: z.string(),
 });
 
-/** The tracking as a webhook shows it (product rules §3 Tracking, without checkpoints history). */
-export const webhookTrackingSchema = z.object({
-  tid: z.string(),
-  courier: z.string(),
-  title: z.string(),
-  orderId: z.string(),
-  customer: z.string(),
-  notify: z.object({ email: z.string(), phone: z.string() }),
-  note: z.string(),
-  origin: z.string(),
-  destination: z.string(),
-  status,
-  expected: z.string().nullable(),
-  /** The estimate with its window (decision 122); absent in bodies written before it existed. */
-  estimatedDelivery: estimatedDeliverySchema.nullable().optional(),
-  lastCheckPoint: webhookCheckpointSchema.nullable(),
-  url: z.string(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-});
+/**
+ * The tracking as a webhook shows it (product rules §3 Tracking, without checkpoints history): the tracking view's
+ * fields, but for the courier (any slug a receiver has seen, not only today's four), an estimate that bodies written
+ * before decision 122 lack, the last checkpoint in the webhook's own shape, and the public page's url.
+ */
+export const webhookTrackingSchema = trackingViewSchema
+  .pick({
+    tid: true,
+    title: true,
+    orderId: true,
+    customer: true,
+    notify: true,
+    note: true,
+    origin: true,
+    destination: true,
+    status: true,
+    expected: true,
+    createdAt: true,
+    updatedAt: true,
+  })
+  .extend({
+    courier: z.string(),
+    /** The estimate with its window (decision 122); absent in bodies written before it existed. */
+    estimatedDelivery: estimatedDeliverySchema.nullable().optional(),
+    lastCheckPoint: webhookCheckpointSchema.nullable(),
+    url: z.string(),
+  });
 
 /**
  * The JSON body of every webhook (Standard Webhooks: type, timestamp, data). The headers webhook-id,

@@ -54,6 +54,25 @@ function tryApply(m: Model, s: Solution, w: Where, changes: [number, number[]][]
   return true;
 }
 
+/** Applies new node lists to two routes at once (a move between routes), as tryApply. */
+function tryApplyTwo(m: Model, s: Solution, w: Where, ri: number, from: number[], rj: number, to: number[]): boolean {
+  return tryApply(m, s, w, [
+    [ri, from],
+    [rj, to],
+  ]);
+}
+
+/**
+ * The distance added by putting the string first..last between places j - 1 and j of route r (its vehicle's start
+ * before place 0, its end after the last place).
+ */
+function insertionCost(m: Model, r: Route, j: number, first: number, last: number): number {
+  const { dist: D, N } = m;
+  const x = j === 0 ? m.vehicles[r.v]!.start : r.nodes[j - 1]!;
+  const y = j === r.nodes.length ? m.vehicles[r.v]!.end : r.nodes[j]!;
+  return D[x * N + first]! + D[last * N + y]! - D[x * N + y]!;
+}
+
 type Move = (m: Model, s: Solution, w: Where, u: number, v: number) => boolean;
 
 /** Moves u next to v (before or after it). */
@@ -74,29 +93,18 @@ const relocateMove: Move = (m, s, w, u, v) => {
     if (ri === rj) {
       if (j === iu || j === iu + 1) continue;
       // Not next to u's old place: the arcs around u and around j are distinct, so the change is exact.
-      const x = a.nodes[j - 1] ?? m.vehicles[a.v]!.start;
-      const y = j === a.nodes.length ? m.vehicles[a.v]!.end : a.nodes[j]!;
-      if (D[x * N + u]! + D[u * N + y]! - D[x * N + y]! - gain >= -EPS) continue;
+      if (insertionCost(m, a, j, u, u) - gain >= -EPS) continue;
       const nodes = a.nodes.slice();
       nodes.splice(iu, 1);
       nodes.splice(j > iu ? j - 1 : j, 0, u);
       if (tryApply(m, s, w, [[ri, nodes]])) return true;
     } else {
-      const x = j === 0 ? m.vehicles[b.v]!.start : b.nodes[j - 1]!;
-      const y = j === b.nodes.length ? m.vehicles[b.v]!.end : b.nodes[j]!;
-      const add = D[x * N + u]! + D[u * N + y]! - D[x * N + y]!;
-      if (add - gain >= -EPS) continue;
+      if (insertionCost(m, b, j, u, u) - gain >= -EPS) continue;
       const from = a.nodes.slice();
       from.splice(iu, 1);
       const to = b.nodes.slice();
       to.splice(j, 0, u);
-      if (
-        tryApply(m, s, w, [
-          [ri, from],
-          [rj, to],
-        ])
-      )
-        return true;
+      if (tryApplyTwo(m, s, w, ri, from, rj, to)) return true;
     }
   }
   return false;
@@ -132,10 +140,7 @@ const exchangeMove: Move = (m, s, w, u, v) => {
   from[iu] = v;
   const to = b.nodes.slice();
   to[iv] = u;
-  return tryApply(m, s, w, [
-    [ri, from],
-    [rj, to],
-  ]);
+  return tryApplyTwo(m, s, w, ri, from, rj, to);
 };
 
 /** 2-opt* between two routes: u's route keeps its head up to u and continues with v's tail from v. */
@@ -159,10 +164,7 @@ const twoOptStarMove: Move = (m, s, w, u, v) => {
   }
   const headA = a.nodes.slice(0, iu + 1).concat(b.nodes.slice(iv));
   const headB = b.nodes.slice(0, iv).concat(a.nodes.slice(iu + 1));
-  return tryApply(m, s, w, [
-    [ri, headA],
-    [rj, headB],
-  ]);
+  return tryApplyTwo(m, s, w, ri, headA, rj, headB);
 };
 
 /** Or-opt: moves the string of 2 or 3 customers starting at u next to v, as it is or reversed. */
@@ -190,27 +192,16 @@ const orOptMove: Move = (m, s, w, u, v) => {
         const piece = reversed ? seg.slice().reverse() : seg;
         if (ri === rj) {
           if (j >= iu && j <= iu + len) continue;
-          const x = a.nodes[j - 1] ?? m.vehicles[a.v]!.start;
-          const y = j === a.nodes.length ? m.vehicles[a.v]!.end : a.nodes[j]!;
-          if (D[x * N + piece[0]!]! + D[piece[len - 1]! * N + y]! - D[x * N + y]! - gain >= -EPS) continue;
+          if (insertionCost(m, a, j, piece[0]!, piece[len - 1]!) - gain >= -EPS) continue;
           const rest = a.nodes.slice(0, iu).concat(a.nodes.slice(iu + len));
           const at = j > iu ? j - len : j;
           const nodes = rest.slice(0, at).concat(piece, rest.slice(at));
           if (tryApply(m, s, w, [[ri, nodes]])) return true;
         } else {
-          const x = j === 0 ? m.vehicles[b.v]!.start : b.nodes[j - 1]!;
-          const y = j === b.nodes.length ? m.vehicles[b.v]!.end : b.nodes[j]!;
-          const add = D[x * N + piece[0]!]! + D[piece[len - 1]! * N + y]! - D[x * N + y]!;
-          if (add - gain >= -EPS) continue;
+          if (insertionCost(m, b, j, piece[0]!, piece[len - 1]!) - gain >= -EPS) continue;
           const from = a.nodes.slice(0, iu).concat(a.nodes.slice(iu + len));
           const to = b.nodes.slice(0, j).concat(piece, b.nodes.slice(j));
-          if (
-            tryApply(m, s, w, [
-              [ri, from],
-              [rj, to],
-            ])
-          )
-            return true;
+          if (tryApplyTwo(m, s, w, ri, from, rj, to)) return true;
         }
       }
     }

@@ -27,6 +27,34 @@ function sandboxTokenDeclining(token: string): string {
   return [prefix, Buffer.from(JSON.stringify({ ...card, declines: true })).toString('base64url'), tail].join('.');
 }
 
+/**
+ * What both describes do to an account, on the env `current` gives once beforeAll set it: sign up with a saved card
+ * (its user id beside the session), the account's top-ups in the ledger, the balance checked against the ledger, and
+ * automatic top-up turned on.
+ */
+function accountHelpers(current: () => TestEnv) {
+  const idOf = async (email: string) => (await current().ctx.db.select({ id: users.id }).from(users).where(eq(users.email, email)))[0]!.id;
+  const withCard = async (nonce = 'fake-valid-visa-nonce', over: Record<string, unknown> = {}) => {
+    const a = await signUp(current().app, over);
+    const res = await call(current().app, 'POST', '/v1/user/payment/add', { token: a.session, body: { paymentMethodToken: nonce } });
+    expect(res.statusCode, JSON.stringify(res.body)).toBe(200);
+    return { ...a, id: await idOf(a.email) };
+  };
+  const topups = async (userId: string) =>
+    current()
+      .ctx.db.select()
+      .from(ledgerEntries)
+      .where(and(eq(ledgerEntries.userId, userId), eq(ledgerEntries.kind, 'topup')));
+  const consistent = async (userId: string) =>
+    expect(await balanceCents(current().ctx.db, userId)).toBe(await ledgerSumCents(current().ctx.db, userId));
+  const autoRecharge = (a: { session: string }, amount: number, minimum: number) =>
+    call(current().app, 'POST', '/v1/user/payment/edit', {
+      token: a.session,
+      body: { amountAutoRecharge: amount, minimumBalanceForAutoRecharge: minimum },
+    });
+  return { idOf, withCard, topups, consistent, autoRecharge };
+}
+
 interface GatewayCase {
   name: 'sandbox' | 'braintree';
   start(): Promise<{ env: TestEnv; fake?: FakeBraintree }>;
@@ -53,13 +81,7 @@ describe.each(GATEWAYS)('cards and top-ups through the $name gateway', (gw) => {
     await fake?.close();
   });
 
-  const idOf = async (email: string) => (await env.ctx.db.select({ id: users.id }).from(users).where(eq(users.email, email)))[0]!.id;
-  const withCard = async (nonce = 'fake-valid-visa-nonce', over: Record<string, unknown> = {}) => {
-    const a = await signUp(env.app, over);
-    const res = await call(env.app, 'POST', '/v1/user/payment/add', { token: a.session, body: { paymentMethodToken: nonce } });
-    expect(res.statusCode, JSON.stringify(res.body)).toBe(200);
-    return { ...a, id: await idOf(a.email) };
-  };
+  const { idOf, withCard, topups, consistent } = accountHelpers(() => env);
   /** A card that verified when saved and declines now (cancelled, over its limit): cards are verified at save. */
   const cardGoesBad = async (userId: string) => {
     const [acct] = await env.ctx.db.select().from(billingAccounts).where(eq(billingAccounts.userId, userId));
@@ -69,13 +91,6 @@ describe.each(GATEWAYS)('cards and top-ups through the $name gateway', (gw) => {
       .set({ paymentMethodToken: sandboxTokenDeclining(acct!.paymentMethodToken!) })
       .where(eq(billingAccounts.userId, userId));
   };
-  const topups = async (userId: string) =>
-    env.ctx.db
-      .select()
-      .from(ledgerEntries)
-      .where(and(eq(ledgerEntries.userId, userId), eq(ledgerEntries.kind, 'topup')));
-  const consistent = async (userId: string) =>
-    expect(await balanceCents(env.ctx.db, userId)).toBe(await ledgerSumCents(env.ctx.db, userId));
 
   it("uses the configured adapter; the page may load Braintree's drop-in frames only when Braintree is the gateway", async () => {
     expect(gatewayOf(env.ctx).name).toBe(gw.name);
@@ -379,13 +394,7 @@ describe('billing through the API, sandbox gateway', () => {
   beforeAll(async () => (env = await createTestEnv()));
   afterAll(() => env.close());
 
-  const idOf = async (email: string) => (await env.ctx.db.select({ id: users.id }).from(users).where(eq(users.email, email)))[0]!.id;
-  const withCard = async (nonce = 'fake-valid-visa-nonce', over: Record<string, unknown> = {}) => {
-    const a = await signUp(env.app, over);
-    const res = await call(env.app, 'POST', '/v1/user/payment/add', { token: a.session, body: { paymentMethodToken: nonce } });
-    expect(res.statusCode, JSON.stringify(res.body)).toBe(200);
-    return { ...a, id: await idOf(a.email) };
-  };
+  const { idOf, withCard, topups, consistent, autoRecharge } = accountHelpers(() => env);
   /** A card that verified when saved and declines now (cancelled, over its limit): cards are verified at save. */
   const withDecliningCard = async (over: Record<string, unknown> = {}) => {
     const a = await withCard('fake-valid-visa-nonce', over);
@@ -396,13 +405,6 @@ describe('billing through the API, sandbox gateway', () => {
       .where(eq(billingAccounts.userId, a.id));
     return a;
   };
-  const topups = async (userId: string) =>
-    env.ctx.db
-      .select()
-      .from(ledgerEntries)
-      .where(and(eq(ledgerEntries.userId, userId), eq(ledgerEntries.kind, 'topup')));
-  const consistent = async (userId: string) =>
-    expect(await balanceCents(env.ctx.db, userId)).toBe(await ledgerSumCents(env.ctx.db, userId));
 
   it("the sandbox card form's expiry: kept on the card; a past or malformed one refused with a clear message", async () => {
     const a = await signUp(env.app);
@@ -446,10 +448,7 @@ describe('billing through the API, sandbox gateway', () => {
 
   it('automatic recharge: a charge under the minimum records one recharge, which is charged and credited', async () => {
     const a = await withCard();
-    await call(env.app, 'POST', '/v1/user/payment/edit', {
-      token: a.session,
-      body: { amountAutoRecharge: 20, minimumBalanceForAutoRecharge: 5 },
-    });
+    await autoRecharge(a, 20, 5);
     await env.ctx.db.transaction((tx) => charge(tx, a.id, 400, 'tracking', 'big-1'));
     expect(await env.ctx.db.select().from(payments).where(eq(payments.userId, a.id))).toHaveLength(0);
     await env.ctx.db.transaction((tx) => charge(tx, a.id, 200, 'tracking', 'big-2'));
@@ -467,10 +466,7 @@ describe('billing through the API, sandbox gateway', () => {
 
   it('an automatic recharge killed after the gateway charged the card: the stale sweep credits it exactly once, with no second sale', async () => {
     const a = await withCard();
-    await call(env.app, 'POST', '/v1/user/payment/edit', {
-      token: a.session,
-      body: { amountAutoRecharge: 20, minimumBalanceForAutoRecharge: 5 },
-    });
+    await autoRecharge(a, 20, 5);
     await env.ctx.db.transaction((tx) => charge(tx, a.id, 600, 'tracking', 'crash-window'));
     const [p] = await env.ctx.db.select().from(payments).where(eq(payments.userId, a.id));
     expect([p!.kind, p!.status]).toEqual(['auto_recharge', 'pending']);
@@ -521,10 +517,7 @@ describe('billing through the API, sandbox gateway', () => {
 
   it('a failing automatic recharge: a payment alert, backoff before the next try, and a cap', async () => {
     const a = await withDecliningCard();
-    await call(env.app, 'POST', '/v1/user/payment/edit', {
-      token: a.session,
-      body: { amountAutoRecharge: 20, minimumBalanceForAutoRecharge: 9 },
-    });
+    await autoRecharge(a, 20, 9);
     await env.ctx.db.transaction((tx) => charge(tx, a.id, 200, 'tracking', 'f-1'));
     await processRecharges(env.ctx);
     const [acct] = await env.ctx.db.select().from(billingAccounts).where(eq(billingAccounts.userId, a.id));

@@ -15,6 +15,7 @@ import {
   signupRequest,
   supportRequest,
   updateRequest,
+  PRICING_VIEW,
 } from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
 import { parse, success } from '../../lib/http.ts';
@@ -22,7 +23,6 @@ import { badRequest } from '../../lib/errors.ts';
 import { userOf } from './auth.plugin.ts';
 import * as svc from './accounts.service.ts';
 import * as messages from './messages.service.ts';
-import { PRICING_VIEW } from './pricing.ts';
 import { verifyRecaptcha } from './recaptcha.ts';
 import { googleAuthUrl } from './google.ts';
 

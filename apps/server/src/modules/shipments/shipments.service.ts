@@ -237,15 +237,7 @@ export async function createShipment(
           byName: company.company || fullName(company),
         });
         await recordStatusChange(tx, ctx, s, input.status, cp);
-        await publishLive(tx, {
-          kind: 'shipment',
-          accountId: s.companyId,
-          courierId: s.courierId,
-          shipmentId: s.id,
-          tid: s.tid,
-          status: input.status,
-          statusChanged: true,
-        });
+        await publishShipment(tx, s, s.courierId, input.status, true);
         return repo.updateShipment(tx, id, { lastCheckPoint: cp });
       });
       return { view: await viewOf(ctx, row, outer ?? ctx.db), warning };
@@ -359,15 +351,7 @@ export async function applyUpdate(ctx: AppContext, user: UserRow, input: UpdateI
       podPhotoType: proof?.photoType ?? null,
     });
     if (!older) await recordStatusChange(tx, ctx, s, input.status, cp);
-    await publishLive(tx, {
-      kind: 'shipment',
-      accountId: s.companyId,
-      courierId: s.courierId,
-      shipmentId: s.id,
-      tid: s.tid,
-      status: older ? s.status : input.status,
-      statusChanged: !older && s.status !== input.status,
-    });
+    await publishShipment(tx, s, s.courierId, older ? s.status : input.status, !older && s.status !== input.status);
     if (older) return repo.updateShipment(tx, s.id, { updatedAt: ctx.now() });
     return repo.updateShipment(tx, s.id, { status: input.status, lastCheckPoint: { ...cp, id: checkpointId }, updatedAt: ctx.now() });
   });
@@ -427,6 +411,20 @@ export async function editShipment(ctx: AppContext, company: UserRow, input: Edi
 }
 
 /**
+ * Tells the open screens of the shipment's company and of `courierId` (its courier, or the one it was taken from)
+ * that the shipment changed, once `db` commits.
+ */
+function publishShipment(
+  db: Queryable,
+  s: { id: string; tid: string; companyId: string },
+  courierId: string | null,
+  status: string,
+  statusChanged: boolean,
+) {
+  return publishLive(db, { kind: 'shipment', accountId: s.companyId, courierId, shipmentId: s.id, tid: s.tid, status, statusChanged });
+}
+
+/**
  * Open screens refetch an edited shipment (its status unchanged): the company's, the courier it is assigned to,
  * and the one it was taken from.
  */
@@ -436,16 +434,7 @@ async function announceEdit(
   before: { courierId: string | null },
   after: { id: string; tid: string; status: string; courierId: string | null },
 ) {
-  const announce = (courierId: string | null) =>
-    publishLive(db, {
-      kind: 'shipment',
-      accountId,
-      courierId,
-      shipmentId: after.id,
-      tid: after.tid,
-      status: after.status,
-      statusChanged: false,
-    });
+  const announce = (courierId: string | null) => publishShipment(db, { ...after, companyId: accountId }, courierId, after.status, false);
   await announce(after.courierId);
   if (before.courierId && before.courierId !== after.courierId) await announce(before.courierId);
 }

@@ -11,6 +11,7 @@ import { TriggersPanel } from '../../features/account/components/settings/trigge
 import { WebhookPanel } from '../../features/notifications/components/webhook-panel';
 import { PageHeader } from '../../components/page-header';
 import { PageLoader } from '../../components/page-loader';
+import { SubTabs } from '../../components/sub-tabs';
 
 // The billing screens are their own chunk, loaded when a billing tab opens.
 const billing = () => import('../../features/billing/components/payment-panels');
@@ -18,50 +19,40 @@ const PaymentMethodPanel = lazy(() => billing().then((m) => ({ default: m.Paymen
 const AddBalancePanel = lazy(() => billing().then((m) => ({ default: m.AddBalancePanel })));
 const PaymentHistoryPanel = lazy(() => billing().then((m) => ({ default: m.PaymentHistoryPanel })));
 
-const TABS = ['profile', 'apiKey', 'triggers', 'payment', 'balance', 'paymentHistory'] as const;
-type Tab = (typeof TABS)[number];
-const PROFILE_SUBTABS = ['profile', 'password', 'theme'] as const;
+const TABS = [
+  { value: 'profile', label: 'My Account', icon: IconUser },
+  { value: 'apiKey', label: 'API key', icon: IconKey },
+  { value: 'triggers', label: 'Notification settings', icon: IconBell },
+  { value: 'payment', label: 'Payment Method', icon: IconCreditCard },
+  { value: 'balance', label: 'Add Balance', icon: IconWallet },
+  { value: 'paymentHistory', label: 'Payment History', icon: IconReceipt },
+];
 
 export default function SettingsRoute() {
   const { tab: rawTab, subTab } = useParams();
   const navigate = useNavigate();
   const { data } = useUserInfo();
   // Default tab is profile (product rules §2).
-  const tab: Tab = (TABS as readonly string[]).includes(rawTab ?? '') ? (rawTab as Tab) : 'profile';
+  const tab = TABS.some((t) => t.value === rawTab) ? rawTab : 'profile';
   const go = (t: string, s?: string) => navigate(`/account/profile/settings/${t}${s ? `/${s}` : ''}`);
   if (!data) return <PageLoader />;
-  const profileSub = (PROFILE_SUBTABS as readonly string[]).includes(subTab ?? '') ? subTab! : 'profile';
   return (
     <>
       <PageHeader title="Account settings" description={data.profile.email} />
       <Tabs value={tab} onChange={(v) => v && go(v)} keepMounted={false}>
         <Tabs.List mb="lg" style={{ flexWrap: 'nowrap', overflowX: 'auto', overflowY: 'hidden' }}>
-          <Tabs.Tab value="profile" leftSection={<IconUser size={16} />}>
-            My Account
-          </Tabs.Tab>
-          <Tabs.Tab value="apiKey" leftSection={<IconKey size={16} />}>
-            API key
-          </Tabs.Tab>
-          <Tabs.Tab value="triggers" leftSection={<IconBell size={16} />}>
-            Notification settings
-          </Tabs.Tab>
-          <Tabs.Tab value="payment" leftSection={<IconCreditCard size={16} />}>
-            Payment Method
-          </Tabs.Tab>
-          <Tabs.Tab value="balance" leftSection={<IconWallet size={16} />}>
-            Add Balance
-          </Tabs.Tab>
-          <Tabs.Tab value="paymentHistory" leftSection={<IconReceipt size={16} />}>
-            Payment History
-          </Tabs.Tab>
+          {TABS.map(({ value, label, icon: TabIcon }) => (
+            <Tabs.Tab key={value} value={value} leftSection={<TabIcon size={16} />}>
+              {label}
+            </Tabs.Tab>
+          ))}
         </Tabs.List>
         <Tabs.Panel value="profile">
-          <Tabs value={profileSub} onChange={(v) => v && go('profile', v)} variant="pills" keepMounted={false}>
-            <Tabs.List mb="md">
-              <Tabs.Tab value="profile">Profile Settings</Tabs.Tab>
-              <Tabs.Tab value="password">Password</Tabs.Tab>
-              <Tabs.Tab value="theme">Theme</Tabs.Tab>
-            </Tabs.List>
+          <SubTabs
+            current={subTab}
+            onChange={(s) => go('profile', s)}
+            tabs={{ profile: 'Profile Settings', password: 'Password', theme: 'Theme' }}
+          >
             <Tabs.Panel value="profile">
               <ProfileForm info={data} />
             </Tabs.Panel>
@@ -71,7 +62,7 @@ export default function SettingsRoute() {
             <Tabs.Panel value="theme">
               <ThemePicker info={data} />
             </Tabs.Panel>
-          </Tabs>
+          </SubTabs>
         </Tabs.Panel>
         <Tabs.Panel value="apiKey">
           <ApiKeyPanel info={data} />

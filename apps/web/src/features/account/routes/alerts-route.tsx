@@ -52,6 +52,22 @@ function AlertList({ alerts }: { alerts: Alert[] }) {
   );
 }
 
+/** A tab with the number of alerts it holds beside its name. */
+function CountTab({ value, label, count }: { value: string; label: string; count: number }) {
+  return (
+    <Tabs.Tab
+      value={value}
+      rightSection={
+        <Badge size="sm" variant="light" circle>
+          {count}
+        </Badge>
+      }
+    >
+      {label}
+    </Tabs.Tab>
+  );
+}
+
 export default function AlertsRoute() {
   const { data } = useUserInfo();
   const general = data?.alerts.general ?? [];
@@ -61,26 +77,8 @@ export default function AlertsRoute() {
       <PageHeader title="Alerts" description="Account and payment messages that need your attention." />
       <Tabs defaultValue="general" keepMounted={false}>
         <Tabs.List mb="md">
-          <Tabs.Tab
-            value="general"
-            rightSection={
-              <Badge size="sm" variant="light" circle>
-                {general.length}
-              </Badge>
-            }
-          >
-            General
-          </Tabs.Tab>
-          <Tabs.Tab
-            value="payment"
-            rightSection={
-              <Badge size="sm" variant="light" circle>
-                {payment.length}
-              </Badge>
-            }
-          >
-            Payment
-          </Tabs.Tab>
+          <CountTab value="general" label="General" count={general.length} />
+          <CountTab value="payment" label="Payment" count={payment.length} />
         </Tabs.List>
         <Tabs.Panel value="general">
           <AlertList alerts={general} />

@@ -1,11 +1,11 @@
-import { Button, Grid, Group, Paper, Stack, Text, TextInput, ThemeIcon, Title } from '@mantine/core';
+import { Grid, Group, Paper, Text, TextInput, ThemeIcon, Title } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { inviteRequest } from '@shiptrail/contract';
-import { IconGift, IconSend } from '@tabler/icons-react';
+import { IconGift } from '@tabler/icons-react';
 import { useInviteFriend } from '../api/invite-friend';
+import { SendFormPanel } from '../components/send-form-panel';
 import { PageHeader } from '../../../components/page-header';
 import { zodResolver } from '../../../lib/zod-resolver';
-import { applyServerErrors } from '../../../lib/notify';
 
 export default function InviteRoute() {
   const form = useForm({
@@ -20,29 +20,9 @@ export default function InviteRoute() {
       <PageHeader title="Invite a friend" description="Share Shiptrail and earn credit." />
       <Grid gap="lg">
         <Grid.Col span={{ base: 12, md: 7 }}>
-          <Paper p="lg">
-            <form
-              noValidate
-              aria-label="Invite a friend"
-              onSubmit={form.onSubmit((v) =>
-                invite.mutate(v, { onSuccess: () => form.reset(), onError: (e) => applyServerErrors(form, e) }),
-              )}
-            >
-              <Stack>
-                <TextInput label="Email" type="email" placeholder="friend@example.com" required {...form.getInputProps('email')} />
-                <Group>
-                  <Button
-                    type="submit"
-                    leftSection={<IconSend size={16} />}
-                    loading={invite.isPending}
-                    disabled={!form.isValid() || invite.isPending}
-                  >
-                    Send Invite
-                  </Button>
-                </Group>
-              </Stack>
-            </form>
-          </Paper>
+          <SendFormPanel label="Invite a friend" form={form} sending={invite} submit="Send Invite">
+            <TextInput label="Email" type="email" placeholder="friend@example.com" required {...form.getInputProps('email')} />
+          </SendFormPanel>
         </Grid.Col>
         <Grid.Col span={{ base: 12, md: 5 }}>
           <Paper p="lg" bg="var(--mantine-primary-color-light)">

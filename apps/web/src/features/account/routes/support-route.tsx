@@ -1,12 +1,11 @@
-import { Anchor, Button, Grid, Group, Paper, Stack, Text, Textarea, Title } from '@mantine/core';
+import { Anchor, Grid, Paper, Stack, Text, Textarea, Title } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { LIMITS, supportRequest } from '@shiptrail/contract';
-import { IconSend } from '@tabler/icons-react';
 import { Link } from 'react-router';
 import { useSupportRequest } from '../api/support-request';
+import { SendFormPanel } from '../components/send-form-panel';
 import { PageHeader } from '../../../components/page-header';
 import { zodResolver } from '../../../lib/zod-resolver';
-import { applyServerErrors } from '../../../lib/notify';
 
 // The contract's own limit, so the counter and the server agree.
 const MAX = supportRequest.shape.message.maxLength ?? 5000;
@@ -31,40 +30,22 @@ export default function SupportRoute() {
       <PageHeader title="Support" description="We usually reply within a few hours on business days." />
       <Grid gap="lg">
         <Grid.Col span={{ base: 12, md: 8 }}>
-          <Paper p="lg">
-            <form
-              noValidate
-              aria-label="Support request"
-              onSubmit={form.onSubmit((v) => send.mutate(v, { onSuccess: () => form.reset(), onError: (e) => applyServerErrors(form, e) }))}
-            >
-              <Stack>
-                <Textarea
-                  label="Message"
-                  placeholder="Tell us what you need help with. Tracking numbers help us answer faster."
-                  rows={LIMITS.supportRows}
-                  required
-                  {...messageInput}
-                  error={error}
-                  description={
-                    <span data-testid="support-counter">
-                      {length.toLocaleString('en-US')} / {MAX.toLocaleString('en-US')} characters
-                    </span>
-                  }
-                  inputWrapperOrder={['label', 'input', 'description', 'error']}
-                />
-                <Group>
-                  <Button
-                    type="submit"
-                    leftSection={<IconSend size={16} />}
-                    loading={send.isPending}
-                    disabled={!form.isValid() || send.isPending}
-                  >
-                    Send message
-                  </Button>
-                </Group>
-              </Stack>
-            </form>
-          </Paper>
+          <SendFormPanel label="Support request" form={form} sending={send} submit="Send message">
+            <Textarea
+              label="Message"
+              placeholder="Tell us what you need help with. Tracking numbers help us answer faster."
+              rows={LIMITS.supportRows}
+              required
+              {...messageInput}
+              error={error}
+              description={
+                <span data-testid="support-counter">
+                  {length.toLocaleString('en-US')} / {MAX.toLocaleString('en-US')} characters
+                </span>
+              }
+              inputWrapperOrder={['label', 'input', 'description', 'error']}
+            />
+          </SendFormPanel>
         </Grid.Col>
         <Grid.Col span={{ base: 12, md: 4 }}>
           <BeforeYouWrite />

@@ -7,13 +7,8 @@ import { Link } from 'react-router';
 import { useUserInfo } from '../../../lib/user-info';
 import { useUpdateUser } from '../api/update-user';
 import { validateCompanyName } from '../api/company-name';
-import {
-  NotificationChannels,
-  toChannelValues,
-  validateReceive,
-  validateSend,
-  type ChannelValues,
-} from '../../../components/notification-channels';
+import { NotificationChannels, toChannelValues, validateReceive, type ChannelValues } from '../../../components/notification-channels';
+import { sendSettings, useReceiveForm, useSendForm } from '../components/settings/channel-forms';
 import { PageLoader } from '../../../components/page-loader';
 import { CustomerMessagesHeld } from '../../../components/customer-messages-held';
 import { money, timeZone } from '../../../lib/format';
@@ -158,27 +153,15 @@ function CompanyWizard({ info }: { info: UserInfo }) {
     validate: { company: validateCompanyName },
     validateInputOnBlur: true,
   });
-  const send = useForm<ChannelValues>({
-    mode: 'controlled',
-    initialValues: toChannelValues(info.settings.sendNotification, ['email', 'phone']),
-    validate: validateSend,
-  });
-  const receive = useForm<ChannelValues>({
-    mode: 'controlled',
-    initialValues: toChannelValues(info.settings.receiveNotification, ['email', 'phone', 'webhook'], {
-      email: info.profile.email,
-      phone: info.profile.phone,
-    }),
-    validate: validateReceive,
-    validateInputOnBlur: true,
-  });
+  const send = useSendForm(info);
+  const receive = useReceiveForm(info);
   const save = () => {
     setSaveError(null);
     if (receive.validate().hasErrors) return;
     run({
       profile: { company: identity.values.company.trim(), showWizard: false, timeZone: timeZone(), token: info.profile.token },
       settings: {
-        sendNotification: { email: { triggers: send.values.email!.triggers }, phone: { triggers: send.values.phone!.triggers } },
+        sendNotification: sendSettings(send.values),
         receiveNotification: receive.values,
         emailContent: null,
       },

@@ -6,6 +6,8 @@ import { applyServerErrors } from '../../../lib/notify';
 import { zodResolver } from '../../../lib/zod-resolver';
 import { Link } from 'react-router';
 import { formatDate, money } from '../../../lib/format';
+import { SubTabs } from '../../../components/sub-tabs';
+import { TableHead } from '../../../components/table-head';
 import { useAddBalance, useEditAutofill, usePaymentHistory, usePaymentInfo } from '../api/billing';
 import { cardWords, paymentStatusWords } from '../api/payment-words';
 import { SandboxCardForm } from './card-form';
@@ -41,14 +43,9 @@ function CardOnFile() {
 
 /** Settings › Payment Method: add (the card form) and autofill (automatic top-up). */
 export function PaymentMethodPanel({ info, subTab, onSubTab }: { info: UserInfo; subTab?: string; onSubTab: (s: string) => void }) {
-  const sub = subTab === 'autofill' ? 'autofill' : 'add';
   const { data } = usePaymentInfo();
   return (
-    <Tabs value={sub} onChange={(v) => v && onSubTab(v)} variant="pills" keepMounted={false}>
-      <Tabs.List mb="md">
-        <Tabs.Tab value="add">Payment method</Tabs.Tab>
-        <Tabs.Tab value="autofill">Automatic top-up</Tabs.Tab>
-      </Tabs.List>
+    <SubTabs current={subTab} onChange={onSubTab} tabs={{ add: 'Payment method', autofill: 'Automatic top-up' }}>
       <Tabs.Panel value="add">
         <Stack>
           <CardOnFile />
@@ -65,7 +62,7 @@ export function PaymentMethodPanel({ info, subTab, onSubTab }: { info: UserInfo;
       <Tabs.Panel value="autofill">
         <AutofillForm />
       </Tabs.Panel>
-    </Tabs>
+    </SubTabs>
   );
 }
 
@@ -215,16 +212,7 @@ function HistoryTable({ rows }: { rows: PaymentHistoryItem[] }) {
   return (
     <>
       <Table striped data-testid="payment-history" visibleFrom="sm">
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>Date</Table.Th>
-            <Table.Th>Amount</Table.Th>
-            <Table.Th>Card</Table.Th>
-            <Table.Th>Type</Table.Th>
-            <Table.Th>Status</Table.Th>
-            <Table.Th>Receipt</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
+        <TableHead columns={['Date', 'Amount', 'Card', 'Type', 'Status', 'Receipt']} />
         <Table.Tbody>
           {rows.map((p) => (
             <Table.Tr key={p.id}>
@@ -261,18 +249,13 @@ function HistoryTable({ rows }: { rows: PaymentHistoryItem[] }) {
 
 /** Settings › Payment History: Payments History and Usage Between Dates. */
 export function PaymentHistoryPanel({ subTab, onSubTab }: { subTab?: string; onSubTab: (s: string) => void }) {
-  const sub = subTab === 'usage' ? 'usage' : 'payments';
   const { data } = usePaymentHistory();
   return (
-    <Tabs value={sub} onChange={(v) => v && onSubTab(v)} variant="pills" keepMounted={false}>
-      <Tabs.List mb="md">
-        <Tabs.Tab value="payments">Payments History</Tabs.Tab>
-        <Tabs.Tab value="usage">Usage Between Dates</Tabs.Tab>
-      </Tabs.List>
+    <SubTabs current={subTab} onChange={onSubTab} tabs={{ payments: 'Payments History', usage: 'Usage Between Dates' }}>
       <Tabs.Panel value="payments">{data ? <HistoryTable rows={data} /> : null}</Tabs.Panel>
       <Tabs.Panel value="usage">
         <UsagePanel />
       </Tabs.Panel>
-    </Tabs>
+    </SubTabs>
   );
 }

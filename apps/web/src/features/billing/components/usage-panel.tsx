@@ -4,6 +4,7 @@ import { BarChart } from '@mantine/charts';
 import '@mantine/charts/styles.css';
 import { useUsage } from '../api/billing';
 import { formatDay } from '../../../lib/format';
+import { TableHead } from '../../../components/table-head';
 
 /** A datetime-local value (local time, minutes) for a Date. */
 const local = (d: Date) => new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
@@ -41,14 +42,7 @@ export function UsagePanel() {
       {error ? <Text c="red">{(error as Error).message}</Text> : null}
       <SimpleGrid cols={{ base: 1, lg: 2 }}>
         <Table striped data-testid="usage-table">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Date</Table.Th>
-              <Table.Th>Trackings</Table.Th>
-              <Table.Th>SMS</Table.Th>
-              <Table.Th>Cost</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
+          <TableHead columns={['Date', 'Trackings', 'SMS', 'Cost']} />
           <Table.Tbody>
             {rows
               .filter((r) => r.total > 0)

@@ -1,6 +1,9 @@
-import { Badge, Box, Button, Group, Paper, Stack, Table, Text, Title } from '@mantine/core';
+import { Badge, Box, Group, Paper, Table, Text, Title } from '@mantine/core';
 import { IconMailForward, IconX } from '@tabler/icons-react';
 import type { InvitationState, InvitationView } from '@shiptrail/contract';
+import { ActionButton } from '../../../components/action-button';
+import { CardItem, CardList } from '../../../components/card-list';
+import { TableHead } from '../../../components/table-head';
 import { formatDateTime } from '../../../lib/format';
 import { useInvitations, useResendInvitation, useRevokeInvitation } from '../api/invitations';
 
@@ -19,27 +22,23 @@ function Actions({ i }: { i: InvitationView }) {
   if (i.state !== 'pending' && i.state !== 'expired') return null;
   return (
     <Group gap={6} wrap="nowrap">
-      <Button
-        size="xs"
-        variant="light"
-        leftSection={<IconMailForward size={14} />}
+      <ActionButton
+        icon={IconMailForward}
         loading={resend.isPending}
         onClick={() => resend.mutate(i.id)}
         aria-label={`Resend the invitation to ${i.email}`}
       >
         Resend
-      </Button>
-      <Button
-        size="xs"
-        variant="light"
+      </ActionButton>
+      <ActionButton
+        icon={IconX}
         color="red"
-        leftSection={<IconX size={14} />}
         loading={revoke.isPending}
         onClick={() => revoke.mutate(i.id)}
         aria-label={`Revoke the invitation to ${i.email}`}
       >
         Revoke
-      </Button>
+      </ActionButton>
     </Group>
   );
 }
@@ -74,16 +73,9 @@ export function PendingInvitations({ cards }: { cards: boolean }) {
 /** The invitations as cards, on a phone. */
 function InvitationCards({ list }: { list: InvitationView[] }) {
   return (
-    <Stack component="ul" gap={0} m={0} p={0} data-testid="invitations-cards" style={{ listStyle: 'none' }}>
+    <CardList testId="invitations-cards">
       {list.map((i) => (
-        <Box
-          component="li"
-          key={i.id}
-          px="md"
-          py="sm"
-          data-email={i.email}
-          style={{ borderTop: '1px solid var(--mantine-color-default-border)' }}
-        >
+        <CardItem key={i.id} rule="top" data-email={i.email}>
           <Group justify="space-between" wrap="nowrap" align="center" gap="xs">
             <Text fw={600} size="sm">
               {name(i)}
@@ -101,9 +93,9 @@ function InvitationCards({ list }: { list: InvitationView[] }) {
           <Box mt="xs">
             <Actions i={i} />
           </Box>
-        </Box>
+        </CardItem>
       ))}
-    </Stack>
+    </CardList>
   );
 }
 
@@ -112,18 +104,7 @@ function InvitationTable({ list }: { list: InvitationView[] }) {
   return (
     <Table.ScrollContainer minWidth={760}>
       <Table verticalSpacing="sm" data-testid="invitations-table" aria-label="Invitations">
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>Email</Table.Th>
-            <Table.Th>Name</Table.Th>
-            <Table.Th>Sent</Table.Th>
-            <Table.Th>Expires</Table.Th>
-            <Table.Th>State</Table.Th>
-            <Table.Th w={200}>
-              <span style={{ position: 'absolute', width: 1, height: 1, overflow: 'hidden', clip: 'rect(0 0 0 0)' }}>Actions</span>
-            </Table.Th>
-          </Table.Tr>
-        </Table.Thead>
+        <TableHead columns={['Email', 'Name', 'Sent', 'Expires', 'State']} actionsWidth={200} />
         <Table.Tbody>
           {list.map((i) => (
             <Table.Tr key={i.id} data-email={i.email}>

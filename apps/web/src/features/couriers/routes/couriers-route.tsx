@@ -1,9 +1,12 @@
-import { Badge, Box, Button, Center, Group, Loader, Paper, Stack, Table, Text } from '@mantine/core';
+import { Badge, Box, Button, Center, Group, Loader, Paper, Table, Text } from '@mantine/core';
 import { IconEdit, IconMailPlus, IconMap, IconPlus, IconTrash, IconTruck } from '@tabler/icons-react';
 import type { MemberView } from '@shiptrail/contract';
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
+import { ActionButton } from '../../../components/action-button';
+import { CardItem, CardList } from '../../../components/card-list';
 import { EmptyList } from '../../../components/empty-list';
+import { TableHead } from '../../../components/table-head';
 import { ConfirmDeleteModal } from '../../../components/confirm-delete-modal';
 import { PageHeader } from '../../../components/page-header';
 import { useCardLayout } from '../../../components/card-layout';
@@ -21,19 +24,12 @@ const InviteModal = lazy(() => import('../components/invite-modal').then((m) => 
 function RowButtons({ m, onEdit, onDelete }: { m: MemberView; onEdit: (m: MemberView) => void; onDelete: (m: MemberView) => void }) {
   return (
     <Group gap={6} wrap="nowrap">
-      <Button size="xs" variant="light" leftSection={<IconEdit size={14} />} onClick={() => onEdit(m)} aria-label={`Edit ${m.email}`}>
+      <ActionButton icon={IconEdit} onClick={() => onEdit(m)} aria-label={`Edit ${m.email}`}>
         Edit
-      </Button>
-      <Button
-        size="xs"
-        variant="light"
-        color="red"
-        leftSection={<IconTrash size={14} />}
-        onClick={() => onDelete(m)}
-        aria-label={`Delete ${m.email}`}
-      >
+      </ActionButton>
+      <ActionButton icon={IconTrash} color="red" onClick={() => onDelete(m)} aria-label={`Delete ${m.email}`}>
         Delete
-      </Button>
+      </ActionButton>
     </Group>
   );
 }
@@ -72,16 +68,9 @@ interface CourierRows {
 /** The couriers as cards, on a phone. */
 function CourierCards({ list, onEdit, onDelete }: CourierRows) {
   return (
-    <Stack component="ul" gap={0} m={0} p={0} aria-label="Couriers" data-testid="couriers-cards" style={{ listStyle: 'none' }}>
+    <CardList label="Couriers" testId="couriers-cards">
       {list.map((m) => (
-        <Box
-          component="li"
-          key={m.uid}
-          px="md"
-          py="sm"
-          data-email={m.email}
-          style={{ borderBottom: '1px solid var(--mantine-color-default-border)' }}
-        >
+        <CardItem key={m.uid} rule="bottom" data-email={m.email}>
           <Group justify="space-between" wrap="nowrap" align="flex-start">
             <div style={{ minWidth: 0 }}>
               <Text fw={600} size="sm">
@@ -101,9 +90,9 @@ function CourierCards({ list, onEdit, onDelete }: CourierRows) {
           <Box mt="xs">
             <RowButtons m={m} onEdit={onEdit} onDelete={onDelete} />
           </Box>
-        </Box>
+        </CardItem>
       ))}
-    </Stack>
+    </CardList>
   );
 }
 
@@ -112,19 +101,7 @@ function CourierTable({ list, onEdit, onDelete }: CourierRows) {
   return (
     <Table.ScrollContainer minWidth={760}>
       <Table highlightOnHover verticalSpacing="sm" aria-label="Couriers" data-testid="couriers-table">
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>Email</Table.Th>
-            <Table.Th>Role</Table.Th>
-            <Table.Th>First name</Table.Th>
-            <Table.Th>Last name</Table.Th>
-            <Table.Th>Phone</Table.Th>
-            <Table.Th>Updated</Table.Th>
-            <Table.Th w={190}>
-              <span style={{ position: 'absolute', width: 1, height: 1, overflow: 'hidden', clip: 'rect(0 0 0 0)' }}>Actions</span>
-            </Table.Th>
-          </Table.Tr>
-        </Table.Thead>
+        <TableHead columns={['Email', 'Role', 'First name', 'Last name', 'Phone', 'Updated']} actionsWidth={190} />
         <Table.Tbody>
           {list.map((m) => (
             <Table.Tr key={m.uid} data-email={m.email}>

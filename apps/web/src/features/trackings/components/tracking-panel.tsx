@@ -2,6 +2,7 @@ import { Anchor, Button, CopyButton, Drawer, Group, SimpleGrid, Stack, Tabs, Tex
 import { IconCheck, IconCopy, IconEdit, IconExternalLink, IconRefresh, IconTrash, IconTruckDelivery } from '@tabler/icons-react';
 import { Link } from 'react-router';
 import { describeEstimate, type TrackingView } from '@shiptrail/contract';
+import { ActionButton } from '../../../components/action-button';
 import { StatusBadge } from '../../../components/status-badge';
 import { CheckpointTimeline } from '../../../components/checkpoint-timeline';
 import { courierName, formatDate, formatDateTime } from '../../../lib/format';
@@ -39,38 +40,23 @@ export function TrackingPanel(props: {
             <StatusBadge status={t.status} size="lg" />
           </Group>
           <Group gap="xs">
-            <Button size="xs" variant="light" leftSection={<IconEdit size={14} />} onClick={() => props.onEdit(t)} disabled={props.busy}>
+            <ActionButton icon={IconEdit} onClick={() => props.onEdit(t)} disabled={props.busy}>
               Edit
-            </Button>
-            <Button
-              size="xs"
-              variant="light"
-              leftSection={<IconRefresh size={14} />}
-              onClick={() => props.onRefresh(t.tid)}
-              disabled={props.busy}
-            >
+            </ActionButton>
+            <ActionButton icon={IconRefresh} onClick={() => props.onRefresh(t.tid)} disabled={props.busy}>
               Refresh now
-            </Button>
-            <Button
-              size="xs"
-              variant="light"
+            </ActionButton>
+            <ActionButton
+              icon={IconTruckDelivery}
               color="teal"
-              leftSection={<IconTruckDelivery size={14} />}
               onClick={() => props.onDelivered(t.tid)}
               disabled={props.busy || t.status === 'Delivered'}
             >
               Mark delivered
-            </Button>
-            <Button
-              size="xs"
-              variant="light"
-              color="red"
-              leftSection={<IconTrash size={14} />}
-              onClick={() => props.onDelete(t.tid)}
-              disabled={props.busy}
-            >
+            </ActionButton>
+            <ActionButton icon={IconTrash} color="red" onClick={() => props.onDelete(t.tid)} disabled={props.busy}>
               Delete
-            </Button>
+            </ActionButton>
           </Group>
           <Tabs defaultValue="details">
             <Tabs.List>

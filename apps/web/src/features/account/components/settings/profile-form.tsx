@@ -1,4 +1,4 @@
-import { Button, Group, Paper, Select, SimpleGrid, Stack, Textarea, TextInput } from '@mantine/core';
+import { Select, SimpleGrid, Stack, Textarea, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { dropEmptyStrings, profileUpdateSchema, type UserInfo } from '@shiptrail/contract';
 import { useUpdateUser } from '../../api/update-user';
@@ -6,6 +6,7 @@ import { zodResolver } from '../../../../lib/zod-resolver';
 import { applyServerErrors } from '../../../../lib/notify';
 import { timeZone } from '../../../../lib/format';
 import { LogoField } from './logo-field';
+import { FormPanel } from '../../../../components/form-panel';
 
 /**
  * Every zone the browser knows, by IANA name ("America/New_York"). Chromium's list leaves out UTC, and a stored
@@ -60,52 +61,50 @@ export function ProfileForm({ info }: { info: UserInfo }) {
   const form = useProfileForm(p);
   const isCompany = form.values.userType === 'company';
   return (
-    <Paper p="lg">
-      <form
-        noValidate
-        aria-label="Profile settings"
-        onSubmit={form.onSubmit((v) =>
-          update.mutate({ profile: v }, { onSuccess: () => form.resetDirty(), onError: (e) => applyServerErrors(form, e) }),
-        )}
-      >
-        <Stack>
-          <SimpleGrid cols={{ base: 1, sm: 2 }}>
-            <TextInput label="First name" autoComplete="given-name" {...form.getInputProps('firstName')} />
-            <TextInput label="Last name" autoComplete="family-name" {...form.getInputProps('lastName')} />
-            <TextInput label="Email" readOnly description="Contact support to change your login email" {...form.getInputProps('email')} />
-            <TextInput label="Phone" type="tel" description="US numbers only" autoComplete="tel" {...form.getInputProps('phone')} />
-            <Select
-              label="Account type"
-              data={[
-                { value: 'person', label: 'Personal' },
-                { value: 'company', label: 'Business' },
-              ]}
-              allowDeselect={false}
-              // A user that already has a company cannot change the account type (product rules §6).
-              disabled={!!p.company}
-              {...form.getInputProps('userType')}
-            />
-            <Select
-              label="Time zone"
-              description={isCompany ? "Times in your customers' messages are written in it" : 'Times in your messages are written in it'}
-              data={zonesWith(form.values.timeZone)}
-              searchable
-              allowDeselect={false}
-              nothingFoundMessage="No such time zone"
-              comboboxProps={{ withinPortal: true }}
-              {...form.getInputProps('timeZone')}
-            />
-          </SimpleGrid>
-          {isCompany && <CompanyFields form={form} />}
-          <Group justify="flex-end">
-            <Button type="submit" loading={update.isPending} disabled={!form.isValid() || update.isPending || !form.isDirty()}>
-              Save changes
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-      {/* The logo is uploaded on its own (decision 099), for a company's owner. */}
-      {p.userType === 'company' && p.role !== 'courier' && <LogoField info={info} />}
-    </Paper>
+    <FormPanel
+      label="Profile settings"
+      onSubmit={form.onSubmit((v) =>
+        update.mutate({ profile: v }, { onSuccess: () => form.resetDirty(), onError: (e) => applyServerErrors(form, e) }),
+      )}
+      busy={update.isPending}
+      blocked={!form.isValid() || !form.isDirty()}
+      submit="Save changes"
+      align="end"
+      after={
+        /* The logo is uploaded on its own (decision 099), for a company's owner. */ p.userType === 'company' &&
+        p.role !== 'courier' && <LogoField info={info} />
+      }
+    >
+      <Stack>
+        <SimpleGrid cols={{ base: 1, sm: 2 }}>
+          <TextInput label="First name" autoComplete="given-name" {...form.getInputProps('firstName')} />
+          <TextInput label="Last name" autoComplete="family-name" {...form.getInputProps('lastName')} />
+          <TextInput label="Email" readOnly description="Contact support to change your login email" {...form.getInputProps('email')} />
+          <TextInput label="Phone" type="tel" description="US numbers only" autoComplete="tel" {...form.getInputProps('phone')} />
+          <Select
+            label="Account type"
+            data={[
+              { value: 'person', label: 'Personal' },
+              { value: 'company', label: 'Business' },
+            ]}
+            allowDeselect={false}
+            // A user that already has a company cannot change the account type (product rules §6).
+            disabled={!!p.company}
+            {...form.getInputProps('userType')}
+          />
+          <Select
+            label="Time zone"
+            description={isCompany ? "Times in your customers' messages are written in it" : 'Times in your messages are written in it'}
+            data={zonesWith(form.values.timeZone)}
+            searchable
+            allowDeselect={false}
+            nothingFoundMessage="No such time zone"
+            comboboxProps={{ withinPortal: true }}
+            {...form.getInputProps('timeZone')}
+          />
+        </SimpleGrid>
+        {isCompany && <CompanyFields form={form} />}
+      </Stack>
+    </FormPanel>
   );
 }

@@ -1,16 +1,13 @@
-import { Button, Group, NumberInput, Paper, SimpleGrid, Stack, Tabs, Text, Title } from '@mantine/core';
+import { NumberInput, SimpleGrid, Stack, Tabs, Text, Title } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { approachSettingsSchema, type ApproachSettings, type UserInfo } from '@shiptrail/contract';
 import { zodResolver } from '../../../../lib/zod-resolver';
 import type { ReactNode } from 'react';
 import { useUpdateUser } from '../../api/update-user';
-import {
-  NotificationChannels,
-  toChannelValues,
-  validateReceive,
-  validateSend,
-  type ChannelValues,
-} from '../../../../components/notification-channels';
+import { NotificationChannels } from '../../../../components/notification-channels';
+import { FormPanel } from '../../../../components/form-panel';
+import { SubTabs } from '../../../../components/sub-tabs';
+import { sendSettings, useReceiveForm, useSendForm } from './channel-forms';
 import { applyServerErrors } from '../../../../lib/notify';
 import { CustomerMessagesHeld } from '../../../../components/customer-messages-held';
 import { ApiError } from '../../../../lib/api-client';
@@ -18,88 +15,62 @@ import { receiveFormErrors } from '../../api/receive-errors';
 
 function ReceiveForm({ info }: { info: UserInfo }) {
   const update = useUpdateUser();
-  const form = useForm<ChannelValues>({
-    mode: 'controlled',
-    initialValues: toChannelValues(info.settings.receiveNotification, ['email', 'phone', 'webhook'], {
-      email: info.profile.email,
-      phone: info.profile.phone,
-    }),
-    validate: validateReceive,
-    validateInputOnBlur: true,
-  });
+  const form = useReceiveForm(info);
   return (
-    <Paper p="lg">
-      <form
-        noValidate
-        aria-label="Notifications you receive"
-        onSubmit={form.onSubmit((v) =>
-          update.mutate(
-            { settings: { receiveNotification: v, emailContent: null } },
-            {
-              // The refusal goes under its field and every other choice stays as typed, to fix and save again.
-              onError: (e) => {
-                if (e instanceof ApiError) form.setErrors(receiveFormErrors(e.errors));
-              },
-              onSuccess: () => form.resetDirty(),
+    <FormPanel
+      label="Notifications you receive"
+      onSubmit={form.onSubmit((v) =>
+        update.mutate(
+          { settings: { receiveNotification: v, emailContent: null } },
+          {
+            // The refusal goes under its field and every other choice stays as typed, to fix and save again.
+            onError: (e) => {
+              if (e instanceof ApiError) form.setErrors(receiveFormErrors(e.errors));
             },
-          ),
-        )}
-      >
-        <Text size="sm" c="dimmed" mb="md">
-          Alerts about your own trackings. Email and webhooks are free; each SMS is charged to your balance.
-        </Text>
-        <NotificationChannels form={form} channels={['email', 'phone', 'webhook']} withEndpoints caption="Notifications you receive" />
-        <Group justify="flex-end" mt="md">
-          <Button type="submit" loading={update.isPending} disabled={!form.isValid() || update.isPending}>
-            Save
-          </Button>
-        </Group>
-      </form>
-    </Paper>
+            onSuccess: () => form.resetDirty(),
+          },
+        ),
+      )}
+      busy={update.isPending}
+      blocked={!form.isValid()}
+      submit="Save"
+      align="end"
+    >
+      <Text size="sm" c="dimmed" mb="md">
+        Alerts about your own trackings. Email and webhooks are free; each SMS is charged to your balance.
+      </Text>
+      <NotificationChannels form={form} channels={['email', 'phone', 'webhook']} withEndpoints caption="Notifications you receive" />
+    </FormPanel>
   );
 }
 
 function SendForm({ info }: { info: UserInfo }) {
   const update = useUpdateUser();
-  const form = useForm<ChannelValues>({
-    mode: 'controlled',
-    initialValues: toChannelValues(info.settings.sendNotification, ['email', 'phone']),
-    validate: validateSend,
-  });
+  const form = useSendForm(info);
   return (
-    <Paper p="lg">
-      <form
-        noValidate
-        aria-label="Notifications sent to your customers"
-        onSubmit={form.onSubmit((v) =>
-          update.mutate(
-            {
-              settings: {
-                sendNotification: { email: { triggers: v.email!.triggers }, phone: { triggers: v.phone!.triggers } },
-                emailContent: null,
-              },
-            },
-            { onError: (e) => applyServerErrors(form, e) },
-          ),
-        )}
-      >
-        <Text size="sm" c="dimmed" mb="md">
-          Updates sent to your customers, at the email and phone you set on each tracking.
-        </Text>
-        <CustomerMessagesHeld />
-        <NotificationChannels
-          form={form}
-          channels={['email', 'phone']}
-          withEndpoints={false}
-          caption="Notifications sent to your customers"
-        />
-        <Group justify="flex-end" mt="md">
-          <Button type="submit" loading={update.isPending} disabled={update.isPending}>
-            Save
-          </Button>
-        </Group>
-      </form>
-    </Paper>
+    <FormPanel
+      label="Notifications sent to your customers"
+      onSubmit={form.onSubmit((v) =>
+        update.mutate(
+          { settings: { sendNotification: sendSettings(v), emailContent: null } },
+          { onError: (e) => applyServerErrors(form, e) },
+        ),
+      )}
+      busy={update.isPending}
+      submit="Save"
+      align="end"
+    >
+      <Text size="sm" c="dimmed" mb="md">
+        Updates sent to your customers, at the email and phone you set on each tracking.
+      </Text>
+      <CustomerMessagesHeld />
+      <NotificationChannels
+        form={form}
+        channels={['email', 'phone']}
+        withEndpoints={false}
+        caption="Notifications sent to your customers"
+      />
+    </FormPanel>
   );
 }
 
@@ -116,46 +87,41 @@ function ApproachForm({ info }: { info: UserInfo }) {
     validateInputOnBlur: true,
   });
   return (
-    <Paper p="lg">
-      <form
-        noValidate
-        aria-label="When the courier is coming"
-        onSubmit={form.onSubmit((v) =>
-          update.mutate({ settings: { approach: v, emailContent: null } }, { onError: (e) => applyServerErrors(form, e) }),
-        )}
-      >
-        <Title order={3} fz="md" mb={4}>
-          When the courier is coming
-        </Title>
-        <Text size="sm" c="dimmed" mb="md">
-          For shipments out for delivery whose courier shares their location: each message goes once per shipment.
-        </Text>
-        <SimpleGrid cols={{ base: 1, sm: 2 }}>
-          <NumberInput
-            label="Courier a few stops away: this many stops or fewer"
-            min={1}
-            max={20}
-            clampBehavior="none"
-            allowDecimal={false}
-            {...form.getInputProps('stops')}
-          />
-          <NumberInput
-            label="Courier arriving now: within (meters)"
-            min={25}
-            max={5000}
-            step={25}
-            clampBehavior="none"
-            allowDecimal={false}
-            {...form.getInputProps('meters')}
-          />
-        </SimpleGrid>
-        <Group justify="flex-end" mt="md">
-          <Button type="submit" loading={update.isPending} disabled={update.isPending}>
-            Save
-          </Button>
-        </Group>
-      </form>
-    </Paper>
+    <FormPanel
+      label="When the courier is coming"
+      onSubmit={form.onSubmit((v) =>
+        update.mutate({ settings: { approach: v, emailContent: null } }, { onError: (e) => applyServerErrors(form, e) }),
+      )}
+      busy={update.isPending}
+      submit="Save"
+      align="end"
+    >
+      <Title order={3} fz="md" mb={4}>
+        When the courier is coming
+      </Title>
+      <Text size="sm" c="dimmed" mb="md">
+        For shipments out for delivery whose courier shares their location: each message goes once per shipment.
+      </Text>
+      <SimpleGrid cols={{ base: 1, sm: 2 }}>
+        <NumberInput
+          label="Courier a few stops away: this many stops or fewer"
+          min={1}
+          max={20}
+          clampBehavior="none"
+          allowDecimal={false}
+          {...form.getInputProps('stops')}
+        />
+        <NumberInput
+          label="Courier arriving now: within (meters)"
+          min={25}
+          max={5000}
+          step={25}
+          clampBehavior="none"
+          allowDecimal={false}
+          {...form.getInputProps('meters')}
+        />
+      </SimpleGrid>
+    </FormPanel>
   );
 }
 
@@ -186,13 +152,8 @@ export function TriggersPanel({
         <SendForm info={info} />
       </Stack>
     );
-  const tab = subTab === 'receiveNotification' ? 'receiveNotification' : 'sendNotifications';
   return (
-    <Tabs value={tab} onChange={(v) => v && onSubTab(v)} variant="pills" keepMounted={false}>
-      <Tabs.List mb="md">
-        <Tabs.Tab value="sendNotifications">Send to customers</Tabs.Tab>
-        <Tabs.Tab value="receiveNotification">Receive</Tabs.Tab>
-      </Tabs.List>
+    <SubTabs current={subTab} onChange={onSubTab} tabs={{ sendNotifications: 'Send to customers', receiveNotification: 'Receive' }}>
       <Tabs.Panel value="sendNotifications">
         <Stack gap="lg">
           <SendForm info={info} />
@@ -200,6 +161,6 @@ export function TriggersPanel({
         </Stack>
       </Tabs.Panel>
       <Tabs.Panel value="receiveNotification">{receive}</Tabs.Panel>
-    </Tabs>
+    </SubTabs>
   );
 }
