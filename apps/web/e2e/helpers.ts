@@ -24,13 +24,19 @@ interface OutboxMail {
   createdAt: string;
 }
 
+/**
+ * The dev outbox's newest 500 messages (its most; 100 by default). Specs run in two workers at once against one
+ * server, so a spec reading its own mail must not lose it under the mail the spec beside it sends meanwhile.
+ */
+export const OUTBOX_API = '/dev/mail/api?limit=500';
+
 /** Waits for a mail to `to` in the dev outbox (GET /dev/mail/api) and returns the first link path matching. */
 export async function linkFromOutbox(request: APIRequestContext, to: string, pathPrefix: string): Promise<string> {
   let found = '';
   await expect
     .poll(
       async () => {
-        const res = await request.get('/dev/mail/api');
+        const res = await request.get(OUTBOX_API);
         const list = (await res.json()) as OutboxMail[];
         const mail = list.find((m) => m.to === to && m.text.includes(pathPrefix));
         const m = mail?.text.match(new RegExp(`https?://[^\\s]+(${pathPrefix.replace(/\//g, '\\/')}[^\\s]+)`));
