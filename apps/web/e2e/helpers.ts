@@ -5,11 +5,15 @@ import { journeyFor, type JourneyName } from '../../server/src/modules/carriers/
 /**
  * A UPS number no other spec asks the carrier sandbox about (`prefix` names the spec), whose scripted sandbox journey is
  * one of `journeys`: the sandbox's own choice of journey (modules/carriers/sandbox/journeys.ts), not a copy of it.
+ * With `slowest`, one the sandbox plays at its slowest (a per-number speed factor of 1.15 to 1.2; 0.8 to 1.2 in all):
+ * for a spec that must read a state the journey passes through, such as the promised window before Delivered, which at
+ * the E2E pace lasts 11.6 s for the fastest numbers and 17.4 s for the slowest (decision 180).
  */
-export function sandboxNumber(prefix: string, journeys: JourneyName[]): string {
+export function sandboxNumber(prefix: string, journeys: JourneyName[], o: { slowest?: boolean } = {}): string {
   for (;;) {
     const tid = `1Z${prefix}${Date.now().toString(36).toUpperCase()}${Math.floor(Math.random() * 1e6)}`;
-    if (journeys.includes(journeyFor(tid).name)) return tid;
+    const journey = journeyFor(tid);
+    if (journeys.includes(journey.name) && (!o.slowest || journey.factor >= 1.15)) return tid;
   }
 }
 
