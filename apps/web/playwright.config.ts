@@ -34,8 +34,12 @@ export default defineConfig({
   testDir: './e2e',
   timeout: 90_000,
   expect: { timeout: 10_000 },
+  // A file's tests run in order in one worker; two workers take files side by side against the one server
+  // (decision 180: most of a test's time is waiting on the server, the sandbox's pace and the browser, not CPU).
+  // Each test signs up its own accounts; what a spec must not share (a killed server, a rebuilt web app) has a
+  // server of its own (e2e/own-server.ts). E2E_WORKERS=1 runs them one at a time as before.
   fullyParallel: false,
-  workers: 1,
+  workers: Number(process.env.E2E_WORKERS ?? 2),
   retries: 0,
   reporter: [['list']],
   use: {

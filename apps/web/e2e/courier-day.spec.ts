@@ -1,6 +1,6 @@
 import { expect as baseExpect, test, type APIRequestContext, type BrowserContext, type Locator, type Page } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
-import { apiPost, linkFromOutbox, signByTouch, signInByTap, signUpViaApi, uniqueEmail } from './helpers';
+import { apiPost, linkFromOutbox, OUTBOX_API, signByTouch, signInByTap, signUpViaApi, uniqueEmail } from './helpers';
 
 // A courier's day on a real phone profile (playwright.config.ts runs this file once as Pixel 7 and once as
 // iPhone 13: mobile viewport, touch, the device's user agent), everything by tap: the owner invites the courier
@@ -240,7 +240,7 @@ test("a courier's day by tap: today's stops, Out For Delivery, a failed attempt,
     // The failed attempt reaches the customer: the company's mail to Jo is in the outbox, with the courier's words.
     await expect
       .poll(async () => {
-        const list = (await (await page.request.get('/dev/mail/api')).json()) as Array<{ to: string; subject: string; text: string }>;
+        const list = (await (await page.request.get(OUTBOX_API)).json()) as Array<{ to: string; subject: string; text: string }>;
         const mail = list.find((m) => m.to === customerEmails[1] && /attempt failed/.test(m.subject));
         return mail ? `${mail.subject} | ${mail.text.includes('Nobody home')}` : '';
       })

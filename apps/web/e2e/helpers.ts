@@ -5,11 +5,15 @@ import { journeyFor, type JourneyName } from '../../server/src/modules/carriers/
 /**
  * A UPS number no other spec asks the carrier sandbox about (`prefix` names the spec), whose scripted sandbox journey is
  * one of `journeys`: the sandbox's own choice of journey (modules/carriers/sandbox/journeys.ts), not a copy of it.
+ * With `slowest`, one the sandbox plays at its slowest (a per-number speed factor of 1.15 to 1.2; 0.8 to 1.2 in all):
+ * for a spec that must read a state the journey passes through, such as the promised window before Delivered, which at
+ * the E2E pace lasts 11.6 s for the fastest numbers and 17.4 s for the slowest (decision 180).
  */
-export function sandboxNumber(prefix: string, journeys: JourneyName[]): string {
+export function sandboxNumber(prefix: string, journeys: JourneyName[], o: { slowest?: boolean } = {}): string {
   for (;;) {
     const tid = `1Z${prefix}${Date.now().toString(36).toUpperCase()}${Math.floor(Math.random() * 1e6)}`;
-    if (journeys.includes(journeyFor(tid).name)) return tid;
+    const journey = journeyFor(tid);
+    if (journeys.includes(journey.name) && (!o.slowest || journey.factor >= 1.15)) return tid;
   }
 }
 
@@ -24,13 +28,19 @@ interface OutboxMail {
   createdAt: string;
 }
 
+/**
+ * The dev outbox's newest 500 messages (its most; 100 by default). Specs run in two workers at once against one
+ * server, so a spec reading its own mail must not lose it under the mail the spec beside it sends meanwhile.
+ */
+export const OUTBOX_API = '/dev/mail/api?limit=500';
+
 /** Waits for a mail to `to` in the dev outbox (GET /dev/mail/api) and returns the first link path matching. */
 export async function linkFromOutbox(request: APIRequestContext, to: string, pathPrefix: string): Promise<string> {
   let found = '';
   await expect
     .poll(
       async () => {
-        const res = await request.get('/dev/mail/api');
+        const res = await request.get(OUTBOX_API);
         const list = (await res.json()) as OutboxMail[];
         const mail = list.find((m) => m.to === to && m.text.includes(pathPrefix));
         const m = mail?.text.match(new RegExp(`https?://[^\\s]+(${pathPrefix.replace(/\//g, '\\/')}[^\\s]+)`));

@@ -1,6 +1,6 @@
 import { expect as baseExpect, devices, test, type Browser, type Page } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
-import { apiPost, linkFromOutbox, signUpViaApi, uniqueEmail } from './helpers';
+import { apiPost, linkFromOutbox, OUTBOX_API, signUpViaApi, uniqueEmail } from './helpers';
 
 // A company invites its couriers by email: the owner fills the Invite courier form, the courier opens the link
 // from the dev outbox on a phone, chooses a password and is signed in; the owner sees the invitation accepted and
@@ -110,7 +110,7 @@ test('revoke: the link then says the invitation was withdrawn; resend gives a ne
   );
   await stale.context().close();
 
-  const outbox = (await (await owner.request.get('/dev/mail/api')).json()) as Array<{ to: string; text: string }>;
+  const outbox = (await (await owner.request.get(OUTBOX_API)).json()) as Array<{ to: string; text: string }>;
   const newest = outbox
     .filter((m) => m.to === otherEmail && m.text.includes('/invite/'))
     .map((m) => /\/invite\/[^\s]+/.exec(m.text)![0])

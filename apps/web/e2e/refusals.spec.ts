@@ -1,6 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
-import { apiPost, linkFromOutbox, signUpViaApi, uniqueEmail } from './helpers';
+import { apiPost, linkFromOutbox, OUTBOX_API, signUpViaApi, uniqueEmail } from './helpers';
 
 // Issue 26, "no silent form": every refusal reaches the person, in the server's own words, on every form. One
 // table: each row puts a refused value into one form and names the words that must appear. Rows marked `server`
@@ -267,7 +267,7 @@ test("a failed attempt reaches the company's customer: the mail in the outbox", 
   await expect
     .poll(
       async () => {
-        const list = (await (await request.get('/dev/mail/api')).json()) as Array<{ id: number; to: string; subject: string }>;
+        const list = (await (await request.get(OUTBOX_API)).json()) as Array<{ id: number; to: string; subject: string }>;
         id = list.find((m) => m.to === customer && /attempt failed/.test(m.subject))?.id ?? 0;
         return id;
       },

@@ -1,9 +1,5 @@
 import { expect as baseExpect, test, type APIRequestContext, type BrowserContext, type Page } from '@playwright/test';
-import { spawn, execSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { rmSync } from 'node:fs';
 import {
   companyWithCourier,
   expectKeptForOffline,
@@ -14,6 +10,7 @@ import {
   storedShipment,
   type StoredShipment,
 } from './helpers';
+import { freePort, OwnServer } from './own-server';
 
 // The server is killed (kill -9, a real process) while the courier's phone sends what it kept without signal
 // (issue 31: "a server restart never books anything twice"), on the phone profiles, by tap. The E2E run's own
@@ -29,68 +26,10 @@ test.setTimeout(300_000);
 
 const shot = phoneShots('restart-offline');
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const serverDir = path.resolve(here, '../../server');
-const webDist = path.resolve(here, '../dist');
 // A port of its own, chosen when the file loads, so every page of this file can use it as its base URL.
-// (Without NODE_OPTIONS: the runner's loader must not write into the answer.)
-const port = /(\d+)\s*$/.exec(
-  execSync(`node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})"`, {
-    env: { PATH: process.env.PATH },
-  }).toString(),
-)![1]!;
-const base = `http://127.0.0.1:${port}`;
+const server = new OwnServer(freePort(), 'restart');
+const base = server.base;
 test.use({ baseURL: base });
-
-/** The server of this file: a real process on its own data directory, killed with SIGKILL and started again on it. */
-class OwnServer {
-  child: ChildProcess | null = null;
-  stderr = '';
-  // Made at the first start, not when the file loads (the runner loads it too, and would leave one behind).
-  dataDir = '';
-
-  async start() {
-    this.dataDir ||= mkdtempSync(path.join(tmpdir(), 'shiptrail-e2e-restart-'));
-    this.child = spawn(process.execPath, ['src/main.ts'], {
-      cwd: serverDir,
-      env: {
-        PATH: process.env.PATH,
-        HOST: '127.0.0.1',
-        PORT: port,
-        DATA_DIR: this.dataDir,
-        WEB_DIST: webDist,
-        PUBLIC_URL: base,
-        LOG_LEVEL: 'warn',
-        CARRIER_SANDBOX_PACE: '0.05',
-        SIGNUPS_PER_HOUR: '100000',
-        MAP_TILE_URL: 'http://127.0.0.1:9/{z}/{x}/{y}.png',
-      },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    this.child.stderr!.on('data', (c: Buffer) => (this.stderr = (this.stderr + c.toString()).slice(-8000)));
-    const child = this.child;
-    await expect
-      .poll(
-        async () => {
-          if (child.exitCode !== null) throw new Error(`the server exited ${child.exitCode}: ${this.stderr}`);
-          return (await fetch(`${base}/healthz`).catch(() => null))?.ok ?? false;
-        },
-        { timeout: 180_000, intervals: [250] },
-      )
-      .toBe(true);
-  }
-
-  /** kill -9, and wait until the process is gone. */
-  async kill9() {
-    const child = this.child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const gone = new Promise((r) => child.once('exit', r));
-    child.kill('SIGKILL');
-    await gone;
-  }
-}
-
-const server = new OwnServer();
 
 let desk: BrowserContext;
 let owner: Page;

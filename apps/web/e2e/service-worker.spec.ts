@@ -1,8 +1,34 @@
 import { expect, test } from '@playwright/test';
 import { execSync } from 'node:child_process';
+import { cpSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { freePort, OwnServer, webDist } from './own-server';
 
 // The service worker: installs the app shell, controls the page, serves the shell offline, and never keeps
 // users on an old shell after a deploy.
+//
+// The deploy rebuilds the web app. The run's server serves apps/web/dist to the specs running beside this one (two
+// workers), which a rebuild there would empty and rewrite under them: this file serves a copy of the build from a
+// server of its own, and rebuilds into that copy. Its directory is named by the port, not made, when the file
+// loads (the runner loads it too, and would leave one behind).
+const port = freePort();
+const dist = path.join(tmpdir(), `shiptrail-e2e-sw-dist-${port}`);
+const server = new OwnServer(port, 'sw', dist);
+test.use({ baseURL: server.base });
+
+test.beforeAll(async () => {
+  test.setTimeout(240_000);
+  rmSync(dist, { recursive: true, force: true });
+  cpSync(webDist, dist, { recursive: true });
+  await server.start();
+});
+
+test.afterAll(async () => {
+  await server.kill9();
+  rmSync(dist, { recursive: true, force: true });
+  if (server.dataDir) rmSync(server.dataDir, { recursive: true, force: true });
+});
 
 const buildId = () => document.querySelector('meta[name="shiptrail-build"]')?.getAttribute('content') ?? '';
 
@@ -32,7 +58,11 @@ test('the service worker controls the page, works offline, and a rebuild shows o
 
   // A deploy: rebuild the web app with a changed index. The very next reload shows it.
   const nextId = `e2e-${Date.now()}`;
-  execSync('npx vite build', { cwd: process.cwd(), env: { ...process.env, SHELL_BUILD_ID: nextId }, stdio: 'ignore' });
+  execSync(`npx vite build --outDir ${dist} --emptyOutDir`, {
+    cwd: process.cwd(),
+    env: { ...process.env, SHELL_BUILD_ID: nextId },
+    stdio: 'ignore',
+  });
   await page.reload();
   await expect.poll(() => page.evaluate(buildId)).toBe(nextId);
   await expect(page.getByRole('heading', { level: 1 }).first()).toBeVisible();
