@@ -7,9 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../../src/db/client.ts';
 import { notifications, trackingEvents } from '../../src/db/schema.ts';
 import { runDueRefreshes } from '../../src/modules/trackings/refresh.ts';
-import type { TrackResult } from '../../src/modules/carriers/types.ts';
 import { call, createTestEnv, signUp, type TestEnv } from '../helpers.ts';
 import { readmeShipment } from '../shipments/fixtures.ts';
+import { whileCarrierAnswersAll } from '../trackings/fixtures.ts';
 import { changeStatus, insertTracking, saveSettings, userRow } from './fixtures.ts';
 
 type Line = { msg?: string; [k: string]: unknown };
@@ -64,24 +64,7 @@ describe('the log line of a status change names its notifications', () => {
           nextCheckAt: new Date(Date.now() - 1000),
         }),
       );
-    const rt = env.ctx.resources.carriers!;
-    const track = rt.client.track;
-    rt.client.track = async (courier, asked): Promise<TrackResult[]> =>
-      asked.map((tid) => ({
-        ok: true,
-        tid,
-        courier,
-        status: 'InTransit',
-        checkpoints: [{ status: 'InTransit', location: 'Memphis, TN', message: 'Departed', time: '2026-11-20T10:00:00Z' }],
-        expected: null,
-        origin: null,
-        destination: null,
-      }));
-    try {
-      expect(await runDueRefreshes(env.ctx)).toMatchObject({ fetched: 3, changed: 3 });
-    } finally {
-      rt.client.track = track;
-    }
+    expect(await whileCarrierAnswersAll(env, () => runDueRefreshes(env.ctx))).toMatchObject({ fetched: 3, changed: 3 });
     for (const t of ts) {
       const [e] = await env.ctx.db.select().from(trackingEvents).where(eq(trackingEvents.trackingId, t.id));
       const rows = await notificationsOf(e!.id);

@@ -10,10 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webhookEventSchema } from '@shiptrail/contract';
 import { notifications, trackingEvents } from '../../src/db/schema.ts';
 import { runDueRefreshes } from '../../src/modules/trackings/refresh.ts';
-import type { TrackResult } from '../../src/modules/carriers/types.ts';
 import { call, createTestEnv, onPostgres, signUp, type TestEnv } from '../helpers.ts';
 import { rowsOf } from '../../src/db/client.ts';
 import { allTriggers, insertTracking, saveSettings, userRow } from './fixtures.ts';
+import { whileCarrierAnswersAll } from '../trackings/fixtures.ts';
 
 describe.skipIf(onPostgres)('a status change on the embedded database, counted in statements', () => {
   let env: TestEnv;
@@ -73,25 +73,8 @@ describe.skipIf(onPostgres)('a status change on the embedded database, counted i
         }),
       );
     // The carrier answers every number at once: each moves to InTransit with one scan.
-    const rt = env.ctx.resources.carriers!;
-    const track = rt.client.track;
-    rt.client.track = async (courier, asked): Promise<TrackResult[]> =>
-      asked.map((tid) => ({
-        ok: true,
-        tid,
-        courier,
-        status: 'InTransit',
-        checkpoints: [{ status: 'InTransit', location: 'Memphis, TN', message: 'Departed', time: '2026-11-20T10:00:00Z' }],
-        expected: null,
-        origin: null,
-        destination: null,
-      }));
     await thread.stats(true);
-    try {
-      expect(await runDueRefreshes(env.ctx)).toMatchObject({ fetched: 10, changed: 10, failed: 0 });
-    } finally {
-      rt.client.track = track;
-    }
+    expect(await whileCarrierAnswersAll(env, () => runDueRefreshes(env.ctx))).toMatchObject({ fetched: 10, changed: 10, failed: 0 });
     const { transactionStatements } = await thread.stats(true);
     // One apply transaction: the lock, the scans, the rows, the events, their context, the notifications, a job
     // statement for each of the two channels and the live events; 36 when each event wrote its own three.

@@ -7,7 +7,7 @@ import { eq } from 'drizzle-orm';
 import { createTestEnv, signUp, type TestEnv } from '../helpers.ts';
 import { checkpoints, trackingEvents, trackings, users } from '../../src/db/schema.ts';
 import { runDueRefreshes } from '../../src/modules/trackings/refresh.ts';
-import type { TrackResult } from '../../src/modules/carriers/types.ts';
+import { whileCarrierAnswersAll } from './fixtures.ts';
 
 let env: TestEnv;
 let userId: string;
@@ -28,22 +28,6 @@ describe('refresh apply batches', () => {
     await env.ctx.db
       .insert(trackings)
       .values(tids.map((tid) => ({ userId, tid, courier: 'ups', nextCheckAt: new Date(Date.now() - 1000) })));
-    // The carrier answers every number at once: each moves to InTransit with one scan.
-    const rt = env.ctx.resources.carriers!;
-    rt.client = {
-      ...rt.client,
-      track: async (courier, asked): Promise<TrackResult[]> =>
-        asked.map((tid) => ({
-          ok: true,
-          tid,
-          courier,
-          status: 'InTransit',
-          checkpoints: [{ status: 'InTransit', location: 'Memphis, TN', message: 'Departed', time: '2026-11-20T10:00:00Z' }],
-          expected: null,
-          origin: null,
-          destination: null,
-        })),
-    };
     // Count the transactions the round opens (the apply batches; claiming is one statement of its own).
     const db = env.ctx.db;
     const transaction = db.transaction.bind(db);
@@ -54,7 +38,8 @@ describe('refresh apply batches', () => {
     }) as typeof db.transaction;
     let stats;
     try {
-      stats = await runDueRefreshes(env.ctx);
+      // The carrier answers every number at once: each moves to InTransit with one scan.
+      stats = await whileCarrierAnswersAll(env, () => runDueRefreshes(env.ctx));
     } finally {
       db.transaction = transaction;
     }

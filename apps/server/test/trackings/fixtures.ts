@@ -3,6 +3,8 @@ import type { TestEnv } from '../helpers.ts';
 import { call } from '../helpers.ts';
 import { ledgerEntries, users } from '../../src/db/schema.ts';
 import { insertEntryOnce } from '../../src/modules/billing/billing.repository.ts';
+import type { TrackResult } from '../../src/modules/carriers/types.ts';
+import type { TrackingStatus } from '@shiptrail/contract';
 
 // Sandbox example numbers with valid check digits (docs/carriers.md): the journey each one plays is fixed.
 export const EX = {
@@ -46,4 +48,29 @@ export async function add(env: TestEnv, token: string, body: Record<string, unkn
 
 export async function list(env: TestEnv, token: string, query = '') {
   return call(env.app, 'GET', `/v1/trackings/get${query}`, { token });
+}
+
+/**
+ * Runs `fn` while the carrier answers every number asked at once with `status` and one scan, as a carrier answering
+ * a whole refresh batch does; the carrier client is put back after.
+ */
+export async function whileCarrierAnswersAll<T>(env: TestEnv, fn: () => Promise<T>, status: TrackingStatus = 'InTransit'): Promise<T> {
+  const rt = env.ctx.resources.carriers!;
+  const track = rt.client.track;
+  rt.client.track = async (courier, asked): Promise<TrackResult[]> =>
+    asked.map((tid) => ({
+      ok: true,
+      tid,
+      courier,
+      status,
+      checkpoints: [{ status, location: 'Memphis, TN', message: 'Departed', time: '2026-11-20T10:00:00Z' }],
+      expected: null,
+      origin: null,
+      destination: null,
+    }));
+  try {
+    return await fn();
+  } finally {
+    rt.client.track = track;
+  }
 }
