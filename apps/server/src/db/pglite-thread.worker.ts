@@ -58,7 +58,9 @@ const summary = (list: number[]) => {
 };
 /** Persons' statements before queued background work (decision 164); statements inside a transaction hold its turn. */
 const turns = new TurnQueue();
-const txs = new Map<number, { tx: Transaction; end: (commit: boolean) => void; statements: number; first?: string }>();
+/** An open transaction: its end, how many statements it ran, and its first (what it is, for `holders`). */
+type OpenTx = { tx: Transaction; end: (commit: boolean) => void; statements: number; first?: string };
+const txs = new Map<number, OpenTx>();
 /**
  * Transactions by their first statement (what they are: a refresh batch locks its rows first, a delivery claims its
  * notifications), how many, how long they held PGlite in all and at most, and their statements: which background work
@@ -126,7 +128,7 @@ async function begin(id: number, urgent: boolean): Promise<void> {
   const release = await turns.take(urgent);
   const done = pglite
     .transaction(async (tx) => {
-      const open: { tx: Transaction; end: (_: boolean) => void; statements: number; first?: string } = { tx, end: () => {}, statements: 0 };
+      const open: OpenTx = { tx, end: () => {}, statements: 0 };
       const outcome = new Promise<boolean>((resolve) => txs.set(id, Object.assign(open, { end: resolve })));
       begun = true;
       const t0 = performance.now();

@@ -10,7 +10,7 @@ import { faults, tuning } from './tuning.ts';
 import { webhookQueue, type NotifyJob } from './queues.ts';
 import { enqueue } from '../../jobs/define.ts';
 import { signatureHeader } from './signing.ts';
-import { UnsafeWebhookUrlError, WebhookLookupUnavailableError, resolveWebhookTarget, resolverFor } from './ssrf.ts';
+import { UnsafeWebhookUrlError, WebhookLookupUnavailableError, resolveWebhookTarget, targetOptions } from './ssrf.ts';
 import { postWebhook, type PostResult } from './webhook-client.ts';
 import { withLogContext } from '../../lib/log-context.ts';
 import { SMS_TIMEOUT_MS } from '../sms/sms.service.ts';
@@ -223,10 +223,7 @@ async function postAttempt(
 ): Promise<PostResult | UnsafeWebhookUrlError> {
   const { body } = n.payload as { body: string };
   try {
-    const target = await resolveWebhookTarget(n.recipient, {
-      allowPrivate: ctx.config.WEBHOOK_ALLOW_PRIVATE,
-      resolve: resolverFor(ctx.config.WEBHOOK_DNS_SERVERS),
-    });
+    const target = await resolveWebhookTarget(n.recipient, targetOptions(ctx.config));
     const now = ctx.now();
     const ts = Math.floor(now.getTime() / 1000);
     await faults(ctx).beforeSend?.(n.id);

@@ -225,12 +225,27 @@ async function queueNotifications(
   accountReadHere = true,
 ): Promise<void> {
   await gateCustomerMessages(tx, ctx, user, event, rows, accountReadHere);
+  logQueued(ctx, event, subject, await writeQueued(tx, ctx, rows));
+}
+
+/** Notifications written, and a delivery job for each pending one, in the caller's transaction. */
+async function writeQueued(tx: Tx, ctx: AppContext, rows: repo.NewNotification[]) {
   const inserted = await repo.insertNotifications(tx, rows);
   await enqueueDeliveries(
     tx,
     ctx,
     inserted.filter((n) => n.status === 'pending'),
   );
+  return inserted;
+}
+
+/** The line an operator follows from a status change to its notifications (a pending one is listed without a status). */
+function logQueued(
+  ctx: AppContext,
+  event: EventRow,
+  subject: { trackingId?: string; shipmentId?: string },
+  inserted: Array<{ id: string; channel: string; status: string }>,
+): void {
   ctx.log.info(
     {
       eventId: event.id,
@@ -388,27 +403,17 @@ async function fanOutBatch(tx: Tx, ctx: AppContext, found: Array<NonNullable<Awa
   const batch: Batched[] = [];
   for (const f of found) await fanOutFound(tx, ctx, f, true, batch);
   if (batch.length === 0) return;
-  const inserted = await repo.insertNotifications(
-    tx,
-    batch.flatMap((b) => b.rows),
-  );
-  await enqueueDeliveries(
+  const inserted = await writeQueued(
     tx,
     ctx,
-    inserted.filter((n) => n.status === 'pending'),
+    batch.flatMap((b) => b.rows),
   );
   for (const b of batch)
-    ctx.log.info(
-      {
-        eventId: b.event.id,
-        trackingId: b.trackingId,
-        fromStatus: b.event.fromStatus,
-        toStatus: b.event.toStatus,
-        notifications: inserted
-          .filter((n) => n.eventId === b.event.id)
-          .map((n) => ({ id: n.id, channel: n.channel, ...(n.status !== 'pending' ? { status: n.status } : {}) })),
-      },
-      'status change: notifications queued',
+    logQueued(
+      ctx,
+      b.event,
+      { trackingId: b.trackingId },
+      inserted.filter((n) => n.eventId === b.event.id),
     );
 }
 

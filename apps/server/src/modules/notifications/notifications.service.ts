@@ -7,7 +7,7 @@ import * as repo from './notifications.repository.ts';
 import { webhookQueue, type NotifyJob } from './queues.ts';
 import { enqueue } from '../../jobs/define.ts';
 import { PREVIOUS_SECRET_GRACE_MS, newWebhookSecret } from './signing.ts';
-import { WebhookLookupUnavailableError, resolveWebhookTarget, resolverFor } from './ssrf.ts';
+import { WebhookLookupUnavailableError, resolveWebhookTarget, targetOptions } from './ssrf.ts';
 /** Notification settings are this module's (decision 117): the accounts module stores them in the user row. */
 export {
   approachOf,
@@ -33,10 +33,7 @@ export { newWebhookSecret } from './signing.ts';
  */
 export async function checkWebhookAtSave(ctx: AppContext, url: string): Promise<void> {
   try {
-    await resolveWebhookTarget(url, {
-      allowPrivate: ctx.config.WEBHOOK_ALLOW_PRIVATE,
-      resolve: resolverFor(ctx.config.WEBHOOK_DNS_SERVERS),
-    });
+    await resolveWebhookTarget(url, targetOptions(ctx.config));
   } catch (err) {
     if (!(err instanceof WebhookLookupUnavailableError)) throw err;
     ctx.log.warn({ host: err.host, code: err.code }, 'webhook host not looked up at save: kept, checked again at send');

@@ -114,6 +114,12 @@ export function resolverFor(servers: string[] | undefined): Resolver {
   return r;
 }
 
+/** The guard's options as the configuration sets them (the address rule, the resolver), for save and send alike. */
+export const targetOptions = (config: { WEBHOOK_ALLOW_PRIVATE: boolean; WEBHOOK_DNS_SERVERS?: string[] }) => ({
+  allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+  resolve: resolverFor(config.WEBHOOK_DNS_SERVERS),
+});
+
 /**
  * Resolve the URL's host and check every address it resolves to. Refusing when any address is private
  * (not just the first) means a name with one public and one internal record cannot be used to pivot. A name that
