@@ -33,7 +33,9 @@ const baseURL = `http://127.0.0.1:${port}`;
 export default defineConfig({
   testDir: './e2e',
   timeout: 90_000,
-  expect: { timeout: 10_000 },
+  // An expectation's timeout catches a hang; no test claims a speed by it (decision 170). At 10 s a settings page
+  // still showed its loader when four spec files ran beside a server that had just started, at load 39 on two cores.
+  expect: { timeout: 30_000 },
   // A file's tests run in order in one worker; two workers take files side by side against the one server
   // (decision 180: most of a test's time is waiting on the server, the sandbox's pace and the browser, not CPU).
   // Each test signs up its own accounts; what a spec must not share (a killed server, a rebuilt web app) has a

@@ -125,7 +125,7 @@ test('revoke: the link then says the invitation was withdrawn; resend gives a ne
   await page.context().close();
 });
 
-test('screens: the couriers page on a phone, and the accept page at 1366x768', async ({ browser }) => {
+test('the accept page at 1366x768; the owner resends and revokes on a phone, by tap', async ({ browser }) => {
   const fresh = uniqueEmail('inv-third');
   await apiPost(owner.request, ownerToken, '/v1/user/invitations/create', {
     email: fresh,
@@ -133,21 +133,36 @@ test('screens: the couriers page on a phone, and the accept page at 1366x768', a
     lastName: 'Rider',
     phone: '2135550101',
   });
-  const ownerPhone = await (await browser.newContext({ ...devices['Pixel 7'] })).newPage();
-  await ownerPhone.goto('/terms-of-service');
-  await ownerPhone.evaluate((t) => localStorage.setItem('shiptrail.session', JSON.stringify({ token: t, version: 'x' })), ownerToken);
-  await ownerPhone.goto('/account/couriers');
-  await expect(ownerPhone.locator(`[data-testid="invitations-cards"] li[data-email="${fresh}"]`)).toContainText('Waiting');
-  await ownerPhone.locator(`[data-testid="invitations-cards"]`).scrollIntoViewIfNeeded();
-  await shot(ownerPhone, 'couriers-pending-pixel7');
-  const width = await ownerPhone.evaluate(() => document.documentElement.scrollWidth);
-  expect(width).toBeLessThanOrEqual(ownerPhone.viewportSize()!.width);
-  await ownerPhone.context().close();
-
   const link = await linkFromOutbox(owner.request, fresh, '/invite/');
   const desk = await (await browser.newContext({ viewport: DESKTOP })).newPage();
   await desk.goto(link);
   await expect(desk.getByRole('heading', { name: 'Join SwiftParcel Couriers on Shiptrail' })).toBeVisible();
   await shot(desk, 'accept-1366');
   await desk.context().close();
+
+  // The owner on a phone, by tap: the cards, a resend on the Pixel 7 and a revoke on the iPhone 13.
+  for (const device of ['Pixel 7', 'iPhone 13'] as const) {
+    const { defaultBrowserType: _webkit, ...profile } = devices[device];
+    const ownerPhone = await (await browser.newContext(profile)).newPage();
+    await ownerPhone.goto('/terms-of-service');
+    await ownerPhone.evaluate((t) => localStorage.setItem('shiptrail.session', JSON.stringify({ token: t, version: 'x' })), ownerToken);
+    await ownerPhone.goto('/account/couriers');
+    const card = ownerPhone.locator(`[data-testid="invitations-cards"] li[data-email="${fresh}"]`);
+    await expect(card).toContainText('Waiting');
+    await ownerPhone.locator(`[data-testid="invitations-cards"]`).scrollIntoViewIfNeeded();
+    const tag = device === 'Pixel 7' ? 'pixel7' : 'iphone13';
+    await shot(ownerPhone, `couriers-pending-${tag}`);
+    const width = await ownerPhone.evaluate(() => document.documentElement.scrollWidth);
+    expect(width).toBeLessThanOrEqual(ownerPhone.viewportSize()!.width);
+    if (device === 'Pixel 7') {
+      // Rae has a phone: the new link goes by SMS too, and the message says what it cost.
+      await card.getByRole('button', { name: `Resend the invitation to ${fresh}` }).tap();
+      await expect(ownerPhone.getByText('Invitation sent again by email and SMS ($0.04): the earlier link no longer works')).toBeVisible();
+    } else {
+      await card.getByRole('button', { name: `Revoke the invitation to ${fresh}` }).tap();
+      await expect(card).toContainText('Revoked');
+      await shot(ownerPhone, `couriers-revoked-${tag}`);
+    }
+    await ownerPhone.context().close();
+  }
 });
