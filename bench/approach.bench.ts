@@ -11,10 +11,10 @@ import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { chromium } from 'playwright-core';
 import { POSITION_SHARE_EVERY_MS } from '@shiptrail/contract';
-import { loadConfig } from '../apps/server/src/config.ts';
 import { createContext, closeContext } from '../apps/server/src/bootstrap.ts';
 import { createLogger } from '../apps/server/src/lib/logger.ts';
 import { buildApp } from '../apps/server/src/app.ts';
+import { benchConfig } from './lib/app.ts';
 import type { BenchResult } from './lib/types.ts';
 import { chromiumArgs, chromiumPath } from '../apps/web/scripts/chromium.mjs';
 import { percentile as pct } from './lib/stats.ts';
@@ -29,15 +29,7 @@ export default async function bench(): Promise<BenchResult[]> {
     return [
       { name, metrics: {}, note: `skipped: needs Chromium at ${executablePath} and a built web app (npm run build --workspace apps/web)` },
     ];
-  const config = loadConfig({
-    DATA_DIR: 'memory://',
-    SESSION_SECRET: 'bench-secret-bench-secret-bench-secret-01',
-    LOG_LEVEL: 'silent',
-    QUEUE_POLL_SECONDS: '0.5',
-    PUBLIC_URL: 'http://bench.local',
-    CONNECTIONS_PER_ADDRESS: '0',
-    REQUESTS_IN_FLIGHT_PER_ADDRESS: '0',
-  } as NodeJS.ProcessEnv);
+  const config = benchConfig({ DATA_DIR: 'memory://', CONNECTIONS_PER_ADDRESS: '0', REQUESTS_IN_FLIGHT_PER_ADDRESS: '0' });
   const ctx = await createContext(config, createLogger(config));
   let ahead = 0;
   ctx.now = () => new Date(Date.now() + ahead);

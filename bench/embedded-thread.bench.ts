@@ -15,6 +15,7 @@ import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { eq, sql } from 'drizzle-orm';
+import { inTransitEvent } from './lib/rows.ts';
 import type { BenchResult } from './lib/types.ts';
 import { percentileMs as pct } from './lib/stats.ts';
 
@@ -246,16 +247,7 @@ async function child(mode: Mode): Promise<ChildReport> {
           while (next < ts.length) {
             const t = ts[next++]!;
             await ctx.db.transaction(async (tx) => {
-              const [e] = await tx
-                .insert(trackingEvents)
-                .values({
-                  trackingId: t.id,
-                  userId: u!.id,
-                  fromStatus: 'Pending',
-                  toStatus: 'InTransit',
-                  checkpoint: { status: 'InTransit', location: 'Memphis, TN', message: 'Departed', time: new Date().toISOString() },
-                })
-                .returning({ id: trackingEvents.id });
+              const [e] = await tx.insert(trackingEvents).values(inTransitEvent(t.id, u!.id)).returning({ id: trackingEvents.id });
               await tx.update(trackings).set({ status: 'InTransit' }).where(eq(trackings.id, t.id));
               await fanOutStatusEvent(tx, ctx, e!.id);
             });

@@ -15,12 +15,12 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import type { AddressInfo } from 'node:net';
 import { eq } from 'drizzle-orm';
-import { loadConfig } from '../apps/server/src/config.ts';
 import { createContext, closeContext } from '../apps/server/src/bootstrap.ts';
 import { createLogger } from '../apps/server/src/lib/logger.ts';
 import { buildApp } from '../apps/server/src/app.ts';
 import { trackings, users } from '../apps/server/src/db/schema.ts';
 import { publishLive } from '../apps/server/src/modules/live/live.service.ts';
+import { benchConfig, signUpOn } from './lib/app.ts';
 import type { BenchResult } from './lib/types.ts';
 import { chromiumArgs, chromiumPath } from '../apps/web/scripts/chromium.mjs';
 import { percentile as pct } from './lib/stats.ts';
@@ -106,29 +106,21 @@ function ask(w: Worker, msg: unknown, reply: string): Promise<{ at?: number }> {
 }
 
 export default async function bench(): Promise<BenchResult[]> {
-  const config = loadConfig({
+  const config = benchConfig({
     DATA_DIR: 'memory://',
-    SESSION_SECRET: 'bench-secret-bench-secret-bench-secret-01',
-    LOG_LEVEL: 'silent',
-    QUEUE_POLL_SECONDS: '0.5',
-    PUBLIC_URL: 'http://bench.local',
     // The bench opens STREAMS streams of one account from one address: above the per-user and per-address caps.
     LIVE_STREAMS_PER_USER: String(STREAMS + 10),
     LIVE_STREAMS_MAX: String(STREAMS + 10),
     CONNECTIONS_PER_ADDRESS: '0',
     REQUESTS_IN_FLIGHT_PER_ADDRESS: '0',
-  } as NodeJS.ProcessEnv);
+  });
   const ctx = await createContext(config, createLogger(config));
   const app = await buildApp(ctx, { logger: false });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   try {
-    const signup = await app.inject({
-      method: 'POST',
-      url: '/v1/user/general/signup',
-      payload: { email: 'bench@example.com', password: 'password123', repassword: 'password123', terms: true },
-    });
-    const token = signup.json().payload.sessionToken as string;
+    const session = await signUpOn(app, 'bench@example.com');
+    const token = session.sessionToken;
     const [u] = await ctx.db.select().from(users).where(eq(users.email, 'bench@example.com'));
     const tids = Array.from({ length: CHANGES }, (_, i) => `1ZLIVE${String(i).padStart(10, '0')}`);
     await ctx.db.insert(trackings).values(tids.map((tid) => ({ userId: u!.id, tid, courier: 'ups', status: 'InTransit' })));
@@ -172,7 +164,7 @@ export default async function bench(): Promise<BenchResult[]> {
     // 3. Status change → the row updated in an open browser tab (the web app's stream, merge window and refetch).
     const tab = await browserTab(
       base,
-      signup.json().payload as { sessionToken: string; version: string },
+      session,
       async (tid) => {
         const res = await app.inject({ method: 'GET', url: `/v1/trackings/delivered/${tid}`, headers: { 'sm-api-token': token } });
         if (res.json().code !== 200) throw new Error(res.body);

@@ -14,7 +14,6 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
-import { loadConfig } from '../apps/server/src/config.ts';
 import { createContext, closeContext } from '../apps/server/src/bootstrap.ts';
 import { createLogger } from '../apps/server/src/lib/logger.ts';
 import { buildApp } from '../apps/server/src/app.ts';
@@ -23,6 +22,8 @@ import { fanOutStatusEvent } from '../apps/server/src/modules/notifications/fano
 import { startJobWorkers } from '../apps/server/src/jobs/registry.ts';
 import { notifyJobs } from '../apps/server/src/modules/notifications/notifications.jobs.ts';
 import { freshDatabase, startPostgres, type PrivatePostgres } from './lib/postgres.ts';
+import { benchConfig, signUpOn } from './lib/app.ts';
+import { inTransitEvent } from './lib/rows.ts';
 import type { BenchResult } from './lib/types.ts';
 import { percentile as pct } from './lib/stats.ts';
 
@@ -112,25 +113,16 @@ async function plainPostLoop(port: number, n: number, bodySize: number): Promise
 async function webhookRun(kind: string, adminUrl: string | undefined): Promise<BenchResult[]> {
   const rx = await receiver();
   const databaseUrl = adminUrl ? await freshDatabase(adminUrl, 'hooks') : undefined;
-  const config = loadConfig({
+  const config = benchConfig({
     DATA_DIR: mkdtempSync(path.join(tmpdir(), 'shiptrail-bench-hooks-')),
-    SESSION_SECRET: 'bench-secret-bench-secret-bench-secret-01',
-    LOG_LEVEL: 'silent',
-    QUEUE_POLL_SECONDS: '0.5',
     WEBHOOK_ALLOW_PRIVATE: 'true',
-    PUBLIC_URL: 'http://bench.local',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-  } as NodeJS.ProcessEnv);
+  });
   const ctx = await createContext(config, createLogger(config));
   const app = await buildApp(ctx, { logger: false });
   const log = (m: string) => console.error(`[webhooks ${kind}] ${m}`);
   try {
-    const signup = await app.inject({
-      method: 'POST',
-      url: '/v1/user/general/signup',
-      payload: { email: 'bench@example.com', password: 'password123', repassword: 'password123', terms: true },
-    });
-    const token = signup.json().payload.sessionToken as string;
+    const token = (await signUpOn(app, 'bench@example.com')).sessionToken;
     const triggers = { InTransit: true, Delivered: true, Exception: true, Expired: true, InfoReceived: true, OutForDelivery: true };
     const saved = await app.inject({
       method: 'POST',
@@ -165,16 +157,7 @@ async function webhookRun(kind: string, adminUrl: string | undefined): Promise<B
       const at = performance.now();
       const eventId = await ctx.db.transaction(async (tx) => {
         const [tracking] = await tx.update(trackings).set({ status: 'InTransit' }).where(eq(trackings.id, t.id)).returning();
-        const [event] = await tx
-          .insert(trackingEvents)
-          .values({
-            trackingId: t.id,
-            userId: u!.id,
-            fromStatus: 'Pending',
-            toStatus: 'InTransit',
-            checkpoint: { status: 'InTransit', location: 'Memphis, TN', message: 'Departed', time: new Date().toISOString() },
-          })
-          .returning();
+        const [event] = await tx.insert(trackingEvents).values(inTransitEvent(t.id, u!.id)).returning();
         await fanOutStatusEvent(tx, ctx, { event: event!, tracking: tracking!, user: u! });
         return event!.id;
       });

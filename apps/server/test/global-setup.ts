@@ -6,10 +6,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { openDatabase } from '../src/db/client.ts';
 import { createQueue } from '../src/jobs/queue.ts';
+import { withClient } from './pg-client.ts';
 
 declare module 'vitest' {
   interface ProvidedContext {
@@ -28,21 +28,11 @@ async function migrate(opts: { databaseUrl?: string }) {
   return database;
 }
 
-async function admin<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    return await fn(c);
-  } finally {
-    await c.end();
-  }
-}
-
 export default async function setup(project: TestProject) {
   const url = process.env.TEST_DATABASE_URL;
   if (url) {
     const name = `st_template_${randomBytes(6).toString('hex')}`;
-    await admin(url, (c) => c.query(`create database ${name}`));
+    await withClient(url, (c) => c.query(`create database ${name}`));
     const u = new URL(url);
     u.pathname = `/${name}`;
     const database = await migrate({ databaseUrl: u.toString() });
@@ -50,7 +40,7 @@ export default async function setup(project: TestProject) {
     project.provide('pgTemplate', name);
     project.provide('pgliteTemplate', '');
     return async () => {
-      await admin(url, (c) => c.query(`drop database if exists ${name}`));
+      await withClient(url, (c) => c.query(`drop database if exists ${name}`));
     };
   }
   const database = await migrate({});

@@ -354,6 +354,34 @@ export async function handOutToCourier(
   return tids;
 }
 
+/** How many of a stored shipment's checkpoints have `status`. */
+export const countCheckpoints = (s: StoredShipment, status: string) => s.checkpoints.filter((c) => c.status === status).length;
+
+/**
+ * The set-up of a spec whose courier works without signal (offline, restart-offline): before its tests, a company at a
+ * desk and its courier (on the run's server, or on `o.baseURL`), closed after them. Its fields are filled once the
+ * beforeAll ran; `handOut` gives the courier a shipment per recipient, at `${o.firstNumber + i} ${o.street}`, Austin.
+ */
+export function courierWithoutSignal(tag: string, o: { firstNumber: number; street: string; baseURL?: string }) {
+  const day = {
+    desk: undefined as BrowserContext | undefined,
+    owner: undefined as unknown as Page,
+    ownerToken: '',
+    courierEmail: '',
+    courierPassword: '',
+    handOut: (names: string[]) => handOutToCourier(day.owner.request, day.ownerToken, day.courierEmail, names, o),
+    /** A shipment as the owner's API reads it. */
+    stored: (tid: string) => storedShipment(day.owner.request, day.ownerToken, tid),
+  };
+  test.beforeAll(async ({ browser }) => {
+    Object.assign(day, await companyWithCourier(browser, tag, o.baseURL));
+  });
+  test.afterAll(async () => {
+    await day.desk?.close();
+  });
+  return day;
+}
+
 /** Screenshots of a phone spec, to `PHONE_SHOTS` or test-results/<spec>, named by profile; after the page settles. */
 export function phoneShots(spec: string): (page: Page, name: string) => Promise<void> {
   const dir = process.env.PHONE_SHOTS ?? `test-results/${spec}`;

@@ -1,13 +1,12 @@
-import { expect as baseExpect, test, type APIRequestContext, type BrowserContext, type Page } from '@playwright/test';
+import { expect as baseExpect, test } from '@playwright/test';
 import {
   apiPost,
-  companyWithCourier,
+  countCheckpoints,
+  courierWithoutSignal,
   expectKeptForOffline,
-  handOutToCourier,
   openPhone,
   phoneShots,
   recordCheckpointByTap,
-  storedShipment,
   type StoredShipment,
 } from './helpers';
 
@@ -23,34 +22,15 @@ test.setTimeout(240_000);
 
 const shot = phoneShots('offline');
 
-let desk: BrowserContext;
-let owner: Page;
-let ownerToken = '';
-let courierEmail = '';
-let courierPassword = '';
-
-const stored = (request: APIRequestContext, tid: string) => storedShipment(request, ownerToken, tid);
-const count = (s: StoredShipment, status: string) => s.checkpoints.filter((c) => c.status === status).length;
-
-const handOut = (names: string[]) =>
-  handOutToCourier(owner.request, ownerToken, courierEmail, names, { firstNumber: 20, street: 'Oak St' });
-
+const day = courierWithoutSignal('offline', { firstNumber: 20, street: 'Oak St' });
 const record = recordCheckpointByTap;
-
-test.beforeAll(async ({ browser }) => {
-  ({ desk, owner, ownerToken, courierEmail, courierPassword } = await companyWithCourier(browser, 'offline'));
-});
-
-test.afterAll(async () => {
-  await desk?.close();
-});
 
 test('without signal: three actions kept on the phone, the app reopened offline, each on the server once with its own time', async ({
   page,
   context,
 }) => {
-  const tids = await handOut(['Alex Recipient', 'Jo Customer']);
-  await openPhone(page, courierEmail, courierPassword);
+  const tids = await day.handOut(['Alex Recipient', 'Jo Customer']);
+  await openPhone(page, day.courierEmail, day.courierPassword);
   const stops = page.getByRole('list', { name: "Today's stops" }).getByRole('listitem');
   await expect(stops).toHaveCount(2);
   // The checkpoint form's code arrives while there is signal.
@@ -74,7 +54,7 @@ test('without signal: three actions kept on the phone, the app reopened offline,
   await expect(page.getByTestId('offline-banner')).toBeVisible();
   await shot(page, 'offline-queue');
   // Nothing reached the server yet.
-  expect((await stored(owner.request, tids[0]!)).status).toBe('InfoReceived');
+  expect((await day.stored(tids[0]!)).status).toBe('InfoReceived');
 
   // The courier closes and reopens the app without signal: today's stops and the queue are there.
   await page.reload();
@@ -93,9 +73,9 @@ test('without signal: three actions kept on the phone, the app reopened offline,
   await expect(page.getByTestId('offline-banner')).toHaveCount(0);
 
   // Each action once, at the time it was made (before the phone was online again), in the owner's data.
-  const a = await stored(owner.request, tids[0]!);
-  const b = await stored(owner.request, tids[1]!);
-  expect([count(a, 'OutForDelivery'), count(a, 'Delivered'), count(b, 'FailAttempt')]).toEqual([1, 1, 1]);
+  const a = await day.stored(tids[0]!);
+  const b = await day.stored(tids[1]!);
+  expect([countCheckpoints(a, 'OutForDelivery'), countCheckpoints(a, 'Delivered'), countCheckpoints(b, 'FailAttempt')]).toEqual([1, 1, 1]);
   expect(a.status).toBe('Delivered');
   expect(b.status).toBe('FailAttempt');
   const timeOf = (s: StoredShipment, status: string) => new Date(s.checkpoints.find((c) => c.status === status)!.time).getTime();
@@ -117,14 +97,17 @@ test('without signal: three actions kept on the phone, the app reopened offline,
   await expect(stops).toHaveCount(1);
   await expect(page.getByTestId('day-done')).toHaveText('1');
   // The owner's list shows both.
-  await owner.goto('/account/shipments');
-  await expect(owner.locator(`[data-testid="shipments-table"] tr[data-tid="${tids[0]}"]`)).toHaveAttribute('data-status', 'Delivered');
-  await expect(owner.locator(`[data-testid="shipments-table"] tr[data-tid="${tids[1]}"]`)).toHaveAttribute('data-status', 'FailAttempt');
+  await day.owner.goto('/account/shipments');
+  await expect(day.owner.locator(`[data-testid="shipments-table"] tr[data-tid="${tids[0]}"]`)).toHaveAttribute('data-status', 'Delivered');
+  await expect(day.owner.locator(`[data-testid="shipments-table"] tr[data-tid="${tids[1]}"]`)).toHaveAttribute(
+    'data-status',
+    'FailAttempt',
+  );
 });
 
 test('the connection drops in the middle of a photo upload: sent again later, booked once', async ({ page }) => {
-  const [tid] = await handOut(['Sam Neighbour']);
-  await openPhone(page, courierEmail, courierPassword);
+  const [tid] = await day.handOut(['Sam Neighbour']);
+  await openPhone(page, day.courierEmail, day.courierPassword);
   await expect(page.getByRole('listitem').filter({ hasText: 'Sam Neighbour' })).toBeVisible();
   await expectKeptForOffline(page, ['checkpoint-modal']);
   // The upload reaches the server, and the reply is lost on the way back.
@@ -137,15 +120,15 @@ test('the connection drops in the middle of a photo upload: sent again later, bo
   await record(page, tid!, { status: 'Delivered', location: '20 Oak St, Austin', recipient: 'Sam Neighbour' });
   expect(reached).toBe(1);
   await expect(page.getByTestId('outbox-waiting')).toContainText('Waiting to send: 1');
-  expect(count(await stored(owner.request, tid!), 'Delivered')).toBe(1);
+  expect(countCheckpoints(await day.stored(tid!), 'Delivered')).toBe(1);
   await shot(page, 'upload-dropped');
   // The signal is back: the phone sends it again under the same key, and the server answers the first reply.
   await page.unroute('**/v1/shipment/update');
   await page.evaluate(() => window.dispatchEvent(new Event('online')));
   await expect(page.getByTestId('outbox-waiting')).toHaveCount(0);
   await expect(page.getByTestId('outbox-refused')).toHaveCount(0);
-  const s = await stored(owner.request, tid!);
-  expect(count(s, 'Delivered')).toBe(1);
+  const s = await day.stored(tid!);
+  expect(countCheckpoints(s, 'Delivered')).toBe(1);
   expect(s.status).toBe('Delivered');
 });
 
@@ -153,23 +136,23 @@ test('a stop given to another courier while the phone was offline: not sent, sai
   page,
   context,
 }) => {
-  const [tid] = await handOut(['Kim Moved']);
-  await openPhone(page, courierEmail, courierPassword);
+  const [tid] = await day.handOut(['Kim Moved']);
+  await openPhone(page, day.courierEmail, day.courierPassword);
   await expect(page.getByRole('listitem').filter({ hasText: 'Kim Moved' })).toBeVisible();
   await expectKeptForOffline(page, ['checkpoint-modal']);
   await context.setOffline(true);
   await expect(page.getByTestId('offline-banner')).toBeVisible();
   await record(page, tid!, { status: 'Out For Delivery', location: 'Austin depot' });
   // Meanwhile the office takes the stop back.
-  expect((await apiPost(owner.request, ownerToken, '/v1/shipment/unassign', { tids: [tid] })).status).toBe('success');
+  expect((await apiPost(day.owner.request, day.ownerToken, '/v1/shipment/unassign', { tids: [tid] })).status).toBe('success');
   await context.setOffline(false);
   const refused = page.getByTestId('outbox-refused');
   await expect(refused).toContainText('Not sent: 1');
   await expect(refused).toContainText('This shipment is no longer assigned to you');
   await expect(page.getByTestId('outbox-waiting')).toHaveCount(0);
   await shot(page, 'not-sent');
-  expect(count(await stored(owner.request, tid!), 'OutForDelivery')).toBe(0);
-  const info = await (await owner.request.get('/v1/user/info', { headers: { 'sm-api-token': ownerToken } })).json();
+  expect(countCheckpoints(await day.stored(tid!), 'OutForDelivery')).toBe(0);
+  const info = await (await day.owner.request.get('/v1/user/info', { headers: { 'sm-api-token': day.ownerToken } })).json();
   expect(
     (info.payload.alerts.general as Array<{ name: string; message: string }>).some(
       (x) => x.name === 'courierUpdateNotSaved' && x.message.includes(tid!),
@@ -185,7 +168,7 @@ test('a position taken without signal is kept on the phone and reaches the couri
 }) => {
   await context.grantPermissions(['geolocation']);
   await context.setGeolocation({ latitude: 30.2672, longitude: -97.7431 });
-  await openPhone(page, courierEmail, courierPassword);
+  await openPhone(page, day.courierEmail, day.courierPassword);
   const share = page.getByRole('switch', { name: 'Share my location' });
   await expect(share).not.toBeChecked();
   await context.setOffline(true);
@@ -196,8 +179,8 @@ test('a position taken without signal is kept on the phone and reaches the couri
   await expect(page.getByTestId('share-location-kept')).toContainText('kept on the phone and goes when the signal returns');
   await shot(page, 'position-kept');
   const geo = async () => {
-    const list = await apiPost(owner.request, ownerToken, '/v1/user/general/getmembers', {});
-    return (list.payload as Array<{ email: string; geo: unknown }>).find((m) => m.email === courierEmail)?.geo ?? null;
+    const list = await apiPost(day.owner.request, day.ownerToken, '/v1/user/general/getmembers', {});
+    return (list.payload as Array<{ email: string; geo: unknown }>).find((m) => m.email === day.courierEmail)?.geo ?? null;
   };
   expect(await geo()).toBeNull();
   await context.setOffline(false);

@@ -1,6 +1,6 @@
 import { expect as baseExpect, test } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
-import { apiPost, signUpViaApi, uniqueEmail } from './helpers';
+import { addCourierViaApi, apiPost, signUpViaApi, uniqueEmail } from './helpers';
 
 // Issue 31 (decision 128): the recipient's public page, open on a phone, shows the courier on the map once the
 // shipment is out for delivery and the courier shares a position, without a reload (the public live stream).
@@ -14,18 +14,8 @@ test("the recipient's page shows the courier coming, live", async ({ page, brows
   const ownerToken = await signUpViaApi(page, page.request, uniqueEmail('recip-owner'), 'company');
   await apiPost(page.request, ownerToken, '/v1/user/general/update', { profile: { company: 'Corner Couriers', showWizard: false } });
   const email = uniqueEmail('recip-courier');
-  expect(
-    (
-      await apiPost(page.request, ownerToken, '/v1/user/general/addmember', {
-        email,
-        role: 'courier',
-        firstName: 'Rita',
-        lastName: 'Rider',
-        phone: '2125550142',
-        password: 'courierpass1',
-      })
-    ).code,
-  ).toBe(201);
+  const added = await addCourierViaApi(page.request, ownerToken, email, { firstName: 'Rita', lastName: 'Rider', phone: '2125550142' });
+  expect(added.code).toBe(201);
   const login = await page.request.post('/v1/user/general/login', { data: { email, password: 'courierpass1' } });
   const courierToken = ((await login.json()) as { payload: { sessionToken: string } }).payload.sessionToken;
   const created = await apiPost(page.request, ownerToken, '/v1/shipment/create', {

@@ -1,15 +1,6 @@
-import { expect as baseExpect, test, type APIRequestContext, type BrowserContext, type Page } from '@playwright/test';
+import { expect as baseExpect, test } from '@playwright/test';
 import { rmSync } from 'node:fs';
-import {
-  companyWithCourier,
-  expectKeptForOffline,
-  handOutToCourier,
-  openPhone,
-  phoneShots,
-  recordCheckpointByTap,
-  storedShipment,
-  type StoredShipment,
-} from './helpers';
+import { countCheckpoints, courierWithoutSignal, expectKeptForOffline, openPhone, phoneShots, recordCheckpointByTap } from './helpers';
 import { freePort, OwnServer } from './own-server';
 
 // The server is killed (kill -9, a real process) while the courier's phone sends what it kept without signal
@@ -31,27 +22,14 @@ const server = new OwnServer(freePort(), 'restart');
 const base = server.base;
 test.use({ baseURL: base });
 
-let desk: BrowserContext;
-let owner: Page;
-let ownerToken = '';
-let courierEmail = '';
-let courierPassword = '';
-
-const stored = (request: APIRequestContext, tid: string) => storedShipment(request, ownerToken, tid);
-const count = (s: StoredShipment, status: string) => s.checkpoints.filter((c) => c.status === status).length;
-
-const handOut = (names: string[]) =>
-  handOutToCourier(owner.request, ownerToken, courierEmail, names, { firstNumber: 40, street: 'Elm St' });
-
+// The server starts before the company signs up on it (hooks run in the order they are declared).
+test.beforeAll(async () => {
+  await server.start();
+});
+const day = courierWithoutSignal('restart', { firstNumber: 40, street: 'Elm St', baseURL: base });
 const record = recordCheckpointByTap;
 
-test.beforeAll(async ({ browser }) => {
-  await server.start();
-  ({ desk, owner, ownerToken, courierEmail, courierPassword } = await companyWithCourier(browser, 'restart', base));
-});
-
 test.afterAll(async () => {
-  await desk?.close();
   await server.kill9();
   if (server.dataDir) rmSync(server.dataDir, { recursive: true, force: true });
 });
@@ -60,8 +38,8 @@ test('the server is killed twice while the phone sends its queue: back up, each 
   page,
   context,
 }) => {
-  const tids = await handOut(['Alex Elm', 'Jo Elm', 'Sam Elm']);
-  await openPhone(page, courierEmail, courierPassword);
+  const tids = await day.handOut(['Alex Elm', 'Jo Elm', 'Sam Elm']);
+  await openPhone(page, day.courierEmail, day.courierPassword);
   const stops = page.getByRole('list', { name: "Today's stops" }).getByRole('listitem');
   await expect(stops).toHaveCount(3);
   await expectKeptForOffline(page, ['checkpoint-modal']);
@@ -87,7 +65,7 @@ test('the server is killed twice while the phone sends its queue: back up, each 
   await expect(page.getByTestId('outbox-waiting')).toContainText('Waiting to send: 5');
   await page.waitForTimeout(1000);
 
-  const before = await Promise.all(tids.map(async (t) => (await stored(owner.request, t)).checkpoints.length));
+  const before = await Promise.all(tids.map(async (t) => (await day.stored(t)).checkpoints.length));
 
   // The phone's requests go through this hook only to time the kills; each is sent to the real server. The second
   // action reaches the server, which books it and dies before the reply is on its way: the phone never learns it
@@ -142,11 +120,11 @@ test('the server is killed twice while the phone sends its queue: back up, each 
   await page.unroute('**/v1/shipment/update');
 
   // The server has each action exactly once, at the time the courier made it.
-  const after = await Promise.all(tids.map((t) => stored(owner.request, t)));
+  const after = await Promise.all(tids.map((t) => day.stored(t)));
   const of = (tid: string) => after.find((s) => s.tid === tid)!;
   for (const m of made) {
     const s = of(m.tid);
-    expect(count(s, m.status), `${m.status} on ${m.tid}`).toBe(1);
+    expect(countCheckpoints(s, m.status), `${m.status} on ${m.tid}`).toBe(1);
     const t = new Date(s.checkpoints.find((c) => c.status === m.status)!.time).getTime();
     expect(t).toBeGreaterThanOrEqual(m.at.from - 1000);
     expect(t).toBeLessThanOrEqual(m.at.to + 1000);
@@ -161,7 +139,9 @@ test('the server is killed twice while the phone sends its queue: back up, each 
   const withProof = after.flatMap((s) => s.checkpoints.filter((c) => c.proof).map((c) => ({ tid: s.tid, c })));
   expect(withProof).toHaveLength(1);
   expect(withProof[0]!.c.proof).toEqual(expect.objectContaining({ hasSignature: true, hasPhoto: true }));
-  const proof = await owner.request.get(`/v1/shipment/proof/${tids[0]}/${withProof[0]!.c.id}`, { headers: { 'sm-api-token': ownerToken } });
+  const proof = await day.owner.request.get(`/v1/shipment/proof/${tids[0]}/${withProof[0]!.c.id}`, {
+    headers: { 'sm-api-token': day.ownerToken },
+  });
   expect(proof.status()).toBe(200);
   const body = (await proof.json()) as { payload: { recipientName: string; signature: string; photo: string } };
   expect(body.payload.recipientName).toBe('Alex Elm');

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { chromiumArgs, chromiumPath } from '../scripts/chromium.mjs';
-import { apiPost, labelBarcodePng, uniqueEmail } from './helpers';
+import { addCourierViaApi, apiPost, labelBarcodePng, uniqueEmail } from './helpers';
 
 // Issue 31, decision 130: the courier scans a label's Code 128 barcode to open that stop. Chromium on Linux has no
 // BarcodeDetector, so this runs the lazy-loaded polyfill (ZXing in WebAssembly, served by us), fed the server's own
@@ -31,18 +31,8 @@ async function courierWithTwoStops(page: Page): Promise<string[]> {
   const ownerToken = ((await signup.json()) as { payload: { sessionToken: string } }).payload.sessionToken;
   await apiPost(page.request, ownerToken, '/v1/user/general/update', { profile: { company: 'Scan Couriers', showWizard: false } });
   const email = uniqueEmail('scan-courier');
-  expect(
-    (
-      await apiPost(page.request, ownerToken, '/v1/user/general/addmember', {
-        email,
-        role: 'courier',
-        firstName: 'Sam',
-        lastName: 'Scanner',
-        phone: '2125550142',
-        password: 'courierpass1',
-      })
-    ).code,
-  ).toBe(201);
+  const added = await addCourierViaApi(page.request, ownerToken, email, { firstName: 'Sam', lastName: 'Scanner', phone: '2125550142' });
+  expect(added.code).toBe(201);
   const tids: string[] = [];
   for (const name of ['Alex', 'Jo']) {
     const created = await apiPost(page.request, ownerToken, '/v1/shipment/create', {

@@ -75,41 +75,6 @@ function insertionCost(m: Model, r: Route, j: number, first: number, last: numbe
 
 type Move = (m: Model, s: Solution, w: Where, u: number, v: number) => boolean;
 
-/** Moves u next to v (before or after it). */
-const relocateMove: Move = (m, s, w, u, v) => {
-  const ri = w.route[u]!;
-  const rj = w.route[v]!;
-  const a = s.routes[ri]!;
-  const b = s.routes[rj]!;
-  const iu = w.pos[u]!;
-  const iv = w.pos[v]!;
-  if (iu < a.locked) return false;
-  const { dist: D, N } = m;
-  const pu = prevOf(m, a, iu);
-  const su = nextOf(m, a, iu);
-  const gain = D[pu * N + u]! + D[u * N + su]! - D[pu * N + su]!;
-  for (const j of [iv, iv + 1]) {
-    if (j < b.locked) continue;
-    if (ri === rj) {
-      if (j === iu || j === iu + 1) continue;
-      // Not next to u's old place: the arcs around u and around j are distinct, so the change is exact.
-      if (insertionCost(m, a, j, u, u) - gain >= -EPS) continue;
-      const nodes = a.nodes.slice();
-      nodes.splice(iu, 1);
-      nodes.splice(j > iu ? j - 1 : j, 0, u);
-      if (tryApply(m, s, w, [[ri, nodes]])) return true;
-    } else {
-      if (insertionCost(m, b, j, u, u) - gain >= -EPS) continue;
-      const from = a.nodes.slice();
-      from.splice(iu, 1);
-      const to = b.nodes.slice();
-      to.splice(j, 0, u);
-      if (tryApplyTwo(m, s, w, ri, from, rj, to)) return true;
-    }
-  }
-  return false;
-};
-
 /** Swaps u and v. */
 const exchangeMove: Move = (m, s, w, u, v) => {
   const ri = w.route[u]!;
@@ -167,8 +132,11 @@ const twoOptStarMove: Move = (m, s, w, u, v) => {
   return tryApplyTwo(m, s, w, ri, headA, rj, headB);
 };
 
-/** Or-opt: moves the string of 2 or 3 customers starting at u next to v, as it is or reversed. */
-const orOptMove: Move = (m, s, w, u, v) => {
+/**
+ * Moves the string of `len` customers starting at u next to v (before or after it), for each length of `lengths` in
+ * turn: as it is, and reversed when it is longer than one. Relocate is the string of one, or-opt those of 2 and 3.
+ */
+function moveString(m: Model, s: Solution, w: Where, u: number, v: number, lengths: readonly number[]): boolean {
   const ri = w.route[u]!;
   const rj = w.route[v]!;
   const a = s.routes[ri]!;
@@ -177,7 +145,7 @@ const orOptMove: Move = (m, s, w, u, v) => {
   const iv = w.pos[v]!;
   if (iu < a.locked) return false;
   const { dist: D, N } = m;
-  for (let len = 2; len <= 3; len++) {
+  for (const len of lengths) {
     if (iu + len > a.nodes.length) break;
     if (ri === rj && iv >= iu && iv < iu + len) continue;
     const seg = a.nodes.slice(iu, iu + len);
@@ -188,9 +156,10 @@ const orOptMove: Move = (m, s, w, u, v) => {
     const gain = D[p * N + first]! + D[last * N + q]! - D[p * N + q]!;
     for (const j of [iv, iv + 1]) {
       if (j < b.locked) continue;
-      for (const reversed of [false, true]) {
+      for (const reversed of len > 1 ? [false, true] : [false]) {
         const piece = reversed ? seg.slice().reverse() : seg;
         if (ri === rj) {
+          // Not next to the string's old place: the arcs around it and around j are distinct, so the change is exact.
           if (j >= iu && j <= iu + len) continue;
           if (insertionCost(m, a, j, piece[0]!, piece[len - 1]!) - gain >= -EPS) continue;
           const rest = a.nodes.slice(0, iu).concat(a.nodes.slice(iu + len));
@@ -207,7 +176,13 @@ const orOptMove: Move = (m, s, w, u, v) => {
     }
   }
   return false;
-};
+}
+
+/** Moves u next to v (before or after it). */
+const relocateMove: Move = (m, s, w, u, v) => moveString(m, s, w, u, v, [1]);
+
+/** Or-opt: moves the string of 2 or 3 customers starting at u next to v, as it is or reversed. */
+const orOptMove: Move = (m, s, w, u, v) => moveString(m, s, w, u, v, [2, 3]);
 
 /** 2-opt within a route: u is followed by v, the stretch between them reversed. */
 const twoOptMove: Move = (m, s, w, u, v) => {

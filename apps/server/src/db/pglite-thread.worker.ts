@@ -93,8 +93,11 @@ function fail(id: number, err: unknown) {
   if ((err as Error | undefined)?.name === 'RuntimeError') process.exit(70);
 }
 
-/** A statement on its own or in an open transaction; one with parameters as a prepared statement (decision 148). */
-async function query(m: Extract<ToWorker, { t: 'query' }>): Promise<void> {
+/**
+ * Where a statement runs: PGlite itself, or the open transaction it names (counted in that transaction's statements,
+ * the first one kept to name it in the stats). A transaction that has ended refuses it.
+ */
+function target(m: { tx?: number; sql: string }): { q: PGlite | Transaction; open: OpenTx | undefined } {
   const open = m.tx ? txs.get(m.tx) : undefined;
   const q = m.tx ? open?.tx : pglite;
   if (!q) throw new Error('the transaction has ended');
@@ -102,6 +105,12 @@ async function query(m: Extract<ToWorker, { t: 'query' }>): Promise<void> {
     open.statements++;
     open.first ??= m.sql;
   }
+  return { q, open };
+}
+
+/** A statement on its own or in an open transaction; one with parameters as a prepared statement (decision 148). */
+async function query(m: Extract<ToWorker, { t: 'query' }>): Promise<void> {
+  const { q, open } = target(m);
   const t0 = performance.now();
   const options = queryOptions(m.options);
   const release = m.tx ? undefined : await turns.take(!!m.urgent);
@@ -189,13 +198,7 @@ async function handle(m: ToWorker): Promise<void> {
     case 'query':
       return query(m);
     case 'exec': {
-      const open = m.tx ? txs.get(m.tx) : undefined;
-      const q = m.tx ? open?.tx : pglite;
-      if (!q) throw new Error('the transaction has ended');
-      if (open) {
-        open.statements++;
-        open.first ??= m.sql;
-      }
+      const { q } = target(m);
       const release = m.tx ? undefined : await turns.take(!!m.urgent);
       try {
         send({ id: m.id, ok: true, value: (await q.exec(m.sql, queryOptions(m.options))).map(plain) });

@@ -25,7 +25,7 @@ export function postalAreas(postal: string | null | undefined): PostalAreas {
 }
 
 // The first letter of a Canadian postal code names its province or territory.
-const PROVINCE: Record<string, string> = {
+export const PROVINCE: Record<string, string> = {
   A: 'NL',
   B: 'NS',
   C: 'PE',

@@ -91,6 +91,9 @@ describe.each(GATEWAYS)('cards and top-ups through the $name gateway', (gw) => {
       .set({ paymentMethodToken: sandboxTokenDeclining(acct!.paymentMethodToken!) })
       .where(eq(billingAccounts.userId, userId));
   };
+  /** A top-up of `amount` dollars by the account's card, under the client's idempotency key. */
+  const topUp = (token: string, amount: number, key: string) =>
+    call(env.app, 'POST', '/v1/user/general/addbalance', { token, body: { amount }, headers: { 'idempotency-key': key } });
 
   it("uses the configured adapter; the page may load Braintree's drop-in frames only when Braintree is the gateway", async () => {
     expect(gatewayOf(env.ctx).name).toBe(gw.name);
@@ -223,12 +226,7 @@ describe.each(GATEWAYS)('cards and top-ups through the $name gateway', (gw) => {
   it('a declined card: a clear message, the attempt in the history, nothing booked; the decline is replayed under its key', async () => {
     const a = await withCard();
     await cardGoesBad(a.id);
-    const send = () =>
-      call(env.app, 'POST', '/v1/user/general/addbalance', {
-        token: a.session,
-        body: { amount: 20 },
-        headers: { 'idempotency-key': 'd-1' },
-      });
+    const send = () => topUp(a.session, 20, 'd-1');
     const res = await send();
     expect([res.statusCode, res.body.message]).toEqual([402, `${MSG.paymentDeclined}: Do Not Honor`]);
     expect(res.body.payload.payment).toMatchObject({ status: 'processor_declined', processorResponseText: 'Do Not Honor' });
@@ -273,11 +271,7 @@ describe.each(GATEWAYS)('cards and top-ups through the $name gateway', (gw) => {
     expect(await balanceCents(env.ctx.db, a.id)).toBe(1000 + 1500);
     expect(await topups(a.id)).toHaveLength(1);
     // The client retries under its key: the success, and no second charge.
-    const retry = await call(env.app, 'POST', '/v1/user/general/addbalance', {
-      token: a.session,
-      body: { amount: 15 },
-      headers: { 'idempotency-key': 'crash-1' },
-    });
+    const retry = await topUp(a.session, 15, 'crash-1');
     expect([retry.statusCode, retry.body.payload.balance, retry.body.payload.payment.id]).toEqual([200, 25, sold.id]);
     if (fake) expect(fake.transactions.filter((t) => t.orderId === sold.id)).toHaveLength(1);
     expect(await topups(a.id)).toHaveLength(1);
@@ -295,12 +289,7 @@ describe.each(GATEWAYS)('cards and top-ups through the $name gateway', (gw) => {
     const timeout = env.ctx.config.PAYMENT_TIMEOUT_MS;
     env.ctx.config.PAYMENT_TIMEOUT_MS = 100;
     try {
-      const send = () =>
-        call(env.app, 'POST', '/v1/user/general/addbalance', {
-          token: a.session,
-          body: { amount: 20 },
-          headers: { 'idempotency-key': 't-1' },
-        });
+      const send = () => topUp(a.session, 20, 't-1');
       const res = await send();
       expect([res.statusCode, res.body.message]).toEqual([504, MSG.paymentTimeout]);
       expect(await balanceCents(env.ctx.db, a.id)).toBe(1000);
@@ -525,14 +514,14 @@ describe('billing through the API, sandbox gateway', () => {
     expect(acct!.rechargeRetryAt!.getTime()).toBeGreaterThan(Date.now() + 10 * 60_000);
     const info = await call(env.app, 'GET', '/v1/user/info', { token: a.session });
     expect(info.body.payload.alerts.payment.map((x: { name: string }) => x.name)).toContain('rechargeFailed');
-    // Within the backoff a further charge records no new recharge.
-    await env.ctx.db.transaction((tx) => charge(tx, a.id, 5, 'tracking', 'f-2'));
-    expect(
-      await env.ctx.db
+    const pendingRecharges = () =>
+      env.ctx.db
         .select()
         .from(payments)
-        .where(and(eq(payments.userId, a.id), eq(payments.status, 'pending'))),
-    ).toHaveLength(0);
+        .where(and(eq(payments.userId, a.id), eq(payments.status, 'pending')));
+    // Within the backoff a further charge records no new recharge.
+    await env.ctx.db.transaction((tx) => charge(tx, a.id, 5, 'tracking', 'f-2'));
+    expect(await pendingRecharges()).toHaveLength(0);
     // Past the backoff, two more failures reach the cap: recharges pause until the card or setting changes.
     for (const n of [3, 4]) {
       await env.ctx.db
@@ -545,12 +534,7 @@ describe('billing through the API, sandbox gateway', () => {
     const [capped] = await env.ctx.db.select().from(billingAccounts).where(eq(billingAccounts.userId, a.id));
     expect(capped!.rechargeFailures).toBe(3);
     await env.ctx.db.transaction((tx) => charge(tx, a.id, 5, 'tracking', 'f-5'));
-    expect(
-      await env.ctx.db
-        .select()
-        .from(payments)
-        .where(and(eq(payments.userId, a.id), eq(payments.status, 'pending'))),
-    ).toHaveLength(0);
+    expect(await pendingRecharges()).toHaveLength(0);
     const all = await env.ctx.db.select().from(payments).where(eq(payments.userId, a.id));
     expect(all.map((p) => p.status)).toEqual(['processor_declined', 'processor_declined', 'processor_declined']);
     const raised = await env.ctx.db

@@ -8,7 +8,7 @@ import { BUS_CHANNEL, publish } from '../../src/lib/bus.ts';
 import { publishLive } from '../../src/modules/live/live.service.ts';
 import { NOT_A_STREAM_CLIENT } from '../../src/modules/live/live.routes.ts';
 import { EX, add, userIdOf } from '../trackings/fixtures.ts';
-import { company, courier, createShipment, readmeShipment } from '../shipments/fixtures.ts';
+import { company, courier, createShipment, readmeShipment, updateShipment } from '../shipments/fixtures.ts';
 import { openStream, type SseStream } from './sse-client.ts';
 
 let env: TestEnv;
@@ -127,14 +127,7 @@ describe('GET /v1/live', () => {
     await sCo.waitFor((f) => f.data.kind === 'position');
 
     // c2's own shipment is the fence for c2's stream.
-    expect(
-      (
-        await call(env.app, 'POST', '/v1/shipment/update', {
-          token: co.apiKey,
-          body: { tid: other.tid, status: 'InTransit', location: 'Hub' },
-        })
-      ).statusCode,
-    ).toBe(200);
+    expect((await updateShipment(env.app, co.apiKey, { tid: other.tid, status: 'InTransit', location: 'Hub' })).statusCode).toBe(200);
     await s2.waitFor((f) => f.data.kind === 'shipment' && f.data.tid === other.tid);
     expect(s2.frames.map((f) => f.data.tid ?? f.data.kind)).toEqual([other.tid]);
     expect(s1.frames.some((f) => f.data.tid === other.tid)).toBe(false);

@@ -4,23 +4,13 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { eventually, startSmtp, template } from '../helpers.ts';
 import { freePort } from '../loopback.ts';
 
 const serverDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 export { freePort };
-
-export async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    return await fn(c);
-  } finally {
-    await c.end();
-  }
-}
+export { withClient } from '../pg-client.ts';
 
 export interface ServerProcess {
   role: 'api' | 'worker' | 'all';

@@ -11,7 +11,7 @@ import { insertApproachEvent } from '../../src/modules/shipments/shipments.repos
 import { call, createTestEnv, type TestEnv } from '../helpers.ts';
 import { markVerified, saveSettings } from '../notifications/fixtures.ts';
 import { openStream, type SseStream } from '../live/sse-client.ts';
-import { TINY_PNG, company, courier, createShipment, readmeShipment } from './fixtures.ts';
+import { TINY_PNG, company, courier, createShipment, readmeShipment, updateShipment } from './fixtures.ts';
 
 let env: TestEnv;
 let base: string;
@@ -52,11 +52,12 @@ async function day(places: Array<[number, number]>, customer = 'recipient@exampl
   }
   return { c, rider, tids };
 }
-const outForDelivery = async (token: string, tid: string) =>
-  expect(
-    (await call(env.app, 'POST', '/v1/shipment/update', { token, body: { tid, status: 'OutForDelivery', location: 'Santa Monica, CA' } }))
-      .body,
-  ).toMatchObject({ code: 200 });
+/** A courier's checkpoint, which must be taken. */
+const update = async (token: string, body: Record<string, unknown>) =>
+  expect((await updateShipment(env.app, token, body)).body).toMatchObject({ code: 200 });
+const outForDelivery = (token: string, tid: string) => update(token, { tid, status: 'OutForDelivery', location: 'Santa Monica, CA' });
+const delivered = (token: string, tid: string) =>
+  update(token, { tid, status: 'Delivered', location: 'Santa Monica, CA', proof: { recipientName: 'Jane', signature: TINY_PNG } });
 const position = async (token: string, lat: number, lng: number) =>
   expect((await call(env.app, 'POST', '/v1/user/general/position', { token, body: { lat, lng } })).statusCode).toBe(200);
 const publicPage = async (uid: string, tid: string) => (await call(env.app, 'GET', `/v1/track/${uid}_${tid}`)).body.payload[0];
@@ -102,14 +103,7 @@ describe("the recipient's page while the courier comes", () => {
     await position(rider.session, 34.05, -118.47);
     expect((await publicPage(c.profile.uid, tids[0]!)).courierPosition).toMatchObject({ lat: 34.05 });
     // Delivered: the courier's position is no business of this recipient any more.
-    expect(
-      (
-        await call(env.app, 'POST', '/v1/shipment/update', {
-          token: rider.session,
-          body: { tid: tids[0], status: 'Delivered', location: 'Santa Monica, CA', proof: { recipientName: 'Jane', signature: TINY_PNG } },
-        })
-      ).body,
-    ).toMatchObject({ code: 200 });
+    await delivered(rider.session, tids[0]!);
     expect((await publicPage(c.profile.uid, tids[0]!)).courierPosition).toBeNull();
   });
 
@@ -198,14 +192,7 @@ describe('"about N stops away" and "arriving now"', () => {
     );
     expect(racing).toEqual([undefined, undefined]);
     // The first stop done, the fourth becomes third: it is told now.
-    expect(
-      (
-        await call(env.app, 'POST', '/v1/shipment/update', {
-          token: rider.session,
-          body: { tid: tids[0], status: 'Delivered', location: 'Santa Monica, CA', proof: { recipientName: 'Jane', signature: TINY_PNG } },
-        })
-      ).body,
-    ).toMatchObject({ code: 200 });
+    await delivered(rider.session, tids[0]!);
     later();
     await position(rider.session, ...FAR);
     expect(summary(await approachRows([tids[3]!]))).toEqual(['email', 'sms', 'webhook'].map((ch) => `${tids[3]} CourierNear ${ch}`));

@@ -88,6 +88,10 @@ export async function createShipment(app: FastifyInstance, token: string, body: 
   return r.body.payload as { tid: string; [k: string]: unknown };
 }
 
+/** A checkpoint on a shipment (POST /v1/shipment/update) by a courier or its company; the reply, for the caller to check. */
+export const updateShipment = (app: FastifyInstance, token: string, body: Record<string, unknown>) =>
+  call(app, 'POST', '/v1/shipment/update', { token, body });
+
 /** A 1x1 transparent PNG as a data URL. */
 export const TINY_PNG =
   'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';

@@ -21,6 +21,14 @@ let env: TestEnv;
 envForFile(createTestEnv, (started) => (env = started));
 
 const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000).toISOString();
+/** A delivery the phone made `minutes` ago and sends now, with its proof (the recipient's name and signature). */
+const deliveredAgo = (tid: string, location: string, minutes: number) => ({
+  tid,
+  status: 'Delivered',
+  location,
+  occurredAt: minutesAgo(minutes),
+  proof: { recipientName: 'Rita', signature: TINY_PNG },
+});
 
 async function send(app: TestEnv['app'], token: string, key: string | undefined, body: Record<string, unknown>) {
   const res = await app.inject({
@@ -145,13 +153,7 @@ describe('a checkpoint sent late from a phone', () => {
       (await call(env.app, 'POST', '/v1/shipment/assign', { token: owner.session, body: { tids: [tid], courierEmail: other.email } }))
         .statusCode,
     ).toBe(200);
-    const body = {
-      tid,
-      status: 'Delivered',
-      location: '9 Elm St',
-      occurredAt: minutesAgo(10),
-      proof: { recipientName: 'Rita', signature: TINY_PNG },
-    };
+    const body = deliveredAgo(tid, '9 Elm St', 10);
     const r = await send(env.app, k.session, 'late-1', body);
     expect(r.status).toBe(409);
     expect(r.body).toMatchObject({ code: 409, status: 'fail', message: MSG.checkpointNotYours, payload: { reason: 'not_yours', tid } });
@@ -179,17 +181,7 @@ describe('a checkpoint sent late from a phone', () => {
   it('one that happened before the latest checkpoint joins the history in its place; the status stays the latest', async () => {
     const { owner, k, tid } = await assignedStop(env.app);
     // Sent in this order, happened in the other: the delivery's reply arrived first.
-    expect(
-      (
-        await send(env.app, k.session, 'ooo-2', {
-          tid,
-          status: 'Delivered',
-          location: 'Door',
-          occurredAt: minutesAgo(10),
-          proof: { recipientName: 'Rita', signature: TINY_PNG },
-        })
-      ).status,
-    ).toBe(200);
+    expect((await send(env.app, k.session, 'ooo-2', deliveredAgo(tid, 'Door', 10))).status).toBe(200);
     const late = await send(env.app, k.session, 'ooo-1', { tid, status: 'OutForDelivery', location: 'Depot', occurredAt: minutesAgo(30) });
     expect(late.status).toBe(200);
     expect(late.body.payload.status).toBe('Delivered');
@@ -226,13 +218,7 @@ describe('across a restart', () => {
     let run = await open();
     try {
       const { k, tid } = await assignedStop(run.app, run.ctx);
-      const body = {
-        tid,
-        status: 'Delivered',
-        location: 'Door',
-        occurredAt: minutesAgo(15),
-        proof: { recipientName: 'Rita', signature: TINY_PNG },
-      };
+      const body = deliveredAgo(tid, 'Door', 15);
       const first = await send(run.app, k.session, 'restart-1', body);
       expect(first.status).toBe(200);
       await run.close();

@@ -11,7 +11,7 @@ import {
   SIGNATURE_SIZE_MESSAGE,
 } from '../../src/modules/shipments/proof.ts';
 import { PROOF_UPLOADS_MESSAGE } from '../../src/modules/shipments/shipments.service.ts';
-import { TINY_PNG, company, courier, createShipment, readmeShipment } from './fixtures.ts';
+import { TINY_PNG, company, courier, createShipment, readmeShipment, updateShipment } from './fixtures.ts';
 
 // The attack of 2026-11-26 (the attack review of that day, findings 1 and 6): images that are not what
 // they say, or that declare more pixels than anyone draws or photographs.
@@ -30,7 +30,7 @@ afterAll(async () => {
 
 const dataUrl = (type: string, bytes: Buffer) => `data:image/${type};base64,${bytes.toString('base64')}`;
 const deliver = (e: TestEnv, token: string, tid: string, proof: unknown) =>
-  call(e.app, 'POST', '/v1/shipment/update', { token, body: { tid, status: 'Delivered', location: 'Front door', proof } });
+  updateShipment(e.app, token, { tid, status: 'Delivered', location: 'Front door', proof });
 
 const SMALL_SVG = Buffer.from(
   '<svg xmlns="http://www.w3.org/2000/svg" width="300" height="300"><rect width="300" height="300" fill="red"/></svg>',
@@ -164,14 +164,7 @@ describe('proof uploads per account', () => {
       expect([refused.statusCode, refused.body.message]).toEqual([429, PROOF_UPLOADS_MESSAGE]);
       expect(Number(refused.headers['retry-after'])).toBeGreaterThan(60);
       // A checkpoint without a proof is not an upload.
-      expect(
-        (
-          await call(limited.app, 'POST', '/v1/shipment/update', {
-            token: carl.session,
-            body: { tid: s.tid, status: 'InTransit', location: 'x' },
-          })
-        ).statusCode,
-      ).toBe(200);
+      expect((await updateShipment(limited.app, carl.session, { tid: s.tid, status: 'InTransit', location: 'x' })).statusCode).toBe(200);
       // The owner's own uploads are counted on the owner's account.
       expect((await deliver(limited, boss.session, s.tid, { recipientName: 'Bob', signature: TINY_PNG })).statusCode).toBe(200);
     } finally {

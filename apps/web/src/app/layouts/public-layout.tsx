@@ -22,6 +22,25 @@ function isActive(to: string, pathname: string, hash: string) {
   return pathname.startsWith(to);
 }
 
+const FOOTER_COLUMNS = [
+  {
+    title: 'Product',
+    links: [
+      { label: 'Features', to: '/#features' },
+      { label: 'Pricing', to: '/#pricing' },
+      { label: 'API documentation', to: '/developers' },
+    ],
+  },
+  {
+    title: 'Company',
+    links: [
+      { label: 'Get in touch', to: '/get-in-touch' },
+      { label: 'Terms of service', to: '/terms-of-service' },
+      { label: 'Privacy policy', to: '/privacy-policy' },
+    ],
+  },
+];
+
 /** The footer: what Shiptrail is, the product and company links, the notice. */
 function Footer() {
   return (
@@ -34,34 +53,18 @@ function Footer() {
               Parcel tracking for UPS, USPS, FedEx and Canada Post, with alerts by email, SMS and webhooks.
             </Text>
           </Stack>
-          <Stack gap={6}>
-            <Text fw={600} size="sm">
-              Product
-            </Text>
-            <Anchor component={Link} to="/#features" size="sm" c="dimmed">
-              Features
-            </Anchor>
-            <Anchor component={Link} to="/#pricing" size="sm" c="dimmed">
-              Pricing
-            </Anchor>
-            <Anchor component={Link} to="/developers" size="sm" c="dimmed">
-              API documentation
-            </Anchor>
-          </Stack>
-          <Stack gap={6}>
-            <Text fw={600} size="sm">
-              Company
-            </Text>
-            <Anchor component={Link} to="/get-in-touch" size="sm" c="dimmed">
-              Get in touch
-            </Anchor>
-            <Anchor component={Link} to="/terms-of-service" size="sm" c="dimmed">
-              Terms of service
-            </Anchor>
-            <Anchor component={Link} to="/privacy-policy" size="sm" c="dimmed">
-              Privacy policy
-            </Anchor>
-          </Stack>
+          {FOOTER_COLUMNS.map((column) => (
+            <Stack key={column.title} gap={6}>
+              <Text fw={600} size="sm">
+                {column.title}
+              </Text>
+              {column.links.map((link) => (
+                <Anchor key={link.to} component={Link} to={link.to} size="sm" c="dimmed">
+                  {link.label}
+                </Anchor>
+              ))}
+            </Stack>
+          ))}
         </SimpleGrid>
         <Divider my="lg" />
         <Text size="xs" c="dimmed">

@@ -11,6 +11,7 @@ import { NotificationChannels, toChannelValues, validateReceive, type ChannelVal
 import { sendSettings, useReceiveForm, useSendForm } from '../components/settings/channel-forms';
 import { PageLoader } from '../../../components/page-loader';
 import { CustomerMessagesHeld } from '../../../components/customer-messages-held';
+import { UsPhoneInput } from '../../../components/us-phone-input';
 import { money, timeZone } from '../../../lib/format';
 
 type Phase = 'form' | 'saving' | 'done';
@@ -124,13 +125,7 @@ function PersonWizard({ info }: { info: UserInfo }) {
             This is where we send your alerts. You can change it later in your settings.
           </Text>
           <TextInput label="Email" readOnly {...contact.getInputProps('email')} description="Your login email" />
-          <TextInput
-            label="Phone"
-            type="tel"
-            placeholder="(212) 555-0142"
-            description="US numbers only. Needed for SMS alerts."
-            {...contact.getInputProps('phone')}
-          />
+          <UsPhoneInput label="Phone" note="Needed for SMS alerts." {...contact.getInputProps('phone')} />
         </Stack>
       ) : (
         <Stack>

@@ -24,6 +24,7 @@ import { applyServerErrors } from '../../../lib/notify';
 import { startSession } from '../../../lib/start-session';
 import { timeZone } from '../../../lib/format';
 import { recaptchaToken, usePreloadRecaptcha } from '../../../lib/recaptcha';
+import { NewPasswordInput } from '../../../components/new-password-input';
 
 interface Values {
   firstName: string;
@@ -103,13 +104,7 @@ export function RegisterForm({ promocode, referrer, onShowTerms }: { promocode?:
         </SimpleGrid>
         <TextInput label="Email" type="email" autoComplete="email" required {...form.getInputProps('email')} />
         <SimpleGrid cols={{ base: 1, xs: 2 }} spacing="md">
-          <PasswordInput
-            label="Password"
-            autoComplete="new-password"
-            required
-            description="At least 8 characters"
-            {...form.getInputProps('password')}
-          />
+          <NewPasswordInput label="Password" {...form.getInputProps('password')} />
           <PasswordInput label="Repeat password" autoComplete="new-password" required {...form.getInputProps('repassword')} />
         </SimpleGrid>
         <TextInput

@@ -2,6 +2,7 @@ import { Button, Group, Modal, PasswordInput, SimpleGrid, Stack, TextInput } fro
 import { useForm } from '@mantine/form';
 import type { MemberView } from '@shiptrail/contract';
 import { applyServerErrors } from '../../../lib/notify';
+import { UsPhoneInput } from '../../../components/us-phone-input';
 import { useAddMember, useUpdateMember } from '../api/members';
 import {
   ADD_FIELDS,
@@ -43,15 +44,7 @@ export function CourierModal({ member, onClose }: { member?: MemberView | null; 
             <TextInput label="First name" required autoComplete="off" {...form.getInputProps('firstName')} />
             <TextInput label="Last name" required autoComplete="off" {...form.getInputProps('lastName')} />
           </SimpleGrid>
-          <TextInput
-            label="Phone"
-            type="tel"
-            required
-            placeholder="(212) 555-0142"
-            description="US numbers only"
-            autoComplete="off"
-            {...form.getInputProps('phone')}
-          />
+          <UsPhoneInput label="Phone" required autoComplete="off" {...form.getInputProps('phone')} />
           {!editing && (
             <PasswordInput
               label="Password"

@@ -2,6 +2,7 @@ import { Button, Group, Modal, SimpleGrid, Stack, Text, TextInput } from '@manti
 import { useForm } from '@mantine/form';
 import { INVITATION_TTL_DAYS, createInvitationRequest } from '@shiptrail/contract';
 import { applyServerErrors } from '../../../lib/notify';
+import { UsPhoneInput } from '../../../components/us-phone-input';
 import { zodResolver } from '../../../lib/zod-resolver';
 import { useCreateInvitation } from '../api/invitations';
 
@@ -42,11 +43,9 @@ export function InviteModal({ onClose, onAddWithPassword }: { onClose: () => voi
             <TextInput label="First name" required autoComplete="off" {...form.getInputProps('firstName')} />
             <TextInput label="Last name" required autoComplete="off" {...form.getInputProps('lastName')} />
           </SimpleGrid>
-          <TextInput
+          <UsPhoneInput
             label="Phone (optional)"
-            type="tel"
-            placeholder="(212) 555-0142"
-            description="US numbers only. The link goes by SMS too ($0.04 from your balance)."
+            note="The link goes by SMS too ($0.04 from your balance)."
             autoComplete="off"
             {...form.getInputProps('phone')}
           />

@@ -10,6 +10,7 @@ import { getSession } from '../../../lib/session';
 import { endSession, startSession } from '../../../lib/start-session';
 import { zodResolver } from '../../../lib/zod-resolver';
 import { acceptInvitation, declineInvitation, getInvitation } from '../api/invitations';
+import { NewPasswordInput } from '../../../components/new-password-input';
 
 type Invitation = NonNullable<Awaited<ReturnType<typeof getInvitation>>['payload']>;
 
@@ -144,14 +145,7 @@ export default function InviteAcceptRoute() {
                 </Alert>
               )}
               <TextInput label="Email" value={inv.email} readOnly autoComplete="username" />
-              <PasswordInput
-                label="Password"
-                description="At least 8 characters"
-                autoComplete="new-password"
-                required
-                data-autofocus
-                {...form.getInputProps('password')}
-              />
+              <NewPasswordInput label="Password" data-autofocus {...form.getInputProps('password')} />
               <PasswordInput label="Repeat password" autoComplete="new-password" required {...form.getInputProps('repassword')} />
               <Button type="submit" loading={accept.isPending} disabled={!form.isValid() || accept.isPending}>
                 Set password and sign in

@@ -1,10 +1,10 @@
-import { Alert, Anchor, Button, Group, Modal, Select, Stack, Text } from '@mantine/core';
+import { Alert, Button, Group, Modal, Select, Stack, Text } from '@mantine/core';
 import { MSG } from '@shiptrail/contract';
 import { useState } from 'react';
-import { Link } from 'react-router';
 import { ApiError } from '../../../lib/api-client';
 import { couriersOf, memberName, useMembers } from '../../../lib/members';
 import { useAssignShipments, useUnassignShipments } from '../api/mutations';
+import { noCouriersHint } from './no-couriers-hint';
 
 /**
  * "Assign to courier" for the selected rows: one call gives them all to the chosen courier (or takes them from
@@ -43,16 +43,7 @@ export function AssignModal({ tids, onClose, onDone }: { tids: string[]; onClose
             data-autofocus
             nothingFoundMessage="No courier with that name"
             error={error === MSG.courierRequiredForAssign ? error : undefined}
-            description={
-              couriers.length === 0 && !members.isLoading ? (
-                <>
-                  You have no couriers yet.{' '}
-                  <Anchor component={Link} to="/account/couriers?add=1" size="xs">
-                    Create a courier
-                  </Anchor>
-                </>
-              ) : undefined
-            }
+            description={noCouriersHint(couriers, members.isLoading)}
           />
           {error && error !== MSG.courierRequiredForAssign && (
             <Alert color="red" data-testid="assign-error">

@@ -1,7 +1,6 @@
 import {
   ActionIcon,
   Alert,
-  Anchor,
   Autocomplete,
   Button,
   Fieldset,
@@ -20,13 +19,13 @@ import { useForm, type UseFormReturnType } from '@mantine/form';
 import { useDebouncedValue } from '@mantine/hooks';
 import { IconPlus, IconSearch, IconTrash } from '@tabler/icons-react';
 import { useRef, useState } from 'react';
-import { Link } from 'react-router';
 import { COURIER_REQUIRED, MAX_PARCELS, type GeoPlace, type ShipmentView } from '@shiptrail/contract';
 import { isLookupZip, lookupZip, useGeoSuggestions } from '../api/geo';
 import { couriersOf, memberName, useMembers } from '../../../lib/members';
 import { ApiError } from '../../../lib/api-client';
 import { applyServerErrors, toastSuccess } from '../../../lib/notify';
 import { CustomerMessagesHeld } from '../../../components/customer-messages-held';
+import { CreateCourierLink, noCouriersHint } from './no-couriers-hint';
 import { useCreateShipment, useEditShipment } from '../api/mutations';
 import {
   emptyParcel,
@@ -239,25 +238,11 @@ function GeneralFields({
           error={
             courierError ? (
               <>
-                {courierError}{' '}
-                {courierError === COURIER_REQUIRED && (
-                  <Anchor component={Link} to="/account/couriers?add=1" size="xs">
-                    Create a courier
-                  </Anchor>
-                )}
+                {courierError} {courierError === COURIER_REQUIRED && <CreateCourierLink />}
               </>
             ) : undefined
           }
-          description={
-            couriers.length === 0 && !membersLoading ? (
-              <>
-                You have no couriers yet.{' '}
-                <Anchor component={Link} to="/account/couriers?add=1" size="xs">
-                  Create a courier
-                </Anchor>
-              </>
-            ) : undefined
-          }
+          description={noCouriersHint(couriers, membersLoading)}
         />
         <TextInput label="Order ID" autoComplete="off" {...form.getInputProps('orderId')} />
         <TextInput label="Expected delivery" type="date" {...form.getInputProps('expected')} />

@@ -2,16 +2,21 @@ import { describe, expect, it } from 'vitest';
 import { trackingViewSchema, type TrackingView } from '@shiptrail/contract';
 import { editValuesOf, updateBodyOf } from './update-tracking';
 
-// A tracking exactly as the server sends it: the contract's schema checks the fixture, so it cannot drift.
-const t: TrackingView = trackingViewSchema.parse({
-  tid: '1Z12345E0205271688',
-  uid: 'u1',
+// The details the edit form holds, as the tracking below has them.
+const details = {
   courier: 'ups',
   title: 'Camera lens',
   orderId: '',
   customer: '',
   notify: { email: 'a@example.com', phone: '' },
   note: '',
+};
+
+// A tracking exactly as the server sends it: the contract's schema checks the fixture, so it cannot drift.
+const t: TrackingView = trackingViewSchema.parse({
+  tid: '1Z12345E0205271688',
+  uid: 'u1',
+  ...details,
   origin: '',
   destination: '',
   status: 'Pending',
@@ -30,14 +35,7 @@ const t: TrackingView = trackingViewSchema.parse({
 
 describe('update tracking body', () => {
   it('prefills the form from the tracking', () => {
-    expect(editValuesOf(t)).toEqual({
-      courier: 'ups',
-      title: 'Camera lens',
-      orderId: '',
-      customer: '',
-      notify: { email: 'a@example.com', phone: '' },
-      note: '',
-    });
+    expect(editValuesOf(t)).toEqual(details);
   });
   it('leaves the courier out when unchanged and trims the details', () => {
     const body = updateBodyOf(t, { ...editValuesOf(t), title: '  New lens ', note: ' fragile ' });

@@ -5,6 +5,7 @@ import { IconChevronDown, IconChevronRight, IconSparkles } from '@tabler/icons-r
 import { useEffect, useState } from 'react';
 import { addTrackingForm } from '../api/add-tracking-schema';
 import { useAddTracking } from '../api/add-tracking';
+import type { EditTrackingValues } from '../api/update-tracking';
 import { useDetectCourier } from '../api/detect-courier';
 import { useCouriers } from '../api/get-couriers';
 import { TrackingDetailsFields } from './tracking-details-fields';
@@ -15,14 +16,9 @@ import { applyServerErrors, errorsBelongTo, toastSuccess } from '../../../lib/no
 
 const AUTO = 'auto';
 
-interface Values {
+/** The number, and what the edit form holds too. */
+interface Values extends EditTrackingValues {
   tid: string;
-  courier: string;
-  title: string;
-  orderId: string;
-  customer: string;
-  notify: { email: string; phone: string };
-  note: string;
 }
 
 /** The form's fields as the server names them in payload.errors. */

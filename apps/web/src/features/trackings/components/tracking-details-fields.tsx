@@ -1,6 +1,7 @@
 import { SimpleGrid, Stack, Textarea, TextInput } from '@mantine/core';
 import type { GetInputPropsReturnType } from '@mantine/form';
 import { CustomerMessagesHeld } from '../../../components/customer-messages-held';
+import { UsPhoneInput } from '../../../components/us-phone-input';
 
 type DetailsPath = 'title' | 'orderId' | 'customer' | 'notify.email' | 'notify.phone' | 'note';
 
@@ -13,13 +14,7 @@ export function TrackingDetailsFields({ form }: { form: { getInputProps: (path: 
         <TextInput label="Order ID" {...form.getInputProps('orderId')} />
         <TextInput label="Customer" {...form.getInputProps('customer')} />
         <TextInput label="Notify email" type="email" placeholder="customer@example.com" {...form.getInputProps('notify.email')} />
-        <TextInput
-          label="Notify phone"
-          type="tel"
-          placeholder="(212) 555-0142"
-          description="US numbers only"
-          {...form.getInputProps('notify.phone')}
-        />
+        <UsPhoneInput label="Notify phone" {...form.getInputProps('notify.phone')} />
       </SimpleGrid>
       <CustomerMessagesHeld />
       <Textarea label="Note" autosize minRows={2} {...form.getInputProps('note')} />

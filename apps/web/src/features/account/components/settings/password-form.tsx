@@ -4,6 +4,7 @@ import { passwordUpdateForm } from '@shiptrail/contract';
 import { useUpdatePassword } from '../../api/update-password';
 import { zodResolver } from '../../../../lib/zod-resolver';
 import { applyServerErrors } from '../../../../lib/notify';
+import { NewPasswordInput } from '../../../../components/new-password-input';
 
 export function PasswordForm() {
   const update = useUpdatePassword();
@@ -27,13 +28,7 @@ export function PasswordForm() {
       >
         <Stack>
           <PasswordInput label="Current password" autoComplete="current-password" required {...form.getInputProps('password')} />
-          <PasswordInput
-            label="New password"
-            autoComplete="new-password"
-            required
-            description="At least 8 characters"
-            {...form.getInputProps('newpassword')}
-          />
+          <NewPasswordInput label="New password" {...form.getInputProps('newpassword')} />
           <PasswordInput label="Confirm new password" autoComplete="new-password" required {...form.getInputProps('repassword')} />
           <Group justify="flex-end">
             <Button type="submit" loading={update.isPending} disabled={!form.isValid() || update.isPending}>
