@@ -38,7 +38,10 @@ async function admin<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<
   }
 }
 
-export default async function setup(project: TestProject) {
+type Template = { pgliteTemplate: string; pgTemplate: string; drop(): Promise<void> };
+
+/** Makes the run's one template: a migrated database on the TEST_DATABASE_URL server, or a PGlite dump in a file. */
+async function makeTemplate(): Promise<Template> {
   const url = process.env.TEST_DATABASE_URL;
   if (url) {
     const name = `st_template_${randomBytes(6).toString('hex')}`;
@@ -47,10 +50,12 @@ export default async function setup(project: TestProject) {
     u.pathname = `/${name}`;
     const database = await migrate({ databaseUrl: u.toString() });
     await database.close();
-    project.provide('pgTemplate', name);
-    project.provide('pgliteTemplate', '');
-    return async () => {
-      await admin(url, (c) => c.query(`drop database if exists ${name}`));
+    return {
+      pgliteTemplate: '',
+      pgTemplate: name,
+      drop: async () => {
+        await admin(url, (c) => c.query(`drop database if exists ${name}`));
+      },
     };
   }
   const database = await migrate({});
@@ -59,9 +64,31 @@ export default async function setup(project: TestProject) {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'shiptrail-template-'));
   const file = path.join(dir, 'pglite.tar');
   await writeFile(file, Buffer.from(await dump.arrayBuffer()));
-  project.provide('pgliteTemplate', file);
-  project.provide('pgTemplate', '');
+  return {
+    pgliteTemplate: file,
+    pgTemplate: '',
+    drop: async () => {
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+// Vitest runs a project's globalSetup once per project in the run, one after another, in its main process: the
+// server, server-timed and server-slow projects each made and migrated a template of their own before the first test
+// (three times 4-5 s of CPU, decision 183). They share one: made by the first, dropped by the last teardown. Each
+// test file still copies it into a fresh database of its own.
+const shared = globalThis as typeof globalThis & { shiptrailTemplate?: { made: Promise<Template>; users: number } };
+
+export default async function setup(project: TestProject) {
+  shared.shiptrailTemplate ??= { made: makeTemplate(), users: 0 };
+  const mine = shared.shiptrailTemplate;
+  mine.users++;
+  const template = await mine.made;
+  project.provide('pgliteTemplate', template.pgliteTemplate);
+  project.provide('pgTemplate', template.pgTemplate);
   return async () => {
-    await rm(dir, { recursive: true, force: true });
+    if (--mine.users > 0) return;
+    if (shared.shiptrailTemplate === mine) delete shared.shiptrailTemplate;
+    await template.drop();
   };
 }
