@@ -12,6 +12,12 @@ const setupFiles = [fileURLToPath(new URL('./vitest.setup.ts', import.meta.url))
 // PostgreSQL in CI (decision 025). Three at a time measured as fast as four on 2 cores.
 const WORKERS = Math.max(3, os.availableParallelism() + 1);
 
+// The light projects (contract, routing, scripts, web) run in the parallel group beside the server files. Without a
+// maxWorkers of their own, Vitest gives them its default (cores - 1, so 1 on 2 cores) and puts every one of their 49
+// files in a sequential group after the slow set, one process at a time on one core: about 30 s at the end of a quiet
+// run (decision 183). A project of the parallel group must have the same maxWorkers as the server's, or Vitest refuses.
+const parallel = { maxWorkers: WORKERS };
+
 const server = {
   setupFiles,
   root: 'apps/server',
@@ -52,6 +58,7 @@ export default defineConfig({
       {
         test: {
           name: 'contract',
+          ...parallel,
           setupFiles,
           root: 'packages/contract',
           include: ['src/**/*.test.ts'],
@@ -60,6 +67,7 @@ export default defineConfig({
       {
         test: {
           name: 'routing',
+          ...parallel,
           setupFiles,
           root: 'packages/routing',
           // The CLI tests start Node processes and the solver tests run for fractions of a second: generous on
@@ -72,7 +80,7 @@ export default defineConfig({
         test: {
           name: 'server',
           ...server,
-          maxWorkers: WORKERS,
+          ...parallel,
           // A worker process runs file after file, keeping its loaded modules and compiled PGlite; each file
           // still gets a fresh database and app from createTestEnv (decision 025, last revision).
           isolate: false,
@@ -90,6 +98,7 @@ export default defineConfig({
       {
         test: {
           name: 'scripts',
+          ...parallel,
           setupFiles,
           root: 'scripts',
           include: ['**/*.test.mjs'],
@@ -98,6 +107,7 @@ export default defineConfig({
       {
         test: {
           name: 'web',
+          ...parallel,
           setupFiles,
           root: 'apps/web',
           include: ['src/**/*.test.{ts,tsx}'],
