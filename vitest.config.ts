@@ -12,6 +12,12 @@ const setupFiles = [fileURLToPath(new URL('./vitest.setup.ts', import.meta.url))
 // PostgreSQL in CI (decision 025). Three at a time measured as fast as four on 2 cores.
 const WORKERS = Math.max(3, os.availableParallelism() + 1);
 
+// The light projects (contract, routing, scripts, web) run in the parallel group beside the server files. Without a
+// maxWorkers of their own, Vitest gives them its default (cores - 1, so 1 on 2 cores) and puts every one of their 49
+// files in a sequential group after the slow set, one process at a time on one core: about 30 s at the end of a quiet
+// run (decision 183). A project of the parallel group must have the same maxWorkers as the server's, or Vitest refuses.
+const parallel = { maxWorkers: WORKERS };
+
 const server = {
   setupFiles,
   root: 'apps/server',
@@ -26,12 +32,12 @@ const server = {
   // Each file in a fresh worker process (Vitest's default); the parallel group below shares processes.
 };
 
-/** A server project of `*.<kind>.test.ts` files that runs after the lower groups, one file at a time. */
-const afterTheRest = (name: string, kind: string, groupOrder: number) => ({
+/** A server project of `*.<kind>.test.ts` files that runs after the lower groups, `maxWorkers` files at a time. */
+const afterTheRest = (name: string, kind: string, groupOrder: number, maxWorkers = 1) => ({
   test: {
     name,
     ...server,
-    maxWorkers: 1,
+    maxWorkers,
     sequence: { groupOrder },
     include: [`src/**/*.${kind}.test.ts`, `test/**/*.${kind}.test.ts`],
   },
@@ -52,6 +58,7 @@ export default defineConfig({
       {
         test: {
           name: 'contract',
+          ...parallel,
           setupFiles,
           root: 'packages/contract',
           include: ['src/**/*.test.ts'],
@@ -60,6 +67,7 @@ export default defineConfig({
       {
         test: {
           name: 'routing',
+          ...parallel,
           setupFiles,
           root: 'packages/routing',
           // The CLI tests start Node processes and the solver tests run for fractions of a second: generous on
@@ -72,7 +80,7 @@ export default defineConfig({
         test: {
           name: 'server',
           ...server,
-          maxWorkers: WORKERS,
+          ...parallel,
           // A worker process runs file after file, keeping its loaded modules and compiled PGlite; each file
           // still gets a fresh database and app from createTestEnv (decision 025, last revision).
           isolate: false,
@@ -84,12 +92,17 @@ export default defineConfig({
       // unknown and known sessions, the geocoder's timeouts): after the parallel group, one file at a time.
       afterTheRest('server-timed', 'timed', 1),
       // The slow set: tests that spend most of a minute on real processes and real time (kill -9 and a restart, a
-      // cluster of api and worker processes). `npm test` runs them last, one at a time; `npm run test:quick` leaves
-      // them out and `npm run test:slow` runs only them.
-      afterTheRest('server-slow', 'slow', 2),
+      // cluster of api and worker processes). `npm test` runs them last; `npm run test:quick` leaves them out and
+      // `npm run test:slow` runs only them. On the embedded database two at a time: none bounds a latency against the
+      // idle machine (their bounds are a minute and more), and one of them, a server process started and killed over
+      // and over, kept one core of two busy while the other waited (decision 183). On PostgreSQL (CI's second pass)
+      // one at a time: the database server needs the cores too, and that pass adds the clusters of api and worker
+      // processes.
+      afterTheRest('server-slow', 'slow', 2, process.env.TEST_DATABASE_URL ? 1 : 2),
       {
         test: {
           name: 'scripts',
+          ...parallel,
           setupFiles,
           root: 'scripts',
           include: ['**/*.test.mjs'],
@@ -98,6 +111,7 @@ export default defineConfig({
       {
         test: {
           name: 'web',
+          ...parallel,
           setupFiles,
           root: 'apps/web',
           include: ['src/**/*.test.{ts,tsx}'],
