@@ -3,56 +3,27 @@
 // it), each for BENCH_SECONDS at BENCH_CONNECTIONS statements in flight on one account, BENCH_ROUNDS rounds in
 // alternation, and prints statements/s and the CPU per statement (the threads', PostgreSQL's server processes'), which
 // holds when the machine is shared. BENCH_VARIANTS="floor|add" runs only those.
-import { mkdtempSync, rmSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { sql, type SQL } from 'drizzle-orm';
-import { loadConfig } from '../apps/server/src/config.ts';
-import { closeContext, createContext } from '../apps/server/src/bootstrap.ts';
-import { createLogger } from '../apps/server/src/lib/logger.ts';
-import { buildApp } from '../apps/server/src/app.ts';
 import { rowsOf } from '../apps/server/src/db/client.ts';
 import { freshChargeCtes } from '../apps/server/src/modules/billing/billing.service.ts';
 import { lowBalanceFollowUpSql } from '../apps/server/src/modules/billing/payments.ts';
 import { liveNotifySql } from '../apps/server/src/modules/live/live.service.ts';
 import { FIRST_IN_LINE, refreshWakeSql } from '../apps/server/src/modules/trackings/refresh.ts';
 import { insertPaidTracking } from '../apps/server/src/modules/trackings/trackings.repository.ts';
-import { freshDatabase, startPostgres } from './lib/postgres.ts';
+import { startPostgres } from './lib/postgres.ts';
+import { openApp } from './billing.bench.ts';
 import { cpuMeter, parentOf } from './lib/cpu.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 
+/** billing.bench's app (an account signed up) with a balance for every add. */
 async function open(adminUrl?: string) {
-  const databaseUrl = adminUrl ? await freshDatabase(adminUrl, 'addparts') : undefined;
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'shiptrail-addparts-'));
-  const config = loadConfig({
-    DATA_DIR: dataDir,
-    SESSION_SECRET: 'bench-secret-bench-secret-bench-secret-00',
-    LOG_LEVEL: 'silent',
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-  } as NodeJS.ProcessEnv);
-  const ctx = await createContext(config, createLogger(config));
-  const app = await buildApp(ctx, { logger: false });
-  const email = `parts${Date.now()}@example.com`;
-  await app.inject({
-    method: 'POST',
-    url: '/v1/user/general/signup',
-    payload: { email, password: 'password123', repassword: 'password123', terms: true },
-  });
-  const [u] = rowsOf<{ id: string }>(await ctx.db.execute(sql`select id from users where email = ${email}`));
-  await ctx.db.execute(sql`update billing_accounts set balance_cents = balance_cents + 1000000000 where user_id = ${u!.id}`);
-  return {
-    ctx,
-    userId: u!.id,
-    async close() {
-      await app.close();
-      await closeContext(ctx);
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
+  const o = await openApp(adminUrl);
+  await o.ctx.db.execute(sql`update billing_accounts set balance_cents = balance_cents + 1000000000 where user_id = ${o.userId}`);
+  return o;
 }
 
 type Opened = Awaited<ReturnType<typeof open>>;
@@ -224,7 +195,7 @@ try {
       .map((x) => x.toFixed(1))
       .join(' ')}`,
   );
-  console.log("statements/s per round; CPU µs per statement, median of rounds: this process (server: PostgreSQL's processes)");
+  console.log("statements/s per round; CPU µs per statement, median of rounds: this process's main and database threads (server: PostgreSQL's processes)");
   const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   for (const [name, m] of got)
     console.log(
