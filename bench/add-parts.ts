@@ -195,7 +195,9 @@ try {
       .map((x) => x.toFixed(1))
       .join(' ')}`,
   );
-  console.log("statements/s per round; CPU µs per statement, median of rounds: this process's main and database threads (server: PostgreSQL's processes)");
+  console.log(
+    "statements/s per round; CPU µs per statement, median of rounds: this process's main and database threads (server: PostgreSQL's processes)",
+  );
   const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   for (const [name, m] of got)
     console.log(
