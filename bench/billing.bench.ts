@@ -26,7 +26,8 @@ async function rows<T>(ctx: AppContext, q: ReturnType<typeof sql>): Promise<T[]>
   return r.rows ?? (r as unknown as T[]);
 }
 
-async function openApp(adminUrl: string | undefined) {
+/** An app on a fresh database (PGlite in a directory, or a new database on `adminUrl`'s server) with a signed-up account. */
+export async function openApp(adminUrl: string | undefined) {
   const databaseUrl = adminUrl ? await freshDatabase(adminUrl, 'billing') : undefined;
   const dataDir = mkdtempSync(path.join(tmpdir(), 'shiptrail-bench-'));
   const config = loadConfig({

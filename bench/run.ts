@@ -2,6 +2,8 @@
 // A bench module exports `default async function (): Promise<BenchResult[]>` (bench/lib/types.ts); modules
 // that export named `bench*` functions returning { name, ...numbers } are accepted too.
 // `npm run bench -- trackings` runs only the modules whose file name contains "trackings".
+// BENCH_OUT_DIR=/some/dir writes latest.json, README.md and shares.svg there instead (a run for a decision's figures
+// that must not replace the committed results).
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -53,7 +55,8 @@ for (const file of files) {
 
 // A filtered run (`npm run bench -- web`) replaces only the benches it ran; the others keep their last results.
 type FileReport = (typeof report)[number];
-const outFile = path.join(here, 'results', 'latest.json');
+const outDir = process.env.BENCH_OUT_DIR ? path.resolve(process.env.BENCH_OUT_DIR) : path.join(here, 'results');
+const outFile = path.join(outDir, 'latest.json');
 if (only.length && existsSync(outFile)) {
   const previous = JSON.parse(readFileSync(outFile, 'utf8')) as { when: string; benches: FileReport[] };
   const ran = new Set(report.map((r) => r.file));
@@ -69,7 +72,6 @@ const machine = {
   memoryGb: Math.round(os.totalmem() / 2 ** 30),
   platform: `${os.platform()} ${os.release()}`,
 };
-const outDir = path.join(here, 'results');
 mkdirSync(outDir, { recursive: true });
 writeFileSync(
   path.join(outDir, 'latest.json'),
@@ -111,4 +113,6 @@ for (const r of report) {
   }
 }
 writeFileSync(path.join(outDir, 'README.md'), md.join('\n'));
-console.error(`[bench] wrote bench/results/latest.json and README.md in ${Math.round((Date.now() - started) / 1000)} s`);
+console.error(
+  `[bench] wrote ${path.relative(process.cwd(), outDir) || '.'}/latest.json and README.md in ${Math.round((Date.now() - started) / 1000)} s`,
+);

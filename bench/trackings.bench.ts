@@ -1,6 +1,13 @@
 // Trackings: the API (list 100, add one) beside a bare Fastify route, on PGlite and PostgreSQL, with 1k
 // and 1M trackings stored; and the refresh engine against the carrier sandbox beside the sandbox's raw
 // capacity. Ratios matter more than absolutes (ARCHITECTURE §6): every figure has its baseline from the same run.
+//
+// BENCH_TRACKINGS_ONLY=add runs the add alone (decision 184): 1k trackings on each database, no 1M seed, no list,
+// refresh, bare-Fastify or token-cache-off round; the floor's add and the API's in alternation (F A A F ...,
+// BENCH_ADD_PAIRS pairs, default 2, BENCH_SECONDS each). Each round's start and end are logged on the monotonic clock
+// in µs, the clock of a `--cpu-prof` profile's samples, so a profile of the process (its database thread's too) can
+// be cut into its rounds with bench/profile-summary.ts. With it, BENCH_TRACKINGS_POSTGRES_ONLY=1 leaves PGlite out
+// (BENCH_TRACKINGS_PGLITE_ONLY=1 leaves PostgreSQL out, with it or without). Run it without writing bench/results: `BENCH_OUT_DIR=/tmp/x npm run bench -- trackings`.
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -20,9 +27,11 @@ import { carriersOf } from '../apps/server/src/modules/carriers/carriers.service
 import type { CourierSlug } from '../apps/server/src/modules/carriers/types.ts';
 import { listPageJson } from '../apps/server/src/modules/trackings/trackings.repository.ts';
 import { rawSuccess } from '../apps/server/src/lib/http.ts';
+import { executeNamed, rowsOf } from '../apps/server/src/db/client.ts';
 import { freshDatabase, startPostgres, type PrivatePostgres } from './lib/postgres.ts';
 import type { BenchResult } from './lib/types.ts';
 import { percentileMs as pct } from './lib/stats.ts';
+import { cpuMeter, parentOf } from './lib/cpu.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -37,6 +46,11 @@ const PGLITE_BIG = process.env.BENCH_PGLITE_BIG !== '0';
 const SEED_CHUNK = 100_000;
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const REFRESH_N = Number(process.env.BENCH_REFRESH_N ?? 2000);
+/** The add alone at 1k (see the header). */
+const ONLY_ADD = process.env.BENCH_TRACKINGS_ONLY === 'add';
+const ADD_PAIRS = Number(process.env.BENCH_ADD_PAIRS ?? 2);
+const PGLITE_ONLY = process.env.BENCH_TRACKINGS_PGLITE_ONLY === '1';
+const POSTGRES_ONLY = process.env.BENCH_TRACKINGS_POSTGRES_ONLY === '1';
 
 const log = (...a: unknown[]) => console.error('[trackings.bench]', ...a);
 
@@ -45,6 +59,8 @@ interface Load {
   p50: number;
   p99: number;
   non2xx: number;
+  /** Requests answered. */
+  count: number;
   /** Peak resident set of this process (the server, its database when embedded, and the load generator) during the load, MB. */
   rssMb: number;
 }
@@ -59,6 +75,7 @@ async function load(opts: Partial<autocannon.Options> & { url: string }): Promis
       p50: r.latency.p50,
       p99: r.latency.p99,
       non2xx: r.non2xx + r.errors,
+      count: r.requests.total,
       rssMb: Math.round(Math.max(peak, process.memoryUsage.rss()) / 2 ** 20),
     };
   } finally {
@@ -274,7 +291,8 @@ async function openBigCopy(extraEnv: Record<string, string> = {}) {
  * The floor: a minimal route in the same process, on the same database pool, that runs only the best single
  * statement for the same work and sends its result (no auth, no plugins, no validation). List: the page
  * statement the API uses (repo.listPageJson). Add: one statement that inserts the tracking, books the
- * charge and moves the balance (the API also enqueues the refresh job and checks the balance first).
+ * charge and moves the balance (the API also enqueues the refresh job and checks the balance first), sent as a
+ * named statement as the API's add is (executeNamed: prepared once per connection on PostgreSQL, decision 184).
  */
 async function floorRoutes(app: App, prefix: string) {
   const f = Fastify({ logger: false });
@@ -292,16 +310,106 @@ async function floorRoutes(app: App, prefix: string) {
   });
   f.post('/floor/add', async () => {
     const tid = `${prefix}F${n++}`;
-    const r = await rows<{ balance_cents: number }>(
-      app.ctx,
+    const r = await executeNamed(
+      app.ctx.db,
       sql`with t as (insert into trackings (user_id, tid, courier, next_check_at) values (${app.userId}::uuid, ${tid}, 'ups', now()) returning id, tid),
                l as (insert into ledger_entries (user_id, amount_cents, kind, ref, description) select ${app.userId}::uuid, -5, 'tracking', t.id::text, t.tid from t returning amount_cents)
           update billing_accounts set balance_cents = balance_cents + (select amount_cents from l), updated_at = now() where user_id = ${app.userId}::uuid returning balance_cents`,
     );
-    return { code: 201, status: 'success', message: 'OK', payload: { tid, balance: r[0]?.balance_cents } };
+    return {
+      code: 201,
+      status: 'success',
+      message: 'OK',
+      payload: { tid, balance: rowsOf<{ balance_cents: number }>(r)[0]?.balance_cents },
+    };
   });
   const url = await f.listen({ port: 0, host: '127.0.0.1' });
   return { url, close: () => f.close() };
+}
+
+/** Load on the API's add: each request a new number `${prefix}N` (UPS), with the account's session and real HTTP statuses. */
+function apiAdds(app: App, prefix: string) {
+  const headers = { 'sm-api-token': app.session, 'content-type': 'application/json', 'sm-http-status': 'real' };
+  let n = 0;
+  return (opts: Partial<autocannon.Options> = {}) =>
+    load({
+      url: app.url,
+      requests: [
+        {
+          method: 'POST',
+          path: '/v1/trackings/add',
+          headers,
+          setupRequest: (req: autocannon.Request) => ({ ...req, body: JSON.stringify({ tid: `${prefix}${n++}`, courier: 'ups' }) }),
+        },
+      ],
+      ...opts,
+    });
+}
+
+/** The monotonic clock in µs: the clock of a V8 CPU profile's timestamps (bench/profile-summary.ts cuts a profile by it). */
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+
+/**
+ * BENCH_TRACKINGS_ONLY=add: the API's add and the floor's at 1k trackings, in alternation (F A, A F, ...), after a
+ * second of each to warm up. Each round is logged with its start and end (monotonicUs) for a profile.
+ */
+async function addAlone(kind: string, databaseUrl: string | undefined, out: BenchResult[]) {
+  const app = await openApp({ databaseUrl });
+  const floor = await floorRoutes(app, 'BENCHA');
+  try {
+    const s = await seed(app.ctx, app.userId, 1, 1000);
+    const api = apiAdds(app, 'BENCHA');
+    const floorAdd = (opts: Partial<autocannon.Options> = {}) =>
+      load({ url: floor.url, requests: [{ method: 'POST', path: '/floor/add' }], ...opts });
+    await floorAdd({ duration: 1 });
+    await api({ duration: 1 });
+    // PostgreSQL's CPU: its postmaster's and every process the postmaster started.
+    const postmaster = databaseUrl
+      ? parentOf((await rows<{ pid: number }>(app.ctx, sql`select pg_backend_pid() as pid`))[0]!.pid)
+      : undefined;
+    const rounds: Record<'floor' | 'api', Load[]> = { floor: [], api: [] };
+    const cpu: Record<'floor' | 'api', Array<Record<string, number>>> = { floor: [], api: [] };
+    const shares: number[] = [];
+    for (let i = 0; i < ADD_PAIRS; i++) {
+      for (const which of i % 2 ? (['api', 'floor'] as const) : (['floor', 'api'] as const)) {
+        const t0 = monotonicUs();
+        const meter = cpuMeter(postmaster);
+        const r = await (which === 'api' ? api() : floorAdd());
+        const perRequest = meter(Math.max(1, r.count));
+        log(
+          `round ${kind} ${which} ${i} from ${t0} to ${monotonicUs()} us: ${r.rps}/s p50 ${r.p50} ms p99 ${r.p99} ms, ${r.count} requests, CPU µs per request ${JSON.stringify(perRequest)}`,
+        );
+        rounds[which].push(r);
+        cpu[which].push(perRequest);
+      }
+      shares.push(rounds.api[i]!.rps / rounds.floor[i]!.rps);
+    }
+    // CPU per request by thread, the median over the rounds (µs): what the API costs beside the floor whatever the machine's load.
+    const cpuOf = (k: 'floor' | 'api') =>
+      ['MainThread', 'WorkerThread', 'PostgreSQL']
+        .filter((t) => cpu[k][0]![t] !== undefined)
+        .map((t) => `${t === 'MainThread' ? 'main' : t === 'WorkerThread' ? 'database thread' : t} ${median(cpu[k].map((c) => c[t]!))}`)
+        .join(', ');
+    const list = (k: 'floor' | 'api', f: (r: Load) => number) => rounds[k].map(f).join(', ');
+    out.push({
+      name: 'add a tracking alone: the API and its floor in alternation',
+      setup: `${kind}, 1k trackings (seeded in ${s.seconds.toFixed(1)} s)`,
+      metrics: {
+        'API req/s': list('api', (r) => r.rps),
+        'floor req/s': list('floor', (r) => r.rps),
+        'share of floor, median of pairs': `${(100 * median(shares)).toFixed(0)}%`,
+        'API p50 / p99 ms': list('api', (r) => r.p50) + ' / ' + list('api', (r) => r.p99),
+        'floor p50 / p99 ms': list('floor', (r) => r.p50) + ' / ' + list('floor', (r) => r.p99),
+        'API CPU µs per request': cpuOf('api'),
+        'floor CPU µs per request': cpuOf('floor'),
+        errors: [...rounds.api, ...rounds.floor].reduce((n, r) => n + r.non2xx, 0),
+      },
+      note: `${ADD_PAIRS} pairs of ${SECONDS} s rounds at ${CONNECTIONS} connections, floor and API in alternation (F A, A F, ...); floor = the same process's route running only the best single SQL statement for the work (no auth, no plugins); CPU per request = the median over the rounds of each thread's CPU time (main: the server and the load generator; database thread: PGlite's) and the PostgreSQL server's processes', over the requests answered`,
+    });
+  } finally {
+    await floor.close();
+    await app.close();
+  }
 }
 
 async function apiRound(
@@ -319,19 +427,7 @@ async function apiRound(
     await load({ url: `${app.url}/v1/trackings/get?numRecords=100`, headers, duration: 1 });
     await load({ url: `${floor.url}/floor/list`, duration: 1 });
     const b = await load({ url: `${bare.url}/bare` });
-    let n = 0;
-    const addOnce = () =>
-      load({
-        url: app.url,
-        requests: [
-          {
-            method: 'POST',
-            path: '/v1/trackings/add',
-            headers,
-            setupRequest: (req: autocannon.Request) => ({ ...req, body: JSON.stringify({ tid: `${prefix}${n++}`, courier: 'ups' }) }),
-          },
-        ],
-      });
+    const addOnce = apiAdds(app, prefix);
     // Every list before any add: an add puts a new tracking (no checkpoints yet) at the top of the page, and
     // a page of those is lighter than a page of seeded ones with 4 checkpoints each.
     // "Token cache off" is the same app with AUTH_CACHE_SECONDS=0 (decision 086): every request hashes its
@@ -605,25 +701,37 @@ function growth(
 
 export default async function trackingsBench(): Promise<BenchResult[]> {
   const out: BenchResult[] = [];
+  if (ONLY_ADD) {
+    if (!POSTGRES_ONLY) await addAlone('PGlite', undefined, out);
+    if (!PGLITE_ONLY) await onOwnPostgres(out, (pg) => addAlone(pg.version, pg.url, out));
+    return out;
+  }
   const pgliteApi = await apiBench('PGlite', undefined, out, PGLITE_BIG);
   const pgliteShare = await refreshBench('PGlite', undefined, out, false);
   const pgliteShareBig = PGLITE_BIG ? await refreshBench('PGlite', undefined, out, true) : undefined;
   growth('PGlite', pgliteApi, pgliteShare, pgliteShareBig, out);
-  if (process.env.BENCH_TRACKINGS_PGLITE_ONLY === '1') return out;
+  if (PGLITE_ONLY) return out;
+  await onOwnPostgres(out, async (pg) => {
+    const pgApi = await apiBench(pg.version, pg.url, out, true);
+    const pgShare = await refreshBench(pg.version, pg.url, out, false);
+    const pgShareBig = await refreshBench(pg.version, pg.url, out, true);
+    growth(pg.version, pgApi, pgShare, pgShareBig, out);
+  });
+  return out;
+}
+
+/** `work` on a PostgreSQL server of the bench's own, stopped after it; noted as skipped when none could start. */
+async function onOwnPostgres(out: BenchResult[], work: (pg: PrivatePostgres) => Promise<void>): Promise<void> {
   const pg: PrivatePostgres | { skipped: string } = await startPostgres().catch((err: Error) => ({
     skipped: `could not start PostgreSQL: ${err.message}`,
   }));
   if ('skipped' in pg) {
     out.push({ name: 'PostgreSQL half', metrics: {}, note: `skipped: ${pg.skipped}` });
-    return out;
+    return;
   }
   try {
-    const pgApi = await apiBench(pg.version, pg.url, out, true);
-    const pgShare = await refreshBench(pg.version, pg.url, out, false);
-    const pgShareBig = await refreshBench(pg.version, pg.url, out, true);
-    growth(pg.version, pgApi, pgShare, pgShareBig, out);
+    await work(pg);
   } finally {
     pg.stop();
   }
-  return out;
 }

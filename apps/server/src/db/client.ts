@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,7 +8,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import type { ExtractTablesWithRelations } from 'drizzle-orm';
+import type { ExtractTablesWithRelations, SQL } from 'drizzle-orm';
 import pg from 'pg';
 import { PGliteThread, type PGliteThreadOptions } from './pglite-thread.ts';
 import { yieldBeforeEachTurn } from './pglite-turns.ts';
@@ -24,6 +25,31 @@ export type Queryable = Db | Tx;
 /** The rows of a raw `db.execute(sql)` result: node-postgres and PGlite both answer `{ rows }`. */
 export function rowsOf<T>(r: unknown): T[] {
   return Array.isArray(r) ? (r as T[]) : ((r as { rows?: T[] }).rows ?? []);
+}
+
+/**
+ * `db.execute(query)` as a named statement (decision 184): on PostgreSQL it is parsed, analysed and planned once per
+ * connection, then only bound and executed, as the database thread does for every statement on PGlite (decision 148,
+ * where the name changes nothing). For a long statement sent on every request: the add's, whose planning cost the
+ * server more than its execution. Named by a hash of its text, so a statement whose text varies is prepared once per
+ * text; keep to statements of fixed text (each name stays prepared on its connection). A pooler in front is in session
+ * mode already (docs/operations.md), which keeps a connection's prepared statements.
+ */
+export function executeNamed(db: Queryable, query: SQL): Promise<unknown> {
+  const d = db as unknown as {
+    dialect: { sqlToQuery(q: SQL): { sql: string; params: unknown[] } };
+    session: {
+      prepareQuery(
+        q: { sql: string; params: unknown[] },
+        fields: undefined,
+        name: string,
+        arrayMode: false,
+      ): { execute(): Promise<unknown> };
+    };
+  };
+  const built = d.dialect.sqlToQuery(query);
+  const name = `shiptrail_${createHash('sha1').update(built.sql).digest('hex').slice(0, 20)}`;
+  return d.session.prepareQuery(built, undefined, name, false).execute();
 }
 
 export interface Database {

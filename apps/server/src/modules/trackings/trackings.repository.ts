@@ -1,5 +1,5 @@
 import { and, desc, eq, getTableColumns, inArray, min, sql, type SQL } from 'drizzle-orm';
-import { rowsOf, type Queryable } from '../../db/client.ts';
+import { executeNamed, rowsOf, type Queryable } from '../../db/client.ts';
 import {
   carrierSubscriptions,
   checkpoints,
@@ -130,7 +130,7 @@ export type PaidTrackingValues = Required<
 
 const trackingColumns = getTableColumns(trackings);
 
-/** A trackings row read by a raw statement (`select t.*`), mapped as Drizzle maps its own selects. */
+/** A trackings row read by a raw statement (`row_to_json(t)`: its columns by name), mapped as Drizzle maps its own selects. */
 function trackingFromRaw(raw: Record<string, unknown>): TrackingRow {
   const out: Record<string, unknown> = {};
   for (const [key, col] of Object.entries(trackingColumns)) {
@@ -147,7 +147,9 @@ function trackingFromRaw(raw: Record<string, unknown>): TrackingRow {
  * new row, or null when the balance was short and nothing was written.
  */
 export async function insertPaidTracking(db: Queryable, v: PaidTrackingValues, charge: SQL, live: SQL): Promise<TrackingRow | null> {
-  const r = await db.execute<Record<string, unknown>>(sql`
+  const r = await executeNamed(
+    db,
+    sql`
     with ${charge}, t as (
       insert into ${trackings} (id, user_id, tid, courier, title, order_id, customer, notify_email, notify_phone, note, service, status, next_check_at, created_at, updated_at)
       select ${v.id}, ${v.userId}, ${v.tid}, ${v.courier}, ${v.title}, ${v.orderId}, ${v.customer}, ${v.notifyEmail}, ${v.notifyPhone}, ${v.note}, ${v.service}::text, ${v.status},
@@ -157,12 +159,15 @@ export async function insertPaidTracking(db: Queryable, v: PaidTrackingValues, c
     ), t_live as (
       select ${live} from t
     )
-    select t.*,
+    -- The row as one JSON text (null when nothing was paid): one field to parse instead of forty, and on the embedded
+    -- database one string to pass from its thread (decision 184).
+    select row_to_json(t)::text as row,
       -- Read so that the announcements are sent (a SELECT in WITH runs only when read).
       (select count(*) from charge_live)::int + (select count(*) from t_live)::int as charge_notified
-    from (select 1) one left join t on true`);
-  const raw = rowsOf<Record<string, unknown>>(r)[0]!;
-  return raw.id ? trackingFromRaw(raw) : null;
+    from (select 1) one left join t on true`,
+  );
+  const row = rowsOf<{ row: string | null }>(r)[0]!.row;
+  return row ? trackingFromRaw(JSON.parse(row) as Record<string, unknown>) : null;
 }
 
 /** Set-based insert for imports: rows whose (user, tid) already exists are skipped, not an error. */
