@@ -294,9 +294,8 @@ async function openBigCopy(extraEnv: Record<string, string> = {}) {
  * charge and moves the balance (the API also enqueues the refresh job and checks the balance first), sent as a
  * named statement as the API's add is (executeNamed: prepared once per connection on PostgreSQL, decision 184).
  */
-async function floorRoutes(app: App, prefix: string) {
+async function floorRoutes(app: App) {
   const f = Fastify({ logger: false });
-  let n = 0;
   f.get('/floor/list', async (_req, reply) => {
     const page = await listPageJson(app.ctx.db, {
       userId: app.userId,
@@ -308,8 +307,10 @@ async function floorRoutes(app: App, prefix: string) {
     });
     return reply.type('application/json; charset=utf-8').send(rawSuccess(page!));
   });
-  f.post('/floor/add', async () => {
-    const tid = `${prefix}F${n++}`;
+  // The number comes in the body, built one by one by the load generator as the API's are (floorAdds): the same
+  // request and the same work for the generator in this thread; no validation, no detection.
+  f.post('/floor/add', async (req) => {
+    const tid = (req.body as { tid: string }).tid;
     const r = await executeNamed(
       app.ctx.db,
       sql`with t as (insert into trackings (user_id, tid, courier, next_check_at) values (${app.userId}::uuid, ${tid}, 'ups', now()) returning id, tid),
@@ -327,24 +328,30 @@ async function floorRoutes(app: App, prefix: string) {
   return { url, close: () => f.close() };
 }
 
-/** Load on the API's add: each request a new number `${prefix}N` (UPS), with the account's session and real HTTP statuses. */
-function apiAdds(app: App, prefix: string) {
-  const headers = { 'sm-api-token': app.session, 'content-type': 'application/json', 'sm-http-status': 'real' };
+/** Adds of a new number `${prefix}N` (UPS) each, built one by one, to `path` on `url` with `headers`. */
+function adds(url: string, path: string, headers: Record<string, string>, prefix: string) {
   let n = 0;
   return (opts: Partial<autocannon.Options> = {}) =>
     load({
-      url: app.url,
+      url,
       requests: [
         {
           method: 'POST',
-          path: '/v1/trackings/add',
-          headers,
+          path,
+          headers: { 'content-type': 'application/json', ...headers },
           setupRequest: (req: autocannon.Request) => ({ ...req, body: JSON.stringify({ tid: `${prefix}${n++}`, courier: 'ups' }) }),
         },
       ],
       ...opts,
     });
 }
+
+/** Load on the API's add: with the account's session and real HTTP statuses. */
+const apiAdds = (app: App, prefix: string) =>
+  adds(app.url, '/v1/trackings/add', { 'sm-api-token': app.session, 'sm-http-status': 'real' }, prefix);
+
+/** Load on the floor's add: the same requests as the API's (a new number in each body), without a session. */
+const floorAdds = (url: string, prefix: string) => adds(url, '/floor/add', {}, prefix);
 
 /** The monotonic clock in µs: the clock of a V8 CPU profile's timestamps (bench/profile-summary.ts cuts a profile by it). */
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
@@ -355,12 +362,11 @@ const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
  */
 async function addAlone(kind: string, databaseUrl: string | undefined, out: BenchResult[]) {
   const app = await openApp({ databaseUrl });
-  const floor = await floorRoutes(app, 'BENCHA');
+  const floor = await floorRoutes(app);
   try {
     const s = await seed(app.ctx, app.userId, 1, 1000);
     const api = apiAdds(app, 'BENCHA');
-    const floorAdd = (opts: Partial<autocannon.Options> = {}) =>
-      load({ url: floor.url, requests: [{ method: 'POST', path: '/floor/add' }], ...opts });
+    const floorAdd = floorAdds(floor.url, 'BENCHAF');
     await floorAdd({ duration: 1 });
     await api({ duration: 1 });
     // PostgreSQL's CPU: its postmaster's and every process the postmaster started.
@@ -421,7 +427,7 @@ async function apiRound(
 ): Promise<{ list: Load; add: Load }> {
   // Real HTTP statuses, so autocannon counts failures as non-2xx (by default /v1 answers 200 with the code inside).
   const headers = { 'sm-api-token': app.session, 'content-type': 'application/json', 'sm-http-status': 'real' };
-  const floor = await floorRoutes(app, prefix);
+  const floor = await floorRoutes(app);
   try {
     // Warm-up: JIT, connection pool, plan cache.
     await load({ url: `${app.url}/v1/trackings/get?numRecords=100`, headers, duration: 1 });
@@ -438,7 +444,7 @@ async function apiRound(
     const listNoCache = await load({ url: `${app.url}/v1/trackings/get?numRecords=100`, headers });
     app.ctx.config.AUTH_CACHE_SECONDS = cacheSetting;
     const list = await load({ url: `${app.url}/v1/trackings/get?numRecords=100`, headers });
-    const floorAdd = await load({ url: floor.url, requests: [{ method: 'POST', path: '/floor/add' }] });
+    const floorAdd = await floorAdds(floor.url, `${prefix}F`)();
     app.ctx.config.AUTH_CACHE_SECONDS = 0;
     const addNoCache = await addOnce();
     app.ctx.config.AUTH_CACHE_SECONDS = cacheSetting;
