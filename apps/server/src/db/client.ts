@@ -27,6 +27,9 @@ export function rowsOf<T>(r: unknown): T[] {
   return Array.isArray(r) ? (r as T[]) : ((r as { rows?: T[] }).rows ?? []);
 }
 
+/** executeNamed's names by statement text: the hash is taken once per text, not on every request (texts are fixed). */
+const statementNames = new Map<string, string>();
+
 /**
  * `db.execute(query)` as a named statement (decision 184): on PostgreSQL it is parsed, analysed and planned once per
  * connection, then only bound and executed, as the database thread does for every statement on PGlite (decision 148,
@@ -48,7 +51,11 @@ export function executeNamed(db: Queryable, query: SQL): Promise<unknown> {
     };
   };
   const built = d.dialect.sqlToQuery(query);
-  const name = `shiptrail_${createHash('sha1').update(built.sql).digest('hex').slice(0, 20)}`;
+  let name = statementNames.get(built.sql);
+  if (!name) {
+    name = `shiptrail_${createHash('sha1').update(built.sql).digest('hex').slice(0, 20)}`;
+    statementNames.set(built.sql, name);
+  }
   return d.session.prepareQuery(built, undefined, name, false).execute();
 }
 
