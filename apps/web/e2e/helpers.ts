@@ -17,6 +17,27 @@ export function sandboxNumber(prefix: string, journeys: JourneyName[], o: { slow
   }
 }
 
+/**
+ * What runs off the right side of the page: [] when the page is no wider than the window, else the innermost
+ * elements whose right edge is past it (tag, classes, test id, right edge, first words), so a failure names them.
+ */
+export function sidewaysOverflow(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const vw = window.innerWidth;
+    if (document.documentElement.scrollWidth <= vw) return [];
+    const out = (e: Element) => e.getBoundingClientRect().right > vw + 1;
+    return [...document.body.querySelectorAll('*')]
+      .filter((e) => out(e) && ![...e.children].some(out))
+      .slice(0, 6)
+      .map((e) => {
+        const id = e.getAttribute('data-testid');
+        const cls = typeof e.className === 'string' ? e.className.split(/\s+/).slice(0, 2).join('.') : '';
+        const text = (e.textContent ?? '').trim().slice(0, 40);
+        return `${e.tagName.toLowerCase()}${cls ? `.${cls}` : ''}${id ? `[${id}]` : ''} right ${Math.round(e.getBoundingClientRect().right)} of ${vw}: "${text}"`;
+      });
+  });
+}
+
 export const uniqueEmail = (tag: string) => `${tag}.${Date.now()}.${Math.floor(Math.random() * 1e6)}@example.com`;
 
 interface OutboxMail {
