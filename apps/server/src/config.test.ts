@@ -31,6 +31,13 @@ describe('carrier settings are part of the checked configuration', () => {
     expect(cfg.timeoutMs).toBe(2500);
   });
 
+  it("a real carrier's first retry after a failure: a minute by default, a deployment's own between 1 s and 6 hours", () => {
+    expect(loadConfig(base).CARRIER_RETRY_SECONDS).toBe(60);
+    expect(loadConfig({ ...base, CARRIER_RETRY_SECONDS: '5' }).CARRIER_RETRY_SECONDS).toBe(5);
+    for (const bad of ['0', '-5', '21601', 'soon'])
+      expect(() => loadConfig({ ...base, CARRIER_RETRY_SECONDS: bad })).toThrow(/CARRIER_RETRY_SECONDS/);
+  });
+
   it('blank values mean "not set"', () => {
     const cfg = carrierConfig(loadConfig({ ...base, UPS_CLIENT_ID: '  ', UPS_RATE_LIMIT: '' }));
     expect(cfg.ups.clientId).toBeUndefined();

@@ -119,6 +119,8 @@ const envSchema = carrierEnvSchema.extend({
   LOGIN_MAX_ATTEMPTS: z.coerce.number().int().positive().default(10),
   LOGIN_WINDOW_MINUTES: z.coerce.number().positive().default(15),
   CARRIER_SANDBOX_PACE: z.coerce.number().positive().default(1),
+  /** A real carrier's first retry after a failed request, doubled per failure up to six hours (a Retry-After longer wins). */
+  CARRIER_RETRY_SECONDS: z.coerce.number().positive().max(21_600).default(60),
   CARRIER_SANDBOX_PORT: z.coerce.number().int().min(0).max(65535).default(0),
   /** The sandbox pushes UPS, FedEx and USPS scans as those carriers do; `off` leaves polling alone (the backstop). */
   CARRIER_SANDBOX_PUSH: z.enum(['on', 'off']).default('on'),
@@ -166,6 +168,8 @@ const envSchema = carrierEnvSchema.extend({
   TOPUP_RATE_LIMIT: rateLimitSetting.transform((v) => (v === undefined ? { limit: 10, intervalMs: 3_600_000 } : v)),
   CARD_USE_RATE_LIMIT: rateLimitSetting.transform((v) => (v === undefined ? { limit: 20, intervalMs: 3_600_000 } : v)),
   /** Messages to a company's customers: one per status per shipment (or tracking) per recipient in this window. */
+  /** An e-mail's or SMS's first retry after its provider failed (down, refused), doubled per failure up to an hour. */
+  NOTIFY_RETRY_SECONDS: z.coerce.number().int().positive().max(3600).default(30),
   CUSTOMER_NOTIFY_REPEAT_MINUTES: z.coerce.number().nonnegative().default(60),
   /** Messages to customers per account per 24 hours; accounts younger than CUSTOMER_NOTIFY_NEW_DAYS get the lower cap. 0 lifts a cap. */
   CUSTOMER_NOTIFY_DAILY: z.coerce.number().int().nonnegative().default(5000),

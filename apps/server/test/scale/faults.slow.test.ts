@@ -68,6 +68,11 @@ describe.runIf(onPostgres)('faults on real processes', () => {
       TWILIO_FROM: '+15005550006',
       WEBHOOK_ALLOW_PRIVATE: 'true',
       CARRIER_SANDBOX_PACE: '0.1',
+      // The first retry after a carrier fails: 5 s here instead of a minute, doubled per failure as in production, so
+      // the parcel added while its carrier is down is not two minutes of waiting.
+      CARRIER_RETRY_SECONDS: '5',
+      // And an e-mail's or SMS's first retry after its provider failed: 5 s instead of 30, doubled the same way.
+      NOTIFY_RETRY_SECONDS: '5',
       CANADAPOST_BASE_URL: carrier.url,
       CANADAPOST_USERNAME: CREDS.user,
       CANADAPOST_PASSWORD: CREDS.pass,
@@ -153,8 +158,8 @@ describe.runIf(onPostgres)('faults on real processes', () => {
       240_000,
       1000,
     );
-    // The parcel added while its carrier was down: the refresh engine backed off (2 minutes after a first failure,
-    // ±20 %) and found it delivered once the carrier was back, with nobody pressing anything.
+    // The parcel added while its carrier was down: the refresh engine backed off (twice CARRIER_RETRY_SECONDS after a
+    // first failure, ±20 %, doubling) and found it delivered once the carrier was back, with nobody pressing anything.
     const cp = await eventually(
       async () => {
         const r = await api(api2.url, 'GET', '/v1/trackings/get?numRecords=50', session);
@@ -281,6 +286,8 @@ describe.runIf(onPostgres)('a worker killed in the middle of a delivery', () => 
       SESSION_SECRET: 'heartbeat-test-secret-heartbeat-test-01',
       WEBHOOK_ALLOW_PRIVATE: 'true',
       CARRIER_SANDBOX_PACE: '0.05',
+      // The queue's first retry after a failed delivery: 5 s instead of 30 (NOTIFY_RETRY_SECONDS).
+      NOTIFY_RETRY_SECONDS: '5',
     };
     const [apiProc, first] = await Promise.all([cluster.start('api', env), cluster.start('worker', env)]);
     const { session } = await signUpAt(apiProc.url, 'heartbeat@example.com');
@@ -304,8 +311,8 @@ describe.runIf(onPostgres)('a worker killed in the middle of a delivery', () => 
       `faults: a delivery held by a worker killed mid-request was made by the other worker ${after.toFixed(1)} s after the kill`,
     );
     // Stale after 10 s without a heartbeat, found by supervision within 15 s, retried after the queue's retry delay
-    // (30 s with jittered backoff): 46 and 71 s measured. Without heartbeats the 120 s expiry alone, then up to 60 s
-    // of supervision and the same retry delay: at least 150 s.
+    // (5 s here, jittered): well within the bound. Without heartbeats the job's expiry alone (DELIVERY_EXPIRE_SECONDS,
+    // 300 s), then supervision and the same retry delay: more than 300 s.
     expect(after).toBeLessThan(110);
 
     // The journey goes on to the end, every status change delivered, none twice (the held one's retry keeps its id).

@@ -22,9 +22,9 @@ export interface Tuning {
   leaseSeconds?: number;
 }
 
-export const DEFAULT_TUNING: Tuning = {
+/** Production values; the first provider retry is the deployment's NOTIFY_RETRY_SECONDS (30 s by default). */
+export const DEFAULT_TUNING: Omit<Tuning, 'providerRetryDelaySeconds'> = {
   providerRetryLimit: 10,
-  providerRetryDelaySeconds: 30,
   providerRetryDelayMaxSeconds: 3600,
   webhookBaseDelayMs: 5_000,
   webhookMaxDelayMs: 6 * 3600_000,
@@ -32,7 +32,11 @@ export const DEFAULT_TUNING: Tuning = {
   webhookTimeoutMs: 15_000,
 };
 
-export const tuning = (ctx: AppContext): Tuning => ({ ...DEFAULT_TUNING, ...(ctx.resources.notificationTuning ?? {}) });
+export const tuning = (ctx: AppContext): Tuning => ({
+  ...DEFAULT_TUNING,
+  providerRetryDelaySeconds: ctx.config.NOTIFY_RETRY_SECONDS,
+  ...(ctx.resources.notificationTuning ?? {}),
+});
 
 /**
  * Test seam for fault tests: called around the provider call. A throw from `afterAccept` is a worker

@@ -2,11 +2,13 @@
 // when it sent one (at least a second, at most a day), else exponential backoff from the base delay, capped, with
 // ±20 % jitter. The jitter is checked over many draws: every delay within its band, and the band used on both sides.
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../config.ts';
 import type { AppContext } from '../../context.ts';
 import { nextWebhookDelayMs } from './delivery.ts';
 import { DEFAULT_TUNING, type Tuning } from './tuning.ts';
 
-const ctxWith = (tuning?: Partial<Tuning>) => ({ resources: { notificationTuning: tuning } }) as unknown as AppContext;
+const ctxWith = (tuning?: Partial<Tuning>) =>
+  ({ config: loadConfig({ DATA_DIR: 'memory://' }), resources: { notificationTuning: tuning } }) as unknown as AppContext;
 const DAY_MS = 24 * 3600_000;
 
 /** `n` delays for one attempt. */

@@ -58,7 +58,7 @@ export interface RefreshStats {
 }
 
 export function modeOf(ctx: AppContext, courier: CourierSlug): ScheduleMode {
-  return { sandbox: carriersOf(ctx).isSandbox(courier), pace: sandboxPaceOf(ctx) };
+  return { sandbox: carriersOf(ctx).isSandbox(courier), pace: sandboxPaceOf(ctx), retryBaseMs: ctx.config.CARRIER_RETRY_SECONDS * 1000 };
 }
 
 /**

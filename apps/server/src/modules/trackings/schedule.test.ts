@@ -43,4 +43,12 @@ describe('refresh schedule', () => {
     expect(backoffMs(30, real, undefined, mid)).toBe(360 * MIN);
     expect(backoffMs(0, real, 10 * MIN, mid)).toBe(10 * MIN);
   });
+
+  it("a deployment's own first retry (CARRIER_RETRY_SECONDS) doubles the same way, to the same six hours", () => {
+    const quick = { ...real, retryBaseMs: 5_000 };
+    expect(backoffMs(0, quick, undefined, mid)).toBe(5_000);
+    expect(backoffMs(1, quick, undefined, mid)).toBe(10_000);
+    expect(backoffMs(30, quick, undefined, mid)).toBe(360 * MIN);
+    expect(backoffMs(1, quick, 10 * MIN, mid)).toBe(10 * MIN);
+  });
 });

@@ -44,6 +44,8 @@ export interface ScheduleMode {
   pace: number;
   /** The carrier pushes this number's events (docs/carriers.md "Push"): polling is only the backstop. */
   pushed?: boolean;
+  /** A real carrier's first retry after a failure, doubled per failure (CARRIER_RETRY_SECONDS; a minute by default). */
+  retryBaseMs?: number;
 }
 
 /**
@@ -69,9 +71,12 @@ export function nextCheckDelayMs(status: TrackingStatus, mode: ScheduleMode, ran
   return base === null ? null : jitter(base * slower, 0.15, rand);
 }
 
-/** After a failed fetch (carrier down, auth, throttled): exponential backoff, honouring Retry-After. */
+/**
+ * After a failed fetch (carrier down, auth, throttled): exponential backoff, honouring Retry-After. Real carriers
+ * start from `retryBaseMs` (a minute) and stop doubling at six hours.
+ */
 export function backoffMs(failures: number, mode: ScheduleMode, retryAfterMs?: number, rand: () => number = Math.random): number {
-  const base = mode.sandbox ? sandboxPollIntervalMs(mode.pace) : MIN;
+  const base = mode.sandbox ? sandboxPollIntervalMs(mode.pace) : (mode.retryBaseMs ?? MIN);
   const cap = mode.sandbox ? base * 16 : 6 * HOUR;
   const ms = Math.min(cap, base * 2 ** Math.min(failures, 20));
   return Math.max(retryAfterMs ?? 0, jitter(ms, 0.2, rand));
