@@ -88,8 +88,9 @@ export default defineConfig({
           exclude: [...configDefaults.exclude, '**/*.slow.test.ts', '**/*.timed.test.ts', '**/*.shared.test.ts'],
         },
       },
-      // Latency bounds (an import must not stall a GET, fuzzing's 1 s of CPU per request, PGlite's fairness, the timing of
-      // unknown and known sessions, the geocoder's timeouts): after the parallel group, one file at a time.
+      // Latency bounds (an import must not stall a GET, the image pool, PGlite's fairness, the timing of unknown and known
+      // sessions, the geocoder's timeouts): after the parallel group, one file at a time. Fuzzing's bounds are CPU per
+      // request and its own run's median, so it runs in the parallel group (decision 188).
       afterTheRest('server-timed', 'timed', 1),
       // The slow set: tests that spend most of a minute on real processes and real time (kill -9 and a restart, a
       // cluster of api and worker processes). `npm test` runs them last; `npm run test:quick` leaves them out and
