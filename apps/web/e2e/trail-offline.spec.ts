@@ -10,6 +10,8 @@ const expect = baseExpect.configure({ timeout: 30_000 });
 test.setTimeout(240_000);
 
 const shot = phoneShots('trail-offline');
+/** How often the phone takes a position while sharing (SHARE_EVERY_MS of share-location.tsx). */
+const SHARE_EVERY_MS = 30_000;
 
 let desk: BrowserContext;
 let owner: Page;
@@ -38,6 +40,9 @@ test('three positions taken without signal are kept on the phone and reach the t
   // The first fix's time is when the browser had that position (a fix up to 15 s old is taken as it is).
   const started = Date.now();
   await context.setGeolocation(route[0]!);
+  // The phone's clock is the test's (Playwright's clock: it runs on its own, and the test moves it on by the sharing
+  // interval instead of waiting it out). The positions' times are the browser's fixes', on the real clock.
+  await page.clock.install();
   await openPhone(page, courierEmail, courierPassword);
   const share = page.getByRole('switch', { name: 'Share my location' });
   await expect(share).not.toBeChecked();
@@ -66,9 +71,11 @@ test('three positions taken without signal are kept on the phone and reach the t
   await expect(kept).toContainText('is kept on the phone and goes when the signal returns');
   // The courier moves on: a position per sharing interval (30 s), each kept.
   await context.setGeolocation(route[1]!);
-  await expect(kept).toContainText('2 positions since', { timeout: 45_000 });
+  await page.clock.fastForward(SHARE_EVERY_MS);
+  await expect(kept).toContainText('2 positions since');
   await context.setGeolocation(route[2]!);
-  await expect(kept).toContainText('3 positions since', { timeout: 45_000 });
+  await page.clock.fastForward(SHARE_EVERY_MS);
+  await expect(kept).toContainText('3 positions since');
   await expect(kept).toContainText('are kept on the phone and go when the signal returns, in order.');
   await share.scrollIntoViewIfNeeded();
   await shot(page, 'trail-kept');
