@@ -179,6 +179,14 @@ describe.skipIf(onPostgres)('the test envs’ PGlite pool', () => {
     await notReusedAfter((env) => env.ctx.database.pglite!.exec(`create function pool_f() returns int language sql as 'select 1'`));
   });
 
+  it('an instance where a test made a partitioned pg-boss queue (a table of its own) is closed, not reused', async () => {
+    // The app's queues are rows only (pg-boss's partition option is off), so the template does not hold them; a
+    // queue of its own table is a schema change like any other.
+    await notReusedAfter((env) =>
+      env.ctx.database.pglite!.query(`select pgboss.create_queue('pool-partitioned', '{"policy": "standard", "partition": true}'::jsonb)`),
+    );
+  });
+
   it('an instance a test closed is not reused', async () => {
     // The queue stopped first: it would log that its database is gone.
     await notReusedAfter(async (env) => {
