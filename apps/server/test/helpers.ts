@@ -21,8 +21,9 @@ import { defaultPgliteThread, openDatabase } from '../src/db/client.ts';
 
 /**
  * Which database the tests run on: PGlite in memory by default; a PostgreSQL server when
- * TEST_DATABASE_URL is set (CI runs the suite a second time that way). Each context gets a fresh
- * database, so test files never see each other's rows.
+ * TEST_DATABASE_URL is set (CI runs the suite a second time that way). Each context gets a database equal to a
+ * fresh copy of the migrated template (on PGlite, often a used one of the same worker process reset to it: decision
+ * 186), so test files never see each other's rows.
  */
 export const onPostgres = !!process.env.TEST_DATABASE_URL;
 
@@ -84,9 +85,11 @@ const pools = new Map<string, PglitePool>();
 
 /**
  * The env's database from the pool when it is the default in-memory PGlite on the template; undefined (the app opens
- * its own, as before) on PostgreSQL, for a data directory, a database thread, or no template.
+ * its own, as before) on PostgreSQL, for a data directory, a database thread, or no template. TEST_PGLITE_POOL=off
+ * turns the pool off: a file that fails only with it points at state the reset leaves behind.
  */
 async function pooledDatabase(config: Config, pglite: PGliteOptions | undefined) {
+  if (process.env.TEST_PGLITE_POOL === 'off') return undefined;
   if (!pglite || config.DATABASE_URL || config.dataDir !== 'memory://' || defaultPgliteThread(config.dataDir) !== 'main') return undefined;
   const key = `${config.PGLITE_SHARED_BUFFERS_MB}/${config.PGLITE_STATISTICS_TARGET}`;
   let pool = pools.get(key);

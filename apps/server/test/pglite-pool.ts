@@ -60,8 +60,9 @@ const quoteLiteral = (s: string) => `'${s.replace(/'/g, "''")}'`;
  * What a fresh copy of the template holds beyond its schema, read once per pool from a fresh instance, and the
  * statement that puts a used instance back to it: every table of the user schemas emptied (partitions through their
  * parent), the template's rows put back (the migrations' journal, pg-boss's version and anything a migration
- * inserted), every sequence set to the template's value, and planner statistics of user tables dropped when the
- * template had none (an ANALYZE a test ran would otherwise change plans in the next file).
+ * inserted), every sequence set to the template's value, planner statistics of user tables dropped when the
+ * template had none (an ANALYZE a test ran would otherwise change plans in the next file), and each table's and
+ * index's size and row estimate in pg_class set back to the template's.
  */
 async function readClean(pglite: PGlite): Promise<{ fingerprint: string; resetSql: string }> {
   const tables = (
@@ -101,6 +102,17 @@ async function readClean(pglite: PGlite): Promise<{ fingerprint: string; resetSq
   );
   if (stats[0]!.n === 0)
     restore.push(`delete from pg_statistic where starelid in (select oid from pg_class where relnamespace in (${USER_NAMESPACES}))`);
+  // TRUNCATE gives every table and index new, empty files and sets their size and row estimate to "never counted"
+  // (0 pages, -1 rows); the template's indexes say 1 page, 0 rows. The planner reads these: put them back.
+  const { rows: sizes } = await pglite.query<{ v: string }>(
+    `select string_agg(format('(%L::regclass, %s, %s::real, %s)', c.oid::regclass::text, c.relpages, c.reltuples, c.relallvisible), ', ') as v
+     from pg_class c where c.relkind in ('r', 'p', 'i', 'm') and c.relnamespace in (${USER_NAMESPACES})`,
+  );
+  if (sizes[0]?.v)
+    restore.push(
+      `update pg_class c set relpages = v.pages, reltuples = v.tuples, relallvisible = v.visible
+       from (values ${sizes[0].v}) v(oid, pages, tuples, visible) where c.oid = v.oid`,
+    );
   const resetSql = [
     'begin',
     // The template's rows go back as they were: no foreign key or trigger fires on them.

@@ -58,6 +58,11 @@ async function stateOf(pglite: PGlite) {
       `select coalesce(string_agg(name || '=' || setting, ',' order by name), '') as v from pg_settings where source = 'session'`,
     ),
     statistics: await one(`select count(*)::int as v from pg_statistic s join pg_class c on c.oid = s.starelid where ${user}`),
+    // What the planner reads of a table's size (relation sizes, the row estimate an ANALYZE left).
+    sizes: await one(
+      `select md5(string_agg(c.oid::regclass::text || ' ' || c.relpages || ' ' || c.reltuples || ' ' || c.relallvisible, ',' order by c.oid::regclass::text)) as v
+       from pg_class c where c.relkind in ('r', 'i') and ${user}`,
+    ),
   };
 }
 
@@ -108,6 +113,7 @@ describe.skipIf(onPostgres)('the test envs’ PGlite pool', () => {
     expect(used.advisoryLocks).not.toEqual(freshState.advisoryLocks);
     expect(used.settings).not.toEqual(freshState.settings);
     expect(used.statistics).not.toEqual(freshState.statistics);
+    expect(used.sizes).not.toEqual(freshState.sizes);
     expect(Object.values(used.rows).filter((r, i) => r.count !== Object.values(freshState.rows)[i]!.count).length).toBeGreaterThan(3);
 
     await first.close();
