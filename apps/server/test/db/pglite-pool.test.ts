@@ -81,7 +81,8 @@ async function useRaw(pglite: PGlite, heard: string[]) {
   );
 }
 
-describe.skipIf(onPostgres)('the test envs’ PGlite pool', () => {
+// No pool on PostgreSQL, nor when a developer turned it off (TEST_PGLITE_POOL=off) to tell whether a failure depends on it.
+describe.skipIf(onPostgres || process.env.TEST_PGLITE_POOL === 'off')('the test envs’ PGlite pool', () => {
   let fresh: Database;
   let freshState: Awaited<ReturnType<typeof stateOf>>;
   beforeAll(async () => {
