@@ -16,11 +16,14 @@ import { createContext, closeContext } from '../src/bootstrap.ts';
 import { createLogger } from '../src/lib/logger.ts';
 import { endpoints } from '@shiptrail/contract';
 import { onLoopback } from './loopback.ts';
+import { PglitePool } from './pglite-pool.ts';
+import { defaultPgliteThread, openDatabase } from '../src/db/client.ts';
 
 /**
  * Which database the tests run on: PGlite in memory by default; a PostgreSQL server when
- * TEST_DATABASE_URL is set (CI runs the suite a second time that way). Each context gets a fresh
- * database, so test files never see each other's rows.
+ * TEST_DATABASE_URL is set (CI runs the suite a second time that way). Each context gets a database equal to a
+ * fresh copy of the migrated template (on PGlite, often a used one of the same worker process reset to it: decision
+ * 186), so test files never see each other's rows.
  */
 export const onPostgres = !!process.env.TEST_DATABASE_URL;
 
@@ -77,6 +80,34 @@ function pgliteOptions(): Promise<PGliteOptions | undefined> {
   return pgliteStart;
 }
 
+// This worker process's pools of template copies (decision 186), one per pair of PGlite settings a test env asked for.
+const pools = new Map<string, PglitePool>();
+
+/**
+ * The env's database from the pool when it is the default in-memory PGlite on the template; undefined (the app opens
+ * its own, as before) on PostgreSQL, for a data directory, a database thread, or no template. TEST_PGLITE_POOL=off
+ * turns the pool off: a file that fails only with it points at state the reset leaves behind.
+ */
+async function pooledDatabase(config: Config, pglite: PGliteOptions | undefined) {
+  if (process.env.TEST_PGLITE_POOL === 'off') return undefined;
+  if (!pglite || config.DATABASE_URL || config.dataDir !== 'memory://' || defaultPgliteThread(config.dataDir) !== 'main') return undefined;
+  const key = `${config.PGLITE_SHARED_BUFFERS_MB}/${config.PGLITE_STATISTICS_TARGET}`;
+  let pool = pools.get(key);
+  if (!pool) {
+    pool = new PglitePool(() =>
+      openDatabase({
+        dataDir: 'memory://',
+        pglite,
+        sharedBuffersMb: config.PGLITE_SHARED_BUFFERS_MB,
+        statisticsTarget: config.PGLITE_STATISTICS_TARGET,
+        pgliteThread: 'main',
+      }),
+    );
+    pools.set(key, pool);
+  }
+  return pool.take();
+}
+
 export interface TestEnv {
   ctx: AppContext;
   app: FastifyInstance;
@@ -100,7 +131,9 @@ export async function createTestEnv(env: Record<string, string> = {}, opts: { lo
     ...env,
   } as NodeJS.ProcessEnv);
   const log = opts.logTo ? createLogger({ ...config, LOG_FORMAT: 'json' }, { destination: opts.logTo }) : createLogger(config);
-  const ctx = await createContext(config, log, { pglite: databaseUrl ? undefined : await pgliteOptions() });
+  const pglite = databaseUrl ? undefined : await pgliteOptions();
+  const pooled = await pooledDatabase(config, pglite);
+  const ctx = await createContext(config, log, pooled ? { database: Promise.resolve(pooled) } : { pglite });
   const app = await buildApp(ctx);
   await app.ready();
   giveSignUpsTheirOwnAddress(app);
