@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { sql, type SQL } from 'drizzle-orm';
+import { sql, type Placeholder, type SQL } from 'drizzle-orm';
 import pg from 'pg';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database, Queryable } from '../db/client.ts';
@@ -48,9 +48,22 @@ export async function publish(db: Queryable, topic: BusTopic, data: Record<strin
 
 /** The `pg_notify(...)` call that publishes a message, for a statement that does more (one round trip instead of two). */
 export function notifySql(topic: BusTopic, data: Record<string, unknown>): SQL {
+  return notifyMessageSql(busMessage(topic, data));
+}
+
+/** A message as the text `pg_notify` sends (a new id each call): for a statement built once, which takes it as a parameter. */
+export function busMessage(topic: BusTopic, data: Record<string, unknown>): string {
   const payload = JSON.stringify({ topic, id: newMessageId(), data } satisfies BusMessage);
   if (payload.length > MAX_PAYLOAD) throw new Error(`bus message too large (${payload.length} bytes) on topic ${topic}`);
-  return sql`pg_notify(${BUS_CHANNEL}, ${payload})`;
+  return payload;
+}
+
+/**
+ * The `pg_notify(...)` call that sends `message` (busMessage's text), or the placeholder of a statement built once
+ * (StatementOnce) whose each request binds a busMessage there.
+ */
+export function notifyMessageSql(message: string | Placeholder): SQL {
+  return sql`pg_notify(${BUS_CHANNEL}, ${message})`;
 }
 
 export type BusHandler = (m: BusMessage) => void;

@@ -99,4 +99,60 @@ describe('the charge of an add', () => {
       .where(and(eq(alerts.userId, id), eq(alerts.name, 'lowBalance')));
     expect(raised.map((r) => r.message)).toEqual(['Your balance is $9.99, under $10.00. An automatic recharge of $20.00 is on its way.']);
   });
+
+  it('the add sends its statement built once: a second add assembles no statement text (decision 187)', async () => {
+    const a = await signUp(env.app);
+    expect((await add(env, a.apiKey, { tid: 'ONCE1000001', courier: 'ups' })).statusCode).toBe(201);
+    const dialect = (env.ctx.db as unknown as { dialect: { sqlToQuery: (q: unknown) => { sql: string } } }).dialect;
+    const original = dialect.sqlToQuery;
+    const assembled: string[] = [];
+    dialect.sqlToQuery = function (this: unknown, q: unknown) {
+      const r = original.call(this, q);
+      assembled.push(r.sql);
+      return r;
+    };
+    try {
+      expect((await add(env, a.apiKey, { tid: 'ONCE1000002', courier: 'ups' })).statusCode).toBe(201);
+    } finally {
+      dialect.sqlToQuery = original;
+    }
+    expect(assembled.filter((text) => text.includes('charge_paid'))).toEqual([]);
+  });
+
+  it("each add binds its own values: the charge's entry, the alert's key and three messages with new ids", async () => {
+    const a = await signUp(env.app);
+    const id = await userIdOf(env, a.email);
+    await setBalance(env, a.email, 503);
+    const got: Array<{ topic: string; id: string; data: Record<string, unknown> }> = [];
+    const stops = (['live', 'jobs'] as const).map((topic) => env.ctx.bus.subscribe(topic, (m) => got.push(m)));
+    try {
+      for (const tid of ['BIND1000001', 'BIND1000002']) expect((await add(env, a.apiKey, { tid, courier: 'ups' })).statusCode).toBe(201);
+      await expect.poll(() => got.filter((m) => m.data.accountId === id || m.topic === 'jobs').length).toBeGreaterThanOrEqual(6);
+    } finally {
+      for (const stop of stops) stop();
+    }
+    const rows = await env.ctx.db.select().from(trackings).where(eq(trackings.userId, id)).orderBy(trackings.tid);
+    const entries = await env.ctx.db
+      .select()
+      .from(ledgerEntries)
+      .where(and(eq(ledgerEntries.userId, id), eq(ledgerEntries.kind, 'tracking')));
+    expect(entries.map((e) => [e.ref, e.description, e.amountCents]).sort()).toEqual(
+      rows.map((t) => [t.id, `Tracking ${t.tid}`, -5]).sort(),
+    );
+    // 503 -> 498 crosses under $5 with the first add: its alert's key names that add's tracking.
+    const [alert] = await env.ctx.db
+      .select()
+      .from(alerts)
+      .where(and(eq(alerts.userId, id), eq(alerts.name, 'lowBalance')));
+    expect(alert!.dedupeKey).toBe(`low-balance:tracking:${rows[0]!.id}`);
+    const mine = got.filter((m) => m.data.accountId === id);
+    expect(mine.map((m) => [m.data.kind, m.data.trackingId ?? null])).toEqual([
+      ['balance', null],
+      ['tracking', rows[0]!.id],
+      ['balance', null],
+      ['tracking', rows[1]!.id],
+    ]);
+    expect(got.some((m) => m.topic === 'jobs' && m.data.queue === 'tracking-refresh-scheduler')).toBe(true);
+    expect(new Set(got.map((m) => m.id)).size).toBe(got.length);
+  });
 });

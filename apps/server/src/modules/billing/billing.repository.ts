@@ -1,4 +1,4 @@
-import { eq, sql, type SQL } from 'drizzle-orm';
+import { eq, sql, type Placeholder, type SQL } from 'drizzle-orm';
 
 import { rowsOf, type Queryable, type Tx } from '../../db/client.ts';
 import { billingAccounts, ledgerEntries, users } from '../../db/schema.ts';
@@ -64,6 +64,14 @@ export async function lockAccount(tx: Tx, userId: string): Promise<void> {
 }
 
 /**
+ * Who is charged, for what and under which ref: the values themselves, or, in a statement built once (StatementOnce,
+ * decision 187), the placeholders where each request binds them, with the balance's live message (liveMessage) too.
+ */
+export type ChargeValues =
+  | { userId: string; ref: string; description: string; balanceMessage?: undefined }
+  | { userId: Placeholder; ref: Placeholder; description: Placeholder; balanceMessage: Placeholder };
+
+/**
  * A charge as the WITH queries of a statement (the statement may also do the work it pays for): in autocommit
  * the account is locked for that one statement only.
  * - `charge_lock` locks the account row first, as lockAccount does (the order of imports and recharges);
@@ -77,10 +85,7 @@ export async function lockAccount(tx: Tx, userId: string): Promise<void> {
  * Work in the same statement selects `from charge_paid`, so it happens only when it is paid; the statement must
  * read `charge_live` (a SELECT in WITH runs only when read).
  */
-export function chargeCtes(
-  e: { userId: string; cents: number; kind: string; ref: string; description: string },
-  opts: { unlessBooked: boolean },
-): SQL {
+export function chargeCtes(e: { cents: number; kind: string } & ChargeValues, opts: { unlessBooked: boolean }): SQL {
   if (e.cents <= 0) throw new Error('charge must be positive');
   const unbooked = opts.unlessBooked
     ? sql`and not exists (select 1 from ${ledgerEntries} where user_id = ${e.userId} and kind = ${e.kind} and ref = ${e.ref})`
@@ -96,7 +101,7 @@ export function chargeCtes(
       select ${e.userId}, ${-e.cents}, ${e.kind}, ${e.ref}, ${e.description} from charge_paid
       returning 1
     ), charge_live as (
-      select ${liveNotifySql({ kind: 'balance', accountId: e.userId })} from charge_paid
+      select ${liveNotifySql(e.balanceMessage ?? { kind: 'balance', accountId: e.userId as string })} from charge_paid
     )`;
 }
 

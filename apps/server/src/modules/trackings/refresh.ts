@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Placeholder } from 'drizzle-orm';
 import type { Checkpoint, EstimatedDeliveryView, TrackingStatus } from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
 import { mapConcurrent } from '../../lib/concurrency.ts';
@@ -13,7 +14,7 @@ import { checkpointJson, estimateView, fingerprint, parseExpected } from './view
 import { publishLive, publishLiveMany, type LiveEvent } from '../live/live.service.ts';
 import { fanOutStatusEvents } from '../notifications/notifications.service.ts';
 import { startTickLoop } from '../../lib/tick-loop.ts';
-import { notifySql } from '../../lib/bus.ts';
+import { busMessage, notifyMessageSql, notifySql } from '../../lib/bus.ts';
 import { scanToStatusSeconds, trackingUpdates } from '../../lib/metrics.ts';
 
 /** How a carrier's news reached us: asked for (poll) or sent by the carrier (push). */
@@ -573,7 +574,9 @@ export const FIRST_IN_LINE = new Date(0);
 const WAKE = { queue: 'tracking-refresh-scheduler' } as const;
 
 /** The `pg_notify(...)` call that wakes the scheduler loops, for the statement that makes a tracking due (sent at its commit). */
-export const refreshWakeSql = () => notifySql('jobs', WAKE);
+export const refreshWakeSql = (message?: Placeholder) => (message ? notifyMessageSql(message) : notifySql('jobs', WAKE));
+/** The wake as the message text, for a statement built once that sends it (bus.notifyMessageSql with a placeholder). */
+export const refreshWakeMessage = () => busMessage('jobs', WAKE);
 
 /**
  * The worker role's scheduler loop (the refresh job's handler is registered with every other job by the

@@ -27,7 +27,8 @@ import { promisedNotify, type StoredSettings } from '../notifications/notificati
 import {
   balanceCents,
   bookCharges,
-  freshChargeCtes,
+  balanceMessage,
+  freshChargeCtesOnce,
   InsufficientBalanceError,
   insufficientFor,
   lockAccount,
@@ -45,14 +46,14 @@ import { carriersOf, type JourneyStartLookup } from '../carriers/carriers.servic
 import { recordStatusChange } from './events.ts';
 import { brandOfOwner, detectShm, publicShipment } from '../shipments/shipments.service.ts';
 import { publicWindow } from '../planning/planning.service.ts';
-import { FIRST_IN_LINE, LEASE_MS, refreshWakeSql } from './refresh.ts';
+import { FIRST_IN_LINE, LEASE_MS, refreshWakeMessage, refreshWakeSql } from './refresh.ts';
 import { refreshJob } from './trackings.jobs.ts';
 import { enqueue } from '../../jobs/define.ts';
 import { isFinal } from './schedule.ts';
 import * as repo from './trackings.repository.ts';
 import { checkpointJson, fingerprint, publicView, trackingView } from './views.ts';
 import { postalOf } from './estimate.ts';
-import { liveNotifySql, publishLive } from '../live/live.service.ts';
+import { liveMessage, liveNotifySql, publishLive } from '../live/live.service.ts';
 
 type AddInput = z.output<typeof AddSchema>;
 type UpdateInput = z.output<typeof updateTrackingRequest>;
@@ -78,6 +79,29 @@ function resolve(input: { tid: string; courier: AddInput['courier'] }) {
   }
 }
 
+/** What an add binds in its statement: the tracking's columns, the charge's description and the three messages it sends. */
+type AddValues = repo.PaidTrackingValues & {
+  chargeDescription: string;
+  balanceMessage: string;
+  trackingMessage: string;
+  wakeMessage: string;
+};
+
+/**
+ * The add's statement, built once per process (decision 187): the tracking's insert (the repository's), the charge
+ * with its follow-ups (billing's) and the notifications (the live streams' and the scheduler's wake), with
+ * placeholders where each add binds its AddValues. The charge's ref is the tracking's id.
+ */
+const addStatement = repo.paidTrackingStatement<AddValues>(() => ({
+  charge: freshChargeCtesOnce(PRICING.trackingCents, 'tracking', {
+    userId: sql.placeholder('userId'),
+    ref: sql.placeholder('id'),
+    description: sql.placeholder('chargeDescription'),
+    balanceMessage: sql.placeholder('balanceMessage'),
+  }),
+  live: sql`${liveNotifySql(sql.placeholder('trackingMessage'))}, ${refreshWakeSql(sql.placeholder('wakeMessage'))}`,
+}));
+
 /**
  * Store the tracking and charge for it in one statement (in `db`: the database, so the statement commits alone,
  * or the caller's transaction). The account is locked from that statement to its commit, so concurrent adds of one
@@ -95,29 +119,36 @@ async function addPaid(
   // A number the account already tracks fails the insert on the (user, tid) unique index: addTracking answers 409.
   const id = randomUUID();
   const now = ctx.now();
-  const row = await repo.insertPaidTracking(
-    db,
-    {
-      id,
-      userId: user.id,
+  const row = await repo.insertPaidTracking(db, addStatement, {
+    id,
+    userId: user.id,
+    tid: resolved.tid,
+    courier: resolved.courier,
+    title: input.title ?? '',
+    orderId: input.orderId ?? '',
+    customer: input.customer ?? '',
+    notifyEmail: input.notify?.email ?? '',
+    notifyPhone: input.notify?.phone ?? '',
+    note: input.note ?? '',
+    // Known from the number alone for some carriers (a UPS 1Z number's service digits); the carrier's own name replaces it.
+    service: serviceFromNumber(resolved.tid, resolved.courier),
+    status: 'Pending',
+    nextCheckAt: FIRST_IN_LINE,
+    createdAt: now,
+    updatedAt: now,
+    chargeDescription: `Tracking ${resolved.tid}`,
+    // In the order the statement sends them (the balance, the tracking, the wake), each with a new id.
+    balanceMessage: balanceMessage(user.id),
+    trackingMessage: liveMessage({
+      kind: 'tracking',
+      accountId: user.id,
+      trackingId: id,
       tid: resolved.tid,
-      courier: resolved.courier,
-      title: input.title ?? '',
-      orderId: input.orderId ?? '',
-      customer: input.customer ?? '',
-      notifyEmail: input.notify?.email ?? '',
-      notifyPhone: input.notify?.phone ?? '',
-      note: input.note ?? '',
-      // Known from the number alone for some carriers (a UPS 1Z number's service digits); the carrier's own name replaces it.
-      service: serviceFromNumber(resolved.tid, resolved.courier),
       status: 'Pending',
-      nextCheckAt: FIRST_IN_LINE,
-      createdAt: now,
-      updatedAt: now,
-    },
-    freshChargeCtes(user.id, PRICING.trackingCents, 'tracking', id, `Tracking ${resolved.tid}`),
-    sql`${liveNotifySql({ kind: 'tracking', accountId: user.id, trackingId: id, tid: resolved.tid, status: 'Pending', statusChanged: false })}, ${refreshWakeSql()}`,
-  );
+      statusChanged: false,
+    }),
+    wakeMessage: refreshWakeMessage(),
+  });
   if (!row) throw await insufficientFor(db, user.id, PRICING.trackingCents);
   return row;
 }
