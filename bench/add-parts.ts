@@ -6,15 +6,16 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type SQL } from 'drizzle-orm';
 import { rowsOf, type Queryable } from '../apps/server/src/db/client.ts';
-import { balanceMessage, freshChargeCtes, freshChargeCtesOnce } from '../apps/server/src/modules/billing/billing.service.ts';
+import { freshChargeCtes } from '../apps/server/src/modules/billing/billing.service.ts';
 import { lowBalanceFollowUpSql } from '../apps/server/src/modules/billing/payments.ts';
-import { liveMessage, liveNotifySql } from '../apps/server/src/modules/live/live.service.ts';
-import { FIRST_IN_LINE, refreshWakeMessage, refreshWakeSql } from '../apps/server/src/modules/trackings/refresh.ts';
+import { liveNotifySql } from '../apps/server/src/modules/live/live.service.ts';
+import { FIRST_IN_LINE, refreshWakeSql } from '../apps/server/src/modules/trackings/refresh.ts';
 import {
   insertPaidTracking,
   paidTrackingStatement,
   type PaidTrackingValues,
 } from '../apps/server/src/modules/trackings/trackings.repository.ts';
+import { addMessages, addStatement } from '../apps/server/src/modules/trackings/trackings.service.ts';
 import { startPostgres } from './lib/postgres.ts';
 import { openApp } from './billing.bench.ts';
 import { cpuMeter, parentOf } from './lib/cpu.ts';
@@ -99,26 +100,13 @@ function add(o: Opened, db: Exec) {
 }
 
 /** The add as the API sends it since decision 187: its statement built once, each call binding its values. */
-const addOnce = paidTrackingStatement<
-  PaidTrackingValues & { chargeDescription: string; balanceMessage: string; trackingMessage: string; wakeMessage: string }
->(() => ({
-  charge: freshChargeCtesOnce(5, 'tracking', {
-    userId: sql.placeholder('userId'),
-    ref: sql.placeholder('id'),
-    description: sql.placeholder('chargeDescription'),
-    balanceMessage: sql.placeholder('balanceMessage'),
-  }),
-  live: sql`${liveNotifySql(sql.placeholder('trackingMessage'))}, ${refreshWakeSql(sql.placeholder('wakeMessage'))}`,
-}));
 function addBuiltOnce(o: Opened) {
   const id = randomUUID();
   const tid = `B${n++}`;
-  return insertPaidTracking(o.ctx.db, addOnce, {
+  return insertPaidTracking(o.ctx.db, addStatement, {
     ...values(o, id, tid),
     chargeDescription: `Tracking ${tid}`,
-    balanceMessage: balanceMessage(o.userId),
-    trackingMessage: liveMessage({ kind: 'tracking', accountId: o.userId, trackingId: id, tid, status: 'Pending', statusChanged: false }),
-    wakeMessage: refreshWakeMessage(),
+    messages: addMessages(o.userId, id, tid),
   });
 }
 

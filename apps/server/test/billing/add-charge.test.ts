@@ -9,6 +9,8 @@ import { createTestEnv, signUp, type TestEnv } from '../helpers.ts';
 import { alerts, ledgerEntries, payments, trackings } from '../../src/db/schema.ts';
 import { balanceCents, bookCharges, credit, ledgerSumCents, lockAccount } from '../../src/modules/billing/billing.service.ts';
 import { add, setBalance, userIdOf } from '../trackings/fixtures.ts';
+import { BUS_CHANNEL } from '../../src/lib/bus.ts';
+import pg from 'pg';
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -145,7 +147,8 @@ describe('the charge of an add', () => {
       .from(alerts)
       .where(and(eq(alerts.userId, id), eq(alerts.name, 'lowBalance')));
     expect(alert!.dedupeKey).toBe(`low-balance:tracking:${rows[0]!.id}`);
-    const mine = got.filter((m) => m.data.accountId === id);
+    // The last four of the account's: setBalance's own balance message may reach a PostgreSQL listener after the subscribe.
+    const mine = got.filter((m) => m.data.accountId === id).slice(-4);
     expect(mine.map((m) => [m.data.kind, m.data.trackingId ?? null])).toEqual([
       ['balance', null],
       ['tracking', rows[0]!.id],
@@ -155,4 +158,39 @@ describe('the charge of an add', () => {
     expect(got.some((m) => m.topic === 'jobs' && m.data.queue === 'tracking-refresh-scheduler')).toBe(true);
     expect(new Set(got.map((m) => m.id)).size).toBe(got.length);
   });
+
+  it('sends its three messages in one notification, which every listener dispatches as three (decision 187)', async () => {
+    const a = await signUp(env.app);
+    const id = await userIdOf(env, a.email);
+    // The channel as the server delivers it: each notification's raw text.
+    const raw: string[] = [];
+    const unlisten = await listenRaw((payload) => raw.push(payload));
+    const got: string[] = [];
+    const stops = (['live', 'jobs'] as const).map((topic) =>
+      env.ctx.bus.subscribe(topic, (m) => {
+        if (m.topic === 'jobs' || m.data.accountId === id) got.push(`${m.topic}:${String(m.data.kind ?? m.data.queue)}`);
+      }),
+    );
+    try {
+      expect((await add(env, a.apiKey, { tid: 'ONEN1000001', courier: 'ups' })).statusCode).toBe(201);
+      await expect.poll(() => got.length).toBeGreaterThanOrEqual(3);
+      await expect.poll(() => raw.filter((p) => p.includes(id)).length).toBe(1);
+    } finally {
+      for (const stop of stops) stop();
+      await unlisten();
+    }
+    expect(got).toEqual(['live:balance', 'live:tracking', 'jobs:tracking-refresh-scheduler']);
+    const mine = JSON.parse(raw.find((p) => p.includes(id))!) as Array<{ topic: string; id: string }>;
+    expect(mine.map((m) => m.topic)).toEqual(['live', 'live', 'jobs']);
+  });
 });
+
+/** Listen on the bus's channel beside the bus: every notification's text as sent. */
+async function listenRaw(fn: (payload: string) => void): Promise<() => Promise<void>> {
+  if (env.ctx.database.kind === 'pglite') return env.ctx.database.pglite!.listen(BUS_CHANNEL, fn);
+  const c = new pg.Client({ connectionString: env.ctx.database.url });
+  await c.connect();
+  c.on('notification', (n) => n.payload && fn(n.payload));
+  await c.query(`LISTEN ${BUS_CHANNEL}`);
+  return () => c.end();
+}

@@ -2,7 +2,7 @@ import { eq, sql, type Placeholder, type SQL } from 'drizzle-orm';
 
 import { rowsOf, type Queryable, type Tx } from '../../db/client.ts';
 import { billingAccounts, ledgerEntries, users } from '../../db/schema.ts';
-import { liveNotifySql, publishLive } from '../live/live.service.ts';
+import { liveNotifySql, publishLive, type LiveEvent } from '../live/live.service.ts';
 
 /** The account's balance in cents: one row read, kept equal to the ledger's sum by every write below. */
 export async function balanceCents(db: Queryable, userId: string): Promise<number> {
@@ -63,13 +63,17 @@ export async function lockAccount(tx: Tx, userId: string): Promise<void> {
   await tx.execute(sql`select 1 from ${users} where ${users.id} = ${userId} for no key update`);
 }
 
+/** The live event a charge announces: the account's balance moved. */
+export const balanceEvent = (userId: string): LiveEvent => ({ kind: 'balance', accountId: userId });
+
 /**
  * Who is charged, for what and under which ref: the values themselves, or, in a statement built once (StatementOnce,
- * decision 187), the placeholders where each request binds them, with the balance's live message (liveMessage) too.
+ * decision 187), the placeholders where each request binds them. A statement built once sends the charge's live
+ * event (balanceEvent) itself, in its one notification with its other messages (bus.busMessages), since each
+ * message has a new id: its `charge_live` sends nothing.
  */
 export type ChargeValues =
-  | { userId: string; ref: string; description: string; balanceMessage?: undefined }
-  | { userId: Placeholder; ref: Placeholder; description: Placeholder; balanceMessage: Placeholder };
+  { userId: string; ref: string; description: string } | { userId: Placeholder; ref: Placeholder; description: Placeholder };
 
 /**
  * A charge as the WITH queries of a statement (the statement may also do the work it pays for): in autocommit
@@ -101,7 +105,7 @@ export function chargeCtes(e: { cents: number; kind: string } & ChargeValues, op
       select ${e.userId}, ${-e.cents}, ${e.kind}, ${e.ref}, ${e.description} from charge_paid
       returning 1
     ), charge_live as (
-      select ${liveNotifySql(e.balanceMessage ?? { kind: 'balance', accountId: e.userId as string })} from charge_paid
+      select ${typeof e.userId === 'string' ? liveNotifySql(balanceEvent(e.userId)) : sql`1`} from charge_paid
     )`;
 }
 

@@ -3,7 +3,6 @@ import type { Queryable, Tx } from '../../db/client.ts';
 import { AppError } from '../../lib/errors.ts';
 import * as repo from './billing.repository.ts';
 import { lowBalanceFollowUpSql } from './payments.ts';
-import { liveMessage } from '../live/live.service.ts';
 
 export { gatewayOf, payDueReferralRewards, processRecharges, reconcileTopups, startRechargeLoop } from './payments.ts';
 export { braintreeConfigured } from './braintree-gateway.ts';
@@ -82,18 +81,18 @@ export function freshChargeCtes(userId: string, cents: number, kind: LedgerKind,
 
 /**
  * freshChargeCtes in a statement built once (StatementOnce, decision 187): the same WITH queries with placeholders
- * where each request binds the account, the ref, the description and `balanceMessage(userId)`.
+ * where each request binds the account, the ref and the description. The statement sends `balanceEvent(userId)` on
+ * the live topic itself, with its own messages in one notification (repo.ChargeValues).
  */
 export function freshChargeCtesOnce(
   cents: number,
   kind: LedgerKind,
-  p: { userId: Placeholder; ref: Placeholder; description: Placeholder; balanceMessage: Placeholder },
+  p: { userId: Placeholder; ref: Placeholder; description: Placeholder },
 ): SQL {
   return chargeWithFollowUps(cents, kind, p, false);
 }
 
-/** The live message a charge sends (the account's balance moved), for freshChargeCtesOnce's `balanceMessage`. */
-export const balanceMessage = (userId: string): string => liveMessage({ kind: 'balance', accountId: userId });
+export { balanceEvent } from './billing.repository.ts';
 
 /** After a statement with freshChargeCtes whose charge was not paid (nothing was written): the error to answer. */
 export async function insufficientFor(db: Queryable, userId: string, cents: number): Promise<InsufficientBalanceError> {

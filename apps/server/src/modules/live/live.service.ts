@@ -1,7 +1,7 @@
-import { Placeholder, sql, type SQL } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.ts';
 import type { LiveEvent } from '@shiptrail/contract';
-import { busMessage, notifyMessageSql, notifySql, publish } from '../../lib/bus.ts';
+import { notifySql, publish } from '../../lib/bus.ts';
 
 export type { LiveEvent } from '@shiptrail/contract';
 
@@ -20,15 +20,7 @@ export async function publishLiveMany(db: Queryable, events: LiveEvent[]): Promi
   }
 }
 
-/**
- * publishLive as a `pg_notify(...)` call to put in a statement that makes the change; or, in a statement built once
- * (StatementOnce), the placeholder where each request binds its liveMessage.
- */
-export function liveNotifySql(event: LiveEvent | Placeholder): SQL {
-  return event instanceof Placeholder ? notifyMessageSql(event) : notifySql('live', event);
-}
-
-/** publishLive's message as text, for a statement built once that sends it (bus.notifyMessageSql with a placeholder). */
-export function liveMessage(event: LiveEvent): string {
-  return busMessage('live', event);
+/** publishLive as a `pg_notify(...)` call to put in a statement that makes the change. */
+export function liveNotifySql(event: LiveEvent): SQL {
+  return notifySql('live', event);
 }

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { Placeholder } from 'drizzle-orm';
 import type { Checkpoint, EstimatedDeliveryView, TrackingStatus } from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
 import { mapConcurrent } from '../../lib/concurrency.ts';
@@ -14,7 +13,7 @@ import { checkpointJson, estimateView, fingerprint, parseExpected } from './view
 import { publishLive, publishLiveMany, type LiveEvent } from '../live/live.service.ts';
 import { fanOutStatusEvents } from '../notifications/notifications.service.ts';
 import { startTickLoop } from '../../lib/tick-loop.ts';
-import { busMessage, notifyMessageSql, notifySql } from '../../lib/bus.ts';
+import { notifySql } from '../../lib/bus.ts';
 import { scanToStatusSeconds, trackingUpdates } from '../../lib/metrics.ts';
 
 /** How a carrier's news reached us: asked for (poll) or sent by the carrier (push). */
@@ -22,7 +21,7 @@ export type UpdateSource = 'poll' | 'push';
 
 // The refresh engine (docs/trackings.md). Two ways in, one path:
 //  - the scheduler loop claims due trackings (next_check_at <= now) with a lease, in batches; a tracking just
-//    added is due at FIRST_IN_LINE, and its add wakes the loop (refreshWakeSql) so its first status comes at once;
+//    added is due at FIRST_IN_LINE, and its add wakes the loop (refreshWake, in the add's one notification) so its first status comes at once;
 //  - a refresh job (trackings.jobs.ts: the first refresh of imported trackings, "refresh now") leases specific
 //    trackings.
 // Both call refreshTrackings: group by carrier, one client.track call per carrier (the client splits into
@@ -574,9 +573,9 @@ export const FIRST_IN_LINE = new Date(0);
 const WAKE = { queue: 'tracking-refresh-scheduler' } as const;
 
 /** The `pg_notify(...)` call that wakes the scheduler loops, for the statement that makes a tracking due (sent at its commit). */
-export const refreshWakeSql = (message?: Placeholder) => (message ? notifyMessageSql(message) : notifySql('jobs', WAKE));
-/** The wake as the message text, for a statement built once that sends it (bus.notifyMessageSql with a placeholder). */
-export const refreshWakeMessage = () => busMessage('jobs', WAKE);
+export const refreshWakeSql = () => notifySql('jobs', WAKE);
+/** The wake as one of several messages sent in one notification (bus.busMessages). */
+export const refreshWake = { topic: 'jobs', data: WAKE } as const;
 
 /**
  * The worker role's scheduler loop (the refresh job's handler is registered with every other job by the

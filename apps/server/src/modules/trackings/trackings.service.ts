@@ -27,7 +27,7 @@ import { promisedNotify, type StoredSettings } from '../notifications/notificati
 import {
   balanceCents,
   bookCharges,
-  balanceMessage,
+  balanceEvent,
   freshChargeCtesOnce,
   InsufficientBalanceError,
   insufficientFor,
@@ -46,14 +46,15 @@ import { carriersOf, type JourneyStartLookup } from '../carriers/carriers.servic
 import { recordStatusChange } from './events.ts';
 import { brandOfOwner, detectShm, publicShipment } from '../shipments/shipments.service.ts';
 import { publicWindow } from '../planning/planning.service.ts';
-import { FIRST_IN_LINE, LEASE_MS, refreshWakeMessage, refreshWakeSql } from './refresh.ts';
+import { FIRST_IN_LINE, LEASE_MS, refreshWake } from './refresh.ts';
 import { refreshJob } from './trackings.jobs.ts';
 import { enqueue } from '../../jobs/define.ts';
 import { isFinal } from './schedule.ts';
 import * as repo from './trackings.repository.ts';
 import { checkpointJson, fingerprint, publicView, trackingView } from './views.ts';
 import { postalOf } from './estimate.ts';
-import { liveMessage, liveNotifySql, publishLive } from '../live/live.service.ts';
+import { publishLive, type LiveEvent } from '../live/live.service.ts';
+import { busMessages, notifyMessageSql } from '../../lib/bus.ts';
 
 type AddInput = z.output<typeof AddSchema>;
 type UpdateInput = z.output<typeof updateTrackingRequest>;
@@ -79,28 +80,38 @@ function resolve(input: { tid: string; courier: AddInput['courier'] }) {
   }
 }
 
-/** What an add binds in its statement: the tracking's columns, the charge's description and the three messages it sends. */
-type AddValues = repo.PaidTrackingValues & {
-  chargeDescription: string;
-  balanceMessage: string;
-  trackingMessage: string;
-  wakeMessage: string;
-};
+/** What an add binds in its statement: the tracking's columns, the charge's description and the messages it sends. */
+export type AddValues = repo.PaidTrackingValues & { chargeDescription: string; messages: string };
 
 /**
  * The add's statement, built once per process (decision 187): the tracking's insert (the repository's), the charge
- * with its follow-ups (billing's) and the notifications (the live streams' and the scheduler's wake), with
- * placeholders where each add binds its AddValues. The charge's ref is the tracking's id.
+ * with its follow-ups (billing's) and one notification, with placeholders where each add binds its AddValues. The
+ * charge's ref is the tracking's id. The notification carries the add's three messages (addMessages), sent when the
+ * tracking is inserted, so the charge sends none of its own. Exported for bench/add-parts.ts.
  */
-const addStatement = repo.paidTrackingStatement<AddValues>(() => ({
+export const addStatement = repo.paidTrackingStatement<AddValues>(() => ({
   charge: freshChargeCtesOnce(PRICING.trackingCents, 'tracking', {
     userId: sql.placeholder('userId'),
     ref: sql.placeholder('id'),
     description: sql.placeholder('chargeDescription'),
-    balanceMessage: sql.placeholder('balanceMessage'),
   }),
-  live: sql`${liveNotifySql(sql.placeholder('trackingMessage'))}, ${refreshWakeSql(sql.placeholder('wakeMessage'))}`,
+  live: notifyMessageSql(sql.placeholder('messages')),
 }));
+
+/**
+ * The add's three messages in one notification (bus.busMessages, decision 187), in the order they were sent one by
+ * one before: the balance moved (the account's open tabs), the tracking added (the same), and the scheduler's wake (the
+ * tracking is due first in line, so its first refresh starts at once).
+ */
+export const addMessages = (userId: string, trackingId: string, tid: string): string =>
+  busMessages([
+    { topic: 'live', data: balanceEvent(userId) },
+    {
+      topic: 'live',
+      data: { kind: 'tracking', accountId: userId, trackingId, tid, status: 'Pending', statusChanged: false } satisfies LiveEvent,
+    },
+    refreshWake,
+  ]);
 
 /**
  * Store the tracking and charge for it in one statement (in `db`: the database, so the statement commits alone,
@@ -137,17 +148,7 @@ async function addPaid(
     createdAt: now,
     updatedAt: now,
     chargeDescription: `Tracking ${resolved.tid}`,
-    // In the order the statement sends them (the balance, the tracking, the wake), each with a new id.
-    balanceMessage: balanceMessage(user.id),
-    trackingMessage: liveMessage({
-      kind: 'tracking',
-      accountId: user.id,
-      trackingId: id,
-      tid: resolved.tid,
-      status: 'Pending',
-      statusChanged: false,
-    }),
-    wakeMessage: refreshWakeMessage(),
+    messages: addMessages(user.id, id, resolved.tid),
   });
   if (!row) throw await insufficientFor(db, user.id, PRICING.trackingCents);
   return row;
