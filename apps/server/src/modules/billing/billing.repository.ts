@@ -85,7 +85,8 @@ export type ChargeValues =
  *   commit left): none overspends. The booked check reads the statement's snapshot, so a caller asking for it
  *   holds lockAccount from an earlier statement (its snapshot then sees every earlier charge). It returns the
  *   account row after the charge when paid, nothing otherwise;
- * - `charge_booked` inserts the ledger entry and `charge_live` announces the balance, both only when paid.
+ * - `charge_booked` inserts the ledger entry and `charge_live` announces the balance (with placeholders, the
+ *   statement announces it itself: ChargeValues), both only when paid.
  * Work in the same statement selects `from charge_paid`, so it happens only when it is paid; the statement must
  * read `charge_live` (a SELECT in WITH runs only when read).
  */
