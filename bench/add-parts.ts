@@ -5,12 +5,17 @@
 // holds when the machine is shared. BENCH_VARIANTS="floor|add" runs only those.
 import { randomUUID } from 'node:crypto';
 import { sql, type SQL } from 'drizzle-orm';
-import { rowsOf } from '../apps/server/src/db/client.ts';
+import { rowsOf, type Queryable } from '../apps/server/src/db/client.ts';
 import { freshChargeCtes } from '../apps/server/src/modules/billing/billing.service.ts';
 import { lowBalanceFollowUpSql } from '../apps/server/src/modules/billing/payments.ts';
 import { liveNotifySql } from '../apps/server/src/modules/live/live.service.ts';
 import { FIRST_IN_LINE, refreshWakeSql } from '../apps/server/src/modules/trackings/refresh.ts';
-import { insertPaidTracking } from '../apps/server/src/modules/trackings/trackings.repository.ts';
+import {
+  insertPaidTracking,
+  paidTrackingStatement,
+  type PaidTrackingValues,
+} from '../apps/server/src/modules/trackings/trackings.repository.ts';
+import { addMessages, addStatement } from '../apps/server/src/modules/trackings/trackings.service.ts';
 import { startPostgres } from './lib/postgres.ts';
 import { openApp } from './billing.bench.ts';
 import { cpuMeter, parentOf } from './lib/cpu.ts';
@@ -74,10 +79,19 @@ function floor(o: Opened, db: Exec) {
           update billing_accounts set balance_cents = balance_cents + (select amount_cents from l), updated_at = now() where user_id = ${o.userId}::uuid returning balance_cents`);
 }
 
+/** The add's statement with its parts built for this call (as before decision 187: Drizzle assembles it each time). */
+function insertPerCall(db: Queryable, v: PaidTrackingValues, charge: SQL, live: SQL) {
+  return insertPaidTracking(
+    db,
+    paidTrackingStatement(() => ({ charge, live })),
+    v,
+  );
+}
+
 function add(o: Opened, db: Exec) {
   const id = randomUUID();
   const tid = `A${n++}`;
-  return insertPaidTracking(
+  return insertPerCall(
     db as never,
     values(o, id, tid),
     freshChargeCtes(o.userId, 5, 'tracking', id, `Tracking ${tid}`),
@@ -85,9 +99,21 @@ function add(o: Opened, db: Exec) {
   );
 }
 
+/** The add as the API sends it since decision 187: its statement built once, each call binding its values. */
+function addBuiltOnce(o: Opened) {
+  const id = randomUUID();
+  const tid = `B${n++}`;
+  return insertPaidTracking(o.ctx.db, addStatement, {
+    ...values(o, id, tid),
+    chargeDescription: `Tracking ${tid}`,
+    messages: addMessages(o.userId, id, tid),
+  });
+}
+
 const variants: Record<string, (o: Opened) => Promise<unknown>> = {
   floor: (o) => floor(o, o.ctx.db),
   add: (o) => add(o, o.ctx.db),
+  'add, built once': addBuiltOnce,
   ...(kind === 'postgres' ? { 'floor, named': named('floor', floor), 'add, named': named('add', add) } : {}),
   // The inserts first, the account's lock and the charge last (nothing paid: the division fails the statement).
   'lock last': (o) => {
@@ -129,7 +155,7 @@ const variants: Record<string, (o: Opened) => Promise<unknown>> = {
         const live = opts.notify
           ? sql`${liveNotifySql({ kind: 'tracking', accountId: o.userId, trackingId: id, tid, status: 'Pending', statusChanged: false })}, ${refreshWakeSql()}`
           : sql`1`;
-        return insertPaidTracking(o.ctx.db, values(o, id, tid), charge(o, id, tid, opts), live);
+        return insertPerCall(o.ctx.db, values(o, id, tid), charge(o, id, tid, opts), live);
       },
     ]),
   ),

@@ -39,24 +39,69 @@ const statementNames = new Map<string, string>();
  * mode already (docs/operations.md), which keeps a connection's prepared statements.
  */
 export function executeNamed(db: Queryable, query: SQL): Promise<unknown> {
-  const d = db as unknown as {
-    dialect: { sqlToQuery(q: SQL): { sql: string; params: unknown[] } };
-    session: {
-      prepareQuery(
-        q: { sql: string; params: unknown[] },
-        fields: undefined,
-        name: string,
-        arrayMode: false,
-      ): { execute(): Promise<unknown> };
-    };
-  };
+  const d = drizzleInside(db);
   const built = d.dialect.sqlToQuery(query);
-  let name = statementNames.get(built.sql);
+  return d.session.prepareQuery(built, undefined, statementName(built.sql), false).execute();
+}
+
+/** The parts of Drizzle's database and transaction objects that executeNamed and StatementOnce use. */
+interface DrizzleSession {
+  prepareQuery(
+    q: { sql: string; params: unknown[] },
+    fields: undefined,
+    name: string,
+    arrayMode: false,
+  ): { execute(values?: Record<string, unknown>): Promise<unknown> };
+}
+function drizzleInside(db: Queryable) {
+  return db as unknown as { dialect: { sqlToQuery(q: SQL): { sql: string; params: unknown[] } }; session: DrizzleSession };
+}
+
+function statementName(text: string): string {
+  let name = statementNames.get(text);
   if (!name) {
-    name = `shiptrail_${createHash('sha1').update(built.sql).digest('hex').slice(0, 20)}`;
-    statementNames.set(built.sql, name);
+    name = `shiptrail_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+    statementNames.set(text, name);
   }
-  return d.session.prepareQuery(built, undefined, name, false).execute();
+  return name;
+}
+
+/**
+ * A statement whose text is built once (decision 187): `build` writes it with `sql.placeholder(name)` where each
+ * request's values go, and runs on the first `execute`; every execute then only binds `values` (by placeholder
+ * name) and sends it as executeNamed does. Drizzle assembles a statement from its fragments on every `db.execute`
+ * (the add's has about forty, from four owners); this does it once per process. The SQL stays written in one place,
+ * in the owner's repository, as before. A placeholder without a value is an error, not a null.
+ */
+export class StatementOnce<V extends Record<string, unknown>> {
+  private built: { sql: string; params: unknown[]; name: string } | undefined;
+  /** The prepared query of the database's own session (autocommit): made once, reused; a transaction's is made per call. */
+  private readonly prepared = new WeakMap<DrizzleSession, ReturnType<DrizzleSession['prepareQuery']>>();
+  private readonly build: () => SQL;
+
+  constructor(build: () => SQL) {
+    this.build = build;
+  }
+
+  /** The statement's text and its parameters (placeholders where each request's values go), built on first use. */
+  query(db: Queryable): { sql: string; params: unknown[]; name: string } {
+    if (!this.built) {
+      const q = drizzleInside(db).dialect.sqlToQuery(this.build());
+      this.built = { sql: q.sql, params: q.params, name: statementName(q.sql) };
+    }
+    return this.built;
+  }
+
+  execute(db: Queryable, values: V): Promise<unknown> {
+    const session = drizzleInside(db).session;
+    let p = this.prepared.get(session);
+    if (!p) {
+      const q = this.query(db);
+      p = session.prepareQuery(q, undefined, q.name, false);
+      this.prepared.set(session, p);
+    }
+    return p.execute(values);
+  }
 }
 
 export interface Database {

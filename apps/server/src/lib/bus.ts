@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { sql, type SQL } from 'drizzle-orm';
+import { sql, type Placeholder, type SQL } from 'drizzle-orm';
 import pg from 'pg';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database, Queryable } from '../db/client.ts';
@@ -48,9 +48,35 @@ export async function publish(db: Queryable, topic: BusTopic, data: Record<strin
 
 /** The `pg_notify(...)` call that publishes a message, for a statement that does more (one round trip instead of two). */
 export function notifySql(topic: BusTopic, data: Record<string, unknown>): SQL {
+  return notifyMessageSql(busMessage(topic, data));
+}
+
+/** A message as the text `pg_notify` sends (a new id each call). */
+function busMessage(topic: BusTopic, data: Record<string, unknown>): string {
   const payload = JSON.stringify({ topic, id: newMessageId(), data } satisfies BusMessage);
   if (payload.length > MAX_PAYLOAD) throw new Error(`bus message too large (${payload.length} bytes) on topic ${topic}`);
-  return sql`pg_notify(${BUS_CHANNEL}, ${payload})`;
+  return payload;
+}
+
+/**
+ * Several messages as one `pg_notify` text (a JSON array of messages, each with its new id, in this order), which
+ * every listener dispatches one by one as if each had been sent alone (decision 187): one notification for a
+ * statement that announces several things (the add: the balance, the tracking, the scheduler's wake), so the server
+ * queues and delivers one and each process's listener reads one. A process older than decision 187 ignores such a
+ * text (it has no topic): during a rolling upgrade its streams miss those events until their next refetch.
+ */
+export function busMessages(messages: Array<{ topic: BusTopic; data: Record<string, unknown> }>): string {
+  const payload = JSON.stringify(messages.map(({ topic, data }) => ({ topic, id: newMessageId(), data }) satisfies BusMessage));
+  if (payload.length > MAX_PAYLOAD) throw new Error(`bus messages too large (${payload.length} bytes), ${messages.length} messages`);
+  return payload;
+}
+
+/**
+ * The `pg_notify(...)` call that sends `message` (a message's text), or the placeholder of a statement built once
+ * (StatementOnce) where each request binds its busMessages.
+ */
+export function notifyMessageSql(message: string | Placeholder): SQL {
+  return sql`pg_notify(${BUS_CHANNEL}, ${message})`;
 }
 
 export type BusHandler = (m: BusMessage) => void;
@@ -134,12 +160,18 @@ async function listenPostgres(database: Database, log: FastifyBaseLogger, dispat
 export async function createBus(database: Database, log: FastifyBaseLogger): Promise<Bus> {
   const handlers = new Map<BusTopic, Set<BusHandler>>();
   const dispatch = (raw: string) => {
-    let m: BusMessage;
+    let parsed: BusMessage | BusMessage[];
     try {
-      m = JSON.parse(raw) as BusMessage;
+      parsed = JSON.parse(raw) as BusMessage | BusMessage[];
     } catch {
       return;
     }
+    // Several messages in one notification (busMessages): each in turn, as if sent alone.
+    if (Array.isArray(parsed)) {
+      for (const m of parsed) if (m && typeof m === 'object') dispatchOne(m);
+    } else if (parsed && typeof parsed === 'object') dispatchOne(parsed);
+  };
+  const dispatchOne = (m: BusMessage) => {
     const set = handlers.get(m.topic);
     if (!set) return;
     for (const fn of [...set]) {

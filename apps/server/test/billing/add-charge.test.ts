@@ -9,6 +9,8 @@ import { createTestEnv, signUp, type TestEnv } from '../helpers.ts';
 import { alerts, ledgerEntries, payments, trackings } from '../../src/db/schema.ts';
 import { balanceCents, bookCharges, credit, ledgerSumCents, lockAccount } from '../../src/modules/billing/billing.service.ts';
 import { add, setBalance, userIdOf } from '../trackings/fixtures.ts';
+import { BUS_CHANNEL } from '../../src/lib/bus.ts';
+import pg from 'pg';
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -99,4 +101,96 @@ describe('the charge of an add', () => {
       .where(and(eq(alerts.userId, id), eq(alerts.name, 'lowBalance')));
     expect(raised.map((r) => r.message)).toEqual(['Your balance is $9.99, under $10.00. An automatic recharge of $20.00 is on its way.']);
   });
+
+  it('the add sends its statement built once: a second add assembles no statement text (decision 187)', async () => {
+    const a = await signUp(env.app);
+    expect((await add(env, a.apiKey, { tid: 'ONCE1000001', courier: 'ups' })).statusCode).toBe(201);
+    const dialect = (env.ctx.db as unknown as { dialect: { sqlToQuery: (q: unknown) => { sql: string } } }).dialect;
+    const original = dialect.sqlToQuery;
+    const assembled: string[] = [];
+    dialect.sqlToQuery = function (this: unknown, q: unknown) {
+      const r = original.call(this, q);
+      assembled.push(r.sql);
+      return r;
+    };
+    try {
+      expect((await add(env, a.apiKey, { tid: 'ONCE1000002', courier: 'ups' })).statusCode).toBe(201);
+    } finally {
+      dialect.sqlToQuery = original;
+    }
+    expect(assembled.filter((text) => text.includes('charge_paid'))).toEqual([]);
+  });
+
+  it("each add binds its own values: the charge's entry, the alert's key and three messages with new ids", async () => {
+    const a = await signUp(env.app);
+    const id = await userIdOf(env, a.email);
+    await setBalance(env, a.email, 503);
+    const got: Array<{ topic: string; id: string; data: Record<string, unknown> }> = [];
+    const stops = (['live', 'jobs'] as const).map((topic) => env.ctx.bus.subscribe(topic, (m) => got.push(m)));
+    try {
+      for (const tid of ['BIND1000001', 'BIND1000002']) expect((await add(env, a.apiKey, { tid, courier: 'ups' })).statusCode).toBe(201);
+      await expect.poll(() => got.filter((m) => m.data.accountId === id || m.topic === 'jobs').length).toBeGreaterThanOrEqual(6);
+    } finally {
+      for (const stop of stops) stop();
+    }
+    const rows = await env.ctx.db.select().from(trackings).where(eq(trackings.userId, id)).orderBy(trackings.tid);
+    const entries = await env.ctx.db
+      .select()
+      .from(ledgerEntries)
+      .where(and(eq(ledgerEntries.userId, id), eq(ledgerEntries.kind, 'tracking')));
+    expect(entries.map((e) => [e.ref, e.description, e.amountCents]).sort()).toEqual(
+      rows.map((t) => [t.id, `Tracking ${t.tid}`, -5]).sort(),
+    );
+    // 503 -> 498 crosses under $5 with the first add: its alert's key names that add's tracking.
+    const [alert] = await env.ctx.db
+      .select()
+      .from(alerts)
+      .where(and(eq(alerts.userId, id), eq(alerts.name, 'lowBalance')));
+    expect(alert!.dedupeKey).toBe(`low-balance:tracking:${rows[0]!.id}`);
+    // The last four of the account's: setBalance's own balance message may reach a PostgreSQL listener after the subscribe.
+    const mine = got.filter((m) => m.data.accountId === id).slice(-4);
+    expect(mine.map((m) => [m.data.kind, m.data.trackingId ?? null])).toEqual([
+      ['balance', null],
+      ['tracking', rows[0]!.id],
+      ['balance', null],
+      ['tracking', rows[1]!.id],
+    ]);
+    expect(got.some((m) => m.topic === 'jobs' && m.data.queue === 'tracking-refresh-scheduler')).toBe(true);
+    expect(new Set(got.map((m) => m.id)).size).toBe(got.length);
+  });
+
+  it('sends its three messages in one notification, which every listener dispatches as three (decision 187)', async () => {
+    const a = await signUp(env.app);
+    const id = await userIdOf(env, a.email);
+    // The channel as the server delivers it: each notification's raw text.
+    const raw: string[] = [];
+    const unlisten = await listenRaw((payload) => raw.push(payload));
+    const got: string[] = [];
+    const stops = (['live', 'jobs'] as const).map((topic) =>
+      env.ctx.bus.subscribe(topic, (m) => {
+        if (m.topic === 'jobs' || m.data.accountId === id) got.push(`${m.topic}:${String(m.data.kind ?? m.data.queue)}`);
+      }),
+    );
+    try {
+      expect((await add(env, a.apiKey, { tid: 'ONEN1000001', courier: 'ups' })).statusCode).toBe(201);
+      await expect.poll(() => got.length).toBeGreaterThanOrEqual(3);
+      await expect.poll(() => raw.filter((p) => p.includes(id)).length).toBe(1);
+    } finally {
+      for (const stop of stops) stop();
+      await unlisten();
+    }
+    expect(got).toEqual(['live:balance', 'live:tracking', 'jobs:tracking-refresh-scheduler']);
+    const mine = JSON.parse(raw.find((p) => p.includes(id))!) as Array<{ topic: string; id: string }>;
+    expect(mine.map((m) => m.topic)).toEqual(['live', 'live', 'jobs']);
+  });
 });
+
+/** Listen on the bus's channel beside the bus: every notification's text as sent. */
+async function listenRaw(fn: (payload: string) => void): Promise<() => Promise<void>> {
+  if (env.ctx.database.kind === 'pglite') return env.ctx.database.pglite!.listen(BUS_CHANNEL, fn);
+  const c = new pg.Client({ connectionString: env.ctx.database.url });
+  await c.connect();
+  c.on('notification', (n) => n.payload && fn(n.payload));
+  await c.query(`LISTEN ${BUS_CHANNEL}`);
+  return () => c.end();
+}

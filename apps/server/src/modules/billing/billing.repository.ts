@@ -1,8 +1,8 @@
-import { eq, sql, type SQL } from 'drizzle-orm';
+import { eq, sql, type Placeholder, type SQL } from 'drizzle-orm';
 
 import { rowsOf, type Queryable, type Tx } from '../../db/client.ts';
 import { billingAccounts, ledgerEntries, users } from '../../db/schema.ts';
-import { liveNotifySql, publishLive } from '../live/live.service.ts';
+import { liveNotifySql, publishLive, type LiveEvent } from '../live/live.service.ts';
 
 /** The account's balance in cents: one row read, kept equal to the ledger's sum by every write below. */
 export async function balanceCents(db: Queryable, userId: string): Promise<number> {
@@ -63,6 +63,18 @@ export async function lockAccount(tx: Tx, userId: string): Promise<void> {
   await tx.execute(sql`select 1 from ${users} where ${users.id} = ${userId} for no key update`);
 }
 
+/** The live event a charge announces: the account's balance moved. */
+export const balanceEvent = (userId: string): LiveEvent => ({ kind: 'balance', accountId: userId });
+
+/**
+ * Who is charged, for what and under which ref: the values themselves, or, in a statement built once (StatementOnce,
+ * decision 187), the placeholders where each request binds them. A statement built once sends the charge's live
+ * event (balanceEvent) itself, in its one notification with its other messages (bus.busMessages), since each
+ * message has a new id: its `charge_live` sends nothing.
+ */
+export type ChargeValues =
+  { userId: string; ref: string; description: string } | { userId: Placeholder; ref: Placeholder; description: Placeholder };
+
 /**
  * A charge as the WITH queries of a statement (the statement may also do the work it pays for): in autocommit
  * the account is locked for that one statement only.
@@ -73,14 +85,12 @@ export async function lockAccount(tx: Tx, userId: string): Promise<void> {
  *   commit left): none overspends. The booked check reads the statement's snapshot, so a caller asking for it
  *   holds lockAccount from an earlier statement (its snapshot then sees every earlier charge). It returns the
  *   account row after the charge when paid, nothing otherwise;
- * - `charge_booked` inserts the ledger entry and `charge_live` announces the balance, both only when paid.
+ * - `charge_booked` inserts the ledger entry and `charge_live` announces the balance (with placeholders, the
+ *   statement announces it itself: ChargeValues), both only when paid.
  * Work in the same statement selects `from charge_paid`, so it happens only when it is paid; the statement must
  * read `charge_live` (a SELECT in WITH runs only when read).
  */
-export function chargeCtes(
-  e: { userId: string; cents: number; kind: string; ref: string; description: string },
-  opts: { unlessBooked: boolean },
-): SQL {
+export function chargeCtes(e: { cents: number; kind: string } & ChargeValues, opts: { unlessBooked: boolean }): SQL {
   if (e.cents <= 0) throw new Error('charge must be positive');
   const unbooked = opts.unlessBooked
     ? sql`and not exists (select 1 from ${ledgerEntries} where user_id = ${e.userId} and kind = ${e.kind} and ref = ${e.ref})`
@@ -96,7 +106,7 @@ export function chargeCtes(
       select ${e.userId}, ${-e.cents}, ${e.kind}, ${e.ref}, ${e.description} from charge_paid
       returning 1
     ), charge_live as (
-      select ${liveNotifySql({ kind: 'balance', accountId: e.userId })} from charge_paid
+      select ${typeof e.userId === 'string' ? liveNotifySql(balanceEvent(e.userId)) : sql`1`} from charge_paid
     )`;
 }
 

@@ -1,4 +1,4 @@
-import { sql, type SQL } from 'drizzle-orm';
+import { sql, type Placeholder, type SQL } from 'drizzle-orm';
 import type { Queryable, Tx } from '../../db/client.ts';
 import { AppError } from '../../lib/errors.ts';
 import * as repo from './billing.repository.ts';
@@ -46,16 +46,10 @@ export async function credit(
  * A charge's WITH queries (repo.chargeCtes) with its follow-ups written from the charged row in the same
  * statement: the pending recharge and the low-balance alert (lowBalanceFollowUpSql).
  */
-function chargeWithFollowUps(
-  userId: string,
-  cents: number,
-  kind: LedgerKind,
-  ref: string,
-  description: string,
-  unlessBooked: boolean,
-): SQL {
-  const followUp = lowBalanceFollowUpSql(sql`charge_paid`, cents, `${kind}:${ref}`);
-  return sql`${repo.chargeCtes({ userId, cents, kind, ref, description }, { unlessBooked })},
+function chargeWithFollowUps(cents: number, kind: LedgerKind, values: repo.ChargeValues, unlessBooked: boolean): SQL {
+  const key = typeof values.ref === 'string' ? `${kind}:${values.ref}` : sql`${`${kind}:`}::text || ${values.ref}::text`;
+  const followUp = lowBalanceFollowUpSql(sql`charge_paid`, cents, key);
+  return sql`${repo.chargeCtes({ cents, kind, ...values }, { unlessBooked })},
     charge_recharge as (${followUp.recharge}), charge_alert as (${followUp.alert})`;
 }
 
@@ -69,7 +63,7 @@ export async function charge(tx: Tx, userId: string, cents: number, kind: Ledger
   // Locked by a statement of its own, so the charge's snapshot sees every earlier booking of (kind, ref).
   await repo.lockAccount(tx, userId);
   // Checked, booked, announced and followed up (recharge, low-balance alert) in one statement.
-  const r = await repo.runCharge(tx, { userId, kind, ref }, chargeWithFollowUps(userId, cents, kind, ref, description, true));
+  const r = await repo.runCharge(tx, { userId, kind, ref }, chargeWithFollowUps(cents, kind, { userId, ref, description }, true));
   if (r.duplicate) return false;
   if (!r.booked) throw new InsufficientBalanceError(r.balanceCents, cents);
   return true;
@@ -82,8 +76,23 @@ export async function charge(tx: Tx, userId: string, cents: number, kind: Ledger
  * when it is paid. A new ref cannot have been booked, so there is no booked check and no earlier lock statement.
  */
 export function freshChargeCtes(userId: string, cents: number, kind: LedgerKind, ref: string, description = ''): SQL {
-  return chargeWithFollowUps(userId, cents, kind, ref, description, false);
+  return chargeWithFollowUps(cents, kind, { userId, ref, description }, false);
 }
+
+/**
+ * freshChargeCtes in a statement built once (StatementOnce, decision 187): the same WITH queries with placeholders
+ * where each request binds the account, the ref and the description. The statement sends `balanceEvent(userId)` on
+ * the live topic itself, with its own messages in one notification (repo.ChargeValues).
+ */
+export function freshChargeCtesOnce(
+  cents: number,
+  kind: LedgerKind,
+  p: { userId: Placeholder; ref: Placeholder; description: Placeholder },
+): SQL {
+  return chargeWithFollowUps(cents, kind, p, false);
+}
+
+export { balanceEvent } from './billing.repository.ts';
 
 /** After a statement with freshChargeCtes whose charge was not paid (nothing was written): the error to answer. */
 export async function insufficientFor(db: Queryable, userId: string, cents: number): Promise<InsufficientBalanceError> {

@@ -454,7 +454,9 @@ export const LOW_BALANCE_DEFAULT_CENTS = 500;
  *   recharge is on, else $5), a low-balance payment alert is raised: once per crossing, since only the charge
  *   that crosses raises it, under a key of that charge.
  */
-export function lowBalanceFollowUpSql(acct: SQL, chargedCents: number, chargeKey: string): { recharge: SQL; alert: SQL } {
+export function lowBalanceFollowUpSql(acct: SQL, chargedCents: number, chargeKey: string | SQL): { recharge: SQL; alert: SQL } {
+  // A key given as SQL (a statement built once binds the charge's ref, decision 187) is joined in the statement.
+  const dedupeKey = typeof chargeKey === 'string' ? sql`${'low-balance:' + chargeKey}` : sql`('low-balance:' || ${chargeKey})`;
   return {
     recharge: sql`
       insert into payments (user_id, kind, amount_cents, status, gateway, card_type, masked_number, cardholder_name)
@@ -471,7 +473,7 @@ export function lowBalanceFollowUpSql(acct: SQL, chargedCents: number, chargeKey
           case when auto_recharge_cents > 0 and payment_method_token is not null
             then '. An automatic recharge of $' || to_char(auto_recharge_cents / 100.0, 'FM999999990.00') || ' is on its way.'
             else '. Please add balance so your alerts keep running.' end,
-        'warning', ${'low-balance:' + chargeKey}
+        'warning', ${dedupeKey}
       from (
         select *, case when auto_recharge_cents > 0 and payment_method_token is not null then minimum_balance_cents else ${LOW_BALANCE_DEFAULT_CENTS} end as t
         from ${acct} a

@@ -21,7 +21,8 @@ export type UpdateSource = 'poll' | 'push';
 
 // The refresh engine (docs/trackings.md). Two ways in, one path:
 //  - the scheduler loop claims due trackings (next_check_at <= now) with a lease, in batches; a tracking just
-//    added is due at FIRST_IN_LINE, and its add wakes the loop (refreshWakeSql) so its first status comes at once;
+//    added is due at FIRST_IN_LINE, and its add wakes the loop (refreshWake, in the add's one notification) so its
+//    first status comes at once;
 //  - a refresh job (trackings.jobs.ts: the first refresh of imported trackings, "refresh now") leases specific
 //    trackings.
 // Both call refreshTrackings: group by carrier, one client.track call per carrier (the client splits into
@@ -574,6 +575,8 @@ const WAKE = { queue: 'tracking-refresh-scheduler' } as const;
 
 /** The `pg_notify(...)` call that wakes the scheduler loops, for the statement that makes a tracking due (sent at its commit). */
 export const refreshWakeSql = () => notifySql('jobs', WAKE);
+/** The wake as one of several messages sent in one notification (bus.busMessages). */
+export const refreshWake = { topic: 'jobs', data: WAKE } as const;
 
 /**
  * The worker role's scheduler loop (the refresh job's handler is registered with every other job by the

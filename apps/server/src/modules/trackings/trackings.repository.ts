@@ -1,5 +1,5 @@
-import { and, desc, eq, getTableColumns, inArray, min, sql, type SQL } from 'drizzle-orm';
-import { executeNamed, rowsOf, type Queryable } from '../../db/client.ts';
+import { and, desc, eq, getTableColumns, inArray, min, sql, type Placeholder, type SQL } from 'drizzle-orm';
+import { rowsOf, StatementOnce, type Queryable } from '../../db/client.ts';
 import {
   carrierSubscriptions,
   checkpoints,
@@ -140,16 +140,39 @@ function trackingFromRaw(raw: Record<string, unknown>): TrackingRow {
   return out as TrackingRow;
 }
 
+/** Where each add binds a PaidTrackingValues field in the statement built once (paidTrackingStatement). */
+const v = Object.fromEntries(
+  (
+    [
+      'id',
+      'userId',
+      'tid',
+      'courier',
+      'title',
+      'orderId',
+      'customer',
+      'notifyEmail',
+      'notifyPhone',
+      'note',
+      'service',
+      'status',
+      'nextCheckAt',
+      'createdAt',
+      'updatedAt',
+    ] as const
+  ).map((k) => [k, sql.placeholder(k)]),
+) as Record<keyof PaidTrackingValues, Placeholder>;
+
 /**
- * Insert a tracking in the statement that pays for it: `charge` is the WITH queries of billing's
- * freshChargeCtes, and the row is inserted only when its `charge_paid` has a row; `live` (pg_notify calls) is
- * sent with it. One statement, so in autocommit the account is locked for this statement alone. The
- * new row, or null when the balance was short and nothing was written.
+ * The statement that inserts a tracking and pays for it, built once (decision 187; insertPaidTracking runs it):
+ * `charge` is the WITH queries of billing's freshChargeCtesOnce, and the row is inserted only when its `charge_paid`
+ * has a row; `live` (pg_notify calls) is sent with it. Both are written with placeholders where each add binds its
+ * values (the tracking's by PaidTrackingValues' names, the parts' by theirs), so `parts` runs once per process.
  */
-export async function insertPaidTracking(db: Queryable, v: PaidTrackingValues, charge: SQL, live: SQL): Promise<TrackingRow | null> {
-  const r = await executeNamed(
-    db,
-    sql`
+export function paidTrackingStatement<V extends PaidTrackingValues>(parts: () => { charge: SQL; live: SQL }): StatementOnce<V> {
+  return new StatementOnce<V>(() => {
+    const { charge, live } = parts();
+    return sql`
     with ${charge}, t as (
       insert into ${trackings} (id, user_id, tid, courier, title, order_id, customer, notify_email, notify_phone, note, service, status, next_check_at, created_at, updated_at)
       select ${v.id}, ${v.userId}, ${v.tid}, ${v.courier}, ${v.title}, ${v.orderId}, ${v.customer}, ${v.notifyEmail}, ${v.notifyPhone}, ${v.note}, ${v.service}::text, ${v.status},
@@ -164,8 +187,21 @@ export async function insertPaidTracking(db: Queryable, v: PaidTrackingValues, c
     select row_to_json(t)::text as row,
       -- Read so that the announcements are sent (a SELECT in WITH runs only when read).
       (select count(*) from charge_live)::int + (select count(*) from t_live)::int as charge_notified
-    from (select 1) one left join t on true`,
-  );
+    from (select 1) one left join t on true`;
+  });
+}
+
+/**
+ * Insert a tracking in the statement that pays for it (paidTrackingStatement's), with `values` bound. One statement,
+ * so in autocommit the account is locked for this statement alone. The new row, or null when the balance was short
+ * and nothing was written.
+ */
+export async function insertPaidTracking<V extends PaidTrackingValues>(
+  db: Queryable,
+  statement: StatementOnce<V>,
+  values: V,
+): Promise<TrackingRow | null> {
+  const r = await statement.execute(db, values);
   const row = rowsOf<{ row: string | null }>(r)[0]!.row;
   return row ? trackingFromRaw(JSON.parse(row) as Record<string, unknown>) : null;
 }

@@ -27,7 +27,8 @@ import { promisedNotify, type StoredSettings } from '../notifications/notificati
 import {
   balanceCents,
   bookCharges,
-  freshChargeCtes,
+  balanceEvent,
+  freshChargeCtesOnce,
   InsufficientBalanceError,
   insufficientFor,
   lockAccount,
@@ -45,14 +46,15 @@ import { carriersOf, type JourneyStartLookup } from '../carriers/carriers.servic
 import { recordStatusChange } from './events.ts';
 import { brandOfOwner, detectShm, publicShipment } from '../shipments/shipments.service.ts';
 import { publicWindow } from '../planning/planning.service.ts';
-import { FIRST_IN_LINE, LEASE_MS, refreshWakeSql } from './refresh.ts';
+import { FIRST_IN_LINE, LEASE_MS, refreshWake } from './refresh.ts';
 import { refreshJob } from './trackings.jobs.ts';
 import { enqueue } from '../../jobs/define.ts';
 import { isFinal } from './schedule.ts';
 import * as repo from './trackings.repository.ts';
 import { checkpointJson, fingerprint, publicView, trackingView } from './views.ts';
 import { postalOf } from './estimate.ts';
-import { liveNotifySql, publishLive } from '../live/live.service.ts';
+import { publishLive, type LiveEvent } from '../live/live.service.ts';
+import { busMessages, notifyMessageSql } from '../../lib/bus.ts';
 
 type AddInput = z.output<typeof AddSchema>;
 type UpdateInput = z.output<typeof updateTrackingRequest>;
@@ -78,6 +80,39 @@ function resolve(input: { tid: string; courier: AddInput['courier'] }) {
   }
 }
 
+/** What an add binds in its statement: the tracking's columns, the charge's description and the messages it sends. */
+export type AddValues = repo.PaidTrackingValues & { chargeDescription: string; messages: string };
+
+/**
+ * The add's statement, built once per process (decision 187): the tracking's insert (the repository's), the charge
+ * with its follow-ups (billing's) and one notification, with placeholders where each add binds its AddValues. The
+ * charge's ref is the tracking's id. The notification carries the add's three messages (addMessages), sent when the
+ * tracking is inserted, so the charge sends none of its own. Exported for bench/add-parts.ts.
+ */
+export const addStatement = repo.paidTrackingStatement<AddValues>(() => ({
+  charge: freshChargeCtesOnce(PRICING.trackingCents, 'tracking', {
+    userId: sql.placeholder('userId'),
+    ref: sql.placeholder('id'),
+    description: sql.placeholder('chargeDescription'),
+  }),
+  live: notifyMessageSql(sql.placeholder('messages')),
+}));
+
+/**
+ * The add's three messages in one notification (bus.busMessages, decision 187), in the order they were sent one by
+ * one before: the balance moved (the account's open tabs), the tracking added (the same), and the scheduler's wake (the
+ * tracking is due first in line, so its first refresh starts at once).
+ */
+export const addMessages = (userId: string, trackingId: string, tid: string): string =>
+  busMessages([
+    { topic: 'live', data: balanceEvent(userId) },
+    {
+      topic: 'live',
+      data: { kind: 'tracking', accountId: userId, trackingId, tid, status: 'Pending', statusChanged: false } satisfies LiveEvent,
+    },
+    refreshWake,
+  ]);
+
 /**
  * Store the tracking and charge for it in one statement (in `db`: the database, so the statement commits alone,
  * or the caller's transaction). The account is locked from that statement to its commit, so concurrent adds of one
@@ -95,29 +130,26 @@ async function addPaid(
   // A number the account already tracks fails the insert on the (user, tid) unique index: addTracking answers 409.
   const id = randomUUID();
   const now = ctx.now();
-  const row = await repo.insertPaidTracking(
-    db,
-    {
-      id,
-      userId: user.id,
-      tid: resolved.tid,
-      courier: resolved.courier,
-      title: input.title ?? '',
-      orderId: input.orderId ?? '',
-      customer: input.customer ?? '',
-      notifyEmail: input.notify?.email ?? '',
-      notifyPhone: input.notify?.phone ?? '',
-      note: input.note ?? '',
-      // Known from the number alone for some carriers (a UPS 1Z number's service digits); the carrier's own name replaces it.
-      service: serviceFromNumber(resolved.tid, resolved.courier),
-      status: 'Pending',
-      nextCheckAt: FIRST_IN_LINE,
-      createdAt: now,
-      updatedAt: now,
-    },
-    freshChargeCtes(user.id, PRICING.trackingCents, 'tracking', id, `Tracking ${resolved.tid}`),
-    sql`${liveNotifySql({ kind: 'tracking', accountId: user.id, trackingId: id, tid: resolved.tid, status: 'Pending', statusChanged: false })}, ${refreshWakeSql()}`,
-  );
+  const row = await repo.insertPaidTracking(db, addStatement, {
+    id,
+    userId: user.id,
+    tid: resolved.tid,
+    courier: resolved.courier,
+    title: input.title ?? '',
+    orderId: input.orderId ?? '',
+    customer: input.customer ?? '',
+    notifyEmail: input.notify?.email ?? '',
+    notifyPhone: input.notify?.phone ?? '',
+    note: input.note ?? '',
+    // Known from the number alone for some carriers (a UPS 1Z number's service digits); the carrier's own name replaces it.
+    service: serviceFromNumber(resolved.tid, resolved.courier),
+    status: 'Pending',
+    nextCheckAt: FIRST_IN_LINE,
+    createdAt: now,
+    updatedAt: now,
+    chargeDescription: `Tracking ${resolved.tid}`,
+    messages: addMessages(user.id, id, resolved.tid),
+  });
   if (!row) throw await insufficientFor(db, user.id, PRICING.trackingCents);
   return row;
 }
