@@ -19,7 +19,7 @@ import {
   type updateTrackingRequest,
 } from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
-import type { Queryable, Tx } from '../../db/client.ts';
+import type { Tx } from '../../db/client.ts';
 import { AppError, badRequest, conflict, notFound, tooMany } from '../../lib/errors.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { UserRow } from '../accounts/accounts.repository.ts';
