@@ -49,6 +49,11 @@ const REFRESH_N = Number(process.env.BENCH_REFRESH_N ?? 2000);
 /** The add alone at 1k (see the header). */
 const ONLY_ADD = process.env.BENCH_TRACKINGS_ONLY === 'add';
 const ADD_PAIRS = Number(process.env.BENCH_ADD_PAIRS ?? 2);
+/**
+ * BENCH_ADD_ACCOUNTS=N (with BENCH_TRACKINGS_ONLY=add): the adds go to N accounts in turn, the API's and the floor's
+ * alike (decision 190). One account by default: every add then waits for the account's lock (decision 189).
+ */
+const ADD_ACCOUNTS = Math.max(1, Number(process.env.BENCH_ADD_ACCOUNTS ?? 1));
 const PGLITE_ONLY = process.env.BENCH_TRACKINGS_PGLITE_ONLY === '1';
 const POSTGRES_ONLY = process.env.BENCH_TRACKINGS_POSTGRES_ONLY === '1';
 
@@ -310,12 +315,13 @@ async function floorRoutes(app: App) {
   // The number comes in the body, built one by one by the load generator as the API's are (floorAdds): the same
   // request and the same work for the generator in this thread; no validation, no detection.
   f.post('/floor/add', async (req) => {
-    const tid = (req.body as { tid: string }).tid;
+    const { tid, account } = req.body as { tid: string; account?: string };
+    const userId = account ?? app.userId;
     const r = await executeNamed(
       app.ctx.db,
-      sql`with t as (insert into trackings (user_id, tid, courier, next_check_at) values (${app.userId}::uuid, ${tid}, 'ups', now()) returning id, tid),
-               l as (insert into ledger_entries (user_id, amount_cents, kind, ref, description) select ${app.userId}::uuid, -5, 'tracking', t.id::text, t.tid from t returning amount_cents)
-          update billing_accounts set balance_cents = balance_cents + (select amount_cents from l), updated_at = now() where user_id = ${app.userId}::uuid returning balance_cents`,
+      sql`with t as (insert into trackings (user_id, tid, courier, next_check_at) values (${userId}::uuid, ${tid}, 'ups', now()) returning id, tid),
+               l as (insert into ledger_entries (user_id, amount_cents, kind, ref, description) select ${userId}::uuid, -5, 'tracking', t.id::text, t.tid from t returning amount_cents)
+          update billing_accounts set balance_cents = balance_cents + (select amount_cents from l), updated_at = now() where user_id = ${userId}::uuid returning balance_cents`,
     );
     return {
       code: 201,
@@ -329,7 +335,13 @@ async function floorRoutes(app: App) {
 }
 
 /** Adds of a new number `${prefix}N` (UPS) each, built one by one, to `path` on `url` with `headers`. */
-function adds(url: string, path: string, headers: Record<string, string>, prefix: string) {
+function adds(
+  url: string,
+  path: string,
+  headers: Record<string, string>,
+  prefix: string,
+  turns: Array<{ headers?: Record<string, string>; body?: object }> = [{}],
+) {
   let n = 0;
   return (opts: Partial<autocannon.Options> = {}) =>
     load({
@@ -339,19 +351,64 @@ function adds(url: string, path: string, headers: Record<string, string>, prefix
           method: 'POST',
           path,
           headers: { 'content-type': 'application/json', ...headers },
-          setupRequest: (req: autocannon.Request) => ({ ...req, body: JSON.stringify({ tid: `${prefix}${n++}`, courier: 'ups' }) }),
+          setupRequest: (req: autocannon.Request) => {
+            const i = n++;
+            const turn = turns[i % turns.length]!;
+            return {
+              ...req,
+              headers: { ...req.headers, ...turn.headers },
+              body: JSON.stringify({ tid: `${prefix}${i}`, courier: 'ups', ...turn.body }),
+            };
+          },
         },
       ],
       ...opts,
     });
 }
 
-/** Load on the API's add: with the account's session and real HTTP statuses. */
-const apiAdds = (app: App, prefix: string) =>
-  adds(app.url, '/v1/trackings/add', { 'sm-api-token': app.session, 'sm-http-status': 'real' }, prefix);
+/** Load on the API's add: with the account's session (or `accounts`' in turn) and real HTTP statuses. */
+const apiAdds = (app: App, prefix: string, accounts: Account[] = []) =>
+  adds(
+    app.url,
+    '/v1/trackings/add',
+    { 'sm-api-token': app.session, 'sm-http-status': 'real' },
+    prefix,
+    accounts.map((a) => ({ headers: { 'sm-api-token': a.session } })),
+  );
 
-/** Load on the floor's add: the same requests as the API's (a new number in each body), without a session. */
-const floorAdds = (url: string, prefix: string) => adds(url, '/floor/add', {}, prefix);
+/** Load on the floor's add: the same requests as the API's (a new number in each body, `accounts` in turn), without a session. */
+const floorAdds = (url: string, prefix: string, accounts: Account[] = []) =>
+  adds(
+    url,
+    '/floor/add',
+    {},
+    prefix,
+    accounts.map((a) => ({ body: { account: a.userId } })),
+  );
+
+type Account = { session: string; userId: string };
+
+/** `n` accounts for BENCH_ADD_ACCOUNTS: the app's own and n - 1 signed up beside it, each topped up as openApp does. */
+async function accountsOf(app: App, n: number): Promise<Account[]> {
+  const out: Account[] = [{ session: app.session, userId: app.userId }];
+  for (let i = 1; i < n; i++) {
+    const email = `bench${Date.now()}-${i}@example.com`;
+    const res = await fetch(`${app.url}/v1/user/general/signup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email, password: PASSWORD, repassword: PASSWORD, terms: true }),
+    });
+    const session = ((await res.json()) as { payload?: { sessionToken?: string } }).payload?.sessionToken;
+    if (!session) throw new Error(`no session for ${email}`);
+    const [u] = await rows<{ id: string }>(app.ctx, sql`select id from users where email = ${email}`);
+    await app.ctx.db.execute(
+      sql`insert into ledger_entries (user_id, amount_cents, kind, ref) values (${u!.id}, 1000000000, 'topup', ${`bench-${email}`})`,
+    );
+    await app.ctx.db.execute(sql`update billing_accounts set balance_cents = balance_cents + 1000000000 where user_id = ${u!.id}`);
+    out.push({ session, userId: u!.id });
+  }
+  return out;
+}
 
 /** The monotonic clock in µs: the clock of a V8 CPU profile's timestamps (bench/profile-summary.ts cuts a profile by it). */
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
@@ -365,8 +422,9 @@ async function addAlone(kind: string, databaseUrl: string | undefined, out: Benc
   const floor = await floorRoutes(app);
   try {
     const s = await seed(app.ctx, app.userId, 1, 1000);
-    const api = apiAdds(app, 'BENCHA');
-    const floorAdd = floorAdds(floor.url, 'BENCHAF');
+    const accounts = ADD_ACCOUNTS > 1 ? await accountsOf(app, ADD_ACCOUNTS) : [];
+    const api = apiAdds(app, 'BENCHA', accounts);
+    const floorAdd = floorAdds(floor.url, 'BENCHAF', accounts);
     await floorAdd({ duration: 1 });
     await api({ duration: 1 });
     // PostgreSQL's CPU: its postmaster's and every process the postmaster started.
@@ -399,7 +457,7 @@ async function addAlone(kind: string, databaseUrl: string | undefined, out: Benc
     const list = (k: 'floor' | 'api', f: (r: Load) => number) => rounds[k].map(f).join(', ');
     out.push({
       name: 'add a tracking alone: the API and its floor in alternation',
-      setup: `${kind}, 1k trackings (seeded in ${s.seconds.toFixed(1)} s)`,
+      setup: `${kind}, 1k trackings (seeded in ${s.seconds.toFixed(1)} s)${ADD_ACCOUNTS > 1 ? `, adds to ${ADD_ACCOUNTS} accounts in turn` : ''}`,
       metrics: {
         'API req/s': list('api', (r) => r.rps),
         'floor req/s': list('floor', (r) => r.rps),

@@ -84,6 +84,13 @@ export type BusHandler = (m: BusMessage) => void;
 export interface Bus {
   /** Call `fn` for every message of `topic` from any process (this one included); returns the unsubscribe. */
   subscribe(topic: BusTopic, fn: BusHandler): () => void;
+  /**
+   * Send `messages` soon, after work that has committed (decision 190): this process's messages of the next
+   * SEND_WINDOW_MS go together in one notification (several if they exceed NOTIFY's limit), in order, each with its
+   * own id. Hints only: a process that dies before it sends them loses them (pages catch up at their next refetch, the
+   * scheduler at its next tick).
+   */
+  sendSoon(messages: Array<{ topic: BusTopic; data: Record<string, unknown> }>): void;
   /** How many handlers are subscribed (tests check a closed stream lets go of its handler). */
   handlerCount(topic?: BusTopic): number;
   close(): Promise<void>;
@@ -184,6 +191,7 @@ export async function createBus(database: Database, log: FastifyBaseLogger): Pro
   };
 
   const stop = database.kind === 'pglite' ? await listenPglite(database, dispatch) : await listenPostgres(database, log, dispatch);
+  const sender = createSender(database, log);
 
   return {
     subscribe(topic, fn) {
@@ -198,9 +206,65 @@ export async function createBus(database: Database, log: FastifyBaseLogger): Pro
       for (const s of handlers.values()) n += s.size;
       return n;
     },
+    sendSoon: sender.sendSoon,
     async close() {
+      await sender.flush();
       handlers.clear();
       await stop();
     },
+  };
+}
+
+/** How long sendSoon gathers a process's messages before it sends them (decision 190). */
+export const SEND_WINDOW_MS = 2;
+
+/** The notifications sendSoon makes of `messages`: in order, each with a new id, as few JSON arrays as fit under NOTIFY's limit. */
+export function gathered(messages: Array<{ topic: BusTopic; data: Record<string, unknown> }>): string[] {
+  const texts: string[] = [];
+  let part: string[] = [];
+  let size = 2;
+  for (const { topic, data } of messages) {
+    const text = JSON.stringify({ topic, id: newMessageId(), data } satisfies BusMessage);
+    if (text.length + 2 > MAX_PAYLOAD) throw new Error(`bus message too large (${text.length} bytes) on topic ${topic}`);
+    if (part.length && size + text.length + 1 > MAX_PAYLOAD) {
+      texts.push(`[${part.join(',')}]`);
+      part = [];
+      size = 2;
+    }
+    part.push(text);
+    size += text.length + 1;
+  }
+  if (part.length) texts.push(`[${part.join(',')}]`);
+  return texts;
+}
+
+/** sendSoon's side: the window's messages, sent by one statement each notification, outside any transaction. */
+function createSender(database: Database, log: FastifyBaseLogger) {
+  let pending: Array<{ topic: BusTopic; data: Record<string, unknown> }> = [];
+  let timer: NodeJS.Timeout | undefined;
+  let sending: Promise<void> = Promise.resolve();
+  const send = async (batch: typeof pending) => {
+    for (const text of gathered(batch)) {
+      try {
+        await database.db.execute(sql`select ${notifyMessageSql(text)}`);
+      } catch (err) {
+        log.warn({ err, messages: batch.length }, 'bus messages could not be sent; their pages catch up at their next refetch');
+      }
+    }
+  };
+  const flush = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    const batch = pending;
+    pending = [];
+    if (batch.length) sending = sending.then(() => send(batch));
+    return sending;
+  };
+  return {
+    sendSoon(messages: Array<{ topic: BusTopic; data: Record<string, unknown> }>) {
+      pending.push(...messages);
+      timer ??= setTimeout(() => void flush(), SEND_WINDOW_MS);
+    },
+    flush,
   };
 }

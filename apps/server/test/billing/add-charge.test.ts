@@ -10,6 +10,7 @@ import { alerts, ledgerEntries, payments, trackings } from '../../src/db/schema.
 import { balanceCents, bookCharges, credit, ledgerSumCents, lockAccount } from '../../src/modules/billing/billing.service.ts';
 import { add, setBalance, userIdOf } from '../trackings/fixtures.ts';
 import { BUS_CHANNEL } from '../../src/lib/bus.ts';
+import { addAloneStatement, addStatement } from '../../src/modules/trackings/trackings.service.ts';
 import pg from 'pg';
 
 let env: TestEnv;
@@ -182,6 +183,98 @@ describe('the charge of an add', () => {
     expect(got).toEqual(['live:balance', 'live:tracking', 'jobs:tracking-refresh-scheduler']);
     const mine = JSON.parse(raw.find((p) => p.includes(id))!) as Array<{ topic: string; id: string }>;
     expect(mine.map((m) => m.topic)).toEqual(['live', 'live', 'jobs']);
+  });
+});
+
+describe('the messages of adds that commit alone (decision 190)', () => {
+  it('ten adds at once share notifications, each message once, each sent after its add committed', async () => {
+    const a = await signUp(env.app);
+    const id = await userIdOf(env, a.email);
+    const raw: string[] = [];
+    const unlisten = await listenRaw((payload) => raw.push(payload));
+    // A tracking event's row must be there when a page refetches on it: read it as the event arrives.
+    const seen: Array<Promise<boolean>> = [];
+    const stop = env.ctx.bus.subscribe('live', (m) => {
+      if (m.data.accountId !== id || m.data.kind !== 'tracking') return;
+      seen.push(
+        env.ctx.db
+          .select({ id: trackings.id })
+          .from(trackings)
+          .where(eq(trackings.id, String(m.data.trackingId)))
+          .then((r) => r.length === 1),
+      );
+    });
+    try {
+      const codes = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => add(env, a.apiKey, { tid: `SOON${1000001 + i}`, courier: 'ups' }).then((r) => r.statusCode)),
+      );
+      expect(codes).toEqual(Array(10).fill(201));
+      await expect.poll(() => seen.length).toBe(10);
+    } finally {
+      stop();
+      await unlisten();
+    }
+    expect(await Promise.all(seen)).toEqual(Array(10).fill(true));
+    const mine = raw.filter((p) => p.includes(id)).map((p) => JSON.parse(p) as Array<{ id: string; data: { kind?: string } }>);
+    const messages = mine.flat();
+    expect(messages.filter((m) => m.data.kind === 'tracking')).toHaveLength(10);
+    expect(messages.filter((m) => m.data.kind === 'balance')).toHaveLength(10);
+    expect(new Set(messages.map((m) => m.id)).size).toBe(messages.length);
+    expect(mine.length).toBeLessThanOrEqual(10);
+  });
+
+  it("an add alone leaves its messages to the bus's sendSoon, not to its statement", async () => {
+    const a = await signUp(env.app);
+    const id = await userIdOf(env, a.email);
+    const sent: Array<Array<{ topic: string; data: Record<string, unknown> }>> = [];
+    const bus = env.ctx.bus;
+    const original = bus.sendSoon;
+    bus.sendSoon = (messages) => {
+      sent.push(messages);
+      original(messages);
+    };
+    try {
+      expect((await add(env, a.apiKey, { tid: 'SOON2000001', courier: 'ups' })).statusCode).toBe(201);
+    } finally {
+      bus.sendSoon = original;
+    }
+    expect(sent.map((ms) => ms.map((m) => `${m.topic}:${String(m.data.kind ?? m.data.queue)}`))).toEqual([
+      ['live:balance', 'live:tracking', 'jobs:tracking-refresh-scheduler'],
+    ]);
+    expect(sent[0]![0]!.data.accountId).toBe(id);
+    expect(addAloneStatement.query(env.ctx.db).sql).not.toMatch(/pg_notify/);
+    expect(addStatement.query(env.ctx.db).sql).toMatch(/pg_notify/);
+  });
+
+  it('messages sent in one moment go in one notification, in order', async () => {
+    const raw: string[] = [];
+    const unlisten = await listenRaw((payload) => raw.push(payload));
+    const tag = `moment-${Math.random()}`;
+    try {
+      for (let i = 0; i < 10; i++) env.ctx.bus.sendSoon([{ topic: 'live', data: { kind: 'balance', accountId: tag, i } }]);
+      await expect.poll(() => raw.filter((p) => p.includes(tag)).length).toBe(1);
+      await new Promise((r) => setTimeout(r, 50));
+    } finally {
+      await unlisten();
+    }
+    const mine = raw.filter((p) => p.includes(tag));
+    expect(mine).toHaveLength(1);
+    expect((JSON.parse(mine[0]!) as Array<{ data: { i: number } }>).map((m) => m.data.i)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  });
+
+  it("an add in an Idempotency-Key's transaction sends its three messages with its commit, in one notification", async () => {
+    const a = await signUp(env.app);
+    const id = await userIdOf(env, a.email);
+    const raw: string[] = [];
+    const unlisten = await listenRaw((payload) => raw.push(payload));
+    try {
+      expect((await add(env, a.apiKey, { tid: 'KEYN1000001', courier: 'ups' }, { 'idempotency-key': `soon-${id}` })).statusCode).toBe(201);
+      await expect.poll(() => raw.filter((p) => p.includes(id)).length).toBe(1);
+    } finally {
+      await unlisten();
+    }
+    const mine = JSON.parse(raw.find((p) => p.includes(id))!) as Array<{ topic: string; data: { kind?: string } }>;
+    expect(mine.map((m) => `${m.topic}:${m.data.kind ?? 'wake'}`)).toEqual(['live:balance', 'live:tracking', 'jobs:wake']);
   });
 });
 

@@ -19,7 +19,7 @@ import {
   type updateTrackingRequest,
 } from '@shiptrail/contract';
 import type { AppContext } from '../../context.ts';
-import type { Queryable, Tx } from '../../db/client.ts';
+import type { Tx } from '../../db/client.ts';
 import { AppError, badRequest, conflict, notFound, tooMany } from '../../lib/errors.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { UserRow } from '../accounts/accounts.repository.ts';
@@ -89,29 +89,41 @@ export type AddValues = repo.PaidTrackingValues & { chargeDescription: string; m
  * charge's ref is the tracking's id. The notification carries the add's three messages (addMessages), sent when the
  * tracking is inserted, so the charge sends none of its own. Exported for bench/add-parts.ts.
  */
-export const addStatement = repo.paidTrackingStatement<AddValues>(() => ({
-  charge: freshChargeCtesOnce(PRICING.trackingCents, 'tracking', {
+const addCharge = () =>
+  freshChargeCtesOnce(PRICING.trackingCents, 'tracking', {
     userId: sql.placeholder('userId'),
     ref: sql.placeholder('id'),
     description: sql.placeholder('chargeDescription'),
-  }),
+  });
+export const addStatement = repo.paidTrackingStatement<AddValues>(() => ({
+  charge: addCharge(),
   live: notifyMessageSql(sql.placeholder('messages')),
 }));
 
 /**
- * The add's three messages in one notification (bus.busMessages, decision 187), in the order they were sent one by
- * one before: the balance moved (the account's open tabs), the tracking added (the same), and the scheduler's wake (the
- * tracking is due first in line, so its first refresh starts at once).
+ * The same statement without the notification, for an add that commits alone: its messages are sent after it, with
+ * the other adds' of the next moments (bus.sendSoon, decision 190). A transaction that notifies makes PostgreSQL
+ * commit it alone (NOTIFY's lock at commit, decision 189): concurrent adds then waited for each other's commits.
  */
+export const addAloneStatement = repo.paidTrackingStatement<AddValues>(() => ({ charge: addCharge(), live: sql`null` }));
+
+/**
+ * The add's three messages, in the order they were sent one by one before decision 187: the balance moved (the
+ * account's open tabs), the tracking added (the same), and the scheduler's wake (the tracking is due first in line,
+ * so its first refresh starts at once).
+ */
+export const addMessageList = (userId: string, trackingId: string, tid: string) => [
+  { topic: 'live' as const, data: balanceEvent(userId) },
+  {
+    topic: 'live' as const,
+    data: { kind: 'tracking', accountId: userId, trackingId, tid, status: 'Pending', statusChanged: false } satisfies LiveEvent,
+  },
+  refreshWake,
+];
+
+/** The add's three messages in one notification (bus.busMessages, decision 187), for an add in a caller's transaction. */
 export const addMessages = (userId: string, trackingId: string, tid: string): string =>
-  busMessages([
-    { topic: 'live', data: balanceEvent(userId) },
-    {
-      topic: 'live',
-      data: { kind: 'tracking', accountId: userId, trackingId, tid, status: 'Pending', statusChanged: false } satisfies LiveEvent,
-    },
-    refreshWake,
-  ]);
+  busMessages(addMessageList(userId, trackingId, tid));
 
 /**
  * Store the tracking and charge for it in one statement (in `db`: the database, so the statement commits alone,
@@ -122,7 +134,7 @@ export const addMessages = (userId: string, trackingId: string, tid: string): st
  */
 async function addPaid(
   ctx: AppContext,
-  db: Queryable,
+  tx: Tx | undefined,
   user: UserRow,
   input: AddInput,
   resolved: { tid: string; courier: string },
@@ -130,7 +142,8 @@ async function addPaid(
   // A number the account already tracks fails the insert on the (user, tid) unique index: addTracking answers 409.
   const id = randomUUID();
   const now = ctx.now();
-  const row = await repo.insertPaidTracking(db, addStatement, {
+  // In a caller's transaction the messages go with its commit; alone, after this statement's (decision 190).
+  const row = await repo.insertPaidTracking(tx ?? ctx.db, tx ? addStatement : addAloneStatement, {
     id,
     userId: user.id,
     tid: resolved.tid,
@@ -148,9 +161,10 @@ async function addPaid(
     createdAt: now,
     updatedAt: now,
     chargeDescription: `Tracking ${resolved.tid}`,
-    messages: addMessages(user.id, id, resolved.tid),
+    messages: tx ? addMessages(user.id, id, resolved.tid) : '',
   });
-  if (!row) throw await insufficientFor(db, user.id, PRICING.trackingCents);
+  if (!row) throw await insufficientFor(tx ?? ctx.db, user.id, PRICING.trackingCents);
+  if (!tx) ctx.bus.sendSoon(addMessageList(user.id, id, resolved.tid));
   return row;
 }
 
@@ -176,7 +190,7 @@ export function addRequestIdentity(input: AddInput): unknown {
 export async function addTracking(ctx: AppContext, user: UserRow, input: AddInput, tx?: Tx): Promise<AddedTracking> {
   const resolved = resolve(input);
   try {
-    const row = await addPaid(ctx, tx ?? ctx.db, user, input, resolved);
+    const row = await addPaid(ctx, tx, user, input, resolved);
     return { view: trackingView(row, [], user.uid, carriersOf(ctx).isSandbox(row.courier as never)), warning: resolved.warning };
   } catch (err) {
     // Two adds of one number raced past the duplicate check: the unique index decides.
