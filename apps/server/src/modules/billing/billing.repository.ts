@@ -68,9 +68,10 @@ export const balanceEvent = (userId: string): LiveEvent => ({ kind: 'balance', a
 
 /**
  * Who is charged, for what and under which ref: the values themselves, or, in a statement built once (StatementOnce,
- * decision 187), the placeholders where each request binds them. A statement built once sends the charge's live
- * event (balanceEvent) itself, in its one notification with its other messages (bus.busMessages), since each
- * message has a new id: its `charge_live` sends nothing.
+ * decision 187), the placeholders where each request binds them. With placeholders `charge_live` sends nothing (a
+ * message needs a new id each time): the statement's caller sends the charge's live event (balanceEvent) with its
+ * other messages, in the statement's one notification (bus.busMessages) or after its commit (bus.sendSoon, decision
+ * 190).
  */
 export type ChargeValues =
   { userId: string; ref: string; description: string } | { userId: Placeholder; ref: Placeholder; description: Placeholder };

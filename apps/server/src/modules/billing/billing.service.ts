@@ -81,8 +81,8 @@ export function freshChargeCtes(userId: string, cents: number, kind: LedgerKind,
 
 /**
  * freshChargeCtes in a statement built once (StatementOnce, decision 187): the same WITH queries with placeholders
- * where each request binds the account, the ref and the description. The statement sends `balanceEvent(userId)` on
- * the live topic itself, with its own messages in one notification (repo.ChargeValues).
+ * where each request binds the account, the ref and the description. Its caller sends `balanceEvent(userId)` on the
+ * live topic with its own messages (repo.ChargeValues).
  */
 export function freshChargeCtesOnce(
   cents: number,
