@@ -81,15 +81,22 @@ async function useRaw(pglite: PGlite, heard: string[]) {
   );
 }
 
-// No pool on PostgreSQL, nor when a developer turned it off (TEST_PGLITE_POOL=off) to tell whether a failure depends on it.
-describe.skipIf(onPostgres || process.env.TEST_PGLITE_POOL === 'off')('the test envs’ PGlite pool', () => {
+// No pool on PostgreSQL. The pool is off by default (decision 186): this file turns it on for its own envs and puts
+// the setting back after (the files of a worker process run one after another).
+describe.skipIf(onPostgres)('the test envs’ PGlite pool', () => {
   let fresh: Database;
   let freshState: Awaited<ReturnType<typeof stateOf>>;
+  const before = process.env.TEST_PGLITE_POOL;
   beforeAll(async () => {
+    process.env.TEST_PGLITE_POOL = 'on';
     fresh = await freshCopy();
     freshState = await stateOf(fresh.pglite!);
   });
-  afterAll(() => fresh?.close());
+  afterAll(async () => {
+    if (before === undefined) delete process.env.TEST_PGLITE_POOL;
+    else process.env.TEST_PGLITE_POOL = before;
+    await fresh?.close();
+  });
 
   it('a reused database equals a fresh copy of the template after a use that wrote, advanced, listened and locked', async () => {
     const first = await createTestEnv();
