@@ -243,13 +243,12 @@ function createSender(database: Database, log: FastifyBaseLogger) {
   let pending: Array<{ topic: BusTopic; data: Record<string, unknown> }> = [];
   let timer: NodeJS.Timeout | undefined;
   let sending: Promise<void> = Promise.resolve();
+  // Never rejects: a failed send (the database gone, a message over the limit) is logged, and later sends still go.
   const send = async (batch: typeof pending) => {
-    for (const text of gathered(batch)) {
-      try {
-        await database.db.execute(sql`select ${notifyMessageSql(text)}`);
-      } catch (err) {
-        log.warn({ err, messages: batch.length }, 'bus messages could not be sent; their pages catch up at their next refetch');
-      }
+    try {
+      for (const text of gathered(batch)) await database.db.execute(sql`select ${notifyMessageSql(text)}`);
+    } catch (err) {
+      log.warn({ err, messages: batch.length }, 'bus messages could not be sent; their pages catch up at their next refetch');
     }
   };
   const flush = () => {
