@@ -353,7 +353,7 @@ function adds(
           headers: { 'content-type': 'application/json', ...headers },
           setupRequest: (req: autocannon.Request) => {
             const i = n++;
-            const turn = turns[i % turns.length]!;
+            const turn = turns.length ? turns[i % turns.length]! : {};
             return {
               ...req,
               headers: { ...req.headers, ...turn.headers },
