@@ -66,9 +66,9 @@ function busMessage(topic: BusTopic, data: Record<string, unknown>): string {
  * text (it has no topic): during a rolling upgrade its streams miss those events until their next refetch.
  */
 export function busMessages(messages: Array<{ topic: BusTopic; data: Record<string, unknown> }>): string {
-  const payload = JSON.stringify(messages.map(({ topic, data }) => ({ topic, id: newMessageId(), data }) satisfies BusMessage));
-  if (payload.length > MAX_PAYLOAD) throw new Error(`bus messages too large (${payload.length} bytes), ${messages.length} messages`);
-  return payload;
+  const texts = gathered(messages);
+  if (texts.length !== 1) throw new Error(`bus messages too large for one notification: ${messages.length} messages`);
+  return texts[0]!;
 }
 
 /**
