@@ -150,9 +150,12 @@ describe('refresh engine against the carrier sandbox', () => {
     const eventsBefore = await env.ctx.db.select().from(trackingEvents).where(eq(trackingEvents.trackingId, t.id));
     const [again] = await carriersOf(env.ctx).track('fedex', [EX.fedex.delivered]);
     expect(again!.ok).toBe(true);
-    // Re-open the tracking as if a delayed job ran again, then apply the same result twice.
-    await env.ctx.db.update(trackings).set({ nextCheckAt: new Date(), status: 'Delivered' }).where(eq(trackings.id, t.id));
-    await env.ctx.db.update(trackings).set({ status: 'OutForDelivery' }).where(eq(trackings.id, t.id));
+    // Re-open the tracking as if a delayed job ran again, then apply the same result twice. Its next check is an hour
+    // away: the scheduler running beside this test must not claim it and apply the result first (CI saw that once).
+    await env.ctx.db
+      .update(trackings)
+      .set({ nextCheckAt: new Date(Date.now() + 3_600_000), status: 'OutForDelivery' })
+      .where(eq(trackings.id, t.id));
     expect(await applyResult(env.ctx, t.id, again!, modeOf(env.ctx, 'fedex'))).toBe(true);
     expect(await applyResult(env.ctx, t.id, again!, modeOf(env.ctx, 'fedex'))).toBe(false);
     const after = await env.ctx.db.select().from(checkpoints).where(eq(checkpoints.trackingId, t.id));
