@@ -7,7 +7,9 @@
 // BENCH_ADD_PAIRS pairs, default 2, BENCH_SECONDS each). Each round's start and end are logged on the monotonic clock
 // in µs, the clock of a `--cpu-prof` profile's samples, so a profile of the process (its database thread's too) can
 // be cut into its rounds with bench/profile-summary.ts. With it, BENCH_TRACKINGS_POSTGRES_ONLY=1 leaves PGlite out
-// (BENCH_TRACKINGS_PGLITE_ONLY=1 leaves PostgreSQL out, with it or without). Run it without writing bench/results: `BENCH_OUT_DIR=/tmp/x npm run bench -- trackings`.
+// (BENCH_TRACKINGS_PGLITE_ONLY=1 leaves PostgreSQL out, with it or without).
+// BENCH_TRACKINGS_ONLY=refresh runs the refresh engine's round alone at 1k, BENCH_REFRESH_ROUNDS times (default 1) on
+// each database (the same two options leave one out): to compare two commits' engines on one machine at one load. Run it without writing bench/results: `BENCH_OUT_DIR=/tmp/x npm run bench -- trackings`.
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -48,6 +50,8 @@ const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const REFRESH_N = Number(process.env.BENCH_REFRESH_N ?? 2000);
 /** The add alone at 1k (see the header). */
 const ONLY_ADD = process.env.BENCH_TRACKINGS_ONLY === 'add';
+const ONLY_REFRESH = process.env.BENCH_TRACKINGS_ONLY === 'refresh';
+const REFRESH_ROUNDS = Math.max(1, Number(process.env.BENCH_REFRESH_ROUNDS ?? 1));
 const ADD_PAIRS = Number(process.env.BENCH_ADD_PAIRS ?? 2);
 /**
  * BENCH_ADD_ACCOUNTS=N (with BENCH_TRACKINGS_ONLY=add): the adds go to N accounts in turn, the API's and the floor's
@@ -768,6 +772,14 @@ export default async function trackingsBench(): Promise<BenchResult[]> {
   if (ONLY_ADD) {
     if (!POSTGRES_ONLY) await addAlone('PGlite', undefined, out);
     if (!PGLITE_ONLY) await onOwnPostgres(out, (pg) => addAlone(pg.version, pg.url, out));
+    return out;
+  }
+  if (ONLY_REFRESH) {
+    const rounds = async (kind: string, url: string | undefined) => {
+      for (let i = 0; i < REFRESH_ROUNDS; i++) await refreshBench(kind, url, out, false);
+    };
+    if (!POSTGRES_ONLY) await rounds('PGlite', undefined);
+    if (!PGLITE_ONLY) await onOwnPostgres(out, (pg) => rounds(pg.version, pg.url));
     return out;
   }
   const pgliteApi = await apiBench('PGlite', undefined, out, PGLITE_BIG);
