@@ -9,7 +9,8 @@
 // be cut into its rounds with bench/profile-summary.ts. With it, BENCH_TRACKINGS_POSTGRES_ONLY=1 leaves PGlite out
 // (BENCH_TRACKINGS_PGLITE_ONLY=1 leaves PostgreSQL out, with it or without).
 // BENCH_TRACKINGS_ONLY=refresh runs the refresh engine's round alone at 1k, BENCH_REFRESH_ROUNDS times (default 1) on
-// each database (the same two options leave one out): to compare two commits' engines on one machine at one load. Run it without writing bench/results: `BENCH_OUT_DIR=/tmp/x npm run bench -- trackings`.
+// each database (the same two options leave one out): to compare two commits' engines on one machine at one load;
+// BENCH_REFRESH_BIG=1 follows each 1k round with one at BIG and logs the pair's difference in points. Run it without writing bench/results: `BENCH_OUT_DIR=/tmp/x npm run bench -- trackings`.
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -52,6 +53,8 @@ const REFRESH_N = Number(process.env.BENCH_REFRESH_N ?? 2000);
 const ONLY_ADD = process.env.BENCH_TRACKINGS_ONLY === 'add';
 const ONLY_REFRESH = process.env.BENCH_TRACKINGS_ONLY === 'refresh';
 const REFRESH_ROUNDS = Math.max(1, Number(process.env.BENCH_REFRESH_ROUNDS ?? 1));
+/** With BENCH_TRACKINGS_ONLY=refresh: each 1k round followed by one at BIG, the pair's points logged. */
+const REFRESH_BIG = process.env.BENCH_REFRESH_BIG === '1';
 const ADD_PAIRS = Number(process.env.BENCH_ADD_PAIRS ?? 2);
 /**
  * BENCH_ADD_ACCOUNTS=N (with BENCH_TRACKINGS_ONLY=add): the adds go to N accounts in turn, the API's and the floor's
@@ -776,7 +779,12 @@ export default async function trackingsBench(): Promise<BenchResult[]> {
   }
   if (ONLY_REFRESH) {
     const rounds = async (kind: string, url: string | undefined) => {
-      for (let i = 0; i < REFRESH_ROUNDS; i++) await refreshBench(kind, url, out, false);
+      for (let i = 0; i < REFRESH_ROUNDS; i++) {
+        const small = await refreshBench(kind, url, out, false);
+        if (!REFRESH_BIG) continue;
+        const big = await refreshBench(kind, url, out, true);
+        log(kind, `round ${i + 1}: share of raw ${small.toFixed(1)}% at 1k, ${big.toFixed(1)}% at ${BIG_LABEL}: ${(small - big).toFixed(1)} points`);
+      }
     };
     if (!POSTGRES_ONLY) await rounds('PGlite', undefined);
     if (!PGLITE_ONLY) await onOwnPostgres(out, (pg) => rounds(pg.version, pg.url));
