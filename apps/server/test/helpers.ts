@@ -122,7 +122,8 @@ export async function createTestEnv(env: Record<string, string> = {}, opts: { lo
   const config = loadConfig({
     DATA_DIR: 'memory://',
     SESSION_SECRET: 'test-secret-test-secret-test-secret-0123',
-    LOG_LEVEL: 'silent',
+    // TEST_LOG_LEVEL=error (or any level) shows the apps' log while hunting a failure; silent by default.
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     PUBLIC_URL: 'http://shiptrail.test',
     QUEUE_POLL_SECONDS: '0.5',
     // No built web app unless a test brings one: whether the developer has run `npm start` (which builds
