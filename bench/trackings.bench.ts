@@ -783,7 +783,10 @@ export default async function trackingsBench(): Promise<BenchResult[]> {
         const small = await refreshBench(kind, url, out, false);
         if (!REFRESH_BIG) continue;
         const big = await refreshBench(kind, url, out, true);
-        log(kind, `round ${i + 1}: share of raw ${small.toFixed(1)}% at 1k, ${big.toFixed(1)}% at ${BIG_LABEL}: ${(small - big).toFixed(1)} points`);
+        log(
+          kind,
+          `round ${i + 1}: share of raw ${small.toFixed(1)}% at 1k, ${big.toFixed(1)}% at ${BIG_LABEL}: ${(small - big).toFixed(1)} points`,
+        );
       }
     };
     if (!POSTGRES_ONLY) await rounds('PGlite', undefined);
