@@ -122,8 +122,9 @@ export async function createTestEnv(env: Record<string, string> = {}, opts: { lo
   const config = loadConfig({
     DATA_DIR: 'memory://',
     SESSION_SECRET: 'test-secret-test-secret-test-secret-0123',
-    // TEST_LOG_LEVEL=error (or any level) shows the apps' log while hunting a failure; silent by default.
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    // Errors only by default: a test app's unexpected 500 leaves its cause in the run's output (CI's too), and a whole
+    // run logs a handful of lines, from the tests that cause errors on purpose. TEST_LOG_LEVEL=info (or silent) to change it.
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error',
     PUBLIC_URL: 'http://shiptrail.test',
     QUEUE_POLL_SECONDS: '0.5',
     // No built web app unless a test brings one: whether the developer has run `npm start` (which builds
