@@ -10,7 +10,8 @@
 // (BENCH_TRACKINGS_PGLITE_ONLY=1 leaves PostgreSQL out, with it or without).
 // BENCH_TRACKINGS_ONLY=refresh runs the refresh engine's round alone at 1k, BENCH_REFRESH_ROUNDS times (default 1) on
 // each database (the same two options leave one out): to compare two commits' engines on one machine at one load;
-// BENCH_REFRESH_BIG=1 follows each 1k round with one at BIG and logs the pair's difference in points. Run it without writing bench/results: `BENCH_OUT_DIR=/tmp/x npm run bench -- trackings`.
+// BENCH_REFRESH_BIG=1 follows each 1k round with one at BIG and logs the pair's difference in points.
+// Any of these without writing bench/results: `BENCH_OUT_DIR=/tmp/x npm run bench -- trackings`.
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
