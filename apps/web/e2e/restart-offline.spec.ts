@@ -16,6 +16,8 @@ const expect = baseExpect.configure({ timeout: 30_000 });
 test.setTimeout(300_000);
 
 const shot = phoneShots('restart-offline');
+/** How often the phone tries again while actions wait (RETRY_MS of outbox.ts). */
+const RETRY_MS = 10_000;
 
 // A port of its own, chosen when the file loads, so every page of this file can use it as its base URL.
 const server = new OwnServer(freePort(), 'restart');
@@ -43,6 +45,13 @@ test('the server is killed twice while the phone sends its queue: back up, each 
   const stops = page.getByRole('list', { name: "Today's stops" }).getByRole('listitem');
   await expect(stops).toHaveCount(3);
   await expectKeptForOffline(page, ['checkpoint-modal']);
+  // From here the phone's clock is the test's (Playwright's clock runs on its own; installed, then the app reloaded
+  // under it): after each restart the test moves it on by the phone's retry interval instead of waiting it out. The
+  // actions' times are taken before it is moved. (Installed earlier, it hides the page's resource timings that
+  // expectKeptForOffline reads.)
+  await page.clock.install();
+  await page.reload();
+  await expect(stops).toHaveCount(3);
 
   // Five actions without signal, one of them a delivery with a signature and a photo.
   await context.setOffline(true);
@@ -97,6 +106,8 @@ test('the server is killed twice while the phone sends its queue: back up, each 
 
   const wentOnline = Date.now();
   await context.setOffline(false);
+  // Back online the phone sends at once or at its next retry, whichever comes first: the test brings the retry now.
+  await page.clock.fastForward(RETRY_MS);
   // The first kill: one action on the server, its reply lost; the rest wait on the phone.
   await expect.poll(() => seen).toBeGreaterThanOrEqual(2);
   await killed;
@@ -105,11 +116,13 @@ test('the server is killed twice while the phone sends its queue: back up, each 
   await shot(page, 'server-down');
   await server.start();
   up = true;
-  // The phone tries again by itself (no `online` event: its network never went); the second kill follows.
+  // The phone tries again by itself (no `online` event: its network never went) at its next retry; the second kill follows.
+  await page.clock.fastForward(RETRY_MS);
   await expect.poll(() => sinceRestart, { timeout: 60_000 }).toBeGreaterThanOrEqual(2);
   await killed;
   await server.start();
   up = true;
+  await page.clock.fastForward(RETRY_MS);
 
   // Within a bound after the server is back, nothing waits on the phone and nothing was refused.
   const back = Date.now();
