@@ -35,6 +35,8 @@ test('without signal: three actions kept on the phone, the app reopened offline,
   await expect(stops).toHaveCount(2);
   // The checkpoint form's code arrives while there is signal.
   await expectKeptForOffline(page, ['checkpoint-modal']);
+  // The phone's timers are the test's from the next load on (Playwright's clock, running on its own until paused).
+  await page.clock.install();
 
   await context.setOffline(true);
   await expect(page.getByTestId('offline-banner')).toBeVisible();
@@ -67,8 +69,22 @@ test('without signal: three actions kept on the phone, the app reopened offline,
   await expect(page.getByTestId('day-done')).toHaveText('1');
   await shot(page, 'offline-reopened');
   await page.waitForTimeout(1500);
+  // The app was reopened without signal, so the browser fires no `online` event when the signal returns. The phone's
+  // timers are stopped and moved on by the test, 100 ms at a time, up to 4 s: the first reply the app gets (its live
+  // stream, its lists) sends the queue. Its retry every 10 s, counted from the reopening a few seconds ago, is not
+  // due by then.
+  await page.clock.pauseAt(Date.now() + 100);
   const wentOnline = Date.now();
   await context.setOffline(false);
+  const sentWithin = async () => {
+    for (let ms = 0; ms < 4_000; ms += 100) {
+      if ((await day.stored(tids[0]!)).status === 'Delivered') return ms;
+      await page.clock.runFor(100);
+    }
+    return null;
+  };
+  expect(await sentWithin(), 'sent before the phone would have retried').not.toBeNull();
+  await page.clock.resume();
   await expect(page.getByTestId('outbox-waiting')).toHaveCount(0);
   await expect(page.getByTestId('offline-banner')).toHaveCount(0);
 

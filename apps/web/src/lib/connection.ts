@@ -15,6 +15,20 @@ export function noteReachable(ok: boolean) {
   emit();
 }
 
+/**
+ * Calls `l` each time a reply arrives after requests that got none: the server is reachable again, whether or not the
+ * browser said so (Chromium fires no `online` event in a page it loaded without signal). Returns the unsubscribe.
+ */
+export function onReachableAgain(l: () => void): () => void {
+  let was = reachable;
+  const check = () => {
+    if (reachable && !was) l();
+    was = reachable;
+  };
+  listeners.add(check);
+  return () => listeners.delete(check);
+}
+
 /** Online as far as the app can tell right now. */
 export const isOnline = () => (typeof navigator === 'undefined' || navigator.onLine) && reachable;
 

@@ -2,6 +2,7 @@ import { useEffect, useSyncExternalStore } from 'react';
 import type { ShipmentStatus, UpdateShipmentRequest } from '@shiptrail/contract';
 import { ApiError, request } from '../../../lib/api-client';
 import { idbAll, idbDelete, idbLiveList, idbPut, idbUpdate } from '../../../lib/idb';
+import { onReachableAgain } from '../../../lib/connection';
 import { outcomeOf, type SendOutcome } from './send-outcome';
 
 // The courier's outbox (decision 120): every checkpoint a courier records is first kept on the phone, in
@@ -139,9 +140,13 @@ export function useOutboxSender(account: string | undefined, onSent: () => void)
       last = Date.now();
       go();
     }, RETRY_MS);
+    // The server answers again (any request of the app's got a reply) without an `online` event: send now, not at the
+    // next retry. Chromium fires none in a page it loaded without signal (the app reopened offline).
+    const stopWatching = onReachableAgain(go);
     return () => {
       window.removeEventListener('online', go);
       window.clearInterval(every);
+      stopWatching();
     };
   }, [account, onSent]);
 }
